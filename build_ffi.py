@@ -1,0 +1,73 @@
+"""The cffi builder for fastjcs's C core (out-of-line API mode).
+
+`setup.py` names `ffibuilder` below in `cffi_modules`; building the project compiles the sources in
+csrc/ into the extension module `fastjcs._native_ext`, which only `fastjcs._native` imports.
+
+The cdef is not written twice: it is the block of csrc/fastjcs.h between the `cffi:begin` and
+`cffi:end` markers, with every `#define` value replaced by `...` so that the C compiler supplies it.
+The same header is #included by the generated C, so the compiler checks the declarations cffi sees
+against the definitions it compiles.
+
+Environment:
+    FASTJCS_REQUIRE_NATIVE=1   a failed C build fails the install (CI sets it). Unset, the
+                               extension is optional: without a compiler, fastjcs installs and
+                               runs on its pure-Python backend.
+    FASTJCS_CFLAGS             extra compiler flags, split on whitespace (the sanitizer build).
+    FASTJCS_LDFLAGS            extra linker flags, split on whitespace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+CSRC = HERE / "csrc"
+HEADER = CSRC / "fastjcs.h"
+
+
+def _cdef_from_header(text: str) -> str:
+    """Extract the cffi declarations from the public header."""
+    match = re.search(r"/\* -+ cffi:begin -+ \*/(.*?)/\* -+ cffi:end -+ \*/", text, re.S)
+    if match is None:
+        raise RuntimeError(f"{HEADER}: no cffi:begin/cffi:end block")
+    block = match.group(1)
+    # Constants come from the compiler, not from a copy of their values.
+    return re.sub(r"^(#define\s+\w+)\s+.*$", r"\1 ...", block, flags=re.M)
+
+
+def _flag_list(name: str) -> list[str]:
+    return os.environ.get(name, "").split()
+
+
+def _required() -> bool:
+    return os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
+
+
+_sources = sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.c"))
+_depends = sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.h"))
+
+if sys.platform == "win32":
+    _cflags: list[str] = []
+else:
+    _cflags = ["-std=c11", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
+
+ffibuilder = FFI()
+ffibuilder.cdef(_cdef_from_header(HEADER.read_text(encoding="utf-8")))
+ffibuilder.set_source(
+    "fastjcs._native_ext",
+    '#include "fastjcs.h"\n',
+    sources=_sources,
+    include_dirs=[str(CSRC.relative_to(HERE))],
+    depends=_depends,
+    extra_compile_args=_cflags + _flag_list("FASTJCS_CFLAGS"),
+    extra_link_args=_flag_list("FASTJCS_LDFLAGS"),
+    optional=not _required(),
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

@@ -1,0 +1,113 @@
+"""The seam between the public API and the two backends.
+
+The backend is chosen once, at import (msgpack's MSGPACK_PUREPYTHON pattern):
+
+    FASTJCS_BACKEND=python   the pure-Python backend, even where the C core is built;
+    FASTJCS_BACKEND=native   the C core; ImportError if it is not built;
+    unset or empty           the C core when it is built, else pure Python.
+
+Only an ImportError of the extension module leads to the pure-Python backend: a C core that is
+present but broken fails loudly. Every layer above (digests, bindings, CPB, the CLI) calls the
+functions of this module, so a test that swaps `_impl` exercises the whole stack on one backend.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Any, BinaryIO, Union
+
+from . import _python
+from ._errors import CanonicalizationError
+
+DEFAULT_MAX_DEPTH = 10_000
+
+Data = Union[bytes, bytearray, memoryview, str]
+
+
+def _load(choice: str) -> ModuleType:
+    if choice == "python":
+        return _python
+    if choice == "native":
+        from . import _native  # ImportError propagates: the caller asked for C
+
+        return _native
+    if choice == "":
+        try:
+            from . import _native
+        except ImportError:
+            return _python
+        return _native
+    raise ImportError(f"FASTJCS_BACKEND must be 'native', 'python' or unset, not {choice!r}")
+
+
+_impl: ModuleType = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
+
+
+def _check_depth(max_depth: int) -> int:
+    if type(max_depth) is not int or max_depth < 0:
+        raise ValueError(f"max_depth must be a non-negative int, not {max_depth!r}")
+    return max_depth
+
+
+def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+    """Return the RFC 8785 canonical form of a Python value as UTF-8 bytes.
+
+    Accepts dict (str keys), list, tuple, str, int, float, bool, None and their subclasses.
+    Raises CanonicalizationError (or a subclass) for anything JCS cannot represent: other types,
+    non-str keys, lone surrogates, ints outside +/-(2^53-1) (IntegerDomainError), NaN and the
+    infinities (FloatDomainError), circular references, nesting deeper than `max_depth`.
+
+    >>> dumps({"b": [1.0, "\\u20ac"], "a": None})
+    b'{"a":null,"b":[1,"\\xe2\\x82\\xac"]}'
+    """
+    return _impl.dumps(obj, _check_depth(max_depth))
+
+
+def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+    """Write the canonical form of `obj` to the binary stream `fp`.
+
+    The bytes are computed in full before the first write: when canonicalization fails, nothing
+    at all is written.
+    """
+    fp.write(_impl.dumps(obj, _check_depth(max_depth)))
+
+
+def as_bytes(data: Data) -> bytes:
+    """JSON text as bytes; a str is encoded to UTF-8 (lone surrogates become invalid UTF-8)."""
+    if isinstance(data, str):
+        return data.encode("utf-8", "surrogatepass")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"JSON text must be bytes, bytearray, memoryview or str, not {type(data).__name__}")
+
+
+def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
+                 strict_integers: bool = False) -> bytes:
+    """Return the RFC 8785 canonical form of a JSON text.
+
+    The text is parsed strictly (RFC 8259 and I-JSON, RFC 7493): UTF-8 only, no byte-order mark,
+    no duplicate member names (DuplicateKeyError), no lone surrogate escapes, no NaN/Infinity, no
+    trailing commas or comments. Numbers are read as IEEE-754 doubles (correctly rounded) and
+    rendered as ECMAScript does; a number that overflows is a FloatDomainError. With
+    `strict_integers=True`, an integer token outside +/-(2^53-1) is an IntegerDomainError
+    instead of being rounded.
+
+    Errors are InvalidJSONError (a CanonicalizationError) or one of its siblings, with `offset`
+    (bytes), `lineno` and `colno`. A str argument is encoded to UTF-8 first, and offsets count
+    the bytes of that encoding.
+
+    >>> canonicalize(b'{"b": 1E2, "a": [true, "\\\\u00e9"]}')
+    b'{"a":[true,"\\xc3\\xa9"],"b":100}'
+    """
+    return _impl.canonicalize(as_bytes(data), _check_depth(max_depth), bool(strict_integers))
+
+
+def format_double(x: float) -> str:
+    """The ECMAScript rendering of a float (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
+    if not isinstance(x, float):
+        raise TypeError(f"format_double needs a float, not {type(x).__name__}")
+    return _impl.format_double(float(x))
+
+
+__all__ = ["dumps", "dump", "canonicalize", "format_double", "CanonicalizationError"]

@@ -1,0 +1,123 @@
+"""The exception hierarchy of fastjcs: one module, shared by both backends.
+
+    FastJCSError(ValueError)
+    ├── CanonicalizationError            the value or text cannot be canonicalized
+    │   ├── IntegerDomainError           an int outside +/-(2^53-1)
+    │   ├── FloatDomainError             NaN, an infinity, a number token that overflows
+    │   ├── UnsupportedTypeError         a Python type JSON cannot carry, or a non-str key
+    │   ├── CircularReferenceError       a container that contains itself
+    │   ├── DepthLimitError              nesting deeper than max_depth
+    │   └── InvalidJSONError             text that is not strict RFC 8259 / I-JSON
+    │       └── DuplicateKeyError        an object repeats a member name (after unescaping)
+    └── UnsupportedAlgorithmError        a digest algorithm other than sha256 / sha384
+
+CanonicalizationError and its first three subclasses mirror the classes of the `rfc8785` package, so
+code written against it catches the same failures. Errors raised while reading text carry `offset`
+(0-based, in bytes of the UTF-8 input), `lineno` and `colno` (1-based; the column counts bytes);
+errors raised for Python objects have them set to None.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class FastJCSError(ValueError):
+    """Base class of every error fastjcs raises on purpose."""
+
+
+class CanonicalizationError(FastJCSError):
+    """The input cannot be rendered in the JSON Canonicalization Scheme.
+
+    `offset`, `lineno` and `colno` locate the error in text input; they are None for objects.
+    """
+
+    offset: Optional[int] = None
+    lineno: Optional[int] = None
+    colno: Optional[int] = None
+
+    def __init__(self, msg: str, data: "bytes | None" = None, offset: Optional[int] = None) -> None:
+        self.msg = msg
+        if offset is not None:
+            self.offset = offset
+            if data is not None:
+                self.lineno, self.colno = _line_col(data, offset)
+                msg = f"{msg}: line {self.lineno} column {self.colno} (byte {offset})"
+            else:
+                msg = f"{msg} (byte {offset})"
+        super().__init__(msg)
+
+    def __reduce__(self):  # keep the position across pickling (multiprocessing)
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls, args, state):
+    err = cls.__new__(cls)
+    err.args = args
+    err.__dict__.update(state)
+    return err
+
+
+class IntegerDomainError(CanonicalizationError):
+    """An integer outside the range a double holds exactly, +/-(2^53-1)."""
+
+
+class FloatDomainError(CanonicalizationError):
+    """NaN or an infinity, or a number token whose value overflows a double."""
+
+
+class UnsupportedTypeError(CanonicalizationError):
+    """A Python value of a type JSON cannot carry, or an object member name that is not a str."""
+
+
+class CircularReferenceError(CanonicalizationError):
+    """A list or dict that contains itself."""
+
+
+class DepthLimitError(CanonicalizationError):
+    """Nesting deeper than the `max_depth` the caller allowed."""
+
+
+class InvalidJSONError(CanonicalizationError):
+    """The text is not strict JSON (RFC 8259 with the I-JSON restrictions of RFC 7493).
+
+    Always carries `offset`, `lineno` and `colno`.
+    """
+
+    offset: int
+    lineno: int
+    colno: int
+
+
+class DuplicateKeyError(InvalidJSONError):
+    """An object repeats a member name, compared after unescaping. `key` holds the name."""
+
+    def __init__(self, msg: str, data: "bytes | None" = None, offset: Optional[int] = None,
+                 key: Optional[str] = None) -> None:
+        self.key = key
+        super().__init__(msg, data, offset)
+
+
+class UnsupportedAlgorithmError(FastJCSError):
+    """A digest algorithm fastjcs does not offer (it offers sha256 and sha384)."""
+
+
+def _line_col(data: bytes, offset: int) -> "tuple[int, int]":
+    """1-based line and byte column of `offset` in `data`."""
+    lineno = data.count(b"\n", 0, offset) + 1
+    colno = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return lineno, colno
+
+
+__all__ = [
+    "FastJCSError",
+    "CanonicalizationError",
+    "IntegerDomainError",
+    "FloatDomainError",
+    "UnsupportedTypeError",
+    "CircularReferenceError",
+    "DepthLimitError",
+    "InvalidJSONError",
+    "DuplicateKeyError",
+    "UnsupportedAlgorithmError",
+]
