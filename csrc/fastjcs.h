@@ -74,6 +74,42 @@ long long fjcs_format_doubles(const double *v, size_t n, char *out);
  */
 int fjcs_parse_double(const char *tok, size_t len, double *out);
 
+/* ---- Canonicalization ---- */
+
+/* A growable output buffer. Zero-initialise it ({0}); the library grows it with realloc; the caller
+ * frees it with fjcs_buf_free whether the call succeeded or not. */
+typedef struct fjcs_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} fjcs_buf;
+
+void fjcs_buf_free(fjcs_buf *buf);
+
+/* Flags for fjcs_canonicalize. */
+#define FJCS_STRICT_INTEGERS 1  /* refuse integer tokens outside +/-(2^53-1) (I-JSON, RFC 7493 2.2) */
+
+/*
+ * Canonicalize the JSON text text[0..len) (RFC 8785) and append the result to out.
+ * The text is parsed strictly: RFC 8259 plus I-JSON (UTF-8 only, no duplicate member names after
+ * unescaping, no lone surrogate escapes); no byte-order mark. Containers nest at most max_depth
+ * deep. Nothing recurses on the C stack. Returns FJCS_OK, or an error code with err (if not NULL)
+ * holding the byte offset of the error, by the rules of src/fastjcs/_python.py.
+ */
+int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+                      fjcs_error *err);
+
+/*
+ * Canonicalize a Python value given as its marshal encoding (format version 2 to 4, as made by
+ * marshal.dumps(value, 4)): the type codes read are None, True, False, int ('i' and 'l'), float
+ * ('g'), str ('u', 't', 'a', 'A', 'z', 'Z'), tuple ('(' and ')'), list ('['), dict ('{'), and
+ * back-references ('r' and the 0x80 flag). Other codes of the format (bytes, sets, complex,
+ * code objects, ...) give FJCS_E_TYPE; bytes that are not a well-formed encoding give
+ * FJCS_E_ENCODING (any input is safe to pass). Appends the canonical form to out.
+ */
+int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
+                              fjcs_error *err);
+
 /* ---- cffi:end ---- */
 
 #ifdef __cplusplus

@@ -399,7 +399,11 @@ def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]
         _number_error(src, i)
     end = m.end()
     nxt = text[end: end + 1]
-    if nxt and (nxt in ".eE" or ("0" <= nxt <= "9")):
+    # The match stops early when the grammar broke inside the token: a '.' not followed by a digit
+    # (only before any fraction or exponent), an 'e' without exponent digits, or a digit after a
+    # leading zero. Anything else after the token is the next structural character's business.
+    if nxt and (("0" <= nxt <= "9") or (nxt in "eE" and m.group(2) is None)
+                or (nxt == "." and m.group(1) is None and m.group(2) is None)):
         _number_error(src, i)
     token = m.group(0)
     value = float(token)

@@ -1,0 +1,147 @@
+/*
+ * fjcs_internal.h: what the .c files of the core share and the binding does not see.
+ *
+ * Names here start with fjcs__ (two underscores): internal, but visible across the core's files.
+ * The shared extension is built with -fvisibility=hidden, so none of them is exported.
+ */
+#ifndef FJCS_INTERNAL_H
+#define FJCS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fastjcs.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FJCS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FJCS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define FJCS_LIKELY(x) (x)
+#define FJCS_UNLIKELY(x) (x)
+#endif
+
+/* ---- Growable buffers ---------------------------------------------------------------------- */
+
+/* Make room for `need` more bytes (slow path of buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
+int fjcs__buf_grow(fjcs_buf *b, size_t need);
+
+static inline int buf_reserve(fjcs_buf *b, size_t need) {
+    if (FJCS_LIKELY(b->cap - b->len >= need)) return FJCS_OK;
+    return fjcs__buf_grow(b, need);
+}
+
+/* Appends that assume buf_reserve made room. */
+static inline void buf_put(fjcs_buf *b, char c) { b->data[b->len++] = c; }
+static inline void buf_put_n(fjcs_buf *b, const void *s, size_t n) {
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+/* ---- UTF-8 ---------------------------------------------------------------------------------- */
+
+/*
+ * The length (2, 3 or 4) of the well-formed UTF-8 sequence at p (p[0] >= 0x80), by Unicode
+ * Table 3-7 / RFC 3629 section 4: no overlongs, no surrogates (ED A0..BF), nothing above
+ * U+10FFFF; 0 when it is not well formed, including when it runs past end.
+ */
+static inline int utf8_sequence_length(const uint8_t *p, const uint8_t *end) {
+    uint8_t c = p[0];
+    size_t avail = (size_t)(end - p);
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c < 0xC2) return 0; /* a continuation byte, or C0/C1 (always overlong) */
+    if (c < 0xE0) return (avail >= 2 && (p[1] & 0xC0) == 0x80) ? 2 : 0;
+    if (c < 0xF0) {
+        if (c == 0xE0) lo = 0xA0;      /* below: overlong */
+        else if (c == 0xED) hi = 0x9F; /* above: UTF-16 surrogates */
+        if (avail < 3 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80) return 0;
+        return 3;
+    }
+    if (c < 0xF5) {
+        if (c == 0xF0) lo = 0x90;      /* below: overlong */
+        else if (c == 0xF4) hi = 0x8F; /* above: beyond U+10FFFF */
+        if (avail < 4 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 ||
+            (p[3] & 0xC0) != 0x80)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+/* True when p holds a UTF-8-encoded surrogate (ED A0..BF 80..BF), as surrogatepass writes it. */
+static inline int utf8_is_encoded_surrogate(const uint8_t *p, const uint8_t *end) {
+    return end - p >= 3 && p[0] == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF && (p[2] & 0xC0) == 0x80;
+}
+
+/* ---- SWAR scanning (8 bytes at a time) -------------------------------------------------------- */
+
+#define FJCS_ONES UINT64_C(0x0101010101010101)
+#define FJCS_HIGHS UINT64_C(0x8080808080808080)
+
+static inline uint64_t load_u64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/*
+ * Nonzero when one of the 8 bytes of v is a byte a JSON string cannot hold as it is: below 0x20,
+ * '"', '\\', or the start of a multi-byte sequence (>= 0x80, to be validated). The bit tricks
+ * ("has a zero byte", "has a byte less than n", from the folklore of SWAR) answer "is there any"
+ * exactly, though not which byte; the caller then looks byte by byte.
+ */
+static inline uint64_t swar_string_special(uint64_t v) {
+    uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
+    uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
+    uint64_t quote = (x22 - FJCS_ONES) & ~x22;
+    uint64_t bslash = (x5c - FJCS_ONES) & ~x5c;
+    return (less20 | quote | bslash | v) & FJCS_HIGHS;
+}
+
+/* ---- Output pieces ---------------------------------------------------------------------------- */
+
+/*
+ * Append s[0..n), which must be well-formed UTF-8 without surrogates, as a canonical JSON string
+ * (RFC 8785 section 3.2.2.2): '"' and '\\' and the controls escaped, \b \t \n \f \r in short form,
+ * other controls as \u00xx in lowercase hex, nothing else escaped. FJCS_OK or FJCS_E_NOMEM.
+ */
+int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n);
+
+/* Append a signed 64-bit integer in decimal. FJCS_OK or FJCS_E_NOMEM. */
+int fjcs__write_int(fjcs_buf *out, int64_t v);
+
+/* Append the ECMAScript rendering of a finite double. FJCS_OK, FJCS_E_FLOAT_DOMAIN, NOMEM. */
+int fjcs__write_double(fjcs_buf *out, double v);
+
+/* ---- Objects: member order and duplicates ------------------------------------------------------ */
+
+/*
+ * Compare two unescaped member names as RFC 8785 section 3.2.3 orders them: by their UTF-16 code
+ * units as unsigned integers, a proper prefix first. UTF-8 byte order is code point order, which
+ * agrees with UTF-16 order except between a character at or above U+10000 (lead byte F0..F4, a
+ * surrogate pair D800.. in UTF-16) and one in U+E000..U+FFFF (lead byte EE or EF): there the
+ * supplementary character sorts first. Returns <0, 0, >0.
+ */
+int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+
+/* One member of an object being written: its name, where its `"name":value` sits in the output
+ * (without the separating commas), and where its name began in the input (for errors). */
+typedef struct fjcs_member {
+    const uint8_t *key;
+    size_t key_len;
+    size_t start, end;
+    size_t pos;
+} fjcs_member;
+
+/*
+ * Put the n members of an object, written into out in input order and separated by single commas
+ * (member i from m[i].start to m[i].end), into canonical order. `sorted` says the caller has seen
+ * the names strictly increasing already, in which case nothing moves. Otherwise the members are
+ * sorted (stably), a repeated name is reported as FJCS_E_DUPKEY with *dup_pos the input position
+ * of the earliest member whose name repeats an earlier one, and the bytes are rewritten in order
+ * through scratch. Returns FJCS_OK, FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
+ */
+int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_buf *scratch,
+                        size_t *dup_pos);
+
+#endif /* FJCS_INTERNAL_H */

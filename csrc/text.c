@@ -1,0 +1,502 @@
+/*
+ * text.c: JSON text in, canonical JSON out (RFC 8785), in one pass with an explicit stack.
+ *
+ * The parser is strict RFC 8259 plus I-JSON (RFC 7493): UTF-8 only, no duplicate member names,
+ * no escapes that leave a lone surrogate. It writes the canonical form as it goes: strings are
+ * re-escaped canonically, numbers re-rendered (ECMA-262 Number::toString), and each object's
+ * members, written in input order, are put in order when the object closes (writer.c).
+ *
+ * Errors and their offsets follow src/fastjcs/_python.py exactly (the tests compare the two on
+ * random and corrupted texts): a structural error at the offending byte or at the end of input;
+ * a bad escape at its backslash; a lone surrogate escape at the backslash of the unpaired escape;
+ * invalid UTF-8 at the first byte of the sequence; a number at the byte where the grammar needed
+ * a digit, or at a digit after a leading zero; a literal at its first byte that differs; a
+ * duplicate name when its object closes, at the earliest repeating member's opening quote; the
+ * depth limit at the bracket that opens one container too many.
+ */
+#include <stdlib.h>
+
+#include "fjcs_internal.h"
+
+/* ---- State ------------------------------------------------------------------------------------ */
+
+typedef struct frame {
+    size_t mbase;      /* this object's first member in the member stack */
+    size_t arena_mark; /* arena length when the object opened: its names live above */
+    unsigned char is_object;
+    unsigned char sorted; /* member names strictly increasing so far */
+} frame;
+
+/* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
+ * grows: until the object closes, such a name is an arena offset (key == NULL, key_off). */
+typedef struct member {
+    fjcs_member m;
+    size_t key_off;
+} member;
+
+typedef struct parser {
+    const uint8_t *base, *end;
+    fjcs_buf *out;
+    fjcs_buf arena;   /* unescaped names (and, briefly, unescaped values) */
+    fjcs_buf scratch; /* reordering members */
+    frame *frames;
+    size_t nframes, frames_cap;
+    member *members;
+    size_t nmembers, members_cap;
+    size_t max_depth;
+    int flags;
+    fjcs_error *err;
+} parser;
+
+static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
+    if (ps->err) {
+        ps->err->code = code;
+        ps->err->offset = (size_t)(at - ps->base);
+        ps->err->message = msg;
+    }
+    return code;
+}
+
+/* Grow an array of `size`-byte items to hold one more. */
+static int grow(void **items, size_t *cap, size_t count, size_t size) {
+    if (count < *cap) return FJCS_OK;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
+    void *p = realloc(*items, ncap * size);
+    if (p == NULL) return FJCS_E_NOMEM;
+    *items = p;
+    *cap = ncap;
+    return FJCS_OK;
+}
+
+static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    return p;
+}
+
+static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+
+/* ---- Strings (RFC 8259 section 7) ------------------------------------------------------------ */
+
+static inline int hex_value(uint8_t c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The code unit of the 4 hex digits at p, or -1. */
+static inline long hex4(const uint8_t *p) {
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hex_value(p[i]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* Check the escape whose backslash is at *pp and step over it. */
+static int check_escape(parser *ps, const uint8_t **pp) {
+    const uint8_t *p = *pp, *end = ps->end;
+    if (end - p < 2) return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+    switch (p[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        *pp = p + 2;
+        return FJCS_OK;
+    case 'u': {
+        long cu = end - p >= 6 ? hex4(p + 2) : -1;
+        if (cu < 0) return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+        if (cu >= 0xDC00 && cu <= 0xDFFF)
+            return fail(ps, FJCS_E_SURROGATE, p, "lone surrogate escape");
+        if (cu >= 0xD800 && cu <= 0xDBFF) {
+            /* RFC 8259 section 7: a supplementary character is a pair of escapes. */
+            long lo = (end - p >= 12 && p[6] == '\\' && p[7] == 'u') ? hex4(p + 8) : -1;
+            if (lo < 0xDC00 || lo > 0xDFFF)
+                return fail(ps, FJCS_E_SURROGATE, p, "lone surrogate escape");
+            *pp = p + 12;
+            return FJCS_OK;
+        }
+        *pp = p + 6;
+        return FJCS_OK;
+    }
+    default:
+        return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+    }
+}
+
+/* Scan the string whose opening quote is at q: validate it, find its closing quote, and say
+ * whether it holds escapes (if not, its bytes are already canonical). */
+static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int *escaped) {
+    const uint8_t *p = q + 1, *end = ps->end;
+    int esc = 0;
+    for (;;) {
+        while (end - p >= 8 && swar_string_special(load_u64(p)) == 0) p += 8;
+        if (p >= end) return fail(ps, FJCS_E_SYNTAX, end, "unterminated string");
+        uint8_t c = *p;
+        if (c == '"') break;
+        if (c == '\\') {
+            int rc = check_escape(ps, &p);
+            if (rc != FJCS_OK) return rc;
+            esc = 1;
+        } else if (c < 0x20) {
+            return fail(ps, FJCS_E_SYNTAX, p, "control character in string (must be escaped)");
+        } else if (c >= 0x80) {
+            int k = utf8_sequence_length(p, end);
+            if (k == 0) return fail(ps, FJCS_E_UTF8, p, "invalid UTF-8");
+            p += k;
+        } else {
+            p++;
+        }
+    }
+    *close = p;
+    *escaped = esc;
+    return FJCS_OK;
+}
+
+static inline size_t put_utf8(uint8_t *dst, uint32_t cp) {
+    if (cp < 0x80) {
+        dst[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        dst[0] = (uint8_t)(0xC0 | (cp >> 6));
+        dst[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        dst[0] = (uint8_t)(0xE0 | (cp >> 12));
+        dst[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        dst[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    dst[0] = (uint8_t)(0xF0 | (cp >> 18));
+    dst[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+    dst[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+    dst[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Unescape the validated string body p..close into the arena; returns the unescaped length. The
+ * unescaped form is never longer than the escaped one. */
+static int unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close, size_t *len) {
+    if (buf_reserve(&ps->arena, (size_t)(close - p)) != FJCS_OK) return FJCS_E_NOMEM;
+    uint8_t *start = (uint8_t *)ps->arena.data + ps->arena.len, *dst = start;
+    while (p < close) {
+        if (*p != '\\') {
+            *dst++ = *p++;
+            continue;
+        }
+        switch (p[1]) {
+        case 'b': *dst++ = '\b'; p += 2; break;
+        case 'f': *dst++ = '\f'; p += 2; break;
+        case 'n': *dst++ = '\n'; p += 2; break;
+        case 'r': *dst++ = '\r'; p += 2; break;
+        case 't': *dst++ = '\t'; p += 2; break;
+        case 'u': {
+            uint32_t cp = (uint32_t)hex4(p + 2);
+            p += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) { /* paired: check_escape made sure */
+                uint32_t lo = (uint32_t)hex4(p + 2);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                p += 6;
+            }
+            dst += put_utf8(dst, cp);
+            break;
+        }
+        default: *dst++ = p[1]; p += 2; break; /* '"', '\\', '/' */
+        }
+    }
+    *len = (size_t)(dst - start);
+    return FJCS_OK;
+}
+
+/* Read the string at *pp, write its canonical form. For a member name, also record where its
+ * unescaped bytes are (in the input, or an arena offset kept until the object closes). */
+static int string_token(parser *ps, const uint8_t **pp, member *name) {
+    const uint8_t *q = *pp, *close;
+    int escaped, rc = scan_string(ps, q, &close, &escaped);
+    if (rc != FJCS_OK) return rc;
+    *pp = close + 1;
+    fjcs_buf *out = ps->out;
+    if (!escaped) {
+        size_t n = (size_t)(close - q) + 1; /* both quotes */
+        if (buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
+        buf_put_n(out, q, n);
+        if (name) {
+            name->m.key = q + 1;
+            name->m.key_len = (size_t)(close - q) - 1;
+        }
+        return FJCS_OK;
+    }
+    size_t mark = ps->arena.len, len;
+    if (unescape_to_arena(ps, q + 1, close, &len) != FJCS_OK ||
+        fjcs__write_string(out, (const uint8_t *)ps->arena.data + mark, len) != FJCS_OK)
+        return fail(ps, FJCS_E_NOMEM, q, "out of memory");
+    if (name) {
+        name->m.key = NULL;
+        name->m.key_len = len;
+        name->key_off = mark;
+        ps->arena.len = mark + len; /* keep it until the object closes */
+    }
+    return FJCS_OK;
+}
+
+/* ---- Numbers (RFC 8259 section 6; RFC 8785 section 3.2.2.3) ------------------------------- */
+
+static const char MAX_SAFE[] = "9007199254740991"; /* 2^53 - 1 */
+
+static int number_token(parser *ps, const uint8_t **pp) {
+    const uint8_t *start = *pp, *p = start, *end = ps->end;
+    if (*p == '-') p++;
+    if (p >= end || !is_digit(*p)) {
+        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit")
+                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit");
+    }
+    const uint8_t *digits = p;
+    if (*p == '0') {
+        p++;
+        if (p < end && is_digit(*p)) return fail(ps, FJCS_E_SYNTAX, p, "leading zero in number");
+    } else {
+        while (p < end && is_digit(*p)) p++;
+    }
+    size_t int_digits = (size_t)(p - digits);
+    int integer = 1;
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || !is_digit(*p))
+            return fail(ps, FJCS_E_SYNTAX, p, "expected a digit after the decimal point");
+        while (p < end && is_digit(*p)) p++;
+        integer = 0;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || !is_digit(*p))
+            return fail(ps, FJCS_E_SYNTAX, p, "expected a digit in the exponent");
+        while (p < end && is_digit(*p)) p++;
+        integer = 0;
+    }
+    *pp = p;
+    fjcs_buf *out = ps->out;
+    if (integer) {
+        if ((ps->flags & FJCS_STRICT_INTEGERS) &&
+            (int_digits > 16 || (int_digits == 16 && memcmp(digits, MAX_SAFE, 16) > 0)))
+            return fail(ps, FJCS_E_INT_DOMAIN, start, "integer outside +/-(2^53-1)");
+        /* Up to 15 digits an integer is exact in a double and renders as its own digits; only
+         * "-0" changes (to "0"). So the token is already canonical: copy it. */
+        if (int_digits <= 15 && !(start[0] == '-' && digits[0] == '0')) {
+            size_t n = (size_t)(p - start);
+            if (buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            buf_put_n(out, start, n);
+            return FJCS_OK;
+        }
+    }
+    double v;
+    if (fjcs_parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
+        return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
+    int rc = fjcs__write_double(out, v);
+    if (rc != FJCS_OK) return fail(ps, rc, start, "out of memory");
+    return FJCS_OK;
+}
+
+/* ---- Literals ---------------------------------------------------------------------------- */
+
+static int literal_token(parser *ps, const uint8_t **pp) {
+    const uint8_t *p = *pp;
+    const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+    size_t n = strlen(word);
+    for (size_t i = 0; i < n; i++) {
+        if (p + i >= ps->end) return fail(ps, FJCS_E_SYNTAX, p + i, "unexpected end of input in a literal");
+        if (p[i] != (uint8_t)word[i]) return fail(ps, FJCS_E_SYNTAX, p + i, "invalid literal");
+    }
+    if (buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+    buf_put_n(ps->out, word, n);
+    *pp = p + n;
+    return FJCS_OK;
+}
+
+/* ---- Structure --------------------------------------------------------------------------- */
+
+static inline const uint8_t *member_key(const parser *ps, const member *m) {
+    return m->m.key ? m->m.key : (const uint8_t *)ps->arena.data + m->key_off;
+}
+
+/* Close the object on top of the stack: order its members, check names are unique. */
+static int close_object(parser *ps, const uint8_t *at) {
+    frame *f = &ps->frames[ps->nframes - 1];
+    size_t n = ps->nmembers - f->mbase;
+    member *ms = ps->members + f->mbase;
+    int rc = FJCS_OK;
+    if (!f->sorted) {
+        /* fjcs__order_members works on an array of fjcs_member: compact ours in place (the
+         * embedded fjcs_member is the first field, so this never overlaps badly). */
+        fjcs_member *flat = (fjcs_member *)(void *)ms;
+        for (size_t i = 0; i < n; i++) {
+            fjcs_member m = ms[i].m;
+            m.key = member_key(ps, &ms[i]);
+            flat[i] = m;
+        }
+        size_t dup = 0;
+        rc = fjcs__order_members(ps->out, flat, n, 0, &ps->scratch, &dup);
+        if (rc == FJCS_E_DUPKEY) return fail(ps, rc, ps->base + dup, "duplicate member name");
+        if (rc != FJCS_OK) return fail(ps, rc, at, "out of memory");
+    }
+    ps->nmembers = f->mbase;
+    ps->arena.len = f->arena_mark;
+    ps->nframes--;
+    return FJCS_OK;
+}
+
+static int parse(parser *ps) {
+    const uint8_t *p = skip_ws(ps->base, ps->end), *end = ps->end;
+    fjcs_buf *out = ps->out;
+    int rc;
+
+value:
+    if (p >= end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a value");
+    switch (*p) {
+    case '{':
+    case '[': {
+        if (ps->nframes >= ps->max_depth)
+            return fail(ps, FJCS_E_DEPTH, p, "nesting deeper than max_depth");
+        if (grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame)) != FJCS_OK ||
+            buf_reserve(out, 2) != FJCS_OK)
+            return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+        frame *f = &ps->frames[ps->nframes++];
+        f->is_object = *p == '{';
+        f->sorted = 1;
+        f->mbase = ps->nmembers;
+        f->arena_mark = ps->arena.len;
+        buf_put(out, (char)*p);
+        p = skip_ws(p + 1, end);
+        if (f->is_object) {
+            if (p < end && *p == '}') {
+                buf_put(out, '}');
+                p++;
+                ps->nframes--;
+                goto after_value;
+            }
+            goto member_name;
+        }
+        if (p < end && *p == ']') {
+            buf_put(out, ']');
+            p++;
+            ps->nframes--;
+            goto after_value;
+        }
+        goto value;
+    }
+    case '"':
+        rc = string_token(ps, &p, NULL);
+        break;
+    case '-': case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        rc = number_token(ps, &p);
+        break;
+    case 't': case 'f': case 'n':
+        rc = literal_token(ps, &p);
+        break;
+    default:
+        return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a value");
+    }
+    if (rc != FJCS_OK) return rc;
+
+after_value:
+    if (ps->nframes == 0) {
+        p = skip_ws(p, end);
+        if (p != end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected character after the value");
+        return FJCS_OK;
+    }
+    p = skip_ws(p, end);
+    {
+        frame *f = &ps->frames[ps->nframes - 1];
+        if (!f->is_object) {
+            if (p < end && *p == ',') {
+                if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+                buf_put(out, ',');
+                p = skip_ws(p + 1, end);
+                goto value;
+            }
+            if (p < end && *p == ']') {
+                if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+                buf_put(out, ']');
+                p++;
+                ps->nframes--;
+                goto after_value;
+            }
+            return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or ']'")
+                            : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ',' or ']'");
+        }
+        ps->members[ps->nmembers - 1].m.end = out->len;
+        if (p < end && *p == ',') {
+            if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+            buf_put(out, ',');
+            p = skip_ws(p + 1, end);
+            goto member_name;
+        }
+        if (p < end && *p == '}') {
+            rc = close_object(ps, p);
+            if (rc != FJCS_OK) return rc;
+            if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+            buf_put(out, '}');
+            p++;
+            goto after_value;
+        }
+        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or '}'")
+                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ',' or '}'");
+    }
+
+member_name:
+    if (p >= end || *p != '"')
+        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a member name")
+                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a member name");
+    {
+        if (grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member)) != FJCS_OK)
+            return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+        frame *f = &ps->frames[ps->nframes - 1];
+        member *m = &ps->members[ps->nmembers++];
+        m->m.pos = (size_t)(p - ps->base);
+        m->m.start = out->len;
+        rc = string_token(ps, &p, m);
+        if (rc != FJCS_OK) return rc;
+        if (f->sorted && ps->nmembers - f->mbase > 1) {
+            const member *prev = m - 1;
+            if (fjcs__key_cmp(member_key(ps, prev), prev->m.key_len, member_key(ps, m), m->m.key_len) >= 0)
+                f->sorted = 0;
+        }
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':')
+            return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ':'")
+                            : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ':'");
+        if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+        buf_put(out, ':');
+        p = skip_ws(p + 1, end);
+        goto value;
+    }
+}
+
+/* ---- Entry point ------------------------------------------------------------------------- */
+
+int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+                      fjcs_error *err) {
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.base = (const uint8_t *)text;
+    ps.end = ps.base + len;
+    ps.out = out;
+    ps.max_depth = max_depth;
+    ps.flags = flags;
+    ps.err = err;
+    if (err) {
+        err->code = FJCS_OK;
+        err->offset = 0;
+        err->message = NULL;
+    }
+    int rc = parse(&ps);
+    free(ps.frames);
+    free(ps.members);
+    fjcs_buf_free(&ps.arena);
+    fjcs_buf_free(&ps.scratch);
+    return rc;
+}

@@ -1,0 +1,226 @@
+/*
+ * writer.c: the output side shared by the text and object paths: the growable buffer, canonical
+ * strings (RFC 8785 section 3.2.2.2), integers, and putting object members in canonical order
+ * (RFC 8785 section 3.2.3).
+ */
+#include <stdlib.h>
+
+#include "fjcs_internal.h"
+
+/* Initial capacity of an output buffer; it doubles from there. */
+#ifndef FJCS_BUF_MIN
+#define FJCS_BUF_MIN 256
+#endif
+
+/* Insertion sort below this many members; a stable merge sort above. */
+#ifndef FJCS_SMALL_SORT
+#define FJCS_SMALL_SORT 16
+#endif
+
+/* ---- Buffers -------------------------------------------------------------------------------- */
+
+int fjcs__buf_grow(fjcs_buf *b, size_t need) {
+    size_t want = b->len + need;
+    if (want < b->len) return FJCS_E_NOMEM; /* size_t overflow */
+    size_t cap = b->cap ? b->cap : FJCS_BUF_MIN;
+    while (cap < want) {
+        if (cap > SIZE_MAX / 2) {
+            cap = want;
+            break;
+        }
+        cap *= 2;
+    }
+    char *data = (char *)realloc(b->data, cap);
+    if (data == NULL) return FJCS_E_NOMEM;
+    b->data = data;
+    b->cap = cap;
+    return FJCS_OK;
+}
+
+void fjcs_buf_free(fjcs_buf *buf) {
+    if (buf == NULL) return;
+    free(buf->data);
+    buf->data = NULL;
+    buf->len = buf->cap = 0;
+}
+
+/* ---- Strings -------------------------------------------------------------------------------- */
+
+/* Input bytes per reservation: a byte becomes at most 6 ("\u00xx"), so reserving per block keeps
+ * a 100 MB string from asking for 600 MB up front. */
+#define STRING_BLOCK 4096
+
+static const char HEX[] = "0123456789abcdef";
+
+/* The escape of a byte that needs one (RFC 8785 3.2.2.2); returns its length. */
+static inline size_t escape_byte(uint8_t c, char *dst) {
+    dst[0] = '\\';
+    switch (c) {
+    case '"': dst[1] = '"'; return 2;
+    case '\\': dst[1] = '\\'; return 2;
+    case '\b': dst[1] = 'b'; return 2;
+    case '\t': dst[1] = 't'; return 2;
+    case '\n': dst[1] = 'n'; return 2;
+    case '\f': dst[1] = 'f'; return 2;
+    case '\r': dst[1] = 'r'; return 2;
+    default:
+        dst[1] = 'u';
+        dst[2] = '0';
+        dst[3] = '0';
+        dst[4] = HEX[c >> 4];
+        dst[5] = HEX[c & 15];
+        return 6;
+    }
+}
+
+int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
+    if (buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
+    buf_put(out, '"');
+    while (n > 0) {
+        size_t block = n < STRING_BLOCK ? n : STRING_BLOCK;
+        if (buf_reserve(out, block * 6 + 1) != FJCS_OK) return FJCS_E_NOMEM;
+        char *dst = out->data + out->len;
+        const uint8_t *p = s, *stop = s + block;
+        while (p < stop) {
+            /* Copy runs of bytes that need nothing, 8 at a time. Bytes >= 0x80 need nothing here
+             * (the caller guarantees valid UTF-8), but the SWAR test flags them: skip them one by
+             * one below, which is cheap next to validating them. */
+            while (stop - p >= 8 && swar_string_special(load_u64(p)) == 0) {
+                memcpy(dst, p, 8);
+                dst += 8;
+                p += 8;
+            }
+            if (p >= stop) break;
+            uint8_t c = *p++;
+            if (c >= 0x20 && c != '"' && c != '\\') *dst++ = (char)c;
+            else dst += escape_byte(c, dst);
+        }
+        out->len = (size_t)(dst - out->data);
+        s += block;
+        n -= block;
+    }
+    if (buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
+    buf_put(out, '"');
+    return FJCS_OK;
+}
+
+/* ---- Numbers ------------------------------------------------------------------------------- */
+
+int fjcs__write_int(fjcs_buf *out, int64_t v) {
+    char tmp[24];
+    size_t i = sizeof tmp;
+    /* Work on the magnitude as unsigned: -INT64_MIN does not fit an int64_t. */
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0) tmp[--i] = '-';
+    if (buf_reserve(out, sizeof tmp - i) != FJCS_OK) return FJCS_E_NOMEM;
+    buf_put_n(out, tmp + i, sizeof tmp - i);
+    return FJCS_OK;
+}
+
+int fjcs__write_double(fjcs_buf *out, double v) {
+    if (buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK) return FJCS_E_NOMEM;
+    int n = fjcs_format_double(v, out->data + out->len);
+    if (n < 0) return -n;
+    out->len += (size_t)n;
+    return FJCS_OK;
+}
+
+/* ---- Member order ------------------------------------------------------------------------- */
+
+int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+    size_t n = an < bn ? an : bn, i = 0;
+    while (i + 8 <= n && load_u64(a + i) == load_u64(b + i)) i += 8;
+    while (i < n && a[i] == b[i]) i++;
+    if (i == n) return (an > bn) - (an < bn);
+    uint8_t x = a[i], y = b[i];
+    /* Bytes >= 0xEE are lead bytes, so i is a character boundary in both names (they agree up to
+     * i, and UTF-8 is self-synchronising). EE/EF start U+E000..U+FFFF, F0..F4 a supplementary
+     * character, whose UTF-16 form starts with a surrogate D800..DBFF: it sorts first. */
+    if (x >= 0xEE && y >= 0xEE && (x >= 0xF0) != (y >= 0xF0)) return x >= 0xF0 ? -1 : 1;
+    return x < y ? -1 : 1;
+}
+
+static inline int member_less(const fjcs_member *x, const fjcs_member *y) {
+    return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len) < 0;
+}
+
+/* Stable sort: insertion sort for small n, bottom-up merge sort through tmp otherwise. */
+static void sort_members(fjcs_member *m, size_t n, fjcs_member *tmp) {
+    if (n <= FJCS_SMALL_SORT || tmp == NULL) {
+        for (size_t i = 1; i < n; i++) {
+            fjcs_member cur = m[i];
+            size_t j = i;
+            while (j > 0 && member_less(&cur, &m[j - 1])) {
+                m[j] = m[j - 1];
+                j--;
+            }
+            m[j] = cur;
+        }
+        return;
+    }
+    /* Runs of FJCS_SMALL_SORT by insertion sort, then merge passes. */
+    for (size_t lo = 0; lo < n; lo += FJCS_SMALL_SORT) {
+        size_t len = n - lo < FJCS_SMALL_SORT ? n - lo : FJCS_SMALL_SORT;
+        sort_members(m + lo, len, NULL);
+    }
+    fjcs_member *src = m, *dst = tmp;
+    for (size_t width = FJCS_SMALL_SORT; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = member_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        fjcs_member *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != m) memcpy(m, src, n * sizeof *m);
+}
+
+int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_buf *scratch,
+                        size_t *dup_pos) {
+    if (sorted || n < 2) return FJCS_OK;
+    /* Members sit in input order from m[0].start to m[n-1].end with one comma between each. */
+    size_t region = m[0].start, region_len = m[n - 1].end - region;
+    size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs_member) : 0;
+    /* scratch holds the merge-sort space (aligned at its start), then a copy of the region. */
+    size_t copy_at = (tmp_bytes + 15) & ~(size_t)15;
+    scratch->len = 0;
+    if (buf_reserve(scratch, copy_at + region_len) != FJCS_OK) return FJCS_E_NOMEM;
+    sort_members(m, n, tmp_bytes ? (fjcs_member *)(void *)scratch->data : NULL);
+
+    /* The earliest member (in input order) whose name repeats one seen before it: after a stable
+     * sort, equal names are adjacent and in input order, so that is the smallest position among
+     * the second-and-later members of each run. */
+    size_t dup = SIZE_MAX;
+    int moved = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (m[i].key_len == m[i - 1].key_len && memcmp(m[i].key, m[i - 1].key, m[i].key_len) == 0 &&
+            m[i].pos < dup)
+            dup = m[i].pos;
+    }
+    if (dup != SIZE_MAX) {
+        *dup_pos = dup;
+        return FJCS_E_DUPKEY;
+    }
+    for (size_t i = 1; i < n; i++) moved |= m[i].start < m[i - 1].start;
+    if (!moved) return FJCS_OK;
+
+    char *copy = scratch->data + copy_at;
+    memcpy(copy, out->data + region, region_len);
+    char *dst = out->data + region;
+    for (size_t i = 0; i < n; i++) {
+        if (i) *dst++ = ',';
+        size_t len = m[i].end - m[i].start;
+        memcpy(dst, copy + (m[i].start - region), len);
+        dst += len;
+    }
+    return FJCS_OK;
+}
