@@ -31,11 +31,13 @@ else:
 
 BACKENDS = {"python": _python, "native": _native}
 
-# Hypothesis profiles: "ci" runs at least 2,000 examples per property.
-settings.register_profile("default", max_examples=200, deadline=None)
+# Hypothesis profiles: "ci" runs at least 2,000 examples per property. The backend fixtures only
+# select a module, identical for every example, so function scope is harmless under @given.
+_SUPPRESS = [HealthCheck.function_scoped_fixture]
+settings.register_profile("default", max_examples=200, deadline=None, suppress_health_check=_SUPPRESS)
 settings.register_profile("ci", max_examples=2000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("quick", max_examples=30, deadline=None)
+                          suppress_health_check=_SUPPRESS + [HealthCheck.too_slow])
+settings.register_profile("quick", max_examples=30, deadline=None, suppress_health_check=_SUPPRESS)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

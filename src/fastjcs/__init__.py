@@ -17,7 +17,7 @@ a pure-Python backend with the same answers and the same exceptions; `FASTJCS_BA
 
 from __future__ import annotations
 
-from ._core import DEFAULT_MAX_DEPTH, canonicalize, dump, dumps, format_double
+from ._core import DEFAULT_MAX_DEPTH, canonicalize, canonicalize_to, dump, dumps, format_double
 from ._core import _impl as _backend_module
 from ._errors import (
     CanonicalizationError,
@@ -44,6 +44,7 @@ __all__ = [
     "dumps",
     "dump",
     "canonicalize",
+    "canonicalize_to",
     "format_double",
     "FastJCSError",
     "CanonicalizationError",

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
-from typing import Any, BinaryIO, Union
+from typing import Any, BinaryIO, Callable, Union
 
 from . import _python
-from ._errors import CanonicalizationError
 
 DEFAULT_MAX_DEPTH = 10_000
 
@@ -73,12 +72,13 @@ def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     fp.write(_impl.dumps(obj, _check_depth(max_depth)))
 
 
-def as_bytes(data: Data) -> bytes:
-    """JSON text as bytes; a str is encoded to UTF-8 (lone surrogates become invalid UTF-8)."""
+def as_buffer(data: Data) -> "bytes | bytearray | memoryview":
+    """JSON text as a bytes-like object; a str is encoded to UTF-8 (a lone surrogate becomes
+    invalid UTF-8, refused at its position)."""
     if isinstance(data, str):
         return data.encode("utf-8", "surrogatepass")
     if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
+        return data
     raise TypeError(f"JSON text must be bytes, bytearray, memoryview or str, not {type(data).__name__}")
 
 
@@ -100,7 +100,19 @@ def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
     >>> canonicalize(b'{"b": 1E2, "a": [true, "\\\\u00e9"]}')
     b'{"a":[true,"\\xc3\\xa9"],"b":100}'
     """
-    return _impl.canonicalize(as_bytes(data), _check_depth(max_depth), bool(strict_integers))
+    return _impl.canonicalize(as_buffer(data), _check_depth(max_depth), bool(strict_integers))
+
+
+def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
+                    strict_integers: bool = False) -> None:
+    """Canonicalize a JSON text and pass the result to `write` (e.g. a binary stream's write),
+    in one call, and only when canonicalization succeeds.
+
+    Unlike `canonicalize`, the native backend hands `write` a view of its own output buffer, so no
+    second copy of the output is made: for a large text, the peak memory is the input plus the
+    output.
+    """
+    _impl.canonicalize_to(as_buffer(data), write, _check_depth(max_depth), bool(strict_integers))
 
 
 def format_double(x: float) -> str:
@@ -110,4 +122,4 @@ def format_double(x: float) -> str:
     return _impl.format_double(float(x))
 
 
-__all__ = ["dumps", "dump", "canonicalize", "format_double", "CanonicalizationError"]
+__all__ = ["dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

@@ -84,18 +84,40 @@ def _text_error(code: int, err: Any, data: bytes) -> Exception:
 # ---------------------------------------------------------------------------------------------------
 
 
-def canonicalize(data: bytes, max_depth: int, strict_integers: bool) -> bytes:
-    """Canonical bytes of a JSON text, by the C parser (text.c)."""
-    out = ffi.new("fjcs_buf *")
+def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> None:
+    """Canonicalize into the C buffer `out`; raise the mapped error on failure."""
     err = ffi.new("fjcs_error *")
     flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
-    try:
+    if type(data) is bytes:
         rc = lib.fjcs_canonicalize(data, len(data), max_depth, flags, out, err)
-        if rc == lib.FJCS_OK:
-            return ffi.unpack(out.data, out.len)
+    else:  # bytearray, memoryview (a mapped file): no copy; released before any error is raised
+        with ffi.from_buffer(data) as buf:
+            rc = lib.fjcs_canonicalize(buf, len(buf), max_depth, flags, out, err)
+    if rc != lib.FJCS_OK:
+        raise _text_error(rc, err, bytes(data))
+
+
+def canonicalize(data: Any, max_depth: int, strict_integers: bool) -> bytes:
+    """Canonical bytes of a JSON text, by the C parser (text.c)."""
+    out = ffi.new("fjcs_buf *")
+    try:
+        _run_text(data, max_depth, strict_integers, out)
+        return ffi.unpack(out.data, out.len)
     finally:
         lib.fjcs_buf_free(out)
-    raise _text_error(rc, err, data)
+
+
+def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool) -> None:
+    """Canonicalize, then hand write() a view of the C buffer: no second copy of the output."""
+    out = ffi.new("fjcs_buf *")
+    try:
+        _run_text(data, max_depth, strict_integers, out)
+        if out.len:
+            write(ffi.buffer(out.data, out.len))
+        else:
+            write(b"")
+    finally:
+        lib.fjcs_buf_free(out)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 Both backends expose the same private functions with the same signatures:
 
     dumps(obj, max_depth) -> bytes
-    canonicalize(data: bytes, max_depth, strict_integers) -> bytes
+    canonicalize(data: bytes-like, max_depth, strict_integers) -> bytes
+    canonicalize_to(data: bytes-like, write, max_depth, strict_integers) -> None
     format_double(x: float) -> str
 
 Nothing here recurses: containers are walked with an explicit stack, so the depth limit, not the
@@ -538,6 +539,12 @@ def _member_key(src: _Text, frame: _Container, i: int) -> int:
     return _WS.match(text, i + 1).end()
 
 
-def canonicalize(data: bytes, max_depth: int, strict_integers: bool) -> bytes:
+def canonicalize(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool) -> bytes:
     """Canonical UTF-8 bytes of a JSON text (DESIGN section 2.2)."""
-    return dumps(parse(data, max_depth, strict_integers), max_depth)
+    return dumps(parse(bytes(data), max_depth, strict_integers), max_depth)
+
+
+def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_depth: int,
+                    strict_integers: bool) -> None:
+    """Canonicalize, then pass the result to write (only on success)."""
+    write(canonicalize(data, max_depth, strict_integers))
