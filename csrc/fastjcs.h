@@ -38,6 +38,7 @@ extern "C" {
 #define FJCS_E_KEY_TYPE 10      /* object path: a member name that is not a string */
 #define FJCS_E_CYCLE 11         /* object path: a container that contains itself */
 #define FJCS_E_ENCODING 12      /* object path: the byte encoding of the object is malformed */
+#define FJCS_E_HASH 13          /* a hash function reported failure */
 
 typedef struct fjcs_error {
     int code;              /* one of FJCS_E_*, or FJCS_OK */
@@ -109,6 +110,48 @@ int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags,
  */
 int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
                               fjcs_error *err);
+
+/* ---- Digests in bulk ---- */
+
+/* A one-shot hash function, the shape of pycryptodome's compiled SHA256_oneshot and
+ * SHA384_oneshot: hash in[0..len) into digest (digest_size bytes); 0 on success. */
+typedef int (*fjcs_hash_fn)(const uint8_t *in, size_t len, uint8_t *digest, size_t digest_size);
+
+#define FJCS_MAX_DIGEST 48
+
+/* The result for one text of a batch. */
+typedef struct fjcs_item {
+    int code;                        /* FJCS_OK, or the error for this text */
+    size_t offset;                   /* the error's byte offset within this text */
+    const char *message;             /* the error's static message, or NULL */
+    size_t start, len;               /* fjcs_digest_lines: where this line is in the input */
+    uint8_t digest[48];              /* FJCS_MAX_DIGEST: the first digest_size bytes are the digest */
+} fjcs_item;
+
+/*
+ * Canonicalize each item of a marshalled list or tuple (marshal.dumps(values, 4)) and hash it:
+ * item i's digest goes to digests[i * digest_size] (caller-owned, capacity items). Stops at the
+ * first item that fails and returns its error code; *count is the number of items digested.
+ */
+int fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth, fjcs_hash_fn hash,
+                              size_t digest_size, uint8_t *digests, size_t capacity, size_t *count,
+                              fjcs_error *err);
+
+/*
+ * Split text[0..len) into lines at newline bytes (a final newline ends the last line rather than
+ * starting an empty one; empty input has no lines), canonicalize each line as a JSON text
+ * (fjcs_canonicalize's rules and flags) and hash it. One fjcs_item per line goes to items
+ * (caller-owned; capacity at least the number of newlines plus one). Per-line errors are in the
+ * items; the call returns FJCS_OK, or FJCS_E_NOMEM. *count receives the number of lines.
+ */
+int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags, fjcs_hash_fn hash,
+                      size_t digest_size, fjcs_item *items, size_t capacity, size_t *count);
+
+/*
+ * The same for n separate texts: texts[i][0..lens[i]) gives items[i].
+ */
+int fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n, size_t max_depth,
+                      int flags, fjcs_hash_fn hash, size_t digest_size, fjcs_item *items);
 
 /* ---- cffi:end ---- */
 

@@ -290,13 +290,12 @@ static int pop_frame(reader *r) {
 
 static int read_value(reader *r);
 
-static int run(reader *r) {
-    int rc = read_value(r);
+/* Having read the start of a value, read on until the stack is back to `base` frames: the value
+ * is then complete. */
+static int drive(reader *r, size_t base) {
+    int rc = FJCS_OK;
     while (rc == FJCS_OK) {
-        if (r->nframes == 0) {
-            if (r->p != r->end) return fail(r, FJCS_E_ENCODING, r->p, "bytes after the value");
-            return FJCS_OK;
-        }
+        if (r->nframes == base) return FJCS_OK;
         oframe *f = &r->frames[r->nframes - 1];
         if (!f->is_dict) {
             if (f->remaining == 0) {
@@ -517,24 +516,92 @@ static int read_value(reader *r) {
 
 /* ---- Entry point ------------------------------------------------------------------------- */
 
-int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
-                              fjcs_error *err) {
-    reader r;
-    memset(&r, 0, sizeof r);
-    r.base = r.p = (const uint8_t *)data;
-    r.end = r.base + len;
-    r.out = out;
-    r.max_depth = max_depth;
-    r.err = err;
+static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, fjcs_buf *out,
+                        fjcs_error *err) {
+    memset(r, 0, sizeof *r);
+    r->base = r->p = (const uint8_t *)data;
+    r->end = r->base + len;
+    r->out = out;
+    r->max_depth = max_depth;
+    r->err = err;
     if (err) {
         err->code = FJCS_OK;
         err->offset = 0;
         err->message = NULL;
     }
-    int rc = run(&r);
-    free(r.frames);
-    free(r.members);
-    free(r.refs);
-    fjcs_buf_free(&r.scratch);
+}
+
+static void reader_free(reader *r) {
+    free(r->frames);
+    free(r->members);
+    free(r->refs);
+    fjcs_buf_free(&r->scratch);
+}
+
+int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
+                              fjcs_error *err) {
+    reader r;
+    reader_init(&r, data, len, max_depth, out, err);
+    int rc = read_value(&r);
+    if (rc == FJCS_OK) rc = drive(&r, 0);
+    if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
+    reader_free(&r);
+    return rc;
+}
+
+/* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
+
+int fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth, fjcs_hash_fn hash,
+                              size_t digest_size, uint8_t *digests, size_t capacity, size_t *count,
+                              fjcs_error *err) {
+    fjcs_buf out = {0};
+    reader r;
+    reader_init(&r, data, len, max_depth, &out, err);
+    *count = 0;
+    int rc = FJCS_OK;
+    /* The list (or tuple) itself: its items are the values, and it is no value of its own. It is
+     * entered in the back-reference table if flagged, and stays open: an item that refers to it
+     * is a cycle. */
+    const uint8_t *at = r.p;
+    size_t items = 0;
+    if (!need(&r, 1)) {
+        rc = fail(&r, FJCS_E_ENCODING, at, "truncated encoding");
+        goto done;
+    }
+    uint8_t b = *r.p++, code = b & 0x7F;
+    if (code == ')' && need(&r, 1)) {
+        items = *r.p++;
+    } else if ((code == '[' || code == '(') && need(&r, 4)) {
+        items = rd_u32(r.p);
+        r.p += 4;
+    } else {
+        rc = fail(&r, FJCS_E_ENCODING, at, "expected a list of values");
+        goto done;
+    }
+    if (b & FLAG_REF) {
+        size_t index = enter_ref(&r, (size_t)(at - r.base));
+        if (index == NO_INDEX) {
+            rc = fail(&r, FJCS_E_NOMEM, at, "out of memory");
+            goto done;
+        }
+        r.refs[index].open = 1;
+    }
+    if (items > capacity) {
+        rc = fail(&r, FJCS_E_ENCODING, at, "more items than room for digests");
+        goto done;
+    }
+    for (size_t i = 0; i < items; i++) {
+        out.len = 0;
+        rc = read_value(&r);
+        if (rc == FJCS_OK) rc = drive(&r, 0);
+        if (rc == FJCS_OK && hash((const uint8_t *)out.data, out.len, digests + i * digest_size, digest_size) != 0)
+            rc = fail(&r, FJCS_E_HASH, r.p, "the hash function failed");
+        if (rc != FJCS_OK) goto done;
+        *count = i + 1;
+    }
+    if (r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
+done:
+    reader_free(&r);
+    fjcs_buf_free(&out);
     return rc;
 }

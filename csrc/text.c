@@ -476,27 +476,99 @@ member_name:
     }
 }
 
-/* ---- Entry point ------------------------------------------------------------------------- */
+/* ---- Entry points ------------------------------------------------------------------------ */
 
-int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
-                      fjcs_error *err) {
-    parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.base = (const uint8_t *)text;
-    ps.end = ps.base + len;
-    ps.out = out;
-    ps.max_depth = max_depth;
-    ps.flags = flags;
-    ps.err = err;
+static void parser_start(parser *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
+    ps->base = (const uint8_t *)text;
+    ps->end = ps->base + len;
+    ps->out = out;
+    ps->err = err;
+    ps->nframes = ps->nmembers = 0;
+    ps->arena.len = 0;
     if (err) {
         err->code = FJCS_OK;
         err->offset = 0;
         err->message = NULL;
     }
+}
+
+static void parser_free(parser *ps) {
+    free(ps->frames);
+    free(ps->members);
+    fjcs_buf_free(&ps->arena);
+    fjcs_buf_free(&ps->scratch);
+}
+
+int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+                      fjcs_error *err) {
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.max_depth = max_depth;
+    ps.flags = flags;
+    parser_start(&ps, text, len, out, err);
     int rc = parse(&ps);
-    free(ps.frames);
-    free(ps.members);
-    fjcs_buf_free(&ps.arena);
-    fjcs_buf_free(&ps.scratch);
+    parser_free(&ps);
+    return rc;
+}
+
+/* Canonicalize one text of a batch with the batch's parser and buffer, and hash it. The parser's
+ * stacks and buffers are reused from one text to the next: a batch allocates almost nothing. */
+static int digest_one(parser *ps, fjcs_buf *out, const char *text, size_t len, fjcs_hash_fn hash,
+                      size_t digest_size, fjcs_item *item) {
+    fjcs_error err;
+    out->len = 0;
+    parser_start(ps, text, len, out, &err);
+    int rc = parse(ps);
+    item->code = rc;
+    item->offset = rc == FJCS_OK ? 0 : err.offset;
+    item->message = rc == FJCS_OK ? NULL : err.message;
+    if (rc == FJCS_OK && hash((const uint8_t *)out->data, out->len, item->digest, digest_size) != 0) {
+        item->code = FJCS_E_HASH;
+        item->message = "the hash function failed";
+    }
+    return rc == FJCS_E_NOMEM ? rc : FJCS_OK;
+}
+
+int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags, fjcs_hash_fn hash,
+                      size_t digest_size, fjcs_item *items, size_t capacity, size_t *count) {
+    parser ps;
+    fjcs_buf out = {0};
+    memset(&ps, 0, sizeof ps);
+    ps.max_depth = max_depth;
+    ps.flags = flags;
+    size_t n = 0, start = 0;
+    int rc = FJCS_OK;
+    while (start < len) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t stop = nl ? (size_t)(nl - text) : len;
+        if (n >= capacity) break;
+        fjcs_item *item = &items[n++];
+        item->start = start;
+        item->len = stop - start;
+        rc = digest_one(&ps, &out, text + start, stop - start, hash, digest_size, item);
+        if (rc != FJCS_OK || nl == NULL) break;
+        start = stop + 1;
+    }
+    *count = n;
+    parser_free(&ps);
+    fjcs_buf_free(&out);
+    return rc;
+}
+
+int fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n, size_t max_depth,
+                      int flags, fjcs_hash_fn hash, size_t digest_size, fjcs_item *items) {
+    parser ps;
+    fjcs_buf out = {0};
+    memset(&ps, 0, sizeof ps);
+    ps.max_depth = max_depth;
+    ps.flags = flags;
+    int rc = FJCS_OK;
+    for (size_t i = 0; i < n && rc == FJCS_OK; i++) {
+        items[i].start = 0;
+        items[i].len = lens[i];
+        rc = digest_one(&ps, &out, texts[i], lens[i], hash, digest_size, &items[i]);
+    }
+    parser_free(&ps);
+    fjcs_buf_free(&out);
     return rc;
 }

@@ -224,3 +224,6 @@ int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjc
     }
     return FJCS_OK;
 }
+
+/* The cdef needs a literal array size in fjcs_item; keep it equal to the named constant. */
+_Static_assert(sizeof(((fjcs_item *)0)->digest) == FJCS_MAX_DIGEST, "fjcs_item.digest size");

@@ -65,6 +65,7 @@ _TEXT_ERRORS: Dict[int, type] = {
 
 
 def _text_error(code: int, err: Any, data: bytes) -> Exception:
+    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message)."""
     if code == lib.FJCS_E_NOMEM:
         return MemoryError("fastjcs: out of memory")
     cls = _TEXT_ERRORS.get(code)
@@ -226,3 +227,158 @@ def _normalized_encoding(obj: Any, max_depth: int) -> Optional[bytes]:
         return marshal.dumps(root, 4)
     except (_Unencodable, ValueError):
         return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Digests in bulk: canonicalize and hash in C
+# ---------------------------------------------------------------------------------------------------
+#
+# pycryptodome's per-call cost from Python (about 3.5 us) is larger than canonicalizing a small
+# object in C, so the batch functions hash in C too, through the one-shot functions of
+# pycryptodome's own compiled SHA-2 modules (SHA256_oneshot, SHA384_oneshot), reached by address
+# from the library object pycryptodome itself loaded. That address is private to pycryptodome;
+# it is checked at first use against pycryptodome's public API, and when anything about it is
+# off, the batch falls back to a loop over the public API (tested both ways).
+
+_DIGEST_SIZES = {"sha256": 32, "sha384": 48}
+_hash_fns: Dict[str, Any] = {}
+
+
+def _public_digest(algorithm: str, data: bytes) -> bytes:
+    from Crypto.Hash import SHA256, SHA384
+
+    return (SHA256 if algorithm == "sha256" else SHA384).new(data).digest()
+
+
+def _find_oneshot(algorithm: str) -> Any:
+    """pycryptodome's compiled one-shot function as an fjcs_hash_fn, or ffi.NULL."""
+    try:
+        from Crypto.Util import _raw_api
+
+        if getattr(_raw_api, "backend", None) != "cffi":
+            return ffi.NULL
+        if algorithm == "sha256":
+            from Crypto.Hash import SHA256
+
+            fn = SHA256._raw_sha256_lib.SHA256_oneshot
+        else:
+            from Crypto.Hash import SHA384
+
+            fn = SHA384._raw_sha384_lib.SHA384_oneshot
+        pointer = ffi.cast("fjcs_hash_fn", int(_raw_api.ffi.cast("uintptr_t", fn)))
+        size = _DIGEST_SIZES[algorithm]
+        for probe in (b"", b"abc", bytes(range(256)) * 3):
+            out = ffi.new("uint8_t[]", size)
+            if pointer(probe, len(probe), out, size) != 0 or \
+                    ffi.buffer(out, size)[:] != _public_digest(algorithm, probe):
+                return ffi.NULL
+        return pointer
+    except Exception:  # noqa: BLE001 - any surprise means: use the public API
+        return ffi.NULL
+
+
+def _hash_fn(algorithm: str) -> Any:
+    fn = _hash_fns.get(algorithm)
+    if fn is None:
+        fn = _hash_fns[algorithm] = _find_oneshot(algorithm)
+    return fn
+
+
+def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
+    """Raw digests of the canonical forms of many values; the first failure is raised, with
+    `index` set to its position."""
+    size = _DIGEST_SIZES[algorithm]
+    fn = _hash_fn(algorithm)
+    n = len(objs)
+    if fn != ffi.NULL and n:
+        try:
+            encoded: Optional[bytes] = marshal.dumps(objs, 4)
+        except ValueError:
+            encoded = None  # subclasses or deep values somewhere: per item below
+        if encoded is not None:
+            digests = ffi.new("uint8_t[]", n * size)
+            count = ffi.new("size_t *")
+            rc = lib.fjcs_digest_marshal_items(encoded, len(encoded), max_depth, fn, size, digests,
+                                               n, count, ffi.NULL)
+            done = int(count[0])
+            raw = ffi.buffer(digests, done * size)[:]
+            result = [raw[i * size:(i + 1) * size] for i in range(done)]
+            if rc == lib.FJCS_OK:
+                return result
+            if rc == lib.FJCS_E_NOMEM:
+                raise MemoryError("fastjcs: out of memory")
+            # Item `done` failed: the per-item path below raises its proper error.
+            return result + _digest_each(objs, done, max_depth, algorithm)
+    return _digest_each(objs, 0, max_depth, algorithm)
+
+
+def _digest_each(objs: list, start: int, max_depth: int, algorithm: str) -> List[bytes]:
+    out = []
+    for i in range(start, len(objs)):
+        try:
+            out.append(_public_digest(algorithm, dumps(objs[i], max_depth)))
+        except CanonicalizationError as exc:
+            exc.index = i  # type: ignore[attr-defined]
+            raise
+    return out
+
+
+def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes]) -> List[Any]:
+    results: List[Any] = []
+    for i in range(n):
+        item = items[i]
+        if item.code == lib.FJCS_OK:
+            results.append(ffi.buffer(item.digest, size)[:])
+        elif item.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
+            raise RuntimeError("the hash function failed")
+        else:
+            exc = _text_error(item.code, item, bytes(texts[i]))
+            results.append(exc)
+    return results
+
+
+def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
+    """Per text: the raw digest of its canonical form, or the CanonicalizationError instance."""
+    size = _DIGEST_SIZES[algorithm]
+    fn = _hash_fn(algorithm)
+    n = len(texts)
+    if fn == ffi.NULL or n == 0:
+        return [_digest_or_error(t, max_depth, strict_integers, algorithm) for t in texts]
+    texts = [t if type(t) is bytes else bytes(t) for t in texts]
+    items = ffi.new("fjcs_item[]", n)
+    pointers = ffi.new("char *[]", texts)
+    lens = ffi.new("size_t[]", [len(t) for t in texts])
+    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
+    rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)
+    if rc == lib.FJCS_E_NOMEM:
+        raise MemoryError("fastjcs: out of memory")
+    return _items_results(items, n, size, texts)
+
+
+def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
+    """digest_texts over the lines of a JSONL text (split at b"\\n"; a final newline ends the
+    last line; empty input has no lines)."""
+    size = _DIGEST_SIZES[algorithm]
+    fn = _hash_fn(algorithm)
+    if fn == ffi.NULL:
+        return [_digest_or_error(t, max_depth, strict_integers, algorithm)
+                for t in _python.split_lines(bytes(data))]
+    capacity = data.count(b"\n") + 1
+    items = ffi.new("fjcs_item[]", capacity)
+    count = ffi.new("size_t *")
+    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
+    with ffi.from_buffer(data) as buf:
+        rc = lib.fjcs_digest_lines(buf, len(buf), max_depth, flags, fn, size, items, capacity, count)
+    if rc == lib.FJCS_E_NOMEM:
+        raise MemoryError("fastjcs: out of memory")
+    n = int(count[0])
+    lines = [bytes(data[items[i].start: items[i].start + items[i].len])
+             if items[i].code != lib.FJCS_OK else b"" for i in range(n)]
+    return _items_results(items, n, size, lines)
+
+
+def _digest_or_error(text: Any, max_depth: int, strict_integers: bool, algorithm: str) -> Any:
+    try:
+        return _public_digest(algorithm, canonicalize(text, max_depth, strict_integers))
+    except CanonicalizationError as exc:
+        return exc

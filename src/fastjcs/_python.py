@@ -548,3 +548,26 @@ def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_dept
                     strict_integers: bool) -> None:
     """Canonicalize, then pass the result to write (only on success)."""
     write(canonicalize(data, max_depth, strict_integers))
+
+
+# ---------------------------------------------------------------------------------------------------
+# JSON Lines
+# ---------------------------------------------------------------------------------------------------
+
+
+def split_lines(data: bytes) -> List[bytes]:
+    """The lines of a JSONL text: split at b"\\n"; a final newline ends the last line rather than
+    starting an empty one; empty input has no lines. (A "\\r" before the newline is JSON
+    whitespace and stays with its line.)"""
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def digest_lines(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
+                 algorithm: str) -> list:
+    """digest_texts over the lines of a JSONL text (see split_lines)."""
+    return digest_texts(split_lines(bytes(data)), max_depth, strict_integers, algorithm)
