@@ -159,7 +159,9 @@ def scan(data: bytes, max_depth: int, mode: str) -> Scan:
             if value == _INF or value == -_INF:
                 raise src.fail(FloatDomainError, "number overflows a double", i)
             if integer(token) is not None:
-                if len(token) <= 16 and -INT_MAX <= int(token) <= INT_MAX:
+                # |n| <= 2^53-1 has at most 16 digits: decide on the digits before int() (a
+                # 100,000-digit token would otherwise cost a quadratic conversion).
+                if len(token) - (token[0] == "-") <= 16 and -INT_MAX <= int(token) <= INT_MAX:
                     value = int(token)
                 elif record:
                     findings.append(Finding("R", "unsafe-integer", _path(stack), src.offset(i), token))
