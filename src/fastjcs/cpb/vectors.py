@@ -872,8 +872,10 @@ class RegistryLookupHandler(Handler):
         doc = v.doc
         registry = Registry.load(v.path.parent / doc["snapshot"], pinned=doc.get("pinned") is True)
         current = Registry.load(v.path.parent / doc["current"]) if "current" in doc else None
-        table = registry.lookup_artifact_type if doc.get("table") == "artifact_types" else registry.lookup_algorithm
-        got = table(doc["algorithm_id"], current=current).verdict
+        if "artifact_type" in doc:
+            got = registry.lookup_artifact_type(doc["artifact_type"], current=current).verdict
+        else:
+            got = registry.lookup_algorithm(doc["algorithm_id"], current=current).verdict
         if out.eq("verdict", got.value, doc["expected_verdict"]) and got is not LookupVerdict.VERIFIED:
             out.fired.add(f"registry:{got.value}")
 
@@ -910,8 +912,11 @@ def claim(v: Vector) -> Optional[Handler]:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _passing(doc: Dict[str, Any]) -> Dict[str, Any]:
-    """The expectation of a MUST-FAIL vector flipped to a pass, without the now-stale pinned bytes."""
+def _passing(doc: Dict[str, Any], category: str = "") -> Dict[str, Any]:
+    """The expectation of a MUST-FAIL vector flipped to a pass, without the now-stale pinned bytes.
+
+    A checker vector keeps the violations of the other rule: its mutant for `cpb-check:P:...` must
+    still report every R violation, and the other way round."""
     doc = copy.deepcopy(doc)
     for key in ("must_fail", "failure_reason", "jcs_n_must_fail", "pre_image", "pre_image_bytes_hex",
                 "digest", "normalized", "after_exclusion"):
@@ -921,13 +926,16 @@ def _passing(doc: Dict[str, Any]) -> Dict[str, Any]:
             doc[side] = {k: val for k, val in doc[side].items()
                          if k not in ("must_fail", "failure_reason", "pre_image", "pre_image_bytes_hex", "digest")}
     if "expected_verdict" in doc:
-        doc["expected_verdict"], doc["expected_violations"] = checker.VERIFIED, []
+        rule = category.split(":")[1] if category.startswith("cpb-check:") else None
+        kept = [e for e in doc.get("expected_violations", []) if rule is not None and e.get("rule") != rule]
+        doc["expected_verdict"] = checker.NON_CONFORMING if kept else checker.VERIFIED
+        doc["expected_violations"] = kept
     return doc
 
 
 def _payload_rewrite(rewrite: Callable[[bytes], bytes]) -> Callable[[Vector, Handler, str], Vector]:
     def generate(v: Vector, handler: Handler, category: str) -> Vector:
-        return handler.with_payload(v, rewrite(handler.payload(v)), category, _passing(v.doc))
+        return handler.with_payload(v, rewrite(handler.payload(v)), category, _passing(v.doc, category))
     generate.__name__ = rewrite.__name__
     return generate
 
