@@ -237,6 +237,11 @@ def test_depth_bound_without_recursion(backend):
         cpb.pre_image(deep_ok, max_depth=100)
     with pytest.raises(fastjcs.DepthLimitError):
         cpb.pre_image_text(b"[" * 1_000_000)
+    for bad in (-1, 1.5, "10", True):
+        with pytest.raises(ValueError):
+            cpb.pre_image_text(b"[]", max_depth=bad)
+        with pytest.raises(ValueError):
+            cpb.check(b"[]", max_depth=bad)
     with pytest.raises(fastjcs.DepthLimitError) as info:
         cpb.pre_image_text(b'{"a":' * 11 + b"1" + b"}" * 11, max_depth=10)
     assert info.value.offset == 50

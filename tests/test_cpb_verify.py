@@ -11,7 +11,7 @@ import fastjcs
 from fastjcs import cpb
 from fastjcs.cpb import DigestContext, LookupVerdict, Registry, Representation, Status, TypedRefVerdict as V
 
-from test_cpb_vectors import UPSTREAM, UPSTREAM_VECTORS, needs_upstream
+from test_cpb_vectors import UPSTREAM_VECTORS
 
 
 def sha(b: bytes) -> str:

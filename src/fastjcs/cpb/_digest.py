@@ -88,6 +88,7 @@ def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str]
     """
     alg = get_algorithm(algorithm)
     names = exclusion_names(exclusion_set)
+    max_depth = _core._check_depth(max_depth)
     if alg.name == "as-transmitted":
         return _as_transmitted(value, names)
     if alg.name == "jcs":
@@ -131,6 +132,7 @@ def pre_image_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable
     """
     alg = get_algorithm(algorithm)
     names = exclusion_names(exclusion_set)
+    max_depth = _core._check_depth(max_depth)
     if alg.name == "as-transmitted":
         if isinstance(data, str):
             raise AlgorithmUsageError("as-transmitted digests octets; pass the bytes as transmitted")
