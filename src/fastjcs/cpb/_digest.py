@@ -1,0 +1,189 @@
+"""The canonicalization algorithm registry and the digests: jcs, jcs-n, as-transmitted, cde-n.
+
+    jcs             RFC 8785 over the value as it is (after the top-level exclusion, if any)
+    jcs-n           top-level exclusion, then the jcs-n normal form and wire rules, then RFC 8785
+    as-transmitted  no canonicalisation: the exact octets a cited production names
+    cde-n           withdrawn: every use fails closed
+
+Every live algorithm hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
+step is fastjcs's own (`fastjcs._core.dumps` / `canonicalize`), so both backends serve it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, Iterator, List, Tuple
+
+from Crypto.Hash import SHA256
+
+from .. import _core
+from .._core import DEFAULT_MAX_DEPTH, Data
+from ._errors import (
+    AlgorithmUsageError,
+    DuplicateNameTextError,
+    NonIntegerNumberError,
+    UnknownAlgorithmError,
+    UnsafeIntegerError,
+    WireRuleError,
+    WithdrawnAlgorithmError,
+)
+from ._normalise import exclude, exclusion_names, normal_form
+from ._scan import Finding, format_path, scan
+
+_Octets = (bytes, bytearray, memoryview)
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A canonicalization algorithm as this library implements it."""
+
+    name: str
+    description: str
+    live: bool
+    hash_name: str = "SHA-256"  # the digest_alg a typed reference must carry, byte for byte
+
+
+ALGORITHMS: Dict[str, Algorithm] = {
+    a.name: a for a in (
+        Algorithm("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
+        Algorithm("jcs-n", "RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
+                  "removed bottom-up; integers only; NFC-distinct names); SHA-256; bare lowercase hex",
+                  True),
+        Algorithm("as-transmitted", "no canonicalisation: the exact octets a cited production "
+                  "names; SHA-256; bare lowercase hex", True),
+        Algorithm("cde-n", "withdrawn: reserved for a deterministic CBOR profile, never defined",
+                  False),
+    )
+}
+
+
+def get_algorithm(name: str) -> Algorithm:
+    """The registered algorithm `name` (exact, case-sensitive); unknown and withdrawn names raise."""
+    algorithm = ALGORITHMS.get(name) if isinstance(name, str) else None
+    if algorithm is None:
+        raise UnknownAlgorithmError(
+            f"unknown canonicalization algorithm {name!r}; registered: {', '.join(ALGORITHMS)}")
+    if not algorithm.live:
+        raise WithdrawnAlgorithmError(f"canonicalization algorithm {name!r} is withdrawn")
+    return algorithm
+
+
+def sha256_hex(octets: bytes) -> str:
+    return SHA256.new(octets).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Python values in
+# ---------------------------------------------------------------------------------------------------
+
+
+def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
+              max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+    """The octets `canonical_digest` hashes: the JCS UTF-8 bytes of the (normalised) value.
+
+    For `as-transmitted` the value must already be the octets (bytes-like) and there is no
+    exclusion set. Raises WireRuleError subclasses for jcs-n refusals (with the JSON path), the
+    usual CanonicalizationError subclasses for what RFC 8785 cannot carry, UnknownAlgorithmError
+    or WithdrawnAlgorithmError for the algorithm.
+    """
+    alg = get_algorithm(algorithm)
+    names = exclusion_names(exclusion_set)
+    max_depth = _core._check_depth(max_depth)
+    if alg.name == "as-transmitted":
+        return _as_transmitted(value, names)
+    if alg.name == "jcs":
+        return _core.dumps(exclude(value, names), max_depth=max_depth)
+    return _core.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth)
+
+
+def canonical_digest(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
+                     max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    """SHA-256 of `pre_image(value, algorithm, exclusion_set)`, as bare lowercase hex.
+
+    >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})
+    'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
+    """
+    return sha256_hex(pre_image(value, algorithm, exclusion_set, max_depth=max_depth))
+
+
+def _as_transmitted(value: Any, names: Tuple[str, ...]) -> bytes:
+    if names:
+        raise AlgorithmUsageError("as-transmitted has a byte-boundary selector, not a field set: "
+                                  "an exclusion set does not apply")
+    if not isinstance(value, _Octets):
+        raise AlgorithmUsageError("as-transmitted digests the exact octets as transmitted; pass "
+                                  f"bytes, not {type(value).__name__}")
+    return bytes(value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# JSON text in
+# ---------------------------------------------------------------------------------------------------
+
+
+def pre_image_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
+                   max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+    """The pre-image of a JSON text. jcs-n judges the tokens themselves before anything collapses
+    them: `-0`, `1.0` and `1e2` are refused although json.loads would make them 0, 1.0 and 100.0.
+
+    Order of judgement: first strict RFC 8259 (every text `fastjcs.canonicalize` refuses is
+    refused with its error, class and byte offset); then, for jcs-n, the first wire-rule finding
+    in document order among the members that are not excluded.
+    """
+    alg = get_algorithm(algorithm)
+    names = exclusion_names(exclusion_set)
+    max_depth = _core._check_depth(max_depth)
+    if alg.name == "as-transmitted":
+        if isinstance(data, str):
+            raise AlgorithmUsageError("as-transmitted digests octets; pass the bytes as transmitted")
+        return _as_transmitted(data, names)
+    raw = _core.as_bytes(data)
+    if alg.name == "jcs":
+        if not names:
+            return _core.canonicalize(raw, max_depth=max_depth)
+        return _core.dumps(exclude(scan(raw, max_depth, "jcs").value, names), max_depth=max_depth)
+    result = scan(raw, max_depth, "jcs-n")
+    for finding in _applicable(result.findings, names, type(result.value) is dict):
+        raise finding_error(finding, raw)
+    return _core.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth)
+
+
+def canonical_digest_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
+                          *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    """SHA-256 of `pre_image_text(data, algorithm, exclusion_set)`, as bare lowercase hex.
+
+    >>> canonical_digest_text(b'{"b": "x", "a": null}')
+    'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
+    """
+    return sha256_hex(pre_image_text(data, algorithm, exclusion_set, max_depth=max_depth))
+
+
+def _applicable(findings: List[Finding], names: Tuple[str, ...], top_object: bool
+                ) -> Iterator[Finding]:
+    """The findings the digest covers, first in document order: those under an excluded top-level
+    member are dropped (that member is not digested). A top-level duplicate stays only if both it
+    and one of the names it repeats survive the exclusion."""
+    for f in sorted(findings, key=lambda f: f.offset):
+        if names and top_object:
+            head = f.path[0]
+            if f.code == "duplicate-name" and len(f.path) == 1:
+                if head in names or all(e in names for e in f.earlier):
+                    continue
+            elif head in names:
+                continue
+        yield f
+
+
+def finding_error(f: Finding, data: bytes) -> WireRuleError:
+    """The exception for a wire-rule finding in text."""
+    path = format_path(f.path)
+    if f.code == "non-integer-number":
+        return NonIntegerNumberError(f"number token {f.token} is not an integer token "
+                                     "(0|-?[1-9][0-9]*)", path, data, f.offset)
+    if f.code == "unsafe-integer":
+        return UnsafeIntegerError(f"integer token {f.token} is outside +/-(2^53-1)",
+                                  path, data, f.offset)
+    if f.code == "duplicate-name":
+        return DuplicateNameTextError(f"member name {f.key!r} equals {f.earlier[0]!r} after NFC "
+                                      "normalisation", path, data, f.offset, key=f.key)
+    raise AssertionError(f"no error for finding {f.code}")  # pragma: no cover

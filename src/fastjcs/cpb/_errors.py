@@ -1,0 +1,149 @@
+"""The exceptions of Canonical Payload Binding, grafted onto fastjcs's hierarchy.
+
+    FastJCSError(ValueError)
+    ├── CanonicalizationError
+    │   └── WireRuleError (+ CPBError)      a jcs-n wire rule refused the input; rule, code, path
+    │       ├── NonIntegerNumberError       a number that is not an integer token (12.50, 1e2, -0, a float)
+    │       ├── UnsafeIntegerError          an integer outside +/-(2^53-1) (also an IntegerDomainError)
+    │       └── DuplicateNameError          two member names equal after NFC normalisation
+    │           └── DuplicateNameTextError  ... found in JSON text (also a DuplicateKeyError)
+    ├── UnsupportedAlgorithmError
+    │   ├── UnknownAlgorithmError (+ CPBError)    a name the algorithm registry does not hold
+    │   └── WithdrawnAlgorithmError (+ CPBError)  cde-n: registered once, withdrawn, fails closed
+    └── CPBError                            every CPB failure
+        ├── AlgorithmUsageError             an algorithm used outside its definition
+        ├── IdentifierMismatchError         a carried derived identifier differs from the recomputed one
+        ├── RegistryFormatError             a registry snapshot that does not follow the format
+        ├── StreamError                     a stream-reassemble source that cannot be reassembled
+        │   └── StreamIncompleteError       ... because its terminal `done: true` chunk is missing
+        └── MemberMappingError              a member mapping that cannot be applied
+            └── MemberMappingUndeclaredError  ... because the digest context declares none
+
+Wire-rule errors carry `rule` ("R" for the token rules), `code` (a stable kebab-case name),
+`path` (a JSON path such as `$["payload"]["amount"]`) and, for text input, the byte `offset` with
+`lineno` and `colno` as every fastjcs text error does; for Python values `offset` is None.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .._errors import (
+    CanonicalizationError,
+    DuplicateKeyError,
+    FastJCSError,
+    IntegerDomainError,
+    UnsupportedAlgorithmError,
+)
+
+
+class CPBError(FastJCSError):
+    """Base class of every Canonical Payload Binding failure."""
+
+
+class WireRuleError(CPBError, CanonicalizationError):
+    """The input breaks a jcs-n wire rule; nothing was digested.
+
+    `rule` is "R", `code` names the rule precisely, `path` is the JSON path of the offending value
+    or member, `offset` the byte offset of its token in text input (None for Python values).
+    """
+
+    rule = "R"
+    code = "wire-rule"
+
+    def __init__(self, msg: str, path: str, data: "bytes | None" = None,
+                 offset: Optional[int] = None) -> None:
+        self.path = path
+        CanonicalizationError.__init__(self, f"jcs-n rule {self.rule} ({self.code}) at {path}: {msg}",
+                                       data, offset)
+
+
+class NonIntegerNumberError(WireRuleError):
+    """A number that jcs-n refuses: a token outside `0|-?[1-9][0-9]*`, or a Python float."""
+
+    code = "non-integer-number"
+
+
+class UnsafeIntegerError(WireRuleError, IntegerDomainError):
+    """An integer outside +/-(2^53-1), which a double cannot hold exactly."""
+
+    code = "unsafe-integer"
+
+
+class DuplicateNameError(WireRuleError):
+    """Two member names of one object are equal after NFC normalisation. `key` is the later one."""
+
+    code = "duplicate-name"
+
+    def __init__(self, msg: str, path: str, data: "bytes | None" = None,
+                 offset: Optional[int] = None, key: Optional[str] = None) -> None:
+        self.key = key
+        WireRuleError.__init__(self, msg, path, data, offset)
+
+
+class DuplicateNameTextError(DuplicateNameError, DuplicateKeyError):
+    """A duplicate member name in JSON text: also fastjcs's DuplicateKeyError, with its offset."""
+
+
+class UnknownAlgorithmError(CPBError, UnsupportedAlgorithmError):
+    """A canonicalization algorithm name that the registry does not hold (names are exact)."""
+
+
+class WithdrawnAlgorithmError(CPBError, UnsupportedAlgorithmError):
+    """A withdrawn canonicalization algorithm (cde-n): any use fails closed."""
+
+
+class AlgorithmUsageError(CPBError):
+    """An algorithm used outside its definition (as-transmitted with an exclusion set or a value)."""
+
+
+class IdentifierMismatchError(CPBError):
+    """A carried derived identifier is not the recomputed one: a defect in the record.
+
+    `carried` and `recomputed` hold both values; the comparison is exact (no trimming, no case
+    folding).
+    """
+
+    def __init__(self, carried: object, recomputed: str) -> None:
+        self.carried = carried
+        self.recomputed = recomputed
+        super().__init__(f"carried identifier {carried!r} does not match the recomputed {recomputed}")
+
+
+class RegistryFormatError(CPBError):
+    """A registry snapshot that does not follow the upstream format."""
+
+
+class StreamError(CPBError):
+    """A stream-reassemble source that is not a list of `{"chunk": str, "done"?: true}` items."""
+
+
+class StreamIncompleteError(StreamError):
+    """A stream-reassemble source that does not end with its terminal `done: true` chunk."""
+
+
+class MemberMappingError(CPBError):
+    """A member mapping that cannot be applied (a pointer the source lacks, two members on one place)."""
+
+
+class MemberMappingUndeclaredError(MemberMappingError):
+    """An assembled pre-image whose digest context declares no member mapping: the bytes are not fixed."""
+
+
+__all__ = [
+    "CPBError",
+    "WireRuleError",
+    "NonIntegerNumberError",
+    "UnsafeIntegerError",
+    "DuplicateNameError",
+    "DuplicateNameTextError",
+    "UnknownAlgorithmError",
+    "WithdrawnAlgorithmError",
+    "AlgorithmUsageError",
+    "IdentifierMismatchError",
+    "RegistryFormatError",
+    "StreamError",
+    "StreamIncompleteError",
+    "MemberMappingError",
+    "MemberMappingUndeclaredError",
+]

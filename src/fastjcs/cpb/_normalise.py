@@ -1,0 +1,135 @@
+"""jcs-n over Python values: the top-level exclusion, the wire rules, and the normal form.
+
+DESIGN 6: first drop the top-level members named in the exclusion set; then remove every object
+member whose value is null, [] or {}, children first, so that a member which becomes {} once its
+own members are gone is removed too. Array elements are never removed, but normalisation recurses
+into them (`{"outer":[{"x":null}]}` -> `{"outer":[{}]}`; `[null]` stays); a top-level object may
+become {}. Member names and strings are left exactly as they are (no NFC on output).
+
+The same walk enforces the rules a Python value can break: no floats at all, integers within
++/-(2^53-1), member names of one object distinct after NFC normalisation, str keys. It is
+post-order with an explicit stack (never the Python stack), detects cycles, and stops at the depth
+limit exactly where `fastjcs.dumps` would.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List, Optional, Tuple
+
+from .._errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
+from ._errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
+from ._scan import INT_MAX, Path, format_path, nfc
+
+
+def exclusion_names(exclusion_set: Iterable[str]) -> Tuple[str, ...]:
+    """The exclusion set as a tuple of exact names; a bare str is refused (it would iterate chars)."""
+    if isinstance(exclusion_set, (str, bytes)):
+        raise TypeError("exclusion_set must be a collection of member names, not a single string")
+    names = tuple(exclusion_set)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"exclusion_set holds member names (str), not {type(name).__name__}")
+    return names
+
+
+def exclude(value: Any, names: Tuple[str, ...]) -> Any:
+    """The payload minus the top-level members named in `names` (compared exactly); nested
+    members of the same name stay. A value that is not an object is returned as it is."""
+    if names and isinstance(value, dict):
+        return {k: v for k, v in dict(value).items() if k not in names}
+    return value
+
+
+class _Open:
+    """A container being normalised: its children, the copy being built, where the walk is."""
+
+    __slots__ = ("items", "index", "out", "ident", "key", "names")
+
+    def __init__(self, items: list, out: Any, ident: int) -> None:
+        self.items = items
+        self.index = 0
+        self.out = out
+        self.ident = ident
+        self.key: Optional[str] = None
+        self.names: Optional[dict] = {} if type(out) is dict else None
+
+
+def _path(stack: List[_Open]) -> Path:
+    return tuple(f.key if type(f.out) is dict else f.index - 1 for f in stack)  # type: ignore[misc]
+
+
+def _empty(v: Any) -> bool:
+    return v is None or (type(v) in (dict, list) and not v)
+
+
+def normal_form(value: Any, max_depth: int) -> Any:
+    """The jcs-n normal form of `value` (fresh dicts and lists; leaves shared), checking the rules."""
+    stack: List[_Open] = []
+    open_ids: set = set()
+    while True:
+        # ---- look at `value`: a leaf becomes `result`; a non-empty container is opened ----
+        result: Any = value
+        opened = False
+        if isinstance(value, (dict, list, tuple)) and not isinstance(value, (str, bytes)):
+            ident = id(value)
+            if ident in open_ids:
+                raise CircularReferenceError(
+                    f"circular reference: a container contains itself at {format_path(_path(stack))}")
+            if len(stack) >= max_depth:
+                raise DepthLimitError(f"nesting deeper than max_depth={max_depth}")
+            if isinstance(value, dict):
+                items = list(dict(value).items())
+                result = {}
+            else:
+                items = list(value)
+                result = []
+            if items:
+                open_ids.add(ident)
+                stack.append(_Open(items, result, ident))
+                opened = True
+        elif isinstance(value, float):
+            raise NonIntegerNumberError(f"{value!r} is a float; jcs-n carries integers only "
+                                        "(write an exact decimal string)", format_path(_path(stack)))
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not -INT_MAX <= int(value) <= INT_MAX:
+                raise UnsafeIntegerError(f"integer {int(value)} is outside +/-(2^53-1)",
+                                         format_path(_path(stack)))
+
+        # ---- hand results up; step to the next child ----
+        while True:
+            if opened:
+                frame = stack[-1]
+                opened = False
+            else:
+                if not stack:
+                    return result
+                frame = stack[-1]
+                if type(frame.out) is dict:
+                    if not _empty(result):
+                        frame.out[frame.key] = result
+                else:
+                    frame.out.append(result)
+            if frame.index < len(frame.items):
+                child = frame.items[frame.index]
+                frame.index += 1
+                if frame.names is not None:
+                    key, value = child
+                    frame.key = key
+                    _check_name(frame, key, stack)
+                else:
+                    value = child
+                break
+            stack.pop()
+            open_ids.discard(frame.ident)
+            result = frame.out
+
+
+def _check_name(frame: _Open, key: Any, stack: List[_Open]) -> None:
+    if not isinstance(key, str):
+        raise UnsupportedTypeError(f"object keys must be strings, not {type(key).__name__}, "
+                                   f"at {format_path(_path(stack[:-1]))}")
+    form = nfc(key)
+    first = frame.names.setdefault(form, key)  # type: ignore[union-attr]
+    if first is not key and first != key:
+        raise DuplicateNameError(f"member name {key!r} equals {first!r} after NFC normalisation",
+                                 format_path(_path(stack)), key=key)

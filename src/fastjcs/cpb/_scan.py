@@ -1,0 +1,306 @@
+"""A token-level scanner for jcs-n and the checker: it sees what json.loads collapses.
+
+`json.loads` cannot tell `-0` from `0`, `1.0` or `1e0` from `1`, and keeps only the last of two
+equal member names; the jcs-n wire rules are about exactly those things. This scanner walks the
+text with the reference parser's own pieces (`fastjcs._python`: string scanning, number and literal
+errors, the same byte offsets), so every text that `fastjcs.canonicalize` refuses is refused here
+with the same exception class, message and offset: strict RFC 8259 first. On top of that it records
+findings, each with its JSON path and byte offset:
+
+    R  non-integer-number  a number token outside 0|-?[1-9][0-9]*  (12.50, 1e2, -0)
+    R  unsafe-integer      an integer token outside +/-(2^53-1)
+    R  duplicate-name      a member name equal to an earlier one of the same object after NFC
+    P  empty-member        a member whose value is null, [] or {} (array elements are exempt)
+
+Three modes:
+    "jcs"    RFC 8785 only: an exact duplicate name raises DuplicateKeyError, as canonicalize does;
+             no findings.
+    "jcs-n"  an exact duplicate raises DuplicateNameTextError (a DuplicateKeyError) where
+             canonicalize would raise; the R findings are recorded for the caller to judge (the
+             caller drops those under excluded top-level members).
+    "check"  everything is a finding, exact duplicates included; nothing but RFC 8259 raises.
+
+Like the reference parser it never recurses: containers live on an explicit stack, and the depth
+limit raises DepthLimitError at the bracket that opens one container too many.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
+
+from .._errors import DepthLimitError, DuplicateKeyError, FloatDomainError
+from .._python import (
+    _INF,
+    _LITERALS,
+    _NUMBER,
+    _WS,
+    _literal,
+    _number_error,
+    _scan_string,
+    _Text,
+    _unexpected,
+)
+from .._python import _escape as _json_string
+from ._errors import DuplicateNameTextError
+
+INT_MAX = 2**53 - 1
+#: The jcs-n integer token grammar (DESIGN 6). \A...\Z, never ^...$: `$` matches before a newline.
+INTEGER_TOKEN = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")
+
+PathSegment = Union[str, int]
+Path = Tuple[PathSegment, ...]
+
+
+def format_path(path: Path) -> str:
+    """`$` then `["name"]` per member (a JSON string, escaped as RFC 8785 escapes) and `[i]` per element."""
+    return "$" + "".join(f"[{seg}]" if type(seg) is int else f"[{_json_string(seg)}]" for seg in path)
+
+
+def nfc(name: str) -> str:
+    """The NFC form of a member name (ASCII is already NFC)."""
+    if name.isascii():
+        return name
+    return unicodedata.normalize("NFC", name)
+
+
+class Finding(NamedTuple):
+    """One rule violation found in the text."""
+
+    rule: str          # "P" or "R"
+    code: str          # empty-member, non-integer-number, unsafe-integer, duplicate-name
+    path: Path         # where: the member (P, duplicate-name) or the number's place (R numbers)
+    offset: int        # byte offset: the member name's quote, or the number token
+    token: Optional[str] = None            # the number token, for R numbers
+    earlier: Tuple[str, ...] = ()          # duplicate-name: the earlier names it repeats (NFC-equal)
+
+    @property
+    def key(self) -> Optional[str]:
+        return self.path[-1] if self.path and type(self.path[-1]) is str else None  # type: ignore[return-value]
+
+
+class Scan(NamedTuple):
+    value: Any                 # Python values: safe integer tokens as int, other numbers as float
+    findings: List[Finding]    # in the order met (not sorted)
+
+
+class _Frame:
+    __slots__ = ("value", "key", "key_index", "names", "dup")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.key: Optional[str] = None
+        self.key_index = 0
+        self.names: Optional[Dict[str, List[str]]] = {} if type(value) is dict else None
+        self.dup: Optional[Tuple[int, str, Path]] = None  # first exact duplicate, raised at close
+
+
+def _path(stack: List[_Frame]) -> Path:
+    """The JSON path of the value being stored in the innermost open container."""
+    out: List[PathSegment] = []
+    for frame in stack:
+        container = frame.value
+        out.append(len(container) if type(container) is list else frame.key)  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def scan(data: bytes, max_depth: int, mode: str) -> Scan:
+    """Parse strict JSON text into values and findings (see the module docstring), iteratively."""
+    if mode not in ("jcs", "jcs-n", "check"):
+        raise ValueError(f"unknown scan mode {mode!r}")
+    src = _Text(data)
+    text = src.text
+    n = len(text)
+    ws = _WS.match
+    integer = INTEGER_TOKEN.match
+    findings: List[Finding] = []
+    record = mode != "jcs"
+    check = mode == "check"
+    stack: List[_Frame] = []
+    i = ws(text, 0).end()
+    while True:
+        # ---- a value starts at i ----
+        if i >= n:
+            raise _unexpected(src, i, "a value")
+        c = text[i]
+        if c == '"':
+            value, i = _scan_string(src, i)
+        elif c == "{" or c == "[":
+            if len(stack) >= max_depth:
+                raise src.fail(DepthLimitError, f"nesting deeper than max_depth={max_depth}", i)
+            i = ws(text, i + 1).end()
+            if c == "{":
+                frame = _Frame({})
+                stack.append(frame)
+                if text[i: i + 1] == "}":
+                    i += 1
+                    value = stack.pop().value
+                else:
+                    i = _member_key(src, frame, i)
+                    continue
+            else:
+                stack.append(_Frame([]))
+                if text[i: i + 1] == "]":
+                    i += 1
+                    value = stack.pop().value
+                else:
+                    continue
+        elif c == "-" or "0" <= c <= "9":
+            m = _NUMBER.match(text, i)
+            if m is None:
+                _number_error(src, i)
+            end = m.end()  # type: ignore[union-attr]
+            nxt = text[end: end + 1]
+            if nxt and (nxt in ".eE" or "0" <= nxt <= "9"):
+                _number_error(src, i)
+            token = m.group(0)  # type: ignore[union-attr]
+            value = float(token)
+            if value == _INF or value == -_INF:
+                raise src.fail(FloatDomainError, "number overflows a double", i)
+            if integer(token) is not None:
+                # |n| <= 2^53-1 has at most 16 digits: decide on the digits before int() (a
+                # 100,000-digit token would otherwise cost a quadratic conversion).
+                if len(token) - (token[0] == "-") <= 16 and -INT_MAX <= int(token) <= INT_MAX:
+                    value = int(token)
+                elif record:
+                    findings.append(Finding("R", "unsafe-integer", _path(stack), src.offset(i), token))
+            elif record:
+                findings.append(Finding("R", "non-integer-number", _path(stack), src.offset(i), token))
+            i = end
+        elif c in _LITERALS:
+            value, i = _literal(src, i)
+        else:
+            raise _unexpected(src, i, "a value")
+
+        # ---- store the value; close containers that end here ----
+        while True:
+            if not stack:
+                i = ws(text, i).end()
+                if i != n:
+                    raise _unexpected(src, i, "end of input")
+                return Scan(value, findings)
+            frame = stack[-1]
+            i = ws(text, i).end()
+            c = text[i: i + 1]
+            container = frame.value
+            if type(container) is list:
+                container.append(value)
+                if c == ",":
+                    i = ws(text, i + 1).end()
+                    break
+                if c == "]":
+                    i += 1
+                    value = stack.pop().value
+                    continue
+                raise _unexpected(src, i, "',' or ']'")
+            key = frame.key
+            if record:
+                if check and (value is None or (type(value) in (dict, list) and not value)):
+                    findings.append(Finding("P", "empty-member", _path(stack),
+                                            src.offset(frame.key_index)))
+                earlier = frame.names.setdefault(nfc(key), [])  # type: ignore[union-attr,arg-type]
+                if earlier and (check or key not in earlier):
+                    findings.append(Finding("R", "duplicate-name", _path(stack),
+                                            src.offset(frame.key_index), None, tuple(earlier)))
+                if key not in earlier:
+                    earlier.append(key)  # type: ignore[arg-type]
+            if not check and key in container and frame.dup is None:
+                frame.dup = (frame.key_index, key, _path(stack))  # type: ignore[assignment]
+            container[key] = value
+            if c == ",":
+                i = ws(text, i + 1).end()
+                i = _member_key(src, frame, i)
+                break
+            if c == "}":
+                if frame.dup is not None:
+                    _raise_duplicate(src, frame.dup, mode)
+                i += 1
+                value = stack.pop().value
+                continue
+            raise _unexpected(src, i, "',' or '}'")
+
+
+def _raise_duplicate(src: _Text, dup: Tuple[int, str, Path], mode: str) -> None:
+    """An exact duplicate: refused where and as the reference parser refuses it."""
+    at, name, path = dup
+    msg = f"duplicate member name {name!r}"
+    if mode == "jcs":
+        raise src.fail(DuplicateKeyError, msg, at, key=name)
+    raise DuplicateNameTextError(msg, format_path(path), src.data, src.offset(at), key=name)
+
+
+def _member_key(src: _Text, frame: _Frame, i: int) -> int:
+    """Read `"name" :` at i into frame; return the index where the member's value starts."""
+    text = src.text
+    if text[i: i + 1] != '"':
+        raise _unexpected(src, i, "a member name")
+    frame.key_index = i
+    frame.key, i = _scan_string(src, i)
+    i = _WS.match(text, i).end()
+    if text[i: i + 1] != ":":
+        raise _unexpected(src, i, "':'")
+    return _WS.match(text, i + 1).end()
+
+
+def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int, int]]:
+    """Byte spans (start, end) of the values of a top-level object's members, last one winning.
+
+    For reading a document that embeds raw JSON (a vector file's `input` or `record_raw`-like
+    members) without letting a collapsing parser see the embedded text first.
+    """
+    src = _Text(data)
+    text = src.text
+    ws = _WS.match
+    spans: Dict[str, Tuple[int, int]] = {}
+    i = ws(text, 0).end()
+    if text[i: i + 1] != "{":
+        raise _unexpected(src, i, "'{'")
+    i = ws(text, i + 1).end()
+    if text[i: i + 1] == "}":
+        return spans
+    while True:
+        if text[i: i + 1] != '"':
+            raise _unexpected(src, i, "a member name")
+        key, i = _scan_string(src, i)
+        i = ws(text, i).end()
+        if text[i: i + 1] != ":":
+            raise _unexpected(src, i, "':'")
+        start = ws(text, i + 1).end()
+        end = _skip_value(src, start, max_depth)
+        spans[key] = (src.offset(start), src.offset(end))
+        i = ws(text, end).end()
+        c = text[i: i + 1]
+        if c == "}":
+            return spans
+        if c != ",":
+            raise _unexpected(src, i, "',' or '}'")
+        i = ws(text, i + 1).end()
+
+
+def _skip_value(src: _Text, i: int, max_depth: int) -> int:
+    """The index just after the JSON value that starts at i (validated by `scan` on its own text)."""
+    text = src.text
+    depth = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            _, i = _scan_string(src, i)
+        elif c in "{[":
+            depth += 1
+            if depth > max_depth:
+                raise src.fail(DepthLimitError, f"nesting deeper than max_depth={max_depth}", i)
+            i += 1
+        elif c in "}]":
+            depth -= 1
+            i += 1
+        else:
+            i += 1
+        if depth == 0:
+            # a scalar ends at the next structural character or whitespace
+            if c not in '"}]' and c not in "{[":
+                while i < n and text[i] not in ",}] \t\r\n":
+                    i += 1
+            return i
+    raise _unexpected(src, i, "a value")

@@ -1,0 +1,69 @@
+"""The `cpb-check` role: is a JSON text already in jcs-n normal form, token for token?
+
+    >>> check(b'{"type":"action","id":"1234","type":"injected"}').violations[0].path
+    '$["type"]'
+
+A verdict is `verified` or `non-conforming`, with every violation as (JSON path, rule):
+
+    P  a member whose value is null, [] or {}, at any depth (array elements are exempt; objects
+       inside arrays are checked)
+    R  a number token outside 0|-?[1-9][0-9]*, an integer token outside +/-(2^53-1), or a member
+       name equal to an earlier one of the same object after NFC normalisation
+
+Text that is not strict JSON (RFC 8259 / I-JSON as `fastjcs.canonicalize` reads it) or nests
+deeper than `max_depth` is neither: `check` raises the CanonicalizationError that
+`canonicalize` raises. The command line maps verified -> 0, non-conforming -> 1, an error -> 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Tuple
+
+from .._core import DEFAULT_MAX_DEPTH, Data, _check_depth, as_bytes
+from ._scan import format_path, scan
+
+VERIFIED = "verified"
+NON_CONFORMING = "non-conforming"
+
+EXIT_VERIFIED = 0
+EXIT_NON_CONFORMING = 1
+EXIT_ERROR = 2   # for the CLI: the input is not JSON, too deep, unreadable
+
+
+@dataclass(frozen=True)
+class Violation:
+    path: str      # e.g. $["payload"]["amount"]
+    rule: str      # "P" or "R"
+    code: str      # empty-member, non-integer-number, unsafe-integer, duplicate-name
+    offset: int    # byte offset of the member name (P, duplicate-name) or of the number token
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"path": self.path, "rule": self.rule, "code": self.code, "offset": self.offset}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    violations: Tuple[Violation, ...]
+
+    @property
+    def verdict(self) -> str:
+        return NON_CONFORMING if self.violations else VERIFIED
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_NON_CONFORMING if self.violations else EXIT_VERIFIED
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"verdict": self.verdict, "violations": [v.as_dict() for v in self.violations]}
+
+
+def check(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH) -> CheckResult:
+    """Judge a JSON text; violations come in document order (by byte offset)."""
+    raw = as_bytes(data)
+    findings = scan(raw, _check_depth(max_depth), "check").findings
+    violations: List[Violation] = [
+        Violation(format_path(f.path), f.rule, f.code, f.offset)
+        for f in sorted(findings, key=lambda f: (f.offset, f.rule))
+    ]
+    return CheckResult(tuple(violations))

@@ -1,0 +1,1124 @@
+"""Run a CPB conformance vector suite, with mutation probes; what `fastjcs vectors DIR` calls.
+
+    >>> summary = run("path/to/cpb-vectors")          # doctest: +SKIP
+    >>> summary.ok, summary.counts()                   # doctest: +SKIP
+
+Every file under the directory must be claimed by a handler (a file nobody claims fails the run, so
+a new kind of vector cannot be skipped silently). A handler reads the vector, runs the
+implementation and asserts every pinned value: pre-image bytes, digests, verdicts. A MUST-FAIL
+vector must fail for its stated `failure_reason`, mapped explicitly in `FAILURE_REASONS` to the
+exception or verdict that stands for it; an unmapped reason fails the run.
+
+Mutation probes: every MUST-FAIL vector records the check categories it fired (e.g.
+`jcs-n:non-integer-number`, `cpb-check:P:empty-member`, `typed-ref:digest-alg-mismatch`). For
+each category a generator in `GENERATORS` builds the condition-removed mutant (the same vector with
+the defect taken out and its expectation flipped to a pass) and the handler runs again: the
+category must no longer fire and the mutant must pass. A category without a generator, or whose
+mutant does not flip, is reported assertion-free and fails the run.
+
+The generators are written independently of the code under test: payload rewrites go through the
+standard library's json module with hooks that keep number tokens and duplicate members.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
+
+from Crypto.Hash import SHA256
+
+from .._errors import FastJCSError
+from . import _digest, checker, typed_refs
+from ._errors import (
+    DuplicateNameError,
+    IdentifierMismatchError,
+    MemberMappingUndeclaredError,
+    NonIntegerNumberError,
+    StreamIncompleteError,
+    UnsafeIntegerError,
+)
+from ._identifiers import normalize, verify_derived_identifier
+from ._scan import top_level_spans
+from .registry import (
+    ArtifactType,
+    DigestContext,
+    LookupVerdict,
+    Registry,
+    Status,
+    parse_representation,
+)
+from .transforms import assemble_preimage, reassemble_stream
+from .typed_refs import TypedRefVerdict
+
+# ---------------------------------------------------------------------------------------------------
+# What an upstream failure_reason means here
+# ---------------------------------------------------------------------------------------------------
+
+_V = TypedRefVerdict
+
+#: Every failure_reason a MUST-FAIL vector may state, and what stands for it in this library: an
+#: exception class, a typed-reference verdict, or a named check of the runner (contrast vectors pin
+#: a wrong construction the library must not produce; profile independence is a property of the
+#: verifier, shown against the non-conforming verifier the vector describes).
+FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
+    "float_in_digest_bearing_field": NonIntegerNumberError,
+    "invalid_wire_number_token": NonIntegerNumberError,
+    "unsafe_integer_in_digest_bearing_field": UnsafeIntegerError,
+    "integer_formatting_divergence": UnsafeIntegerError,     # 10^21 is past 2^53-1: refused
+    "duplicate_key": DuplicateNameError,
+    "carried_id_mismatch": IdentifierMismatchError,
+    "stream_incomplete": StreamIncompleteError,
+    "assembled_preimage_member_mapping_undeclared": MemberMappingUndeclaredError,
+    "representation_mismatch": _V.REPRESENTATION_MISMATCH,
+    "representation_mismatch_trailing_newline": _V.REPRESENTATION_MISMATCH,
+    "representation_mismatch_surrounding_whitespace": _V.REPRESENTATION_MISMATCH,
+    "recomputed_digest_mismatch": _V.DIGEST_MISMATCH,
+    "identifier_inconsistent_with_context": _V.DIGEST_MISMATCH,
+    "digest_context_incompatible_equal_hex_is_not_a_join": _V.ARTIFACT_TYPE_MISMATCH,
+    "digest_algorithm_inconsistent_with_context": _V.DIGEST_ALG_MISMATCH,
+    "digest_alg_inconsistent_with_registered_context": _V.DIGEST_ALG_MISMATCH,
+    "typed_ref_purpose_required": _V.PURPOSE_REQUIRED,
+    "typed_ref_type_unknown": _V.UNKNOWN_TYPE,
+    "typed_ref_type_unknown_to_snapshot": _V.TYPE_UNKNOWN_TO_SNAPSHOT,
+    "nfc_normalisation_deviation": "contrast",
+    "string_escape_uppercase_hex": "contrast",
+    "string_escape_long_form_for_named_char": "contrast",
+    "key_sort_by_escaped_bytes_not_code_units": "contrast",
+    "profile_independence_violation": "profile-independence",
+}
+
+_WIRE_CODES = {NonIntegerNumberError: "non-integer-number", UnsafeIntegerError: "unsafe-integer",
+               DuplicateNameError: "duplicate-name"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The implementation under test (mutants replace one function)
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Implementation:
+    name: str = "fastjcs"
+    pre_image: Callable[..., bytes] = _digest.pre_image
+    pre_image_text: Callable[..., bytes] = _digest.pre_image_text
+    normalize: Callable[..., Any] = normalize
+    check: Callable[..., checker.CheckResult] = checker.check
+    verify_typed_reference: Callable[..., typed_refs.TypedRefResult] = typed_refs.verify_typed_reference
+    verify_derived_identifier: Callable[..., str] = verify_derived_identifier
+
+
+FASTJCS = Implementation()
+
+
+def _hex(data: bytes) -> str:
+    return SHA256.new(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Vectors and outcomes
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A vector file: its metadata (json.loads, last duplicate wins) and the raw text of each
+    top-level member's value, read token-preserving: `{"count": -0}` stays `-0`."""
+
+    name: str
+    path: Path
+    doc: Dict[str, Any]
+    members: Dict[str, bytes]
+    mutant_of: Optional[str] = None
+
+    @classmethod
+    def load(cls, path: Path, root: Path) -> "Vector":
+        raw = path.read_bytes()
+        doc = json.loads(raw)
+        if not isinstance(doc, dict):
+            raise ValueError("a vector file holds one JSON object")
+        members = {k: raw[a:b] for k, (a, b) in top_level_spans(raw).items()}
+        return cls(path.relative_to(root).as_posix(), path, doc, members)
+
+    def text(self, key: str) -> bytes:
+        return self.members[key]
+
+    def mutant(self, category: str, doc: Dict[str, Any], **texts: bytes) -> "Vector":
+        members = dict(self.members)
+        for key, text in texts.items():
+            members[key] = text
+            doc[key] = json.loads(text)
+        return replace(self, doc=doc, members=members, mutant_of=category)
+
+
+@dataclass
+class VectorOutcome:
+    name: str
+    handler: str
+    must_fail: bool
+    failure_reason: Optional[str]
+    checks: int = 0
+    failures: List[str] = field(default_factory=list)
+    fired: Set[str] = field(default_factory=set)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and self.checks > 0
+
+    # ---- assertions ----
+    def eq(self, what: str, got: Any, want: Any) -> bool:
+        self.checks += 1
+        if got != want:
+            self.failures.append(f"{what}: got {got!r}, want {want!r}")
+            return False
+        return True
+
+    def true(self, what: str, condition: bool) -> bool:
+        self.checks += 1
+        if not condition:
+            self.failures.append(what)
+        return condition
+
+    def fail(self, what: str) -> None:
+        self.checks += 1
+        self.failures.append(what)
+
+    def refuses(self, what: str, call: Callable[[], Any], expected: Type[BaseException]
+                ) -> Optional[BaseException]:
+        """`call` must raise `expected` (a subclass counts)."""
+        try:
+            got = call()
+        except expected as exc:
+            self.checks += 1
+            return exc
+        except Exception as exc:  # a mutant or a bug: report, never crash the run
+            self.fail(f"{what}: raised {type(exc).__name__}: {exc}, want {expected.__name__}")
+            return None
+        self.fail(f"{what}: accepted ({_short(got)}), want {expected.__name__}")
+        return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) < 120 else text[:117] + "..."
+
+
+@dataclass
+class ProbeOutcome:
+    category: str
+    vector: str
+    generator: Optional[str]
+    flipped: bool
+    detail: str = ""
+
+
+@dataclass
+class RunSummary:
+    directory: str
+    implementation: str
+    vectors: List[VectorOutcome]
+    unclaimed: List[str]
+    probes: List[ProbeOutcome]
+
+    @property
+    def failed(self) -> List[VectorOutcome]:
+        return [v for v in self.vectors if not v.passed]
+
+    @property
+    def assertion_free(self) -> List[str]:
+        """Check categories a MUST-FAIL vector fired that no mutant was shown to flip."""
+        return sorted({p.category for p in self.probes if not p.flipped})
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.unclaimed and not self.assertion_free
+
+    def counts(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for v in self.vectors:
+            out[v.handler] = out.get(v.handler, 0) + 1
+        return out
+
+    def categories(self) -> Dict[str, List[str]]:
+        """category -> the vectors that fired it."""
+        out: Dict[str, List[str]] = {}
+        for v in self.vectors:
+            for c in sorted(v.fired):
+                out.setdefault(c, []).append(v.name)
+        return out
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {
+            "directory": self.directory, "implementation": self.implementation, "ok": self.ok,
+            "vectors": len(self.vectors), "passed": len(self.vectors) - len(self.failed),
+            "by_handler": self.counts(), "unclaimed": self.unclaimed,
+            "failures": {v.name: v.failures or ["no assertion made"] for v in self.failed},
+            "probes": [p.__dict__ for p in self.probes],
+            "assertion_free": self.assertion_free,
+        }
+
+    def report(self) -> str:
+        lines = [f"{self.directory}: {len(self.vectors) - len(self.failed)}/{len(self.vectors)} vectors "
+                 f"passed ({self.implementation})"]
+        for v in self.failed:
+            lines.append(f"FAIL {v.name}: " + "; ".join(v.failures or ["no assertion made"]))
+        for name in self.unclaimed:
+            lines.append(f"UNCLAIMED {name}: no handler reads this file")
+        flipped = sum(p.flipped for p in self.probes)
+        lines.append(f"mutation probes: {flipped}/{len(self.probes)} mutants flipped the verdict")
+        for p in self.probes:
+            if not p.flipped:
+                lines.append(f"ASSERTION-FREE {p.category} ({p.vector}): {p.detail}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Independent token-preserving JSON (for generators and for deciding what json.loads would lose)
+# ---------------------------------------------------------------------------------------------------
+
+
+class _Tok(str):
+    """A number token, verbatim."""
+
+
+class _Pairs(list):
+    """An object's members in order, duplicates kept."""
+
+
+def _tokens(text: Union[bytes, str]) -> Any:
+    return json.loads(text, object_pairs_hook=_Pairs, parse_float=_Tok, parse_int=_Tok)
+
+
+def _emit(node: Any) -> str:
+    if isinstance(node, _Pairs):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _emit(v) for k, v in node) + "}"
+    if isinstance(node, list):
+        return "[" + ",".join(_emit(v) for v in node) + "]"
+    if isinstance(node, _Tok):
+        return str(node)
+    return json.dumps(node, ensure_ascii=False)
+
+
+def _rewrite(node: Any, leaf: Callable[[Any], Any], pairs: Callable[[_Pairs], _Pairs]) -> Any:
+    """Children first: rewrite leaves with `leaf`, then each object's member list with `pairs`."""
+    if isinstance(node, _Pairs):
+        return pairs(_Pairs((k, _rewrite(v, leaf, pairs)) for k, v in node))
+    if isinstance(node, list):
+        return [_rewrite(v, leaf, pairs) for v in node]
+    return leaf(node)
+
+
+_SPEC_INTEGER = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")   # typed from DESIGN 6
+_SPEC_INT_MAX = 9007199254740991
+
+
+def _is_integer_token(t: str) -> bool:
+    return _SPEC_INTEGER.match(t) is not None
+
+
+def _lossless_under_json_loads(text: bytes) -> bool:
+    """Whether json.loads keeps what jcs-n judges: no duplicate names, no `-0` (json.loads reads it
+    as the int 0). Where it loses something, only the text path can see the defect."""
+    lost = False
+
+    def leaf(v: Any) -> Any:
+        nonlocal lost
+        if isinstance(v, _Tok) and v == "-0":
+            lost = True
+        return v
+
+    def pairs(p: _Pairs) -> _Pairs:
+        nonlocal lost
+        if len({k for k, _ in p}) != len(p):
+            lost = True
+        return p
+
+    _rewrite(_tokens(text), leaf, pairs)
+    return not lost
+
+
+def _without_non_integers(text: bytes) -> bytes:
+    """Number tokens outside the integer grammar become exact decimal strings: 12.50 -> "12.50"."""
+    leaf = (lambda v: str(v) if isinstance(v, _Tok) and not _is_integer_token(v) else v)
+    return _emit(_rewrite(_tokens(text), leaf, lambda p: p)).encode()
+
+
+def _without_unsafe_integers(text: bytes) -> bytes:
+    leaf = (lambda v: str(v) if isinstance(v, _Tok) and _is_integer_token(v)
+            and abs(int(v)) > _SPEC_INT_MAX else v)
+    return _emit(_rewrite(_tokens(text), leaf, lambda p: p)).encode()
+
+
+def _without_duplicates(text: bytes) -> bytes:
+    """Later members whose name repeats an earlier one (after NFC) are dropped."""
+    import unicodedata
+
+    def pairs(p: _Pairs) -> _Pairs:
+        seen: Set[str] = set()
+        out = _Pairs()
+        for k, v in p:
+            form = unicodedata.normalize("NFC", k)
+            if form not in seen:
+                seen.add(form)
+                out.append((k, v))
+        return out
+
+    return _emit(_rewrite(_tokens(text), lambda v: v, pairs)).encode()
+
+
+def _without_empty_members(text: bytes) -> bytes:
+    """Members whose value is null, [] or {} are dropped, children first."""
+    def empty(v: Any) -> bool:
+        return v is None or (isinstance(v, list) and not v)
+
+    return _emit(_rewrite(_tokens(text), lambda v: v,
+                          lambda p: _Pairs((k, v) for k, v in p if not empty(v)))).encode()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Handlers
+# ---------------------------------------------------------------------------------------------------
+
+
+def _must_fail(doc: Mapping[str, Any]) -> bool:
+    return doc.get("must_fail") is True
+
+
+def _pinned_bytes(out: VectorOutcome, what: str, got: bytes, doc: Mapping[str, Any],
+                  text_key: str = "pre_image", hex_key: str = "pre_image_bytes_hex",
+                  digest_keys: Sequence[str] = ("digest",)) -> None:
+    """Compare a pre-image with every pinned form of it in `doc`, and its digest."""
+    pinned = False
+    if isinstance(doc.get(text_key), str):
+        pinned = out.eq(f"{what} pre-image", got, doc[text_key].encode("utf-8")) or True
+    if isinstance(doc.get(hex_key), str):
+        pinned = out.eq(f"{what} pre-image bytes", got.hex(), doc[hex_key]) or True
+    for key in digest_keys:
+        if isinstance(doc.get(key), str):
+            pinned = out.eq(f"{what} {key}", _hex(got), doc[key]) or True
+    if not pinned:
+        out.true(f"{what}: a pre-image was computed", isinstance(got, bytes) and len(got) > 0)
+
+
+def _expect_refusal(out: VectorOutcome, reason: str, what: str, call: Callable[[], Any],
+                    prefix: str) -> None:
+    expected = FAILURE_REASONS.get(reason)
+    if not (isinstance(expected, type) and issubclass(expected, BaseException)):
+        out.fail(f"failure_reason {reason!r} is not mapped to an exception")
+        return
+    exc = out.refuses(what, call, expected)
+    if exc is not None:
+        code = getattr(exc, "code", None) or _WIRE_CODES.get(expected, expected.__name__)
+        out.fired.add(f"{prefix}:{code}")
+
+
+class Handler:
+    name = "?"
+    payload_key: Optional[str] = None   # the member holding the payload text, for generators
+
+    def claims(self, v: Vector) -> bool:
+        raise NotImplementedError
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        raise NotImplementedError
+
+    def payload(self, v: Vector) -> bytes:
+        assert self.payload_key is not None
+        return v.text(self.payload_key)
+
+    def with_payload(self, v: Vector, text: bytes, category: str, doc: Dict[str, Any]) -> Vector:
+        assert self.payload_key is not None
+        return v.mutant(category, doc, **{self.payload_key: text})
+
+
+class KatHandler(Handler):
+    """jcs / jcs-n known answers: `input` (+ `exclusion_set`) to pinned bytes, or a refusal; the
+    contrast vectors pin a wrong construction that must not be what we produce."""
+
+    name = "jcs-n-kat"
+    payload_key = "input"
+
+    def claims(self, v: Vector) -> bool:
+        return "input" in v.doc and v.doc.get("algorithm", "jcs-n") in ("jcs-n", "jcs")
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        text = v.text("input")
+        algorithm = doc.get("algorithm", "jcs-n")
+        exclusion = doc.get("exclusion_set", [])
+        value_path = _lossless_under_json_loads(text)
+        reason = doc.get("failure_reason")
+        contrast = _contrast_keys(doc)
+        if contrast is not None:
+            self._contrast(v, impl, out, text, algorithm, exclusion, contrast)
+            return
+        if _must_fail(doc):
+            _expect_refusal(out, reason, "text path", lambda: impl.pre_image_text(text, algorithm, exclusion),
+                            algorithm)
+            if value_path:
+                _expect_refusal(out, reason, "value path", lambda: impl.pre_image(doc["input"], algorithm,
+                                                                                  exclusion), algorithm)
+            return
+        got = impl.pre_image_text(text, algorithm, exclusion)
+        _pinned_bytes(out, "text path", got, doc)
+        if value_path:
+            out.eq("value path == text path", impl.pre_image(doc["input"], algorithm, exclusion), got)
+        if algorithm == "jcs-n" and "normalized" in doc:
+            out.eq("normal form", impl.normalize(doc["input"], exclusion), doc["normalized"])
+        if "after_exclusion" in doc:
+            out.eq("after_exclusion digests the same",
+                   impl.pre_image(doc["after_exclusion"], algorithm), got)
+
+    def _contrast(self, v: Vector, impl: Implementation, out: VectorOutcome, text: bytes, algorithm: str,
+                  exclusion: Sequence[str], contrast: Tuple[str, str]) -> None:
+        doc = v.doc
+        wrong_hex, wrong_digest = contrast
+        got = impl.pre_image_text(text, algorithm, exclusion)
+        _pinned_bytes(out, "conforming", got, doc, "jcs_n_correct_pre_image",
+                      "jcs_n_correct_pre_image_bytes_hex", ("jcs_n_correct_digest",))
+        wrong = bytes.fromhex(doc[wrong_hex])
+        out.eq("the contrast pre-image hashes to the contrast digest", _hex(wrong), doc[wrong_digest])
+        if _must_fail(doc):
+            if out.true(f"we do not produce the {doc.get('failure_reason')} construction", got != wrong):
+                out.fired.add(f"contrast:{doc.get('failure_reason')}")
+        else:
+            out.eq("the contrast construction is ours", got, wrong)
+
+
+def _contrast_keys(doc: Mapping[str, Any]) -> Optional[Tuple[str, str]]:
+    for key in doc:
+        if key.endswith("_contrast_pre_image_bytes_hex"):
+            digest = key[: -len("_pre_image_bytes_hex")] + "_digest"
+            if digest in doc:
+                return key, digest
+    return None
+
+
+class CheckerHandler(Handler):
+    """cpb-check verdicts: `record` (raw JSON in the file) or `record_raw` (a string of JSON text)."""
+
+    name = "cpb-check"
+
+    def claims(self, v: Vector) -> bool:
+        return "expected_verdict" in v.doc and ("record" in v.doc or "record_raw" in v.doc)
+
+    def payload(self, v: Vector) -> bytes:
+        if "record_raw" in v.doc:
+            return v.doc["record_raw"].encode("utf-8")
+        return v.text("record")
+
+    def with_payload(self, v: Vector, text: bytes, category: str, doc: Dict[str, Any]) -> Vector:
+        if "record_raw" in doc:
+            doc["record_raw"] = text.decode("utf-8")
+            return v.mutant(category, doc)
+        return v.mutant(category, doc, record=text)
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        result = impl.check(self.payload(v))
+        out.eq("verdict", result.verdict, v.doc["expected_verdict"])
+        want = sorted((e["path"], e["rule"]) for e in v.doc.get("expected_violations", []))
+        out.eq("violations (path, rule)", sorted((x.path, x.rule) for x in result.violations), want)
+        if v.doc["expected_verdict"] == checker.NON_CONFORMING:
+            out.fired.update(f"cpb-check:{x.rule}:{x.code}" for x in result.violations)
+
+
+class DivergenceHandler(Handler):
+    """jcs vs jcs-n over one action: both pinned, or jcs-n refusing while jcs digests."""
+
+    name = "jcs-vs-jcs-n"
+    payload_key = "action"
+
+    def claims(self, v: Vector) -> bool:
+        return v.doc.get("diverge") is True and "action" in v.doc
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        text = v.text("action")
+        value_path = _lossless_under_json_loads(text)
+        jcs = impl.pre_image_text(text, "jcs")
+        _pinned_bytes(out, "jcs", jcs, doc["jcs"])
+        if value_path:
+            out.eq("jcs value path == text path", impl.pre_image(doc["action"], "jcs"), jcs)
+        side = doc["jcs_n"]
+        if doc.get("jcs_n_must_fail") is True or side.get("must_fail") is True:
+            reason = side.get("failure_reason") or doc.get("failure_reason")
+            _expect_refusal(out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, "jcs-n"), "jcs-n")
+            if value_path:
+                _expect_refusal(out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], "jcs-n"),
+                                "jcs-n")
+            return
+        jcs_n = impl.pre_image_text(text, "jcs-n")
+        _pinned_bytes(out, "jcs-n", jcs_n, side)
+        if value_path:
+            out.eq("jcs-n value path == text path", impl.pre_image(doc["action"], "jcs-n"), jcs_n)
+        if "jcs" in doc and "pre_image" in doc["jcs"]:
+            out.true("jcs and jcs-n pre-images diverge", jcs != jcs_n)
+
+
+def _vector_context(type_name: str, entry: Mapping[str, Any], **overrides: Any) -> DigestContext:
+    """A digest context from the inline registry entries typed-reference vectors carry, in any of
+    their shapes: explicit fields, or the summary string "jcs-n; exclusion set {doc_id}; 64-char
+    lowercase hex"."""
+    summary = entry.get("digest_context", "") or ""
+    algorithm = entry.get("algorithm") or summary.split(";")[0].strip()
+    if "exclusion_set" in entry:
+        exclusion: Tuple[str, ...] = tuple(entry["exclusion_set"])
+    else:
+        m = re.search(r"exclusion set \{([^}]*)\}", summary)
+        exclusion = tuple(n.strip() for n in m.group(1).split(",")) if m else ()
+    representation = parse_representation(entry.get("representation")) or parse_representation(summary)
+    fields = dict(artifact_type=type_name, purpose=entry.get("purpose"), algorithm=algorithm,
+                  exclusion_set=exclusion, representation=representation)
+    fields.update(overrides)
+    return DigestContext(**fields)
+
+
+def _registry_of(*contexts: DigestContext) -> Registry:
+    algorithms = Registry.bundled().algorithms
+    types: Dict[str, List[DigestContext]] = {}
+    for c in contexts:
+        types.setdefault(c.artifact_type, []).append(c)
+    return Registry(dict(algorithms), {name: ArtifactType(name, "inline vector entry", Status.OWNER_CONFIRMED,
+                                                            "vector", tuple(cs)) for name, cs in types.items()})
+
+
+def _first(doc: Mapping[str, Any], *paths: str) -> Any:
+    for path in paths:
+        node: Any = doc
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if node is not None:
+            return node
+    return None
+
+
+class TypedRefHandler(Handler):
+    """Typed references: every reference in the vector against the cited artifact, each with the
+    verdict its failure_reason maps to (or verified)."""
+
+    name = "typed-ref"
+
+    def claims(self, v: Vector) -> bool:
+        return any(k.startswith("typed_reference") for k in v.doc)
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        if "artifact_a" in doc:
+            self._equal_hex(v, impl, out)
+            return
+        cited = doc.get("cited_artifact", {})
+        registry, current = self._registry(v)
+        references = self._references(doc)
+        type_name = references[0].get("type") if references else None
+        payload = cited.get("payload")
+        # the pinned values of the cited artifact, reproduced under the registered context
+        if registry is None:
+            entry = (cited.get("registry_entry") or cited.get("artifact_type_registry_entry")
+                     or doc.get("artifact_type_registry_entry") or {})
+            context = _vector_context(type_name, entry)
+            registry = _registry_of(context)
+            recomputed = impl.pre_image(payload, context.algorithm, context.exclusion_set or ())
+            _pinned_bytes(out, "cited artifact", recomputed, cited,
+                          digest_keys=("derived_id", "correct_derived_id", "correct_derived_id_bare_hex"))
+            for key in ("verification.recomputed_digest", "correct_recomputed_digest", "expected.recomputed_digest"):
+                pinned = _first(doc, key)
+                if isinstance(pinned, str):
+                    out.eq(f"{key}", _hex(recomputed), pinned)
+            pinned = _first(doc, "verification.correct_pre_image")
+            if isinstance(pinned, str):
+                out.eq("verification.correct_pre_image", recomputed, pinned.encode("utf-8"))
+            wrong_pre_image = doc.get("erroneous_pre_image_that_produced_wrong_digest")
+            if isinstance(wrong_pre_image, str):   # the carried digest is what that pre-image hashes to
+                out.eq("the erroneous pre-image's digest is the carried one", _hex(wrong_pre_image.encode()),
+                       references[0].get("digest"))
+            wrong = _first(doc, "erroneous_verification.wrong_exclusion_set")
+            if wrong is not None:
+                # The verifier that applies the wrong exclusion set: a digest mismatch, as the vector says.
+                wrong_context = replace(context, exclusion_set=tuple(wrong))
+                bad = impl.verify_typed_reference(references[0], payload, registry=_registry_of(wrong_context))
+                out.eq("under the erroneous context", bad.verdict, TypedRefVerdict.DIGEST_MISMATCH)
+                out.eq("erroneous recomputation", bad.recomputed,
+                       doc["erroneous_verification"].get("wrong_recomputed_digest"))
+                if bad.verdict is TypedRefVerdict.DIGEST_MISMATCH:
+                    out.fired.add("typed-ref:digest-mismatch")
+                want_verdict = TypedRefVerdict.VERIFIED   # the declared context verifies the carried digest
+                self._verify_all(out, impl, references, payload, registry, current, want_verdict, fire=False)
+                return
+        want = FAILURE_REASONS.get(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
+        if not isinstance(want, TypedRefVerdict):
+            out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
+            return
+        self._verify_all(out, impl, references, payload, registry, current, want, fire=True)
+
+    def _registry(self, v: Vector) -> Tuple[Optional[Registry], Optional[Registry]]:
+        """A registry snapshot named by the vector (ours do this), else None: build it inline."""
+        name = v.doc.get("registry_snapshot")
+        if name is None:
+            return None, None
+        registry = Registry.load(v.path.parent / name, pinned=v.doc.get("registry_pinned") is True)
+        current = v.doc.get("current_registry_snapshot")
+        return registry, (Registry.load(v.path.parent / current) if current else None)
+
+    @staticmethod
+    def _references(doc: Mapping[str, Any]) -> List[Dict[str, Any]]:
+        refs: List[Dict[str, Any]] = []
+        for key, value in doc.items():
+            if not key.startswith("typed_reference"):
+                continue
+            if isinstance(value, Mapping):
+                refs.append(dict(value))
+            elif isinstance(value, list):  # variants of one reference: the type is the cited one
+                base = _first(doc, "cited_artifact.type", "cited_artifact.registry_entry.name")
+                refs.extend({"type": base, **item} for item in value)
+        return refs
+
+    @staticmethod
+    def _verify_all(out: VectorOutcome, impl: Implementation, references: List[Dict[str, Any]], payload: Any,
+                    registry: Registry, current: Optional[Registry], want: TypedRefVerdict, fire: bool) -> None:
+        for n, ref in enumerate(references):
+            result = impl.verify_typed_reference(ref, payload, registry=registry, current=current)
+            if out.eq(f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})", result.verdict, want) \
+                    and fire and want is not TypedRefVerdict.VERIFIED:
+                out.fired.add(f"typed-ref:{want.value}")
+
+    def _equal_hex(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        """Two types, one hex: the verifier holds artifact B but the reference cites type A."""
+        doc = v.doc
+        contexts = {}
+        for key in ("artifact_a", "artifact_b"):
+            art = doc.get(key)
+            if art is None:
+                continue
+            contexts[key] = _vector_context(art["type"], art["registry_entry"])
+            got = impl.pre_image(art["payload"], contexts[key].algorithm, contexts[key].exclusion_set or ())
+            out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
+            out.eq(f"{key} derived id", _hex(got), art["derived_id"])
+        registry = _registry_of(*contexts.values())
+        ref = doc["typed_reference_claiming_artifact_a"]
+        in_hand = "artifact_b" if "artifact_b" in doc else "artifact_a"   # the vector's erroneous verifier
+        result = impl.verify_typed_reference(ref, doc[in_hand]["payload"], registry=registry,
+                                             artifact_type=doc[in_hand]["type"])
+        want = FAILURE_REASONS.get(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
+        if out.eq(f"verdict with {in_hand} in hand", result.verdict, want) and want is not TypedRefVerdict.VERIFIED:
+            out.fired.add(f"typed-ref:{result.verdict.value}")
+
+
+class ProfileIndependenceHandler(Handler):
+    """Profile A cites profile B only through a typed reference; its verdict never depends on B's
+    internal fields. The MUST-FAIL vector describes a verifier that reads them: it is built from
+    the vector and shown to diverge from ours exactly where the vector says (a renamed field)."""
+
+    name = "profile-independence"
+
+    def claims(self, v: Vector) -> bool:
+        return "profile_a" in v.doc or "scenario" in v.doc
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        if "profile_a" in doc:
+            a, b = doc["profile_a"], doc["profile_b"]
+            b_payload, b_excl, b_id = b["payload"], b["exclusion_set"], b["derived_id"]
+            b_type, ref = b["name"], a["payload"]["authorization"]
+            out.true("profile A's own identifier", len(_hex(impl.pre_image(a["payload"], a["algorithm"],
+                                                                            a["exclusion_set"]))) == 64)
+            algorithm = b["algorithm"]
+        else:
+            scenario = doc["scenario"]
+            ref = scenario["decision_record"]["payload"]["authorization"]
+            b = scenario["authorization_doc"]
+            # no exclusion set is stated for B here; its null doc_id normalises away either way
+            b_payload, b_id, b_type, algorithm = b["payload"], b["derived_id"], b["payload_class"], "jcs-n"
+            b_excl = []
+        context = DigestContext(b_type, None, algorithm, tuple(b_excl))
+        registry = _registry_of(context)
+        out.eq("profile B derived id", _hex(impl.pre_image(b_payload, algorithm, b_excl)), b_id)
+        out.eq("typed reference from A to B", impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
+               TypedRefVerdict.VERIFIED)
+        behaviour = doc.get("non_conforming_verifier_behavior")
+        rename = re.search(r"renames '(\w+)' to '(\w+)'", (behaviour or {}).get("consequence", ""))
+        old, new = rename.groups() if rename else ("scope", "permission_scope")
+        # B's next profile version renames a field: A's binding must still verify.
+        renamed = {(new if k == old else k): val for k, val in b_payload.items()}
+        renamed_ref = dict(ref, digest=_hex(impl.pre_image(renamed, algorithm, b_excl)))
+        ours = impl.verify_typed_reference(renamed_ref, renamed, registry=registry).verdict
+        out.eq("after B renames a field", ours, TypedRefVerdict.VERIFIED)
+        if behaviour is not None:
+            required = dict(re.findall(r"(\w+)='([^']*)'", behaviour.get("violation", "")))
+            out.true("the vector names the fields the non-conforming verifier requires", bool(required))
+
+            def reads_inside(payload: Mapping[str, Any]) -> bool:   # the verifier the vector forbids
+                return all(payload.get(k) == val for k, val in required.items())
+
+            if _must_fail(doc) and out.true("the non-conforming verifier breaks on the rename while ours holds",
+                                            reads_inside(b_payload) and not reads_inside(renamed)
+                                            and ours is TypedRefVerdict.VERIFIED):
+                out.fired.add("profile-independence:violation")
+
+
+class StreamHandler(Handler):
+    """The stream-reassemble domain transform: complete streams digest, truncated ones fail."""
+
+    name = "domain-transform"
+
+    def claims(self, v: Vector) -> bool:
+        return "domain_transforms" in v.doc
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        ids = [t.get("id") for t in doc["domain_transforms"]]
+        if not out.eq("declared transforms", ids, ["stream-reassemble"]):
+            return
+        if _must_fail(doc):
+            _expect_refusal(out, doc.get("failure_reason"), "reassembly",
+                            lambda: reassemble_stream(doc["source"]), "stream")
+            return
+        text = reassemble_stream(doc["source"])
+        got = impl.pre_image_text(text, doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", []))
+        _pinned_bytes(out, "reassembled", got, doc)
+        if "input" in doc:
+            out.eq("reassembled == input", json.loads(text), doc["input"])
+            out.eq("value path", impl.pre_image(doc["input"], doc.get("algorithm", "jcs-n")), got)
+
+
+class AssembledHandler(Handler):
+    """Assembled pre-images: derivable only from a declared member mapping."""
+
+    name = "assembled-preimage"
+
+    def claims(self, v: Vector) -> bool:
+        return "declared_digest_context" in v.doc
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        ctx = doc["declared_digest_context"]
+        algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
+        forks = [doc[k] for k in ("implementation_a", "implementation_b") if k in doc]
+        for n, impl_side in enumerate(forks):   # the fork the vector describes is real
+            got = impl.pre_image(impl_side["assembled"], algorithm)
+            _pinned_bytes(out, f"implementation {'ab'[n]}", got, impl_side)
+        if len(forks) == 2:
+            out.true("the two readings diverge", forks[0]["digest"] != forks[1]["digest"])
+        mapping = ctx.get("member_mapping")
+        if _must_fail(doc):
+            _expect_refusal(out, doc.get("failure_reason"), "assembly",
+                            lambda: assemble_preimage(doc["source_object"], mapping), "assembled")
+            return
+        assembled = assemble_preimage(doc["source_object"], mapping)
+        if "input" in doc:
+            out.eq("assembled == input", assembled, doc["input"])
+        elif forks:
+            out.true("the declared mapping selects exactly one reading",
+                     sum(assembled == f["assembled"] for f in forks) == 1)
+        got = impl.pre_image(assembled, algorithm, ctx.get("exclusion_set", []))
+        _pinned_bytes(out, "assembled", got, doc)
+
+
+class DerivedIdHandler(Handler):
+    """Derived identifiers: computed over the payload minus its exclusion set; carried ones recomputed."""
+
+    name = "derived-id"
+
+    def claims(self, v: Vector) -> bool:
+        return "full_payload" in v.doc or "sd_encoded_payload" in v.doc
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        algorithm, excl = doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])
+        key = "sd_encoded_payload" if "sd_encoded_payload" in doc else "full_payload"
+        text = v.text(key)
+
+        def verify(payload: Any, carried: Any) -> str:
+            return impl.verify_derived_identifier(payload, carried, excl, algorithm)
+
+        if _must_fail(doc):
+            exc = out.refuses("carried identifier", lambda: verify(doc[key], doc["carried_id"]),
+                              IdentifierMismatchError)
+            if exc is not None:
+                out.eq("recomputed", exc.recomputed, doc["correct_derived_id"])  # type: ignore[attr-defined]
+                if FAILURE_REASONS.get(doc.get("failure_reason")) is IdentifierMismatchError:
+                    out.fired.add("derived-id:carried-id-mismatch")
+                else:
+                    out.fail(f"failure_reason {doc.get('failure_reason')!r} is not a carried-id mismatch")
+            return
+        got = impl.pre_image_text(text, algorithm, excl)
+        _pinned_bytes(out, key, got, doc, digest_keys=("derived_id",))
+        out.eq("value path", impl.pre_image(doc[key], algorithm, excl), got)
+        if "normalized" in doc:
+            out.eq("normal form", impl.normalize(doc[key], excl), doc["normalized"])
+        if "plaintext_payload_for_reference" in doc:
+            out.true("the SD-encoded form, not the plaintext, is digested",
+                     _hex(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm, excl)) != _hex(got))
+        carrying = doc.get("full_payload_with_carried_id")
+        if carrying is not None:
+            carried = next(carrying[n] for n in excl if isinstance(carrying.get(n), str))
+            out.eq("carried identifier verifies", verify(carrying, carried), doc["derived_id"])
+        if "carried_id" in doc:
+            out.eq("carried identifier verifies", verify(doc[key], doc["carried_id"]), doc.get("correct_derived_id"))
+
+
+class RegistryLookupHandler(Handler):
+    """Registry look-ups against a named snapshot: verified / unknown-id / id-unknown-to-snapshot /
+    withdrawn / held."""
+
+    name = "registry-lookup"
+
+    def claims(self, v: Vector) -> bool:
+        return v.doc.get("kind") == "registry-lookup"
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        registry = Registry.load(v.path.parent / doc["snapshot"], pinned=doc.get("pinned") is True)
+        current = Registry.load(v.path.parent / doc["current"]) if "current" in doc else None
+        if "artifact_type" in doc:
+            got = registry.lookup_artifact_type(doc["artifact_type"], current=current).verdict
+        else:
+            got = registry.lookup_algorithm(doc["algorithm_id"], current=current).verdict
+        if out.eq("verdict", got.value, doc["expected_verdict"]) and got is not LookupVerdict.VERIFIED:
+            out.fired.add(f"registry:{got.value}")
+
+
+class SnapshotHandler(Handler):
+    """A registry snapshot: it loads, and its snapshot_sha256 is SHA-256 over the JCS bytes of the
+    snapshot without that member."""
+
+    name = "registry-snapshot"
+
+    def claims(self, v: Vector) -> bool:
+        return "canonicalization_algorithms" in v.doc and "schema_version" in v.doc
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        registry = Registry.from_json(v.doc)
+        got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, "jcs")
+        out.eq("snapshot_sha256", _hex(got), v.doc.get("snapshot_sha256"))
+        out.true("every algorithm has a status", all(a.status for a in registry.algorithms.values()))
+
+
+#: In claim order: the first handler that claims a file runs it.
+HANDLERS: Tuple[Handler, ...] = (
+    SnapshotHandler(), RegistryLookupHandler(), CheckerHandler(), DivergenceHandler(), TypedRefHandler(),
+    ProfileIndependenceHandler(), StreamHandler(), AssembledHandler(), DerivedIdHandler(), KatHandler(),
+)
+
+
+def claim(v: Vector) -> Optional[Handler]:
+    return next((h for h in HANDLERS if h.claims(v)), None)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Mutation generators: the condition-removed mutant of a vector, expectation flipped to a pass
+# ---------------------------------------------------------------------------------------------------
+
+
+def _passing(doc: Dict[str, Any], category: str = "") -> Dict[str, Any]:
+    """The expectation of a MUST-FAIL vector flipped to a pass, without the now-stale pinned bytes.
+
+    A checker vector keeps the violations of the other rule: its mutant for `cpb-check:P:...` must
+    still report every R violation, and the other way round."""
+    doc = copy.deepcopy(doc)
+    for key in ("must_fail", "failure_reason", "jcs_n_must_fail", "pre_image", "pre_image_bytes_hex",
+                "digest", "normalized", "after_exclusion"):
+        doc.pop(key, None)
+    for side in ("jcs", "jcs_n"):   # divergence vectors: the payload changes, so do both sides' bytes
+        if isinstance(doc.get(side), dict):
+            doc[side] = {k: val for k, val in doc[side].items()
+                         if k not in ("must_fail", "failure_reason", "pre_image", "pre_image_bytes_hex", "digest")}
+    if "expected_verdict" in doc:
+        rule = category.split(":")[1] if category.startswith("cpb-check:") else None
+        kept = [e for e in doc.get("expected_violations", []) if rule is not None and e.get("rule") != rule]
+        doc["expected_verdict"] = checker.NON_CONFORMING if kept else checker.VERIFIED
+        doc["expected_violations"] = kept
+    return doc
+
+
+def _payload_rewrite(rewrite: Callable[[bytes], bytes]) -> Callable[[Vector, Handler, str], Vector]:
+    def generate(v: Vector, handler: Handler, category: str) -> Vector:
+        return handler.with_payload(v, rewrite(handler.payload(v)), category, _passing(v.doc, category))
+    generate.__name__ = rewrite.__name__
+    return generate
+
+
+def _ref_rewrite(fix: Callable[[Dict[str, Any], Dict[str, Any]], None]) -> Callable[[Vector, Handler, str], Vector]:
+    """Apply `fix(reference, doc)` to every typed reference in the vector."""
+    def generate(v: Vector, handler: Handler, category: str) -> Vector:
+        doc = _passing(v.doc)
+        for key, value in list(doc.items()):
+            if key.startswith("typed_reference"):
+                for ref in (value if isinstance(value, list) else [value]):
+                    fix(ref, doc)
+        return v.mutant(category, doc)
+    generate.__name__ = fix.__name__
+    return generate
+
+
+def _registered_digest_alg(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
+    ref["digest_alg"] = "SHA-256"   # what the jcs-n registry entry names
+
+
+def _bare_hex(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
+    m = re.search(r"[0-9a-fA-F]{64}", ref.get("digest", ""))
+    if m:
+        ref["digest"] = m.group(0).lower()
+
+
+def _correct_digest(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
+    doc.pop("erroneous_pre_image_that_produced_wrong_digest", None)   # it pinned the wrong digest
+    ref["digest"] = _first(doc, "verification.recomputed_digest", "correct_recomputed_digest",
+                           "cited_artifact.correct_derived_id", "cited_artifact.derived_id")
+
+
+def _declared_context(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    if "erroneous_verification" in doc:     # the verifier applies the declared exclusion set
+        del doc["erroneous_verification"]
+        return v.mutant(category, doc)
+    return _ref_rewrite(_correct_digest)(v, handler, category)
+
+
+def _cited_artifact_in_hand(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    doc.pop("artifact_b", None)   # the verifier holds the artifact of the type the reference cites
+    return v.mutant(category, doc)
+
+
+def _correct_carried_id(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    doc["carried_id"] = doc["correct_derived_id"]
+    return v.mutant(category, doc)
+
+
+def _terminal_chunk(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    doc["source"] = list(doc["source"]) + [{"chunk": "", "done": True}]
+    return v.mutant(category, doc)
+
+
+def _declared_member_mapping(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    pointers = doc.get("selected_source_pointers", [])
+    doc["declared_digest_context"]["member_mapping"] = {
+        "fields": [{"source_pointer": p, "preimage_pointer": "/" + p.rsplit("/", 1)[-1]} for p in pointers]}
+    return v.mutant(category, doc)
+
+
+def _own_mutant(v: Vector, handler: Handler, category: str) -> Vector:
+    """Registry vectors carry their own condition-removed mutant."""
+    doc = _passing(v.doc)
+    change = {k: val for k, val in doc.pop("mutant").items() if k != "description"}
+    doc.update(change)
+    return v.mutant(category, doc)
+
+
+def _no_contrast(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    wrong_hex, wrong_digest = _contrast_keys(doc)  # type: ignore[misc]
+    doc[wrong_hex] = doc["jcs_n_correct_pre_image_bytes_hex"]
+    doc[wrong_digest] = doc["jcs_n_correct_digest"]
+    return v.mutant(category, doc)
+
+
+def _conforming_verifier(v: Vector, handler: Handler, category: str) -> Vector:
+    doc = _passing(v.doc)
+    doc.pop("non_conforming_verifier_behavior", None)
+    return v.mutant(category, doc)
+
+
+Generator = Callable[[Vector, Handler, str], Vector]
+
+#: category prefix (before the last ":" part, or the whole category) -> generator
+GENERATORS: Dict[str, Generator] = {
+    "jcs-n:non-integer-number": _payload_rewrite(_without_non_integers),
+    "jcs-n:unsafe-integer": _payload_rewrite(_without_unsafe_integers),
+    "jcs-n:duplicate-name": _payload_rewrite(_without_duplicates),
+    "cpb-check:R:non-integer-number": _payload_rewrite(_without_non_integers),
+    "cpb-check:R:unsafe-integer": _payload_rewrite(_without_unsafe_integers),
+    "cpb-check:R:duplicate-name": _payload_rewrite(_without_duplicates),
+    "cpb-check:P:empty-member": _payload_rewrite(_without_empty_members),
+    "typed-ref:representation-mismatch": _ref_rewrite(_bare_hex),
+    "typed-ref:digest-alg-mismatch": _ref_rewrite(_registered_digest_alg),
+    "typed-ref:digest-mismatch": _declared_context,
+    "typed-ref:artifact-type-mismatch": _cited_artifact_in_hand,
+    "typed-ref:purpose-required": _own_mutant,
+    "typed-ref:unknown-type": _own_mutant,
+    "typed-ref:type-unknown-to-snapshot": _own_mutant,
+    "derived-id:carried-id-mismatch": _correct_carried_id,
+    "stream:StreamIncompleteError": _terminal_chunk,
+    "assembled:MemberMappingUndeclaredError": _declared_member_mapping,
+    "registry:unknown-id": _own_mutant,
+    "registry:id-unknown-to-snapshot": _own_mutant,
+    "registry:withdrawn": _own_mutant,
+    "registry:held": _own_mutant,
+    "contrast:nfc_normalisation_deviation": _no_contrast,
+    "contrast:string_escape_uppercase_hex": _no_contrast,
+    "contrast:string_escape_long_form_for_named_char": _no_contrast,
+    "contrast:key_sort_by_escaped_bytes_not_code_units": _no_contrast,
+    "profile-independence:violation": _conforming_verifier,
+}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------------------------------
+
+
+def run_vector(v: Vector, impl: Implementation = FASTJCS) -> Tuple[Optional[Handler], VectorOutcome]:
+    handler = claim(v)
+    out = VectorOutcome(v.name, handler.name if handler else "unclaimed", _must_fail(v.doc),
+                        v.doc.get("failure_reason"))
+    if handler is None:
+        return None, out
+    try:
+        handler.run(v, impl, out)
+    except Exception as exc:  # an implementation (or mutant) that raises where it should answer
+        out.fail(f"raised {type(exc).__name__}: {exc}")
+    return handler, out
+
+
+def probe(v: Vector, handler: Handler, category: str, impl: Implementation = FASTJCS) -> ProbeOutcome:
+    """Build the condition-removed mutant for `category` and check that the verdict flips."""
+    generator = GENERATORS.get(category)
+    if generator is None:
+        return ProbeOutcome(category, v.name, None, False, "no generator builds a condition-removed mutant")
+    try:
+        mutant = generator(v, handler, category)
+    except Exception as exc:
+        return ProbeOutcome(category, v.name, generator.__name__, False,
+                            f"the generator failed: {type(exc).__name__}: {exc}")
+    _, outcome = run_vector(mutant, impl)
+    if category in outcome.fired:
+        return ProbeOutcome(category, v.name, generator.__name__, False, "the mutant still fires the check")
+    if not outcome.passed:
+        return ProbeOutcome(category, v.name, generator.__name__, False,
+                            "the mutant does not pass: " + "; ".join(outcome.failures or ["no assertion"]))
+    return ProbeOutcome(category, v.name, generator.__name__, True)
+
+
+def iter_files(directory: Path) -> List[Path]:
+    return sorted(p for p in directory.rglob("*") if p.is_file())
+
+
+def run(directory: Union[str, Path], impl: Implementation = FASTJCS, *, probes: bool = True) -> RunSummary:
+    """Run every vector under `directory`; see the module docstring. Never raises for a vector."""
+    root = Path(directory)
+    outcomes: List[VectorOutcome] = []
+    unclaimed: List[str] = []
+    probe_outcomes: List[ProbeOutcome] = []
+    for path in iter_files(root):
+        name = path.relative_to(root).as_posix()
+        try:
+            v = Vector.load(path, root)
+        except (ValueError, FastJCSError) as exc:
+            unclaimed.append(f"{name} (unreadable: {exc})")
+            continue
+        handler, out = run_vector(v, impl)
+        if handler is None:
+            unclaimed.append(name)
+            continue
+        if out.must_fail and out.passed and not out.fired:
+            out.fail("a MUST-FAIL vector passed without firing any check")
+        outcomes.append(out)
+        if probes and out.passed:
+            probe_outcomes.extend(probe(v, handler, category, impl) for category in sorted(out.fired))
+    return RunSummary(str(root), impl.name, outcomes, unclaimed, probe_outcomes)

@@ -1,0 +1,296 @@
+"""The CPB conformance suites: upstream (read in place from ../shared/upstream) and ours (vectors/cpb).
+
+Every file is run by a handler on both backends; every MUST-FAIL vector must fire the check its
+failure_reason maps to; every fired check must flip on its condition-removed mutant; and four
+mutant implementations are each shown to be caught by named vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import pytest
+
+import fastjcs
+from fastjcs import _core, _python, cpb
+from fastjcs.cpb import vectors
+from fastjcs.cpb._scan import format_path
+from fastjcs.cpb.checker import CheckResult, Violation
+
+REPO = Path(__file__).resolve().parents[1]
+UPSTREAM = REPO.parent / "shared" / "upstream"
+UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
+OURS = REPO / "vectors" / "cpb"
+MISSING = f"the upstream CPB suite is not at {UPSTREAM_VECTORS} (expected beside the repository)"
+needs_upstream = pytest.mark.skipif(not UPSTREAM_VECTORS.is_dir(), reason=MISSING)
+
+
+def _params(root: Path) -> list:
+    if not root.is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=MISSING), id="missing")]
+    return [pytest.param(p, id=p.relative_to(root).as_posix()) for p in vectors.iter_files(root)]
+
+
+def _run_one(root: Path, path: Path) -> vectors.VectorOutcome:
+    v = vectors.Vector.load(path, root)
+    handler, out = vectors.run_vector(v)
+    assert handler is not None, f"{out.name}: no handler claims this file"
+    assert out.passed, f"{out.name}: " + "; ".join(out.failures or ["no assertion made"])
+    if out.must_fail:
+        assert out.fired, f"{out.name}: a MUST-FAIL vector fired no check"
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# every file, on both backends
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", _params(UPSTREAM_VECTORS))
+def test_upstream_vector(backend, path):
+    _run_one(UPSTREAM_VECTORS, path)
+
+
+@pytest.mark.parametrize("path", _params(OURS))
+def test_our_vector(backend, path):
+    _run_one(OURS, path)
+
+
+@needs_upstream
+def test_upstream_suite_is_the_77_files_we_account_for():
+    summary = vectors.run(UPSTREAM_VECTORS, probes=False)
+    assert len(summary.vectors) + len(summary.unclaimed) == 77
+    assert summary.unclaimed == []
+    assert summary.counts() == {
+        "cpb-check": 13, "domain-transform": 2, "assembled-preimage": 2, "derived-id": 3, "jcs-n-kat": 37,
+        "typed-ref": 10, "profile-independence": 2, "registry-lookup": 2, "registry-snapshot": 2, "jcs-vs-jcs-n": 4,
+    }
+
+
+def _failure_reasons(node: Any) -> Iterable[str]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "failure_reason":
+                yield v
+            yield from _failure_reasons(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _failure_reasons(v)
+
+
+@pytest.mark.parametrize("root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
+                                  pytest.param(OURS, id="ours")])
+def test_every_failure_reason_is_mapped(root):
+    reasons = {r for p in vectors.iter_files(root) for r in _failure_reasons(json.loads(p.read_bytes()))}
+    assert reasons, "no MUST-FAIL vectors found"
+    assert reasons <= set(vectors.FAILURE_REASONS), reasons - set(vectors.FAILURE_REASONS)
+
+
+def test_a_file_nobody_claims_fails_the_run(tmp_path):
+    shutil.copytree(OURS, tmp_path / "suite")
+    (tmp_path / "suite" / "jcs-n" / "new-kind.json").write_text('{"id": "x", "something": "new"}')
+    (tmp_path / "suite" / "notes.txt").write_text("not a vector")
+    summary = vectors.run(tmp_path / "suite", probes=False)
+    assert not summary.ok
+    assert summary.unclaimed == ["jcs-n/new-kind.json", "notes.txt (unreadable: Expecting value: line 1 column 1 "
+                                                          "(char 0))"]
+
+
+def test_an_unmapped_failure_reason_fails_the_vector(tmp_path):
+    (tmp_path / "v.json").write_text('{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "a_new_reason",'
+                                     ' "input": {"a": 1.5}}')
+    summary = vectors.run(tmp_path)
+    assert [v.failures for v in summary.failed] == [
+        ["failure_reason 'a_new_reason' is not mapped to an exception",
+         "failure_reason 'a_new_reason' is not mapped to an exception"]]
+
+
+def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
+    (tmp_path / "v.json").write_text('{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "duplicate_key",'
+                                     ' "input": {"a": 1, "b": 2}}')
+    summary = vectors.run(tmp_path)
+    assert not summary.ok
+    assert "accepted" in summary.failed[0].failures[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# mutation probes
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
+                                  pytest.param(OURS, id="ours")])
+def test_every_fired_check_flips_on_its_mutant(backend, root):
+    summary = vectors.run(root)
+    assert summary.ok, summary.report()
+    fired = summary.categories()
+    assert set(fired) <= set(vectors.GENERATORS)
+    assert {p.category for p in summary.probes} == set(fired)
+    assert all(p.flipped for p in summary.probes)
+    assert len(summary.probes) == sum(len(v) for v in fired.values())
+
+
+@needs_upstream
+def test_upstream_fires_these_categories():
+    fired = vectors.run(UPSTREAM_VECTORS, probes=False).categories()
+    assert sorted(fired) == [
+        "assembled:MemberMappingUndeclaredError", "contrast:key_sort_by_escaped_bytes_not_code_units",
+        "contrast:nfc_normalisation_deviation", "contrast:string_escape_long_form_for_named_char",
+        "contrast:string_escape_uppercase_hex", "cpb-check:P:empty-member", "cpb-check:R:duplicate-name",
+        "cpb-check:R:non-integer-number", "derived-id:carried-id-mismatch", "jcs-n:duplicate-name",
+        "jcs-n:non-integer-number", "jcs-n:unsafe-integer", "profile-independence:violation",
+        "registry:id-unknown-to-snapshot", "registry:unknown-id", "stream:StreamIncompleteError",
+        "typed-ref:artifact-type-mismatch", "typed-ref:digest-alg-mismatch", "typed-ref:digest-mismatch",
+        "typed-ref:representation-mismatch",
+    ]
+
+
+def test_a_category_without_generator_is_assertion_free(monkeypatch):
+    generators = dict(vectors.GENERATORS)
+    del generators["jcs-n:duplicate-name"]
+    monkeypatch.setattr(vectors, "GENERATORS", generators)
+    summary = vectors.run(OURS)
+    assert not summary.ok
+    assert summary.assertion_free == ["jcs-n:duplicate-name"]
+    assert "ASSERTION-FREE jcs-n:duplicate-name" in summary.report()
+
+
+def test_a_mutant_that_keeps_the_defect_is_assertion_free(monkeypatch):
+    """A generator that flips the expectation but leaves the defect in: the check still fires."""
+    def keeps_defect(v, handler, category):
+        return v.mutant(category, vectors._passing(v.doc, category))
+
+    monkeypatch.setattr(vectors, "GENERATORS", dict(vectors.GENERATORS, **{"jcs-n:unsafe-integer": keeps_defect}))
+    summary = vectors.run(OURS)
+    assert summary.assertion_free == ["jcs-n:unsafe-integer"]
+
+
+def test_a_check_that_cannot_fire_is_caught(monkeypatch):
+    """A checker that never reports P: its MUST-FAIL vectors fail outright."""
+    def blind(data, **kw):
+        real = cpb.check(data, **kw)
+        return CheckResult(tuple(x for x in real.violations if x.rule != "P"))
+
+    summary = vectors.run(OURS, vectors.Implementation("blind-to-P", check=blind))
+    assert {v.name for v in summary.failed} == {"cpb-check/02-empty-in-object-in-array.json",
+                                                 "cpb-check/03-several-in-document-order.json",
+                                                 "cpb-check/05-escaped-name-in-path.json"}
+
+
+def test_generators_do_not_use_the_code_under_test():
+    text = b'{"a": 12.50, "b": -0, "c": 9007199254740992, "d": {"\\u00c5": null, "A\\u030a": 1}, "e": {"f": []}}'
+    assert vectors._without_non_integers(text) == (
+        b'{"a":"12.50","b":"-0","c":9007199254740992,"d":{"\xc3\x85":null,"A\xcc\x8a":1},"e":{"f":[]}}')
+    assert vectors._without_unsafe_integers(text).startswith(b'{"a":12.50,"b":-0,"c":"9007199254740992"')
+    assert vectors._without_duplicates(text).endswith(b'"d":{"\xc3\x85":null},"e":{"f":[]}}')
+    assert vectors._without_empty_members(text) == b'{"a":12.50,"b":-0,"c":9007199254740992,"d":{"A\xcc\x8a":1}}'
+
+
+# ---------------------------------------------------------------------------------------------------
+# mutant implementations, each caught by named vectors
+# ---------------------------------------------------------------------------------------------------
+
+
+def _failed(root: Path, impl: vectors.Implementation = vectors.FASTJCS) -> set:
+    return {v.name for v in vectors.run(root, impl, probes=False).failed}
+
+
+def _no_cascade(value: Any, max_depth: int) -> Any:
+    """jcs-n without the cascade: members empty as given are removed, members that become {} stay."""
+    if isinstance(value, float):
+        raise cpb.NonIntegerNumberError("float", "$")
+    if isinstance(value, dict):
+        return {k: _no_cascade(v, max_depth) for k, v in value.items() if not (v is None or v == [] or v == {})}
+    if isinstance(value, list):
+        return [_no_cascade(v, max_depth) for v in value]
+    return value
+
+
+def test_mutant_jcs_n_without_the_cascade_is_caught(backend, monkeypatch):
+    from fastjcs.cpb import _digest, _identifiers
+    monkeypatch.setattr(_digest, "normal_form", _no_cascade)
+    monkeypatch.setattr(_identifiers, "normal_form", _no_cascade)
+    assert {"jcs-n/kat-02-three-level-cascade.json", "jcs-n/kat-04-top-level-becomes-empty.json",
+            "divergence/02-cascade-to-empty.json"} <= _failed(OURS)
+    if UPSTREAM_VECTORS.is_dir():
+        assert {"jcs-n/kats/06-nested-null-bottom-up.json",
+                "jcs-n/kats/07-nested-empty-array-bottom-up.json"} <= _failed(UPSTREAM_VECTORS)
+
+
+def _json_loads_check(data: Any, **kw: Any) -> CheckResult:
+    """The checker json.loads makes possible: values, not tokens; the last duplicate wins."""
+    found = []
+    stack = [((), json.loads(data))]
+    while stack:
+        path, value = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for k, v in items:
+            p = path + (k,)
+            if isinstance(value, dict) and (v is None or v == [] or v == {}):
+                found.append(Violation(format_path(p), "P", "empty-member", 0))
+            elif isinstance(v, float) or (isinstance(v, int) and abs(v) > 2**53 - 1):
+                found.append(Violation(format_path(p), "R", "non-integer-number", 0))
+            stack.append((p, v))
+    return CheckResult(tuple(found))
+
+
+def test_mutant_checker_parsing_with_json_loads_is_caught(backend):
+    impl = vectors.Implementation("json.loads-checker", check=_json_loads_check)
+    assert "cpb-check/04-nfc-duplicate-nested.json" in _failed(OURS, impl)
+    if UPSTREAM_VECTORS.is_dir():
+        assert {"cpb-check/non-conforming/07-negative-zero.json", "cpb-check/non-conforming/09-duplicate-key.json",
+                "cpb-check/non-conforming/10-duplicate-key-nested.json"} <= _failed(UPSTREAM_VECTORS, impl)
+
+
+def _casefolding_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
+    alg = reference.get("digest_alg")
+    if isinstance(alg, str) and alg.casefold() == "sha-256":
+        reference = dict(reference, digest_alg="SHA-256")
+    return cpb.verify_typed_reference(reference, artifact, **kw)
+
+
+def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend):
+    impl = vectors.Implementation("case-folding", verify_typed_reference=_casefolding_verify)
+    assert _failed(OURS, impl) == {"typed-refs/01-digest-alg-lowercase.json"}
+    if UPSTREAM_VECTORS.is_dir():   # upstream alone cannot see it: every digest_alg it pins differs in more than case
+        assert _failed(UPSTREAM_VECTORS, impl) == set()
+
+
+def test_mutant_sort_by_code_point_is_caught(monkeypatch):
+    """The Python backend's key order with UTF-16 replaced by code points (a mutant of the JCS step,
+    so it runs on the Python backend only)."""
+    monkeypatch.setattr(_core, "_impl", _python)
+    monkeypatch.setattr(_python, "_utf16_key", lambda key: key)
+    assert fastjcs.dumps({"\U0001F602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001F602":1}'.encode()
+    assert "jcs-n/kat-01-astral-vs-private-use.json" in _failed(OURS)
+    if UPSTREAM_VECTORS.is_dir():
+        assert {"jcs-n/kats/18-utf16-key-order.json", "jcs-n/kats/19-rfc8785-sorting-example.json"} \
+            <= _failed(UPSTREAM_VECTORS)
+
+
+# ---------------------------------------------------------------------------------------------------
+# provenance
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_our_vectors_are_what_the_generator_writes():
+    done = subprocess.run([sys.executable, str(REPO / "vectors" / "generate_cpb.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(not (UPSTREAM / "cpb-registry.json").is_file(), reason=MISSING)
+def test_bundled_registry_is_the_upstream_snapshot():
+    bundled = Path(cpb.registry.__file__).with_name("registry-snapshot.json")
+    assert bundled.read_bytes() == (UPSTREAM / "cpb-registry.json").read_bytes()
+
+
+def test_vectors_readme_lists_every_failure_reason_we_map():
+    readme = (REPO / "vectors" / "README.md").read_text(encoding="utf-8")
+    missing = [r for r in vectors.FAILURE_REASONS if f"`{r}`" not in readme]
+    assert missing == []
