@@ -171,7 +171,9 @@ def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
         with pytest.raises(fastjcs.CanonicalizationError) as ours:
             cpb.pre_image_text(text, algorithm, ["x"])
         assert type(ours.value) is type(theirs.value)
-        assert (ours.value.offset, str(ours.value)) == (theirs.value.offset, str(theirs.value))
+        # Same class and position on either backend (the C core's messages are its own).
+        assert (ours.value.offset, ours.value.lineno, ours.value.colno) == \
+            (theirs.value.offset, theirs.value.lineno, theirs.value.colno)
     with pytest.raises(type(theirs.value)):
         cpb.check(text)
 

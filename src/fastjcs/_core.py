@@ -82,6 +82,12 @@ def as_buffer(data: Data) -> "bytes | bytearray | memoryview":
     raise TypeError(f"JSON text must be bytes, bytearray, memoryview or str, not {type(data).__name__}")
 
 
+def as_bytes(data: Data) -> bytes:
+    """JSON text as bytes (as_buffer, copied into bytes where it is not bytes already)."""
+    buf = as_buffer(data)
+    return buf if type(buf) is bytes else bytes(buf)
+
+
 def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
                  strict_integers: bool = False) -> bytes:
     """Return the RFC 8785 canonical form of a JSON text.
