@@ -45,3 +45,39 @@ def dumps(obj: Any, max_depth: int) -> bytes:  # issue 4 replaces this
 
 def canonicalize(data: bytes, max_depth: int, strict_integers: bool) -> bytes:  # issue 4
     raise NotImplementedError("the native text path arrives with issue 4")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Digests in batches (provisional: loops over this module's dumps/canonicalize in Python; to be
+# replaced by one C call that hashes with pycryptodome's compiled SHA256_oneshot)
+# ---------------------------------------------------------------------------------------------------
+
+from . import _hash  # noqa: E402  (kept with the provisional block it serves)
+from ._errors import CanonicalizationError  # noqa: E402
+
+
+def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
+    """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
+    oneshot = _hash.oneshot(algorithm)
+    out: List[bytes] = []
+    for index, obj in enumerate(objs):
+        try:
+            out.append(oneshot(dumps(obj, max_depth)))
+        except CanonicalizationError as exc:
+            exc.index = index
+            raise
+    return out
+
+
+def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
+                 algorithm: str) -> list:
+    """Per text: the raw digest of its canonical form, or the CanonicalizationError it raised."""
+    oneshot = _hash.oneshot(algorithm)
+    out: list = []
+    for index, data in enumerate(texts):
+        try:
+            out.append(oneshot(canonicalize(data, max_depth, strict_integers)))
+        except CanonicalizationError as exc:
+            exc.index = index
+            out.append(exc.with_traceback(None))
+    return out
