@@ -34,9 +34,10 @@ def hashlib_imports(root: Path) -> List[str]:
             elif isinstance(node, ast.Call):
                 func = node.func
                 called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if called in _IMPORT_FUNCTIONS and node.args and \
-                        isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                    names = [node.args[0].value]
+                first = node.args[0] if node.args else None
+                if called in _IMPORT_FUNCTIONS and isinstance(first, ast.Constant) \
+                        and isinstance(first.value, str):
+                    names = [first.value]
             if any(_forbidden(name) for name in names):
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
     return found

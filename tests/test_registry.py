@@ -19,7 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from fastjcs import InvalidDigestError, ReservationStateError, UnknownReservationError
+from fastjcs import (
+    InvalidDigestError,
+    RegistryError,
+    ReservationStateError,
+    UnknownReservationError,
+)
 from fastjcs import registry as registry_module
 from fastjcs.registry import Admission, ExecutionRegistry, ReservationState
 
@@ -305,6 +310,11 @@ def test_file_settings_and_persistence(tmp_path):
     with ExecutionRegistry(str(path)) as reopened:
         assert reopened.admit(AGENT, "exec-1", B1) is Admission.REPLAY_IN_FLIGHT
         assert reopened.get(AGENT, "exec-1").call_id == "c1"
+
+
+def test_storage_without_wal_is_refused():
+    with pytest.raises(RegistryError, match="WAL"):
+        ExecutionRegistry("")  # SQLite's temporary database keeps a rollback journal
 
 
 def test_memory_registries_are_separate():

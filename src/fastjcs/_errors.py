@@ -10,11 +10,11 @@
     │   └── InvalidJSONError             text that is not strict RFC 8259 / I-JSON
     │       └── DuplicateKeyError        an object repeats a member name (after unescaping)
     ├── UnsupportedAlgorithmError        a digest algorithm other than sha256 / sha384
-    ├── InvalidDigestError               a rendered digest that is not `<alg>:<hex>` / bare hex
+    ├── InvalidDigestError               a malformed `<alg>:<hex>` or bare hex digest
     ├── ActionBindingError               not a valid Execution Action Binding v1 input
     │   └── NotV1BindingError            another domain or version than v1's
-    └── RegistryError                    the execution registry refused a state change
-        ├── UnknownReservationError      finalize() of a reservation never admitted (a LookupError)
+    └── RegistryError                    a refused registry change, or storage without WAL
+        ├── UnknownReservationError      finalize() of a key never admitted (a LookupError)
         └── ReservationStateError        a terminal reservation asked to change
 
 CanonicalizationError and its first three subclasses mirror the classes of the `rfc8785` package, so
@@ -137,7 +137,7 @@ class NotV1BindingError(ActionBindingError):
 
 
 class RegistryError(FastJCSError):
-    """The execution registry refused a state change (see `fastjcs.registry`)."""
+    """The execution registry refused a state change, or storage without its guarantees."""
 
 
 class UnknownReservationError(RegistryError, LookupError):

@@ -11,21 +11,21 @@ from typing import Any, Callable, Dict
 
 from ._errors import UnsupportedAlgorithmError
 
-#: The algorithms fastjcs offers: name -> digest size in bytes. Names are exact (lowercase, no dash).
+#: The algorithms fastjcs offers: name -> digest size in bytes. Names are exact: lowercase, no dash.
 ALGORITHMS: Dict[str, int] = {"sha256": 32, "sha384": 48}
 
 _ONESHOT: Dict[str, Callable[[bytes], bytes]] = {}
 
 
 def check_algorithm(algorithm: object) -> str:
-    """Return `algorithm` as an exact str if fastjcs offers it, else raise UnsupportedAlgorithmError.
+    """`algorithm` as an exact str if fastjcs offers it, else UnsupportedAlgorithmError.
 
     The comparison is exact: "SHA256", "sha-256" and " sha256" are refused like "sha512". A str
     subclass (a StrEnum member) is taken by its characters, never by its __eq__.
     """
     if not isinstance(algorithm, str):
-        raise UnsupportedAlgorithmError(
-            f"digest algorithm must be the str 'sha256' or 'sha384', not {type(algorithm).__name__}")
+        raise UnsupportedAlgorithmError("digest algorithm must be the str 'sha256' or 'sha384', "
+                                        f"not {type(algorithm).__name__}")
     name = str.__str__(algorithm)  # an exact str with the same characters
     if name not in ALGORITHMS:
         raise UnsupportedAlgorithmError(

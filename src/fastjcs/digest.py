@@ -19,6 +19,9 @@ A digest has three representations, and no function converts one into another on
 Each function takes exactly one representation and refuses the others: a malformed or
 wrong-representation string raises InvalidDigestError (a ValueError), a value of the wrong Python
 type (bytes where a str is expected, or the reverse) raises TypeError.
+
+Every name here is re-exported by `fastjcs`, and `fastjcs.digest` is the function, not this module:
+write ``fastjcs.parse_digest`` or ``from fastjcs.digest import parse_digest``.
 """
 
 from __future__ import annotations

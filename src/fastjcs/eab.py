@@ -28,7 +28,12 @@ import json
 from typing import Any, Dict, List, NamedTuple, Tuple, Union
 
 from . import _core
-from ._errors import ActionBindingError, NotV1BindingError, UnsupportedAlgorithmError
+from ._errors import (
+    ActionBindingError,
+    CanonicalizationError,
+    NotV1BindingError,
+    UnsupportedAlgorithmError,
+)
 from ._hash import check_algorithm, raw_digest, render
 from .digest import parse_digest
 
@@ -163,7 +168,7 @@ def parse_preimage(data: Preimage) -> ActionFields:
         raw = bytes(data)
         try:
             canonical = _core.canonicalize(raw)
-        except ValueError as exc:  # CanonicalizationError
+        except CanonicalizationError as exc:
             raise ActionBindingError(f"pre-image bytes are not strict JSON: {exc}") from exc
         if canonical != raw:
             raise ActionBindingError("pre-image bytes are not in JCS form: a binding hashes the "

@@ -46,7 +46,7 @@ import time
 from types import TracebackType
 from typing import NamedTuple, Optional, Type, Union
 
-from ._errors import ReservationStateError, UnknownReservationError
+from ._errors import RegistryError, ReservationStateError, UnknownReservationError
 from .digest import parse_digest
 
 __all__ = ["Admission", "ReservationState", "Reservation", "ExecutionRegistry"]
@@ -177,6 +177,9 @@ class ExecutionRegistry:
     transaction before raising sqlite3.OperationalError. One instance may be shared by threads
     (calls are serialised); processes open their own instance on the same file.
 
+    A path whose database SQLite will not put in WAL mode (the temporary database "") raises
+    RegistryError.
+
     Argument errors raise ValueError before the database is touched: an execution_id that is not
     1-200 characters of 0x21-0x7e, a binding or terminal audit entry hash that is not a valid
     `<alg>:<hex>` (InvalidDigestError, a ValueError), an agent identity or call_id that is not a
@@ -189,8 +192,13 @@ class ExecutionRegistry:
         self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None,
                                    check_same_thread=False)
         try:
-            # WAL is a property of the file; ":memory:" keeps its own journal ("memory").
-            self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
+            # that will not take WAL (SQLite's temporary "" database, some network file systems)
+            # cannot give the concurrency and durability promised here, so it is refused.
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal" and path != ":memory:":
+                raise RegistryError(f"SQLite would not put {str(path)!r} in WAL mode "
+                                    f"(journal_mode is {mode!r})")
             self._db.execute("PRAGMA synchronous=FULL")
             with self._transaction():
                 self._db.execute(_SCHEMA)
