@@ -20,6 +20,7 @@ from __future__ import annotations
 from ._core import DEFAULT_MAX_DEPTH, canonicalize, canonicalize_to, dump, dumps, format_double
 from ._core import _impl as _backend_module
 from ._errors import (
+    ActionBindingError,
     CanonicalizationError,
     CircularReferenceError,
     DepthLimitError,
@@ -27,10 +28,26 @@ from ._errors import (
     FastJCSError,
     FloatDomainError,
     IntegerDomainError,
+    InvalidDigestError,
     InvalidJSONError,
+    NotV1BindingError,
+    RegistryError,
+    ReservationStateError,
+    UnknownReservationError,
     UnsupportedAlgorithmError,
     UnsupportedTypeError,
 )
+from .digest import (
+    ParsedDigest,
+    digest,
+    digest_many,
+    digest_text,
+    digest_texts,
+    parse_digest,
+    parse_hex_digest,
+    render_digest,
+)
+from . import eab  # fastjcs.eab; fastjcs.registry is imported on demand (sqlite3 costs ~10 ms)
 
 __version__ = "0.1.0"
 
@@ -56,4 +73,19 @@ __all__ = [
     "InvalidJSONError",
     "DuplicateKeyError",
     "UnsupportedAlgorithmError",
+    "digest",
+    "digest_text",
+    "digest_many",
+    "digest_texts",
+    "ParsedDigest",
+    "parse_digest",
+    "parse_hex_digest",
+    "render_digest",
+    "eab",
+    "InvalidDigestError",
+    "ActionBindingError",
+    "NotV1BindingError",
+    "RegistryError",
+    "UnknownReservationError",
+    "ReservationStateError",
 ]

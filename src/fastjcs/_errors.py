@@ -9,12 +9,19 @@
     │   ├── DepthLimitError              nesting deeper than max_depth
     │   └── InvalidJSONError             text that is not strict RFC 8259 / I-JSON
     │       └── DuplicateKeyError        an object repeats a member name (after unescaping)
-    └── UnsupportedAlgorithmError        a digest algorithm other than sha256 / sha384
+    ├── UnsupportedAlgorithmError        a digest algorithm other than sha256 / sha384
+    ├── InvalidDigestError               a malformed `<alg>:<hex>` or bare hex digest
+    ├── ActionBindingError               not a valid Execution Action Binding v1 input
+    │   └── NotV1BindingError            another domain or version than v1's
+    └── RegistryError                    a refused registry change, or storage without WAL
+        ├── UnknownReservationError      finalize() of a key never admitted (a LookupError)
+        └── ReservationStateError        a terminal reservation asked to change
 
 CanonicalizationError and its first three subclasses mirror the classes of the `rfc8785` package, so
 code written against it catches the same failures. Errors raised while reading text carry `offset`
 (0-based, in bytes of the UTF-8 input), `lineno` and `colno` (1-based; the column counts bytes);
-errors raised for Python objects have them set to None.
+errors raised for Python objects have them set to None. The batch digests also set `index` (the
+0-based position of the failing item in the batch); it is None outside a batch.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ class CanonicalizationError(FastJCSError):
     offset: Optional[int] = None
     lineno: Optional[int] = None
     colno: Optional[int] = None
+    index: Optional[int] = None  # position in a batch (digest_many, digest_texts)
 
     def __init__(self, msg: str, data: "bytes | None" = None, offset: Optional[int] = None) -> None:
         self.msg = msg
@@ -102,6 +110,44 @@ class UnsupportedAlgorithmError(FastJCSError):
     """A digest algorithm fastjcs does not offer (it offers sha256 and sha384)."""
 
 
+class InvalidDigestError(FastJCSError):
+    """A string that is not a well-formed rendered digest of the representation asked for.
+
+    Raised by `fastjcs.parse_digest` (`<alg>:<lowercase hex>`) and `fastjcs.parse_hex_digest`
+    (bare lowercase hex): uppercase hex, a wrong length, whitespace, a missing, unknown or
+    unexpected prefix. A value of the wrong Python type (bytes for a str) is a TypeError.
+    """
+
+
+class ActionBindingError(FastJCSError):
+    """The input cannot be an Execution Action Binding v1 pre-image.
+
+    A field that is not a non-empty str without lone surrogates, a member added, dropped or
+    renamed, or pre-image bytes that are not the JCS form of such an object. `field` names the
+    offending field or member when there is one.
+    """
+
+    def __init__(self, msg: str, field: Optional[str] = None) -> None:
+        self.field = field
+        super().__init__(msg)
+
+
+class NotV1BindingError(ActionBindingError):
+    """A well-formed binding pre-image of another domain or another version than v1."""
+
+
+class RegistryError(FastJCSError):
+    """The execution registry refused a state change, or storage without its guarantees."""
+
+
+class UnknownReservationError(RegistryError, LookupError):
+    """finalize() of an (agent identity, execution_id) that was never admitted."""
+
+
+class ReservationStateError(RegistryError):
+    """A reservation already in a terminal state was asked to become something else."""
+
+
 def _line_col(data: bytes, offset: int) -> "tuple[int, int]":
     """1-based line and byte column of `offset` in `data`."""
     lineno = data.count(b"\n", 0, offset) + 1
@@ -120,4 +166,10 @@ __all__ = [
     "InvalidJSONError",
     "DuplicateKeyError",
     "UnsupportedAlgorithmError",
+    "InvalidDigestError",
+    "ActionBindingError",
+    "NotV1BindingError",
+    "RegistryError",
+    "UnknownReservationError",
+    "ReservationStateError",
 ]

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._native_ext import ffi, lib  # ImportError here means: not built
 
-from . import _python
+from . import _hash, _python
 from ._errors import (
     CanonicalizationError,
     DepthLimitError,
@@ -240,14 +240,12 @@ def _normalized_encoding(obj: Any, max_depth: int) -> Optional[bytes]:
 # it is checked at first use against pycryptodome's public API, and when anything about it is
 # off, the batch falls back to a loop over the public API (tested both ways).
 
-_DIGEST_SIZES = {"sha256": 32, "sha384": 48}
+_DIGEST_SIZES = _hash.ALGORITHMS
 _hash_fns: Dict[str, Any] = {}
 
 
 def _public_digest(algorithm: str, data: bytes) -> bytes:
-    from Crypto.Hash import SHA256, SHA384
-
-    return (SHA256 if algorithm == "sha256" else SHA384).new(data).digest()
+    return _hash.oneshot(algorithm)(data)
 
 
 def _find_oneshot(algorithm: str) -> Any:
@@ -333,6 +331,7 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes]) -> Lis
             raise RuntimeError("the hash function failed")
         else:
             exc = _text_error(item.code, item, bytes(texts[i]))
+            exc.index = i  # type: ignore[attr-defined]
             results.append(exc)
     return results
 
@@ -343,7 +342,7 @@ def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: 
     fn = _hash_fn(algorithm)
     n = len(texts)
     if fn == ffi.NULL or n == 0:
-        return [_digest_or_error(t, max_depth, strict_integers, algorithm) for t in texts]
+        return _python_texts(texts, max_depth, strict_integers, algorithm)
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
     items = ffi.new("fjcs_item[]", n)
     pointers = ffi.new("char *[]", texts)
@@ -361,8 +360,7 @@ def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: st
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
     if fn == ffi.NULL:
-        return [_digest_or_error(t, max_depth, strict_integers, algorithm)
-                for t in _python.split_lines(bytes(data))]
+        return _python_texts(_python.split_lines(bytes(data)), max_depth, strict_integers, algorithm)
     capacity = data.count(b"\n") + 1
     items = ffi.new("fjcs_item[]", capacity)
     count = ffi.new("size_t *")
@@ -377,8 +375,13 @@ def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: st
     return _items_results(items, n, size, lines)
 
 
-def _digest_or_error(text: Any, max_depth: int, strict_integers: bool, algorithm: str) -> Any:
-    try:
-        return _public_digest(algorithm, canonicalize(text, max_depth, strict_integers))
-    except CanonicalizationError as exc:
-        return exc
+def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
+    """The fallback: canonicalize each text in C, hash it through pycryptodome's public API."""
+    results: List[Any] = []
+    for i, text in enumerate(texts):
+        try:
+            results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers)))
+        except CanonicalizationError as exc:
+            exc.index = i  # type: ignore[attr-defined]
+            results.append(exc.with_traceback(None))
+    return results

@@ -6,6 +6,8 @@ Both backends expose the same private functions with the same signatures:
     canonicalize(data: bytes-like, max_depth, strict_integers) -> bytes
     canonicalize_to(data: bytes-like, write, max_depth, strict_integers) -> None
     format_double(x: float) -> str
+    digest_many(objs: list, max_depth, algorithm) -> list[bytes]
+    digest_texts(texts: list[bytes], max_depth, strict_integers, algorithm) -> list
 
 Nothing here recurses: containers are walked with an explicit stack, so the depth limit, not the
 interpreter's recursion limit, decides how deep a value may nest.
@@ -23,6 +25,7 @@ from json.decoder import scanstring as _scanstring
 from json.encoder import encode_basestring as _escape
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import _hash
 from ._errors import (
     CanonicalizationError,
     CircularReferenceError,
@@ -548,6 +551,47 @@ def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_dept
                     strict_integers: bool) -> None:
     """Canonicalize, then pass the result to write (only on success)."""
     write(canonicalize(data, max_depth, strict_integers))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Digests in batches: fastjcs.digest_many and fastjcs.digest_texts
+# ---------------------------------------------------------------------------------------------------
+#
+# `algorithm` arrives checked ("sha256" or "sha384"); the results are raw digests, rendered by the
+# caller. The C backend does the same loop without coming back to Python per item.
+
+
+def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
+    """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
+    oneshot = _hash.oneshot(algorithm)
+    out: List[bytes] = []
+    append = out.append
+    for index, obj in enumerate(objs):
+        try:
+            append(oneshot(dumps(obj, max_depth)))
+        except CanonicalizationError as exc:
+            exc.index = index
+            raise
+    return out
+
+
+def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
+                 algorithm: str) -> list:
+    """Per text: the raw digest of its canonical form, or the CanonicalizationError it raised.
+
+    The errors carry `index`; their tracebacks are dropped (they would keep this frame, and so
+    every result, alive; the position is in the error itself).
+    """
+    oneshot = _hash.oneshot(algorithm)
+    out: list = []
+    append = out.append
+    for index, data in enumerate(texts):
+        try:
+            append(oneshot(canonicalize(data, max_depth, strict_integers)))
+        except CanonicalizationError as exc:
+            exc.index = index
+            append(exc.with_traceback(None))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,231 @@
+"""Digests of canonical JSON, and the three representations of a digest.
+
+A digest is the hash of the RFC 8785 canonical bytes, through pycryptodome (never hashlib), with
+two algorithms: ``sha256`` and ``sha384``. Names are exact; any other value, "SHA256" and
+"sha-256" included, raises UnsupportedAlgorithmError.
+
+    >>> import fastjcs
+    >>> fastjcs.digest({"b": 2, "a": 1.0})
+    'sha256:43258cff783fe7036d8a43033f830adfc60ec037382473548ac742b888292777'
+    >>> fastjcs.digest_text(b'{"a": 1, "b": 2}') == fastjcs.digest({"b": 2, "a": 1.0})
+    True
+
+A digest has three representations, and no function converts one into another on its own:
+
+- prefixed, ``"<alg>:<lowercase hex>"`` (cMCP): what `digest` returns, `parse_digest` checks;
+- bare lowercase hex, 64 characters (CPB identifiers): `parse_hex_digest` checks it;
+- raw bytes: `render_digest(algorithm, raw)` renders them, `ParsedDigest.raw` gives them back.
+
+Each function takes exactly one representation and refuses the others: a malformed or
+wrong-representation string raises InvalidDigestError (a ValueError), a value of the wrong Python
+type (bytes where a str is expected, or the reverse) raises TypeError.
+
+Every name here is re-exported by `fastjcs`, and `fastjcs.digest` is the function, not this module:
+write ``fastjcs.parse_digest`` or ``from fastjcs.digest import parse_digest``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, List, NamedTuple, Union
+
+from . import _core
+from ._core import DEFAULT_MAX_DEPTH, Data, _check_depth, as_bytes
+from ._errors import CanonicalizationError, InvalidDigestError
+from ._hash import ALGORITHMS, check_algorithm, raw_digest, render
+
+__all__ = [
+    "ALGORITHMS",
+    "digest",
+    "digest_text",
+    "digest_many",
+    "digest_texts",
+    "ParsedDigest",
+    "parse_digest",
+    "parse_hex_digest",
+    "render_digest",
+]
+
+# ---------------------------------------------------------------------------------------------------
+# Computing digests
+# ---------------------------------------------------------------------------------------------------
+
+
+def digest(obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    """The digest of ``fastjcs.dumps(obj)``, rendered ``"<algorithm>:<lowercase hex>"``.
+
+    Raises UnsupportedAlgorithmError for any algorithm but "sha256" and "sha384" (checked before
+    the value), and what `dumps` raises for a value JCS cannot represent.
+
+    >>> digest({"x": 1})
+    'sha256:5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22'
+    >>> digest({"x": 1}, "sha384")[:15]
+    'sha384:9ce595e9'
+    """
+    alg = check_algorithm(algorithm)
+    return render(alg, raw_digest(_core.dumps(obj, max_depth=max_depth), alg))
+
+
+def digest_text(data: Data, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH,
+                strict_integers: bool = False) -> str:
+    """The digest of ``fastjcs.canonicalize(data)``: JSON text in, parsed strictly, then hashed.
+
+    >>> digest_text('{"x": 1.0}') == digest({"x": 1})
+    True
+    """
+    alg = check_algorithm(algorithm)
+    canonical = _core.canonicalize(data, max_depth=max_depth, strict_integers=strict_integers)
+    return render(alg, raw_digest(canonical, alg))
+
+
+def digest_many(objs: Iterable[Any], algorithm: str = "sha256", *,
+                max_depth: int = DEFAULT_MAX_DEPTH) -> List[str]:
+    """``[digest(obj, algorithm) for obj in objs]`` in one call to the backend.
+
+    The C backend canonicalizes and hashes the whole batch without returning to Python per item.
+    All or nothing: the first value that cannot be canonicalized raises its error, with `index`
+    set to its position in `objs`, and no digest is returned.
+
+    >>> digest_many([{"x": 1}, [1, 2]]) == [digest({"x": 1}), digest([1, 2])]
+    True
+    """
+    alg = check_algorithm(algorithm)
+    items = objs if type(objs) is list else list(objs)
+    raws = _core._impl.digest_many(items, _check_depth(max_depth), alg)
+    prefix = alg + ":"
+    return [prefix + raw.hex() for raw in raws]
+
+
+def digest_texts(texts: Iterable[Data], algorithm: str = "sha256", *,
+                 max_depth: int = DEFAULT_MAX_DEPTH,
+                 strict_integers: bool = False) -> List[Union[str, CanonicalizationError]]:
+    """Digest many JSON texts (the lines of a JSONL file, say) in one call; one result per text.
+
+    Each result is the rendered digest of that text, or the CanonicalizationError instance it
+    raised (InvalidJSONError, DuplicateKeyError, ...), with `index` set to its position and
+    `offset`/`lineno`/`colno` relative to that text. Nothing is raised for a bad item, so a
+    caller can report it and go on; test each result with ``isinstance(result, str)``.
+    A line's trailing newline is JSON whitespace and may stay; an empty line is an error item.
+    An item that is not bytes, bytearray, memoryview or str raises TypeError for the whole call.
+
+    >>> results = digest_texts([b'{"x":1}\\n', b'{"x":', b'[]'])
+    >>> results[0] == digest({"x": 1}), type(results[1]).__name__, results[1].index
+    (True, 'InvalidJSONError', 1)
+    """
+    alg = check_algorithm(algorithm)
+    items = []
+    for index, text in enumerate(texts):
+        try:
+            items.append(as_bytes(text))
+        except TypeError as exc:
+            raise TypeError(f"item {index}: {exc}") from None
+    results = _core._impl.digest_texts(items, _check_depth(max_depth), bool(strict_integers), alg)
+    prefix = alg + ":"
+    return [prefix + r.hex() if isinstance(r, bytes) else r for r in results]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The three representations
+# ---------------------------------------------------------------------------------------------------
+
+_LOWER_HEX = re.compile(r"[0-9a-f]+")
+_ANY_HEX = re.compile(r"[0-9a-fA-F]+")
+_WHITESPACE = re.compile(r"\s")
+
+
+class ParsedDigest(NamedTuple):
+    """A checked ``<alg>:<hex>`` digest: its algorithm name and its lowercase hex."""
+
+    algorithm: str
+    hex: str
+
+    @property
+    def raw(self) -> bytes:
+        """The digest as raw bytes (an explicit conversion, asked for by name)."""
+        return bytes.fromhex(self.hex)
+
+
+def _need_str(value: object, what: str) -> str:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what} is a str; raw digest bytes are another representation "
+                        "and are not converted (render them with render_digest(algorithm, raw))")
+    if not isinstance(value, str):
+        raise TypeError(f"{what} is a str, not {type(value).__name__}")
+    if _WHITESPACE.search(value) is not None:
+        raise InvalidDigestError(f"{what} contains whitespace: {value!r}")
+    return str.__str__(value)
+
+
+def _check_hex(hexpart: str, size: int, value: str) -> None:
+    if _LOWER_HEX.fullmatch(hexpart) is None:
+        if _ANY_HEX.fullmatch(hexpart) is not None:
+            raise InvalidDigestError(f"digest hex must be lowercase: {value!r}")
+        raise InvalidDigestError(f"digest is not hexadecimal: {value!r}")
+    if len(hexpart) != 2 * size:
+        raise InvalidDigestError(
+            f"digest has {len(hexpart)} hex digits where {2 * size} are expected: {value!r}")
+
+
+def parse_digest(value: str) -> ParsedDigest:
+    """Check a prefixed digest ``"<alg>:<lowercase hex>"`` and split it.
+
+    Refused with InvalidDigestError: a missing prefix (a bare hex digest is another
+    representation), an unknown prefix (also "SHA256:" and "sha512:"), uppercase hex, a length
+    that is not the algorithm's (64 for sha256, 96 for sha384), any whitespace. bytes are a
+    TypeError.
+
+    >>> parse_digest("sha256:" + "ab" * 32).algorithm
+    'sha256'
+    >>> parse_digest("ab" * 32)
+    Traceback (most recent call last):
+      ...
+    fastjcs._errors.InvalidDigestError: missing algorithm prefix: a bare hex digest (a CPB identifier) is not '<alg>:<hex>'
+    """
+    text = _need_str(value, "a prefixed digest")
+    algorithm, colon, hexpart = text.partition(":")
+    if not colon:
+        if _ANY_HEX.fullmatch(text) is not None:
+            raise InvalidDigestError("missing algorithm prefix: a bare hex digest "
+                                     "(a CPB identifier) is not '<alg>:<hex>'")
+        raise InvalidDigestError(f"missing algorithm prefix ('<alg>:<hex>'): {text!r}")
+    if algorithm not in ALGORITHMS:
+        raise InvalidDigestError(f"unknown digest algorithm prefix {algorithm!r}: "
+                                 "'sha256:' or 'sha384:' (exact, lowercase)")
+    _check_hex(hexpart, ALGORITHMS[algorithm], text)
+    return ParsedDigest(algorithm, hexpart)
+
+
+def parse_hex_digest(value: str) -> str:
+    """Check a bare SHA-256 hex digest (a CPB identifier, ``\\A[0-9a-f]{64}\\Z``); return it.
+
+    A prefixed digest is refused (InvalidDigestError), never stripped; so are uppercase hex,
+    another length and whitespace. bytes are a TypeError.
+
+    >>> parse_hex_digest("ab" * 32) == "ab" * 32
+    True
+    """
+    text = _need_str(value, "a bare hex digest")
+    if ":" in text:
+        raise InvalidDigestError(f"a bare hex digest has no prefix: {text!r} is a prefixed digest")
+    _check_hex(text, 32, text)
+    return text
+
+
+def render_digest(algorithm: str, raw: bytes) -> str:
+    """Render raw digest bytes as ``"<algorithm>:<lowercase hex>"``.
+
+    `raw` must be bytes (or bytearray) of the algorithm's length; a str, hex or not, is a TypeError.
+
+    >>> render_digest("sha256", bytes(32)) == "sha256:" + "0" * 64
+    True
+    """
+    alg = check_algorithm(algorithm)
+    if isinstance(raw, str):
+        raise TypeError("raw digest must be bytes; a str (hex or prefixed) is another "
+                        "representation and is not converted")
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"raw digest must be bytes, not {type(raw).__name__}")
+    if len(raw) != ALGORITHMS[alg]:
+        raise InvalidDigestError(
+            f"a raw {alg} digest has {ALGORITHMS[alg]} bytes, not {len(raw)}")
+    return render(alg, bytes(raw))

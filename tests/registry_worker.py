@@ -1,0 +1,67 @@
+"""A child process for tests/test_registry.py (run as a script; not collected by pytest).
+
+    registry_worker.py contend DB GO_FILE WORKER KEYS ROUNDS
+        Wait until GO_FILE exists, then admit each of KEYS keys ROUNDS times in a shuffled order,
+        odd workers with another binding for every fifth key. Print one JSON list of
+        [key, binding, answer] at the end.
+    registry_worker.py loop DB
+        Admit exec-0, exec-1, ... forever; print "admitted N" after each admit returned (so it is
+        committed), and every third one is also finalized, printing "completed N".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+
+from fastjcs.registry import ExecutionRegistry
+
+
+def binding_for(key: int, variant: int) -> str:
+    return f"sha256:{key:032x}{variant:032x}"
+
+
+def agent_for(key: int) -> str:
+    return f"spiffe://agent.example/w{key % 3}"
+
+
+def contend(db: str, go_file: str, worker: int, keys: int, rounds: int) -> None:
+    order = list(range(keys)) * rounds
+    random.Random(worker).shuffle(order)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(go_file):
+        if time.monotonic() > deadline:
+            raise SystemExit("no go signal")
+        time.sleep(0.001)
+    out = []
+    with ExecutionRegistry(db) as reg:
+        for key in order:
+            variant = 1 if worker % 2 and key % 5 == 0 else 0
+            binding = binding_for(key, variant)
+            answer = reg.admit(agent_for(key), f"exec-{key}", binding, call_id=f"w{worker}")
+            out.append([key, binding, answer.name])
+    print(json.dumps(out))
+
+
+def loop(db: str) -> None:
+    with ExecutionRegistry(db) as reg:
+        n = 0
+        while True:
+            reg.admit("spiffe://agent.example/loop", f"exec-{n}", binding_for(n, 0))
+            print(f"admitted {n}", flush=True)
+            if n % 3 == 0:
+                reg.finalize("spiffe://agent.example/loop", f"exec-{n}", "completed")
+                print(f"completed {n}", flush=True)
+            n += 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "contend":
+        contend(sys.argv[2], sys.argv[3], *map(int, sys.argv[4:7]))
+    elif sys.argv[1] == "loop":
+        loop(sys.argv[2])
+    else:
+        raise SystemExit(f"unknown mode {sys.argv[1]!r}")

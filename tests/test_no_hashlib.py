@@ -1,0 +1,71 @@
+"""No module under src/ imports hashlib (DESIGN section 3: digests go through pycryptodome).
+
+The check reads the source tree's syntax trees, so it sees imports inside functions and behind
+conditions, which an import-time check of sys.modules would miss; and a second test shows it flags
+every spelling of the import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import List
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+FORBIDDEN = {"hashlib", "_hashlib"}
+_IMPORT_FUNCTIONS = {"__import__", "import_module"}
+
+
+def _forbidden(name: str) -> bool:
+    return name.split(".")[0] in FORBIDDEN
+
+
+def hashlib_imports(root: Path) -> List[str]:
+    """`file:line` of every import of hashlib under `root`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            names: List[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                first = node.args[0] if node.args else None
+                if called in _IMPORT_FUNCTIONS and isinstance(first, ast.Constant) \
+                        and isinstance(first.value, str):
+                    names = [first.value]
+            if any(_forbidden(name) for name in names):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_the_scan_covers_the_package():
+    files = {p.name for p in (SRC / "fastjcs").rglob("*.py")}
+    assert {"__init__.py", "digest.py", "_hash.py", "eab.py", "registry.py", "_python.py"} <= files
+
+
+def test_src_never_imports_hashlib():
+    assert hashlib_imports(SRC) == []
+
+
+def test_the_scan_flags_every_spelling(tmp_path):
+    spellings = [
+        "import hashlib",
+        "import os, hashlib as h",
+        "from hashlib import sha256",
+        "import _hashlib",
+        "def f():\n    import hashlib\n",
+        "try:\n    pass\nexcept ImportError:\n    from hashlib import new\n",
+        "__import__('hashlib')",
+        "import importlib\nimportlib.import_module('hashlib')",
+        "from importlib import import_module\nimport_module('_hashlib')",
+    ]
+    for number, source in enumerate(spellings):
+        (tmp_path / f"m{number}.py").write_text(source + "\n")
+    (tmp_path / "clean.py").write_text("from Crypto.Hash import SHA256\nimport hmaclike\n")
+    flagged = {entry.split(":")[0] for entry in hashlib_imports(tmp_path)}
+    assert flagged == {f"m{number}.py" for number in range(len(spellings))}
