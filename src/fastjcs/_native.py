@@ -345,7 +345,8 @@ def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: 
         return _python_texts(texts, max_depth, strict_integers, algorithm)
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
     items = ffi.new("fjcs_item[]", n)
-    pointers = ffi.new("char *[]", texts)
+    buffers = [ffi.from_buffer(t) for t in texts]  # no copies; alive until the call returns
+    pointers = ffi.new("char *[]", buffers)
     lens = ffi.new("size_t[]", [len(t) for t in texts])
     flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
     rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)

@@ -396,19 +396,24 @@ def _number_error(src: _Text, i: int) -> None:
     raise AssertionError("number grammar mismatch")  # pragma: no cover
 
 
-def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]:
+def _match_number(src: _Text, i: int) -> "re.Match[str]":
+    """The number token at i, or InvalidJSONError at the first character that breaks its grammar."""
     text = src.text
     m = _NUMBER.match(text, i)
     if m is None:
         _number_error(src, i)
-    end = m.end()
-    nxt = text[end: end + 1]
+    nxt = text[m.end(): m.end() + 1]
     # The match stops early when the grammar broke inside the token: a '.' not followed by a digit
     # (only before any fraction or exponent), an 'e' without exponent digits, or a digit after a
     # leading zero. Anything else after the token is the next structural character's business.
     if nxt and (("0" <= nxt <= "9") or (nxt in "eE" and m.group(2) is None)
                 or (nxt == "." and m.group(1) is None and m.group(2) is None)):
         _number_error(src, i)
+    return m
+
+
+def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]:
+    m = _match_number(src, i)
     token = m.group(0)
     value = float(token)
     if value == _INF or value == -_INF:
@@ -418,7 +423,7 @@ def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]
         digits = token.lstrip("-")
         if len(digits) > 16 or int(digits) > _INT_MAX:
             raise src.fail(IntegerDomainError, "integer outside +/-(2^53-1)", i)
-    return value, end
+    return value, m.end()
 
 
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}

@@ -34,10 +34,9 @@ from .._errors import DepthLimitError, DuplicateKeyError, FloatDomainError
 from .._python import (
     _INF,
     _LITERALS,
-    _NUMBER,
     _WS,
     _literal,
-    _number_error,
+    _match_number,
     _scan_string,
     _Text,
     _unexpected,
@@ -147,14 +146,9 @@ def scan(data: bytes, max_depth: int, mode: str) -> Scan:
                 else:
                     continue
         elif c == "-" or "0" <= c <= "9":
-            m = _NUMBER.match(text, i)
-            if m is None:
-                _number_error(src, i)
-            end = m.end()  # type: ignore[union-attr]
-            nxt = text[end: end + 1]
-            if nxt and (nxt in ".eE" or "0" <= nxt <= "9"):
-                _number_error(src, i)
-            token = m.group(0)  # type: ignore[union-attr]
+            m = _match_number(src, i)
+            end = m.end()
+            token = m.group(0)
             value = float(token)
             if value == _INF or value == -_INF:
                 raise src.fail(FloatDomainError, "number overflows a double", i)
