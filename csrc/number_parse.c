@@ -56,8 +56,21 @@
 #define FJCS_PARSE_TEST_HOOK(path) ((void)0)
 #endif
 
+/* 1 reads eight digits at a time with 64-bit loads (Lemire 2021, after W. Mula); needs a
+ * little-endian load, so it defaults to 0 where the byte order is not known to be little. */
+#ifndef FJCS_PARSE_SWAR
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FJCS_PARSE_SWAR 1
+#elif defined(_M_X64) || defined(_M_ARM64) || defined(_M_IX86)
+#define FJCS_PARSE_SWAR 1
+#else
+#define FJCS_PARSE_SWAR 0
+#endif
+#endif
+
 /* Define FJCS_NO_INT128 to use the portable 64x64->128 multiplication even where the compiler
- * has unsigned __int128 (tests build it both ways). */
+ * has unsigned __int128, and FJCS_NO_BUILTINS to count leading zeros without __builtin_clzll
+ * (tests build both ways, so the code other compilers get is tested too). */
 
 _Static_assert(FJCS_PARSE_MAX_DIGITS >= 768, "the exact path needs at least 768 digits");
 
@@ -74,6 +87,19 @@ enum {
 };
 
 /* ---- Small integer helpers ---- */
+
+/* The hot path is one function: the digit scanner inlined into it (GCC would otherwise call it,
+ * as it is used twice), the rare paths kept out of it so its frame and prologue stay small. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FJCS_HOT_INLINE inline __attribute__((always_inline))
+#define FJCS_COLD __attribute__((noinline, cold))
+#elif defined(_MSC_VER)
+#define FJCS_HOT_INLINE __forceinline
+#define FJCS_COLD __declspec(noinline)
+#else
+#define FJCS_HOT_INLINE inline
+#define FJCS_COLD
+#endif
 
 #define FJCS_INF_BITS UINT64_C(0x7FF0000000000000)
 #define FJCS_MANT_MASK ((UINT64_C(1) << 52) - 1)
@@ -93,7 +119,7 @@ static int is_digit(unsigned char c) {
 
 /* Number of leading zero bits; x != 0. */
 static int clz64(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(FJCS_NO_BUILTINS)
     return __builtin_clzll(x);
 #else
     int n = 0;
@@ -136,6 +162,54 @@ static int floor_log2_pow5(int q) {
     return (int)((uint32_t)scaled >> FJCS_LOG2_5_SHIFT) - FJCS_LOG2_5_OFFSET;
 }
 
+/* ---- Eight digits at a time ---- */
+
+#if FJCS_PARSE_SWAR
+#define FJCS_BYTES(b) (UINT64_C(0x0101010101010101) * (b))
+
+static uint64_t load8(const unsigned char *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);  /* little-endian: p[0] is the low byte */
+    return v;
+}
+
+/* Every byte is '0'..'9': its high nibble is 3, and adding 6 leaves it 3 (a low nibble above 9
+ * would carry into it). The first test rules out bytes >= 0x40, so the addition never carries
+ * from one byte into the next. */
+static int eight_digits(uint64_t v) {
+    return (v & FJCS_BYTES(0xF0)) == FJCS_BYTES(0x30)
+           && ((v + FJCS_BYTES(0x06)) & FJCS_BYTES(0xF0)) == FJCS_BYTES(0x30);
+}
+
+/* The value of eight digit bytes, first digit most significant: combine neighbours in lanes of
+ * 16, 32, then 64 bits (d0 d1 -> 10 d0 + d1, and so on); no lane overflows into the one kept. */
+static uint64_t eight_digit_value(uint64_t v) {
+    v -= FJCS_BYTES('0');
+    v = (v * 10 + (v >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+    v = (v * 100 + (v >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+    return (v * 10000 + (v >> 32)) & UINT64_C(0xFFFFFFFF);
+}
+#endif
+
+/* Accumulates the digits from p into *w (mod 2^64) and returns the first non-digit position. */
+static FJCS_HOT_INLINE const unsigned char *scan_digits(const unsigned char *p, const unsigned char *end,
+                                        uint64_t *w) {
+    uint64_t acc = *w;
+#if FJCS_PARSE_SWAR
+    uint64_t v;
+    while (end - p >= 8 && eight_digits(v = load8(p))) {
+        acc = acc * 100000000 + eight_digit_value(v);
+        p += 8;
+    }
+#endif
+    while (p < end && is_digit(*p)) {
+        acc = acc * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    *w = acc;
+    return p;
+}
+
 /* ---- Reading the token ---- */
 
 /* The significand as the fast paths see it: value = (w + tail) * 10^q, 0 <= tail < 1, where w is
@@ -153,7 +227,7 @@ typedef struct {
 
 /* More than 19 digits in the mantissa: skip leading zeros (and the point), keep the first 19
  * significant digits in w, count the rest into q and note any nonzero one. */
-static void read_long_significand(fjcs_decimal *d) {
+static FJCS_COLD void read_long_significand(fjcs_decimal *d) {
     const unsigned char *p = d->mant, *end = d->mant_end;
     while (p < end && (*p == '0' || *p == '.')) p++;
     uint64_t w = 0;
@@ -178,6 +252,8 @@ static void read_long_significand(fjcs_decimal *d) {
 /* Splits the token along the RFC 8259 grammar. Returns FJCS_E_SYNTAX if it does not match (the
  * caller is meant to have checked; this keeps a wrong caller from reading out of bounds). */
 static int read_decimal(const unsigned char *p, const unsigned char *end, fjcs_decimal *d) {
+    /* A branch, not arithmetic, for the sign: predicted, it keeps the load of the first digit off
+     * the critical path (measured: branch-free is 1-2 ns slower on positive numbers). */
     d->negative = 0;
     if (p < end && *p == '-') {
         d->negative = 1;
@@ -187,19 +263,13 @@ static int read_decimal(const unsigned char *p, const unsigned char *end, fjcs_d
     /* w may wrap here for long tokens (unsigned arithmetic, defined); it is recomputed then. */
     uint64_t w = 0;
     const unsigned char *int_begin = p;
-    while (p < end && is_digit(*p)) {
-        w = w * 10 + (uint64_t)(*p - '0');
-        p++;
-    }
+    p = scan_digits(p, end, &w);
     size_t int_len = (size_t)(p - int_begin);
     if (int_len == 0 || (int_len > 1 && *int_begin == '0')) return FJCS_E_SYNTAX;
     size_t frac_len = 0;
     if (p < end && *p == '.') {
         const unsigned char *frac_begin = ++p;
-        while (p < end && is_digit(*p)) {
-            w = w * 10 + (uint64_t)(*p - '0');
-            p++;
-        }
+        p = scan_digits(p, end, &w);
         frac_len = (size_t)(p - frac_begin);
         if (frac_len == 0) return FJCS_E_SYNTAX;
     }
@@ -208,7 +278,10 @@ static int read_decimal(const unsigned char *p, const unsigned char *end, fjcs_d
     if (p < end && (*p | 0x20) == 'e') {
         p++;
         int eneg = 0;
-        if (p < end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
+        if (p < end) {  /* the exponent's sign, without a branch on it */
+            eneg = *p == '-';
+            p += eneg | (*p == '+');
+        }
         const unsigned char *exp_begin = p;
         uint64_t ev = 0;
         for (; p < end && is_digit(*p); p++) {
@@ -216,7 +289,7 @@ static int read_decimal(const unsigned char *p, const unsigned char *end, fjcs_d
         }
         if (p == exp_begin) return FJCS_E_SYNTAX;
         if (ev > (uint64_t)FJCS_COUNT_CAP) ev = (uint64_t)FJCS_COUNT_CAP;
-        e = eneg ? -(int64_t)ev : (int64_t)ev;
+        e = (int64_t)ev * (1 - 2 * eneg);
     }
     if (p != end) return FJCS_E_SYNTAX;
     d->exp10 = e - count64(frac_len);
@@ -246,21 +319,19 @@ static const double fjcs_exact_pow10[23] = {
 /* Returns 1 and stores the value when the fast path applies. */
 static int clinger(uint64_t w, int64_t q, double *value) {
     const uint64_t max_exact = UINT64_C(1) << 53;
-    if (w > max_exact) return 0;
-    if (q >= -22 && q <= 22) {
+    /* The exponent first: it rules out most 17-digit tokens predictably, w would not. */
+    if (q < -22 || q > 22 + 15 || w > max_exact) return 0;
+    if (q <= 22) {
         double dw = (double)w;  /* exact: w <= 2^53 */
         *value = q < 0 ? dw / fjcs_exact_pow10[-q] : dw * fjcs_exact_pow10[q];
         return 1;
     }
     /* Clinger's extension: "123e30" is 123e8 * 1e22 when 123e8 is still an exact integer. */
-    if (q > 22 && q <= 22 + 15) {
-        uint64_t scale = 1;
-        for (int64_t i = 22; i < q; i++) scale *= 10;
-        if (w > max_exact / scale) return 0;
-        *value = (double)(w * scale) * 1e22;
-        return 1;
-    }
-    return 0;
+    uint64_t scale = 1;
+    for (int64_t i = 22; i < q; i++) scale *= 10;
+    if (w > max_exact / scale) return 0;
+    *value = (double)(w * scale) * 1e22;
+    return 1;
 }
 #else
 #define FJCS_HAVE_CLINGER 0
@@ -516,7 +587,7 @@ static int cmp_midpoint(const fjcs_exact *x, uint64_t bits) {
 }
 
 /* Rounds the decimal exactly, starting the search from bits `start`. */
-static uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
+static FJCS_COLD uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
     fjcs_exact x;
     const unsigned char *p = d->mant, *end = d->mant_end;
     while (p < end && (*p == '0' || *p == '.')) p++;

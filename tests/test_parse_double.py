@@ -586,12 +586,14 @@ def test_this_module_exercises_every_path(parse_check):
 
 
 def test_sanitizer_corpus_with_exact_path_only(parse_check, tmp_path):
-    # The same driver with paths 1 and 2 compiled out: the exact path alone must agree with
-    # float() on a slice of the sanitizer corpus (the full corpus runs in run_parse_sanitized.sh).
+    # The same driver with paths 1 and 2 compiled out, and the portable helpers (no __int128, no
+    # builtins, no eight-digit loads): the exact path alone must agree with float() on a slice
+    # of the sanitizer corpus (the full corpus runs in run_parse_sanitized.sh).
     cc = _compiler()
     exe = tmp_path / "parse_check_exact"
     subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror",
                     "-DFJCS_PARSE_CLINGER=0", "-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_NO_INT128",
+                    "-DFJCS_NO_BUILTINS", "-DFJCS_PARSE_SWAR=0",
                     f"-I{ROOT / 'csrc'}", str(ROOT / "tests" / "c" / "parse_check.c"),
                     "-o", str(exe)], check=True)
     lines = []

@@ -2,9 +2,10 @@
 # Checks csrc/number_parse.c under AddressSanitizer and UndefinedBehaviorSanitizer against
 # CPython's float() on a few hundred thousand tokens (tests/c/gen_parse_corpus.py, fixed seed).
 #
-# Four builds of tests/c/parse_check.c (which #includes number_parse.c):
+# Five builds of tests/c/parse_check.c (which #includes number_parse.c):
 #   default      all three paths, unsigned __int128; must see every path decide some token
-#   no-int128    the portable 64x64->128 multiply (FJCS_NO_INT128)
+#   portable     what a compiler without GCC extensions or a little-endian target gets: the
+#                portable 64x64->128 multiply, leading-zero count and one-digit-at-a-time scan
 #   exact-only   paths 1 and 2 disabled: the exact path alone decides every token
 #   skewed       exact-only, its first candidate moved 3 ulps up / down: the correction loop
 #                converges from either side
@@ -32,7 +33,7 @@ build() {  # name, extra flags...
 }
 
 build default
-build no-int128 -DFJCS_NO_INT128
+build portable -DFJCS_NO_INT128 -DFJCS_NO_BUILTINS -DFJCS_PARSE_SWAR=0
 build exact-only -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0
 build skew-up -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0 -DFJCS_PARSE_TEST_SKEW=3
 build skew-down -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0 -DFJCS_PARSE_TEST_SKEW=-3
@@ -46,7 +47,7 @@ run() {  # name, parse_check arguments...
 }
 
 run default --require-paths "$all_paths"
-run no-int128 --require-paths "$all_paths"
+run portable --require-paths "$all_paths"
 run exact-only --require-paths zero,range,exact_forced
 run skew-up --require-paths exact_forced
 run skew-down --require-paths exact_forced
