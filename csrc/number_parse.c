@@ -104,9 +104,9 @@ enum {
 #define FJCS_INF_BITS UINT64_C(0x7FF0000000000000)
 #define FJCS_MANT_MASK ((UINT64_C(1) << 52) - 1)
 
-/* Exponents and digit counts saturate here: any token long enough to reach it would be larger
- * than any address space, so saturation cannot change an answer, and int64 sums of three such
- * quantities cannot overflow. */
+/* Exponents saturate at +-2^60 and digit counts at 2^60. A saturated exponent still dwarfs the
+ * digit count of any token that fits in an address space, so the answer (0 or infinity) is the
+ * same, and sums of three such quantities stay well inside int64. */
 #define FJCS_COUNT_CAP (INT64_C(1) << 60)
 
 static int64_t count64(size_t n) {
@@ -192,8 +192,8 @@ static uint64_t eight_digit_value(uint64_t v) {
 #endif
 
 /* Accumulates the digits from p into *w (mod 2^64) and returns the first non-digit position. */
-static FJCS_HOT_INLINE const unsigned char *scan_digits(const unsigned char *p, const unsigned char *end,
-                                        uint64_t *w) {
+static FJCS_HOT_INLINE const unsigned char *scan_digits(const unsigned char *p,
+                                                       const unsigned char *end, uint64_t *w) {
     uint64_t acc = *w;
 #if FJCS_PARSE_SWAR
     uint64_t v;
@@ -466,11 +466,13 @@ static uint64_t approx_bits(uint64_t w, int q) {
  *
  * Why K and sticky decide: a midpoint M between adjacent doubles is h 2^g with h odd, h < 2^54.
  * For g < 0 its decimal expansion ends exactly at the digit 10^g (h 5^-g is odd), so M is a
- * multiple of 10^qk whenever qk <= g; for g >= 0, M is an integer. Then K < M implies K <= M - 10^qk, so V < M; K > M implies V > M; and K == M
- * leaves V > M exactly when sticky. qk <= g holds whenever digits are dropped: the leading digit of
- * V is at 10^L with L <= log10(2^(g+55)) (the search below only compares V with midpoints a few
- * ulps away), and qk = L - N + 1 (so qk < 0 when g >= 0: L <= 308 < N - 1), so
- * N >= floor(log10(2^(g+55))) - g + 1 suffices; the worst g is the smallest, -1075, giving 768
+ * multiple of 10^qk whenever qk <= g; for g >= 0, M is an integer. Then K < M implies
+ * K <= M - 10^qk, so V < M; K > M implies V > M; and K == M leaves V > M exactly when sticky.
+ *
+ * qk <= g holds whenever digits are dropped: the leading digit of V is at 10^L with
+ * L <= log10(2^(g+55)) (the search below only compares V with midpoints a few ulps away), and
+ * qk = L - N + 1 (so qk < 0 <= g when g >= 0: L < 327 < N - 1); hence
+ * N >= floor(log10(2^(g+55))) - g + 1 suffices. The worst g is the smallest, -1075, giving 768
  * (tests/test_parse_double.py computes it for every g). With no digit dropped, tail == 0 and
  * K == V.
  *
@@ -713,7 +715,8 @@ int fjcs_parse_double(const char *tok, size_t len, double *out) {
         uint64_t start = approx_bits(d.w, q);
 #if FJCS_PARSE_TEST_SKEW
         int64_t skewed = (int64_t)start + FJCS_PARSE_TEST_SKEW;
-        start = skewed < 0 ? 0 : (uint64_t)skewed > FJCS_INF_BITS ? FJCS_INF_BITS : (uint64_t)skewed;
+        start = skewed < 0 ? 0 : (uint64_t)skewed;
+        if (start > FJCS_INF_BITS) start = FJCS_INF_BITS;
 #endif
         bits = exact_bits(&d, start);
     }
