@@ -155,7 +155,8 @@ MUTANT_CASES = [
     (midpoint(0x0000000000000000), mutant_half_up),       # 2^-1075: between 0 and 5e-324 -> 0
     (midpoint(0x0000000000000002), mutant_half_up),       # subnormal tie, even side is below
     (midpoint(0x3FF0000000000000), mutant_half_up),       # 1 + 2^-53 -> 1
-    # Digits past the 19th decide: the first 19 make an exact tie, the 47th breaks it upward.
+    # Digits past the 19th decide: the first 19 are at or below the midpoint (an exact tie in the
+    # first case), a later nonzero digit puts the value above it.
     ("9007199254740993.00000000000000000000000000001", mutant_19_digits),
     (midpoint(0x3FF8000000000000, 1, 30), mutant_19_digits),
     (midpoint(0x0000000000000003, 1, 5), mutant_19_digits),
