@@ -68,10 +68,11 @@ int fjcs_format_double(double v, char *buf);
 long long fjcs_format_doubles(const double *v, size_t n, char *out);
 
 /*
- * Read a JSON number token (RFC 8259 section 6 grammar; the caller has checked the grammar) of len
- * bytes at tok as the nearest double, ties to even, without depending on the C locale. Stores it in
- * *out and returns FJCS_OK; returns FJCS_E_FLOAT_DOMAIN (storing nothing) when the magnitude rounds
- * to infinity. Values too small for a subnormal become a signed zero.
+ * Read a JSON number token (RFC 8259 section 6 grammar) of len bytes at tok as the nearest double,
+ * ties to even, without depending on the C locale. Stores it in *out and returns FJCS_OK; returns
+ * FJCS_E_FLOAT_DOMAIN (storing nothing) when the magnitude rounds to infinity, and FJCS_E_SYNTAX
+ * (storing nothing) for bytes that are not a number token. Values too small for a subnormal
+ * become a signed zero. Allocates nothing; any length works, in time linear in it.
  */
 int fjcs_parse_double(const char *tok, size_t len, double *out);
 
