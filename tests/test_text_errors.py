@@ -1,4 +1,4 @@
-"""JSON text in: MUST-FAIL vectors (vectors/text-must-fail/) and positive ones (vectors/text-canonical/).
+"""JSON text in: MUST-FAIL vectors (vectors/text-must-fail/), positive ones (text-canonical/).
 
 Every MUST-FAIL vector pins the exact exception class and the byte offset (and line/column where
 given), counted by hand from the input per the rules in src/fastjcs/_python.py. Catches: a lenient
