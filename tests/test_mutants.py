@@ -17,10 +17,12 @@ import fastjcs
 from fastjcs import _core, _python
 
 import test_dumps_differential as differential
+import test_es6_numbers as es6
 import test_properties as properties
 import test_rfc8785_examples as rfc_examples
 import test_text_errors as text_errors
 from _vectors import cases
+from test_es6_numbers import published  # noqa: F401 - a fixture
 
 CHECK_FAILED = (AssertionError, pytest.fail.Exception)
 
@@ -69,6 +71,25 @@ def test_repr_exponent_is_caught(mutate):
         rfc_examples.test_appendix_b_dumps(_python, _row("3eb0c6f7a0b5ed8c"))
     with pytest.raises(CHECK_FAILED):
         differential.check_same_as_rfc8785(fastjcs.dumps, [1e-7])
+
+
+def test_es6_corpus_catches_a_layout_slip(mutate, published):
+    es6.check_corpus(fastjcs.format_double, 1_000, published)  # the control
+    real = _python._layout
+
+    def exponent_from_1e20(digits, n):  # the plain/exponent boundary off by one (1e20 not 1e21)
+        if n != 21:
+            return real(digits, n)
+        return digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + "e+20"
+
+    mutate.setattr(_python, "_layout", exponent_from_1e20)
+    with pytest.raises(CHECK_FAILED):
+        es6.check_corpus(fastjcs.format_double, 1_000, published)
+
+
+def test_es6_corpus_catches_repr(published):
+    with pytest.raises(CHECK_FAILED):
+        es6.check_corpus(repr, 1_000, published)
 
 
 def test_minus_zero_is_caught(mutate):
