@@ -27,7 +27,14 @@ class Color(enum.IntEnum):
     HUGE = 2**60  # outside the domain: IntegerDomainError
 
 
-class Word(enum.StrEnum):
+if hasattr(enum, "StrEnum"):  # Python 3.11+
+    _StrEnum = enum.StrEnum
+else:  # what StrEnum is, before 3.11
+    class _StrEnum(str, enum.Enum):
+        pass
+
+
+class Word(_StrEnum):
     PLAIN = "plain"
     EURO = "\u20ac uro"
     EMOJI = "\U0001f600"
