@@ -10,9 +10,14 @@ error comes first, the wrong class (ValueError, InvalidJSONError for an overflow
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fastjcs
+from _strategies import json_values, with_backend
 from _vectors import cases, input_of, output_of
 
 MUST_FAIL = cases("text-must-fail")
@@ -96,3 +101,38 @@ def test_max_depth_must_be_a_non_negative_int(backend, bad):
 def test_text_must_be_bytes_or_str(backend, bad):
     with pytest.raises(TypeError):
         fastjcs.canonicalize(bad)
+
+
+# ---- any text: only CanonicalizationError, and agreement with json.loads where both accept ----
+
+_JSONISH = st.sampled_from(list('{}[],:"\\ \n\t0123456789-+.eEtrufalsn') + ["u00e9", "ud83d",
+                           "ude00", "\u00e9", "\x01", "NaN", "\ufeff", "/", "x"])
+
+
+def check_any_text(text) -> None:
+    try:
+        out = fastjcs.canonicalize(text)
+    except fastjcs.CanonicalizationError as exc:
+        assert exc.offset is not None and 0 <= exc.offset <= len(text.encode("utf-8",
+                                                                              "surrogatepass"))
+        return
+    # Accepted: the stdlib accepts it too, and reads the same value (numbers as doubles).
+    assert out == fastjcs.dumps(json.loads(text, parse_int=float))
+
+
+@with_backend
+@given(st.lists(_JSONISH, max_size=24).map("".join))
+def test_any_text_fails_cleanly(backend, text):
+    check_any_text(text)
+
+
+@with_backend
+@given(json_values, st.data())
+def test_near_valid_text_fails_cleanly(backend, value, data):
+    # One edit to a valid text: the errors a parser meets most.
+    text = json.dumps(value, ensure_ascii=data.draw(st.booleans()))
+    i = data.draw(st.integers(0, len(text)))
+    edit = data.draw(st.sampled_from(["insert", "delete", "replace"]))
+    c = data.draw(_JSONISH)
+    tail = text[i + 1:] if edit != "insert" else text[i:]
+    check_any_text(text[:i] + ("" if edit == "delete" else c) + tail)

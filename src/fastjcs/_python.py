@@ -284,7 +284,8 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
 #     Python's UnicodeDecodeError); outside strings any non-ASCII byte is an unexpected character;
 #   - a number token is read by the grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, and
 #     an error sits where the grammar needed a digit (after '-', '.', 'e' or its sign) or at a
-#     digit that follows a leading zero; a literal at its first byte that does not match;
+#     digit that follows a leading zero, or at a '.', 'e' or 'E' right after a complete token
+#     ("1.5.3", "1e5e3"); a literal at its first byte that does not match;
 #   - a duplicate member name is reported when its object closes, at the opening quote of the
 #     earliest member whose name repeats an earlier one in that object;
 #   - the depth limit at the bracket that opens one container too many.
@@ -406,7 +407,10 @@ def _number_error(src: _Text, i: int) -> None:
             j += 1
         if j >= n or not "0" <= text[j] <= "9":
             raise _unexpected(src, j, "a digit in the exponent")
-    raise AssertionError("number grammar mismatch")  # pragma: no cover
+        while j < n and "0" <= text[j] <= "9":
+            j += 1
+    # The token is complete, and a '.', 'e' or 'E' follows it ("1.5.3", "1e5e3").
+    raise _unexpected(src, j, "the end of the number")
 
 
 def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]:
