@@ -1,7 +1,6 @@
 """Measure every available implementation on every corpus in one run, and print one table.
 
-    PYTHONPATH=src python benchmarks/compare.py [--repeat N] [--corpus NAME ...] [--timer cpu]
-                                                [--json]
+    python benchmarks/compare.py [--repeat N] [--corpus NAME ...] [--timer cpu] [--json]
 
 For each corpus (benchmarks/corpus.py) and each row of benchmarks/impls.py: the best of N timed
 runs over the corpus's documents (timeit, one pass per run), as MB/s of canonical output, the
@@ -9,6 +8,9 @@ ratio to rfc8785 measured in the same run (rfc8785.dumps for Python objects, rfc
 json.loads for text; > 1 is faster), and whether the output was byte-for-byte the JCS bytes
 (rfc8785's). Peers that are not JCS are labelled so; a row that raises (e.g. RecursionError on
 the deep corpus) is reported with the exception instead of a time.
+
+It measures the fastjcs of this checkout (../src), whatever else is installed. To measure a new
+function, add a Row to benchmarks/impls.py: it appears here and in the pytest-benchmark suites.
 """
 
 from __future__ import annotations
