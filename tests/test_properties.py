@@ -23,7 +23,9 @@ def _same(a, b) -> bool:
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, float) or isinstance(b, float):
-        return isinstance(b, (int, float)) and not isinstance(b, bool) and a == b
+        numbers = (int, float)
+        return (isinstance(a, numbers) and isinstance(b, numbers) and
+                not isinstance(a, bool) and not isinstance(b, bool) and a == b)
     return type(a) is type(b) and a == b
 
 
