@@ -57,26 +57,25 @@ def format_double(x: float) -> str:
     only change is dropping a trailing ".0".
     """
     r = repr(x)
-    if "e" not in r:
-        if r.endswith(".0"):
-            r = r[:-2]
-            return "0" if r == "-0" else r
-        if r[-1] in "fn":  # inf, -inf, nan
+    i = r.find("e")
+    if i < 0:
+        if r[-2:] == ".0":
+            return "0" if r == "-0.0" else r[:-2]
+        if r[-1] > "9":  # inf, -inf, nan
             raise FloatDomainError(f"{r} is not representable in JCS")
         return r
-    mantissa, exp = r.split("e")
+    e = int(r[i + 1:])  # repr's exponent: the value is d1.d2...dk x 10^e
+    if e < -6 or e > 20:
+        # Exponent notation in both: the same digits; repr pads the exponent to two digits.
+        return r[:i + 2] + r[i + 3:] if -10 < e < 0 else r
+    # 1e-6 <= |x| < 1e-4 or 1e16 <= |x| < 1e21: repr writes an exponent, ECMAScript does not.
     sign = ""
+    mantissa = r[:i]
     if mantissa[0] == "-":
         sign, mantissa = "-", mantissa[1:]
-    if "." in mantissa:
-        head, tail = mantissa.split(".")
-        digits = head + tail
-    else:
-        digits = mantissa
-    digits = digits.rstrip("0")  # repr writes "1e+16", never "1.0e+16"; this is only a guard
+    digits = mantissa.replace(".", "").rstrip("0")
     # The value is 0.<digits> x 10^n.
-    n = int(exp) + 1
-    return sign + _layout(digits, n)
+    return sign + _layout(digits, e + 1)
 
 
 def _layout(digits: str, n: int) -> str:
@@ -120,19 +119,6 @@ def _sorted_keys(d: dict) -> list:
     return keys
 
 
-class _Frame:
-    """An open container: its remaining children and how to close it."""
-
-    __slots__ = ("items", "index", "is_dict", "source", "ident")
-
-    def __init__(self, items: list, is_dict: bool, source: Any, ident: int) -> None:
-        self.items = items
-        self.index = 0
-        self.is_dict = is_dict
-        self.source = source
-        self.ident = ident
-
-
 def dumps(obj: Any, max_depth: int) -> bytes:
     """Canonical UTF-8 bytes of a Python value (DESIGN section 2.1), iteratively."""
     out: List[str] = []
@@ -155,107 +141,138 @@ def _encode(out: List[str]) -> bytes:
 
 
 def _render(obj: Any, max_depth: int, out: List[str]) -> None:
+    """Append the canonical text of obj to out, as str pieces.
+
+    The stack holds one entry per open container: (iterator over its elements, or over its sorted
+    names for an object; the dict for an object, else None; its id; its closing bracket). The
+    document itself sits in a one-element pseudo-array at the bottom, so every value, the top one
+    included, is rendered by the same loops. Every element is followed by a "," piece of its own;
+    when a container closes, its bracket replaces the "," after its last element.
+
+    The scalar cases are written out in both loops below, not called: a call per value costs
+    more than all the rest of the work on a typical document.
+    """
     emit = out.append
-    stack: List[_Frame] = []
-    open_ids: set = set()
     escape = _escape
-    value = obj
+    fmt = format_double
+    lo, hi = _INT_MIN, _INT_MAX
+    stack: List[Tuple[Any, Any, int, str]] = [(iter((obj,)), None, 0, "")]
+    open_ids: set = set()
+    limit = max_depth + 1  # the pseudo-array does not count
     while True:
-        # ---- render `value`, or open it as a container ----
-        t = type(value)
-        if t is str:
-            emit(escape(value))
-        elif t is int:
-            if _INT_MIN <= value <= _INT_MAX:
-                emit(str(value))
+        it, source, ident, closer = stack[-1]
+        if source is None:  # an array: the elements are the values
+            for value in it:
+                t = type(value)
+                if t is str:
+                    emit(escape(value))
+                elif t is int:
+                    if lo <= value <= hi:
+                        emit(str(value))
+                    else:
+                        raise _int_domain_error(value)
+                elif t is float:
+                    emit(fmt(value))
+                elif value is None:
+                    emit("null")
+                elif value is True:
+                    emit("true")
+                elif value is False:
+                    emit("false")
+                elif _open(value, stack, open_ids, limit, emit):
+                    break
+                emit(",")
             else:
-                raise IntegerDomainError(f"{value} exceeds safe integer domain for JSON floats")
-        elif t is float:
-            emit(format_double(value))
-        elif t is dict or t is list or t is tuple:
-            _open(value, value, t is dict, stack, open_ids, max_depth, emit)
-        elif value is None:
-            emit("null")
-        elif value is True:
-            emit("true")
-        elif value is False:
-            emit("false")
-        else:
-            _open_or_emit_subclass(value, stack, open_ids, max_depth, emit)
-
-        # ---- find the next value to render ----
-        while stack:
-            frame = stack[-1]
-            i = frame.index
-            if i < len(frame.items):
-                frame.index = i + 1
-                if frame.is_dict:
-                    key = frame.items[i]
-                    emit(("," if i else "{") + escape(key) + ":")
-                    value = frame.source[key]
-                else:
-                    if i:
-                        emit(",")
-                    value = frame.items[i]
-                break
-            emit("}" if frame.is_dict else "]")
-            stack.pop()
-            open_ids.discard(frame.ident)
-        else:
-            return
-
-
-def _open(value: Any, source: Any, is_dict: bool, stack: list, open_ids: set, max_depth: int,
-          emit) -> None:
-    """Open a container: check cycles and depth, emit an empty one at once."""
-    ident = id(value)
-    if ident in open_ids:
-        raise CircularReferenceError("circular reference: a container contains itself")
-    if len(stack) >= max_depth:
-        raise DepthLimitError(f"nesting deeper than max_depth={max_depth}")
-    if is_dict:
-        if not source:
-            emit("{}")
-            return
-        items = _sorted_keys(source)
-    else:
-        if not source:
-            emit("[]")
-            return
-        items = source
-    open_ids.add(ident)
-    stack.append(_Frame(items, is_dict, source, ident))
-    if not is_dict:
-        emit("[")
+                stack.pop()
+                if not stack:
+                    del out[-1]
+                    return
+                out[-1] = closer
+                open_ids.discard(ident)
+                emit(",")
+        else:  # an object: the elements are its names, in order
+            for key in it:
+                emit(escape(key))
+                emit(":")
+                value = source[key]
+                t = type(value)
+                if t is str:
+                    emit(escape(value))
+                elif t is int:
+                    if lo <= value <= hi:
+                        emit(str(value))
+                    else:
+                        raise _int_domain_error(value)
+                elif t is float:
+                    emit(fmt(value))
+                elif value is None:
+                    emit("null")
+                elif value is True:
+                    emit("true")
+                elif value is False:
+                    emit("false")
+                elif _open(value, stack, open_ids, limit, emit):
+                    break
+                emit(",")
+            else:
+                stack.pop()
+                out[-1] = closer
+                open_ids.discard(ident)
+                emit(",")
 
 
-def _open_or_emit_subclass(value: Any, stack: list, open_ids: set, max_depth: int, emit) -> None:
-    """Values whose type is not exactly a JSON type: valued as rfc8785 values them."""
-    if isinstance(value, bool):  # bool cannot be subclassed; kept for rfc8785's order
+def _int_domain_error(number: int) -> IntegerDomainError:
+    return IntegerDomainError(f"{number} exceeds safe integer domain for JSON floats")
+
+
+def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
+    """A value that is not a str, int, float, bool or None of the exact type.
+
+    Opens a non-empty container (pushes it and returns True), or emits the value (an empty
+    container, or a subclass of a scalar type, valued as rfc8785 values it) and returns False.
+    """
+    t = type(value)
+    if t is dict or t is list or t is tuple:
+        source = value
+    elif isinstance(value, bool):  # bool cannot be subclassed; kept for rfc8785's order
         emit("true" if value else "false")
+        return False
     elif isinstance(value, int):
         number = int(value)
         if not _INT_MIN <= number <= _INT_MAX:
-            raise IntegerDomainError(f"{number} exceeds safe integer domain for JSON floats")
+            raise _int_domain_error(number)
         emit(str(number))
+        return False
     elif isinstance(value, str):
         emit(_escape(value))
+        return False
     elif isinstance(value, float):
         emit(format_double(float(value)))
-    elif isinstance(value, (list, tuple)):
-        # The cycle check uses the identity of the original object, which list() would hide.
-        ident = id(value)
-        if ident in open_ids:
-            raise CircularReferenceError("circular reference: a container contains itself")
-        items = list(value)
-        _open(value, items, False, stack, open_ids, max_depth, emit)
-    elif isinstance(value, dict):
-        ident = id(value)
-        if ident in open_ids:
-            raise CircularReferenceError("circular reference: a container contains itself")
-        _open(value, dict(value), True, stack, open_ids, max_depth, emit)
+        return False
+    elif isinstance(value, (list, tuple, dict)):
+        # A copy of the plain type; the cycle check below uses the identity of the original.
+        source = dict(value) if isinstance(value, dict) else list(value)
     else:
         raise UnsupportedTypeError(f"unsupported type: {type(value).__name__}")
+    ident = id(value)
+    if ident in open_ids:
+        raise CircularReferenceError("circular reference: a container contains itself")
+    if len(stack) >= limit:
+        raise DepthLimitError(f"nesting deeper than max_depth={limit - 1}")
+    if type(source) is dict:
+        if not source:
+            emit("{}")
+            return False
+        stack.append((iter(_sorted_keys(source)), source, ident, "}"))
+        emit("{")
+    else:
+        if not source:
+            emit("[]")
+            return False
+        stack.append((iter(source), None, ident, "]"))
+        emit("[")
+    open_ids.add(ident)
+    return True
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -271,7 +288,8 @@ def _open_or_emit_subclass(value: Any, stack: list, open_ids: set, max_depth: in
 #     Python's UnicodeDecodeError); outside strings any non-ASCII byte is an unexpected character;
 #   - a number token is read by the grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, and
 #     an error sits where the grammar needed a digit (after '-', '.', 'e' or its sign) or at a
-#     digit that follows a leading zero; a literal at its first byte that does not match;
+#     digit that follows a leading zero, or at a '.', 'e' or 'E' right after a complete token
+#     ("1.5.3", "1e5e3"); a literal at its first byte that does not match;
 #   - a duplicate member name is reported when its object closes, at the opening quote of the
 #     earliest member whose name repeats an earlier one in that object;
 #   - the depth limit at the bracket that opens one container too many.
@@ -393,7 +411,10 @@ def _number_error(src: _Text, i: int) -> None:
             j += 1
         if j >= n or not "0" <= text[j] <= "9":
             raise _unexpected(src, j, "a digit in the exponent")
-    raise AssertionError("number grammar mismatch")  # pragma: no cover
+        while j < n and "0" <= text[j] <= "9":
+            j += 1
+    # The token is complete, and a '.', 'e' or 'E' follows it ("1.5.3", "1e5e3").
+    raise _unexpected(src, j, "the end of the number")
 
 
 def _match_number(src: _Text, i: int) -> "re.Match[str]":
