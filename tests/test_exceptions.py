@@ -23,6 +23,12 @@ HIERARCHY = {
     "InvalidJSONError": "CanonicalizationError",
     "DuplicateKeyError": "InvalidJSONError",
     "UnsupportedAlgorithmError": "FastJCSError",
+    "InvalidDigestError": "FastJCSError",
+    "ActionBindingError": "FastJCSError",
+    "NotV1BindingError": "ActionBindingError",
+    "RegistryError": "FastJCSError",
+    "UnknownReservationError": ("RegistryError", "LookupError"),
+    "ReservationStateError": "RegistryError",
 }
 
 
@@ -31,8 +37,9 @@ def test_each_class_and_its_base(name):
     cls = getattr(fastjcs, name)
     assert cls is getattr(_errors, name)  # one exception module, re-exported as is
     assert name in fastjcs.__all__
-    base = HIERARCHY[name]
-    assert cls.__bases__ == (getattr(fastjcs, base, None) or getattr(builtins, base),)
+    bases = HIERARCHY[name]
+    bases = bases if isinstance(bases, tuple) else (bases,)
+    assert cls.__bases__ == tuple(getattr(fastjcs, b, None) or getattr(builtins, b) for b in bases)
 
 
 def test_every_exported_error_is_listed():

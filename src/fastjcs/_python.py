@@ -413,8 +413,9 @@ def _number_error(src: _Text, i: int) -> None:
             raise _unexpected(src, j, "a digit in the exponent")
         while j < n and "0" <= text[j] <= "9":
             j += 1
-    # The token is complete, and a '.', 'e' or 'E' follows it ("1.5.3", "1e5e3").
-    raise _unexpected(src, j, "the end of the number")
+    # The token is complete: _match_number does not call this then, as a '.', 'e' or 'E' after a
+    # complete token ("1.5.3", "1e5e3") is the structure's error, at that same byte.
+    raise _unexpected(src, j, "the end of the number")  # pragma: no cover
 
 
 def _match_number(src: _Text, i: int) -> "re.Match[str]":
