@@ -23,6 +23,7 @@ Usage:  python csrc/gen_schubfach_table.py            rewrite csrc/schubfach_tab
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from fractions import Fraction
@@ -42,13 +43,20 @@ INT32_MAX = 2**31 - 1
 # ---- exact floor logarithms (the definitions the multiply-shift constants are checked against) ----
 
 def floor_log(value: Fraction, base: int) -> int:
-    """The integer m with base^m <= value < base^(m+1), for value > 0, by exact comparison."""
+    """The integer m with base^m <= value < base^(m+1), for value > 0, by exact comparison.
+
+    A float logarithm proposes m; the two loops then move it until the exact integer comparisons
+    hold, so the answer does not depend on the float."""
     assert value > 0
-    m = 0
-    b = Fraction(base)
-    while b**m > value:
+    num, den = value.numerator, value.denominator
+
+    def at_most(m: int) -> bool:  # base^m <= num / den
+        return base**m * den <= num if m >= 0 else den <= num * base**-m
+
+    m = math.floor((num.bit_length() - den.bit_length()) / math.log2(base))
+    while not at_most(m):
         m -= 1
-    while b ** (m + 1) <= value:
+    while at_most(m + 1):
         m += 1
     return m
 
@@ -94,6 +102,7 @@ def find_multiply_shift(name, exact, lo, hi, alpha, offset=0.0):
     raise RuntimeError(f"no multiply-shift constant found for {name}")
 
 
+@functools.lru_cache(maxsize=None)
 def build():
     k_min = exact_flog10_pow2(Q_MIN)  # -324: the smallest k of any double (regular case)
     k_min = min(k_min, exact_flog10_3q_pow2(Q_MIN + 1))
