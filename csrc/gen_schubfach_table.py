@@ -15,7 +15,8 @@ the paper, the widths are this project's, see number_format.c and check_schubfac
     evaluated in C as ((q * M + BIAS) >> S) - BIAS / 2^S with BIAS a multiple of 2^S that keeps the
     shifted operand non-negative (a right shift of a negative int is implementation-defined in C);
   * the table g[k - K_MIN] for k in [K_MIN, K_MAX]: g = floor(10^-k * 2^-r) + 1 with
-    r = flog2_pow10(-k) - 127, so 2^127 < g <= 2^128 - 1, stored as two 64-bit halves.
+    r = flog2_pow10(-k) - 127, so 2^127 < g <= 2^128 - 1, stored as two 64-bit halves;
+  * the powers of ten 10^0 .. 10^17 as 64-bit integers (digit counts in the layout).
 
 Usage:  python csrc/gen_schubfach_table.py            rewrite csrc/schubfach_table.h
         python csrc/gen_schubfach_table.py --check    exit 1 if the committed header differs
@@ -158,6 +159,12 @@ def render() -> str:
     for i, g in enumerate(table):
         k = k_min + i
         w(f"    {{0x{g >> 64:016x}u, 0x{g & (2**64 - 1):016x}u}},  /* {k:4d} */")
+    w("};")
+    w("")
+    w("/* 10^i for i = 0..17: digit counts and padding to seventeen digits. */")
+    w("static const uint64_t fjcs_pow10[18] = {")
+    for i in range(0, 18, 3):
+        w("    " + " ".join(f"UINT64_C({10**j})," for j in range(i, min(i + 3, 18))))
     w("};")
     w("")
     w("#endif /* FJCS_SCHUBFACH_TABLE_H */")

@@ -41,6 +41,19 @@
 #define FJCS_INTEGER_FAST_PATH 1
 #endif
 
+/* 1: digits are made and placed as 64-bit words in little-endian byte order; 0: byte by byte
+ * (any byte order; tests/c builds it too). Defaults to 1 where the target is known little-endian. */
+#ifndef FJCS_LITTLE_ENDIAN
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FJCS_LITTLE_ENDIAN 1
+#elif defined(_M_X64) || defined(_M_IX86) || defined(_M_ARM64)
+#define FJCS_LITTLE_ENDIAN 1
+#else
+#define FJCS_LITTLE_ENDIAN 0
+#endif
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define FJCS_INLINE static inline __attribute__((always_inline))
 #else
@@ -173,22 +186,26 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
 
     uint64_t s = vb >> 2; /* floor(v / 10^k) */
 
+    /* The decisions below are written as arithmetic, not branches: for random doubles each one
+     * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
+
     /* The multiples of 10^(k+1) on either side of v: u * 10^k <= v < w * 10^k. At most one of them
      * is in R_v; u = 0 never is (vbl >= 1). */
     uint64_t u = s / 10 * 10;
     uint64_t w = u + 10;
-    if (vbl + open <= u << 2) return u;
-    if ((w << 2) + open <= vbr) return w;
+    uint64_t u_in = vbl + open <= u << 2;
+    uint64_t w_in = (w << 2) + open <= vbr;
 
-    /* The multiples of 10^k on either side: at least one is in R_v. */
-    uint64_t t = s + 1;
-    int s_in = vbl + open <= s << 2;
-    int t_in = (t << 2) + open <= vbr;
-    if (s_in != t_in) return s_in ? s : t;
-    /* Both: the nearer to v; vb against 4s + 2 is v against the midpoint (s + 1/2) * 10^k. */
+    /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
+     * Take t when s is out, or when both are in and t is nearer (vb against 4s + 2 is v against
+     * the midpoint (s + 1/2) * 10^k), or on that tie when s is odd. */
     uint64_t mid = (s << 2) + 2;
-    if (vb < mid || (vb == mid && (s & 1) == 0)) return s;
-    return t;
+    uint64_t s_out = vbl + open > s << 2;
+    uint64_t t_in = mid + 2 + open <= vbr;
+    uint64_t t_nearer = (vb > mid) | ((vb == mid) & s);
+    uint64_t from_k = s + (s_out | (t_in & t_nearer));
+
+    return (u_in | w_in) ? u + 10 * w_in : from_k;
 }
 
 /* ---- Digits ------------------------------------------------------------------------------------ */
@@ -197,6 +214,164 @@ static const char DIGIT_PAIRS[200] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
+
+#define POW10_16 UINT64_C(10000000000000000)
+
+/* Leading zero bits of x != 0. */
+FJCS_INLINE int clz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_clzll(x);
+#else
+    int n = 0;
+    while (!(x >> 63)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The number of decimal digits of 0 < m < 10^17: floor(log10(2^bits)) from the bit length
+ * (1233 / 4096 just above log10(2), exact on 1..64 bits), then one comparison with the power of
+ * ten it may have passed. tests/c/number_check.c checks it at every power of ten and of two. */
+FJCS_INLINE int decimal_length(uint64_t m) {
+    int t = ((64 - clz64(m)) * 1233) >> 12;
+    return t + (m >= fjcs_pow10[t]);
+}
+
+/* Seventeen digits for d * 10^e with 0 < d < 10^17 (Schubfach's decimals have 16 or 17 digits,
+ * subnormals fewer), as d17 * 10^(n - 17) with 10^16 <= d17 < 10^17; returns d17 and sets *n,
+ * the n of ES2015 7.1.12.1 step 5 (the value is 0.digits * 10^n). A fixed count of digits lets
+ * one routine write them with no branch on the count, a coin toss for random doubles; the zeros
+ * appended are dropped with the other trailing zeros. */
+FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
+    if (d < POW10_16 / 10) { /* subnormals only */
+        int len = decimal_length(d);
+        *n = e + len;
+        return d * fjcs_pow10[17 - len];
+    }
+    uint64_t short_by_one = d < POW10_16;
+    *n = e + 17 - (int)short_by_one;
+    return d * (1 + 9 * short_by_one);
+}
+
+/* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
+FJCS_INLINE char *write_exponent(char *p, int x) {
+    p[0] = 'e';
+    p[1] = x < 0 ? '-' : '+';
+    if (x < 0) x = -x;
+    int hundreds = x / 100, rest = x % 100;
+#if FJCS_LITTLE_ENDIAN
+    /* The three digits "hdd" in one word, the leading zeros shifted out: no branch on the number
+     * of exponent digits, unpredictable for random doubles. The fourth byte stored is within the
+     * 25 of the longest rendering. */
+    int len = 1 + (x >= 10) + (x >= 100);
+    uint32_t digits = (uint32_t)('0' + hundreds) |
+                      (uint32_t)(unsigned char)DIGIT_PAIRS[2 * rest] << 8 |
+                      (uint32_t)(unsigned char)DIGIT_PAIRS[2 * rest + 1] << 16;
+    digits >>= 8 * (3 - len);
+    memcpy(p + 2, &digits, 4);
+    return p + 2 + len;
+#else
+    p += 2;
+    if (x >= 100) *p++ = (char)('0' + hundreds);
+    if (x >= 10) *p++ = DIGIT_PAIRS[2 * rest];
+    *p++ = DIGIT_PAIRS[2 * rest + 1];
+    return p;
+#endif
+}
+
+#if FJCS_LITTLE_ENDIAN
+
+/* Eight ASCII digits of x < 10^8 as a little-endian word: the first digit in the low byte.
+ * All eight at once ("SWAR"): x is split into two 4-digit lanes of 32 bits, each lane into two
+ * 2-digit lanes of 16 bits, each of those into two digits of 8 bits, the leading part always into
+ * the lower lane. The quotients are multiply-shifts: floor(y * 5243 / 2^19) = floor(y / 100) for
+ * y < 43699, floor(z * 103 / 2^10) = floor(z / 10) for z < 179, and no product reaches the next
+ * lane. tests/c/number_check.c compares this with division on all 10^8 inputs. */
+FJCS_INLINE uint64_t ascii8(uint32_t x) {
+    uint64_t v = (x / 10000) | ((uint64_t)(x % 10000) << 32);
+    uint64_t hundreds = ((v * 5243) >> 19) & UINT64_C(0x0000007F0000007F);
+    v = (v << 16) - hundreds * (100 * 65536 - 1); /* y -> (y / 100) | (y % 100) << 16 */
+    uint64_t tens = ((v * 103) >> 10) & UINT64_C(0x000F000F000F000F);
+    v = (v << 8) - tens * (10 * 256 - 1); /* z -> (z / 10) | (z % 10) << 8 */
+    return v + UINT64_C(0x3030303030303030); /* '0' in every byte */
+}
+
+#define ASCII_ZEROS UINT64_C(0x3030303030303030)
+
+/* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
+ * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). */
+FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
+    uint64_t keep = (UINT64_C(1) << (8 * j)) - 1;
+    uint64_t moved = (w << 8) & ~((keep << 8) | 0xFF);
+    return (w & keep) | ((uint64_t)'.' << (8 * j)) | moved;
+}
+
+/* ---- Layout: ECMA-262 Number::toString --------------------------------------------------------- */
+
+/*
+ * Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17, trailing zeros allowed) at
+ * p as ECMAScript lays it out and returns the end.
+ *
+ * The digits are made in registers (the first, then two words of eight) and stored straight where
+ * the layout wants them; the trailing zeros are counted on the words, and the point is merged into
+ * a word, so nothing written is read back. Bytes may be written past the end returned, never past
+ * the longest rendering: 25 bytes from the start of the buffer, the sign included.
+ */
+FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
+    /* One 64-bit division, then 32-bit ones: the shortest chain to the digits. Short decimals
+     * (123.456) have all of digits 10..17 zero, and skip making them. */
+    uint64_t top9 = d / 100000000;                          /* digits 1..9 */
+    uint32_t low = (uint32_t)(d - top9 * 100000000);        /* digits 10..17 */
+    uint32_t first = (uint32_t)top9 / 100000000;
+    uint64_t w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+    uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
+    char lead = (char)('0' + first);
+    uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
+    int zeros = z2 ? clz64(z2) >> 3 : 8 + (z1 ? clz64(z1) >> 3 : 8);
+    int len = 17 - zeros; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
+
+    if (n > 0 && n <= 21) {
+        if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
+            p[0] = lead;
+            memcpy(p + 1, &w1, 8);
+            memcpy(p + 9, &w2, 8);
+            if (n > 17) memset(p + 17, '0', (size_t)(n - 17));
+            return p + n;
+        }
+        /* step 7: n digits, the point, the rest (1 <= n <= 16) */
+        p[0] = lead;
+        if (n <= 8) {
+            uint64_t w = insert_point(w1, n - 1);
+            memcpy(p + 1, &w, 8);
+            p[9] = (char)(w1 >> 56);
+            memcpy(p + 10, &w2, 8);
+        } else {
+            uint64_t w = insert_point(w2, n - 9);
+            memcpy(p + 1, &w1, 8);
+            memcpy(p + 9, &w, 8);
+            p[17] = (char)(w2 >> 56);
+        }
+        return p + len + 1;
+    }
+    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
+        memcpy(p, "0.000000", 8);
+        char *digits = p + 2 - n;
+        digits[0] = lead;
+        memcpy(digits + 1, &w1, 8);
+        memcpy(digits + 9, &w2, 8);
+        return digits + len;
+    }
+    /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
+    p[0] = lead;
+    p[1] = '.';
+    memcpy(p + 2, &w1, 8);
+    memcpy(p + 10, &w2, 8);
+    return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+}
+
+#else /* !FJCS_LITTLE_ENDIAN: the same layout byte by byte */
 
 /* Eight decimal digits of x < 10^8, with leading zeros. */
 FJCS_INLINE void write8(char *p, uint32_t x) {
@@ -207,43 +382,34 @@ FJCS_INLINE void write8(char *p, uint32_t x) {
     memcpy(p + 6, DIGIT_PAIRS + 2 * (lo % 100), 2);
 }
 
-/* Seventeen decimal digits of d < 10^17, with leading zeros. */
-FJCS_INLINE void write17(char *p, uint64_t d) {
-    uint64_t hi = d / 100000000;
-    uint32_t lo = (uint32_t)(d - hi * 100000000);
-    uint32_t top = (uint32_t)(hi / 100000000);
-    p[0] = (char)('0' + top);
-    write8(p + 1, (uint32_t)(hi - (uint64_t)top * 100000000));
-    write8(p + 9, lo);
-}
-
 /* ---- Layout: ECMA-262 Number::toString --------------------------------------------------------- */
 
-/* Writes d * 10^e (0 < d < 10^17) at p as ECMAScript lays it out and returns the end. */
-FJCS_INLINE char *layout(char *p, uint64_t d, int e) {
-    char digits[17];
-    write17(digits, d);
-    int first = 0;
-    while (digits[first] == '0') first++;
-    int end = 17;
-    while (digits[end - 1] == '0') end--;
-    const char *s = digits + first;
-    int len = end - first;      /* k of ES2015 7.1.12.1 step 5: the digits, without trailing zeros */
-    int n = e + (17 - first);   /* the value is 0.s * 10^n */
+/* Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17) at p as ECMAScript lays
+ * it out and returns the end. */
+FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
+    char s[17];
+    uint64_t first = d / POW10_16;
+    d -= first * POW10_16;
+    uint64_t high = d / 100000000;
+    s[0] = (char)('0' + first);
+    write8(s + 1, (uint32_t)high);
+    write8(s + 9, (uint32_t)(d - high * 100000000));
+    int len = 17;
+    while (s[len - 1] == '0') len--; /* k of ES2015 7.1.12.1 step 5 */
 
-    if (0 < n && n <= 21) {
-        if (len <= n) { /* step 6: an integer, the digits and n - k zeros */
+    if (n > 0 && n <= 21) {
+        if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
             memcpy(p, s, (size_t)len);
             memset(p + len, '0', (size_t)(n - len));
             return p + n;
         }
-        /* step 7: the point inside the digits */
+        /* step 7: n digits, the point, the rest */
         memcpy(p, s, (size_t)n);
         p[n] = '.';
         memcpy(p + n + 1, s + n, (size_t)(len - n));
         return p + len + 1;
     }
-    if (-6 < n && n <= 0) { /* step 8: "0.", -n zeros, the digits */
+    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
         p[0] = '0';
         p[1] = '.';
         memset(p + 2, '0', (size_t)-n);
@@ -259,24 +425,10 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int e) {
     } else {
         p += 1;
     }
-    int x = n - 1;
-    p[0] = 'e';
-    p[1] = x < 0 ? '-' : '+';
-    if (x < 0) x = -x;
-    p += 2;
-    if (x >= 100) {
-        *p++ = (char)('0' + x / 100);
-        x %= 100;
-        memcpy(p, DIGIT_PAIRS + 2 * x, 2);
-        return p + 2;
-    }
-    if (x >= 10) {
-        memcpy(p, DIGIT_PAIRS + 2 * x, 2);
-        return p + 2;
-    }
-    *p = (char)('0' + x);
-    return p + 1;
+    return write_exponent(p, n - 1);
 }
+
+#endif /* FJCS_LITTLE_ENDIAN */
 
 /* ---- Entry points ------------------------------------------------------------------------------ */
 
@@ -303,21 +455,18 @@ FJCS_INLINE int format_double(double v, char *buf) {
          * most 1 wide and holds no other integer), and n <= 16 keeps it plain (step 6). */
         if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
             uint64_t m = c >> -q;
-            char digits[17];
-            write17(digits, m);
-            int first = 0;
-            while (digits[first] == '0') first++;
-            memcpy(p, digits + first, (size_t)(17 - first));
-            return (int)(p + (17 - first) - buf);
+            int len = decimal_length(m);
+            return (int)(layout(p, m * fjcs_pow10[17 - len], len) - buf);
         }
 #endif
     } else {
         c = fraction;
         q = FJCS_Q_MIN;
     }
-    int exp10;
+    int exp10, n;
     uint64_t d = shortest_decimal(c, q, &exp10);
-    return (int)(layout(p, d, exp10) - buf);
+    d = to_17_digits(d, exp10, &n);
+    return (int)(layout(p, d, n) - buf);
 }
 
 int fjcs_format_double(double v, char *buf) { return format_double(v, buf); }

@@ -1,19 +1,22 @@
 /*
- * number_check.c: checks fjcs_format_double and fjcs_format_doubles from C, for the sanitizer
- * builds (tests/c/run_sanitized.sh).
+ * number_check.c: checks csrc/number_format.c from C, for the sanitizer builds
+ * (tests/c/run_sanitized.sh), in whatever configuration of its knobs it is compiled with.
  *
- * First its own edge cases, then every "<hex>,<expected>" line on stdin (the ES6 corpus as the
- * pure-Python renderer writes it: python tests/es6corpus.py --renderer python). Each line is
- * rendered alone into a heap buffer of exactly the longest rendering (25 bytes), so AddressSanitizer
- * sees any write past it, and again in batches through fjcs_format_doubles into exactly
- * n * FJCS_NUMBER_BUFSIZE bytes. Exits 1 at the first mismatch, printing it; 0 when all agree.
+ * It #includes number_format.c, so it also checks the static helpers against plain arithmetic
+ * (the SWAR digit writer on all 10^8 inputs, the digit count at every power of ten and two, the
+ * point insertion at every position). Then its own edge cases, then every "<hex>,<expected>" line
+ * on stdin (the ES6 corpus as the pure-Python renderer writes it: python tests/es6corpus.py
+ * --renderer python). Each line is rendered alone into a heap buffer of exactly the longest
+ * rendering (25 bytes), so AddressSanitizer sees any write past it, and again in batches through
+ * fjcs_format_doubles into exactly n * FJCS_NUMBER_BUFSIZE bytes. Exits 1 at the first mismatch,
+ * printing it; 0 when all agree.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fastjcs.h"
+#include "number_format.c"
 
 #define LONGEST 25 /* "-0.0000033333333333333333" */
 #define BATCH 4096
@@ -92,6 +95,58 @@ static const struct {
     {0xffffffffffffffffu, NULL},
 };
 
+/* ---- the static helpers ---- */
+
+static void check_helpers(void) {
+    /* decimal_length at both sides of every power of ten, and at every power of two */
+    uint64_t p10 = 1;
+    for (int i = 1; i <= 17; i++) {
+        if (decimal_length(p10) != i || (i > 1 && decimal_length(p10 - 1) != i - 1)) {
+            fprintf(stderr, "number_check: decimal_length wrong near 10^%d\n", i - 1);
+            exit(1);
+        }
+        p10 *= 10;
+    }
+    for (uint64_t m = 1; m < POW10_16 * 10; m <<= 1) {
+        int len = 0;
+        for (uint64_t x = m; x; x /= 10) len++;
+        if (decimal_length(m) != len || decimal_length(m + 1) != len + (m + 1 == 10)) {
+            fprintf(stderr, "number_check: decimal_length(%llu) wrong\n", (unsigned long long)m);
+            exit(1);
+        }
+    }
+#if FJCS_LITTLE_ENDIAN
+    /* ascii8 against division, on every x < 10^8 */
+    for (uint32_t x = 0; x < 100000000; x++) {
+        uint64_t w = ascii8(x);
+        char got[8], want[8];
+        memcpy(got, &w, 8);
+        uint32_t y = x;
+        for (int i = 7; i >= 0; i--, y /= 10) want[i] = (char)('0' + y % 10);
+        if (memcmp(got, want, 8) != 0) {
+            fprintf(stderr, "number_check: ascii8(%u) = %.8s\n", x, got);
+            exit(1);
+        }
+    }
+    /* insert_point at every position */
+    const char *digits = "12345678";
+    uint64_t w;
+    memcpy(&w, digits, 8);
+    for (int j = 0; j < 8; j++) {
+        uint64_t r = insert_point(w, j);
+        char got[8], want[8];
+        memcpy(got, &r, 8);
+        for (int i = 0; i < 8; i++) want[i] = i < j ? digits[i] : i == j ? '.' : digits[i - 1];
+        if (memcmp(got, want, 8) != 0) {
+            fprintf(stderr, "number_check: insert_point(%d) = %.8s\n", j, got);
+            exit(1);
+        }
+    }
+#endif
+}
+
+/* ---- the public functions ---- */
+
 static void check_edges(void) {
     for (size_t i = 0; i < sizeof EDGES / sizeof EDGES[0]; i++) check_one(EDGES[i].bits, EDGES[i].want);
 
@@ -153,6 +208,7 @@ static void check_batch(const double *values, const uint64_t *bits, size_t n, co
 }
 
 int main(void) {
+    check_helpers();
     check_edges();
 
     static double values[BATCH];
