@@ -106,7 +106,7 @@ FJCS_INLINE int flog2_pow10(int e) {
  * which makes P / 2^128 = E(x) + eps with 0 < eps = cp * (g - 10^-k * 2^-r) / 2^128 < 2^-69
  * (cp < 2^59). Let R = P mod 2^128. When E(x) is an integer, floor(P / 2^128) = E(x) and R < 2^59.
  * When it is not, check_schubfach.py shows for every q and k (a continued-fraction minimum over all
- * x <= 2^55) that frac(E(x)) lies in [2^-67, 1 - 2^-63]: so floor(P / 2^128) = floor(E(x)) and
+ * x <= 2^55) that frac(E(x)) lies in [2^-67, 1 - 2^-64]: so floor(P / 2^128) = floor(E(x)) and
  * R >= 2^61. Hence: vbp = floor(P / 2^128) | (R >= 2^61).
  * (The paper's layout takes the sticky bit from whole words; with 128-bit g, two exponents
  * (q = 664, 668) have frac(E) near 2^-65.4, below a word, so the threshold sits at 2^61 instead.)
@@ -231,9 +231,9 @@ FJCS_INLINE int clz64(uint64_t x) {
 #endif
 }
 
-/* The number of decimal digits of 0 < m < 10^17: floor(log10(2^bits)) from the bit length
- * (1233 / 4096 just above log10(2), exact on 1..64 bits), then one comparison with the power of
- * ten it may have passed. tests/c/number_check.c checks it at every power of ten and of two. */
+/* The number of decimal digits of 0 < m < 10^17: t = floor(bits * log10(2)) from the bit length
+ * (bits * 1233 >> 12 equals it for every bits <= 64), then one comparison with 10^t, which m may
+ * or may not have reached. tests/c/number_check.c checks it at every power of ten and of two. */
 FJCS_INLINE int decimal_length(uint64_t m) {
     int t = ((64 - clz64(m)) * 1233) >> 12;
     return t + (m >= fjcs_pow10[t]);

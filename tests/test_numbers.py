@@ -265,6 +265,20 @@ def test_values_needing_seventeen_digits(backend):
         assert len(digits_and_n(text)[1]) == 17, text
 
 
+def test_integers_and_short_decimals(backend):
+    """The shapes of everyday JSON numbers: small integers (the C integer path), integers of every
+    digit count below 2^53, and short decimals m / 10^j in every layout branch."""
+    rng = random.Random(8785)
+    values = [float(i) for i in range(1, 2000)]
+    values += [float(rng.randrange(10 ** (d - 1), 10**d)) for d in range(1, 17) for _ in range(50)]
+    values += [float(2**53 - rng.randrange(1, 1000)) for _ in range(200)]
+    values += [rng.randrange(1, 10**7) / 10 ** rng.randrange(0, 12) for _ in range(5000)]
+    values += [rng.randrange(1, 10**7) * 10.0 ** rng.randrange(0, 16) for _ in range(2000)]
+    for x in values:
+        check(backend, x)
+        check(backend, -x)
+
+
 # ---- properties ------------------------------------------------------------------------------------
 
 # The backend fixtures hold no per-example state (a module, and one attribute set for the test).
