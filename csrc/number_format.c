@@ -231,11 +231,11 @@ FJCS_INLINE int clz64(uint64_t x) {
 #endif
 }
 
-/* The number of decimal digits of 0 < m < 10^17: t = floor(bits * log10(2)) from the bit length
- * (bits * 1233 >> 12 equals it for every bits <= 64), then one comparison with 10^t, which m may
- * or may not have reached. tests/c/number_check.c checks it at every power of ten and of two. */
+/* The number of decimal digits of 0 < m < 10^17: from its bit length b, 2^(b-1) <= m < 2^b, the
+ * count is t = floor(b * log10(2)) or t + 1, depending on whether m has reached 10^t.
+ * tests/c/number_check.c checks it at every power of ten and of two. */
 FJCS_INLINE int decimal_length(uint64_t m) {
-    int t = ((64 - clz64(m)) * 1233) >> 12;
+    int t = flog10_pow2(64 - clz64(m));
     return t + (m >= fjcs_pow10[t]);
 }
 
