@@ -56,8 +56,9 @@ typedef struct fjcs_error {
  * Render v as ECMAScript Number::toString does (ECMA-262, RFC 8785 section 3.2.2.3): the shortest
  * digits that read back as v, the nearest of those to v, ties to the even digit; -0 and 0 as "0".
  * Writes into buf (caller-owned, at least FJCS_NUMBER_BUFSIZE bytes), without a NUL terminator, and
- * returns the length (1..25). Returns -FJCS_E_FLOAT_DOMAIN for NaN and the infinities, writing
- * nothing. Allocates nothing.
+ * returns the length (1..25); bytes of buf past that length, up to the 25th, may be overwritten
+ * (the digits are written in fixed-size words). Returns -FJCS_E_FLOAT_DOMAIN for NaN and the
+ * infinities, writing nothing. Allocates nothing.
  */
 int fjcs_format_double(double v, char *buf);
 

@@ -228,7 +228,8 @@ def test_extremes(backend):
     check(backend, largest_subnormal, "2.225073858507201e-308")
     check(backend, smallest_normal, "2.2250738585072014e-308")
     check(backend, from_bits(0x7FEFFFFFFFFFFFFF), "1.7976931348623157e+308")
-    # every subnormal with a one- or two-digit significand count (where k = 1 and 10^(k+1) meet)
+    # the smallest subnormals, c * 2^-1074 for c < 200: few digits, where a one-digit d * 10^k
+    # competes with 10^(k+1) (c = 2: 1e-323, not 9e-324)
     for c in range(1, 200):
         check(backend, from_bits(c))
 
