@@ -48,15 +48,18 @@ typedef struct fjcs_error {
 
 /* ---- Numbers ---- */
 
-/* The size of a buffer that holds any rendering of a double: "-1.2345678901234567e-308" is 24. */
-#define FJCS_NUMBER_BUFSIZE 25
+/* Room for any rendering of a double plus one byte: the longest renderings are 25 bytes
+ * ("-0.0000033333333333333333", 17 digits behind five zeros), and fjcs_format_doubles follows each
+ * with a '\n', so 26 per value keeps its n * FJCS_NUMBER_BUFSIZE contract true. */
+#define FJCS_NUMBER_BUFSIZE 26
 
 /*
  * Render v as ECMAScript Number::toString does (ECMA-262, RFC 8785 section 3.2.2.3): the shortest
  * digits that read back as v, the nearest of those to v, ties to the even digit; -0 and 0 as "0".
  * Writes into buf (caller-owned, at least FJCS_NUMBER_BUFSIZE bytes), without a NUL terminator, and
- * returns the length (1..24). Returns -FJCS_E_FLOAT_DOMAIN for NaN and the infinities, writing
- * nothing. Allocates nothing.
+ * returns the length (1..25); bytes of buf past that length, up to the 25th, may be overwritten
+ * (the digits are written in fixed-size words). Returns -FJCS_E_FLOAT_DOMAIN for NaN and the
+ * infinities, writing nothing. Allocates nothing.
  */
 int fjcs_format_double(double v, char *buf);
 

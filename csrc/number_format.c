@@ -1,24 +1,483 @@
-/* PLACEHOLDER (issue 3 replaces this file): renders through snprintf, which is neither shortest
- * nor ECMAScript-shaped. It exists only so the skeleton links. */
-#include <math.h>
-#include <stdio.h>
-#include "fastjcs.h"
+/*
+ * number_format.c: a double as ECMAScript's Number::toString writes it (RFC 8785 section 3.2.2.3).
+ *
+ * Two steps. First the decimal: the shortest digits that read back as the double, the nearest of
+ * those to its exact value, ties to the even digit. This is Schubfach (R. Giulietti, "The Schubfach
+ * way to render doubles", 2021), written from the paper's mathematics; the Java reference is not
+ * followed where ECMAScript differs (Java asks for at least two digits and prints 5e-324 as 4.9E-324;
+ * ECMAScript takes the shortest, "5e-324"). Second the layout of ECMA-262 Number::toString (ES2015
+ * 7.1.12.1 steps 6-10; DESIGN.md section 2).
+ *
+ * The only departure from the paper's arithmetic is the width of the power-of-ten approximation g:
+ * 128 bits here (two 64-bit words, the natural unit of a 64x64->128 multiply) where the paper stores
+ * 126 bits in two 63-bit halves, and so where the round-to-odd sticky bit is taken. The bound that
+ * makes this exact is proved per exponent by csrc/check_schubfach.py; see "Scaling" below.
+ *
+ * No allocation, no global mutable state, no printf/strtod: safe to call from any thread.
+ */
+#include <stdint.h>
+#include <string.h>
 
-int fjcs_format_double(double v, char *buf) {
-    if (isnan(v) || isinf(v)) return -FJCS_E_FLOAT_DOMAIN;
-    char tmp[40];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
-    for (int i = 0; i < n; i++) buf[i] = tmp[i];
-    return n;
+#include "fastjcs.h"
+#include "schubfach_table.h"
+
+/* ---- Compile-time knobs ------------------------------------------------------------------------ */
+
+/* 1: 64x64->128 products through the compiler's unsigned __int128; 0: through four 32x32->64
+ * multiplies (portable C11). Defaults to 1 where the compiler has the type; tests/c builds the
+ * number checker with -DFJCS_HAVE_INT128=0 too, so the fallback is exercised on every run. */
+#ifndef FJCS_HAVE_INT128
+#ifdef __SIZEOF_INT128__
+#define FJCS_HAVE_INT128 1
+#else
+#define FJCS_HAVE_INT128 0
+#endif
+#endif
+
+/* 1: doubles that are integers below 2^53 skip Schubfach and print their integer digits (the same
+ * result, as their rounding interval is narrower than 1); 0: everything goes through Schubfach
+ * (the tests build both ways). */
+#ifndef FJCS_INTEGER_FAST_PATH
+#define FJCS_INTEGER_FAST_PATH 1
+#endif
+
+/* 1: digits are made and placed as 64-bit words in little-endian byte order; 0: byte by byte
+ * (any byte order; tests/c builds it too). Defaults to 1 where the target is known little-endian. */
+#ifndef FJCS_LITTLE_ENDIAN
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FJCS_LITTLE_ENDIAN 1
+#elif defined(_M_X64) || defined(_M_IX86) || defined(_M_ARM64)
+#define FJCS_LITTLE_ENDIAN 1
+#else
+#define FJCS_LITTLE_ENDIAN 0
+#endif
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FJCS_INLINE static inline __attribute__((always_inline))
+#else
+#define FJCS_INLINE static inline
+#endif
+
+/* ---- binary64 ---------------------------------------------------------------------------------- */
+
+/* v = c * 2^q with c < 2^53 (the paper's notation). Normal: c = 2^52 + fraction, q = e - 1075;
+ * subnormal (e = 0): c = fraction, q = Q_MIN = -1074. */
+#define C_MIN (UINT64_C(1) << 52)
+#define FRACTION_MASK (C_MIN - 1)
+
+/* ---- Floor logarithms -------------------------------------------------------------------------- */
+
+/* Multiply-shift evaluations, with constants from gen_schubfach_table.py, which checks each one on
+ * every argument of its range. The bias keeps the shifted operand non-negative (a right shift of a
+ * negative int is implementation-defined in C); all of it fits in int32_t (also checked there). */
+
+/* floor(q * log10(2)): the k of the regular case, 10^k <= 2^q < 10^(k+1). */
+FJCS_INLINE int flog10_pow2(int q) {
+    return ((q * FJCS_FLOG10_POW2_M + FJCS_FLOG10_POW2_BIAS) >> FJCS_FLOG10_POW2_S) -
+           FJCS_FLOG10_POW2_T;
 }
 
-long long fjcs_format_doubles(const double *v, size_t n, char *out) {
-    long long len = 0;
-    for (size_t i = 0; i < n; i++) {
-        int k = fjcs_format_double(v[i], out + len);
-        if (k < 0) return -1;
-        len += k;
-        out[len++] = '\n';
+/* floor(log10(3/4 * 2^q)): the k when v is at a power of two and its lower neighbour is closer. */
+FJCS_INLINE int flog10_3q_pow2(int q) {
+    return ((q * FJCS_FLOG10_3Q_POW2_M + FJCS_FLOG10_3Q_POW2_BIAS) >> FJCS_FLOG10_3Q_POW2_S) -
+           FJCS_FLOG10_3Q_POW2_T;
+}
+
+/* floor(e * log2(10)): the binary exponent of 10^e. */
+FJCS_INLINE int flog2_pow10(int e) {
+    return ((e * FJCS_FLOG2_POW10_M + FJCS_FLOG2_POW10_BIAS) >> FJCS_FLOG2_POW10_S) -
+           FJCS_FLOG2_POW10_T;
+}
+
+/* ---- Scaling: round-to-odd of x * 2^q * 10^-k -------------------------------------------------- */
+
+/*
+ * The paper compares decimals against the scaled bounds of the rounding interval through one
+ * quantity per bound: for x in {4c-2 or 4c-1, 4c, 4c+2}, E(x) = x * 2^q * 10^-k, reduced to the
+ * integer vbp(x) = floor(E(x)) | (E(x) is not an integer), "round to odd". Against any even integer
+ * 2m, vbp compares exactly as E does (if E is not an integer, vbp is odd and on the same side of 2m
+ * as floor(E)); every comparison below is against a multiple of 2 (4u or 4s + 2).
+ *
+ * E(x) is computed as the top of the 192-bit product P = cp * g, where
+ *     g  = floor(10^-k * 2^-r) + 1,  r = flog2_pow10(-k) - 127,   so 2^127 < g < 2^128,
+ *     cp = x << h,                   h = q + flog2_pow10(-k) + 1,  so 1 <= h <= 4,
+ * which makes P / 2^128 = E(x) + eps with 0 < eps = cp * (g - 10^-k * 2^-r) / 2^128 < 2^-69
+ * (cp < 2^59). Let R = P mod 2^128. When E(x) is an integer, floor(P / 2^128) = E(x) and R < 2^59.
+ * When it is not, check_schubfach.py shows for every q and k (a continued-fraction minimum over all
+ * x <= 2^55) that frac(E(x)) lies in [2^-67, 1 - 2^-64]: so floor(P / 2^128) = floor(E(x)) and
+ * R >= 2^61. Hence: vbp = floor(P / 2^128) | (R >= 2^61).
+ * (The paper's layout takes the sticky bit from whole words; with 128-bit g, two exponents
+ * (q = 664, 668) have frac(E) near 2^-65.4, below a word, so the threshold sits at 2^61 instead.)
+ */
+
+#if FJCS_HAVE_INT128
+__extension__ typedef unsigned __int128 fjcs_u128;
+
+FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
+    fjcs_u128 low = (fjcs_u128)g[1] * cp;                      /* P mod 2^64, and a carry */
+    fjcs_u128 mid = (fjcs_u128)g[0] * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
+    uint64_t vb = (uint64_t)(mid >> 64);
+    uint64_t sticky = (uint64_t)mid | ((uint64_t)low >> 61); /* R >= 2^61 */
+    return vb | (sticky != 0);
+}
+#else
+/* hi:lo = a * b from four 32x32->64 products. */
+FJCS_INLINE uint64_t mul_64x64(uint64_t a, uint64_t b, uint64_t *lo) {
+    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t cross = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10; /* < 3 * 2^32: no overflow */
+    *lo = (cross << 32) | (uint32_t)p00;
+    return p11 + (p01 >> 32) + (p10 >> 32) + (cross >> 32);
+}
+
+FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
+    uint64_t low_lo, mid_lo;
+    uint64_t low_hi = mul_64x64(g[1], cp, &low_lo);
+    uint64_t mid_hi = mul_64x64(g[0], cp, &mid_lo);
+    mid_lo += low_hi;
+    mid_hi += mid_lo < low_hi; /* carry; P < 2^187 so mid_hi cannot overflow */
+    return mid_hi | ((mid_lo | (low_lo >> 61)) != 0);
+}
+#endif
+
+/* ---- Schubfach: the shortest nearest decimal --------------------------------------------------- */
+
+/*
+ * For v = c * 2^q > 0, finds d and e with d * 10^e the ECMAScript digits of v (d may end in zeros,
+ * which the layout drops). The rounding interval R_v holds the reals that read back as v: its
+ * bounds are the midpoints to the neighbouring doubles, (c -/+ 1/2) * 2^q, except that at c = 2^52
+ * the lower neighbour is twice as close, (c - 1/4) * 2^q. In units of 2^(q-2) the bounds are
+ * cbl = 4c - 2 (or 4c - 1) and cbr = 4c + 2. Round-half-even reading makes R_v closed when c is even
+ * and open when c is odd (a bound itself reads back as the even neighbour).
+ *
+ * k is chosen so that 10^k <= |R_v| < 10^(k+1) (|R_v| = 2^q, or 3/4 * 2^q at c = 2^52): R_v then
+ * holds at least one multiple of 10^k and at most one multiple of 10^(k+1).
+ *  - If it holds a multiple of 10^(k+1), that one is the unique shortest decimal in R_v (any other
+ *    member is a multiple of 10^k only, with one digit more; the single exception, 10^(k+1) against
+ *    a one-digit d * 10^k, needs v < 20 * 10^k, i.e. the subnormal c = 2, where 10^(k+1) = 1e-323
+ *    is also the nearer).
+ *  - Otherwise the shortest members are the multiples of 10^k in R_v, all with the same number of
+ *    digits, and the nearest to v is s * 10^k or (s+1) * 10^k with s = floor(v / 10^k): the one
+ *    inside R_v, or, if both are, the closer, and on an exact tie the even one (ECMA-262 Note 2 of
+ *    Number::toString, RFC 8785 3.2.2.3).
+ */
+FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
+    uint64_t cb = c << 2;
+    uint64_t cbr = cb + 2;
+    uint64_t cbl;
+    int k;
+    if (c != C_MIN || q == FJCS_Q_MIN) {
+        cbl = cb - 2;
+        k = flog10_pow2(q);
+    } else {
+        cbl = cb - 1;
+        k = flog10_3q_pow2(q);
     }
-    return len;
+    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
+    int h = q + flog2_pow10(-k) + 1;
+    uint64_t vb = round_to_odd(g, cb << h);
+    uint64_t vbl = round_to_odd(g, cbl << h);
+    uint64_t vbr = round_to_odd(g, cbr << h);
+    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. */
+    uint64_t open = c & 1;
+    *exp10 = k;
+
+    uint64_t s = vb >> 2; /* floor(v / 10^k) */
+
+    /* The decisions below are written as arithmetic, not branches: for random doubles each one
+     * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
+
+    /* The multiples of 10^(k+1) on either side of v: u * 10^k <= v < w * 10^k. At most one of them
+     * is in R_v; u = 0 never is (vbl >= 1). */
+    uint64_t u = s / 10 * 10;
+    uint64_t w = u + 10;
+    uint64_t u_in = vbl + open <= u << 2;
+    uint64_t w_in = (w << 2) + open <= vbr;
+
+    /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
+     * Take t when s is out, or when both are in and t is nearer (vb against 4s + 2 is v against
+     * the midpoint (s + 1/2) * 10^k), or on that tie when s is odd. */
+    uint64_t mid = (s << 2) + 2;
+    uint64_t s_out = vbl + open > s << 2;
+    uint64_t t_in = mid + 2 + open <= vbr;
+    uint64_t t_nearer = (vb > mid) | ((vb == mid) & s);
+    uint64_t from_k = s + (s_out | (t_in & t_nearer));
+
+    return (u_in | w_in) ? u + 10 * w_in : from_k;
+}
+
+/* ---- Digits ------------------------------------------------------------------------------------ */
+
+static const char DIGIT_PAIRS[200] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+#define POW10_16 UINT64_C(10000000000000000)
+
+/* Leading zero bits of x != 0. */
+FJCS_INLINE int clz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_clzll(x);
+#else
+    int n = 0;
+    while (!(x >> 63)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The number of decimal digits of 0 < m < 10^17: from its bit length b, 2^(b-1) <= m < 2^b, the
+ * count is t = floor(b * log10(2)) or t + 1, depending on whether m has reached 10^t.
+ * tests/c/number_check.c checks it at every power of ten and of two. */
+FJCS_INLINE int decimal_length(uint64_t m) {
+    int t = flog10_pow2(64 - clz64(m));
+    return t + (m >= fjcs_pow10[t]);
+}
+
+/* Seventeen digits for d * 10^e with 0 < d < 10^17 (Schubfach's decimals have 16 or 17 digits,
+ * subnormals fewer), as d17 * 10^(n - 17) with 10^16 <= d17 < 10^17; returns d17 and sets *n,
+ * the n of ES2015 7.1.12.1 step 5 (the value is 0.digits * 10^n). A fixed count of digits lets
+ * one routine write them with no branch on the count, a coin toss for random doubles; the zeros
+ * appended are dropped with the other trailing zeros. */
+FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
+    if (d < POW10_16 / 10) { /* subnormals only */
+        int len = decimal_length(d);
+        *n = e + len;
+        return d * fjcs_pow10[17 - len];
+    }
+    uint64_t short_by_one = d < POW10_16;
+    *n = e + 17 - (int)short_by_one;
+    return d * (1 + 9 * short_by_one);
+}
+
+/* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
+FJCS_INLINE char *write_exponent(char *p, int x) {
+    p[0] = 'e';
+    p[1] = x < 0 ? '-' : '+';
+    if (x < 0) x = -x;
+    int hundreds = x / 100, rest = x % 100;
+#if FJCS_LITTLE_ENDIAN
+    /* The three digits "hdd" in one word, the leading zeros shifted out: no branch on the number
+     * of exponent digits, unpredictable for random doubles. The fourth byte stored is within the
+     * 25 of the longest rendering. */
+    int len = 1 + (x >= 10) + (x >= 100);
+    uint32_t digits = (uint32_t)('0' + hundreds) |
+                      (uint32_t)(unsigned char)DIGIT_PAIRS[2 * rest] << 8 |
+                      (uint32_t)(unsigned char)DIGIT_PAIRS[2 * rest + 1] << 16;
+    digits >>= 8 * (3 - len);
+    memcpy(p + 2, &digits, 4);
+    return p + 2 + len;
+#else
+    p += 2;
+    if (x >= 100) *p++ = (char)('0' + hundreds);
+    if (x >= 10) *p++ = DIGIT_PAIRS[2 * rest];
+    *p++ = DIGIT_PAIRS[2 * rest + 1];
+    return p;
+#endif
+}
+
+#if FJCS_LITTLE_ENDIAN
+
+/* Eight ASCII digits of x < 10^8 as a little-endian word: the first digit in the low byte.
+ * All eight at once ("SWAR"): x is split into two 4-digit lanes of 32 bits, each lane into two
+ * 2-digit lanes of 16 bits, each of those into two digits of 8 bits, the leading part always into
+ * the lower lane. The quotients are multiply-shifts: floor(y * 5243 / 2^19) = floor(y / 100) for
+ * y < 43699, floor(z * 103 / 2^10) = floor(z / 10) for z < 179, and no product reaches the next
+ * lane. tests/c/number_check.c compares this with division on all 10^8 inputs. */
+FJCS_INLINE uint64_t ascii8(uint32_t x) {
+    uint64_t v = (x / 10000) | ((uint64_t)(x % 10000) << 32);
+    uint64_t hundreds = ((v * 5243) >> 19) & UINT64_C(0x0000007F0000007F);
+    v = (v << 16) - hundreds * (100 * 65536 - 1); /* y -> (y / 100) | (y % 100) << 16 */
+    uint64_t tens = ((v * 103) >> 10) & UINT64_C(0x000F000F000F000F);
+    v = (v << 8) - tens * (10 * 256 - 1); /* z -> (z / 10) | (z % 10) << 8 */
+    return v + UINT64_C(0x3030303030303030); /* '0' in every byte */
+}
+
+#define ASCII_ZEROS UINT64_C(0x3030303030303030)
+
+/* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
+ * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). */
+FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
+    uint64_t keep = (UINT64_C(1) << (8 * j)) - 1;
+    uint64_t moved = (w << 8) & ~((keep << 8) | 0xFF);
+    return (w & keep) | ((uint64_t)'.' << (8 * j)) | moved;
+}
+
+/* ---- Layout: ECMA-262 Number::toString --------------------------------------------------------- */
+
+/*
+ * Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17, trailing zeros allowed) at
+ * p as ECMAScript lays it out and returns the end.
+ *
+ * The digits are made in registers (the first, then two words of eight) and stored straight where
+ * the layout wants them; the trailing zeros are counted on the words, and the point is merged into
+ * a word, so nothing written is read back. Bytes may be written past the end returned, never past
+ * the longest rendering: 25 bytes from the start of the buffer, the sign included.
+ */
+FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
+    /* One 64-bit division, then 32-bit ones: the shortest chain to the digits. Short decimals
+     * (123.456) have all of digits 10..17 zero, and skip making them. */
+    uint64_t top9 = d / 100000000;                          /* digits 1..9 */
+    uint32_t low = (uint32_t)(d - top9 * 100000000);        /* digits 10..17 */
+    uint32_t first = (uint32_t)top9 / 100000000;
+    uint64_t w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+    uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
+    char lead = (char)('0' + first);
+    uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
+    int zeros = z2 ? clz64(z2) >> 3 : 8 + (z1 ? clz64(z1) >> 3 : 8);
+    int len = 17 - zeros; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
+
+    if (n > 0 && n <= 21) {
+        if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
+            p[0] = lead;
+            memcpy(p + 1, &w1, 8);
+            memcpy(p + 9, &w2, 8);
+            if (n > 17) memset(p + 17, '0', (size_t)(n - 17));
+            return p + n;
+        }
+        /* step 7: n digits, the point, the rest (1 <= n <= 16) */
+        p[0] = lead;
+        if (n <= 8) {
+            uint64_t w = insert_point(w1, n - 1);
+            memcpy(p + 1, &w, 8);
+            p[9] = (char)(w1 >> 56);
+            memcpy(p + 10, &w2, 8);
+        } else {
+            uint64_t w = insert_point(w2, n - 9);
+            memcpy(p + 1, &w1, 8);
+            memcpy(p + 9, &w, 8);
+            p[17] = (char)(w2 >> 56);
+        }
+        return p + len + 1;
+    }
+    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
+        memcpy(p, "0.000000", 8);
+        char *digits = p + 2 - n;
+        digits[0] = lead;
+        memcpy(digits + 1, &w1, 8);
+        memcpy(digits + 9, &w2, 8);
+        return digits + len;
+    }
+    /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
+    p[0] = lead;
+    p[1] = '.';
+    memcpy(p + 2, &w1, 8);
+    memcpy(p + 10, &w2, 8);
+    return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+}
+
+#else /* !FJCS_LITTLE_ENDIAN: the same layout byte by byte */
+
+/* Eight decimal digits of x < 10^8, with leading zeros. */
+FJCS_INLINE void write8(char *p, uint32_t x) {
+    uint32_t hi = x / 10000, lo = x % 10000;
+    memcpy(p, DIGIT_PAIRS + 2 * (hi / 100), 2);
+    memcpy(p + 2, DIGIT_PAIRS + 2 * (hi % 100), 2);
+    memcpy(p + 4, DIGIT_PAIRS + 2 * (lo / 100), 2);
+    memcpy(p + 6, DIGIT_PAIRS + 2 * (lo % 100), 2);
+}
+
+/* ---- Layout: ECMA-262 Number::toString --------------------------------------------------------- */
+
+/* Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17) at p as ECMAScript lays
+ * it out and returns the end. */
+FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
+    char s[17];
+    uint64_t first = d / POW10_16;
+    d -= first * POW10_16;
+    uint64_t high = d / 100000000;
+    s[0] = (char)('0' + first);
+    write8(s + 1, (uint32_t)high);
+    write8(s + 9, (uint32_t)(d - high * 100000000));
+    int len = 17;
+    while (s[len - 1] == '0') len--; /* k of ES2015 7.1.12.1 step 5 */
+
+    if (n > 0 && n <= 21) {
+        if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
+            memcpy(p, s, (size_t)len);
+            memset(p + len, '0', (size_t)(n - len));
+            return p + n;
+        }
+        /* step 7: n digits, the point, the rest */
+        memcpy(p, s, (size_t)n);
+        p[n] = '.';
+        memcpy(p + n + 1, s + n, (size_t)(len - n));
+        return p + len + 1;
+    }
+    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
+        p[0] = '0';
+        p[1] = '.';
+        memset(p + 2, '0', (size_t)-n);
+        memcpy(p + 2 - n, s, (size_t)len);
+        return p + 2 - n + len;
+    }
+    /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
+    p[0] = s[0];
+    if (len > 1) {
+        p[1] = '.';
+        memcpy(p + 2, s + 1, (size_t)(len - 1));
+        p += len + 1;
+    } else {
+        p += 1;
+    }
+    return write_exponent(p, n - 1);
+}
+
+#endif /* FJCS_LITTLE_ENDIAN */
+
+/* ---- Entry points ------------------------------------------------------------------------------ */
+
+FJCS_INLINE int format_double(double v, char *buf) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int e = (int)(bits >> 52) & 0x7ff;
+    uint64_t fraction = bits & FRACTION_MASK;
+    if (e == 0x7ff) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
+    char *p = buf;
+    if ((bits << 1) == 0) { /* +0 and -0 (step 2) */
+        *p = '0';
+        return 1;
+    }
+    if (bits >> 63) *p++ = '-'; /* step 3 */
+
+    uint64_t c;
+    int q;
+    if (e != 0) {
+        c = fraction | C_MIN;
+        q = e - 1075;
+#if FJCS_INTEGER_FAST_PATH
+        /* An integer below 2^53: its own digits are the shortest (the rounding interval is at
+         * most 1 wide and holds no other integer), and n <= 16 keeps it plain (step 6). */
+        if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
+            uint64_t m = c >> -q;
+            int len = decimal_length(m);
+            return (int)(layout(p, m * fjcs_pow10[17 - len], len) - buf);
+        }
+#endif
+    } else {
+        c = fraction;
+        q = FJCS_Q_MIN;
+    }
+    int exp10, n;
+    uint64_t d = shortest_decimal(c, q, &exp10);
+    d = to_17_digits(d, exp10, &n);
+    return (int)(layout(p, d, n) - buf);
+}
+
+int fjcs_format_double(double v, char *buf) { return format_double(v, buf); }
+
+long long fjcs_format_doubles(const double *v, size_t n, char *out) {
+    char *p = out;
+    for (size_t i = 0; i < n; i++) {
+        int len = format_double(v[i], p);
+        if (len < 0) return -1;
+        p += len;
+        *p++ = '\n';
+    }
+    return (long long)(p - out);
 }

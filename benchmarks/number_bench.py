@@ -1,0 +1,102 @@
+"""Build and run the number-rendering benchmark: ns per double for fjcs_format_double (C),
+snprintf("%.17g") and Python's repr, over the same doubles in the same run, with the ratios.
+
+    PYTHONPATH=src python benchmarks/number_bench.py [--count 1000000] [--repeat 5] [--cc gcc]
+
+Two data sets of --count doubles each: random 64-bit patterns (finite only), and short decimals
+(m / 10^j for random m < 10^6 and j <= 6, like 123.456). The C timer is benchmarks/number_bench.c,
+compiled here with -O2 into benchmarks/bin/. Correctness is recorded too: the C program checks
+that every rendering reads back (strtod), and this script compares a sample with fastjcs._python.
+The goal of issue 3: fjcs at most 0.10x the time of snprintf.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = ROOT / "benchmarks" / "bin"
+
+
+def random_bits(count: int, rng: random.Random) -> list:
+    out = []
+    while len(out) < count:
+        x = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if math.isfinite(x):
+            out.append(x)
+    return out
+
+
+def short_decimals(count: int, rng: random.Random) -> list:
+    return [rng.randrange(1, 10**6) / 10 ** rng.randrange(0, 7) for _ in range(count)]
+
+
+def build(cc: str) -> Path:
+    BIN.mkdir(parents=True, exist_ok=True)
+    exe = BIN / "number_bench"
+    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", f"-I{ROOT / 'csrc'}", "-o", str(exe),
+           str(ROOT / "benchmarks" / "number_bench.c"), str(ROOT / "csrc" / "number_format.c")]
+    subprocess.run(cmd, check=True)
+    return exe
+
+
+def time_repr(values: list, repeat: int) -> float:
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        list(map(repr, values))
+        best = min(best, time.perf_counter() - t0)
+    return best / len(values) * 1e9
+
+
+def sample_agrees(values: list) -> bool:
+    """fastjcs._native against fastjcs._python on a sample, where the extension is built."""
+    try:
+        from fastjcs import _native, _python
+    except ImportError:
+        return True
+    sample = values[:: max(1, len(values) // 2000)]
+    return _native.format_doubles(sample) == [_python.format_double(x) for x in sample]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--seed", type=int, default=8785)
+    args = parser.parse_args()
+
+    exe = build(args.cc)
+    rng = random.Random(args.seed)
+    sets = {"random bits": random_bits(args.count, rng),
+            "short decimals": short_decimals(args.count, rng)}
+    print(f"{args.count:,} doubles per set, best of {args.repeat}; ns per double")
+    print(f"{'set':<16}{'fjcs (C)':>10}{'snprintf':>10}{'repr':>9}"
+          f"{'fjcs/snprintf':>15}{'fjcs/repr':>11}  correct")
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, values in sets.items():
+            path = Path(tmp) / "doubles.bin"
+            path.write_bytes(struct.pack(f"<{len(values)}d", *values))
+            line = subprocess.run([str(exe), str(path), str(args.repeat)], check=True,
+                                  capture_output=True, text=True).stdout.split()
+            fjcs, snp, roundtrip = float(line[1]), float(line[3]), line[5]
+            rep = time_repr(values, args.repeat)
+            correct = roundtrip == "ok" and sample_agrees(values)
+            ok &= correct
+            print(f"{name:<16}{fjcs:>10.1f}{snp:>10.1f}{rep:>9.1f}"
+                  f"{fjcs / snp:>14.3f}x{fjcs / rep:>10.3f}x  {'yes' if correct else 'NO'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

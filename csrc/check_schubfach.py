@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Prove, exponent by exponent, the bound the round-to-odd scaling of number_format.c relies on.
+
+number_format.c computes, for x in {4c-2 or 4c-1, 4c, 4c+2} (x <= 2^55 - 2) and every binary
+exponent q with its decimal exponent k, the round-to-odd of E(x) = x * 2^q * 10^-k as
+
+    P = (x << h) * g,   vbp = floor(P / 2^128) | (P mod 2^128 >= 2^61)
+
+with g and h from csrc/schubfach_table.h. That equals floor(E) | (E is not an integer) when, for
+every x in [1, 2^55] (a superset of the x that occur):
+
+  (a) the error eps = (x << h) * (g - 10^-k * 2^-r) of P against E * 2^128 is below 2^61, so an
+      integer E leaves P mod 2^128 < 2^61 and floor(P / 2^128) = E;
+  (b) a non-integer E has frac(E) * 2^128 >= 2^61, so P mod 2^128 >= 2^61 (the sticky bit is set);
+  (c) a non-integer E has (1 - frac(E)) * 2^128 > eps, so adding eps does not carry into the integer
+      part and floor(P / 2^128) = floor(E).
+
+frac(E(x)) = (x * A mod B) / B with A / B = 2^q * 10^-k in lowest terms. When B <= 2^55, frac is 0
+or at least 1/B >= 2^-55, and at most 1 - 1/B: (b) and (c) hold outright. Otherwise B > 2^55 >= x
+and, A and B being coprime, frac is never 0; its minimum and maximum over 1 <= x <= X come from a
+walk down the Stern-Brocot tree of A / B (min_max_residue), accelerated over runs, the classic
+continued-fraction argument: first checked against brute force on small cases.
+
+Also checked: 1 <= h <= 4 and x << h < 2^64 for every case, and the table's g against its
+definition. Run: python csrc/check_schubfach.py (exit 0 and a summary line when the proof holds).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gen_schubfach_table as gen  # noqa: E402
+
+X_MAX = 2**55  # every x = 4c + 2 <= 4 * (2^53 - 1) + 2 is below this
+STICKY = 2**61  # the threshold on P mod 2^128 in round_to_odd()
+
+
+def min_max_residue(a: int, b: int, xmax: int) -> tuple[int, int]:
+    """(min, max) of (a * x mod b) over 1 <= x <= xmax, for gcd(a, b) = 1 and 1 <= xmax < b.
+
+    The lattice of points (x, y = a*x - b*p) is walked with a basis L = (xL, yL), yL > 0, and
+    R = (xR, yR), yR < 0, starting from (0, b) and (1, a - b); each step replaces one by the mediant
+    L + R. Every lattice point with x > 0 and 0 < y < yL (or yR < y < 0) is i*L + j*R with i, j >= 1,
+    so its x is at least xL + xR: once xL + xR > xmax, yL is the smallest positive residue and
+    b + yR the largest one reachable with x <= xmax. Runs of steps on the same side are taken at once.
+    """
+    a %= b
+    x_l, y_l = 0, b
+    x_r, y_r = 1, a - b
+    while x_l + x_r <= xmax:
+        if y_l + y_r > 0:  # the mediant is above: it becomes L, as many times as it stays so
+            j = min((y_l - 1) // -y_r, (xmax - x_l) // x_r)
+            x_l, y_l = x_l + j * x_r, y_l + j * y_r
+        else:
+            j = min((-y_r - 1) // y_l, (xmax - x_r) // x_l)
+            x_r, y_r = x_r + j * x_l, y_r + j * y_l
+    assert 1 <= x_l <= xmax and 1 <= x_r <= xmax
+    return y_l, b + y_r
+
+
+def self_test_min_max(rounds: int = 20000) -> None:
+    rng = random.Random(8785)
+    done = 0
+    while done < rounds:
+        b = rng.randint(2, 2000)
+        a = rng.randint(1, b - 1)
+        if math.gcd(a, b) != 1:
+            continue
+        xmax = rng.randint(1, b - 1)
+        residues = [a * x % b for x in range(1, xmax + 1)]
+        assert min_max_residue(a, b, xmax) == (min(residues), max(residues)), (a, b, xmax)
+        done += 1
+
+
+def c_floor(x: int, m: int, s: int, bias: int, t: int) -> int:
+    """The C multiply-shift evaluation ((x * M + BIAS) >> S) - T."""
+    return ((x * m + bias) >> s) - t
+
+
+def check() -> str:
+    self_test_min_max()
+    k_min, k_max, f10p2, f10tq, f2p10, table = gen.build()
+    m10, s10, _, b10, t10 = f10p2
+    mtq, stq, _, btq, ttq = f10tq
+    m2, s2, _, b2, t2 = f2p10
+
+    worst_low = worst_high = worst_eps = None
+    cases = 0
+    for q in range(gen.Q_MIN, gen.Q_MAX + 1):
+        ks = {c_floor(q, m10, s10, b10, t10)}
+        if q > gen.Q_MIN:  # c = 2^52 at q > Q_MIN: the irregular interval
+            ks.add(c_floor(q, mtq, stq, btq, ttq))
+        for k in ks:
+            cases += 1
+            flog2 = c_floor(-k, m2, s2, b2, t2)
+            assert flog2 == gen.exact_flog2_pow10(-k)
+            h = q + flog2 + 1
+            assert 1 <= h <= 4, (q, k, h)
+            assert (X_MAX << h) < 2**64, (q, k)
+            r = flog2 - 127
+            g = table[k - k_min]
+            exact_g = Fraction(10) ** -k * Fraction(2) ** -r
+            delta = g - exact_g
+            assert 0 < delta <= 1, (q, k)
+            # (a) the error of P against E * 2^128, at its largest x
+            eps = (X_MAX << h) * delta
+            assert eps < STICKY, (q, k)
+            ratio = Fraction(2) ** q / Fraction(10) ** k
+            a, b = ratio.numerator, ratio.denominator
+            if b <= X_MAX:
+                lo, hi = 1, b - 1  # residues may be 0 (E an integer); nonzero ones lie here
+            else:
+                lo, hi = min_max_residue(a, b, X_MAX)
+            low = Fraction(lo, b) * 2**128  # smallest nonzero frac(E) * 2^128
+            high = Fraction(b - hi, b) * 2**128  # smallest (1 - frac(E)) * 2^128
+            assert low >= STICKY, (q, k, float(low))  # (b)
+            assert high > eps, (q, k)  # (c)
+            if worst_low is None or low < worst_low[0]:
+                worst_low = (low, q, k)
+            if worst_high is None or high < worst_high[0]:
+                worst_high = (high, q, k)
+            if worst_eps is None or eps > worst_eps[0]:
+                worst_eps = (eps, q, k)
+    return (
+        f"ok: {cases} (q, k) cases; min frac(E) = 2^{math.log2(worst_low[0]) - 128:.2f} "
+        f"(q={worst_low[1]}, k={worst_low[2]}), min 1 - frac(E) = "
+        f"2^{math.log2(worst_high[0]) - 128:.2f} (q={worst_high[1]}, k={worst_high[2]}), "
+        f"max eps = 2^{math.log2(worst_eps[0]) - 128:.2f}; sticky threshold 2^{61 - 128}"
+    )
+
+
+if __name__ == "__main__":
+    print(check())
