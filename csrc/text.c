@@ -264,16 +264,20 @@ static int number_token(parser *ps, const uint8_t **pp) {
     int integer = 1;
     if (p < end && *p == '.') {
         p++;
-        if (p >= end || !is_digit(*p))
-            return fail(ps, FJCS_E_SYNTAX, p, "expected a digit after the decimal point");
+        if (p >= end)
+            return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit after the decimal point");
+        if (!is_digit(*p))
+            return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit after the decimal point");
         while (p < end && is_digit(*p)) p++;
         integer = 0;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         if (p < end && (*p == '+' || *p == '-')) p++;
-        if (p >= end || !is_digit(*p))
-            return fail(ps, FJCS_E_SYNTAX, p, "expected a digit in the exponent");
+        if (p >= end)
+            return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit in the exponent");
+        if (!is_digit(*p))
+            return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit in the exponent");
         while (p < end && is_digit(*p)) p++;
         integer = 0;
     }
@@ -303,12 +307,20 @@ static int number_token(parser *ps, const uint8_t **pp) {
 /* ---- Literals ---------------------------------------------------------------------------- */
 
 static int literal_token(parser *ps, const uint8_t **pp) {
+    static const char *const words[] = {"true", "false", "null"};
+    static const char *const at_end[] = {"unexpected end of input, expected 'true'",
+                                         "unexpected end of input, expected 'false'",
+                                         "unexpected end of input, expected 'null'"};
+    static const char *const at_char[] = {"unexpected character, expected 'true'",
+                                          "unexpected character, expected 'false'",
+                                          "unexpected character, expected 'null'"};
     const uint8_t *p = *pp;
-    const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+    int w = *p == 't' ? 0 : *p == 'f' ? 1 : 2;
+    const char *word = words[w];
     size_t n = strlen(word);
     for (size_t i = 0; i < n; i++) {
-        if (p + i >= ps->end) return fail(ps, FJCS_E_SYNTAX, p + i, "unexpected end of input in a literal");
-        if (p[i] != (uint8_t)word[i]) return fail(ps, FJCS_E_SYNTAX, p + i, "invalid literal");
+        if (p + i >= ps->end) return fail(ps, FJCS_E_SYNTAX, p + i, at_end[w]);
+        if (p[i] != (uint8_t)word[i]) return fail(ps, FJCS_E_SYNTAX, p + i, at_char[w]);
     }
     if (buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
     buf_put_n(ps->out, word, n);
@@ -405,7 +417,7 @@ value:
 after_value:
     if (ps->nframes == 0) {
         p = skip_ws(p, end);
-        if (p != end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected character after the value");
+        if (p != end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected end of input");
         return FJCS_OK;
     }
     p = skip_ws(p, end);

@@ -42,8 +42,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_addoption(parser):
-    parser.addoption("--es6-lines", type=int, default=None,
-                     help="lines of the ES6 number corpus to check (default 100000; CI 1000000)")
+    env = os.environ.get("FASTJCS_ES6_LINES")
+    parser.addoption("--es6-lines", type=int, default=int(env) if env else None,
+                     help="lines of the ES6 number corpus to check (default 100000, or "
+                          "$FASTJCS_ES6_LINES; CI 1000000)")
 
 
 @pytest.fixture(params=["python", "native"])

@@ -64,8 +64,15 @@ _TEXT_ERRORS: Dict[int, type] = {
 }
 
 
-def _text_error(code: int, err: Any, data: bytes) -> Exception:
-    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message)."""
+_UNEXPECTED = "unexpected character, expected "
+
+
+def _text_error(code: int, err: Any, data: bytes, max_depth: Optional[int] = None) -> Exception:
+    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message).
+
+    Messages come out as the Python backend words them: C's static "unexpected character,
+    expected X" gets the character from the input, the depth limit its number, a duplicate its name.
+    """
     if code == lib.FJCS_E_NOMEM:
         return MemoryError("fastjcs: out of memory")
     cls = _TEXT_ERRORS.get(code)
@@ -77,6 +84,11 @@ def _text_error(code: int, err: Any, data: bytes) -> Exception:
         # The offset is the opening quote of the repeated name, already validated by C.
         key = scanstring(data[offset:].decode("utf-8", "surrogateescape"), 1)[0]
         return DuplicateKeyError(f"duplicate member name {key!r}", data, offset, key=key)
+    if message.startswith(_UNEXPECTED):
+        c = data[offset: offset + 4].decode("utf-8", "surrogateescape")[:1] or None
+        message = _python.unexpected_message(c, offset == 0, message[len(_UNEXPECTED):])
+    elif cls is DepthLimitError and max_depth is not None:
+        message = f"nesting deeper than max_depth={max_depth}"
     return cls(message, data, offset)
 
 
@@ -95,7 +107,7 @@ def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> Non
         with ffi.from_buffer(data) as buf:
             rc = lib.fjcs_canonicalize(buf, len(buf), max_depth, flags, out, err)
     if rc != lib.FJCS_OK:
-        raise _text_error(rc, err, bytes(data))
+        raise _text_error(rc, err, bytes(data), max_depth)
 
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool) -> bytes:
@@ -321,7 +333,7 @@ def _digest_each(objs: list, start: int, max_depth: int, algorithm: str) -> List
     return out
 
 
-def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes]) -> List[Any]:
+def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_depth: int) -> List[Any]:
     results: List[Any] = []
     for i in range(n):
         item = items[i]
@@ -330,7 +342,7 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes]) -> Lis
         elif item.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         else:
-            exc = _text_error(item.code, item, bytes(texts[i]))
+            exc = _text_error(item.code, item, bytes(texts[i]), max_depth)
             exc.index = i  # type: ignore[attr-defined]
             results.append(exc)
     return results
@@ -352,7 +364,7 @@ def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: 
     rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
-    return _items_results(items, n, size, texts)
+    return _items_results(items, n, size, texts, max_depth)
 
 
 def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
@@ -373,7 +385,7 @@ def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: st
     n = int(count[0])
     lines = [bytes(data[items[i].start: items[i].start + items[i].len])
              if items[i].code != lib.FJCS_OK else b"" for i in range(n)]
-    return _items_results(items, n, size, lines)
+    return _items_results(items, n, size, lines, max_depth)
 
 
 def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:

@@ -322,16 +322,24 @@ class _Text:
         return cls(msg, self.data, self.offset(index), **kw)
 
 
-def _unexpected(src: _Text, i: int, what: str) -> CanonicalizationError:
-    text = src.text
-    if i >= len(text):
-        return src.fail(InvalidJSONError, f"unexpected end of input, expected {what}", i)
-    c = text[i]
-    if i == 0 and c == "\ufeff":
-        return src.fail(InvalidJSONError, "byte order mark (not allowed)", i)
+def unexpected_message(c: Optional[str], at_start: bool, what: str) -> str:
+    """The message for a character the grammar did not expect (None: the end of the input).
+
+    Shared with the C backend, which reports "unexpected character, expected <what>" and has its
+    wrapper rebuild the message from the character at the offset, so both backends say the same.
+    """
+    if c is None:
+        return f"unexpected end of input, expected {what}"
+    if at_start and c == "\ufeff":
+        return "byte order mark (not allowed)"
     if "\udc80" <= c <= "\udcff":
-        return src.fail(InvalidJSONError, "invalid UTF-8", i)
-    return src.fail(InvalidJSONError, f"unexpected character {c!r}, expected {what}", i)
+        return "invalid UTF-8"
+    return f"unexpected character {c!r}, expected {what}"
+
+
+def _unexpected(src: _Text, i: int, what: str) -> CanonicalizationError:
+    c = src.text[i] if i < len(src.text) else None
+    return src.fail(InvalidJSONError, unexpected_message(c, i == 0, what), i)
 
 
 def _scan_string(src: _Text, i: int) -> Tuple[str, int]:
