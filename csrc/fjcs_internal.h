@@ -113,6 +113,14 @@ int fjcs__write_int(fjcs_buf *out, int64_t v);
 /* Append the ECMAScript rendering of a finite double. FJCS_OK, FJCS_E_FLOAT_DOMAIN, NOMEM. */
 int fjcs__write_double(fjcs_buf *out, double v);
 
+/*
+ * Lay out 0.d * 10^n as ECMAScript does (ECMA-262 Number::toString steps 5-10), where d is the
+ * len-digit integer m (1 <= len <= 17, m >= 10^(len-1), trailing zeros allowed), with a '-' first
+ * when negative. m must already be the shortest digits of the double meant (the caller's proof).
+ * buf holds FJCS_NUMBER_BUFSIZE bytes; returns the length.
+ */
+int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
+
 /* ---- Objects: member order and duplicates ------------------------------------------------------ */
 
 /*

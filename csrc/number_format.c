@@ -471,6 +471,12 @@ FJCS_INLINE int format_double(double v, char *buf) {
 
 int fjcs_format_double(double v, char *buf) { return format_double(v, buf); }
 
+int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf) {
+    char *p = buf;
+    if (negative) *p++ = '-';
+    return (int)(layout(p, m * fjcs_pow10[17 - len], n) - buf);
+}
+
 long long fjcs_format_doubles(const double *v, size_t n, char *out) {
     char *p = out;
     for (size_t i = 0; i < n; i++) {

@@ -76,6 +76,20 @@ static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
 
 static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 
+/* The end of the run of ASCII digits at p, 8 bytes at a time: all of a word's bytes are digits
+ * when each has high nibble 3 and stays so after adding 6 (0x39 + 6 = 0x3F, 0x3A + 6 = 0x40); no
+ * byte carries into the next (0x3F + 6 < 0x100). */
+static inline const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end) {
+    const uint64_t nibbles = FJCS_ONES * 0xF0, threes = FJCS_ONES * 0x30;
+    while (end - p >= 8) {
+        uint64_t v = load_u64(p);
+        if ((v & nibbles) != threes || ((v + FJCS_ONES * 6) & nibbles) != threes) break;
+        p += 8;
+    }
+    while (p < end && is_digit(*p)) p++;
+    return p;
+}
+
 /* ---- Strings (RFC 8259 section 7) ------------------------------------------------------------ */
 
 static inline int hex_value(uint8_t c) {
@@ -246,6 +260,39 @@ static int string_token(parser *ps, const uint8_t **pp, member *name) {
 
 static const char MAX_SAFE[] = "9007199254740991"; /* 2^53 - 1 */
 
+/* Most significant digits a token may have and still be its double's shortest rendering. */
+#define SHORT_DIGITS 15
+
+/*
+ * A number token whose digits are already its double's shortest digits: at most 15 significant
+ * digits, and a value in the normal range (at least 10^-306, below 10^308). Any decimal of at most
+ * DBL_DIG = 15 significant digits in that range survives decimal -> double -> nearest 15-digit
+ * decimal unchanged (C11 5.2.4.2.2; 15 = floor(52 log10 2)). So the shortest digits s of the
+ * double, which also round to it, would come back as themselves too: two different decimals of
+ * at most 15 digits cannot round to the same double, and s is the token's own digits. Then only
+ * the layout changes (1.50 -> 1.5, 1E2 -> 100, 0.1e-6 -> 1e-7), and neither reading the double
+ * nor Schubfach is needed. Digits are int_part[0..ni) then frac[0..nf); the exponent is exp.
+ * Returns 1 with *m, *len, *n set (the value is 0.m * 10^n), or 0 to take the general path.
+ */
+static int short_decimal(const uint8_t *int_part, size_t ni, const uint8_t *frac, size_t nf,
+                         long exp, uint64_t *m, int *len, int *n) {
+    size_t total = ni + nf, first = 0, last = total;
+#define DIGIT(i) ((i) < ni ? int_part[i] : frac[(i) - ni])
+    while (first < total && DIGIT(first) == '0') first++;
+    if (first == total) return 0; /* zero: the general path says "0" */
+    while (DIGIT(last - 1) == '0') last--;
+    if (last - first > SHORT_DIGITS) return 0;
+    uint64_t v = 0;
+    for (size_t i = first; i < last; i++) v = v * 10 + (uint64_t)(DIGIT(i) - '0');
+#undef DIGIT
+    long point = (long)ni - (long)first + exp;
+    if (point < -305 || point > 308) return 0; /* 0.d * 10^point: keep to the normal range */
+    *m = v;
+    *len = (int)(last - first);
+    *n = (int)point;
+    return 1;
+}
+
 static int number_token(parser *ps, const uint8_t **pp) {
     const uint8_t *start = *pp, *p = start, *end = ps->end;
     if (*p == '-') p++;
@@ -253,12 +300,15 @@ static int number_token(parser *ps, const uint8_t **pp) {
         return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit")
                         : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit");
     }
-    const uint8_t *digits = p;
+    const uint8_t *digits = p, *frac = NULL;
+    size_t frac_len = 0;
+    long exp = 0;
+    int exp_ok = 1;
     if (*p == '0') {
         p++;
         if (p < end && is_digit(*p)) return fail(ps, FJCS_E_SYNTAX, p, "leading zero in number");
     } else {
-        while (p < end && is_digit(*p)) p++;
+        p = skip_digits(p, end);
     }
     size_t int_digits = (size_t)(p - digits);
     int integer = 1;
@@ -268,17 +318,26 @@ static int number_token(parser *ps, const uint8_t **pp) {
             return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit after the decimal point");
         if (!is_digit(*p))
             return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit after the decimal point");
-        while (p < end && is_digit(*p)) p++;
+        frac = p;
+        p = skip_digits(p, end);
+        frac_len = (size_t)(p - frac);
         integer = 0;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
-        if (p < end && (*p == '+' || *p == '-')) p++;
+        int negative_exp = 0;
+        if (p < end && (*p == '+' || *p == '-')) negative_exp = *p++ == '-';
         if (p >= end)
             return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit in the exponent");
         if (!is_digit(*p))
             return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit in the exponent");
-        while (p < end && is_digit(*p)) p++;
+        const uint8_t *exp_digits = p;
+        while (p < end && is_digit(*p)) {
+            if (exp < 100000) exp = exp * 10 + (*p - '0');
+            p++;
+        }
+        exp_ok = p - exp_digits <= 5; /* |exp| < 100000: the short path's arithmetic is safe */
+        if (negative_exp) exp = -exp;
         integer = 0;
     }
     *pp = p;
@@ -295,6 +354,14 @@ static int number_token(parser *ps, const uint8_t **pp) {
             buf_put_n(out, start, n);
             return FJCS_OK;
         }
+    }
+    uint64_t m;
+    int len, n;
+    if (exp_ok && short_decimal(digits, int_digits, frac, frac_len, exp, &m, &len, &n)) {
+        if (buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
+            return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+        out->len += (size_t)fjcs__format_digits(m, len, n, start[0] == '-', out->data + out->len);
+        return FJCS_OK;
     }
     double v;
     if (fjcs_parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)

@@ -175,3 +175,34 @@ def test_marshal_reader_survives_corruption(native, value, edits):
 @given(st.binary(max_size=64))
 def test_marshal_reader_survives_random_bytes(native, data):
     _raw_marshal(native, data)
+
+
+# ---- number tokens in every spelling ------------------------------------------------------------
+# The C text path renders tokens of at most 15 significant digits straight from their own digits
+# (text.c, short_decimal); everything else goes through the double. Spell numbers every way
+# (leading and trailing zeros, the point anywhere, exponents of both cases and signs) near the
+# limits of that shortcut: 15 and 16 digits, the normal-range edges 1e-306 and 1e308.
+
+@st.composite
+def number_tokens(draw) -> str:
+    digits = draw(st.text("0123456789", min_size=1, max_size=20))
+    digits = draw(st.sampled_from(["", "0", "000"])) + digits + draw(st.sampled_from(["", "0", "00"]))
+    point = draw(st.integers(0, len(digits)))
+    whole, frac = digits[:point].lstrip("0") or "0", digits[point:]
+    token = whole + ("." + frac if frac else "")
+    exponent = draw(st.one_of(st.none(), st.integers(-330, 330),
+                              st.sampled_from([-306, -307, -305, 308, 307, 309, 20, 21, -7, -6])))
+    if exponent is not None:
+        token += draw(st.sampled_from(["e", "E"])) + draw(st.sampled_from(["", "+"]) if exponent >= 0
+                                                            else st.just("")) + str(exponent)
+    return draw(st.sampled_from(["", "-"])) + token
+
+
+@given(number_tokens())
+@example("123.456")
+@example("0.1e-305")
+@example("9.99999999999999e307")
+@example("100000000000000.0e-320")
+def test_number_token_same_outcome(native, token):
+    data = token.encode()
+    assert outcome(native.canonicalize, data, 10, False) == outcome(_python.canonicalize, data, 10, False)
