@@ -195,7 +195,7 @@ def _work_bytes(data: bytes) -> ChunkResult:
 
 def run(path: Optional[str], s: Settings, jobs: int, write: Callable[[bytes], Any],
         report: Callable[[LineFailure], None], fail_fast: bool,
-        progress: Optional[Callable[[int], None]] = None, stdin: Any = None) -> int:
+        progress: Optional[Callable[[int], None]] = None, stdin: Any = None, chunk: int = CHUNK) -> int:
     """Digest every line of the file at `path` (or of `stdin` when path is None), in order.
 
     Calls write(bytes) with the output and report(failure) for each failed line, in input order;
@@ -203,7 +203,7 @@ def run(path: Optional[str], s: Settings, jobs: int, write: Callable[[bytes], An
     run stops after the first, its `error:` line written).
     """
     if path is None:
-        chunks: Iterator[Any] = stream_chunks(stdin)
+        chunks: Iterator[Any] = stream_chunks(stdin, chunk)
         sizes: Callable[[Any], int] = len
         local: Callable[[Any], ChunkResult] = lambda data: digest_chunk(data, s)  # noqa: E731
         remote: Callable[[Any], ChunkResult] = _work_bytes
@@ -213,7 +213,7 @@ def run(path: Optional[str], s: Settings, jobs: int, write: Callable[[bytes], An
         if size == 0:
             return 0
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            return _drive(file_chunks(mapped, size), lambda span: span[1] - span[0],
+            return _drive(file_chunks(mapped, size, chunk), lambda span: span[1] - span[0],
                           lambda span: digest_chunk(mapped[span[0]:span[1]], s), _work_span,
                           path, s, jobs, write, report, fail_fast, progress)
 

@@ -214,6 +214,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
 
     source = source_name(args.file)
     jobs = args.jobs or os.cpu_count() or 1
+    args.chunk_bytes = args.chunk_bytes or _jsonl.CHUNK
     out = sys.stdout.buffer
 
     def report(f: "_jsonl.LineFailure") -> None:
@@ -230,7 +231,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
     update, close = _progress_bar(args)
     try:
         failed = _jsonl.run(None if args.file == "-" else args.file, settings, jobs, out.write, report,
-                            args.fail_fast, update, sys.stdin.buffer)
+                            args.fail_fast, update, sys.stdin.buffer, args.chunk_bytes)
     finally:
         close()
     out.flush()
@@ -515,6 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--jsonl: worker processes (0: one per CPU; default 1)")
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
     p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
+    p.add_argument("--chunk-bytes", type=_positive, default=None, help=argparse.SUPPRESS)  # tests: many chunks
     _add_text_policy(p)
     p.set_defaults(run=cmd_digest)
 
