@@ -212,6 +212,8 @@ def run(path: Optional[str], s: Settings, jobs: int, write: Callable[[bytes], An
         size = os.fstat(f.fileno()).st_size
         if size == 0:
             return 0
+        if size <= chunk:
+            jobs = 1  # one chunk: a worker would only add its start-up
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             return _drive(file_chunks(mapped, size, chunk), lambda span: span[1] - span[0],
                           lambda span: digest_chunk(mapped[span[0]:span[1]], s), _work_span,
@@ -225,6 +227,8 @@ def _drive(chunks: Iterator[Any], sizes: Callable[[Any], int], local: Callable[[
     pool = None
     if jobs > 1:
         import multiprocessing
+
+        digest_chunk(b"", s)  # load the hash functions (and CPB) once, before the workers fork
 
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
