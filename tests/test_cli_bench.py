@@ -83,7 +83,8 @@ def test_probes_catch_each_wrong_construction():
         return rfc8785.dumps(o)
 
     assert _bench.probe(_bench.Candidate("ok", rfc8785.dumps)) == []
-    assert _bench.probe(_bench.Candidate("sort", code_point_sorted)) == ["rfc8785-3.2.3-sorting", "astral-vs-private-use"]
+    assert _bench.probe(_bench.Candidate("sort", code_point_sorted)) == ["rfc8785-3.2.3-sorting",
+                                                                         "astral-vs-private-use"]
     upper = _bench.Candidate("upper", lambda o: rfc8785.dumps(o).replace(b"\\u001f", b"\\u001F"))
     assert _bench.probe(upper) == ["controls"]
     ascii_ = _bench.Candidate("ascii", lambda o: json.dumps(o, ensure_ascii=True, sort_keys=True,

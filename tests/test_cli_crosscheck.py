@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from fastjcs import _crosscheck as cc
-from _cli import REPO, UPSTREAM, fastjcs, lines, me, one_line_error
+from _cli import REPO, fastjcs, lines, me, one_line_error
 
 KATS = REPO / "vectors" / "cpb" / "jcs-n"
 CHECKS = REPO / "vectors" / "cpb" / "cpb-check"

@@ -36,7 +36,7 @@ def test_eab_directory_and_file_are_detected():
 
 
 def test_default_runs_ours_and_upstream_from_the_checkout():
-    p = fastjcs("vectors", "--no-probes", cwd=REPO / "src")      # found from a subdirectory
+    p = fastjcs("vectors", "--no-probes", cwd=OURS_EAB)          # found from a subdirectory
     assert p.returncode == 0, p.stdout
     suites = [line.split(":")[0] for line in lines(p.stdout) if "vectors passed" in line]
     assert suites[:2] == [str(OURS_CPB), str(OURS_EAB)]
@@ -89,7 +89,7 @@ def test_a_wrong_eab_binding_fails(tmp_path):
 EAB_FILES = [OURS_EAB / "eab-accept.json", OURS_EAB / "eab-reject.json"]
 
 
-def _failed(monkeypatch=None) -> set:
+def _failed() -> set:
     summary = _eab_vectors.run(EAB_FILES, "ours")
     return {v.name for v in summary.failed} | {"probe:" + c for c in summary.assertion_free}
 

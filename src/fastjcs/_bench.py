@@ -32,8 +32,9 @@ PROBES: List[Tuple[str, Any, bytes]] = [
     ("rfc8785-3.2.2-string", {"string": "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"/"},
      '{"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'.encode("utf-8")),
     ("rfc8785-3.2.2-literals", {"literals": [None, True, False]}, b'{"literals":[null,true,false]}'),
-    ("rfc8785-3.2.3-sorting", {"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh",
-                               "1": "One", "\U0001f600": "Emoji: Grinning Face", "\u0080": "Control",
+    ("rfc8785-3.2.3-sorting", {"\u20ac": "Euro Sign", "\r": "Carriage Return",
+                               "\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One",
+                               "\U0001f600": "Emoji: Grinning Face", "\u0080": "Control",
                                "\u00f6": "Latin Small Letter O With Diaeresis"},
      ('{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
       '"\u20ac":"Euro Sign","\U0001f600":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}'

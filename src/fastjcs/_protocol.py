@@ -86,7 +86,9 @@ def answer(raw: bytes) -> Answer:
         handler = claim(v)
         kind = handler.name if handler is not None else None
         try:
-            return _KINDS[kind](v) if kind in _KINDS else Answer(SKIP, reason=f"{kind or 'unknown'} vectors are not answered")
+            if kind not in _KINDS:
+                return Answer(SKIP, reason=f"{kind or 'unknown'} vectors are not answered")
+            return _KINDS[kind](v)
         except FastJCSError as exc:
             return Answer(FAIL, reason=f"{type(exc).__name__}: {exc}")
     except (KeyError, TypeError, AttributeError, IndexError) as exc:

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
 from ._core import DEFAULT_MAX_DEPTH, canonicalize_to
@@ -161,7 +161,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
 # ---- digest ----------------------------------------------------------------------------------
 
 
-def _digest_settings(args: argparse.Namespace):
+def _digest_settings(args: argparse.Namespace) -> Any:
+    """The settings of a digest run (a `fastjcs._jsonl.Settings`), checked for conflicts."""
     from ._jsonl import Settings
 
     profile, exclusion = _profile_args(args)
