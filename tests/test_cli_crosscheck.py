@@ -178,6 +178,15 @@ def test_shrink_finds_a_minimal_document():
     assert minimal == 1e-7 and calls < 500
 
 
+def test_eab_files_are_sent_one_vector_at_a_time():
+    reject = REPO / "vectors" / "eab" / "eab-reject.json"
+    items = list(cc.vector_items([reject]))
+    vectors = json.loads(reject.read_text("ascii"))["vectors"]
+    assert [json.loads(raw) for _, raw in items] == vectors       # lone surrogates included
+    assert items[0][0] == "eab-reject.json#" + vectors[0]["id"]
+    assert all(cc._protocol.answer(raw).status == "fail" for _, raw in items)   # every one refused
+
+
 def test_generator_is_seeded():
     a, b = cc.Generator(7), cc.Generator(7)
     assert [a.document(i) for i in range(20)] == [b.document(i) for i in range(20)]

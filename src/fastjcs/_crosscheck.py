@@ -102,7 +102,8 @@ def vector_items(paths: Sequence[Path]) -> Iterator[Tuple[str, bytes]]:
                 continue
             if is_eab_file(doc):
                 for i, v in enumerate(doc["vectors"]):
-                    yield f"{name}#{v.get('id', i)}", json.dumps(v, ensure_ascii=False).encode("utf-8")
+                    # ASCII: a lone surrogate (a vector that must be refused) stays a \ud800 escape
+                    yield f"{name}#{v.get('id', i)}", json.dumps(v, ensure_ascii=True).encode("ascii")
             else:
                 yield name, raw
 
