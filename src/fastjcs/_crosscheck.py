@@ -1,0 +1,467 @@
+"""`fastjcs crosscheck`: hold another implementation against fastjcs over stdin/stdout.
+
+Two protocols, one process per call:
+
+- vector (`--impl CMD`): one vector JSON on stdin; `{"pre_image": ..., "digest": ...}` on stdout
+  and exit 0, non-zero exit for a refusal, empty output with exit 0 for "skipped"
+  (../shared/upstream/README.md). fastjcs's own answer is `fastjcs._protocol.answer`.
+- canon (`--canon-impl CMD`): a JSON text on stdin, its canonical bytes on stdout and exit 0, or a
+  non-zero exit for a text it refuses. Fed documents from a seeded generator (no hypothesis) that
+  favours the delicate cases; a disagreement is shrunk (members and elements dropped, containers
+  replaced by a child, scalars simplified) while it persists, then classified.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+import shlex
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from . import _core, _protocol
+from ._errors import FastJCSError
+
+# ---------------------------------------------------------------------------------------------------
+# Running the other implementation
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int          # exit status; -1 for a time-out or a command that cannot start
+    stdout: bytes
+    stderr: bytes
+
+
+def call(cmd: str, data: bytes, timeout: float) -> Reply:
+    """Run `cmd` through the shell (so `VAR=value cmd` works) with `data` on stdin."""
+    try:
+        p = subprocess.run(cmd, shell=True, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return Reply(-1, b"", f"timed out after {timeout}s".encode())
+    return Reply(p.returncode, p.stdout, p.stderr)
+
+
+def _first_line(data: bytes) -> str:
+    text = data.decode("utf-8", "replace").strip().splitlines()
+    return text[-1][:200] if text else ""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Vector protocol
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Disagreement:
+    kind: str                     # vector | number-format | member-order | string-escaping | acceptance | other
+    where: str                    # vector name, or "document N"
+    ours: str
+    theirs: str
+    reproducer: Optional[str] = None   # the minimal JSON text (generated documents)
+
+    def as_dict(self) -> Dict[str, Any]:
+        return dict(self.__dict__)
+
+    def report(self) -> str:
+        lines = [f"DISAGREE [{self.kind}] {self.where}"]
+        if self.reproducer is not None:
+            lines.append(f"  reproducer: {_show(self.reproducer)}")
+        lines.append(f"  fastjcs: {_show(self.ours)}")
+        lines.append(f"  other:   {_show(self.theirs)}")
+        return "\n".join(lines)
+
+
+def _show(text: str) -> str:
+    """Text for a terminal: characters that do not print (controls, U+2028, lone surrogates) and
+    the private-use and specials blocks as <U+XXXX>."""
+    return "".join(c if c.isprintable() and not ("\ue000" <= c <= "\uf8ff" or "\ufff0" <= c <= "\uffff")
+                   else f"<U+{ord(c):04X}>" for c in text)
+
+
+def vector_items(paths: Sequence[Path]) -> Iterator[Tuple[str, bytes]]:
+    """(name, vector JSON bytes) for every vector under `paths`: CPB files one by one, EAB files
+    split into one JSON object per vector."""
+    from ._eab_vectors import is_eab_file
+
+    for root in paths:
+        files = sorted(p for p in root.rglob("*.json") if p.is_file()) if root.is_dir() else [root]
+        for path in files:
+            raw = path.read_bytes()
+            name = path.relative_to(root).as_posix() if root.is_dir() else path.name
+            try:
+                doc = json.loads(raw)
+            except ValueError:
+                continue
+            if is_eab_file(doc):
+                for i, v in enumerate(doc["vectors"]):
+                    # ASCII: a lone surrogate (a vector that must be refused) stays a \ud800 escape
+                    yield f"{name}#{v.get('id', i)}", json.dumps(v, ensure_ascii=True).encode("ascii")
+            else:
+                yield name, raw
+
+
+def _describe(a: _protocol.Answer) -> str:
+    if a.status == _protocol.FAIL:
+        return f"refused ({a.reason})"
+    if a.status == _protocol.SKIP:
+        return "skipped"
+    if a.pre_image is None:
+        return json.dumps(a.extra, ensure_ascii=False)
+    return f"pre_image {a.pre_image.decode('utf-8')!r} digest {a.digest}"
+
+
+def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[Disagreement]]:
+    """("agree" | "skipped", None) or ("disagree", Disagreement) for one vector."""
+    ours = _protocol.answer(raw)
+    if reply.status == 0 and not reply.stdout.strip():
+        return "skipped", None
+    if reply.status != 0:
+        theirs = f"refused (exit {reply.status}: {_first_line(reply.stderr)})"
+        if ours.status == _protocol.FAIL:
+            return "agree", None
+        return "disagree", Disagreement("vector", name, _describe(ours), theirs)
+    try:
+        body = json.loads(reply.stdout)
+        if not isinstance(body, dict):
+            raise ValueError("not an object")
+    except ValueError:
+        return "disagree", Disagreement("vector", name, _describe(ours),
+                                        f"unreadable output {reply.stdout[:120]!r}")
+    theirs = f"pre_image {body.get('pre_image')!r} digest {body.get('digest')}"
+    if ours.status != _protocol.OK:
+        return "disagree", Disagreement("vector", name, _describe(ours), theirs)
+    if ours.pre_image is None:  # a verdict, not a pre-image: exit 0 on both sides agrees
+        return "agree", None
+    if body.get("pre_image") != ours.pre_image.decode("utf-8") or body.get("digest") != ours.digest:
+        return "disagree", Disagreement("vector", name, _describe(ours), theirs)
+    return "agree", None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Generated documents
+# ---------------------------------------------------------------------------------------------------
+
+_DELICATE_KEYS = ["\U0001F602", "\uFB33", "\uE000", "\uFFFF", "\U00010000", "a", "A", "b", "aa", "",
+                  "\u00e9", "e\u0301", "\u20ac", "\r", "\u0080", "\u007f", "1", "10", "2"]
+_DELICATE_STRINGS = ["", "\u0000", "\u001f", "\b\t\n\f\r", "\u000b", '"', "\\", "/", "\u007f",
+                     "\u2028\u2029", "\U0001F602", "\uFB33", "\uE000", "\u00e9", "e\u0301", "\ufeff",
+                     "</script>", "\u0001x\u001e"]
+_DELICATE_NUMBERS: List[Any] = [
+    0, -0.0, 0.0, 1, -1, 1.0, 1.5, -1.5, 0.1, 0.2 + 0.1, 1e21, 1e20, 1e-7, 1e-6, 0.000001, 1e22, 1e23,
+    5e-324, 1.7976931348623157e308, 2.2250738585072014e-308, 9007199254740991, -9007199254740991,
+    9007199254740992, 2 ** 60, 123456789012345678, 333333333.3333334, 1424953923781206.2,
+    -0.0000033333333333333333, 1e16, 1e15, 123e-20, 4.35, 0.5e-6, 100, 1e2, 12.5]
+
+
+class Generator:
+    """Seeded JSON values that favour the cases canonicalizers get wrong."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def number(self) -> Any:
+        r = self.rng
+        pick = r.random()
+        if pick < 0.5:
+            return r.choice(_DELICATE_NUMBERS)
+        if pick < 0.7:
+            return r.randint(-10 ** r.randint(1, 17), 10 ** r.randint(1, 17))
+        mantissa = r.random() * r.choice([1, -1])
+        return float(f"{mantissa:.{r.randint(1, 17)}g}e{r.randint(-30, 30)}")
+
+    def string(self) -> str:
+        r = self.rng
+        if r.random() < 0.5:
+            return r.choice(_DELICATE_STRINGS)
+        pool = ["a", "Z", " ", "\u0000", "\u001f", "\u007f", "\u00e9", "\u2028", "\U0001F602", "\uFB33", '"',
+                "\\", "\n"]
+        return "".join(r.choice(pool) for _ in range(r.randint(0, 6)))
+
+    def key(self) -> str:
+        r = self.rng
+        return r.choice(_DELICATE_KEYS) if r.random() < 0.7 else self.string()
+
+    def value(self, depth: int) -> Any:
+        r = self.rng
+        pick = r.random()
+        if depth > 0 and pick < 0.35:
+            return {self.key(): self.value(depth - 1) for _ in range(r.randint(0, 5))}
+        if depth > 0 and pick < 0.5:
+            return [self.value(depth - 1) for _ in range(r.randint(0, 4))]
+        if pick < 0.75:
+            return self.number()
+        if pick < 0.92:
+            return self.string()
+        return r.choice([True, False, None])
+
+    def document(self, index: int) -> Any:
+        """Small documents first (early disagreements shrink fast); every other one puts a key
+        beyond the BMP beside one in U+E000..U+FFFF, where UTF-16 and code-point order differ."""
+        r = self.rng
+        depth = 1 + index % 3
+        doc = {self.key(): self.value(depth - 1) for _ in range(r.randint(0, 3))}
+        if index % 2 == 0:
+            doc[r.choice(["\U0001F602", "\U00010000", "\U0001D11E"])] = self.value(0)
+            doc[r.choice(["\uE000", "\uFB33", "\uFFFD", "\uFF41"])] = self.value(0)
+        return doc or {self.key(): self.value(depth)}
+
+
+def to_text(value: Any, ascii_only: bool = False) -> bytes:
+    return json.dumps(value, ensure_ascii=ascii_only, allow_nan=False).encode("utf-8", "surrogatepass")
+
+
+# ---- comparing one document ------------------------------------------------------------------
+
+
+def ours_canon(text: bytes) -> Tuple[bool, bytes]:
+    try:
+        return True, _core.canonicalize(text)
+    except FastJCSError as exc:
+        return False, f"{type(exc).__name__}: {exc}".encode()
+
+
+def _differs(text: bytes, cmd: str, timeout: float) -> Optional[Tuple[str, str]]:
+    ok, ours = ours_canon(text)
+    reply = call(cmd, text, timeout)
+    theirs_ok = reply.status == 0
+    if ok and theirs_ok and reply.stdout == ours:
+        return None
+    if not ok and not theirs_ok:
+        return None
+    show_ours = ours.decode("utf-8", "backslashreplace") if ok else f"refused ({ours.decode()})"
+    show_theirs = (reply.stdout.decode("utf-8", "backslashreplace") if theirs_ok
+                   else f"refused (exit {reply.status}: {_first_line(reply.stderr)})")
+    return show_ours, show_theirs
+
+
+# ---- shrinking -------------------------------------------------------------------------------
+
+
+def _simpler_scalars(v: Any) -> List[Any]:
+    if isinstance(v, bool) or v is None:
+        return [] if v is None else [None]
+    if isinstance(v, (int, float)):
+        out: List[Any] = [0] if v != 0 or isinstance(v, float) else []
+        if isinstance(v, float) and v.is_integer() and abs(v) < 1e300:
+            out.append(int(v))
+        if isinstance(v, float) and math.isfinite(v):
+            for digits in (1, 2, 4, 8):
+                shorter = float(f"{v:.{digits}g}")
+                if shorter != v:
+                    out.append(shorter)
+        if isinstance(v, int) and abs(v) >= 10:
+            out.append(v // 10 if v > 0 else -(-v // 10))
+        return out
+    if isinstance(v, str):
+        out = [""] if v else []
+        if len(v) > 1:
+            out += [v[: len(v) // 2], v[len(v) // 2:]]
+            out += [v[:i] + v[i + 1:] for i in range(min(len(v), 8))]
+        return out
+    return []
+
+
+def candidates(v: Any) -> Iterator[Any]:
+    """Simpler variants of v, the biggest reductions first."""
+    if isinstance(v, dict):
+        keys = list(v)
+        for k in keys:
+            yield {x: v[x] for x in keys if x != k}
+        for k in keys:
+            if isinstance(v[k], (dict, list)):
+                yield v[k]
+        for k in keys:
+            for c in candidates(v[k]):
+                yield {**v, k: c}
+        for k in keys:
+            for simpler in _simpler_scalars(k):
+                if simpler not in v:
+                    yield {(simpler if x == k else x): v[x] for x in keys}
+        if len(keys) == 1 and not isinstance(v[keys[0]], (dict, list)):
+            yield v[keys[0]]
+    elif isinstance(v, list):
+        for i in range(len(v)):
+            yield v[:i] + v[i + 1:]
+        for item in v:
+            if isinstance(item, (dict, list)) or len(v) == 1:
+                yield item
+        for i, item in enumerate(v):
+            for c in candidates(item):
+                yield v[:i] + [c] + v[i + 1:]
+    else:
+        yield from _simpler_scalars(v)
+
+
+def shrink(value: Any, still_fails: Callable[[Any], bool], budget: int, parallel: int = 1) -> Tuple[Any, int]:
+    """Greedy: take the first simpler variant (in `candidates` order) that still disagrees, until
+    none does or `budget` calls are spent. Candidates are tried `parallel` at a time."""
+    calls = 0
+    with ThreadPoolExecutor(max(1, parallel)) as pool:
+        improved = True
+        while improved and calls < budget:
+            improved = False
+            pending = candidates(value)
+            while calls < budget:
+                batch = list(itertools.islice(pending, min(max(1, parallel), budget - calls)))
+                if not batch:
+                    break
+                calls += len(batch)
+                verdicts = list(pool.map(still_fails, batch))
+                if any(verdicts):
+                    value, improved = batch[verdicts.index(True)], True
+                    break
+    return value, calls
+
+
+# ---------------------------------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    vectors: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "skipped": 0, "disagree": 0,
+                                                               "not-answered-by-fastjcs": 0})
+    documents: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "disagree": 0})
+    disagreements: List[Disagreement] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"ok": self.ok, "vectors": self.vectors, "documents": self.documents,
+                "disagreements": [d.as_dict() for d in self.disagreements]}
+
+    def report(self) -> str:
+        lines = [d.report() for d in self.disagreements]
+        v, d = self.vectors, self.documents
+        if sum(v.values()):
+            lines.append(f"vectors: {v['agree']} agree, {v['disagree']} disagree, {v['skipped']} skipped by the "
+                         f"other implementation, {v['not-answered-by-fastjcs']} not answered by fastjcs")
+        if sum(d.values()):
+            lines.append(f"documents: {d['agree']} agree, {d['disagree']} disagree")
+        kinds = sorted({x.kind for x in self.disagreements})
+        lines.append("no disagreement" if self.ok else f"{len(self.disagreements)} disagreement(s): "
+                     + ", ".join(kinds))
+        return "\n".join(lines)
+
+
+def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: float, jobs: int) -> None:
+    items = []
+    for name, raw in vector_items(paths):
+        try:
+            ours = _protocol.answer(raw)
+        except _protocol.VectorError:
+            ours = _protocol.Answer(_protocol.SKIP)
+        if ours.status == _protocol.SKIP:
+            summary.vectors["not-answered-by-fastjcs"] += 1
+        else:
+            items.append((name, raw))
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        replies = list(pool.map(lambda item: call(cmd, item[1], timeout), items))
+    for (name, raw), reply in zip(items, replies):
+        verdict, disagreement = compare_vector(name, raw, reply)
+        summary.vectors[verdict] += 1
+        if disagreement is not None:
+            summary.disagreements.append(disagreement)
+
+
+class _Tok(str):
+    """A number token, verbatim."""
+
+
+def _tokens(data: bytes) -> Any:
+    return json.loads(data, object_pairs_hook=lambda pairs: ("{}", pairs), parse_float=_Tok, parse_int=_Tok)
+
+
+def difference_kind(ours: bytes, theirs: bytes) -> str:
+    """The kind of disagreement between two outputs for the same text, read token-preserving:
+    member-order when the same objects list their members in another order, number-format when
+    a number token differs, string-escaping when the tokens are equal but the bytes are not (a
+    string written with other escapes), other for anything else."""
+    try:
+        a, b = _tokens(ours), _tokens(theirs)
+    except ValueError:
+        return "other"
+    stack = [(a, b)]
+    order = number = False
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, tuple) and isinstance(y, tuple):
+            kx, ky = [k for k, _ in x[1]], [k for k, _ in y[1]]
+            if kx != ky:
+                if sorted(kx) != sorted(ky):
+                    return "other"
+                order = True
+            vy = dict(y[1])
+            stack.extend((v, vy[k]) for k, v in x[1] if k in vy)
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            stack.extend(zip(x, y))
+        elif isinstance(x, _Tok) and isinstance(y, _Tok):
+            number = number or x != y
+        elif type(x) is not type(y) or x != y:
+            return "other"
+    if order:
+        return "member-order"
+    if number:
+        return "number-format"
+    return "string-escaping"
+
+
+def _kind_of(result: Tuple[str, str]) -> str:
+    ours, theirs = result
+    if ours.startswith("refused (") or theirs.startswith("refused ("):
+        return "acceptance"
+    return difference_kind(ours.encode("utf-8", "surrogateescape"), theirs.encode("utf-8", "surrogateescape"))
+
+
+def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: float, jobs: int,
+                  shrink_budget: int, per_kind: int) -> None:
+    """Compare `count` generated documents; shrink and report up to `per_kind` disagreements of
+    each kind (the kind guessed from the outputs first, then decided on the shrunk reproducer)."""
+    gen = Generator(seed)
+    docs = [gen.document(i) for i in range(count)]
+    texts = [to_text(doc, ascii_only=bool(i % 2)) for i, doc in enumerate(docs)]
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        results = list(pool.map(lambda t: _differs(t, cmd, timeout), texts))
+    chosen: Dict[str, List[int]] = {}
+    for i, result in enumerate(results):
+        if result is None:
+            summary.documents["agree"] += 1
+            continue
+        summary.documents["disagree"] += 1
+        guess = _kind_of(result)
+        chosen.setdefault(guess, [])
+        if len(chosen[guess]) < per_kind:
+            chosen[guess].append(i)
+    seen: set = set()
+    for kind, indices in sorted(chosen.items()):
+        for i in indices:
+            ascii_only = bool(i % 2)
+
+            def same_kind(v: Any, kind: str = kind, ascii_only: bool = ascii_only) -> bool:
+                found = _differs(to_text(v, ascii_only), cmd, timeout)
+                return found is not None and _kind_of(found) == kind
+
+            minimal, _ = shrink(docs[i], same_kind, shrink_budget, jobs)
+            text = to_text(minimal, ascii_only)
+            if text in seen:
+                continue
+            seen.add(text)
+            ours, theirs = _differs(text, cmd, timeout) or results[i]  # type: ignore[misc]
+            summary.disagreements.append(Disagreement(kind, f"document {i}", ours, theirs,
+                                                      text.decode("utf-8", "backslashreplace")))
+
+
+def command(parts: Sequence[str]) -> str:
+    """A command given as one string (shell syntax) or as several words."""
+    return parts[0] if len(parts) == 1 else " ".join(shlex.quote(p) for p in parts)

@@ -1,0 +1,174 @@
+"""fastjcs's answers over the vector protocol (`fastjcs serve-vector`, and what `crosscheck`
+compares another implementation with).
+
+The protocol (../shared/upstream/README.md): one vector JSON on stdin; the implementation prints
+`{"pre_image": "...", "digest": "<hex>"}` on stdout and exits 0, or exits non-zero when it refuses
+the vector (a MUST-FAIL vector must be refused); empty output with exit 0 means "skipped".
+
+What fastjcs computes for each kind of vector (the kind is decided by the handlers of
+`fastjcs.cpb.vectors`, so serve-vector and `fastjcs vectors` read a file the same way):
+
+- jcs / jcs-n known answers (`input`, `algorithm`, `exclusion_set`): the pre-image of the raw
+  input text; contrast vectors get the conforming pre-image (what the vector pins as correct);
+- jcs vs jcs-n (`action`): the jcs-n side, CPB's algorithm, the one the vector can refuse;
+- derived identifiers: the pre-image of the payload minus the exclusion set; a `carried_id` that
+  is not the recomputed one is refused;
+- stream reassembly and assembled pre-images: the pre-image of what is reassembled or assembled;
+  an incomplete stream or an undeclared member mapping is refused;
+- cpb-check records: exit 0 with `{"verdict": "verified"}` or exit 1 with the violations, on
+  stdout as `{"verdict": "non-conforming", "violations": [...]}` (a negative verdict refuses);
+- Execution Action Binding vectors (`preimage`): the JCS bytes, the digest as bare hex and the
+  `binding` as `<alg>:<hex>` under the vector's `algorithm` (sha256 when it names none); a
+  pre-image that is not v1 or an unsupported algorithm is refused;
+- typed references, registry look-ups and snapshots, profile independence: skipped. Their answer
+  is a verifier's verdict against a registry, which the protocol has no field for.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+from Crypto.Hash import SHA256
+
+from ._errors import FastJCSError
+
+OK, FAIL, SKIP = "ok", "fail", "skip"
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: str                          # ok | fail | skip
+    pre_image: Optional[bytes] = None
+    digest: Optional[str] = None         # bare lowercase hex
+    extra: Dict[str, Any] = field(default_factory=dict)
+    reason: str = ""                     # why it was refused or skipped
+
+    def render(self) -> Tuple[bytes, int]:
+        """(stdout bytes, exit status) under the protocol."""
+        if self.status == SKIP:
+            return b"", 0
+        body: Dict[str, Any] = {}
+        if self.pre_image is not None:
+            body["pre_image"] = self.pre_image.decode("utf-8")
+            body["digest"] = self.digest
+        body.update(self.extra)
+        text = (json.dumps(body, ensure_ascii=False) + "\n").encode("utf-8") if body else b""
+        return text, (0 if self.status == OK else 1)
+
+
+def _digest(pre_image: bytes, **extra: Any) -> Answer:
+    return Answer(OK, pre_image, SHA256.new(pre_image).hexdigest(), extra)
+
+
+class VectorError(Exception):
+    """The input is not a vector fastjcs can read (exit 2)."""
+
+
+def answer(raw: bytes) -> Answer:
+    """fastjcs's answer to one vector, given as the bytes of its JSON text."""
+    from .cpb._scan import top_level_spans
+    from .cpb.vectors import Vector, claim
+
+    try:
+        doc = json.loads(raw)
+    except ValueError as exc:
+        raise VectorError(f"not JSON: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise VectorError("a vector is a JSON object")
+    try:
+        if "preimage" in doc or "preimage_utf8" in doc:
+            return _eab(doc)
+        members = {k: raw[a:b] for k, (a, b) in top_level_spans(raw).items()}
+        v = Vector(str(doc.get("id", "<stdin>")), Path("<stdin>"), doc, members)
+        handler = claim(v)
+        kind = handler.name if handler is not None else None
+        try:
+            if kind not in _KINDS:
+                return Answer(SKIP, reason=f"{kind or 'unknown'} vectors are not answered")
+            return _KINDS[kind](v)
+        except FastJCSError as exc:
+            return Answer(FAIL, reason=f"{type(exc).__name__}: {exc}")
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise VectorError(f"the vector lacks what its kind needs: {type(exc).__name__}: {exc}") from exc
+
+
+def _kat(v: Any) -> Answer:
+    from .cpb import pre_image_text
+
+    doc = v.doc
+    return _digest(pre_image_text(v.text("input"), doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
+
+
+def _divergence(v: Any) -> Answer:
+    from .cpb import pre_image_text
+
+    return _digest(pre_image_text(v.text("action"), "jcs-n"))
+
+
+def _derived_id(v: Any) -> Answer:
+    from .cpb import pre_image, pre_image_text, verify_derived_identifier
+
+    doc = v.doc
+    algorithm, exclusion = doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])
+    key = "sd_encoded_payload" if "sd_encoded_payload" in doc else "full_payload"
+    if "carried_id" in doc:
+        verify_derived_identifier(doc[key], doc["carried_id"], exclusion, algorithm)
+        return _digest(pre_image(doc[key], algorithm, exclusion))
+    return _digest(pre_image_text(v.text(key), algorithm, exclusion))
+
+
+def _stream(v: Any) -> Answer:
+    from .cpb import pre_image_text, reassemble_stream
+
+    doc = v.doc
+    text = reassemble_stream(doc["source"])
+    return _digest(pre_image_text(text, doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
+
+
+def _assembled(v: Any) -> Answer:
+    from .cpb import assemble_preimage, pre_image
+
+    doc = v.doc
+    ctx = doc["declared_digest_context"]
+    assembled = assemble_preimage(doc["source_object"], ctx.get("member_mapping"))
+    algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
+    return _digest(pre_image(assembled, algorithm, ctx.get("exclusion_set", [])))
+
+
+def _checker(v: Any) -> Answer:
+    from .cpb import check
+
+    payload = v.doc["record_raw"].encode("utf-8") if "record_raw" in v.doc else v.text("record")
+    result = check(payload)
+    body = {"verdict": result.verdict,
+            "violations": [{"path": x.path, "rule": x.rule} for x in result.violations]}
+    if result.violations:
+        return Answer(FAIL, extra=body, reason="non-conforming")
+    return Answer(OK, extra={"verdict": result.verdict})
+
+
+def _eab(doc: Dict[str, Any]) -> Answer:
+    from . import eab
+    from ._hash import raw_digest
+
+    data: Any = doc["preimage_utf8"].encode("utf-8") if "preimage_utf8" in doc else doc["preimage"]
+    algorithm = doc.get("algorithm", "sha256")
+    disposition = eab.classify(data, algorithm)
+    if disposition is not eab.Disposition.ACCEPT:
+        return Answer(FAIL, reason=disposition.value)
+    pre = eab.preimage(*eab.parse_preimage(data))
+    return Answer(OK, pre, raw_digest(pre, algorithm).hex(), {"binding": eab.binding(*eab.parse_preimage(data),
+                                                                                       algorithm=algorithm)})
+
+
+_KINDS = {
+    "jcs-n-kat": _kat,
+    "jcs-vs-jcs-n": _divergence,
+    "derived-id": _derived_id,
+    "domain-transform": _stream,
+    "assembled-preimage": _assembled,
+    "cpb-check": _checker,
+}

@@ -1,0 +1,193 @@
+"""`fastjcs crosscheck` and `fastjcs serve-vector`: both directions of the two protocols.
+
+Against fastjcs itself (the Python backend, in another process) nothing is found; against a
+canonicalizer built on json.dumps(sort_keys=True) the number-format, member-order and (with
+ensure_ascii) string-escaping disagreements are each found and shrunk; against vector answerers
+that refuse, skip or echo, exactly the vectors they get wrong are reported.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import pytest
+
+from fastjcs import _crosscheck as cc
+from _cli import REPO, fastjcs, lines, me, one_line_error
+
+KATS = REPO / "vectors" / "cpb" / "jcs-n"
+CHECKS = REPO / "vectors" / "cpb" / "cpb-check"
+EAB_ACCEPT = REPO / "vectors" / "eab" / "eab-accept.json"
+WRONG = " ".join(shlex.quote(a) for a in (sys.executable, str(REPO / "tests" / "wrong_canon.py")))
+PY_CANON = "FASTJCS_BACKEND=python " + me("canon")
+
+
+def crosscheck(*args):
+    p = fastjcs("crosscheck", "--json", "--parallel", "4", *args, timeout=300)
+    assert p.returncode in (0, 1), p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+# ---- serve-vector ------------------------------------------------------------------------------
+
+
+def test_serve_vector_answers_a_kat_with_its_pinned_bytes():
+    path = KATS / "kat-02-three-level-cascade.json"
+    pinned = json.loads(path.read_text("utf-8"))
+    p = fastjcs("serve-vector", path)
+    assert p.returncode == 0
+    body = json.loads(p.stdout)
+    assert body == {"pre_image": pinned["pre_image"], "digest": pinned["digest"]}
+
+
+def test_serve_vector_refuses_a_must_fail_vector():
+    p = fastjcs("serve-vector", input=(KATS / "kat-12-must-fail-one-point-zero.json").read_bytes())
+    assert p.returncode == 1 and p.stdout == b""
+    one_line_error(p, "refused: NonIntegerNumberError")
+
+
+def test_serve_vector_checker_verdicts_and_skips():
+    p = fastjcs("serve-vector", CHECKS / "01-array-elements-exempt.json")
+    assert p.returncode == 0 and json.loads(p.stdout) == {"verdict": "verified"}
+    p = fastjcs("serve-vector", CHECKS / "03-several-in-document-order.json")
+    assert p.returncode == 1 and json.loads(p.stdout)["verdict"] == "non-conforming"
+    p = fastjcs("serve-vector", REPO / "vectors" / "cpb" / "typed-refs" / "06-extra-fields-ignored.json")
+    assert (p.returncode, p.stdout) == (0, b"")                  # skipped: a verifier's verdict
+
+
+def test_serve_vector_eab():
+    v = json.loads(EAB_ACCEPT.read_text("ascii"))["vectors"][0]
+    p = fastjcs("serve-vector", input=json.dumps(dict(v, algorithm="sha384")).encode())
+    body = json.loads(p.stdout)
+    assert body["pre_image"] == v["jcs_utf8"] and body["binding"] == v["bindings"]["sha384"]
+    assert body["digest"] == v["bindings"]["sha384"][7:]
+    p = fastjcs("serve-vector", input=json.dumps(dict(v, algorithm="sha512")).encode())
+    assert p.returncode == 1
+
+
+def test_serve_vector_bad_input_is_exit_2():
+    p = fastjcs("serve-vector", input=b"[1, 2]")
+    assert p.returncode == 2
+    one_line_error(p, "a vector is a JSON object")
+    p = fastjcs("serve-vector", input=b"{")
+    assert p.returncode == 2
+
+
+# ---- crosscheck over the vector protocol -------------------------------------------------------
+
+
+def test_fastjcs_against_itself_over_the_vector_protocol():
+    code, body = crosscheck("--impl", "FASTJCS_BACKEND=python " + me("serve-vector"),
+                            "--vectors", KATS, "--vectors", EAB_ACCEPT)
+    assert code == 0 and body["disagreements"] == []
+    assert body["vectors"]["agree"] == 15 + 6 and body["vectors"]["disagree"] == 0
+
+
+def test_an_implementation_that_refuses_everything():
+    code, body = crosscheck("--impl", "exit 3", "--vectors", KATS)
+    assert code == 1
+    # the 8 vectors we answer with a pre-image disagree; the 7 MUST-FAIL ones agree
+    assert body["vectors"] == {"agree": 7, "disagree": 8, "skipped": 0, "not-answered-by-fastjcs": 0}
+    assert {d["where"] for d in body["disagreements"]} == {
+        p.name for p in KATS.iterdir() if "must-fail" not in p.name}
+    assert all(d["theirs"].startswith("refused (exit 3") for d in body["disagreements"])
+
+
+def test_an_implementation_that_skips_or_echoes():
+    code, body = crosscheck("--impl", "cat >/dev/null", "--vectors", KATS)
+    assert code == 0 and body["vectors"]["skipped"] == 15
+    code, body = crosscheck("--impl", "cat", "--vectors", KATS)
+    # an echo carries the vector's own pinned pre_image and digest: right for the positive
+    # vectors, a claimed success for the 7 MUST-FAIL ones
+    assert code == 1 and body["vectors"]["disagree"] == 7 and body["vectors"]["agree"] == 8
+
+
+# ---- crosscheck over the canon protocol --------------------------------------------------------
+
+
+def test_fastjcs_against_its_python_backend_finds_nothing():
+    code, body = crosscheck("--canon-impl", PY_CANON, "--documents", "24")
+    assert body["documents"] == {"agree": 24, "disagree": 0}
+    assert code == 0 and body["disagreements"] == []
+
+
+def test_json_dumps_sort_keys_is_caught_on_numbers_and_member_order():
+    code, body = crosscheck("--canon-impl", WRONG, "--documents", "12", "--per-kind", "1")
+    assert code == 1
+    by_kind = {d["kind"]: d for d in body["disagreements"]}
+    assert {"number-format", "member-order"} <= set(by_kind)
+    order = json.loads(by_kind["member-order"]["reproducer"])
+    assert isinstance(order, dict) and len(order) == 2          # shrunk to the two keys that matter
+    assert max(map(ord, "".join(order))) > 0xFFFF
+    number = json.loads(by_kind["number-format"]["reproducer"])
+    assert isinstance(number, (int, float))                     # shrunk to the number alone
+
+
+def test_ensure_ascii_is_caught_on_string_escaping():
+    code, body = crosscheck("--canon-impl", WRONG + " --ascii", "--documents", "12", "--per-kind", "1")
+    assert code == 1
+    kinds = {d["kind"] for d in body["disagreements"]}
+    assert "string-escaping" in kinds
+    escaping = next(d for d in body["disagreements"] if d["kind"] == "string-escaping")
+    assert "\\u" in escaping["theirs"] and len(escaping["reproducer"]) < 20
+
+
+def test_text_report_and_usage():
+    p = fastjcs("crosscheck", "--canon-impl", WRONG, "--documents", "4", "--per-kind", "1")
+    assert p.returncode == 1
+    out = lines(p.stdout)
+    assert out[0].startswith("DISAGREE [") and out[1].startswith("  reproducer: ")
+    assert out[-1].endswith("disagreement(s): " + ", ".join(sorted({x[10:].split("]")[0] for x in out
+                                                                      if x.startswith("DISAGREE [")})))
+    p = fastjcs("crosscheck")
+    assert p.returncode == 2
+    one_line_error(p, "--impl CMD")
+
+
+# ---- the pieces, in process --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ours, theirs, kind", [
+    (b'{"a":1,"b":2}', b'{"b":2,"a":1}', "member-order"),
+    (b'[1e-7]', b'[1e-07]', "number-format"),
+    (b'{"x":[0]}', b'{"x":[-0.0]}', "number-format"),
+    (b'["\xc3\xa9"]', b'["\\u00e9"]', "string-escaping"),
+    (b'["a"]', b'["b"]', "other"),
+    (b'[1]', b'[1,2]', "other"),
+    (b'[1]', b'not json', "other"),
+])
+def test_difference_kind(ours, theirs, kind):
+    assert cc.difference_kind(ours, theirs) == kind
+
+
+def test_shrink_finds_a_minimal_document():
+    doc = {"k": [1, {"deep": [2.5, "x", {"z": 1e-7}]}], "other": "text", "n": None}
+
+    def has_small_float(v):
+        stack = [v]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, float) and 0 < x < 1e-6:
+                return True
+            stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, list) else [])
+        return False
+
+    minimal, calls = cc.shrink(doc, has_small_float, 500)
+    assert minimal == 1e-7 and calls < 500
+
+
+def test_eab_files_are_sent_one_vector_at_a_time():
+    reject = REPO / "vectors" / "eab" / "eab-reject.json"
+    items = list(cc.vector_items([reject]))
+    vectors = json.loads(reject.read_text("ascii"))["vectors"]
+    assert [json.loads(raw) for _, raw in items] == vectors       # lone surrogates included
+    assert items[0][0] == "eab-reject.json#" + vectors[0]["id"]
+    assert all(cc._protocol.answer(raw).status == "fail" for _, raw in items)   # every one refused
+
+
+def test_generator_is_seeded():
+    a, b = cc.Generator(7), cc.Generator(7)
+    assert [a.document(i) for i in range(20)] == [b.document(i) for i in range(20)]
+    assert [cc.Generator(8).document(i) for i in range(20)] != [cc.Generator(7).document(i) for i in range(20)]

@@ -1,0 +1,123 @@
+"""`fastjcs vectors`: suite detection, summaries, exit codes; the EAB runner's probes and mutants."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from fastjcs import _eab_vectors, eab
+from _cli import REPO, UPSTREAM, fastjcs, lines, one_line_error
+
+OURS_CPB = REPO / "vectors" / "cpb"
+OURS_EAB = REPO / "vectors" / "eab"
+UPSTREAM_EAB = UPSTREAM / "execution-action-binding-v1-vectors.json"
+
+
+def test_our_cpb_suite_passes_with_probes():
+    p = fastjcs("vectors", OURS_CPB)
+    assert p.returncode == 0, p.stdout
+    out = lines(p.stdout)
+    assert out[0] == f"{OURS_CPB}: 44/44 vectors passed (fastjcs)"
+    assert out[1].startswith("mutation probes: ") and "0/" not in out[1]
+    assert out[-1].startswith("OK: 1 suite(s), 44 vectors")
+
+
+def test_eab_directory_and_file_are_detected():
+    p = fastjcs("vectors", OURS_EAB, "--json")
+    assert p.returncode == 0
+    suite = json.loads(p.stdout)["suites"][0]
+    assert suite["by_handler"] == {"eab": suite["vectors"]} and suite["vectors"] > 30
+    assert suite["probes"] and all(x["flipped"] for x in suite["probes"])
+    if UPSTREAM_EAB.exists():
+        p = fastjcs("vectors", UPSTREAM_EAB)
+        assert p.returncode == 0 and lines(p.stdout)[0].endswith("6/6 vectors passed (fastjcs)")
+
+
+def test_default_runs_ours_and_upstream_from_the_checkout():
+    p = fastjcs("vectors", "--no-probes", cwd=OURS_EAB)          # found from a subdirectory
+    assert p.returncode == 0, p.stdout
+    suites = [line.split(":")[0] for line in lines(p.stdout) if "vectors passed" in line]
+    assert suites[:2] == [str(OURS_CPB), str(OURS_EAB)]
+    if (UPSTREAM / "cpb-vectors").is_dir():
+        assert str(UPSTREAM / "cpb-vectors") in suites and str(UPSTREAM_EAB) in suites
+
+
+def test_nothing_to_run_is_exit_2(tmp_path):
+    p = fastjcs("vectors", cwd=tmp_path)
+    assert p.returncode == 2
+    one_line_error(p, "no vector suite found")
+    p = fastjcs("vectors", tmp_path / "absent")
+    assert p.returncode == 2
+
+
+def test_a_wrong_pinned_digest_fails_the_suite(tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(OURS_CPB / "jcs-n", suite)
+    path = suite / "kat-02-three-level-cascade.json"
+    doc = json.loads(path.read_text("utf-8"))
+    doc["digest"] = "0" * 64
+    path.write_text(json.dumps(doc))
+    p = fastjcs("vectors", suite)
+    assert p.returncode == 1
+    assert any(line.startswith("FAIL kat-02-three-level-cascade.json: ") and "digest" in line
+               for line in lines(p.stdout))
+    assert lines(p.stdout)[-1].startswith("FAILED: ")
+
+
+def test_an_unclaimed_file_fails_the_suite(tmp_path):
+    shutil.copytree(OURS_CPB / "cpb-check", tmp_path / "suite")
+    (tmp_path / "suite" / "mystery.json").write_text('{"what": "no handler reads this"}')
+    p = fastjcs("vectors", tmp_path / "suite")
+    assert p.returncode == 1
+    assert "UNCLAIMED mystery.json: no handler reads this file" in lines(p.stdout)
+
+
+def test_a_wrong_eab_binding_fails(tmp_path):
+    doc = json.loads((OURS_EAB / "eab-accept.json").read_text("ascii"))
+    doc["vectors"][0]["bindings"]["sha384"] = "sha384:" + "0" * 96
+    path = tmp_path / "eab.json"
+    path.write_text(json.dumps(doc))
+    p = fastjcs("vectors", path)
+    assert p.returncode == 1
+    assert any(line.startswith("FAIL eab.json#FJ-EAB-A01") and "sha384 binding" in line for line in lines(p.stdout))
+
+
+# ---- the EAB runner in process: a mutant implementation per check ---------------------------------
+
+EAB_FILES = [OURS_EAB / "eab-accept.json", OURS_EAB / "eab-reject.json"]
+
+
+def _failed() -> set:
+    summary = _eab_vectors.run(EAB_FILES, "ours")
+    return {v.name for v in summary.failed} | {"probe:" + c for c in summary.assertion_free}
+
+
+def test_eab_runner_passes_unmutated(backend):
+    summary = _eab_vectors.run(EAB_FILES, "ours")
+    assert summary.ok and len(summary.vectors) == 39
+    assert {p.category for p in summary.probes} >= {
+        "eab:domain", "eab:version", "eab:members", "eab:non-canonical-bytes", "eab:unsupported-algorithm",
+        "eab:field:agent_id", "eab:field:action_scope"}
+
+
+@pytest.mark.parametrize("name, attribute, mutant, caught", [
+    ("version not checked", "_is_json_one", lambda value: True, "R"),
+    ("domain and version not hashed", "_v1_bytes",
+     lambda fields: eab._core.dumps(dict(zip(eab.FIELDS, fields))), "A"),
+    ("empty fields allowed", "_field", lambda name, value: value, "R"),
+    ("algorithm ignored", "check_algorithm", lambda algorithm: "sha256", "R"),
+])
+def test_eab_runner_catches_mutants(monkeypatch, name, attribute, mutant, caught):
+    monkeypatch.setattr(eab, attribute, mutant)
+    failed = _failed()
+    assert any(f"#FJ-EAB-{caught}" in n for n in failed), f"{name}: not caught"
+
+
+def test_a_probe_that_cannot_flip_is_assertion_free(monkeypatch):
+    # An implementation that refuses every pre-image: each refused vector passes, but no repair
+    # makes it accept, so every fired category is reported assertion-free.
+    monkeypatch.setattr(eab, "_check_object", lambda obj: (_ for _ in ()).throw(eab.ActionBindingError("no")))
+    summary = _eab_vectors.run([OURS_EAB / "eab-reject.json"], "ours")
+    assert not summary.ok and "eab:domain" in summary.assertion_free
