@@ -129,6 +129,8 @@ typedef struct fjcs_item {
     size_t offset;                   /* the error's byte offset within this text */
     const char *message;             /* the error's static message, or NULL */
     size_t start, len;               /* fjcs_digest_lines: where this line is in the input */
+    size_t index;                    /* fjcs_digest_lines_hex: the line's 0-based number */
+    size_t out_at;                   /* fjcs_digest_lines_hex: where its line would be in out */
     uint8_t digest[48];              /* FJCS_MAX_DIGEST: the first digest_size bytes are the digest */
 } fjcs_item;
 
@@ -150,6 +152,19 @@ int fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth, fj
  */
 int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags, fjcs_hash_fn hash,
                       size_t digest_size, fjcs_item *items, size_t capacity, size_t *count);
+
+/*
+ * fjcs_digest_lines for JSON Lines tools, rendering as it goes: for each line that canonicalizes,
+ * appends prefix[0..prefix_len), the digest in lowercase hex and '\n' to out; a line that fails
+ * appends nothing to out and gets an fjcs_item in failures (with index and out_at set). Stops
+ * after the line that fills failures (capacity items); *consumed is the number of input bytes
+ * whose lines were done (call again from there), *nlines the lines done, *nfailures the items
+ * written. Returns FJCS_OK or FJCS_E_NOMEM.
+ */
+int fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, int flags,
+                          fjcs_hash_fn hash, size_t digest_size, const char *prefix,
+                          size_t prefix_len, fjcs_buf *out, fjcs_item *failures, size_t capacity,
+                          size_t *nfailures, size_t *nlines, size_t *consumed);
 
 /*
  * The same for n separate texts: texts[i][0..lens[i]) gives items[i].

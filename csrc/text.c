@@ -634,6 +634,53 @@ int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags,
     return rc;
 }
 
+int fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, int flags,
+                          fjcs_hash_fn hash, size_t digest_size, const char *prefix,
+                          size_t prefix_len, fjcs_buf *out, fjcs_item *failures, size_t capacity,
+                          size_t *nfailures, size_t *nlines, size_t *consumed) {
+    static const char hex[] = "0123456789abcdef";
+    parser ps;
+    fjcs_buf canon = {0};
+    fjcs_item item;
+    memset(&ps, 0, sizeof ps);
+    ps.max_depth = max_depth;
+    ps.flags = flags;
+    size_t lines = 0, nf = 0, start = 0;
+    int rc = FJCS_OK;
+    while (start < len && nf < capacity) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t stop = nl ? (size_t)(nl - text) : len;
+        rc = digest_one(&ps, &canon, text + start, stop - start, hash, digest_size, &item);
+        if (rc != FJCS_OK) break;
+        if (item.code == FJCS_OK) {
+            if (buf_reserve(out, prefix_len + 2 * digest_size + 1) != FJCS_OK) {
+                rc = FJCS_E_NOMEM;
+                break;
+            }
+            buf_put_n(out, prefix, prefix_len);
+            for (size_t i = 0; i < digest_size; i++) {
+                buf_put(out, hex[item.digest[i] >> 4]);
+                buf_put(out, hex[item.digest[i] & 15]);
+            }
+            buf_put(out, '\n');
+        } else {
+            item.start = start;
+            item.len = stop - start;
+            item.index = lines;
+            item.out_at = out->len;
+            failures[nf++] = item;
+        }
+        lines++;
+        start = nl ? stop + 1 : len;
+    }
+    *nfailures = nf;
+    *nlines = lines;
+    *consumed = start;
+    parser_free(&ps);
+    fjcs_buf_free(&canon);
+    return rc;
+}
+
 int fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n, size_t max_depth,
                       int flags, fjcs_hash_fn hash, size_t digest_size, fjcs_item *items) {
     parser ps;

@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from . import _core
 
 CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, small enough to stream
-
-_NEWLINE = re.compile(b"\n")
 
 
 @dataclass(frozen=True)
@@ -94,37 +91,15 @@ def _jcs_n_lines(data: bytes, s: Settings) -> List[Any]:
 def digest_chunk(data: bytes, s: Settings) -> ChunkResult:
     """Digest every line of `data` (whole lines); never raises for a bad line."""
     if s.profile == "jcs":
-        results = _core._impl.digest_lines(data, s.max_depth, s.strict_integers, s.algorithm)
-        prefix = s.algorithm + ":"
-    else:
-        results = _jcs_n_lines(data, s)
-        prefix = ""  # CPB identifiers are bare lowercase hex
-    segments: List[str] = []      # digest lines between failures (ASCII: len() counts bytes)
-    failures: List[LineFailure] = []
-    hexes: List[str] = []
-    size = 0
-    starts: Optional[List[int]] = None
-    for i, r in enumerate(results):
-        if type(r) is bytes:
-            hexes.append(r.hex())
-            continue
-        if starts is None:  # line starts, computed only when a line failed
-            starts = [0] + [m.end() for m in _NEWLINE.finditer(data)]
-        segment = _lines(hexes, prefix)
-        hexes = []
-        segments.append(segment)
-        size += len(segment)
-        failures.append(_failure(r, i, starts[i], size))
-    segments.append(_lines(hexes, prefix))
-    return ChunkResult("".join(segments).encode("ascii"), failures, len(results))
+        # One backend call renders the digest lines itself (in C, without coming back per line).
+        output, lines, failed = _core._impl.digest_lines_hex(data, s.max_depth, s.strict_integers,
+                                                             s.algorithm, s.algorithm + ":")
+        return ChunkResult(output, [_failure(exc, i, start, at) for i, start, at, exc in failed],
+                           lines)
+    from ._python import lines_hex_from
 
-
-def _lines(hexes: Sequence[str], prefix: str) -> str:
-    if not hexes:
-        return ""
-    if prefix:
-        return prefix + ("\n" + prefix).join(hexes) + "\n"
-    return "\n".join(hexes) + "\n"
+    output, lines, failed = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex
+    return ChunkResult(output, [_failure(exc, i, start, at) for i, start, at, exc in failed], lines)
 
 
 def _failure(exc: Any, index: int, line_start: int, out_at: int) -> LineFailure:

@@ -398,3 +398,44 @@ def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, a
             exc.index = i  # type: ignore[attr-defined]
             results.append(exc.with_traceback(None))
     return results
+
+
+def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
+                     prefix: str) -> Tuple[bytes, int, List[Tuple[int, int, int, Any]]]:
+    """JSON Lines for the CLI: (output, lines, failures). The output holds, per line that
+    canonicalizes, prefix + hex digest + "\\n"; each failure is (line index, line start, position
+    of its line in the output, the exception). Lines that fail put nothing in the output."""
+    fn = _hash_fn(algorithm)
+    if fn == ffi.NULL:
+        return _python.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm),
+                                      bytes(data), prefix)
+    size = _DIGEST_SIZES[algorithm]
+    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
+    capacity = 256
+    items = ffi.new("fjcs_item[]", capacity)
+    counts = ffi.new("size_t[3]")  # failures, lines, consumed
+    out = ffi.new("fjcs_buf *")
+    prefix_bytes = prefix.encode("ascii")
+    failures: List[Tuple[int, int, int, Any]] = []
+    lines = done = 0
+    try:
+        with ffi.from_buffer(data) as buf:
+            total = len(buf)
+            while done < total:
+                rc = lib.fjcs_digest_lines_hex(buf + done, total - done, max_depth, flags, fn, size,
+                                               prefix_bytes, len(prefix_bytes), out, items, capacity,
+                                               counts, counts + 1, counts + 2)
+                if rc == lib.FJCS_E_NOMEM:
+                    raise MemoryError("fastjcs: out of memory")
+                for i in range(int(counts[0])):
+                    item = items[i]
+                    start = done + int(item.start)
+                    line = bytes(data[start: start + int(item.len)])
+                    exc = _text_error(item.code, item, line, max_depth)
+                    exc.index = lines + int(item.index)  # type: ignore[attr-defined]
+                    failures.append((exc.index, start, int(item.out_at), exc))
+                lines += int(counts[1])
+                done += int(counts[2])
+        return (ffi.buffer(out.data, out.len)[:] if out.len else b""), lines, failures
+    finally:
+        lib.fjcs_buf_free(out)

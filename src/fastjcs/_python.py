@@ -650,3 +650,30 @@ def digest_lines(data: "bytes | bytearray | memoryview", max_depth: int, strict_
                  algorithm: str) -> list:
     """digest_texts over the lines of a JSONL text (see split_lines)."""
     return digest_texts(split_lines(bytes(data)), max_depth, strict_integers, algorithm)
+
+
+def lines_hex_from(results: list, data: bytes, prefix: str) -> "Tuple[bytes, int, list]":
+    """digest_lines_hex's answer from digest_lines's: (output, lines, failures), see there."""
+    out: List[str] = []
+    failures: list = []
+    starts: Optional[List[int]] = None
+    size = 0
+    for i, r in enumerate(results):
+        if type(r) is bytes:
+            line = prefix + r.hex() + "\n"
+            out.append(line)
+            size += len(line)
+            continue
+        if starts is None:
+            starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
+        failures.append((i, starts[i], size, r))
+    return "".join(out).encode("ascii"), len(results), failures
+
+
+def digest_lines_hex(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
+                     algorithm: str, prefix: str) -> "Tuple[bytes, int, list]":
+    """JSON Lines for the CLI: (output, lines, failures). The output holds, per line that
+    canonicalizes, prefix + hex digest + "\\n"; each failure is (line index, line start, position
+    of its line in the output, the exception). Lines that fail put nothing in the output."""
+    data = bytes(data)
+    return lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm), data, prefix)
