@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fastjcs.h"
@@ -36,6 +37,18 @@ static inline void buf_put(fjcs_buf *b, char c) { b->data[b->len++] = c; }
 static inline void buf_put_n(fjcs_buf *b, const void *s, size_t n) {
     memcpy(b->data + b->len, s, n);
     b->len += n;
+}
+
+/*
+ * Make room for one more item of `size` bytes in the array *items, which holds count items in
+ * room for *cap. The array starts in `local`, storage of the caller's (so a small input allocates
+ * nothing), and moves to the heap, doubling, when it outgrows it. FJCS_OK or FJCS_E_NOMEM.
+ */
+int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local);
+
+/* Free an array that fjcs__grow may have moved to the heap. */
+static inline void fjcs__release(void *items, void *local) {
+    if (items != local) free(items);
 }
 
 /* ---- UTF-8 ---------------------------------------------------------------------------------- */

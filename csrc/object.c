@@ -31,6 +31,7 @@
  * Error positions are offsets into the encoding and mean little to a user: on any error the
  * Python side re-runs the pure-Python backend, which raises the error rfc8785 would, in its order.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "fjcs_internal.h"
@@ -74,6 +75,9 @@ typedef struct reader {
     size_t nrefs, refs_cap;
     size_t max_depth;
     fjcs_error *err;
+    oframe frames_local[16];   /* the stacks start here: a small value allocates nothing */
+    fjcs_member members_local[32];
+    ref refs_local[32];
 } reader;
 
 static int fail(reader *r, int code, const uint8_t *at, const char *msg) {
@@ -83,17 +87,6 @@ static int fail(reader *r, int code, const uint8_t *at, const char *msg) {
         r->err->message = msg;
     }
     return code;
-}
-
-static int grow(void **items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return FJCS_OK;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
-    void *p = realloc(*items, ncap * size);
-    if (p == NULL) return FJCS_E_NOMEM;
-    *items = p;
-    *cap = ncap;
-    return FJCS_OK;
 }
 
 /* ---- Little-endian payload reads --------------------------------------------------------- */
@@ -118,7 +111,8 @@ static inline double rd_f64(const uint8_t *p) {
  * existing one when a back-reference re-reads it. Returns NO_INDEX on allocation failure. */
 static size_t enter_ref(reader *r, size_t pos) {
     if (r->nrefs == 0 || pos > r->refs[r->nrefs - 1].pos) {
-        if (grow((void **)&r->refs, &r->refs_cap, r->nrefs, sizeof(ref)) != FJCS_OK) return NO_INDEX;
+        if (fjcs__grow((void **)&r->refs, &r->refs_cap, r->nrefs, sizeof(ref), r->refs_local) != FJCS_OK)
+            return NO_INDEX;
         ref *e = &r->refs[r->nrefs];
         memset(e, 0, sizeof *e);
         e->pos = pos;
@@ -250,7 +244,8 @@ static int read_long(reader *r, int64_t *v, const uint8_t *at) {
 static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t resume,
                       const uint8_t *at) {
     if (r->nframes >= r->max_depth) return fail(r, FJCS_E_DEPTH, at, "nesting deeper than max_depth");
-    if (grow((void **)&r->frames, &r->frames_cap, r->nframes, sizeof(oframe)) != FJCS_OK ||
+    if (fjcs__grow((void **)&r->frames, &r->frames_cap, r->nframes, sizeof(oframe),
+                   r->frames_local) != FJCS_OK ||
         buf_reserve(r->out, 2) != FJCS_OK)
         return fail(r, FJCS_E_NOMEM, at, "out of memory");
     oframe *f = &r->frames[r->nframes++];
@@ -342,7 +337,8 @@ static int drive(reader *r, size_t base) {
             s = known->s;
             n = known->n;
         }
-        if (grow((void **)&r->members, &r->members_cap, r->nmembers, sizeof(fjcs_member)) != FJCS_OK)
+        if (fjcs__grow((void **)&r->members, &r->members_cap, r->nmembers, sizeof(fjcs_member),
+                       r->members_local) != FJCS_OK)
             return fail(r, FJCS_E_NOMEM, at, "out of memory");
         fjcs_member *m = &r->members[r->nmembers];
         m->key = s;
@@ -518,7 +514,13 @@ static int read_value(reader *r) {
 
 static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, fjcs_buf *out,
                         fjcs_error *err) {
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(reader, frames_local));
+    r->frames = r->frames_local;
+    r->frames_cap = sizeof r->frames_local / sizeof r->frames_local[0];
+    r->members = r->members_local;
+    r->members_cap = sizeof r->members_local / sizeof r->members_local[0];
+    r->refs = r->refs_local;
+    r->refs_cap = sizeof r->refs_local / sizeof r->refs_local[0];
     r->base = r->p = (const uint8_t *)data;
     r->end = r->base + len;
     r->out = out;
@@ -532,9 +534,9 @@ static void reader_init(reader *r, const char *data, size_t len, size_t max_dept
 }
 
 static void reader_free(reader *r) {
-    free(r->frames);
-    free(r->members);
-    free(r->refs);
+    fjcs__release(r->frames, r->frames_local);
+    fjcs__release(r->members, r->members_local);
+    fjcs__release(r->refs, r->refs_local);
     fjcs_buf_free(&r->scratch);
 }
 

@@ -14,6 +14,7 @@
  * duplicate name when its object closes, at the earliest repeating member's opening quote; the
  * depth limit at the bracket that opens one container too many.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "fjcs_internal.h"
@@ -46,6 +47,8 @@ typedef struct parser {
     size_t max_depth;
     int flags;
     fjcs_error *err;
+    frame frames_local[16];    /* the stacks start here: a small text allocates nothing */
+    member members_local[32];
 } parser;
 
 static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
@@ -55,18 +58,6 @@ static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
         ps->err->message = msg;
     }
     return code;
-}
-
-/* Grow an array of `size`-byte items to hold one more. */
-static int grow(void **items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return FJCS_OK;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
-    void *p = realloc(*items, ncap * size);
-    if (p == NULL) return FJCS_E_NOMEM;
-    *items = p;
-    *cap = ncap;
-    return FJCS_OK;
 }
 
 static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
@@ -439,7 +430,8 @@ value:
     case '[': {
         if (ps->nframes >= ps->max_depth)
             return fail(ps, FJCS_E_DEPTH, p, "nesting deeper than max_depth");
-        if (grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame)) != FJCS_OK ||
+        if (fjcs__grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame),
+                       ps->frames_local) != FJCS_OK ||
             buf_reserve(out, 2) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         frame *f = &ps->frames[ps->nframes++];
@@ -531,7 +523,8 @@ member_name:
         return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a member name")
                         : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a member name");
     {
-        if (grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member)) != FJCS_OK)
+        if (fjcs__grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member),
+                       ps->members_local) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         frame *f = &ps->frames[ps->nframes - 1];
         member *m = &ps->members[ps->nmembers++];
@@ -571,9 +564,19 @@ static void parser_start(parser *ps, const char *text, size_t len, fjcs_buf *out
     }
 }
 
+static void parser_init(parser *ps, size_t max_depth, int flags) {
+    memset(ps, 0, offsetof(parser, frames_local));
+    ps->max_depth = max_depth;
+    ps->flags = flags;
+    ps->frames = ps->frames_local;
+    ps->frames_cap = sizeof ps->frames_local / sizeof ps->frames_local[0];
+    ps->members = ps->members_local;
+    ps->members_cap = sizeof ps->members_local / sizeof ps->members_local[0];
+}
+
 static void parser_free(parser *ps) {
-    free(ps->frames);
-    free(ps->members);
+    fjcs__release(ps->frames, ps->frames_local);
+    fjcs__release(ps->members, ps->members_local);
     fjcs_buf_free(&ps->arena);
     fjcs_buf_free(&ps->scratch);
 }
@@ -581,9 +584,7 @@ static void parser_free(parser *ps) {
 int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
                       fjcs_error *err) {
     parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.max_depth = max_depth;
-    ps.flags = flags;
+    parser_init(&ps, max_depth, flags);
     parser_start(&ps, text, len, out, err);
     int rc = parse(&ps);
     parser_free(&ps);
@@ -612,9 +613,7 @@ int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags,
                       size_t digest_size, fjcs_item *items, size_t capacity, size_t *count) {
     parser ps;
     fjcs_buf out = {0};
-    memset(&ps, 0, sizeof ps);
-    ps.max_depth = max_depth;
-    ps.flags = flags;
+    parser_init(&ps, max_depth, flags);
     size_t n = 0, start = 0;
     int rc = FJCS_OK;
     while (start < len) {
@@ -642,9 +641,7 @@ int fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, int fl
     parser ps;
     fjcs_buf canon = {0};
     fjcs_item item;
-    memset(&ps, 0, sizeof ps);
-    ps.max_depth = max_depth;
-    ps.flags = flags;
+    parser_init(&ps, max_depth, flags);
     size_t lines = 0, nf = 0, start = 0;
     int rc = FJCS_OK;
     while (start < len && nf < capacity) {
@@ -685,9 +682,7 @@ int fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n, si
                       int flags, fjcs_hash_fn hash, size_t digest_size, fjcs_item *items) {
     parser ps;
     fjcs_buf out = {0};
-    memset(&ps, 0, sizeof ps);
-    ps.max_depth = max_depth;
-    ps.flags = flags;
+    parser_init(&ps, max_depth, flags);
     int rc = FJCS_OK;
     for (size_t i = 0; i < n && rc == FJCS_OK; i++) {
         items[i].start = 0;

@@ -37,6 +37,23 @@ int fjcs__buf_grow(fjcs_buf *b, size_t need) {
     return FJCS_OK;
 }
 
+int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local) {
+    if (count < *cap) return FJCS_OK;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
+    void *p;
+    if (*items == local) {
+        p = malloc(ncap * size);
+        if (p != NULL && count) memcpy(p, local, count * size);
+    } else {
+        p = realloc(*items, ncap * size);
+    }
+    if (p == NULL) return FJCS_E_NOMEM;
+    *items = p;
+    *cap = ncap;
+    return FJCS_OK;
+}
+
 void fjcs_buf_free(fjcs_buf *buf) {
     if (buf == NULL) return;
     free(buf->data);

@@ -60,7 +60,9 @@ def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
     >>> dumps({"b": [1.0, "\\u20ac"], "a": None})
     b'{"a":null,"b":[1,"\\xe2\\x82\\xac"]}'
     """
-    return _impl.dumps(obj, _check_depth(max_depth))
+    if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
+        _check_depth(max_depth)
+    return _impl.dumps(obj, max_depth)
 
 
 def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:

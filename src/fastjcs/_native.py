@@ -146,21 +146,28 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 # order, rfc8785 in sorted order, so the first error can differ when there are several).
 
 
+# The hot path of a small value is mostly Python and cffi overhead: the functions and constants it
+# uses are bound once here (an attribute of `lib` costs as much as a short C call).
+_marshal_dumps = marshal.dumps
+_new, _unpack, _NULL = ffi.new, ffi.unpack, ffi.NULL
+_canonicalize_marshal, _buf_free, _OK = lib.fjcs_canonicalize_marshal, lib.fjcs_buf_free, lib.FJCS_OK
+
+
 def dumps(obj: Any, max_depth: int) -> bytes:
     """Canonical bytes of a Python value, by the C reader of its marshal encoding (object.c)."""
     try:
-        encoded = marshal.dumps(obj, 4)
+        encoded = _marshal_dumps(obj, 4)
     except ValueError:
         encoded = _normalized_encoding(obj, max_depth)
         if encoded is None:
             return _python.dumps(obj, max_depth)
-    out = ffi.new("fjcs_buf *")
+    out = _new("fjcs_buf *")
     try:
-        rc = lib.fjcs_canonicalize_marshal(encoded, len(encoded), max_depth, out, ffi.NULL)
-        if rc == lib.FJCS_OK:
-            return ffi.unpack(out.data, out.len)
+        rc = _canonicalize_marshal(encoded, len(encoded), max_depth, out, _NULL)
+        if rc == _OK:
+            return _unpack(out.data, out.len)
     finally:
-        lib.fjcs_buf_free(out)
+        _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
     _python.dumps(obj, max_depth)  # raises the error rfc8785 would
