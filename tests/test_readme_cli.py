@@ -1,4 +1,4 @@
-"""The `console` examples of docs/README-cli.md run as written.
+"""The `console` examples of README.md run as written.
 
 Each block is a shell session: a line `$ command` runs in bash (in one scratch directory per
 block, `fastjcs` being this test run's `python -m fastjcs`), and the lines after it, up to the next
@@ -18,7 +18,7 @@ import pytest
 
 from _cli import REPO, env
 
-DOC = REPO / "docs" / "README-cli.md"
+DOC = REPO / "README.md"
 _BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
 
 
