@@ -14,8 +14,8 @@
 
 Input is FILE, or stdin when FILE is absent or "-". Exit status: 0 success, 1 a negative verdict
 (a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
-usage. Errors go to stderr on one line, with the position for text input. docs/README-cli.md
-describes every command and the decisions behind them.
+usage. Errors go to stderr on one line, with the position for text input. README.md ("The command
+line") describes every command and the decisions behind them.
 """
 
 from __future__ import annotations
