@@ -59,6 +59,24 @@ def test_output_file_is_written_atomically(tmp_path):
     assert target.read_bytes() == b'{"a":2,"b":1}'
 
 
+def test_output_file_gets_the_mode_a_plain_write_would_give(tmp_path):
+    """The temporary file is private while written; the result is not (0666 less the umask for a
+    new file, the old mode for a replaced one)."""
+    import os
+    import stat
+
+    new = tmp_path / "new.json"
+    assert fastjcs("canon", "-o", new, input=b"[1]").returncode == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
+    kept = tmp_path / "kept.json"
+    kept.write_bytes(b"old")
+    kept.chmod(0o640)
+    assert fastjcs("canon", "-o", kept, input=b"[2]").returncode == 0
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_bytes() == b"[2]"
+
+
 def test_strict_integers_and_max_depth():
     big = b"[12345678901234567890]"
     assert fastjcs("canon", input=big).stdout == b"[12345678901234567000]"

@@ -84,6 +84,15 @@ def open_output(path: Optional[str]) -> Iterator[BinaryIO]:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".fastjcs-", dir=directory)
     try:
+        # mkstemp makes the file private (0600): give it the mode PATH has, or the mode a plain
+        # open() would have given a new file (0666 less the umask).
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
             yield f
         os.replace(tmp, path)
