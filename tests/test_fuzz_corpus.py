@@ -74,3 +74,11 @@ def test_marshal_inputs(path, native):
         if rc == lib.FJCS_OK:  # canonical JSON: the text path leaves it as it is
             assert native.canonicalize(out, 10_000, False) == out
 
+
+def test_empty_dict_regression(native):
+    """fuzz_marshal found NULL + 0 (undefined behaviour) when a dict with no members closed before
+    any member had ever been read: fuzz/regressions/fuzz_marshal/empty-dict*.bin."""
+    for name in ("empty-dict.bin", "empty-dict-flagged.bin"):
+        assert _marshal((FUZZ / "regressions" / "fuzz_marshal" / name).read_bytes(), 10)[2] == b"{}"
+    assert native.dumps({}, 10) == b"{}"
+    assert native.dumps([{}, {"a": {}}], 10) == b'[{},{"a":{}}]'
