@@ -11,7 +11,8 @@
 # from the committed seeds (fuzz/corpus/<harness>) and replays the reproducers of fixed bugs
 # (fuzz/regressions/<harness>); what it learns goes to fuzz/build/corpus/<harness> (not committed).
 # A finding (crash, sanitizer report, leak, failed check, timeout, out-of-memory) fails the
-# script; the input is kept in fuzz/build/artifacts/. FASTJCS_FUZZ_FLOATS=1 is passed through to
+# script; the input is kept in fuzz/build/artifacts/ (FASTJCS_FUZZ_BUILD=DIR: DIR instead of
+# fuzz/build, e.g. for a long session beside short ones). FASTJCS_FUZZ_FLOATS=1 is passed through to
 # the atheris harnesses (off until the real number formatter lands: see fuzz/fuzzlib.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ secs=${1:-60}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_text fuzz_marshal atheris_text atheris_dumps)
-build=$root/fuzz/build
+build=${FASTJCS_FUZZ_BUILD:-$root/fuzz/build}  # where binaries, grown corpora, logs and findings go
 mkdir -p "$build/artifacts"
 
 # ---- tools --------------------------------------------------------------------------------------
