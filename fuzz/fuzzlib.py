@@ -91,8 +91,8 @@ def check_text(data: bytes) -> None:
             assert a == b, (a, b)
         elif a[0] == "ok" and b[0] == "ok":
             pass  # the number rendering differs until the real formatter lands
-        elif "FloatDomainError" in (a[1], b[1]):
-            pass  # so may overflow, with the placeholder parser
+        elif "FloatDomainError" in (a[1], b[1]) and "IntegerDomainError" not in (a[1], b[1]):
+            pass  # so may overflow, with the placeholder parser (strict integers come before it)
         else:
             assert a == b, (a, b)
         for (kind, out, _), module in ((a, nat), (b, py)):
