@@ -84,11 +84,15 @@ def test_four_threads_mixed_workloads(backend):
     if backend.NAME == "native":
         lines = b"\n".join(_text(r).replace(b"\n", b"") for r in values[0][:500]) + b"\n{bad\n"
         tasks.append(("digest_lines", lambda d: _digests(backend.digest_lines(d, 10_000, False, "sha256")), (lines,)))
+        tasks.append(("digest_texts", lambda t: _digests(backend.digest_texts(t, 10_000, True, "sha256")),
+                      (lines.split(b"\n"),)))
         tasks.append(("digest_many", lambda v: backend.digest_many(v, 10_000, "sha384"), (values[1],)))
         tasks.append(("digest_many cycle", _digest_many_error, (backend, values[2]),))
 
     expected = {name: _outcome(fn, *args) for name, fn, args in tasks}
     assert expected["dumps 0"][1] == expected["canonicalize 0"][1]
+    if backend.NAME == "native":  # the two text batches agree, line for line
+        assert expected["digest_texts"][1][:-1] == expected["digest_lines"][1]
     assert expected["canonicalize bad 0"][1] == "DuplicateKeyError"
     assert expected["canonicalize bad 1"][1] == "InvalidJSONError"
 

@@ -346,7 +346,8 @@ def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: 
         return [_digest_or_error(t, max_depth, strict_integers, algorithm) for t in texts]
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
     items = ffi.new("fjcs_item[]", n)
-    pointers = ffi.new("char *[]", texts)
+    buffers = [ffi.from_buffer(t) for t in texts]  # cffi makes no char * of a bytes in a list
+    pointers = ffi.new("char *[]", buffers)
     lens = ffi.new("size_t[]", [len(t) for t in texts])
     flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
     rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)
