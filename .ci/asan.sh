@@ -32,8 +32,9 @@ CC=$cc FASTJCS_REQUIRE_NATIVE=1 FASTJCS_CFLAGS="$flags" FASTJCS_LDFLAGS="-fsanit
     { cat "$out/build.log"; exit 1; }
 so=$(ls "$out"/py/fastjcs/_native_ext*.so)
 # A build that silently lost the flags would make this whole step meaningless.
-nm -D "$so" | grep -q ' U __asan_report_load' || { echo "asan: $so is not instrumented"; exit 1; }
-nm -D "$so" | grep -q ' U __ubsan_handle_' || { echo "asan: $so has no UBSan checks"; exit 1; }
+symbols=$(nm -D "$so")  # (not piped into grep -q: pipefail and SIGPIPE)
+grep -q ' U __asan_report_load' <<<"$symbols" || { echo "asan: $so is not instrumented"; exit 1; }
+grep -q ' U __ubsan_handle_' <<<"$symbols" || { echo "asan: $so has no UBSan checks"; exit 1; }
 
 export LD_PRELOAD="$("$cc" -print-file-name=libasan.so) $("$cc" -print-file-name=libubsan.so)"
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:log_path=$reports/asan"
