@@ -34,7 +34,7 @@ if ! command -v clang >/dev/null; then
 fi
 if ! probe_libfuzzer; then  # Debian ships libFuzzer in libclang-rt-N-dev
     apt-get update -qq && apt-get install -y -qq "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev" >/dev/null
-    probe_libfuzzer
+    probe_libfuzzer || { echo "fuzz: clang cannot link -fsanitize=fuzzer (libFuzzer missing)"; exit 1; }
 fi
 
 venv=$root/.venv-fuzz
