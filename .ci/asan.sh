@@ -39,6 +39,9 @@ grep -q ' U __ubsan_handle_' <<<"$symbols" || { echo "asan: $so has no UBSan che
 export LD_PRELOAD="$("$cc" -print-file-name=libasan.so) $("$cc" -print-file-name=libubsan.so)"
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:log_path=$reports/asan"
 export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
+# pycryptodome dlopens its modules with RTLD_DEEPBIND, which the sanitizer runtime refuses
+# (google/sanitizers#611); this is pycryptodome's own switch to turn it off.
+export PYCRYPTODOME_DISABLE_DEEPBIND=1
 export PYTHONPATH=$out/py
 export FASTJCS_REQUIRE_NATIVE=1 FASTJCS_BACKEND=native
 export HYPOTHESIS_PROFILE=default
