@@ -267,7 +267,9 @@ static int pop_frame(reader *r) {
     oframe *f = &r->frames[r->nframes - 1];
     if (f->is_dict) {
         size_t n = r->nmembers - f->mbase, dup = 0;
-        int rc = fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &r->scratch, &dup);
+        /* With no member read yet, members is NULL, and NULL + 0 is undefined behaviour in C. */
+        int rc = n < 2 ? FJCS_OK
+                       : fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &r->scratch, &dup);
         if (rc == FJCS_E_DUPKEY) return fail(r, rc, r->base + dup, "duplicate member name");
         if (rc != FJCS_OK) return fail(r, rc, r->p, "out of memory");
         r->nmembers = f->mbase;

@@ -140,6 +140,13 @@ def _encode(out: List[str]) -> bytes:
         raise CanonicalizationError("string contains a lone surrogate (not UTF-8)") from None
 
 
+def _int_domain_error(value: int) -> IntegerDomainError:
+    # rfc8785's message; but str() of an int beyond sys.get_int_max_str_digits() (4,300 digits by
+    # default) raises ValueError, which would replace the IntegerDomainError.
+    shown = str(value) if value.bit_length() <= 10_000 else f"an integer of {value.bit_length()} bits"
+    return IntegerDomainError(f"{shown} exceeds safe integer domain for JSON floats")
+
+
 def _render(obj: Any, max_depth: int, out: List[str]) -> None:
     """Append the canonical text of obj to out, as str pieces.
 
@@ -219,10 +226,6 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
                 out[-1] = closer
                 open_ids.discard(ident)
                 emit(",")
-
-
-def _int_domain_error(number: int) -> IntegerDomainError:
-    return IntegerDomainError(f"{number} exceeds safe integer domain for JSON floats")
 
 
 def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
@@ -445,14 +448,15 @@ def _match_number(src: _Text, i: int) -> "re.Match[str]":
 def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]:
     m = _match_number(src, i)
     token = m.group(0)
-    value = float(token)
-    if value == _INF or value == -_INF:
-        raise src.fail(FloatDomainError, "number overflows a double", i)
     if strict_integers and m.group(1) is None and m.group(2) is None:
-        # |value| <= 2^53 - 1 has at most 16 digits; decide on the digits, not the float.
+        # |value| <= 2^53 - 1 has at most 16 digits; decide on the digits, not the float. Before
+        # the float: an integer token too long for a double is still an integer out of range.
         digits = token.lstrip("-")
         if len(digits) > 16 or int(digits) > _INT_MAX:
             raise src.fail(IntegerDomainError, "integer outside +/-(2^53-1)", i)
+    value = float(token)
+    if value == _INF or value == -_INF:
+        raise src.fail(FloatDomainError, "number overflows a double", i)
     return value, m.end()
 
 

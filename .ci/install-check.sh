@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Clean installs: the sdist and the wheel, each in a fresh virtual environment, tested as installed.
+#
+#   .ci/install-check.sh [pytest arguments...]     (default: -m "not slow")
+#
+#  1. builds the sdist and, from it, the wheel (python -m build, in a tools venv), with the C
+#     extension required;
+#  2. checks that the sdist carries what the source tree has of: csrc/ (every .c, .h and the table
+#     generators gen_*.py), build_ffi.py, setup.py, pyproject.toml, README.md (which pyproject.toml
+#     names, so it must exist), vectors/, tests/, fuzz/; and that the wheel carries the extension;
+#  3. installs the wheel, then the sdist, each into a fresh venv, and runs the test suite against
+#     the installed package: from a copy of the sdist's files without src/, with fastjcs.__file__
+#     checked to be inside the venv and the C backend in use;
+#  4. with no working C compiler (CC, CXX and LDSHARED set to `false`): the sdist still installs
+#     and the suite passes on the pure-Python backend (fastjcs.backend == "python"), while the
+#     same install with FASTJCS_REQUIRE_NATIVE=1 fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$root/build/install-check
+python=${PYTHON:-python3}
+started=$(date +%s)
+[ $# -gt 0 ] || set -- -m "not slow"
+pytest_args=("$@")
+step() { printf '\n==== install-check: %s (%ss)\n' "$1" "$(( $(date +%s) - started ))"; }
+fail() { echo "install-check: FAILED: $*"; exit 1; }
+
+rm -rf "$work" && mkdir -p "$work"
+export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+unset PYTHONPATH FASTJCS_BACKEND
+export HYPOTHESIS_PROFILE=quick  # this checks the installation; the properties are checked elsewhere
+
+step "build the sdist and the wheel"
+# From a copy of the files git knows (tracked, or new and not ignored): leftovers of earlier
+# builds (an egg-info's SOURCES.txt, build/) must not stand in for a MANIFEST.in.
+tree=$work/tree
+mkdir -p "$tree"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - | tar -xf - -C "$tree"
+else
+    tar -cf - --exclude=./build --exclude='*.egg-info' --exclude='./.venv*' . | tar -xf - -C "$tree"
+fi
+"$python" -m venv "$work/tools"
+"$work/tools/bin/pip" install --quiet build
+FASTJCS_REQUIRE_NATIVE=1 "$work/tools/bin/python" -m build --outdir "$work/dist" "$tree" >"$work/build.log" 2>&1 ||
+    { tail -40 "$work/build.log"; fail "python -m build"; }
+sdist=$(ls "$work"/dist/*.tar.gz)
+wheel=$(ls "$work"/dist/*.whl)
+echo "$(basename "$sdist") $(basename "$wheel")"
+
+step "what the sdist and the wheel carry"
+tar -xzf "$sdist" -C "$work"
+unpacked=$work/$(basename "$sdist" .tar.gz)
+[ -f README.md ] || fail "README.md is missing from the source tree (pyproject.toml names it)"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    files() { git ls-files -- "$@"; }
+else
+    files() {  # the same patterns, by the shell's globbing
+        local p
+        for p in "$@"; do
+            if [ -d "$p" ]; then find "$p" -type f; else ls -d $p 2>/dev/null || true; fi
+        done | grep -v __pycache__ || true
+    }
+fi
+missing=0
+required=$( { files 'csrc/*.c' 'csrc/*.h' 'csrc/gen_*.py' vectors tests fuzz
+              echo build_ffi.py; echo setup.py; echo pyproject.toml; echo README.md; } | sort -u)
+for f in $required; do
+    [ -e "$unpacked/$f" ] || { echo "not in the sdist: $f"; missing=1; }
+done
+[ $missing = 0 ] || fail "the sdist lacks files of the source tree (MANIFEST.in)"
+[ -n "$(files 'csrc/gen_*.py')" ] || echo "note: no csrc/gen_*.py in the source tree yet"
+[ -d vectors ] || echo "note: no vectors/ in the source tree yet"
+echo "sdist: $(echo "$required" | wc -l) required files present"
+listing=$("$python" -m zipfile -l "$wheel")  # (not piped into grep -q: pipefail and SIGPIPE)
+grep -q 'fastjcs/_native_ext.*\.so' <<<"$listing" || fail "the wheel has no C extension"
+grep -q 'fastjcs/py.typed' <<<"$listing" || fail "the wheel has no py.typed"
+
+# A directory with the sdist's tests and data but no src/: the package can only come from the venv.
+prepare_run() {  # name
+    local dir=$work/run-$1
+    mkdir -p "$dir"
+    (cd "$unpacked" && tar -cf - --exclude=./src --exclude='*.egg-info' .) | tar -xf - -C "$dir"
+    echo "$dir"
+}
+check_installed() {  # venv, expected backend
+    "$1/bin/python" - "$1" "$2" <<'EOF'
+import os, sys
+import fastjcs
+venv, backend = os.path.realpath(sys.argv[1]), sys.argv[2]
+where = os.path.realpath(fastjcs.__file__)
+assert where.startswith(venv + os.sep), f"fastjcs imported from {where}, not from {venv}"
+assert fastjcs.backend == backend, f"backend {fastjcs.backend!r}, expected {backend!r}"
+print(f"fastjcs {fastjcs.__version__} from {where}, backend {fastjcs.backend}")
+EOF
+}
+run_suite() {  # venv, run dir, label
+    (cd "$2" && "$1/bin/python" -m pytest -p no:cacheprovider -q "${pytest_args[@]}" tests) ||
+        fail "the test suite on the $3 install"
+}
+
+for kind in wheel sdist; do
+    step "install the $kind in a fresh venv and test it"
+    venv=$work/venv-$kind
+    artifact=$wheel
+    [ $kind = sdist ] && artifact=$sdist
+    "$python" -m venv "$venv"
+    FASTJCS_REQUIRE_NATIVE=1 "$venv/bin/pip" install --quiet "$artifact[test]" >"$work/pip-$kind.log" 2>&1 ||
+        { tail -30 "$work/pip-$kind.log"; fail "pip install $kind"; }
+    dir=$(prepare_run $kind)
+    (cd "$dir" && check_installed "$venv" native)
+    FASTJCS_REQUIRE_NATIVE=1 run_suite "$venv" "$dir" "$kind"
+done
+
+step "no C compiler: the sdist installs, on the pure-Python backend"
+venv=$work/venv-nocc
+"$python" -m venv "$venv"
+CC=false CXX=false LDSHARED=false "$venv/bin/pip" install --quiet "$sdist[test]" >"$work/pip-nocc.log" 2>&1 ||
+    { tail -30 "$work/pip-nocc.log"; fail "pip install without a compiler"; }
+ls "$venv"/lib/python*/site-packages/fastjcs/_native_ext* >/dev/null 2>&1 && fail "an extension was built with CC=false"
+dir=$(prepare_run nocc)
+(cd "$dir" && check_installed "$venv" python)
+run_suite "$venv" "$dir" "compiler-less"
+
+step "no C compiler and FASTJCS_REQUIRE_NATIVE=1: the install fails"
+venv=$work/venv-required
+"$python" -m venv "$venv"
+if CC=false CXX=false LDSHARED=false FASTJCS_REQUIRE_NATIVE=1 \
+        "$venv/bin/pip" install --quiet "$sdist" >"$work/pip-required.log" 2>&1; then
+    fail "pip install succeeded without a compiler although FASTJCS_REQUIRE_NATIVE=1"
+fi
+grep -m1 -iE 'error: command .false. failed|failed with exit|error' "$work/pip-required.log" || true
+"$venv/bin/python" -c 'import fastjcs' 2>/dev/null && fail "fastjcs is importable after the failed install"
+echo "refused, as it must be"
+
+step "done: all install checks passed"

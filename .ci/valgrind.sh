@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A valgrind memcheck sample run: a small workload through the C extension, every error fatal.
+#
+#   .ci/valgrind.sh
+#
+# The extension is built without sanitizers (valgrind checks the ordinary build) into
+# build/valgrind/py. PYTHONMALLOC=malloc makes the interpreter use malloc for everything, so
+# memcheck sees each allocation. Invalid reads and writes, uses of uninitialised values, bad
+# frees, and memory definitely lost are errors (exit 99); "still reachable" and "possibly lost"
+# memory is the interpreter's own at exit and is not. .ci/valgrind-python.supp suppresses what
+# the interpreter and cffi's runtime report about themselves (no frame of fastjcs's own code).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=$root/build/valgrind
+python=${PYTHON:-python}
+started=$(date +%s)
+
+command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+
+rm -rf "$out" && mkdir -p "$out/py"
+cp -r src/fastjcs "$out/py/"
+rm -f "$out"/py/fastjcs/_native_ext*.so
+FASTJCS_REQUIRE_NATIVE=1 FASTJCS_CFLAGS="-O1 -g" "$python" setup.py -q build_ext --force \
+    -b "$out/py" -t "$out/tmp" >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+
+cat >"$out/workload.py" <<'EOF'
+"""Every C entry point, on successes and on each kind of failure: the seed corpora of the fuzz
+harnesses, plus a few larger and deeper values."""
+import marshal
+import sys
+from pathlib import Path
+
+import fastjcs
+from fastjcs import _native
+from fastjcs._native_ext import ffi, lib
+
+assert fastjcs.backend == "native"
+fuzz = Path(sys.argv[1])
+calls = 0
+for kind in ("corpus", "regressions"):
+    for path in sorted((fuzz / kind).glob("*_text/*")):
+        data = path.read_bytes()
+        for depth, strict in ((10_000, False), (10_000, True), (3, False)):
+            try:
+                fastjcs.canonicalize(data, max_depth=depth, strict_integers=strict)
+            except fastjcs.CanonicalizationError:
+                pass
+            calls += 1
+    for path in sorted((fuzz / kind).glob("fuzz_marshal/*")):
+        data = path.read_bytes()
+        for depth in (10_000, 3):
+            out = ffi.new("fjcs_buf *")
+            lib.fjcs_canonicalize_marshal(data, len(data), depth, out, ffi.NULL)
+            lib.fjcs_buf_free(out)
+            calls += 1
+value = {"b": [1, 2.5, "\u00e9\n", None, True, {"z": {}, "a": []}] * 50, "a": "x" * 10_000}
+deep = []
+for _ in range(1_500):
+    deep = [deep, {"k": 1}]
+for obj in (value, deep, {1: 2}, [value, {"s"}], "\ud800"):
+    try:
+        fastjcs.dumps(obj)
+    except fastjcs.CanonicalizationError:
+        pass
+    calls += 1
+lines = b"\n".join([b'{"b":1,"a":[2,3]}', b"[1,", b'{"a":1,"a":2}', b'"\\u00e9"'] * 25)
+_native.digest_lines(lines, 10_000, False, "sha256")
+_native.digest_texts(lines.split(b"\n"), 10_000, True, "sha384")
+_native.digest_many([value, deep, [1, 2]], 10_000, "sha256")
+try:
+    _native.digest_many([value, {1: 2}], 10_000, "sha256")
+except fastjcs.CanonicalizationError:
+    pass
+print(f"valgrind workload: {calls + 4} calls")
+EOF
+
+# The interpreter itself, not a wrapper script (pyenv's shims are shell scripts).
+interpreter=$("$python" -c 'import sys; print(sys.executable)')
+status=0
+PYTHONMALLOC=malloc PYTHONPATH=$out/py valgrind --tool=memcheck --error-exitcode=99 \
+    --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
+    --suppressions="$root/.ci/valgrind-python.supp" \
+    --log-file="$out/memcheck.log" "$interpreter" "$out/workload.py" "$root/fuzz" || status=$?
+grep -E 'ERROR SUMMARY|definitely lost|indirectly lost' "$out/memcheck.log" | sed 's/^==[0-9]*== //' || true
+[ $status -eq 0 ] || { echo "valgrind: errors (exit $status), see $out/memcheck.log"; tail -60 "$out/memcheck.log"; }
+echo "valgrind: exit $status, $(( $(date +%s) - started ))s"
+exit $status
