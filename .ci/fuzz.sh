@@ -12,8 +12,7 @@
 # (fuzz/regressions/<harness>); what it learns goes to fuzz/build/corpus/<harness> (not committed).
 # A finding (crash, sanitizer report, leak, failed check, timeout, out-of-memory) fails the
 # script; the input is kept in fuzz/build/artifacts/ (FASTJCS_FUZZ_BUILD=DIR: DIR instead of
-# fuzz/build, e.g. for a long session beside short ones). FASTJCS_FUZZ_FLOATS=1 is passed through to
-# the atheris harnesses (off until the real number formatter lands: see fuzz/fuzzlib.py).
+# fuzz/build, e.g. for a long session beside short ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

@@ -6,8 +6,7 @@ feedback; the C side is instrumented in the libFuzzer harnesses (fuzz_*.c).
 
     PYTHONPATH=<dir with a built fastjcs> python fuzz/atheris_dumps.py [libFuzzer options] [corpus dirs]
 
-.ci/fuzz.sh runs it on fuzz/corpus/atheris_dumps for a bounded time. FASTJCS_FUZZ_FLOATS=1 compares
-non-trivial numbers too (off until the real number formatter and parser land).
+.ci/fuzz.sh runs it on fuzz/corpus/atheris_dumps for a bounded time.
 """
 
 import os

@@ -2,10 +2,7 @@
 
 Each test states what must happen past a limit: a clean error of the documented class, or a
 correct answer, never a crash, a hang, or the wrong exception. The big ones are marked slow; the
-plain test command (and CI) runs them. docs/README-robustness.md states the limits.
-
-FASTJCS_FUZZ_FLOATS=1 (the switch the fuzz harnesses use, fuzz/fuzzlib.py) turns on the cases
-whose answer needs the real number parser: off while csrc/number_parse.c is a placeholder.
+plain test command (and CI) runs them. README.md ("Robustness") states the limits.
 """
 
 from __future__ import annotations
@@ -34,9 +31,6 @@ from fastjcs import (
 )
 
 MB = 1 << 20
-REAL_NUMBERS = os.environ.get("FASTJCS_FUZZ_FLOATS", "") == "1"
-needs_real_numbers = pytest.mark.skipif(
-    not REAL_NUMBERS, reason="needs the real number parser (FASTJCS_FUZZ_FLOATS=1 after the merge)")
 
 
 def _nested_list(depth: int) -> list:
@@ -312,7 +306,6 @@ def test_underflow_is_zero(backend):
     assert fastjcs.canonicalize(b"[1e-400,0.0000e-99999]") == b"[0,0]"
 
 
-@needs_real_numbers
 def test_negative_underflow_is_zero(backend):
     assert fastjcs.canonicalize(b"[-1e-400,-0.0]") == b"[0,0]"
 
@@ -333,7 +326,6 @@ def test_hundred_thousand_digit_tokens(backend):
     assert info.value.offset == n + 2
 
 
-@needs_real_numbers
 def test_hundred_thousand_digit_tokens_read_exactly(backend):
     n = 10**5
     assert fastjcs.canonicalize(b"1" + b"0" * n + b"e-" + str(n).encode()) == b"1"

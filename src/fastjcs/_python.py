@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from json.decoder import scanstring as _scanstring
 from json.encoder import encode_basestring as _escape
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from . import _hash
 from ._errors import (
