@@ -37,7 +37,7 @@ def test_the_document_has_examples():
     assert len(list(sessions())) >= 6
 
 
-@pytest.mark.parametrize("steps", sessions())
+@pytest.mark.parametrize("steps", list(sessions()))
 def test_console_block(tmp_path, steps):
     prelude = f'fastjcs() {{ {shlex.quote(sys.executable)} -m fastjcs "$@"; }}\n'
     for command, expected in steps:
