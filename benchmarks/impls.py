@@ -1,7 +1,8 @@
 """The implementations the benchmarks compare: one registry for compare.py and the pytest suites.
 
 A `Row` is one function to measure on a corpus: `run(documents) -> outputs`, one output per
-document. `kind` says what the documents are: "object" (Python values) or "text" (JSON bytes).
+document. `kind` says what the documents are: "object" (Python values) or "text" (JSON bytes), or
+"digest" (Python values, each hashed with SHA-256: the batch digest against a loop).
 `jcs` is False for peers that are not JCS at all (labelled "not JCS" in every report): they are
 timed for scale, and their output is still checked, to show it differs. `expect` turns the JCS
 reference outputs into the outputs this row should produce (the identity for canonicalizers; a
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Sequence
 
 import rfc8785
+from Crypto.Hash import SHA256
 
 from fastjcs import DEFAULT_MAX_DEPTH, _python
 
@@ -102,8 +104,25 @@ def rows() -> List[Row]:
         Row("orjson.loads+orjson.dumps(OPT_SORT_KEYS)", "text",
             each(lambda t: orjson.dumps(orjson.loads(t), option=orjson.OPT_SORT_KEYS)),
             jcs=False, skip=no_orjson),
+        # ---- digests of Python objects (each object's SHA-256, raw) ----
+        Row("rfc8785.dumps+SHA256 loop", "digest", each(_rfc8785_sha256), baseline=True,
+            expect=_sha256_all),
+        Row("fastjcs[python].digest_many", "digest",
+            lambda docs: _python.digest_many(list(docs), depth, "sha256"), expect=_sha256_all),
+        Row("fastjcs[native].digest_many", "digest",
+            lambda docs: _native.digest_many(list(docs), depth, "sha256"), skip=native_skip,
+            expect=_sha256_all),
     ]
     return out
+
+
+def _rfc8785_sha256(obj: Any) -> bytes:
+    """What a user writes today: rfc8785, then pycryptodome's SHA-256."""
+    return SHA256.new(rfc8785.dumps(obj)).digest()
+
+
+def _sha256_all(refs: List[bytes]) -> List[bytes]:
+    return [SHA256.new(r).digest() for r in refs]
 
 
 def reference(objects: Sequence[Any]) -> List[bytes]:
@@ -117,4 +136,4 @@ def reference(objects: Sequence[Any]) -> List[bytes]:
 
 
 def documents(corpus: Any, kind: str) -> Sequence[Any]:
-    return corpus.objects if kind == "object" else corpus.texts
+    return corpus.texts if kind == "text" else corpus.objects
