@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import _cli
 from fastjcs import (
     InvalidDigestError,
     RegistryError,
@@ -338,9 +339,9 @@ def test_threads_share_one_registry(tmp_path):
 
 
 def _env():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
-    return env
+    # The children import the same fastjcs as this process: the installed package, or whatever
+    # PYTHONPATH points at (made absolute), never the source tree behind the caller's back.
+    return _cli.env()
 
 
 def test_processes_contending_on_one_file(tmp_path):

@@ -195,7 +195,7 @@ class ExecutionRegistry:
             # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
             # that will not take WAL (SQLite's temporary "" database, some network file systems)
             # cannot give the concurrency and durability promised here, so it is refused.
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = self._set_wal(timeout)
             if mode != "wal" and path != ":memory:":
                 raise RegistryError(f"SQLite would not put {str(path)!r} in WAL mode "
                                     f"(journal_mode is {mode!r})")
@@ -207,6 +207,25 @@ class ExecutionRegistry:
             raise
 
     # -- plumbing ----------------------------------------------------------------------------------
+
+    def _set_wal(self, timeout: float) -> str:
+        """PRAGMA journal_mode=WAL, retried while another process holds the lock it needs.
+
+        SQLite answers "database is locked" to this pragma at once, without its busy handler, when
+        another connection is opening the same file or is in a transaction (changing, or even
+        confirming, the journal mode takes a lock of its own): several processes starting together
+        meet it. It is retried with a short back-off until `timeout`, like any other busy wait.
+        """
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                return self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
 
     def _transaction(self) -> "_Immediate":
         return _Immediate(self._db)
