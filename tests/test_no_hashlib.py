@@ -1,6 +1,7 @@
-"""No module under src/ imports hashlib (DESIGN section 3: digests go through pycryptodome).
+"""No module of fastjcs imports hashlib (DESIGN section 3: digests go through pycryptodome).
 
-The check reads the source tree's syntax trees, so it sees imports inside functions and behind
+The check reads the syntax trees of the package under test (the source tree's, or the installed
+copy's when the tests run against an installed package), so it sees imports inside functions and behind
 conditions, which an import-time check of sys.modules would miss; and a second test shows it flags
 every spelling of the import.
 """
@@ -11,7 +12,9 @@ import ast
 from pathlib import Path
 from typing import List
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+import fastjcs
+
+PACKAGE = Path(fastjcs.__file__).resolve().parent
 FORBIDDEN = {"hashlib", "_hashlib"}
 _IMPORT_FUNCTIONS = {"__import__", "import_module"}
 
@@ -44,12 +47,12 @@ def hashlib_imports(root: Path) -> List[str]:
 
 
 def test_the_scan_covers_the_package():
-    files = {p.name for p in (SRC / "fastjcs").rglob("*.py")}
+    files = {p.name for p in PACKAGE.rglob("*.py")}
     assert {"__init__.py", "digest.py", "_hash.py", "eab.py", "registry.py", "_python.py"} <= files
 
 
-def test_src_never_imports_hashlib():
-    assert hashlib_imports(SRC) == []
+def test_the_package_never_imports_hashlib():
+    assert hashlib_imports(PACKAGE) == []
 
 
 def test_the_scan_flags_every_spelling(tmp_path):
