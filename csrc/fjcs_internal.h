@@ -143,7 +143,18 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  * surrogate pair D800.. in UTF-16) and one in U+E000..U+FFFF (lead byte EE or EF): there the
  * supplementary character sorts first. Returns <0, 0, >0.
  */
-int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+static inline int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+    size_t n = an < bn ? an : bn, i = 0;
+    while (i + 8 <= n && load_u64(a + i) == load_u64(b + i)) i += 8;
+    while (i < n && a[i] == b[i]) i++;
+    if (i == n) return (an > bn) - (an < bn);
+    uint8_t x = a[i], y = b[i];
+    /* Bytes >= 0xEE are lead bytes, so i is a character boundary in both names (they agree up to
+     * i, and UTF-8 is self-synchronising). EE/EF start U+E000..U+FFFF, F0..F4 a supplementary
+     * character, whose UTF-16 form starts with a surrogate D800..DBFF: it sorts first. */
+    if (x >= 0xEE && y >= 0xEE && (x >= 0xF0) != (y >= 0xF0)) return x >= 0xF0 ? -1 : 1;
+    return x < y ? -1 : 1;
+}
 
 /* One member of an object being written: its name, where its `"name":value` sits in the output
  * (without the separating commas), and where its name began in the input (for errors). */

@@ -148,19 +148,6 @@ int fjcs__write_double(fjcs_buf *out, double v) {
 
 /* ---- Member order ------------------------------------------------------------------------- */
 
-int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
-    size_t n = an < bn ? an : bn, i = 0;
-    while (i + 8 <= n && load_u64(a + i) == load_u64(b + i)) i += 8;
-    while (i < n && a[i] == b[i]) i++;
-    if (i == n) return (an > bn) - (an < bn);
-    uint8_t x = a[i], y = b[i];
-    /* Bytes >= 0xEE are lead bytes, so i is a character boundary in both names (they agree up to
-     * i, and UTF-8 is self-synchronising). EE/EF start U+E000..U+FFFF, F0..F4 a supplementary
-     * character, whose UTF-16 form starts with a surrogate D800..DBFF: it sorts first. */
-    if (x >= 0xEE && y >= 0xEE && (x >= 0xF0) != (y >= 0xF0)) return x >= 0xF0 ? -1 : 1;
-    return x < y ? -1 : 1;
-}
-
 static inline int member_less(const fjcs_member *x, const fjcs_member *y) {
     return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len) < 0;
 }
