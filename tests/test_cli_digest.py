@@ -128,8 +128,11 @@ def _many_lines(n: int) -> bytes:
     return b"\n".join(rows) + b"\n"
 
 
+# With the C core, --jobs runs threads (the C call per chunk holds no GIL); on the Python backend,
+# or for jcs-n, worker processes. Both must give the bytes of one job.
+@pytest.mark.parametrize("workers", [{}, {"FASTJCS_BACKEND": "python"}], ids=["default", "processes"])
 @pytest.mark.parametrize("source", ["file", "stdin"])
-def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source):
+def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source, workers):
     data = _many_lines(3000)
     path = tmp_path / "many.jsonl"
     path.write_bytes(data)
@@ -137,7 +140,8 @@ def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source):
     stdin = b"" if source == "file" else data
     # small chunks: many of them, cut at line boundaries, reassembled in order
     one = fastjcs("digest", "--jsonl", "--chunk-bytes", "4096", *args, input=stdin)
-    two = fastjcs("digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", *args, input=stdin)
+    two = fastjcs("digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", *args, input=stdin,
+                  extra_env=workers)
     whole = fastjcs("digest", "--jsonl", *args, input=stdin)
     assert one.returncode == two.returncode == whole.returncode == 1
     assert one.stdout == two.stdout == whole.stdout

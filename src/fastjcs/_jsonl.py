@@ -195,12 +195,34 @@ def run(path: Optional[str], s: Settings, jobs: int, write: Callable[[bytes], An
                           path, s, jobs, write, report, fail_fast, progress)
 
 
+def _in_order(executor: Any, fn: Callable[[Any], ChunkResult], items: Iterator[Any],
+              ahead: int) -> Iterator[ChunkResult]:
+    """fn over items on the executor, results in input order, at most `ahead` chunks in flight
+    (so a long stdin is not read into memory before the first result is written)."""
+    from collections import deque
+
+    pending: deque = deque()
+    for item in items:
+        pending.append(executor.submit(fn, item))
+        if len(pending) >= ahead:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
 def _drive(chunks: Iterator[Any], sizes: Callable[[Any], int], local: Callable[[Any], ChunkResult],
            remote: Callable[[Any], ChunkResult], path: Optional[str], s: Settings, jobs: int,
            write: Callable[[bytes], Any], report: Callable[[LineFailure], None], fail_fast: bool,
            progress: Optional[Callable[[int], None]]) -> int:
     pool = None
-    if jobs > 1:
+    threads = None
+    if jobs > 1 and s.profile == "jcs" and _core._impl.NAME == "native":
+        # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
+        # threads share the work with no pickling of results between processes.
+        from concurrent.futures import ThreadPoolExecutor
+
+        threads = ThreadPoolExecutor(jobs)
+    elif jobs > 1:
         import multiprocessing
 
         digest_chunk(b"", s)  # load the hash functions (and CPB) once, before the workers fork
@@ -218,7 +240,12 @@ def _drive(chunks: Iterator[Any], sizes: Callable[[Any], int], local: Callable[[
                 spans.append(sizes(c))
                 yield c
 
-        results = pool.imap(remote, sized(chunks)) if pool is not None else map(local, sized(chunks))
+        if threads is not None:
+            results: Iterator[ChunkResult] = _in_order(threads, local, sized(chunks), 2 * jobs)
+        elif pool is not None:
+            results = pool.imap(remote, sized(chunks))
+        else:
+            results = map(local, sized(chunks))
         for n, result in enumerate(results):
             done = 0
             for f in result.failures:
@@ -236,6 +263,8 @@ def _drive(chunks: Iterator[Any], sizes: Callable[[Any], int], local: Callable[[
             if progress is not None:
                 progress(spans[n])
     finally:
+        if threads is not None:
+            threads.shutdown(wait=True, cancel_futures=True)
         if pool is not None:
             pool.terminate()
             pool.join()
