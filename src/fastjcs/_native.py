@@ -48,7 +48,6 @@ def format_doubles(values: Sequence[float]) -> List[str]:
     return text.split("\n")[:-1] if n else []
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # Errors: one table from the C codes to the exception classes (text input)
 # ---------------------------------------------------------------------------------------------------
