@@ -23,6 +23,36 @@
         }                                                                                        \
     } while (0)
 
+/* ---- One call's outcome ---------------------------------------------------------------------- */
+
+#define DEFAULT_DEPTH 10000
+
+/* What a canonicalization returned: its code, the error offset (0 on success), the output. */
+typedef struct result {
+    int rc;
+    size_t offset;
+    fjcs_buf out;
+} result;
+
+/* Check the error record a call filled in (the code it returned, an offset within the input and a
+ * message on failure) and keep the offset. */
+static void take_error(result *r, const fjcs_error *err, size_t len) {
+    CHECK(err->code == r->rc);
+    r->offset = 0;
+    if (r->rc != FJCS_OK) {
+        CHECK(err->offset <= len);
+        CHECK(err->message != NULL && err->message[0] != '\0');
+        r->offset = err->offset;
+    }
+}
+
+/* The same outcome: code and offset, and on success the same bytes. */
+static int same(const result *a, const result *b) {
+    if (a->rc != b->rc || a->offset != b->offset) return 0;
+    if (a->rc != FJCS_OK) return 1;
+    return a->out.len == b->out.len && (a->out.len == 0 || memcmp(a->out.data, b->out.data, a->out.len) == 0);
+}
+
 /* ---- Allocation hook ------------------------------------------------------------------------ */
 
 /* A single allocation above this fails (the core then returns FJCS_E_NOMEM). Text input cannot

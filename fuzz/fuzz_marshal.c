@@ -14,20 +14,11 @@
  */
 #include "fuzz_common.h"
 
-#define DEFAULT_DEPTH 10000
-
-typedef struct result {
-    int rc;
-    size_t offset;
-    fjcs_buf out;
-} result;
-
 static result run(const char *data, size_t len, size_t max_depth) {
     result r;
     fjcs_error err = {-1, (size_t)-1, NULL};
     memset(&r.out, 0, sizeof r.out);
     r.rc = fjcs_canonicalize_marshal(data, len, max_depth, &r.out, &err);
-    CHECK(err.code == r.rc);
     switch (r.rc) {
     case FJCS_OK: case FJCS_E_NOMEM: case FJCS_E_SURROGATE: case FJCS_E_DUPKEY: case FJCS_E_DEPTH:
     case FJCS_E_FLOAT_DOMAIN: case FJCS_E_INT_DOMAIN: case FJCS_E_TYPE: case FJCS_E_KEY_TYPE:
@@ -36,19 +27,8 @@ static result run(const char *data, size_t len, size_t max_depth) {
     default:
         CHECK(!"an error code the object path never returns");
     }
-    r.offset = 0;
-    if (r.rc != FJCS_OK) {
-        CHECK(err.offset <= len);
-        CHECK(err.message != NULL && err.message[0] != '\0');
-        r.offset = err.offset;
-    }
+    take_error(&r, &err, len);
     return r;
-}
-
-static int same(const result *a, const result *b) {
-    if (a->rc != b->rc || a->offset != b->offset) return 0;
-    if (a->rc != FJCS_OK) return 1;
-    return a->out.len == b->out.len && (a->out.len == 0 || memcmp(a->out.data, b->out.data, a->out.len) == 0);
 }
 
 /* The canonical form of a list, "[v1,v2,...]": call f on each top-level item. The text is our own

@@ -14,34 +14,13 @@
  */
 #include "fuzz_common.h"
 
-#define DEFAULT_DEPTH 10000
-
-typedef struct result {
-    int rc;
-    size_t offset;
-    fjcs_buf out;
-} result;
-
 static result run(const char *text, size_t len, size_t max_depth, int flags) {
     result r;
     fjcs_error err = {-1, (size_t)-1, NULL};
     memset(&r.out, 0, sizeof r.out);
     r.rc = fjcs_canonicalize(text, len, max_depth, flags, &r.out, &err);
-    CHECK(err.code == r.rc);
-    if (r.rc == FJCS_OK) {
-        r.offset = 0;
-    } else {
-        CHECK(err.offset <= len);
-        CHECK(err.message != NULL && err.message[0] != '\0');
-        r.offset = err.offset;
-    }
+    take_error(&r, &err, len);
     return r;
-}
-
-static int same(const result *a, const result *b) {
-    if (a->rc != b->rc || a->offset != b->offset) return 0;
-    if (a->rc != FJCS_OK) return 1;
-    return a->out.len == b->out.len && (a->out.len == 0 || memcmp(a->out.data, b->out.data, a->out.len) == 0);
 }
 
 static void check_code(int rc, int flags) {
