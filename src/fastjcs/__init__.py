@@ -17,36 +17,13 @@ a pure-Python backend with the same answers and the same exceptions; `FASTJCS_BA
 
 from __future__ import annotations
 
-from ._core import DEFAULT_MAX_DEPTH, canonicalize, canonicalize_to, dump, dumps, format_double
+# The names each module exports are listed once, in that module's __all__.
+from . import _core, _errors
+from . import digest as _digest
+from ._core import *  # noqa: F401,F403 - dumps, dump, canonicalize, canonicalize_to, ...
 from ._core import _impl as _backend_module
-from ._errors import (
-    ActionBindingError,
-    CanonicalizationError,
-    CircularReferenceError,
-    DepthLimitError,
-    DuplicateKeyError,
-    FastJCSError,
-    FloatDomainError,
-    IntegerDomainError,
-    InvalidDigestError,
-    InvalidJSONError,
-    NotV1BindingError,
-    RegistryError,
-    ReservationStateError,
-    UnknownReservationError,
-    UnsupportedAlgorithmError,
-    UnsupportedTypeError,
-)
-from .digest import (
-    ParsedDigest,
-    digest,
-    digest_many,
-    digest_text,
-    digest_texts,
-    parse_digest,
-    parse_hex_digest,
-    render_digest,
-)
+from ._errors import *  # noqa: F401,F403 - FastJCSError and its subclasses
+from .digest import *  # noqa: F401,F403 - digest, digest_many, parse_digest, ... (shadows the module)
 from . import eab  # fastjcs.eab; fastjcs.registry is imported on demand (sqlite3 costs ~10 ms)
 
 __version__ = "0.1.0"
@@ -54,38 +31,4 @@ __version__ = "0.1.0"
 #: "native" when the C core is in use, "python" otherwise (chosen once, at import).
 backend: str = _backend_module.NAME
 
-__all__ = [
-    "__version__",
-    "backend",
-    "DEFAULT_MAX_DEPTH",
-    "dumps",
-    "dump",
-    "canonicalize",
-    "canonicalize_to",
-    "format_double",
-    "FastJCSError",
-    "CanonicalizationError",
-    "IntegerDomainError",
-    "FloatDomainError",
-    "UnsupportedTypeError",
-    "CircularReferenceError",
-    "DepthLimitError",
-    "InvalidJSONError",
-    "DuplicateKeyError",
-    "UnsupportedAlgorithmError",
-    "digest",
-    "digest_text",
-    "digest_many",
-    "digest_texts",
-    "ParsedDigest",
-    "parse_digest",
-    "parse_hex_digest",
-    "render_digest",
-    "eab",
-    "InvalidDigestError",
-    "ActionBindingError",
-    "NotV1BindingError",
-    "RegistryError",
-    "UnknownReservationError",
-    "ReservationStateError",
-]
+__all__ = ["__version__", "backend", "eab", *_core.__all__, *_errors.__all__, *_digest.__all__]

@@ -130,4 +130,4 @@ def format_double(x: float) -> str:
     return _impl.format_double(float(x))
 
 
-__all__ = ["dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]
+__all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

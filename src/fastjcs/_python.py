@@ -445,21 +445,6 @@ def _match_number(src: _Text, i: int) -> "re.Match[str]":
     return m
 
 
-def _scan_number(src: _Text, i: int, strict_integers: bool) -> Tuple[float, int]:
-    m = _match_number(src, i)
-    token = m.group(0)
-    if strict_integers and m.group(1) is None and m.group(2) is None:
-        # |value| <= 2^53 - 1 has at most 16 digits; decide on the digits, not the float. Before
-        # the float: an integer token too long for a double is still an integer out of range.
-        digits = token.lstrip("-")
-        if len(digits) > 16 or int(digits) > _INT_MAX:
-            raise src.fail(IntegerDomainError, "integer outside +/-(2^53-1)", i)
-    value = float(token)
-    if value == _INF or value == -_INF:
-        raise src.fail(FloatDomainError, "number overflows a double", i)
-    return value, m.end()
-
-
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 
@@ -483,92 +468,143 @@ class _Container:
         self.value = value
         self.key: Optional[str] = None
         self.key_index = 0
-        self.dup: Optional[Tuple[int, str]] = None  # (index, name) of the first repeated name
+        self.dup: Any = None  # what the first repeated name needs for its error
+
+
+class Parser:
+    """The strict JSON parser: one loop over the text, with an explicit stack.
+
+    `parse()` returns Python values (every number a float). Three hooks say what a number is worth,
+    how a member is stored and what closing an object checks; the CPB scanner (fastjcs.cpb._scan)
+    extends them to record token-level findings, and so refuses exactly what this parser refuses,
+    at the same place. `stack` holds the open containers (frames of `frame_type`).
+    """
+
+    frame_type: type = _Container
+
+    def __init__(self, data: bytes, max_depth: int, strict_integers: bool = False) -> None:
+        self.src = _Text(data)
+        self.max_depth = max_depth
+        self.strict_integers = strict_integers
+        self.stack: List[Any] = []
+
+    # ---- hooks ----
+
+    def number(self, m: "re.Match[str]", i: int) -> Any:
+        """The value of the number token m, which starts at i."""
+        token = m.group(0)
+        if self.strict_integers and m.group(1) is None and m.group(2) is None:
+            # |value| <= 2^53 - 1 has at most 16 digits: decide on the digits, before the float (an
+            # integer token too long for a double is still an integer out of range).
+            digits = token.lstrip("-")
+            if len(digits) > 16 or int(digits) > _INT_MAX:
+                raise self.src.fail(IntegerDomainError, "integer outside +/-(2^53-1)", i)
+        value = float(token)
+        if value == _INF or value == -_INF:
+            raise self.src.fail(FloatDomainError, "number overflows a double", i)
+        return value
+
+    def store(self, frame: Any, key: str, value: Any) -> None:
+        """Store a member's value; note the first name that repeats (reported when the object
+        closes, as the C parser, which finds duplicates while it sorts, reports it)."""
+        container = frame.value
+        if key in container and frame.dup is None:
+            frame.dup = (frame.key_index, key)
+        container[key] = value
+
+    def close(self, frame: Any) -> None:
+        """An object ends: refuse it if a name repeated."""
+        if frame.dup is not None:
+            at, name = frame.dup
+            raise self.src.fail(DuplicateKeyError, f"duplicate member name {name!r}", at, key=name)
+
+    # ---- the loop ----
+
+    def parse(self) -> Any:
+        src = self.src
+        text = src.text
+        n = len(text)
+        ws = _WS.match
+        stack = self.stack
+        new_frame = self.frame_type
+        number, store, close = self.number, self.store, self.close
+        i = ws(text, 0).end()
+        while True:
+            # ---- a value starts at i ----
+            if i >= n:
+                raise _unexpected(src, i, "a value")
+            c = text[i]
+            if c == '"':
+                value, i = _scan_string(src, i)
+            elif c == "{" or c == "[":
+                if len(stack) >= self.max_depth:
+                    raise src.fail(DepthLimitError, f"nesting deeper than max_depth={self.max_depth}", i)
+                i = ws(text, i + 1).end()
+                if c == "{":
+                    frame = new_frame({})
+                    stack.append(frame)
+                    if text[i: i + 1] == "}":
+                        i += 1
+                        value = stack.pop().value
+                    else:
+                        i = _member_key(src, frame, i)
+                        continue
+                else:
+                    stack.append(new_frame([]))
+                    if text[i: i + 1] == "]":
+                        i += 1
+                        value = stack.pop().value
+                    else:
+                        continue
+            elif c == "-" or "0" <= c <= "9":
+                m = _match_number(src, i)
+                value = number(m, i)
+                i = m.end()
+            elif c in _LITERALS:
+                value, i = _literal(src, i)
+            else:
+                raise _unexpected(src, i, "a value")
+
+            # ---- store the value; close containers that end here ----
+            while True:
+                if not stack:
+                    i = ws(text, i).end()
+                    if i != n:
+                        raise _unexpected(src, i, "end of input")
+                    return value
+                frame = stack[-1]
+                i = ws(text, i).end()
+                c = text[i: i + 1]
+                container = frame.value
+                if type(container) is list:
+                    container.append(value)
+                    if c == ",":
+                        i = ws(text, i + 1).end()
+                        break
+                    if c == "]":
+                        i += 1
+                        value = stack.pop().value
+                        continue
+                    raise _unexpected(src, i, "',' or ']'")
+                store(frame, frame.key, value)
+                if c == ",":
+                    i = ws(text, i + 1).end()
+                    i = _member_key(src, frame, i)
+                    break
+                if c == "}":
+                    close(frame)
+                    i += 1
+                    value = stack.pop().value
+                    continue
+                raise _unexpected(src, i, "',' or '}'")
 
 
 def parse(data: bytes, max_depth: int, strict_integers: bool = False) -> Any:
     """Parse strict JSON text into Python values (every number a float), iteratively."""
-    src = _Text(data)
-    text = src.text
-    n = len(text)
-    ws = _WS.match
-    stack: List[_Container] = []
-    i = ws(text, 0).end()
-    while True:
-        # ---- a value starts at i ----
-        if i >= n:
-            raise _unexpected(src, i, "a value")
-        c = text[i]
-        if c == '"':
-            value, i = _scan_string(src, i)
-        elif c == "{" or c == "[":
-            if len(stack) >= max_depth:
-                raise src.fail(DepthLimitError, f"nesting deeper than max_depth={max_depth}", i)
-            i = ws(text, i + 1).end()
-            if c == "{":
-                frame = _Container({})
-                stack.append(frame)
-                if text[i: i + 1] == "}":
-                    i += 1
-                    value = stack.pop().value
-                else:
-                    i = _member_key(src, frame, i)
-                    continue
-            else:
-                stack.append(_Container([]))
-                if text[i: i + 1] == "]":
-                    i += 1
-                    value = stack.pop().value
-                else:
-                    continue
-        elif c == "-" or "0" <= c <= "9":
-            value, i = _scan_number(src, i, strict_integers)
-        elif c in _LITERALS:
-            value, i = _literal(src, i)
-        else:
-            raise _unexpected(src, i, "a value")
-
-        # ---- store the value; close containers that end here ----
-        while True:
-            if not stack:
-                i = ws(text, i).end()
-                if i != n:
-                    raise _unexpected(src, i, "end of input")
-                return value
-            frame = stack[-1]
-            i = ws(text, i).end()
-            c = text[i: i + 1]
-            container = frame.value
-            if type(container) is list:
-                container.append(value)
-                if c == ",":
-                    i = ws(text, i + 1).end()
-                    break
-                if c == "]":
-                    i += 1
-                    value = stack.pop().value
-                    continue
-                raise _unexpected(src, i, "',' or ']'")
-            key = frame.key
-            if key in container and frame.dup is None:
-                frame.dup = (frame.key_index, key)
-            container[key] = value
-            if c == ",":
-                i = ws(text, i + 1).end()
-                i = _member_key(src, frame, i)
-                break
-            if c == "}":
-                if frame.dup is not None:
-                    at, name = frame.dup
-                    raise src.fail(DuplicateKeyError, f"duplicate member name {name!r}", at,
-                                   key=name)
-                i += 1
-                value = stack.pop().value
-                continue
-            raise _unexpected(src, i, "',' or '}'")
+    return Parser(data, max_depth, strict_integers).parse()
 
 
-def _member_key(src: _Text, frame: _Container, i: int) -> int:
+def _member_key(src: _Text, frame: Any, i: int) -> int:
     """Read `"name" :` at i into frame; return the index where the member's value starts."""
     text = src.text
     if text[i: i + 1] != '"':

@@ -31,16 +31,7 @@ import unicodedata
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from .._errors import DepthLimitError, DuplicateKeyError, FloatDomainError
-from .._python import (
-    _INF,
-    _LITERALS,
-    _WS,
-    _literal,
-    _match_number,
-    _scan_string,
-    _Text,
-    _unexpected,
-)
+from .._python import _INF, _WS, Parser, _scan_string, _Text, _unexpected
 from .._python import _escape as _json_string
 from ._errors import DuplicateNameTextError
 
@@ -104,137 +95,71 @@ def _path(stack: List[_Frame]) -> Path:
     return tuple(out)
 
 
+class _Scanner(Parser):
+    """The reference parser, its hooks extended to record findings (module docstring)."""
+
+    frame_type = _Frame
+
+    def __init__(self, data: bytes, max_depth: int, mode: str) -> None:
+        super().__init__(data, max_depth)
+        self.mode = mode
+        self.record = mode != "jcs"
+        self.check = mode == "check"
+        self.findings: List[Finding] = []
+
+    def number(self, m: "re.Match[str]", i: int) -> Any:
+        token = m.group(0)
+        value = float(token)
+        if value == _INF or value == -_INF:
+            raise self.src.fail(FloatDomainError, "number overflows a double", i)
+        if INTEGER_TOKEN.match(token) is not None:
+            # |n| <= 2^53-1 has at most 16 digits: decide on the digits before int() (a
+            # 100,000-digit token would otherwise cost a quadratic conversion).
+            if len(token) - (token[0] == "-") <= 16 and -INT_MAX <= int(token) <= INT_MAX:
+                return int(token)
+            if self.record:
+                self.findings.append(Finding("R", "unsafe-integer", _path(self.stack),
+                                             self.src.offset(i), token))
+        elif self.record:
+            self.findings.append(Finding("R", "non-integer-number", _path(self.stack),
+                                         self.src.offset(i), token))
+        return value
+
+    def store(self, frame: Any, key: str, value: Any) -> None:
+        container = frame.value
+        if self.record:
+            at = self.src.offset(frame.key_index)
+            if self.check and (value is None or (type(value) in (dict, list) and not value)):
+                self.findings.append(Finding("P", "empty-member", _path(self.stack), at))
+            earlier = frame.names.setdefault(nfc(key), [])
+            if earlier and (self.check or key not in earlier):
+                self.findings.append(Finding("R", "duplicate-name", _path(self.stack), at, None,
+                                             tuple(earlier)))
+            if key not in earlier:
+                earlier.append(key)
+        if not self.check and key in container and frame.dup is None:
+            frame.dup = (frame.key_index, key, _path(self.stack))
+        container[key] = value
+
+    def close(self, frame: Any) -> None:
+        """An exact duplicate: refused where and as the reference parser refuses it (in "check"
+        mode it is a finding, recorded by store)."""
+        if frame.dup is None:
+            return
+        at, name, path = frame.dup
+        msg = f"duplicate member name {name!r}"
+        if self.mode == "jcs":
+            raise self.src.fail(DuplicateKeyError, msg, at, key=name)
+        raise DuplicateNameTextError(msg, format_path(path), self.src.data, self.src.offset(at),
+                                     key=name)
+
+
 def scan(data: bytes, max_depth: int, mode: str) -> Scan:
     """Parse strict JSON text into values and findings (see the module docstring), iteratively."""
     if mode not in ("jcs", "jcs-n", "check"):
         raise ValueError(f"unknown scan mode {mode!r}")
-    src = _Text(data)
-    text = src.text
-    n = len(text)
-    ws = _WS.match
-    integer = INTEGER_TOKEN.match
-    findings: List[Finding] = []
-    record = mode != "jcs"
-    check = mode == "check"
-    stack: List[_Frame] = []
-    i = ws(text, 0).end()
-    while True:
-        # ---- a value starts at i ----
-        if i >= n:
-            raise _unexpected(src, i, "a value")
-        c = text[i]
-        if c == '"':
-            value, i = _scan_string(src, i)
-        elif c == "{" or c == "[":
-            if len(stack) >= max_depth:
-                raise src.fail(DepthLimitError, f"nesting deeper than max_depth={max_depth}", i)
-            i = ws(text, i + 1).end()
-            if c == "{":
-                frame = _Frame({})
-                stack.append(frame)
-                if text[i: i + 1] == "}":
-                    i += 1
-                    value = stack.pop().value
-                else:
-                    i = _member_key(src, frame, i)
-                    continue
-            else:
-                stack.append(_Frame([]))
-                if text[i: i + 1] == "]":
-                    i += 1
-                    value = stack.pop().value
-                else:
-                    continue
-        elif c == "-" or "0" <= c <= "9":
-            m = _match_number(src, i)
-            end = m.end()
-            token = m.group(0)
-            value = float(token)
-            if value == _INF or value == -_INF:
-                raise src.fail(FloatDomainError, "number overflows a double", i)
-            if integer(token) is not None:
-                # |n| <= 2^53-1 has at most 16 digits: decide on the digits before int() (a
-                # 100,000-digit token would otherwise cost a quadratic conversion).
-                if len(token) - (token[0] == "-") <= 16 and -INT_MAX <= int(token) <= INT_MAX:
-                    value = int(token)
-                elif record:
-                    findings.append(Finding("R", "unsafe-integer", _path(stack), src.offset(i), token))
-            elif record:
-                findings.append(Finding("R", "non-integer-number", _path(stack), src.offset(i), token))
-            i = end
-        elif c in _LITERALS:
-            value, i = _literal(src, i)
-        else:
-            raise _unexpected(src, i, "a value")
-
-        # ---- store the value; close containers that end here ----
-        while True:
-            if not stack:
-                i = ws(text, i).end()
-                if i != n:
-                    raise _unexpected(src, i, "end of input")
-                return Scan(value, findings)
-            frame = stack[-1]
-            i = ws(text, i).end()
-            c = text[i: i + 1]
-            container = frame.value
-            if type(container) is list:
-                container.append(value)
-                if c == ",":
-                    i = ws(text, i + 1).end()
-                    break
-                if c == "]":
-                    i += 1
-                    value = stack.pop().value
-                    continue
-                raise _unexpected(src, i, "',' or ']'")
-            key = frame.key
-            if record:
-                if check and (value is None or (type(value) in (dict, list) and not value)):
-                    findings.append(Finding("P", "empty-member", _path(stack),
-                                            src.offset(frame.key_index)))
-                earlier = frame.names.setdefault(nfc(key), [])  # type: ignore[union-attr,arg-type]
-                if earlier and (check or key not in earlier):
-                    findings.append(Finding("R", "duplicate-name", _path(stack),
-                                            src.offset(frame.key_index), None, tuple(earlier)))
-                if key not in earlier:
-                    earlier.append(key)  # type: ignore[arg-type]
-            if not check and key in container and frame.dup is None:
-                frame.dup = (frame.key_index, key, _path(stack))  # type: ignore[assignment]
-            container[key] = value
-            if c == ",":
-                i = ws(text, i + 1).end()
-                i = _member_key(src, frame, i)
-                break
-            if c == "}":
-                if frame.dup is not None:
-                    _raise_duplicate(src, frame.dup, mode)
-                i += 1
-                value = stack.pop().value
-                continue
-            raise _unexpected(src, i, "',' or '}'")
-
-
-def _raise_duplicate(src: _Text, dup: Tuple[int, str, Path], mode: str) -> None:
-    """An exact duplicate: refused where and as the reference parser refuses it."""
-    at, name, path = dup
-    msg = f"duplicate member name {name!r}"
-    if mode == "jcs":
-        raise src.fail(DuplicateKeyError, msg, at, key=name)
-    raise DuplicateNameTextError(msg, format_path(path), src.data, src.offset(at), key=name)
-
-
-def _member_key(src: _Text, frame: _Frame, i: int) -> int:
-    """Read `"name" :` at i into frame; return the index where the member's value starts."""
-    text = src.text
-    if text[i: i + 1] != '"':
-        raise _unexpected(src, i, "a member name")
-    frame.key_index = i
-    frame.key, i = _scan_string(src, i)
-    i = _WS.match(text, i).end()
-    if text[i: i + 1] != ":":
-        raise _unexpected(src, i, "':'")
-    return _WS.match(text, i + 1).end()
+    scanner = _Scanner(data, max_depth, mode)
+    return Scan(scanner.parse(), scanner.findings)
 
 
 def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int, int]]:
