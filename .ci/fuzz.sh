@@ -87,7 +87,7 @@ for h in "${harnesses[@]}"; do
     atheris_*)
         extra=()
         [ "$h" = atheris_text ] && extra=(-dict=fuzz/json.dict)
-        run "$h" env PYTHONPATH="$build/py" "$venv/bin/python" "fuzz/$h.py" "${extra[@]}"
+        run "$h" env PYTHONPATH="$build/py" "$venv/bin/python" fuzz/atheris_fuzz.py "${h#atheris_}" "${extra[@]}"
         ;;
     *) echo "unknown harness $h"; exit 2 ;;
     esac

@@ -51,6 +51,16 @@ static inline void fjcs__release(void *items, void *local) {
     if (items != local) free(items);
 }
 
+/* Fill the caller's error record, if it gave one, and return the code. */
+static inline int fjcs__fail(fjcs_error *err, int code, size_t offset, const char *msg) {
+    if (err) {
+        err->code = code;
+        err->offset = offset;
+        err->message = msg;
+    }
+    return code;
+}
+
 /* ---- UTF-8 ---------------------------------------------------------------------------------- */
 
 /*

@@ -81,12 +81,7 @@ typedef struct reader {
 } reader;
 
 static int fail(reader *r, int code, const uint8_t *at, const char *msg) {
-    if (r->err) {
-        r->err->code = code;
-        r->err->offset = (size_t)(at - r->base);
-        r->err->message = msg;
-    }
-    return code;
+    return fjcs__fail(r->err, code, (size_t)(at - r->base), msg);
 }
 
 /* ---- Little-endian payload reads --------------------------------------------------------- */
@@ -528,11 +523,7 @@ static void reader_init(reader *r, const char *data, size_t len, size_t max_dept
     r->out = out;
     r->max_depth = max_depth;
     r->err = err;
-    if (err) {
-        err->code = FJCS_OK;
-        err->offset = 0;
-        err->message = NULL;
-    }
+    fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
 }
 
 static void reader_free(reader *r) {

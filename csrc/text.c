@@ -52,12 +52,7 @@ typedef struct parser {
 } parser;
 
 static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
-    if (ps->err) {
-        ps->err->code = code;
-        ps->err->offset = (size_t)(at - ps->base);
-        ps->err->message = msg;
-    }
-    return code;
+    return fjcs__fail(ps->err, code, (size_t)(at - ps->base), msg);
 }
 
 static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
@@ -557,11 +552,7 @@ static void parser_start(parser *ps, const char *text, size_t len, fjcs_buf *out
     ps->err = err;
     ps->nframes = ps->nmembers = 0;
     ps->arena.len = 0;
-    if (err) {
-        err->code = FJCS_OK;
-        err->offset = 0;
-        err->message = NULL;
-    }
+    fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
 }
 
 static void parser_init(parser *ps, size_t max_depth, int flags) {
