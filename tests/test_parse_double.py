@@ -104,30 +104,28 @@ def mutant_half_up(token: str) -> Outcome:
     return out | (NEG_ZERO_BITS if negative and isinstance(out, int) else 0)
 
 
-def mutant_19_digits(token: str) -> Outcome:
-    """Exact on the first 19 significant digits, the rest dropped: Eisel-Lemire without the
-    w / w + 1 check (or any reader that truncates the significand without a sticky bit)."""
+def _truncated(token: str, keep: int) -> Outcome:
+    """Exact on the first `keep` significant digits of the token, the rest dropped."""
     mantissa, _, exp = token.lower().partition("e")
     digits = mantissa.replace(".", "").lstrip("-")
     point = len(mantissa.lstrip("-").partition(".")[0])
     stripped = digits.lstrip("0")
     lead = len(digits) - len(stripped)
-    kept = stripped[:19]
+    kept = stripped[:keep]
     scale = int(exp or 0) + point - lead - len(kept)
     return round_fraction(Fraction(int(kept)) * Fraction(10) ** scale)
+
+
+def mutant_19_digits(token: str) -> Outcome:
+    """Exact on the first 19 significant digits, the rest dropped: Eisel-Lemire without the
+    w / w + 1 check (or any reader that truncates the significand without a sticky bit)."""
+    return _truncated(token, 19)
 
 
 def mutant_no_sticky(token: str) -> Outcome:
     """Exact on the first 800 significant digits, the rest ignored (the exact path without its
     sticky bit)."""
-    mantissa, _, exp = token.lower().partition("e")
-    digits = mantissa.replace(".", "").lstrip("-")
-    point = len(mantissa.lstrip("-").partition(".")[0])
-    stripped = digits.lstrip("0")
-    lead = len(digits) - len(stripped)
-    kept = stripped[:800]
-    scale = int(exp or 0) + point - lead - len(kept)
-    return round_fraction(Fraction(int(kept)) * Fraction(10) ** scale)
+    return _truncated(token, 800)
 
 
 def mutant_double_arithmetic(token: str) -> Outcome:
