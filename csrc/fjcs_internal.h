@@ -175,15 +175,72 @@ typedef struct fjcs_member {
     size_t pos;
 } fjcs_member;
 
+/* A run of output bytes, [start, end). */
+typedef struct fjcs_span {
+    size_t start, end;
+} fjcs_span;
+
+/* An object whose members still sit in input order in the output, from `start` to `end`; its
+ * members in canonical order are spans[first .. first + n) of its fjcs_order. */
+typedef struct fjcs_reorder {
+    size_t start, end;
+    size_t first, n;
+} fjcs_reorder;
+
+/*
+ * What has moved inside a container so far: the bytes already rewritten by an object's reordering,
+ * and whether an object inside was recorded for fjcs__order_finish. A closing container adds its
+ * own to its parent's (fjcs__nest_into).
+ */
+typedef struct fjcs_nest {
+    size_t moved;
+    unsigned char deferred;
+} fjcs_nest;
+
+static inline void fjcs__nest_into(fjcs_nest *parent, const fjcs_nest *child) {
+    parent->moved += child->moved;
+    parent->deferred |= child->deferred;
+}
+
+/*
+ * Putting the members of one output's objects in order. Zero-initialise; fjcs__order_free.
+ *
+ * Moving an object's members when it closes costs the size of the object. Done at every level of
+ * a deep nest of unordered objects, that is depth x size (quadratic). So an object moves its
+ * bytes at once only when at least an eighth of them move for the first time (and nothing inside
+ * it was recorded); otherwise it records where its members go (an fjcs_reorder), and
+ * fjcs__order_finish writes every recorded object in one pass at the end. Immediate moves then
+ * cost at most 8 times the output, and the final pass once more, whatever the nesting; a flat
+ * record moves at once, as small objects are cheapest to move while they are in cache.
+ */
+typedef struct fjcs_order {
+    fjcs_buf scratch;           /* merge-sort space and copies of the bytes being moved */
+    fjcs_span *spans;           /* member spans of the recorded objects, in canonical order */
+    size_t nspans, spans_cap;
+    fjcs_reorder *recs;         /* the recorded objects, in the order they closed */
+    size_t nrecs, recs_cap;
+} fjcs_order;
+
 /*
  * Put the n members of an object, written into out in input order and separated by single commas
  * (member i from m[i].start to m[i].end), into canonical order. `sorted` says the caller has seen
  * the names strictly increasing already, in which case nothing moves. Otherwise the members are
- * sorted (stably), a repeated name is reported as FJCS_E_DUPKEY with *dup_pos the input position
- * of the earliest member whose name repeats an earlier one, and the bytes are rewritten in order
- * through scratch. Returns FJCS_OK, FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
+ * sorted (stably) and a repeated name is reported as FJCS_E_DUPKEY with *dup_pos the input
+ * position of the earliest member whose name repeats an earlier one. `nest` holds what moved
+ * inside the object; when its order changes, the bytes are rewritten now or recorded in o for
+ * fjcs__order_finish (see fjcs_order), and nest is updated to say so. Returns FJCS_OK,
+ * FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
  */
-int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_buf *scratch,
-                        size_t *dup_pos);
+int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_nest *nest,
+                        fjcs_order *o, size_t *dup_pos);
+
+/* Write the objects recorded in o into canonical order, in one pass over out, and forget them.
+ * Call once the value is complete. FJCS_OK or FJCS_E_NOMEM (out is then unchanged). */
+int fjcs__order_finish(fjcs_buf *out, fjcs_order *o);
+
+/* Forget any recorded objects (a new value starts). */
+static inline void fjcs__order_reset(fjcs_order *o) { o->nspans = o->nrecs = 0; }
+
+void fjcs__order_free(fjcs_order *o);
 
 #endif /* FJCS_INTERNAL_H */

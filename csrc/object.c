@@ -61,12 +61,13 @@ typedef struct oframe {
     unsigned char is_dict;
     unsigned char sorted;
     unsigned char started; /* list: an item was written (the next needs a comma) */
+    fjcs_nest nest;        /* what moved inside (reordered dicts) */
 } oframe;
 
 typedef struct reader {
     const uint8_t *base, *p, *end;
     fjcs_buf *out;
-    fjcs_buf scratch;
+    fjcs_order order;
     oframe *frames;
     size_t nframes, frames_cap;
     fjcs_member *members;
@@ -246,6 +247,7 @@ static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t
     oframe *f = &r->frames[r->nframes++];
     f->is_dict = (unsigned char)is_dict;
     f->sorted = 1;
+    f->nest = (fjcs_nest){0, 0};
     f->started = 0;
     f->remaining = count;
     f->mbase = r->nmembers;
@@ -264,7 +266,8 @@ static int pop_frame(reader *r) {
         size_t n = r->nmembers - f->mbase, dup = 0;
         /* With no member read yet, members is NULL, and NULL + 0 is undefined behaviour in C. */
         int rc = n < 2 ? FJCS_OK
-                       : fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &r->scratch, &dup);
+                       : fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &f->nest,
+                                             &r->order, &dup);
         if (rc == FJCS_E_DUPKEY) return fail(r, rc, r->base + dup, "duplicate member name");
         if (rc != FJCS_OK) return fail(r, rc, r->p, "out of memory");
         r->nmembers = f->mbase;
@@ -277,6 +280,7 @@ static int pop_frame(reader *r) {
     }
     if (f->resume != NO_INDEX) r->p = r->base + f->resume;
     r->nframes--;
+    if (r->nframes) fjcs__nest_into(&r->frames[r->nframes - 1].nest, &f->nest);
     return FJCS_OK;
 }
 
@@ -530,7 +534,7 @@ static void reader_free(reader *r) {
     fjcs__release(r->frames, r->frames_local);
     fjcs__release(r->members, r->members_local);
     fjcs__release(r->refs, r->refs_local);
-    fjcs_buf_free(&r->scratch);
+    fjcs__order_free(&r->order);
 }
 
 int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
@@ -540,6 +544,8 @@ int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fj
     int rc = read_value(&r);
     if (rc == FJCS_OK) rc = drive(&r, 0);
     if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
+    if (rc == FJCS_OK && fjcs__order_finish(out, &r.order) != FJCS_OK)
+        rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
     reader_free(&r);
     return rc;
 }
@@ -587,8 +593,11 @@ int fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth, fj
     }
     for (size_t i = 0; i < items; i++) {
         out.len = 0;
+        fjcs__order_reset(&r.order);
         rc = read_value(&r);
         if (rc == FJCS_OK) rc = drive(&r, 0);
+        if (rc == FJCS_OK && fjcs__order_finish(&out, &r.order) != FJCS_OK)
+            rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
         if (rc == FJCS_OK && hash((const uint8_t *)out.data, out.len, digests + i * digest_size, digest_size) != 0)
             rc = fail(&r, FJCS_E_HASH, r.p, "the hash function failed");
         if (rc != FJCS_OK) goto done;

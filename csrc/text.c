@@ -26,6 +26,7 @@ typedef struct frame {
     size_t arena_mark; /* arena length when the object opened: its names live above */
     unsigned char is_object;
     unsigned char sorted; /* member names strictly increasing so far */
+    fjcs_nest nest;       /* what moved inside (reordered objects) */
 } frame;
 
 /* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
@@ -39,7 +40,7 @@ typedef struct parser {
     const uint8_t *base, *end;
     fjcs_buf *out;
     fjcs_buf arena;   /* unescaped names (and, briefly, unescaped values) */
-    fjcs_buf scratch; /* reordering members */
+    fjcs_order order; /* reordering members */
     frame *frames;
     size_t nframes, frames_cap;
     member *members;
@@ -403,13 +404,14 @@ static int close_object(parser *ps, const uint8_t *at) {
             flat[i] = m;
         }
         size_t dup = 0;
-        rc = fjcs__order_members(ps->out, flat, n, 0, &ps->scratch, &dup);
+        rc = fjcs__order_members(ps->out, flat, n, 0, &f->nest, &ps->order, &dup);
         if (rc == FJCS_E_DUPKEY) return fail(ps, rc, ps->base + dup, "duplicate member name");
         if (rc != FJCS_OK) return fail(ps, rc, at, "out of memory");
     }
     ps->nmembers = f->mbase;
     ps->arena.len = f->arena_mark;
     ps->nframes--;
+    if (ps->nframes) fjcs__nest_into(&ps->frames[ps->nframes - 1].nest, &f->nest);
     return FJCS_OK;
 }
 
@@ -432,6 +434,7 @@ value:
         frame *f = &ps->frames[ps->nframes++];
         f->is_object = *p == '{';
         f->sorted = 1;
+        f->nest = (fjcs_nest){0, 0};
         f->mbase = ps->nmembers;
         f->arena_mark = ps->arena.len;
         buf_put(out, (char)*p);
@@ -472,6 +475,8 @@ after_value:
     if (ps->nframes == 0) {
         p = skip_ws(p, end);
         if (p != end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected end of input");
+        if (fjcs__order_finish(out, &ps->order) != FJCS_OK)
+            return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         return FJCS_OK;
     }
     p = skip_ws(p, end);
@@ -489,6 +494,7 @@ after_value:
                 buf_put(out, ']');
                 p++;
                 ps->nframes--;
+                if (ps->nframes) fjcs__nest_into(&ps->frames[ps->nframes - 1].nest, &f->nest);
                 goto after_value;
             }
             return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or ']'")
@@ -552,6 +558,7 @@ static void parser_start(parser *ps, const char *text, size_t len, fjcs_buf *out
     ps->err = err;
     ps->nframes = ps->nmembers = 0;
     ps->arena.len = 0;
+    fjcs__order_reset(&ps->order);
     fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
 }
 
@@ -569,7 +576,7 @@ static void parser_free(parser *ps) {
     fjcs__release(ps->frames, ps->frames_local);
     fjcs__release(ps->members, ps->members_local);
     fjcs_buf_free(&ps->arena);
-    fjcs_buf_free(&ps->scratch);
+    fjcs__order_free(&ps->order);
 }
 
 int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,

@@ -188,23 +188,26 @@ static void sort_members(fjcs_member *m, size_t n, fjcs_member *tmp) {
     if (src != m) memcpy(m, src, n * sizeof *m);
 }
 
-int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_buf *scratch,
-                        size_t *dup_pos) {
+int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_nest *nest,
+                        fjcs_order *o, size_t *dup_pos) {
     if (sorted || n < 2) return FJCS_OK;
     /* Members sit in input order from m[0].start to m[n-1].end with one comma between each. */
     size_t region = m[0].start, region_len = m[n - 1].end - region;
     size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs_member) : 0;
     /* scratch holds the merge-sort space (aligned at its start), then a copy of the region. */
     size_t copy_at = (tmp_bytes + 15) & ~(size_t)15;
+    int defer = nest->deferred || nest->moved > region_len - region_len / 8;
+    fjcs_buf *scratch = &o->scratch;
     scratch->len = 0;
-    if (buf_reserve(scratch, copy_at + region_len) != FJCS_OK) return FJCS_E_NOMEM;
+    if (buf_reserve(scratch, defer ? copy_at : copy_at + region_len) != FJCS_OK)
+        return FJCS_E_NOMEM;
     sort_members(m, n, tmp_bytes ? (fjcs_member *)(void *)scratch->data : NULL);
 
     /* The earliest member (in input order) whose name repeats one seen before it: after a stable
      * sort, equal names are adjacent and in input order, so that is the smallest position among
      * the second-and-later members of each run. */
     size_t dup = SIZE_MAX;
-    int moved = 0;
+    int changed = 0;
     for (size_t i = 1; i < n; i++) {
         if (m[i].key_len == m[i - 1].key_len && memcmp(m[i].key, m[i - 1].key, m[i].key_len) == 0 &&
             m[i].pos < dup)
@@ -214,8 +217,28 @@ int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjc
         *dup_pos = dup;
         return FJCS_E_DUPKEY;
     }
-    for (size_t i = 1; i < n; i++) moved |= m[i].start < m[i - 1].start;
-    if (!moved) return FJCS_OK;
+    for (size_t i = 1; i < n; i++) changed |= m[i].start < m[i - 1].start;
+    if (!changed) return FJCS_OK;
+
+    if (defer) { /* record it: fjcs__order_finish moves it with everything inside */
+        if (fjcs__grow((void **)&o->recs, &o->recs_cap, o->nrecs, sizeof *o->recs, NULL) != FJCS_OK)
+            return FJCS_E_NOMEM;
+        for (size_t i = 0; i < n; i++) {
+            if (fjcs__grow((void **)&o->spans, &o->spans_cap, o->nspans, sizeof *o->spans, NULL) !=
+                FJCS_OK)
+                return FJCS_E_NOMEM;
+            fjcs_span *sp = &o->spans[o->nspans++];
+            sp->start = m[i].start;
+            sp->end = m[i].end;
+        }
+        fjcs_reorder *r = &o->recs[o->nrecs++];
+        r->start = region;
+        r->end = region + region_len;
+        r->first = o->nspans - n;
+        r->n = n;
+        nest->deferred = 1;
+        return FJCS_OK;
+    }
 
     char *copy = scratch->data + copy_at;
     memcpy(copy, out->data + region, region_len);
@@ -226,7 +249,102 @@ int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjc
         memcpy(dst, copy + (m[i].start - region), len);
         dst += len;
     }
+    nest->moved = region_len;
     return FJCS_OK;
+}
+
+/* ---- Deferred member order ----------------------------------------------------------------- */
+
+static int reorder_cmp(const void *a, const void *b) {
+    size_t x = ((const fjcs_reorder *)a)->start, y = ((const fjcs_reorder *)b)->start;
+    return (x > y) - (x < y);
+}
+
+/* The first of recs[lo..hi) (sorted by start) that starts at or after pos; hi if none. */
+static size_t first_from(const fjcs_reorder *recs, size_t lo, size_t hi, size_t pos) {
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (recs[mid].start < pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* A step of the writing walk: a run of bytes [pos, end) to copy, which holds the recorded objects
+ * recs[i..hi) (and what they hold), or a recorded object whose members are written from the k-th. */
+typedef struct walk {
+    size_t pos, end, i, hi; /* a run */
+    size_t rec, k;          /* an object, when is_rec */
+    int is_rec;
+} walk;
+
+int fjcs__order_finish(fjcs_buf *out, fjcs_order *o) {
+    if (o->nrecs == 0) return FJCS_OK;
+    /* Recorded objects nest or are disjoint, so sorted by start they are in document order
+     * (an object before the objects inside it), and those inside a run are contiguous. */
+    qsort(o->recs, o->nrecs, sizeof *o->recs, reorder_cmp);
+    const fjcs_reorder *recs = o->recs;
+    size_t nrecs = o->nrecs, first = recs[0].start;
+    fjcs_buf *to = &o->scratch;
+    to->len = 0;
+    if (buf_reserve(to, out->len) != FJCS_OK) return FJCS_E_NOMEM;
+    memcpy(to->data, out->data, first);
+    char *dst = to->data + first;
+    const char *src = out->data;
+
+    walk local[32], *st = local;
+    size_t cap = sizeof local / sizeof local[0], depth = 0;
+    st[depth++] = (walk){.pos = first, .end = out->len, .i = 0, .hi = nrecs};
+    while (depth) {
+        walk *w = &st[depth - 1], next;
+        if (!w->is_rec) {
+            if (w->i == w->hi) { /* the rest of the run */
+                memcpy(dst, src + w->pos, w->end - w->pos);
+                dst += w->end - w->pos;
+                depth--;
+                continue;
+            }
+            const fjcs_reorder *r = &recs[w->i];
+            memcpy(dst, src + w->pos, r->start - w->pos);
+            dst += r->start - w->pos;
+            next = (walk){.rec = w->i, .k = 0, .is_rec = 1};
+            w->pos = r->end;
+            w->i = first_from(recs, w->i + 1, w->hi, r->end); /* past the objects inside r */
+        } else {
+            const fjcs_reorder *r = &recs[w->rec];
+            if (w->k == r->n) {
+                depth--;
+                continue;
+            }
+            const fjcs_span *s = &o->spans[r->first + w->k];
+            if (w->k++) *dst++ = ',';
+            size_t lo = first_from(recs, w->rec + 1, nrecs, s->start);
+            next = (walk){.pos = s->start, .end = s->end, .i = lo,
+                          .hi = first_from(recs, lo, nrecs, s->end)};
+        }
+        if (fjcs__grow((void **)&st, &cap, depth, sizeof *st, local) != FJCS_OK) {
+            fjcs__release(st, local);
+            return FJCS_E_NOMEM;
+        }
+        st[depth++] = next;
+    }
+    fjcs__release(st, local);
+    /* The walk wrote out->len bytes (reordering keeps the length): trade the buffers. */
+    fjcs_buf done = *to;
+    done.len = out->len;
+    to->data = out->data;
+    to->cap = out->cap;
+    to->len = 0;
+    *out = done;
+    fjcs__order_reset(o);
+    return FJCS_OK;
+}
+
+void fjcs__order_free(fjcs_order *o) {
+    fjcs_buf_free(&o->scratch);
+    free(o->spans);
+    free(o->recs);
+    memset(o, 0, sizeof *o);
 }
 
 /* The cdef needs a literal array size in fjcs_item; keep it equal to the named constant. */

@@ -1,0 +1,75 @@
+"""Input shapes for the growth-ratio checks (tests/test_complexity.py, benchmarks/growth.py).
+
+Each shape builds a JSON text, and where marshal can carry it a Python value, at a scale k (1 and
+4): the input grows about k times. They are the shapes that make a canonicalizer quadratic when it
+moves each object's bytes as the object closes (deep nests out of order), compares names naively
+(long shared prefixes), or sorts badly (many members in reverse order).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional
+
+
+@dataclass(frozen=True)
+class Shape:
+    description: str
+    text: Callable[[int], bytes]
+    value: Optional[Callable[[int], Any]] = None
+    # time(4n)/time(n) allowed: 4 for linear work. Sorting is n log n (4.5x), and a sort whose
+    # working set outgrows the caches measured up to 8x here: still far from a quadratic 16x.
+    bound: float = 6.0
+
+
+def nested_disorder_text(depth: int, size: int) -> bytes:
+    """{"b":{"b":...{"b":"xxx...","a":0}...,"a":0},"a":0}: every object out of order."""
+    return ('{"b":' * depth + '"' + "x" * size + '"' + ',"a":0}' * depth).encode()
+
+
+def nested_disorder_value(depth: int, size: int) -> Any:
+    v: Any = "x" * size
+    for _ in range(depth):
+        v = {"b": v, "a": 0}
+    return v
+
+
+def _in_arrays_text(k: int) -> bytes:
+    d = 500 * k
+    return ('{"b":[' * d + '"' + "y" * (250_000 * k) + '"' + '],"a":0}' * d).encode()
+
+
+def _many_members(k: int) -> Dict[str, int]:
+    n = 20_000 * k
+    return {f"k{n - i:08d}": i for i in range(n)}
+
+
+def _long_prefixes(k: int) -> Dict[str, int]:
+    n = 400 * k
+    prefix = "p" * 2_000
+    return {f"{prefix}{n - i:06d}": i for i in range(n)}
+
+
+def _records(k: int) -> list:
+    return [{"b": i, "a": {"d": [i, "x"], "c": None}} for i in range(20_000 * k)]
+
+
+SHAPES: Dict[str, Shape] = {
+    "nested-disorder": Shape(
+        "objects 1000k deep, each out of order, around a 1 MB * k string",
+        lambda k: nested_disorder_text(1_000 * k, 1_000_000 * k),
+        lambda k: nested_disorder_value(400 * k, 1_000_000 * k)),
+    "disorder-through-arrays": Shape(
+        "objects out of order 500k deep, each member value an array, around 250 kB * k",
+        _in_arrays_text),
+    "many-members": Shape(
+        "one object of 20k * k members in reverse order",
+        lambda k: json.dumps(_many_members(k)).encode(), _many_members, bound=10.0),
+    "long-prefixes": Shape(
+        "400k members in reverse order whose names share a 2 kB prefix",
+        lambda k: json.dumps(_long_prefixes(k)).encode(), _long_prefixes, bound=10.0),
+    "records": Shape(
+        "an array of 20k * k small records, members out of order",
+        lambda k: json.dumps(_records(k)).encode(), _records),
+}

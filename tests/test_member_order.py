@@ -1,0 +1,80 @@
+"""Member order in nests of objects out of order, on both backends, against rfc8785.
+
+The C core moves an object's members when it closes only while that costs little; an object
+holding many bytes that moved already is recorded instead and written in one final pass. These
+tests build values where both happen, mixed at every level (objects in objects, in arrays, sorted
+objects between unsorted ones, big and small leaves, more members than the insertion-sort
+cutoff), and compare `dumps` and `canonicalize` with rfc8785's bytes. A wrong final pass (a
+recorded object left in input order, members or commas misplaced, a nested record emitted in
+input order instead of its parent's order) changes the bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import rfc8785
+
+import fastjcs
+from shapes import nested_disorder_text, nested_disorder_value
+
+NAMES = ["a", "b", "c", "aa", "\u00e9", "\U0001F602", "\uFB33", "z", "m", "k0", "k1"]
+
+
+def _value(rng: random.Random, depth: int, budget: list):
+    """A random value at most `depth` deep; budget[0] caps the containers made in all."""
+    roll = rng.random()
+    if depth == 0 or roll < 0.15 or budget[0] <= 0:
+        return rng.choice([0, -1, 2.5, None, True, "s", "x" * rng.choice([1, 40, 3000])])
+    budget[0] -= 1
+    if roll < 0.35:
+        return [_value(rng, depth - 1, budget) for _ in range(rng.randint(0, 4))]
+    count = rng.choice([1, 2, 3, 5, 20])  # 20: past the insertion-sort cutoff of the C sort
+    names = rng.sample(NAMES, min(count, len(NAMES))) + [f"n{rng.randint(0, 999):03d}"
+                                                         for _ in range(max(0, count - len(NAMES)))]
+    names = list(dict.fromkeys(names))
+    if rng.random() < 0.3:
+        names.sort()  # a sorted object between unsorted ones
+    return {name: _value(rng, depth - 1, budget) for name in names}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_nests_match_rfc8785(backend, seed):
+    rng = random.Random(seed)
+    for _ in range(25):
+        value = _value(rng, rng.randint(1, 8), [40])
+        expected = rfc8785.dumps(value)
+        assert fastjcs.dumps(value) == expected
+        assert fastjcs.canonicalize(json.dumps(value).encode()) == expected
+
+
+@pytest.mark.parametrize("depth, size", [(1, 10), (2, 5000), (50, 100_000), (3000, 64)])
+def test_deep_disorder_matches_rfc8785(backend, depth, size):
+    value = nested_disorder_value(min(depth, 1500), size)
+    expected = rfc8785.dumps(value) if depth < 500 else None
+    got = fastjcs.dumps(value)
+    if expected is not None:
+        assert got == expected
+    text = nested_disorder_text(depth, size)
+    canonical = ('{"a":0,"b":' * depth + '"' + "x" * size + '"' + "}" * depth).encode()
+    assert fastjcs.canonicalize(text) == canonical
+    if depth <= 1500:
+        assert got == ('{"a":0,"b":' * min(depth, 1500) + '"' + "x" * size + '"'
+                       + "}" * min(depth, 1500)).encode()
+
+
+def test_siblings_and_arrays_of_deep_disorder(backend):
+    inner = json.loads(nested_disorder_text(30, 50_000))
+    value = {"z": [inner, {"y": inner, "b": [inner]}], "a": {"q": inner, "p": 1}, "m": inner}
+    expected = rfc8785.dumps(value)
+    assert fastjcs.dumps(value) == expected
+    assert fastjcs.canonicalize(json.dumps(value).encode()) == expected
+
+
+def test_duplicate_found_under_deep_disorder(backend):
+    text = b'{"b":' + nested_disorder_text(40, 100_000) + b',"a":1,"b":2}'
+    with pytest.raises(fastjcs.DuplicateKeyError) as info:
+        fastjcs.canonicalize(text)
+    assert info.value.offset == text.rindex(b'"b"')
