@@ -12,8 +12,10 @@ from __future__ import annotations
 import pytest
 
 import fastjcs
-from _growth import assert_linear
+from _growth import assert_linear, timed
 from shapes import SHAPES
+
+pytestmark = timed
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
