@@ -392,7 +392,7 @@ class ExecutionRegistry:
                 raise _os_error(name, exc) from exc
         finally:
             for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(OSError):  # absent, or never made (read-only directory)
                     os.unlink(leftover)
         try:  # make the new name durable
             fd = os.open(directory, os.O_RDONLY)
