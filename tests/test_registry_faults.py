@@ -34,7 +34,7 @@ from fastjcs import (
     RegistryReadOnlyError,
     RegistryStorageError,
 )
-from fastjcs.registry import Admission, ExecutionRegistry
+from fastjcs.registry import Admission, ExecutionRegistry, _sqlite_error
 
 WORKER = Path(__file__).resolve().parent / "registry_worker.py"
 AGENT = "spiffe://agent.example/payments/prod"
@@ -209,7 +209,7 @@ def _sqlite_file(path: Path, *statements: str) -> bytes:
     ([LEGACY_SCHEMA, "CREATE TABLE extra (a)"], "other tables or another schema"),
     ([LEGACY_SCHEMA.replace("call_id  ", "call_ids ")], "other tables or another schema"),
     (["PRAGMA application_id = 1234", "CREATE TABLE t (a)"], "another application's"),
-    (["PRAGMA user_version = 1", LEGACY_SCHEMA], "other tables or another schema"),
+    (["PRAGMA user_version = 1", LEGACY_SCHEMA], "without the registry's marker"),
     ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 2", LEGACY_SCHEMA],
      "format version 2"),
     ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"], "without tables"),
@@ -388,3 +388,19 @@ def test_oversized_field(field):
                 admit(reg, text)
         assert reg._db.execute("SELECT count(*) FROM reservations").fetchone()[0] == 0
         assert admit(reg, "\u00e9" * 2048) is Admission.ADMITTED  # exactly 4,096 bytes
+
+
+@pytest.mark.parametrize("exc, cls, says", [
+    (sqlite3.DatabaseError("database disk image is malformed"), RegistryCorruptError, "damaged"),
+    (sqlite3.DatabaseError("file is not a database"), RegistryFormatError, "not a SQLite"),
+    (sqlite3.OperationalError("attempt to write a readonly database"), RegistryReadOnlyError,
+     "cannot be written"),
+    (sqlite3.OperationalError("database or disk is full"), RegistryStorageError, "disk is full"),
+    (sqlite3.OperationalError("database is locked"), RegistryStorageError, "locked"),
+    (sqlite3.OperationalError("disk I/O error"), RegistryStorageError, "SQLite failed"),
+], ids=lambda v: type(v).__name__ if isinstance(v, type) else None)
+def test_errors_without_a_result_code(exc, cls, says):
+    """Before Python 3.11 sqlite3 exceptions carry no result code: the message decides."""
+    assert not hasattr(exc, "sqlite_errorname")
+    err = _sqlite_error("/srv/reg.db", exc, 30.0)
+    assert type(err) is cls and says in str(err) and "'/srv/reg.db'" in str(err)

@@ -222,8 +222,10 @@ _CODE_OF_MESSAGE = {
 
 
 def _writable(path: str) -> bool:
-    """Whether this process may write the file and create its -wal and -shm files beside it."""
-    return os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
+    """Whether this process may write the file (if it exists) and create files beside it (the
+    -wal and -shm journals)."""
+    return ((not os.path.exists(path) or os.access(path, os.W_OK))
+            and os.access(os.path.dirname(path) or ".", os.W_OK))
 
 
 def _sqlite_error(path: str, exc: sqlite3.Error, timeout: float) -> RegistryError:
@@ -306,7 +308,10 @@ def _check_format(db: sqlite3.Connection, path: str) -> bool:
     if app_id == _APPLICATION_ID and version != _FORMAT_VERSION:
         raise RegistryFormatError(f"{where} has registry format version {version}; this "
                                   f"fastjcs reads version {_FORMAT_VERSION}")
-    if objects != [("table", _TABLE, _SCHEMA)] or (app_id == 0 and version != 0):
+    if app_id == 0 and version != 0:
+        raise RegistryFormatError(f"{where} is not an execution registry: a SQLite database "
+                                  f"without the registry's marker, at user_version {version}")
+    if objects != [("table", _TABLE, _SCHEMA)]:
         raise RegistryFormatError(
             f"{where} is not an execution registry: a SQLite database "
             + ("without tables" if not objects else "with other tables or another schema"))
