@@ -7,6 +7,10 @@
     registry_worker.py loop DB
         Admit exec-0, exec-1, ... forever; print "admitted N" after each admit returned (so it is
         committed), and every third one is also finalized, printing "completed N".
+    registry_worker.py create DB GO_FILE
+        Wait until GO_FILE exists, then ExecutionRegistry.create(DB); after RegistryExistsError
+        open it with ExecutionRegistry(DB). Admit one key and print one JSON object: "created"
+        (true or false), "error" (the class of the create error, or null) and "answer".
 """
 
 from __future__ import annotations
@@ -17,7 +21,16 @@ import random
 import sys
 import time
 
+from fastjcs import RegistryExistsError
 from fastjcs.registry import ExecutionRegistry
+
+
+def wait_for(go_file: str) -> None:
+    deadline = time.monotonic() + 30
+    while not os.path.exists(go_file):
+        if time.monotonic() > deadline:
+            raise SystemExit("no go signal")
+        time.sleep(0.001)
 
 
 def binding_for(key: int, variant: int) -> str:
@@ -31,11 +44,7 @@ def agent_for(key: int) -> str:
 def contend(db: str, go_file: str, worker: int, keys: int, rounds: int) -> None:
     order = list(range(keys)) * rounds
     random.Random(worker).shuffle(order)
-    deadline = time.monotonic() + 30
-    while not os.path.exists(go_file):
-        if time.monotonic() > deadline:
-            raise SystemExit("no go signal")
-        time.sleep(0.001)
+    wait_for(go_file)
     out = []
     with ExecutionRegistry(db) as reg:
         for key in order:
@@ -58,10 +67,23 @@ def loop(db: str) -> None:
             n += 1
 
 
+def create(db: str, go_file: str) -> None:
+    wait_for(go_file)
+    try:
+        reg, error = ExecutionRegistry.create(db), None
+    except RegistryExistsError as exc:
+        reg, error = ExecutionRegistry(db), type(exc).__name__
+    with reg:
+        answer = reg.admit("spiffe://agent.example/creator", "exec-1", binding_for(1, 0))
+    print(json.dumps({"created": error is None, "error": error, "answer": answer.name}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "contend":
         contend(sys.argv[2], sys.argv[3], *map(int, sys.argv[4:7]))
     elif sys.argv[1] == "loop":
         loop(sys.argv[2])
+    elif sys.argv[1] == "create":
+        create(sys.argv[2], sys.argv[3])
     else:
         raise SystemExit(f"unknown mode {sys.argv[1]!r}")

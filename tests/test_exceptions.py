@@ -29,6 +29,13 @@ HIERARCHY = {
     "RegistryError": "FastJCSError",
     "UnknownReservationError": ("RegistryError", "LookupError"),
     "ReservationStateError": "RegistryError",
+    "RegistryNotFoundError": "RegistryError",
+    "RegistryExistsError": "RegistryError",
+    "RegistryFormatError": "RegistryError",
+    "RegistryCorruptError": "RegistryFormatError",
+    "RegistryStorageError": "RegistryError",
+    "RegistryReadOnlyError": "RegistryStorageError",
+    "RegistryClosedError": "RegistryError",
 }
 
 

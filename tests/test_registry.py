@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,7 +21,8 @@ import pytest
 import _cli
 from fastjcs import (
     InvalidDigestError,
-    RegistryError,
+    RegistryClosedError,
+    RegistryStorageError,
     ReservationStateError,
     UnknownReservationError,
 )
@@ -48,7 +48,7 @@ def make_registry(request, tmp_path):
 
     def make():
         path = ":memory:" if request.param == "memory" else str(tmp_path / f"r{next(counter)}.db")
-        reg = ExecutionRegistry(path)
+        reg = ExecutionRegistry.create(path)
         opened.append(reg)
         return reg
 
@@ -229,7 +229,7 @@ class _Untouchable:
 
 @pytest.fixture
 def guarded():
-    reg = ExecutionRegistry(":memory:")
+    reg = ExecutionRegistry.create(":memory:")
     real, reg._db = reg._db, _Untouchable()
     yield reg
     reg._db = real
@@ -301,11 +301,11 @@ def test_execution_id_boundaries(make_registry):
 
 def test_file_settings_and_persistence(tmp_path):
     path = tmp_path / "reg.db"
-    with ExecutionRegistry(path) as reg:
+    with ExecutionRegistry.create(path) as reg:
         assert reg._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert reg._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert reg.admit(AGENT, "exec-1", B1, call_id="c1") is Admission.ADMITTED
-    with pytest.raises(sqlite3.ProgrammingError):
+    with pytest.raises(RegistryClosedError):
         reg.admit(AGENT, "exec-2", B1)  # closed by the context manager
     reg.close()  # idempotent
     with ExecutionRegistry(str(path)) as reopened:
@@ -314,19 +314,19 @@ def test_file_settings_and_persistence(tmp_path):
 
 
 def test_storage_without_wal_is_refused():
-    with pytest.raises(RegistryError, match="WAL"):
-        ExecutionRegistry("")  # SQLite's temporary database keeps a rollback journal
+    with pytest.raises(RegistryStorageError, match="WAL"):
+        ExecutionRegistry.create("")  # SQLite's temporary database keeps a rollback journal
 
 
 def test_memory_registries_are_separate():
-    with ExecutionRegistry(":memory:") as a, ExecutionRegistry(":memory:") as b:
+    with ExecutionRegistry.create(":memory:") as a, ExecutionRegistry.create(":memory:") as b:
         assert a.admit(AGENT, "exec-1", B1) is Admission.ADMITTED
         assert b.admit(AGENT, "exec-1", B1) is Admission.ADMITTED
 
 
 def test_threads_share_one_registry(tmp_path):
     answers = []
-    with ExecutionRegistry(tmp_path / "t.db") as reg:
+    with ExecutionRegistry.create(tmp_path / "t.db") as reg:
         def run():
             answers.extend(reg.admit(AGENT, f"exec-{n % 25}", B1) for n in range(100))
 
@@ -348,6 +348,7 @@ def test_processes_contending_on_one_file(tmp_path):
     """8 processes x 200 admits on 100 overlapping keys: one ADMITTED per key, no error."""
     db, go = tmp_path / "shared.db", tmp_path / "go"
     workers, keys, rounds = 8, 100, 2
+    ExecutionRegistry.create(db).close()
     procs = [subprocess.Popen([sys.executable, str(WORKER), "contend", str(db), str(go), str(w),
                                str(keys), str(rounds)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
@@ -379,6 +380,7 @@ def test_processes_contending_on_one_file(tmp_path):
 
 def test_sigkill_loses_nothing_committed(tmp_path):
     db = tmp_path / "crash.db"
+    ExecutionRegistry.create(db).close()
     proc = subprocess.Popen([sys.executable, str(WORKER), "loop", str(db)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
     admitted, completed = set(), set()

@@ -13,9 +13,16 @@
     ├── InvalidDigestError               a malformed `<alg>:<hex>` or bare hex digest
     ├── ActionBindingError               not a valid Execution Action Binding v1 input
     │   └── NotV1BindingError            another domain or version than v1's
-    └── RegistryError                    a refused registry change, or storage without WAL
+    └── RegistryError                    a refused registry change, or a registry file it cannot use
         ├── UnknownReservationError      finalize() of a key never admitted (a LookupError)
-        └── ReservationStateError        a terminal reservation asked to change
+        ├── ReservationStateError        a terminal reservation asked to change
+        ├── RegistryNotFoundError        no registry to open at the path
+        ├── RegistryExistsError          create() where something exists already
+        ├── RegistryFormatError          the file is not an execution registry (empty, foreign)
+        │   └── RegistryCorruptError     SQLite reports the file damaged
+        ├── RegistryStorageError         the storage failed: disk full, I/O error, locked, no WAL
+        │   └── RegistryReadOnlyError    the file or its directory cannot be written
+        └── RegistryClosedError          a call after close()
 
 CanonicalizationError and its first three subclasses mirror the classes of the `rfc8785` package, so
 code written against it catches the same failures. Errors raised while reading text carry `offset`
@@ -148,6 +155,38 @@ class ReservationStateError(RegistryError):
     """A reservation already in a terminal state was asked to become something else."""
 
 
+# The registry's storage errors name the registry's path and the cause; the sqlite3 exception that
+# reported the cause, if any, is chained (`__cause__`).
+
+
+class RegistryNotFoundError(RegistryError):
+    """No registry to open: nothing at the path, or ":memory:" (which only `create` makes)."""
+
+
+class RegistryExistsError(RegistryError):
+    """`ExecutionRegistry.create` of a path where something exists already (never overwritten)."""
+
+
+class RegistryFormatError(RegistryError):
+    """The file is not an execution registry: empty, not SQLite, or another database."""
+
+
+class RegistryCorruptError(RegistryFormatError):
+    """SQLite reports the registry file damaged (a malformed database image)."""
+
+
+class RegistryStorageError(RegistryError):
+    """The storage failed an operation: disk full, I/O error, locked past the timeout, no WAL."""
+
+
+class RegistryReadOnlyError(RegistryStorageError):
+    """The registry file, or the directory that holds its journal files, cannot be written."""
+
+
+class RegistryClosedError(RegistryError):
+    """A registry method called after `close()`."""
+
+
 def _line_col(data: bytes, offset: int) -> "tuple[int, int]":
     """1-based line and byte column of `offset` in `data`."""
     lineno = data.count(b"\n", 0, offset) + 1
@@ -172,4 +211,11 @@ __all__ = [
     "RegistryError",
     "UnknownReservationError",
     "ReservationStateError",
+    "RegistryNotFoundError",
+    "RegistryExistsError",
+    "RegistryFormatError",
+    "RegistryCorruptError",
+    "RegistryStorageError",
+    "RegistryReadOnlyError",
+    "RegistryClosedError",
 ]

@@ -21,7 +21,7 @@ entry hash given to `finalize`).
 
     >>> from fastjcs.registry import Admission, ExecutionRegistry
     >>> b = "sha256:" + "ab" * 32
-    >>> with ExecutionRegistry(":memory:") as reg:
+    >>> with ExecutionRegistry.create(":memory:") as reg:
     ...     first = reg.admit("spiffe://agent.example/a", "exec-1", b, call_id="c1")
     ...     again = reg.admit("spiffe://agent.example/a", "exec-1", b, call_id="c2")
     ...     _ = reg.finalize("spiffe://agent.example/a", "exec-1", "completed")
@@ -33,23 +33,46 @@ Storage is SQLite: a file (several processes may share it) or ":memory:" (one co
 file uses the WAL journal with synchronous=FULL, so an admission that returned is on disk; each
 admission is one BEGIN IMMEDIATE transaction, so two processes can never both be ADMITTED for one
 key; a busy timeout makes concurrent writers wait for each other instead of failing.
+
+Creation is explicit: `ExecutionRegistry.create(path)` makes a new registry and never overwrites
+anything, `ExecutionRegistry(path)` opens one that exists and never creates one. A registry whose
+file was lost or emptied must not quietly start again empty, admitting every key a second time:
+opening refuses a missing, empty or foreign file. The file carries a marker (SQLite's
+application_id and user_version) and the table's schema, both checked at open.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import errno
 import os
+import pathlib
 import re
+import secrets
 import sqlite3
+import stat
 import threading
 import time
 from types import TracebackType
-from typing import NamedTuple, Optional, Type, Union
+from typing import Iterator, NamedTuple, Optional, Type, Union
 
-from ._errors import RegistryError, ReservationStateError, UnknownReservationError
+from ._errors import (
+    RegistryClosedError,
+    RegistryCorruptError,
+    RegistryError,
+    RegistryExistsError,
+    RegistryFormatError,
+    RegistryNotFoundError,
+    RegistryReadOnlyError,
+    RegistryStorageError,
+    ReservationStateError,
+    UnknownReservationError,
+)
 from .digest import parse_digest
 
-__all__ = ["Admission", "ReservationState", "Reservation", "ExecutionRegistry"]
+__all__ = ["Admission", "ReservationState", "Reservation", "ExecutionRegistry",
+           "MAX_TEXT_BYTES"]
 
 
 class Admission(enum.Enum):
@@ -109,18 +132,27 @@ def _decide(state: ReservationState, stored_binding: str, binding: str) -> Admis
 
 _EXECUTION_ID = re.compile(r"[\x21-\x7e]{1,200}")
 
+#: The most UTF-8 bytes an agent identity or a call_id may have (twice a SPIFFE ID's maximum).
+MAX_TEXT_BYTES = 4096
+
 
 def _text(value: object, what: str) -> str:
-    """A non-empty str without lone surrogates (SQLite stores UTF-8), as an exact str."""
+    """A non-empty str, at most MAX_TEXT_BYTES of UTF-8, no lone surrogate, as an exact str."""
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a str, not {type(value).__name__}")
     text = str.__str__(value)
     if not text:
         raise ValueError(f"{what} must not be empty")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"{what} contains a lone surrogate (not UTF-8)") from None
+    # A character is at least one byte: a longer str is refused without encoding it.
+    too_long = len(text) > MAX_TEXT_BYTES
+    if not too_long:
+        try:
+            too_long = len(text.encode("utf-8")) > MAX_TEXT_BYTES
+        except UnicodeEncodeError:
+            raise ValueError(f"{what} contains a lone surrogate (not UTF-8)") from None
+    if too_long:
+        raise ValueError(f"{what} must be at most {MAX_TEXT_BYTES} bytes of UTF-8 "
+                         f"({len(text)} characters given)")
     return text
 
 
@@ -148,11 +180,17 @@ def _disposition(value: object) -> ReservationState:
 
 
 # ---------------------------------------------------------------------------------------------------
-# The registry
+# The file: its marker and schema, and what a SQLite failure means
 # ---------------------------------------------------------------------------------------------------
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS reservations (
+# The marker in the database header: application_id "FJXR" (fastjcs execution registry) and the
+# format version in user_version.
+_APPLICATION_ID = 0x464A5852
+_FORMAT_VERSION = 1
+_TABLE = "reservations"
+# SQLite keeps the text of a CREATE statement as written: the schema check compares it exactly,
+# so this text, up to its final newline, is the one registries made before the marker hold.
+_SCHEMA = f"""CREATE TABLE {_TABLE} (
     agent_identity            TEXT NOT NULL,
     execution_id              TEXT NOT NULL,
     binding                   TEXT NOT NULL,
@@ -168,45 +206,246 @@ CREATE TABLE IF NOT EXISTS reservations (
 """
 _COLUMNS = ("agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
             "admitted_at, finalized_at, finalized_by")
+_TRANSIENT = ("", ":memory:")  # SQLite's temporary and in-memory databases: always new
+
+# The texts of SQLite's primary result codes, for Pythons before 3.11, whose sqlite3 exceptions do
+# not carry the code.
+_CODE_OF_MESSAGE = {
+    "database disk image is malformed": "SQLITE_CORRUPT",
+    "file is not a database": "SQLITE_NOTADB",
+    "attempt to write a readonly database": "SQLITE_READONLY",
+    "unable to open database file": "SQLITE_CANTOPEN",
+    "database or disk is full": "SQLITE_FULL",
+    "database is locked": "SQLITE_BUSY",
+    "database table is locked": "SQLITE_LOCKED",
+}
+
+
+def _writable(path: str) -> bool:
+    """Whether this process may write the file (if it exists) and create files beside it (the
+    -wal and -shm journals)."""
+    return ((not os.path.exists(path) or os.access(path, os.W_OK))
+            and os.access(os.path.dirname(path) or ".", os.W_OK))
+
+
+def _sqlite_error(path: str, exc: sqlite3.Error, timeout: float) -> RegistryError:
+    """The RegistryError that reports `exc`, raised by SQLite on the registry at `path`."""
+    name = getattr(exc, "sqlite_errorname", None) or _CODE_OF_MESSAGE.get(str(exc), "")
+    code = "_".join(name.split("_")[:2])  # the primary code: SQLITE_IOERR_WRITE -> SQLITE_IOERR
+    where = f"execution registry {path!r}"
+    if code == "SQLITE_CORRUPT":
+        return RegistryCorruptError(f"{where} is damaged ({exc}); restore it from a backup")
+    if code == "SQLITE_NOTADB":
+        return RegistryFormatError(f"{where} is not an execution registry: not a SQLite "
+                                   f"database ({exc})")
+    if code == "SQLITE_READONLY" or (code == "SQLITE_CANTOPEN" and path not in _TRANSIENT
+                                     and not _writable(path)):
+        return RegistryReadOnlyError(f"{where} cannot be written ({exc}): a registry needs to "
+                                     "write its file and the -wal and -shm files beside it")
+    if code == "SQLITE_FULL":
+        return RegistryStorageError(f"{where}: the disk is full ({exc}); nothing was changed")
+    if code in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+        return RegistryStorageError(f"{where} stayed locked by another connection for the "
+                                    f"timeout of {timeout} s ({exc})")
+    return RegistryStorageError(f"{where}: SQLite failed ({exc})")
+
+
+def _os_error(path: str, exc: OSError) -> RegistryError:
+    """The RegistryError that reports `exc`, an OSError about the registry at `path`."""
+    where = f"execution registry {path!r}"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return RegistryReadOnlyError(f"{where} cannot be written ({exc.strerror})")
+    return RegistryStorageError(f"{where}: {exc.strerror}")
+
+
+def _path_name(path: Union[str, "os.PathLike[str]"]) -> str:
+    name = os.fspath(path)
+    if not isinstance(name, str):
+        raise TypeError(f"path must be a str or an os.PathLike of str, not {type(name).__name__}")
+    return name
+
+
+def _check_existing(path: str) -> None:
+    """Refuse, before SQLite sees it, a path with nothing to open or that cannot be written."""
+    where = f"execution registry {path!r}"
+    if path in _TRANSIENT:
+        raise RegistryNotFoundError(
+            f"{where}: a temporary or in-memory database is always new; make it with "
+            f"ExecutionRegistry.create({path!r})")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError as exc:
+        raise RegistryNotFoundError(
+            f"{where} does not exist; ExecutionRegistry(path) opens an existing registry, "
+            "ExecutionRegistry.create(path) makes a new one") from exc
+    except OSError as exc:
+        raise _os_error(path, exc) from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise RegistryFormatError(f"{where} is not a regular file")
+    if st.st_size == 0:
+        raise RegistryFormatError(
+            f"{where} is empty (0 bytes), not an execution registry: it was truncated or never "
+            "made by ExecutionRegistry.create; restore it from a backup")
+    if not _writable(path):
+        raise RegistryReadOnlyError(
+            f"{where} cannot be written: a registry needs to write its file and the -wal and "
+            "-shm files in its directory")
+
+
+def _check_format(db: sqlite3.Connection, path: str) -> bool:
+    """Raise RegistryFormatError unless `db` is an execution registry.
+
+    Returns True for a registry made before the marker existed (no application_id, no
+    user_version, the same table and nothing else), which the caller stamps.
+    """
+    where = f"execution registry {path!r}"
+    app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    objects = db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    if app_id not in (0, _APPLICATION_ID):
+        raise RegistryFormatError(f"{where} is another application's SQLite database "
+                                  f"(application_id {app_id:#x}, not {_APPLICATION_ID:#x})")
+    if app_id == _APPLICATION_ID and version != _FORMAT_VERSION:
+        raise RegistryFormatError(f"{where} has registry format version {version}; this "
+                                  f"fastjcs reads version {_FORMAT_VERSION}")
+    if app_id == 0 and version != 0:
+        raise RegistryFormatError(f"{where} is not an execution registry: a SQLite database "
+                                  f"without the registry's marker, at user_version {version}")
+    if objects != [("table", _TABLE, _SCHEMA)]:
+        raise RegistryFormatError(
+            f"{where} is not an execution registry: a SQLite database "
+            + ("without tables" if not objects else "with other tables or another schema"))
+    return app_id == 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# The registry
+# ---------------------------------------------------------------------------------------------------
 
 
 class ExecutionRegistry:
     """Reservations of (agent identity, execution_id) in a SQLite file, or in ":memory:".
 
+    `ExecutionRegistry(path)` opens an existing registry and never creates one; a new registry
+    is made by `ExecutionRegistry.create(path)`. Opening refuses a path with nothing there
+    (RegistryNotFoundError, ":memory:" included), a file that is not an execution registry
+    (RegistryFormatError: empty, not SQLite, another application's database, another format
+    version; RegistryCorruptError when SQLite finds it damaged) and a file or directory this
+    process cannot write (RegistryReadOnlyError).
+
     `timeout` is SQLite's busy timeout in seconds: how long a call waits for another process's
-    transaction before raising sqlite3.OperationalError. One instance may be shared by threads
+    transaction before raising RegistryStorageError. One instance may be shared by threads
     (calls are serialised); processes open their own instance on the same file.
 
-    A path whose database SQLite will not put in WAL mode (the temporary database "") raises
-    RegistryError.
+    Every failure of the storage is a RegistryError that names the path and the cause, with the
+    sqlite3 exception chained: RegistryStorageError (disk full, I/O error, locked past the
+    timeout, a database SQLite will not put in WAL mode), RegistryReadOnlyError,
+    RegistryCorruptError; a call after `close()` is RegistryClosedError.
 
     Argument errors raise ValueError before the database is touched: an execution_id that is not
     1-200 characters of 0x21-0x7e, a binding or terminal audit entry hash that is not a valid
     `<alg>:<hex>` (InvalidDigestError, a ValueError), an agent identity or call_id that is not a
-    non-empty str without lone surrogates, a disposition other than "completed" and
-    "outcome_unknown".
+    non-empty str of at most MAX_TEXT_BYTES (4096) bytes of UTF-8 without lone surrogates, a
+    disposition other than "completed" and "outcome_unknown".
     """
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], *, timeout: float = 30.0) -> None:
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None,
-                                   check_same_thread=False)
+        name = _path_name(path)
+        _check_existing(name)
+        # mode=rw: SQLite opens the file or fails, and never creates one.
+        self._open(name, pathlib.Path(os.path.abspath(name)).as_uri() + "?mode=rw", timeout,
+                   create=False)
+
+    @classmethod
+    def create(cls, path: Union[str, "os.PathLike[str]"], *,
+               timeout: float = 30.0) -> "ExecutionRegistry":
+        """Make a new, empty registry at `path` and open it; ":memory:" makes one in memory.
+
+        Never overwrites: RegistryExistsError if anything exists at `path`. The registry is
+        built in a temporary file beside `path` and linked into place whole, so no process can
+        open it half made. Of several processes creating the same path at once, exactly one
+        succeeds and the others get RegistryExistsError; a deployment that creates the registry
+        on first start opens it after that error::
+
+            try:
+                reg = ExecutionRegistry.create(path)
+            except RegistryExistsError:
+                reg = ExecutionRegistry(path)
+        """
+        name = _path_name(path)
+        if name in _TRANSIENT:
+            registry = cls.__new__(cls)
+            registry._open(name, name, timeout, create=True)
+            return registry
+        where = f"execution registry {name!r}"
+        if os.path.lexists(name):
+            raise RegistryExistsError(f"{where} exists already; ExecutionRegistry.create never "
+                                      "overwrites: open it with ExecutionRegistry(path)")
+        directory = os.path.dirname(os.path.abspath(name))
+        temporary = os.path.join(directory,
+                                 f".{os.path.basename(name)}.{secrets.token_hex(8)}.creating")
         try:
+            try:
+                os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                cls.__new__(cls)._open(name, pathlib.Path(temporary).as_uri() + "?mode=rw",
+                                       timeout, create=True).close()
+                os.link(temporary, name)  # fails if `name` appeared meanwhile: never replaces
+            except FileExistsError as exc:
+                raise RegistryExistsError(f"{where} was created by another process meanwhile; "
+                                          "open it with ExecutionRegistry(path)") from exc
+            except OSError as exc:
+                raise _os_error(name, exc) from exc
+        finally:
+            for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
+                with contextlib.suppress(OSError):  # absent, or never made (read-only directory)
+                    os.unlink(leftover)
+        try:  # make the new name durable
+            fd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise _os_error(name, exc) from exc
+        return cls(name, timeout=timeout)
+
+    # -- plumbing ----------------------------------------------------------------------------------
+
+    def _open(self, path: str, target: str, timeout: float, *, create: bool) -> "ExecutionRegistry":
+        """Connect to `target` (a file name or URI) for the registry at `path`; set it up.
+
+        `create` writes the marker and the schema into the (new, empty) database; otherwise both
+        are checked before anything is written.
+        """
+        self._path, self._timeout = path, timeout
+        self._lock = threading.Lock()
+        self._db: Optional[sqlite3.Connection] = None
+        try:
+            self._db = sqlite3.connect(target, timeout=timeout, isolation_level=None,
+                                       check_same_thread=False, uri=target.startswith("file:"))
+            legacy = False if create else _check_format(self._db, path)
             # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
             # that will not take WAL (SQLite's temporary "" database, some network file systems)
             # cannot give the concurrency and durability promised here, so it is refused.
             mode = self._set_wal(timeout)
             if mode != "wal" and path != ":memory:":
-                raise RegistryError(f"SQLite would not put {str(path)!r} in WAL mode "
-                                    f"(journal_mode is {mode!r})")
+                raise RegistryStorageError(f"SQLite would not put execution registry {path!r} "
+                                           f"in WAL mode (journal_mode is {mode!r})")
             self._db.execute("PRAGMA synchronous=FULL")
-            with self._transaction():
-                self._db.execute(_SCHEMA)
-        except BaseException:
-            self._db.close()
+            if create or legacy:
+                with _Immediate(self._db):
+                    if create:
+                        self._db.execute(_SCHEMA)
+                    self._db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
+                    self._db.execute(f"PRAGMA user_version = {_FORMAT_VERSION}")
+        except BaseException as exc:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            if isinstance(exc, sqlite3.Error):
+                raise _sqlite_error(path, exc, timeout) from exc
             raise
-
-    # -- plumbing ----------------------------------------------------------------------------------
+        return self
 
     def _set_wal(self, timeout: float) -> str:
         """PRAGMA journal_mode=WAL, retried while another process holds the lock it needs.
@@ -227,13 +466,31 @@ class ExecutionRegistry:
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    def _transaction(self) -> "_Immediate":
-        return _Immediate(self._db)
+    @contextlib.contextmanager
+    def _use(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for one call: serialised, refused after close, SQLite errors mapped."""
+        with self._lock:
+            if self._db is None:
+                raise RegistryClosedError(f"execution registry {self._path!r} is closed")
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise _sqlite_error(self._path, exc, self._timeout) from exc
+
+    @property
+    def path(self) -> str:
+        """The path the registry was opened or created with (":memory:" for one in memory)."""
+        return self._path
 
     def close(self) -> None:
-        """Close the database connection (idempotent)."""
+        """Close the database connection (idempotent); any later call raises RegistryClosedError."""
         with self._lock:
-            self._db.close()
+            db, self._db = self._db, None
+            if db is not None:
+                try:
+                    db.close()
+                except sqlite3.Error as exc:
+                    raise _sqlite_error(self._path, exc, self._timeout) from exc
 
     def __enter__(self) -> "ExecutionRegistry":
         return self
@@ -255,13 +512,13 @@ class ExecutionRegistry:
         eid = _execution_id(execution_id)
         bnd = _rendered_digest(binding, "binding")
         cid = None if call_id is None else _text(call_id, "call_id")
-        with self._lock, self._transaction():
-            row = self._db.execute(
+        with self._use() as db, _Immediate(db):
+            row = db.execute(
                 "SELECT state, binding FROM reservations WHERE agent_identity = ? "
                 "AND execution_id = ?", (agent, eid)).fetchone()
             if row is not None:
                 return _decide(ReservationState(row[0]), row[1], bnd)
-            self._db.execute(
+            db.execute(
                 "INSERT INTO reservations (agent_identity, execution_id, binding, state, call_id, "
                 "admitted_at) VALUES (?, ?, ?, 'in_flight', ?, ?)",
                 (agent, eid, bnd, cid, time.time()))
@@ -283,8 +540,8 @@ class ExecutionRegistry:
         target = _disposition(disposition)
         audit = (None if terminal_audit_entry_hash is None
                  else _rendered_digest(terminal_audit_entry_hash, "terminal_audit_entry_hash"))
-        with self._lock, self._transaction():
-            row = self._db.execute(
+        with self._use() as db, _Immediate(db):
+            row = db.execute(
                 "SELECT state, terminal_audit_entry_hash FROM reservations "
                 "WHERE agent_identity = ? AND execution_id = ?", (agent, eid)).fetchone()
             if row is None:
@@ -293,7 +550,7 @@ class ExecutionRegistry:
                     "finalize() needs an admitted call")
             state, stored_audit = ReservationState(row[0]), row[1]
             if state is ReservationState.IN_FLIGHT:
-                self._db.execute(
+                db.execute(
                     "UPDATE reservations SET state = ?, terminal_audit_entry_hash = ?, "
                     "finalized_at = ?, finalized_by = 'finalize' "
                     "WHERE agent_identity = ? AND execution_id = ?",
@@ -316,8 +573,8 @@ class ExecutionRegistry:
         seals the in-flight calls of every process using the file, so run it only when no other
         process is admitting (at start-up, under the deployment's own exclusion).
         """
-        with self._lock, self._transaction():
-            cursor = self._db.execute(
+        with self._use() as db, _Immediate(db):
+            cursor = db.execute(
                 "UPDATE reservations SET state = 'outcome_unknown', finalized_at = ?, "
                 "finalized_by = 'recover' WHERE state = 'in_flight'", (time.time(),))
             return cursor.rowcount
@@ -326,8 +583,8 @@ class ExecutionRegistry:
         """The stored reservation of a key, or None."""
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
-        with self._lock:
-            row = self._db.execute(
+        with self._use() as db:
+            row = db.execute(
                 f"SELECT {_COLUMNS} FROM reservations WHERE agent_identity = ? "
                 "AND execution_id = ?", (agent, eid)).fetchone()
         if row is None:
@@ -355,6 +612,14 @@ class _Immediate:
     def __exit__(self, exc_type: Optional[Type[BaseException]],
                  exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
         if exc_type is None:
-            self.db.execute("COMMIT")
-        elif self.db.in_transaction:  # SQLite may have rolled back already (SQLITE_FULL, ...)
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.Error:  # a COMMIT that fails (SQLITE_FULL, ...) must not stay open
+                self._rollback()
+                raise
+        self._rollback()
+
+    def _rollback(self) -> None:
+        if self.db.in_transaction:  # SQLite may have rolled back already (SQLITE_FULL, ...)
             self.db.execute("ROLLBACK")
