@@ -43,6 +43,27 @@ def test_lines_hex_native_equals_python(native, algorithm, bad_share):
         assert len(got[2]) > 256  # more than one C call's worth of failures
 
 
+# Failures whose wording depends on the bytes at the error: the character (ASCII, control,
+# non-ASCII, a lone or truncated UTF-8 byte, a byte order mark at the start of a line, the end of
+# the line), the repeated name (escaped or not), the depth limit.
+WORDED = ['{"a": \u00e9}', '[1, \x01]', '[1, \u2028]', '{"a":"\u00e9"} \ufeff', '\ufeff[1]', "[1, 2",
+          '{"a\\u0062": 1, "ab": 2}', '{"\\"": 1, "\\"": 2}', '{"k": {"x": 1, "x": 2}}',
+          '{"\u00e9": 1, "\\u00e9": 2}', "[[[[[[1]]]]]]", "[1, 2]]", "{'a': 1}", "[tru]", "nul"]
+
+
+def test_failures_worded_once_per_kind_read_as_each_exception_says(native):
+    """The C path words a failure once per (code, message, character or name) and reuses it:
+    every line, in any order and repeated, must read as the Python backend's exception says."""
+    rng = random.Random(11)
+    texts = [t.encode("utf-8") for t in WORDED] + [b"[\xc3]", b'"\xe2\x82"', b"[1]\xff", b"\xed\xa0\x80"]
+    data = b"\n".join(rng.choice(texts) for _ in range(2000)) + b"\n"
+    got = native.digest_lines_hex(data, 5, False, "sha256", "sha256:")
+    want = _python.digest_lines_hex(data, 5, False, "sha256", "sha256:")
+    assert got == want
+    assert {what.split(":")[0] for *_, what in got[2]} == {"InvalidJSONError", "DuplicateKeyError",
+                                                          "DepthLimitError"}
+
+
 def test_failure_records_are_read_in_the_c_layout(native):
     """digest_lines_hex reads the failures of a call as raw fjcs_item records: the struct format
     must have C's size and offsets."""
