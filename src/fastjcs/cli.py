@@ -361,6 +361,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
     where = f"fastjcs digest: {source}:"
 
     def report(notes: List[str]) -> None:
+        out.flush()  # the error lines first: a failing stdout is reported before any note
         for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
             sys.stderr.write(text)
 
