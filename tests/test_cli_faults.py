@@ -13,6 +13,7 @@ Expected answers come from rfc8785 and pycryptodome, not from fastjcs.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -233,6 +234,19 @@ def test_output_targets_that_cannot_be_written(tmp_path, backend_env):
         one_line_error(p, needle)
         assert sorted(x.name for x in tmp_path.iterdir()) == ["dir"]
         assert list((tmp_path / "dir").iterdir()) == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib (the plot extra) is absent")
+def test_plot_targets_that_cannot_be_written(tmp_path):
+    """bench --plot writes through the same checked, atomic path as canon -o."""
+    quick = ("--only", "json.dumps", "--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")
+    for target, needle in ((tmp_path / "missing" / "chart.png", "No such file or directory"),
+                           (tmp_path / "chart.xyz", "Format 'xyz' is not supported")):
+        p = fastjcs("bench", "--plot", target, *quick)
+        no_traceback(p)
+        assert p.returncode == 2
+        one_line_error(p, str(target), needle)
+        assert list(tmp_path.iterdir()) == []
 
 
 @pytest.fixture

@@ -601,7 +601,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         print(result.table())
     if args.plot is not None:
-        _bench.plot(result, args.plot)
+        image_format = os.path.splitext(args.plot)[1][1:].lower() or "png"
+        try:
+            with open_output(args.plot) as out:
+                _bench.plot(result, out, image_format)
+        except ValueError as exc:  # matplotlib: a format it does not write
+            raise CLIError(f"--plot {args.plot}: {exc}") from exc
     return EXIT_OK
 
 
