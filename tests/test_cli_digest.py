@@ -153,6 +153,24 @@ def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source, workers):
     assert out[14] == expected(b'{"i": 14, "s": "\\u00e9%d", "l": [true, null, -14]}'.replace(b"%d", b"14"))
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_lines_shorter_and_longer_than_a_chunk(tmp_path, jobs):
+    """Chunks of 1000 bytes, lines from a few bytes to several chunks long: each line is digested
+    once and whole, from a file and from a pipe, with the read buffers reused from chunk to chunk."""
+    import random
+
+    rng = random.Random(5)
+    body = [b'{"s": "%s", "n": %d}' % (b"x" * rng.choice([0, 10, 900, 995, 1000, 2500, 7000]), i)
+            for i in range(300)]
+    data = b"\n".join(body) + b"\n"
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(data)
+    want = "".join(expected(line) + "\n" for line in body).encode()
+    for args, stdin in (([path], b""), ([], data)):
+        p = fastjcs("digest", "--jsonl", "--jobs", jobs, "--chunk-bytes", "1000", *args, input=stdin)
+        assert (p.returncode, p.stderr) == (0, b"") and p.stdout == want
+
+
 def test_jobs_2_fail_fast():
     data = _many_lines(500)
     p = fastjcs("digest", "--jsonl", "--jobs", "2", "--fail-fast", "--chunk-bytes", "1000", input=data)

@@ -83,34 +83,53 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
 # ---- chunking --------------------------------------------------------------------------------
 
 
-def line_chunks(stream: Any, chunk: int = CHUNK) -> Iterator[Any]:
-    """Whole-line chunks (bytes-like) of a binary stream, read until read() returns nothing.
+class LineChunks:
+    """Whole-line chunks (bytes-like) of a binary stream, read with readinto() until it reads
+    nothing.
 
-    Each byte is read once and scanned for a newline once. A block without one is appended to
-    the unfinished line (a bytearray, grown in place), never joined again with what came before;
-    the line a block finishes is a chunk of its own, so the whole lines after it are passed on
-    as a view of the block, not copied.
+    Each byte is read once and scanned for a newline once. A block without one is appended to the
+    unfinished line (a bytearray, grown in place), never joined again with what came before; the
+    line a block finishes is a chunk of its own, so the whole lines after it are passed on as a
+    view of the block, not copied. A block handed back with done() once its chunk is digested is
+    read into again: fresh memory for every block costs a page fault per 4 KiB, which is most of
+    what reading costs.
     """
-    pending = bytearray()
-    while True:
-        block = stream.read(chunk)
-        if not block:
-            break
-        cut = block.rfind(b"\n") + 1
-        if not cut:
-            pending += block
-            continue
-        view = memoryview(block)
-        first = 0
+
+    def __init__(self, stream: Any, chunk: int = CHUNK) -> None:
+        self._stream, self._chunk = stream, chunk
+        self._spare: List[bytearray] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        spare = self._spare
+        pending = bytearray()
+        while True:
+            block = spare.pop() if spare else bytearray(self._chunk)
+            got = self._stream.readinto(block)
+            if not got:
+                break
+            view = memoryview(block)[:got]
+            cut = block.rfind(b"\n", 0, got) + 1
+            first = 0
+            if cut and pending:
+                first = block.find(b"\n", 0, got) + 1
+                pending += view[:first]
+                yield pending
+                pending = bytearray()
+            pending += view[cut:]
+            if first < cut:
+                yield view[first:cut]
+            else:
+                view.release()
+                spare.append(block)
         if pending:
-            first = block.find(b"\n") + 1
-            pending += view[:first]
             yield pending
-        if first < cut:
-            yield block if cut == len(block) and not first else view[first:cut]
-        pending = bytearray(view[cut:])
-    if pending:
-        yield pending
+
+    def done(self, piece: Any) -> None:
+        """`piece`, a chunk of this reader, is digested: its block may be read into again."""
+        if isinstance(piece, memoryview):
+            block = piece.obj
+            piece.release()
+            self._spare.append(block)
 
 
 # ---- worker processes ------------------------------------------------------------------------
@@ -141,16 +160,16 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
     progress(n) with the bytes done. Returns the number of failed lines (with `fail_fast`, the
     run stops after the first, its `error:` line written). Errors of the stream propagate.
     """
-    chunks = line_chunks(stream, chunk)
+    reader = LineChunks(stream, chunk)
+    chunks = iter(reader)
     first = next(chunks, None)
     if first is None:
         return 0
     second = next(chunks, None)
-    if second is None:
-        return _write(iter([digest_chunk(first, s)]), write, report, fail_fast, progress)
     todo = _chain(first, second, chunks)
-    if jobs <= 1:
-        return _write((digest_chunk(c, s) for c in todo), write, report, fail_fast, progress)
+    if jobs <= 1 or second is None:  # one chunk: a worker would only add its start-up
+        return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report,
+                      fail_fast, progress)
     if s.profile == "jcs" and _core._impl.NAME == "native":
         # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
         # threads share the work with no pickling of results between processes.
@@ -158,6 +177,7 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
 
         executor: Any = ThreadPoolExecutor(jobs)
         submit = lambda c: executor.submit(digest_chunk, c, s)  # noqa: E731
+        done = reader.done
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -166,31 +186,52 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         executor = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(s,))
-        submit = lambda c: executor.submit(_work, bytes(c))  # noqa: E731
+
+        def submit(c: Any) -> Any:
+            future = executor.submit(_work, bytes(c))  # a copy goes to the worker
+            reader.done(c)
+            return future
+
+        done = lambda c: None  # noqa: E731
     try:
-        return _write(_in_order(submit, todo, 2 * jobs), write, report, fail_fast, progress)
+        return _write(_in_order(submit, todo, 2 * jobs, done), write, report, fail_fast, progress)
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
 
 
+def _each(items: Iterator[Any], fn: Callable[[Any], ChunkResult],
+          done: Callable[[Any], None]) -> Iterator[ChunkResult]:
+    for item in items:
+        result = fn(item)
+        done(item)
+        yield result
+
+
 def _chain(first: Any, second: Any, rest: Iterator[Any]) -> Iterator[Any]:
     yield first
-    yield second
-    yield from rest
+    if second is not None:
+        yield second
+        yield from rest
 
 
-def _in_order(submit: Callable[[Any], Any], items: Iterator[Any], ahead: int) -> Iterator[ChunkResult]:
+def _in_order(submit: Callable[[Any], Any], items: Iterator[Any], ahead: int,
+              done: Callable[[Any], None]) -> Iterator[ChunkResult]:
     """submit(item) for each item, results in input order, at most `ahead` chunks in flight (so a
-    long input is not read into memory before the first result is written)."""
+    long input is not read into memory before the first result is written); done(item) once its
+    result is in."""
     from collections import deque
 
     pending: deque = deque()
     for item in items:
-        pending.append(submit(item))
+        pending.append((submit(item), item))
         if len(pending) >= ahead:
-            yield pending.popleft().result()
+            future, finished = pending.popleft()
+            yield future.result()
+            done(finished)
     while pending:
-        yield pending.popleft().result()
+        future, finished = pending.popleft()
+        yield future.result()
+        done(finished)
 
 
 def _write(results: Iterator[ChunkResult], write: Callable[[bytes], Any],

@@ -80,13 +80,24 @@ class Input:
             data = self._stream.read(n)
         except OSError as exc:
             raise CLIError(f"{self.name}: {exc.strerror}") from exc
-        self._done += len(data)
+        self._count(len(data), n < 0 or not data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        """Fill buffer as far as the input goes; 0 at the end."""
+        try:
+            got = self._stream.readinto(buffer)
+        except OSError as exc:
+            raise CLIError(f"{self.name}: {exc.strerror}") from exc
+        self._count(got, not got)
+        return got
+
+    def _count(self, got: int, at_end: bool) -> None:
+        self._done += got
         expected = self._expected
-        if (n < 0 or not data) and expected is not None and self._done < expected and \
-                (self._size() or 0) < expected:
+        if at_end and expected is not None and self._done < expected and (self._size() or 0) < expected:
             raise CLIError(f"{self.name}: the file shrank while it was read (it ended after "
                            f"{self._done} of its {expected} bytes): truncated or rotated?")
-        return data
 
 
 @contextmanager
