@@ -2,7 +2,7 @@
 
 The input is any binary stream (a file, a pipe, a FIFO, stdin), read to its end in chunks of about
 `CHUNK` bytes cut at line boundaries (after a b"\\n"). It is read, never mapped: a file truncated
-under a mapping kills the process with SIGBUS, a file read with read() only ends early (which the
+under a mapping kills the process with SIGBUS, a file that is read only ends early (which the
 caller's stream may refuse, see `fastjcs.cli.Input`). A line longer than a chunk is gathered in one
 growing buffer, so the time it takes is linear in its length and the memory it holds is its
 length plus a chunk.
@@ -155,8 +155,9 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
         progress: Optional[Callable[[int], None]] = None, chunk: int = CHUNK) -> int:
     """Digest every line read from the binary `stream`, in order.
 
-    Calls write(bytes) with the output, and report(notes) once per chunk with a failure, a note
-    "LINE[:COLUMN]: ErrorClass: message[ (byte OFFSET)]" per failed line, in input order;
+    Calls write(bytes) with the output, and report(notes) after the output of each batch of
+    failed lines, a note "LINE[:COLUMN]: ErrorClass: message[ (byte OFFSET)]" per failed line, in
+    input order;
     progress(n) with the bytes done. Returns the number of failed lines (with `fail_fast`, the
     run stops after the first, its `error:` line written). Errors of the stream propagate.
     """
