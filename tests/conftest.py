@@ -63,3 +63,11 @@ def native():
     if _native is None:
         pytest.skip(_NATIVE_MISSING)
     return _native
+
+
+@pytest.fixture(params=["python", "native"])
+def cli_backend(request):
+    """The child environment that runs the command line on one backend (FASTJCS_BACKEND)."""
+    if request.param == "native" and _native is None:
+        pytest.skip(_NATIVE_MISSING)
+    return {"FASTJCS_BACKEND": request.param}

@@ -153,6 +153,24 @@ def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source, workers):
     assert out[14] == expected(b'{"i": 14, "s": "\\u00e9%d", "l": [true, null, -14]}'.replace(b"%d", b"14"))
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_lines_shorter_and_longer_than_a_chunk(tmp_path, jobs):
+    """Chunks of 1000 bytes, lines from a few bytes to several chunks long: each line is digested
+    once and whole, from a file and from a pipe, with the read buffers reused from chunk to chunk."""
+    import random
+
+    rng = random.Random(5)
+    body = [b'{"s": "%s", "n": %d}' % (b"x" * rng.choice([0, 10, 900, 995, 1000, 2500, 7000]), i)
+            for i in range(300)]
+    data = b"\n".join(body) + b"\n"
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(data)
+    want = "".join(expected(line) + "\n" for line in body).encode()
+    for args, stdin in (([path], b""), ([], data)):
+        p = fastjcs("digest", "--jsonl", "--jobs", jobs, "--chunk-bytes", "1000", *args, input=stdin)
+        assert (p.returncode, p.stderr) == (0, b"") and p.stdout == want
+
+
 def test_jobs_2_fail_fast():
     data = _many_lines(500)
     p = fastjcs("digest", "--jsonl", "--jobs", "2", "--fail-fast", "--chunk-bytes", "1000", input=data)
@@ -165,6 +183,54 @@ def test_unreadable_file_is_exit_2():
     p = fastjcs("digest", "--jsonl", "/nonexistent.jsonl")
     assert p.returncode == 2
     one_line_error(p, "/nonexistent.jsonl")
+
+
+# ---- growth: time in proportion to the input ------------------------------------------------------
+
+
+def _cpu(args, data: bytes, extra_env, runs: int = 3) -> float:
+    """CPU seconds (user + system) of the child for one run, the least of `runs` (other work on
+    the machine slows a run down, never speeds it up)."""
+    import resource
+
+    best = float("inf")
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        p = fastjcs(*args, input=data, extra_env=extra_env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert p.returncode in (0, 1), p.stderr[-300:]
+        best = min(best, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return best
+
+
+def test_a_long_stdin_line_takes_linear_time(cli_backend):
+    """One line of n and 4n bytes on a pipe, read in 16 KiB blocks: each block was joined to
+    everything before it and the whole scanned again (a line of 800 MB took 55 s, 200 MB 3.7 s)."""
+    def line(n: int) -> bytes:
+        return b'{"a":"' + b"x" * n + b'"}\n'
+
+    args = ("digest", "--jsonl", "--chunk-bytes", "16384")
+    start = _cpu(args, b"", cli_backend)
+    small, big = (_cpu(args, line(n), cli_backend) - start for n in (4 << 20, 16 << 20))
+    assert big / small < 6, (small, big)
+    p = fastjcs(*args, input=line(100), extra_env=cli_backend)
+    assert p.stdout == f"sha256:{sha256(line(100)[:-1])}\n".encode()
+
+
+def test_a_failing_line_costs_a_few_good_ones(cli_backend):
+    """N lines that fail against N that do not, of the same shape, in the same run: a failed line
+    built an exception, a position and two Python objects, 50x the cost of a good line in C."""
+    n = 400_000 if cli_backend["FASTJCS_BACKEND"] == "native" else 20_000
+    good = b"".join(b'{"id":%d,"name":"abc","v":[1,2]}\n' % i for i in range(n))
+    bad = b"".join(b'{"id":%d,"name":"abc","v":[1,2],}\n' % i for i in range(n))
+    start = _cpu(("digest", "--jsonl"), b"", cli_backend)
+    good_cpu, bad_cpu = (_cpu(("digest", "--jsonl"), data, cli_backend) - start for data in (good, bad))
+    assert bad_cpu / good_cpu < 5, (good_cpu, bad_cpu)
+    p = fastjcs("digest", "--jsonl", input=bad[:200], extra_env=cli_backend)
+    # line 1 is 33 bytes with its newline; the "}" of line 2 is its 32nd byte
+    assert lines(p.stdout)[1] == "error:2:32: InvalidJSONError: unexpected character '}', expected a member name"
+    assert lines(p.stderr)[1] == ("fastjcs digest: <stdin>:2:32: InvalidJSONError: unexpected character '}', "
+                                  "expected a member name (byte 64)")
 
 
 # ---- progress bar --------------------------------------------------------------------------------

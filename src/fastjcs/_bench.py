@@ -18,7 +18,7 @@ import importlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._errors import FastJCSError
 
@@ -268,8 +268,9 @@ def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat
     return result
 
 
-def plot(result: Result, path: str) -> None:
-    """A bar chart of throughput, correct candidates in one colour, others hatched."""
+def plot(result: Result, out: BinaryIO, image_format: str) -> None:
+    """A bar chart of throughput, correct candidates in one colour, others hatched, written to
+    `out` as `image_format` (png, svg, pdf...)."""
     import matplotlib  # ImportError is the caller's to report
 
     matplotlib.use("Agg")
@@ -288,5 +289,5 @@ def plot(result: Result, path: str) -> None:
     ax.set_xlabel(f"MB/s ({result.mode} mode; {result.corpus_bytes / 1e6:.1f} MB corpus)")
     ax.set_title("JSON canonicalizers")
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(out, format=image_format)
     plt.close(fig)

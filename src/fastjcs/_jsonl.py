@@ -1,21 +1,25 @@
 """JSON Lines digests for `fastjcs digest --jsonl`: one output line per input line, in order.
 
-The input is cut into chunks of about `CHUNK` bytes at line boundaries (after a b"\\n"), and each
-chunk is digested by one batch call (`digest_lines` of the backend: for the C core, one C call
-per chunk). With `jobs > 1` the chunks go to worker processes and come back in input order
-(`Pool.imap`); a regular file is mapped by every worker, so only offsets cross the pipe, while
-stdin chunks travel as bytes. Lines are split as `_python.split_lines` splits them: at b"\\n", a
+The input is any binary stream (a file, a pipe, a FIFO, stdin), read to its end in chunks of about
+`CHUNK` bytes cut at line boundaries (after a b"\\n"). It is read, never mapped: a file truncated
+under a mapping kills the process with SIGBUS, a file that is read only ends early (which the
+caller's stream may refuse, see `fastjcs.cli.Input`). A line longer than a chunk is gathered in one
+growing buffer, so the time it takes is linear in its length and the memory it holds is its
+length plus a chunk.
+
+Each chunk is digested by one batch call (`digest_lines_hex` of the backend: for the C core, one
+C call per chunk). With `jobs > 1` the chunks go to threads (the C core's call runs without the
+GIL) or to worker processes (the pure-Python backend, jcs-n), at most 2 x jobs chunks in flight,
+and come back in input order. Lines are split as `_python.split_lines` splits them: at b"\\n", a
 final newline ends the last line, a "\\r" before it is JSON whitespace.
 
-A chunk's result is its output bytes (digest lines and `error:` lines) plus the failures, with
-line numbers relative to the chunk; the parent, which sees the chunks in order, makes them
-absolute (a worker does not know how many lines came before its chunk).
+A chunk's result is its output bytes (the digest lines) plus its failures, with line numbers
+relative to the chunk; the parent, which sees the chunks in order, makes them absolute (a worker
+does not know how many lines came before its chunk) and writes each `error:` line into place.
 """
 
 from __future__ import annotations
 
-import mmap
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
@@ -34,37 +38,11 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class LineFailure:
-    """A line that could not be digested. `line` is 0-based within its chunk until the parent
-    makes it absolute (1-based); `offset` is the byte offset in the chunk, then in the input."""
-
-    line: int
-    column: Optional[int]           # 1-based byte column within the line, when known
-    offset: Optional[int]
-    kind: str                       # the exception class name
-    message: str                    # one line, without the position
-    out_at: int                     # where its `error:` line goes in the chunk's output bytes
-
-    def absolute(self, first_line: int, base_offset: int) -> "LineFailure":
-        return LineFailure(self.line + first_line, self.column,
-                           None if self.offset is None else self.offset + base_offset,
-                           self.kind, self.message, self.out_at)
-
-    def output_line(self) -> bytes:
-        """The stdout line standing for the failed line: it cannot be read as a digest."""
-        where = f"{self.line}:{self.column}" if self.column is not None else f"{self.line}"
-        return f"error:{where}: {self.kind}: {self.message}\n".encode("utf-8", "backslashreplace")
-
-
-@dataclass(frozen=True)
 class ChunkResult:
-    output: bytes                   # the digest lines of the chunk; error lines are inserted at out_at
-    failures: List[LineFailure]
+    output: bytes                   # the digest lines of the chunk; error lines go in at out_at
+    failures: List[Tuple[Any, ...]]  # per failed line, as the backends' digest_lines_hex gives it
     lines: int
-
-
-def one_line(text: str) -> str:
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    size: int                       # bytes of input
 
 
 # ---- digesting one chunk ---------------------------------------------------------------------
@@ -88,79 +66,83 @@ def _jcs_n_lines(data: bytes, s: Settings) -> List[Any]:
     return results
 
 
-def digest_chunk(data: bytes, s: Settings) -> ChunkResult:
-    """Digest every line of `data` (whole lines); never raises for a bad line."""
+def digest_chunk(data: Any, s: Settings) -> ChunkResult:
+    """Digest every line of `data` (whole lines, any bytes-like object); never raises for a bad line."""
     if s.profile == "jcs":
         # One backend call renders the digest lines itself (in C, without coming back per line).
-        output, lines, failed = _core._impl.digest_lines_hex(data, s.max_depth, s.strict_integers,
-                                                             s.algorithm, s.algorithm + ":")
-        return ChunkResult(output, [_failure(exc, i, start, at) for i, start, at, exc in failed],
-                           lines)
-    from ._python import lines_hex_from
+        output, lines, failures = _core._impl.digest_lines_hex(data, s.max_depth, s.strict_integers,
+                                                               s.algorithm, s.algorithm + ":")
+    else:
+        from ._python import lines_hex_from
 
-    output, lines, failed = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex
-    return ChunkResult(output, [_failure(exc, i, start, at) for i, start, at, exc in failed], lines)
-
-
-def _failure(exc: Any, index: int, line_start: int, out_at: int) -> LineFailure:
-    column = getattr(exc, "colno", None)
-    offset = getattr(exc, "offset", None)
-    message = getattr(exc, "msg", None) or str(exc)
-    return LineFailure(index, column, None if offset is None else line_start + offset,
-                       type(exc).__name__, one_line(message), out_at)
+        data = bytes(data)
+        output, lines, failures = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex
+    return ChunkResult(output, failures, lines, len(data))
 
 
 # ---- chunking --------------------------------------------------------------------------------
 
 
-def file_chunks(mapped: "mmap.mmap", size: int, chunk: int = CHUNK) -> Iterator[Tuple[int, int]]:
-    """(start, end) spans of whole lines covering `mapped`."""
-    start = 0
-    while start < size:
-        end = mapped.find(b"\n", min(start + chunk, size) - 1)
-        end = size if end < 0 else end + 1
-        yield start, end
-        start = end
+class LineChunks:
+    """Whole-line chunks (bytes-like) of a binary stream, read with readinto() until it reads
+    nothing.
 
+    Each byte is read once and scanned for a newline once. A block without one is appended to the
+    unfinished line (a bytearray, grown in place), never joined again with what came before; the
+    line a block finishes is a chunk of its own, so the whole lines after it are passed on as a
+    view of the block, not copied. A block handed back with done() once its chunk is digested is
+    read into again: fresh memory for every block costs a page fault per 4 KiB, which is most of
+    what reading costs.
+    """
 
-def stream_chunks(stream: Any, chunk: int = CHUNK) -> Iterator[bytes]:
-    """Whole-line chunks read from a binary stream (stdin), without reading it all first."""
-    pending = b""
-    while True:
-        block = stream.read(chunk)
-        if not block:
-            break
-        data = pending + block
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            pending = data
-            continue
-        pending = data[cut:]
-        yield data[:cut]
-    if pending:
-        yield pending
+    def __init__(self, stream: Any, chunk: int = CHUNK) -> None:
+        self._stream, self._chunk = stream, chunk
+        self._spare: List[bytearray] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        spare = self._spare
+        pending = bytearray()
+        while True:
+            block = spare.pop() if spare else bytearray(self._chunk)
+            got = self._stream.readinto(block)
+            if not got:
+                break
+            view = memoryview(block)[:got]
+            cut = block.rfind(b"\n", 0, got) + 1
+            first = 0
+            if cut and pending:
+                first = block.find(b"\n", 0, got) + 1
+                pending += view[:first]
+                yield pending
+                pending = bytearray()
+            pending += view[cut:]
+            if first < cut:
+                yield view[first:cut]
+            else:
+                view.release()
+                spare.append(block)
+        if pending:
+            yield pending
+
+    def done(self, piece: Any) -> None:
+        """`piece`, a chunk of this reader, is digested: its block may be read into again."""
+        if isinstance(piece, memoryview):
+            block = piece.obj
+            piece.release()
+            self._spare.append(block)
 
 
 # ---- worker processes ------------------------------------------------------------------------
 
 _worker_settings: Optional[Settings] = None
-_worker_map: Optional[mmap.mmap] = None
 
 
-def _init_worker(s: Settings, path: Optional[str]) -> None:
-    global _worker_settings, _worker_map
+def _init_worker(s: Settings) -> None:
+    global _worker_settings
     _worker_settings = s
-    if path is not None:
-        with open(path, "rb") as f:
-            _worker_map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
 
-def _work_span(span: Tuple[int, int]) -> ChunkResult:
-    assert _worker_settings is not None and _worker_map is not None
-    return digest_chunk(_worker_map[span[0]:span[1]], _worker_settings)
-
-
-def _work_bytes(data: bytes) -> ChunkResult:
+def _work(data: bytes) -> ChunkResult:
     assert _worker_settings is not None
     return digest_chunk(data, _worker_settings)
 
@@ -168,104 +150,143 @@ def _work_bytes(data: bytes) -> ChunkResult:
 # ---- the run ---------------------------------------------------------------------------------
 
 
-def run(path: Optional[str], s: Settings, jobs: int, write: Callable[[bytes], Any],
-        report: Callable[[LineFailure], None], fail_fast: bool,
-        progress: Optional[Callable[[int], None]] = None, stdin: Any = None, chunk: int = CHUNK) -> int:
-    """Digest every line of the file at `path` (or of `stdin` when path is None), in order.
+def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
+        report: Callable[[List[str]], None], fail_fast: bool,
+        progress: Optional[Callable[[int], None]] = None, chunk: int = CHUNK) -> int:
+    """Digest every line read from the binary `stream`, in order.
 
-    Calls write(bytes) with the output and report(failure) for each failed line, in input order;
+    Calls write(bytes) with the output, and report(notes) after the output of each batch of
+    failed lines, a note "LINE[:COLUMN]: ErrorClass: message[ (byte OFFSET)]" per failed line, in
+    input order;
     progress(n) with the bytes done. Returns the number of failed lines (with `fail_fast`, the
-    run stops after the first, its `error:` line written).
+    run stops after the first, its `error:` line written). Errors of the stream propagate.
     """
-    if path is None:
-        chunks: Iterator[Any] = stream_chunks(stdin, chunk)
-        sizes: Callable[[Any], int] = len
-        local: Callable[[Any], ChunkResult] = lambda data: digest_chunk(data, s)  # noqa: E731
-        remote: Callable[[Any], ChunkResult] = _work_bytes
-        return _drive(chunks, sizes, local, remote, None, s, jobs, write, report, fail_fast, progress)
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return 0
-        if size <= chunk:
-            jobs = 1  # one chunk: a worker would only add its start-up
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            return _drive(file_chunks(mapped, size, chunk), lambda span: span[1] - span[0],
-                          lambda span: digest_chunk(mapped[span[0]:span[1]], s), _work_span,
-                          path, s, jobs, write, report, fail_fast, progress)
-
-
-def _in_order(executor: Any, fn: Callable[[Any], ChunkResult], items: Iterator[Any],
-              ahead: int) -> Iterator[ChunkResult]:
-    """fn over items on the executor, results in input order, at most `ahead` chunks in flight
-    (so a long stdin is not read into memory before the first result is written)."""
-    from collections import deque
-
-    pending: deque = deque()
-    for item in items:
-        pending.append(executor.submit(fn, item))
-        if len(pending) >= ahead:
-            yield pending.popleft().result()
-    while pending:
-        yield pending.popleft().result()
-
-
-def _drive(chunks: Iterator[Any], sizes: Callable[[Any], int], local: Callable[[Any], ChunkResult],
-           remote: Callable[[Any], ChunkResult], path: Optional[str], s: Settings, jobs: int,
-           write: Callable[[bytes], Any], report: Callable[[LineFailure], None], fail_fast: bool,
-           progress: Optional[Callable[[int], None]]) -> int:
-    pool = None
-    threads = None
-    if jobs > 1 and s.profile == "jcs" and _core._impl.NAME == "native":
+    reader = LineChunks(stream, chunk)
+    chunks = iter(reader)
+    first = next(chunks, None)
+    if first is None:
+        return 0
+    second = next(chunks, None)
+    todo = _chain(first, second, chunks)
+    if jobs <= 1 or second is None:  # one chunk: a worker would only add its start-up
+        return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report,
+                      fail_fast, progress)
+    if s.profile == "jcs" and _core._impl.NAME == "native":
         # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
         # threads share the work with no pickling of results between processes.
         from concurrent.futures import ThreadPoolExecutor
 
-        threads = ThreadPoolExecutor(jobs)
-    elif jobs > 1:
+        executor: Any = ThreadPoolExecutor(jobs)
+        submit = lambda c: executor.submit(digest_chunk, c, s)  # noqa: E731
+        done = reader.done
+    else:
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         digest_chunk(b"", s)  # load the hash functions (and CPB) once, before the workers fork
-
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        pool = ctx.Pool(jobs, _init_worker, (s, path))
+        executor = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(s,))
+
+        def submit(c: Any) -> Any:
+            future = executor.submit(_work, bytes(c))  # a copy goes to the worker
+            reader.done(c)
+            return future
+
+        done = lambda c: None  # noqa: E731
+    try:
+        return _write(_in_order(submit, todo, 2 * jobs, done), write, report, fail_fast, progress)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _each(items: Iterator[Any], fn: Callable[[Any], ChunkResult],
+          done: Callable[[Any], None]) -> Iterator[ChunkResult]:
+    for item in items:
+        result = fn(item)
+        done(item)
+        yield result
+
+
+def _chain(first: Any, second: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    if second is not None:
+        yield second
+        yield from rest
+
+
+def _in_order(submit: Callable[[Any], Any], items: Iterator[Any], ahead: int,
+              done: Callable[[Any], None]) -> Iterator[ChunkResult]:
+    """submit(item) for each item, results in input order, at most `ahead` chunks in flight (so a
+    long input is not read into memory before the first result is written); done(item) once its
+    result is in."""
+    from collections import deque
+
+    pending: deque = deque()
+    for item in items:
+        pending.append((submit(item), item))
+        if len(pending) >= ahead:
+            future, finished = pending.popleft()
+            yield future.result()
+            done(finished)
+    while pending:
+        future, finished = pending.popleft()
+        yield future.result()
+        done(finished)
+
+
+def _write(results: Iterator[ChunkResult], write: Callable[[bytes], Any],
+           report: Callable[[List[str]], None], fail_fast: bool,
+           progress: Optional[Callable[[int], None]]) -> int:
+    """Write the results in order, each failed line's `error:` line in its place."""
     failed = 0
     first_line, base = 1, 0
-    try:
-        spans: List[int] = []
-
-        def sized(it: Iterator[Any]) -> Iterator[Any]:
-            for c in it:
-                spans.append(sizes(c))
-                yield c
-
-        if threads is not None:
-            results: Iterator[ChunkResult] = _in_order(threads, local, sized(chunks), 2 * jobs)
-        elif pool is not None:
-            results = pool.imap(remote, sized(chunks))
-        else:
-            results = map(local, sized(chunks))
-        for n, result in enumerate(results):
-            done = 0
-            for f in result.failures:
-                write(result.output[done:f.out_at])
-                done = f.out_at
-                failure = f.absolute(first_line, base)
-                write(failure.output_line())
-                report(failure)
-                failed += 1
-                if fail_fast:
-                    return failed
-            write(result.output[done:])
-            first_line += result.lines
-            base += spans[n]
-            if progress is not None:
-                progress(spans[n])
-    finally:
-        if threads is not None:
-            threads.shutdown(wait=True, cancel_futures=True)
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    for result in results:
+        failures = result.failures[:1] if fail_fast else result.failures
+        done = 0
+        for at in range(0, len(failures), _BATCH):  # the texts of a batch at a time in memory
+            out, notes, done = _render(failures[at:at + _BATCH], result.output, done, first_line, base)
+            write(out)
+            report(notes)
+        failed += len(failures)
+        if fail_fast and failures:
+            return failed
+        write(result.output[done:] if done else result.output)
+        first_line += result.lines
+        base += result.size
+        if progress is not None:
+            progress(result.size)
     return failed
+
+
+_BATCH = 2048
+
+
+def _render(failures: List[Tuple[Any, ...]], output: bytes, done: int, first_line: int,
+            base: int) -> Tuple[bytes, List[str], int]:
+    """The output up to the last of these failures with their `error:` lines in place, their
+    notes for stderr, and how far into `output` that went."""
+    pieces: List[bytes] = []
+    run: List[str] = []  # the texts of failed lines with no digest line between them
+    notes: List[str] = []
+    for index, start, out_at, offset, what in failures:
+        if out_at != done:
+            if run:
+                pieces.append(_error_lines(run))
+                run = []
+            pieces.append(output[done:out_at])
+            done = out_at
+        if offset is None:
+            text = f"{first_line + index}: {what}"
+            notes.append(text)
+        else:
+            text = f"{first_line + index}:{offset + 1}: {what}"
+            notes.append(f"{text} (byte {base + start + offset})")
+        run.append(text)
+    pieces.append(_error_lines(run))
+    return b"".join(pieces), notes, done
+
+
+def _error_lines(texts: List[str]) -> bytes:
+    """The stdout lines standing for failed lines: "error:" and the text; no digest looks so."""
+    return ("error:" + "\nerror:".join(texts) + "\n").encode("utf-8", "backslashreplace")

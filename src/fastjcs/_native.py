@@ -7,6 +7,8 @@ exceptions. Importing it raises ImportError when the extension `fastjcs._native_
 from __future__ import annotations
 
 import marshal
+import re
+import struct
 from json.decoder import scanstring
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -67,28 +69,49 @@ _UNEXPECTED = "unexpected character, expected "
 
 
 def _text_error(code: int, err: Any, data: bytes, max_depth: Optional[int] = None) -> Exception:
-    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message).
+    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message)."""
+    if code == lib.FJCS_E_NOMEM:
+        return MemoryError("fastjcs: out of memory")
+    offset = int(err.offset)
+    cls, message, key = _error_parts(code, _static_message(err.message), data, offset, max_depth)
+    if cls is DuplicateKeyError:
+        return DuplicateKeyError(message, data, offset, key=key)
+    return cls(message, data, offset)
+
+
+_static_messages: Dict[int, str] = {}
+
+
+def _static_message(pointer: Any) -> str:
+    """The text of one of C's static error messages (a char * or its address), read once."""
+    address = int(ffi.cast("uintptr_t", pointer))
+    text = _static_messages.get(address)
+    if text is None:
+        text = _static_messages[address] = (ffi.string(ffi.cast("char *", pointer)).decode("ascii")
+                                            if address else "error")
+    return text
+
+
+def _error_parts(code: int, message: str, data: Any, offset: int,
+                 max_depth: Optional[int]) -> Tuple[type, str, Optional[str]]:
+    """(exception class, message, repeated name or None) for a C error code at data[offset].
 
     Messages come out as the Python backend words them: C's static "unexpected character,
     expected X" gets the character from the input, the depth limit its number, a duplicate its name.
     """
-    if code == lib.FJCS_E_NOMEM:
-        return MemoryError("fastjcs: out of memory")
     cls = _TEXT_ERRORS.get(code)
-    message = ffi.string(err.message).decode("ascii") if err.message != ffi.NULL else "error"
-    offset = int(err.offset)
     if cls is None:  # pragma: no cover - the text path raises no other code
-        return CanonicalizationError(f"unexpected error code {code}: {message}", data, offset)
+        return CanonicalizationError, f"unexpected error code {code}: {message}", None
     if cls is DuplicateKeyError:
         # The offset is the opening quote of the repeated name, already validated by C.
-        key = scanstring(data[offset:].decode("utf-8", "surrogateescape"), 1)[0]
-        return DuplicateKeyError(f"duplicate member name {key!r}", data, offset, key=key)
+        key = scanstring(bytes(data[offset:]).decode("utf-8", "surrogateescape"), 1)[0]
+        return cls, f"duplicate member name {key!r}", key
     if message.startswith(_UNEXPECTED):
-        c = data[offset: offset + 4].decode("utf-8", "surrogateescape")[:1] or None
+        c = bytes(data[offset: offset + 4]).decode("utf-8", "surrogateescape")[:1] or None
         message = _python.unexpected_message(c, offset == 0, message[len(_UNEXPECTED):])
     elif cls is DepthLimitError and max_depth is not None:
         message = f"nesting deeper than max_depth={max_depth}"
-    return cls(message, data, offset)
+    return cls, message, None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -406,23 +429,45 @@ def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, a
     return results
 
 
+_DUPKEY = lib.FJCS_E_DUPKEY
+_NAME = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string token
+
+
+def _what(code: int, message: int, data: Any, offset: int, max_depth: int) -> str:
+    """The text "ErrorClass: message" for a C error code, as its exception would say it."""
+    cls, text, _ = _error_parts(code, _static_message(message), data, offset, max_depth)
+    return f"{cls.__name__}: {text}"
+
+
+# The head of an fjcs_item (code, offset, message, start, len, index, out_at) and the digest after
+# it, in the platform's C layout (struct's native mode): the failures of a call are read in one
+# pass over their bytes, not field by field through cffi.
+_ITEM = struct.Struct("@iNPNNNN48x")
+
+
 def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
-                     prefix: str) -> Tuple[bytes, int, List[Tuple[int, int, int, Any]]]:
-    """JSON Lines for the CLI: (output, lines, failures). The output holds, per line that
-    canonicalizes, prefix + hex digest + "\\n"; each failure is (line index, line start, position
-    of its line in the output, the exception). Lines that fail put nothing in the output."""
+                     prefix: str) -> Tuple[bytes, int, List[Tuple[Any, ...]]]:
+    """JSON Lines for the CLI: (output, lines, failures), as `_python.digest_lines_hex` gives them.
+
+    A failed line costs no exception: its message is worded by the same rules as the exception's
+    (`_error_parts`), from the C record and the bytes at the error."""
     fn = _hash_fn(algorithm)
     if fn == ffi.NULL:
+        data = bytes(data)
         return _python.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm),
-                                      bytes(data), prefix)
+                                      data, prefix)
     size = _DIGEST_SIZES[algorithm]
     flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
     capacity = 256
     items = ffi.new("fjcs_item[]", capacity)
+    records = ffi.buffer(items)
     counts = ffi.new("size_t[3]")  # failures, lines, consumed
     out = ffi.new("fjcs_buf *")
     prefix_bytes = prefix.encode("ascii")
-    failures: List[Tuple[int, int, int, Any]] = []
+    failures: List[Tuple[Any, ...]] = []
+    worded: Dict[Any, str] = {}
+    known, add = worded.get, failures.append
+    view = memoryview(data).cast("B")
     lines = done = 0
     try:
         with ffi.from_buffer(data) as buf:
@@ -433,15 +478,30 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
                                                counts, counts + 1, counts + 2)
                 if rc == lib.FJCS_E_NOMEM:
                     raise MemoryError("fastjcs: out of memory")
-                for i in range(int(counts[0])):
-                    item = items[i]
-                    start = done + int(item.start)
-                    line = bytes(data[start: start + int(item.len)])
-                    exc = _text_error(item.code, item, line, max_depth)
-                    exc.index = lines + int(item.index)  # type: ignore[attr-defined]
-                    failures.append((exc.index, start, int(item.out_at), exc))
+                nf = int(counts[0])
+                for code, offset, message, start, length, index, out_at in \
+                        _ITEM.iter_unpack(records[:nf * _ITEM.size]):
+                    start += done
+                    # The wording depends only on the code, C's message and the character at the
+                    # error (a duplicate: the name): worded once per chunk for each such key.
+                    at = start + offset
+                    if code == _DUPKEY:
+                        key: Any = _NAME.match(view, at, start + length).group()  # validated by C
+                        what = known(key)
+                        if what is None:
+                            what = worded[key] = _what(code, message, key, 0, max_depth)
+                    else:
+                        byte = view[at] if offset < length else -1
+                        key = (code, message, byte if byte < 0x80 else bytes(view[at: at + 4]),
+                               offset == 0)
+                        what = known(key)
+                        if what is None:
+                            what = worded[key] = _what(code, message, view[start: start + length],
+                                                       offset, max_depth)
+                    add((lines + index, start, out_at, offset, what))
                 lines += int(counts[1])
                 done += int(counts[2])
         return (ffi.buffer(out.data, out.len)[:] if out.len else b""), lines, failures
     finally:
+        view.release()
         lib.fjcs_buf_free(out)

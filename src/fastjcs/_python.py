@@ -706,14 +706,17 @@ def lines_hex_from(results: list, data: bytes, prefix: str) -> "Tuple[bytes, int
             continue
         if starts is None:
             starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
-        failures.append((i, starts[i], size, r))
+        message = (getattr(r, "msg", None) or str(r)).replace("\r", "\\r").replace("\n", "\\n")
+        failures.append((i, starts[i], size, getattr(r, "offset", None), f"{type(r).__name__}: {message}"))
     return "".join(out).encode("ascii"), len(results), failures
 
 
 def digest_lines_hex(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
                      algorithm: str, prefix: str) -> "Tuple[bytes, int, list]":
     """JSON Lines for the CLI: (output, lines, failures). The output holds, per line that
-    canonicalizes, prefix + hex digest + "\\n"; each failure is (line index, line start, position
-    of its line in the output, the exception). Lines that fail put nothing in the output."""
+    canonicalizes, prefix + hex digest + "\\n". Lines that fail put nothing in the output; each
+    gives a tuple (line index, line start, position of its line in the output, byte offset of the
+    error in the line or None, "ErrorClass: message" on one line without the position): plain
+    values, as a file of failing lines should cost little more than a file of good ones."""
     data = bytes(data)
     return lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm), data, prefix)

@@ -21,8 +21,10 @@ line") describes every command and the decisions behind them.
 from __future__ import annotations
 
 import argparse
-import mmap
+import io
 import os
+import signal
+import stat
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -44,46 +46,96 @@ class CLIError(Exception):
 # ---- input and output ------------------------------------------------------------------------
 
 
+class Input:
+    """A named input (FILE, or stdin for "-"), read to its end.
+
+    Whatever it is (a regular file, a pipe, a FIFO, a character device, /dev/stdin), it is read
+    until read() returns nothing: the size fstat gives is never taken for its length, and it is
+    never mapped (a mapped file that shrinks kills the process with SIGBUS). A regular file that
+    ends before the size it had when it was opened, and is now smaller than that, was truncated
+    during the run (a log rotated with copytruncate): that is an error, never a shorter answer.
+    (A file whose size is only nominal, as in /sys, ends early but keeps its size.) A failed read
+    is an error naming the input.
+    """
+
+    def __init__(self, stream: BinaryIO, name: str) -> None:
+        self.name = name
+        self._stream = stream
+        self._done = 0
+        self._expected = self._size()
+        if self._expected is not None:
+            self._expected -= stream.tell()
+
+    def _size(self) -> Optional[int]:
+        """The size of a regular file; None for anything else (or a closed stdin: reading says so)."""
+        try:
+            info = os.fstat(self._stream.fileno())
+        except OSError:
+            return None
+        return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to n bytes (all that is left for n < 0); b"" at the end."""
+        try:
+            data = self._stream.read(n)
+        except OSError as exc:
+            raise CLIError(f"{self.name}: {exc.strerror}") from exc
+        self._count(len(data), n < 0 or not data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        """Fill buffer as far as the input goes; 0 at the end."""
+        try:
+            got = self._stream.readinto(buffer)
+        except OSError as exc:
+            raise CLIError(f"{self.name}: {exc.strerror}") from exc
+        self._count(got, not got)
+        return got
+
+    def _count(self, got: int, at_end: bool) -> None:
+        self._done += got
+        expected = self._expected
+        if at_end and expected is not None and self._done < expected and (self._size() or 0) < expected:
+            raise CLIError(f"{self.name}: the file shrank while it was read (it ended after "
+                           f"{self._done} of its {expected} bytes): truncated or rotated?")
+
+
 @contextmanager
-def open_input(path: str) -> Iterator[bytes]:
-    """The bytes of FILE, or of stdin for "-". A regular file is mapped, not read, so a large
-    input costs address space rather than a second copy in memory."""
+def open_source(path: str) -> Iterator[Input]:
+    """An Input for FILE, or for stdin when path is "-"."""
     if path == "-":
-        yield sys.stdin.buffer.read()
+        yield Input(sys.stdin.buffer, "<stdin>")
         return
     try:
         f = open(path, "rb")
     except OSError as exc:
         raise CLIError(f"{path}: {exc.strerror}") from exc
     with f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            yield b""
-            return
-        try:
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):  # not mappable (a pipe, a special file): read it
-            yield f.read()
-            return
-        with mapped:
-            view = memoryview(mapped)
-            try:
-                yield view  # type: ignore[misc]
-            finally:
-                view.release()
+        yield Input(f, path)
+
+
+@contextmanager
+def open_input(path: str) -> Iterator[bytes]:
+    """The bytes of FILE, or of stdin for "-", read to the end (see Input)."""
+    with open_source(path) as source:
+        yield source.read()
 
 
 @contextmanager
 def open_output(path: Optional[str]) -> Iterator[BinaryIO]:
-    """stdout, or PATH written atomically: a temporary file beside it, renamed into place only
-    when the block succeeds, removed otherwise, so PATH never holds a partial result."""
+    """stdout, or PATH written atomically: a temporary file beside it, flushed to the disk and
+    renamed into place only when the block succeeds, removed otherwise, so PATH never holds a
+    partial result. A failed write, flush, sync or rename is a CLIError naming PATH."""
     if path is None or path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".fastjcs-", dir=directory)
+    if not path:
+        raise CLIError("-o: an empty path names no file")
+    tmp = None
     try:
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".fastjcs-", dir=directory)
         # mkstemp makes the file private (0600): give it the mode PATH has, or the mode a plain
         # open() would have given a new file (0666 less the umask).
         try:
@@ -95,13 +147,97 @@ def open_output(path: Optional[str]) -> Iterator[BinaryIO]:
         os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
             yield f
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+        tmp = None
+    except OSError as exc:
+        raise CLIError(f"{path}: {exc.strerror}") from exc
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+class _Stream(io.RawIOBase):
+    """The raw layer under sys.stdout and sys.stderr while the command line runs.
+
+    stdout (strict): a failed write is a CLIError naming it, whatever command wrote, and a reader
+    that went away is a BrokenPipeError; after a failure, what is still buffered is dropped, so
+    the interpreter's flush at exit cannot fail again (Python would print a second message and
+    exit 120). stderr (not strict): a failed write is dropped, as there is nowhere to report it.
+    """
+
+    def __init__(self, fd: int, name: str, strict: bool) -> None:
+        super().__init__()
+        self._fd, self._name, self._strict = fd, name, strict
+        self._failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        if self._failed:
+            return memoryview(data).nbytes
         try:
-            os.unlink(tmp)
+            return os.write(self._fd, data)
+        except OSError as exc:
+            self._failed = True
+            if not self._strict:
+                return memoryview(data).nbytes
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise CLIError(f"{self._name}: {exc.strerror}") from None
+
+
+def _standard_streams() -> None:
+    """Make the standard streams safe for a run as a program (not when a caller replaced them).
+
+    A closed descriptor 0, 1 or 2 is held open on /dev/null, or the next file opened would take
+    its number (and stdout would write into it): the wrong way round for stdin and stdout, so
+    reading or writing them fails with EBADF (an error naming them), write-only for stderr, so
+    messages are dropped and never reach stdout. stdout and stderr are then written through
+    `_Stream`.
+    """
+    if (sys.stdin, sys.stdout, sys.stderr) != (sys.__stdin__, sys.__stdout__, sys.__stderr__):
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
         except OSError:
-            pass
-        raise
+            held = os.open(os.devnull, os.O_RDONLY if fd == 1 else os.O_WRONLY)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)
+    if sys.stdin is None:
+        sys.stdin = open(0, "r", closefd=False)
+    for fd, name, strict in ((1, "<stdout>", True), (2, "<stderr>", False)):
+        old = sys.stdout if fd == 1 else sys.stderr
+        stream = io.TextIOWrapper(io.BufferedWriter(_Stream(fd, name, strict)),
+                                  encoding=getattr(old, "encoding", None) or "utf-8",
+                                  errors=getattr(old, "errors", None) or ("strict" if strict else "backslashreplace"),
+                                  line_buffering=getattr(old, "line_buffering", not strict))
+        if fd == 1:
+            sys.stdout = stream
+        else:
+            sys.stderr = stream
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (`| head -1`). End as a Unix tool does: killed by SIGPIPE,
+    quietly (a shell reports 141), never with exit 0, as the output was not all delivered."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
+    return EXIT_ERROR
 
 
 def describe(exc: BaseException, source: str) -> str:
@@ -128,6 +264,13 @@ def _positive(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
     return value
+
+
+def _depth(text: str) -> int:
+    """--max-depth: as _positive, and at most sys.maxsize (the largest the C core takes): a limit
+    past it is that limit, which no input reaches (nesting that deep needs more bytes than fit
+    in memory), so no answer changes."""
+    return min(_positive(text), sys.maxsize)
 
 
 def _profile_args(args: argparse.Namespace) -> Tuple[str, Tuple[str, ...]]:
@@ -224,26 +367,22 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
 
     source = source_name(args.file)
     jobs = args.jobs or os.cpu_count() or 1
-    args.chunk_bytes = args.chunk_bytes or _jsonl.CHUNK
     out = sys.stdout.buffer
 
-    def report(f: "_jsonl.LineFailure") -> None:
-        where = f"{f.line}:{f.column}" if f.column is not None else f"{f.line}"
-        at = f" (byte {f.offset})" if f.offset is not None else ""
-        print(f"fastjcs digest: {source}:{where}: {f.kind}: {f.message}{at}", file=sys.stderr)
+    where = f"fastjcs digest: {source}:"
 
-    if args.file != "-":
+    def report(notes: List[str]) -> None:
+        out.flush()  # the error lines first: a failing stdout is reported before any note
+        for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
+            sys.stderr.write(text)
+
+    with open_source(args.file) as stream:
+        update, close = _progress_bar(args)
         try:
-            with open(args.file, "rb"):
-                pass
-        except OSError as exc:
-            raise CLIError(f"{args.file}: {exc.strerror}") from exc
-    update, close = _progress_bar(args)
-    try:
-        failed = _jsonl.run(None if args.file == "-" else args.file, settings, jobs, out.write, report,
-                            args.fail_fast, update, sys.stdin.buffer, args.chunk_bytes)
-    finally:
-        close()
+            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update,
+                                args.chunk_bytes or _jsonl.CHUNK)
+        finally:
+            close()
     out.flush()
     return EXIT_NEGATIVE if failed else EXIT_OK
 
@@ -473,7 +612,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         print(result.table())
     if args.plot is not None:
-        _bench.plot(result, args.plot)
+        image_format = os.path.splitext(args.plot)[1][1:].lower() or "png"
+        try:
+            with open_output(args.plot) as out:
+                _bench.plot(result, out, image_format)
+        except ValueError as exc:  # matplotlib: a format it does not write
+            raise CLIError(f"--plot {args.plot}: {exc}") from exc
     return EXIT_OK
 
 
@@ -483,7 +627,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _add_text_policy(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict-integers", action="store_true",
                    help="refuse integer tokens outside +/-(2^53-1) instead of rounding them (I-JSON)")
-    p.add_argument("--max-depth", type=_positive, default=DEFAULT_MAX_DEPTH, metavar="N",
+    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N",
                    help=f"deepest nesting allowed (default {DEFAULT_MAX_DEPTH})")
 
 
@@ -548,7 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "JSON path, code, position), 2 not JSON or another error.")
     p.add_argument("file", nargs="?", default="-", metavar="FILE")
     p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
-    p.add_argument("--max-depth", type=_positive, default=DEFAULT_MAX_DEPTH, metavar="N")
+    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N")
     p.set_defaults(run=cmd_check)
 
     p = sub.add_parser("vectors", help="run vector suites with mutation probes",
@@ -602,15 +746,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    _standard_streams()
+    name = "fastjcs"
     try:
-        return args.run(args)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help, --version (0) or a usage error (2): argparse printed it
+            status = exc.code if isinstance(exc.code, int) else EXIT_ERROR
+        else:
+            name = f"fastjcs {args.command}"
+            status = args.run(args)
+        sys.stdout.flush()  # here, where a failure is reported, not at the interpreter's exit
+        return status
     except CLIError as exc:
-        print(f"fastjcs {args.command}: {exc}", file=sys.stderr)
+        print(f"{name}: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
-        # The reader went away (`| head`): not our error. Keep Python from complaining at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return _reader_gone()

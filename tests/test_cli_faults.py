@@ -1,0 +1,348 @@
+"""Fault injection for the command line, through a child process as a user runs it.
+
+Inputs that are not plain files (pipes, FIFOs, process substitution, /dev/stdin), an input file
+truncated while it is read, outputs that fail (/dev/full, a full filesystem, -o targets that
+cannot be written), closed standard streams and a reader that goes away. Each test asserts the
+exit status, stderr (exactly one line naming the cause, never a traceback, or nothing at all) and
+what is left of the output: -o targets are never partial, and stdout never holds anything but a
+prefix of the right answer. Each case runs on both backends (FASTJCS_BACKEND in the child's
+environment), as the input and output paths are shared by them but not the code behind them.
+
+Expected answers come from rfc8785 and pycryptodome, not from fastjcs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+import rfc8785
+from Crypto.Hash import SHA256
+
+from _cli import env, fastjcs, me, one_line_error
+
+DOC = b'{"b": [1E2, "\\u00e9"], "a": 1.0}'
+CANON = rfc8785.dumps(json.loads(DOC))
+LINES = [b'{"b": 1, "a": 2}', b"[1, 2,]", b'"\\u20ac"']
+
+
+def digest_line(line: bytes) -> bytes:
+    return f"sha256:{SHA256.new(rfc8785.dumps(json.loads(line))).hexdigest()}\n".encode()
+
+
+JSONL = b"\n".join(LINES) + b"\n"
+JSONL_OUT = digest_line(LINES[0]) + b"error:2:7: InvalidJSONError: " + \
+    b"unexpected character ']', expected a value\n" + digest_line(LINES[2])
+
+
+def no_traceback(p: subprocess.CompletedProcess) -> None:
+    assert b"Traceback" not in p.stderr and b"Exception ignored" not in p.stderr, p.stderr
+
+
+def check_jsonl_result(p: subprocess.CompletedProcess) -> None:
+    assert p.returncode == 1, p.stderr
+    assert p.stdout == JSONL_OUT
+    one_line_error(p, ":2:7: InvalidJSONError")
+
+
+def bash(script: str, extra_env: Dict[str, str], **kw) -> subprocess.CompletedProcess:
+    path = shutil.which("bash")
+    if path is None:
+        pytest.skip("no bash here")
+    return subprocess.run([path, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=env(extra_env), timeout=120, **kw)
+
+
+# ---- inputs that are not regular files: read to their end ------------------------------------
+
+
+def test_named_pipe_is_read_to_its_end(tmp_path, cli_backend):
+    """A FIFO has size 0 (fstat): it was read as empty."""
+    for args, data, check in ((["canon"], DOC, lambda p: p.returncode == 0 and p.stdout == CANON),
+                              (["digest", "--jsonl"], JSONL, None)):
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+
+        def feed(data=data, fifo=fifo):
+            with open(fifo, "wb") as w:  # blocks until the child opens it
+                w.write(data)
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        p = fastjcs(*args, fifo, extra_env=cli_backend, timeout=60)
+        writer.join(10)
+        no_traceback(p)
+        if check is None:
+            check_jsonl_result(p)
+        else:
+            assert check(p), (p.returncode, p.stdout, p.stderr)
+            assert p.stderr == b""
+        fifo.unlink()
+
+
+def test_process_substitution_and_dev_stdin(tmp_path, cli_backend):
+    doc, jsonl = tmp_path / "doc.json", tmp_path / "in.jsonl"
+    doc.write_bytes(DOC)
+    jsonl.write_bytes(JSONL)
+    p = bash(f"{me('canon')} <(cat {doc})", cli_backend)
+    no_traceback(p)
+    assert (p.returncode, p.stdout, p.stderr) == (0, CANON, b"")
+    p = bash(f"{me('digest', '--jsonl')} <(cat {jsonl})", cli_backend)
+    check_jsonl_result(p)
+    p = bash(f"cat {jsonl} | {me('digest', '--jsonl', '/dev/stdin')}", cli_backend)
+    check_jsonl_result(p)
+    p = fastjcs("canon", "/dev/stdin", input=DOC, extra_env=cli_backend)
+    assert (p.returncode, p.stdout, p.stderr) == (0, CANON, b"")
+
+
+def test_character_device_is_read_not_sized(cli_backend):
+    """/dev/null (a character device, size 0) is empty because reading it says so."""
+    p = fastjcs("digest", "--jsonl", "/dev/null", extra_env=cli_backend)
+    assert (p.returncode, p.stdout, p.stderr) == (0, b"", b"")
+    p = fastjcs("canon", "/dev/null", extra_env=cli_backend)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "/dev/null:1:1:", "unexpected end of input")
+
+
+# ---- an input truncated while it is read ------------------------------------------------------
+
+LINE = b'{"id": 1234567, "name": "abcdefgh", "tags": ["x", "y"], "v": 1.5}\n'
+
+
+def _open_by(pid: int, path: Path) -> bool:
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        return any(os.readlink(fds / fd) == str(path) for fd in os.listdir(fds))
+    except OSError:
+        return False
+
+
+def test_jsonl_input_truncated_during_the_run(tmp_path, cli_backend):
+    """A log rotated with copytruncate under `digest --jsonl`: a mapped file killed the process
+    with SIGBUS; now the answer is complete (exit 0, every line) or refused (exit 2, one line),
+    and stdout holds only a prefix of the right answer."""
+    path = tmp_path / "log.jsonl"
+    lines = 300_000 if cli_backend["FASTJCS_BACKEND"] == "native" else 40_000
+    path.write_bytes(LINE * lines)
+    child = subprocess.Popen([sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--chunk-bytes",
+                              "65536", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env(cli_backend))
+    head = os.read(child.stdout.fileno(), 200)  # the run has begun: its first chunk is written
+    os.truncate(path, 100_000)
+    rest, err = child.communicate(timeout=120)
+    out = head + rest
+    p = subprocess.CompletedProcess(child.args, child.returncode, out, err)
+    assert child.returncode >= 0, f"killed by signal {-child.returncode}"
+    no_traceback(p)
+    want = digest_line(LINE) * lines
+    if child.returncode == 0:
+        assert out == want and err == b""
+    else:
+        assert child.returncode == 2
+        one_line_error(p, str(path), "shrank")
+        assert want.startswith(out) and len(out) < len(want)
+
+
+def test_canon_input_truncated_during_the_run(tmp_path, cli_backend):
+    """The same for `canon`, truncating as soon as the child has the file open: a mapped file
+    died in the parser; a read file is complete or refused."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc to see when the child has the file open")
+    item = {"name": "x" * 40, "n": 12345, "list": [1, 2, 3, {"k": None}]}
+    n = 400_000 if cli_backend["FASTJCS_BACKEND"] == "native" else 20_000
+    path = tmp_path / "big.json"
+    path.write_bytes(b"[" + b",".join([json.dumps(item).encode()] * n) + b"]")
+    want = b"[" + b",".join([rfc8785.dumps(item)] * n) + b"]"
+    for _ in range(3):
+        child = subprocess.Popen([sys.executable, "-m", "fastjcs", "canon", str(path)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(cli_backend))
+        deadline = time.monotonic() + 30
+        while not _open_by(child.pid, path) and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        size = path.stat().st_size
+        os.truncate(path, size // 2)
+        out, err = child.communicate(timeout=120)
+        p = subprocess.CompletedProcess(child.args, child.returncode, out, err)
+        assert child.returncode >= 0, f"killed by signal {-child.returncode}"
+        no_traceback(p)
+        if child.returncode == 0:
+            assert out == want and err == b""
+        else:
+            assert child.returncode == 2 and out == b""
+            one_line_error(p, str(path))
+        path.write_bytes(b"[" + b",".join([json.dumps(item).encode()] * n) + b"]")
+
+
+# ---- outputs that fail ------------------------------------------------------------------------
+
+STDOUT_COMMANDS = [
+    (["canon"], DOC),
+    (["digest"], DOC),
+    (["digest", "--jsonl"], JSONL),
+    (["check", "--json"], b'{"a": 1}'),
+    (["eab", "--agent-id", "a", "--action-type", "t", "--action-scope", "s",
+      "--action-timestamp", "2025-01-01T00:00:00Z"], b""),
+    (["--version"], b""),
+]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("args,data", STDOUT_COMMANDS, ids=lambda x: x[0] if isinstance(x, list) else "")
+def test_stdout_on_a_full_device_is_exit_2(args, data, cli_backend):
+    """`> /dev/full`: every write fails with ENOSPC. It was a traceback (exit 1), or exit 0 where
+    the write happened at the interpreter's exit."""
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([sys.executable, "-m", "fastjcs", *args], input=data, stdout=full,
+                           stderr=subprocess.PIPE, env=env(cli_backend), timeout=60)
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, "<stdout>: No space left on device")
+
+
+def test_output_targets_that_cannot_be_written(tmp_path, cli_backend):
+    """-o into a missing directory, onto a directory, or an empty path: one line, exit 2, and
+    nothing created."""
+    (tmp_path / "dir").mkdir()
+    for target, needle in ((tmp_path / "missing" / "x.json", "No such file or directory"),
+                           (tmp_path / "dir", "Is a directory"),
+                           ("", "empty path")):
+        p = fastjcs("canon", "-o", target, input=DOC, extra_env=cli_backend, cwd=tmp_path)
+        no_traceback(p)
+        assert p.returncode == 2 and p.stdout == b""
+        one_line_error(p, needle)
+        assert sorted(x.name for x in tmp_path.iterdir()) == ["dir"]
+        assert list((tmp_path / "dir").iterdir()) == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib (the plot extra) is absent")
+def test_plot_targets_that_cannot_be_written(tmp_path):
+    """bench --plot writes through the same checked, atomic path as canon -o."""
+    quick = ("--only", "json.dumps", "--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")
+    for target, needle in ((tmp_path / "missing" / "chart.png", "No such file or directory"),
+                           (tmp_path / "chart.xyz", "Format 'xyz' is not supported")):
+        p = fastjcs("bench", "--plot", target, *quick)
+        no_traceback(p)
+        assert p.returncode == 2
+        one_line_error(p, str(target), needle)
+        assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def tiny_fs(tmp_path):
+    """A 64 KiB tmpfs (root only)."""
+    mount = shutil.which("mount")
+    if os.geteuid() != 0 or mount is None:
+        pytest.skip("mounting a tiny tmpfs needs root and mount(8)")
+    where = tmp_path / "tiny"
+    where.mkdir()
+    p = subprocess.run([mount, "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        pytest.skip(f"mount failed: {p.stderr.decode(errors='replace').strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True)
+
+
+def _big_document() -> bytes:
+    return json.dumps({f"k{i}": ["x" * 50, i] for i in range(4000)}).encode()  # ~270 KB canonical
+
+
+def test_full_filesystem(tiny_fs, cli_backend):
+    """The first finding: `canon big.json > file` on a full filesystem exited 0 with a quarter of
+    the bytes written. Now stdout and -o both fail with exit 2, naming the target; an -o target
+    keeps its old content and no temporary file is left."""
+    data = _big_document()
+    target = tiny_fs / "out.json"
+    target.write_bytes(b"old content")
+    p = fastjcs("canon", "-o", target, input=data, extra_env=cli_backend)
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, str(target), "No space left on device")
+    assert target.read_bytes() == b"old content"
+    assert [x.name for x in tiny_fs.iterdir()] == ["out.json"]
+    for args, text in ((["canon"], data), (["digest", "--jsonl"], (LINES[0] + b"\n") * 2000)):
+        with open(tiny_fs / "stdout", "wb") as redirected:
+            p = subprocess.run([sys.executable, "-m", "fastjcs", *args], input=text,
+                               stdout=redirected, stderr=subprocess.PIPE, env=env(cli_backend),
+                               timeout=60)
+        no_traceback(p)
+        assert p.returncode == 2
+        one_line_error(p, "<stdout>: No space left on device")
+        (tiny_fs / "stdout").unlink()
+
+
+# ---- closed standard streams ------------------------------------------------------------------
+
+
+def _closed(fd: int, args: List[str], extra_env: Dict[str, str], data: bytes = b"") -> subprocess.CompletedProcess:
+    """Run fastjcs with descriptor fd closed (as `<&-`, `>&-` or `2>&-` would)."""
+    return subprocess.run([sys.executable, "-m", "fastjcs", *args], input=None if fd == 0 else data,
+                          stdin=subprocess.DEVNULL if fd == 0 else None, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env(extra_env), timeout=60,
+                          preexec_fn=lambda: os.close(fd))
+
+
+def test_closed_stdout_is_exit_2_and_never_writes_into_the_input(tmp_path, cli_backend):
+    """With fd 1 closed the next file opened gets number 1: the input must not be written into."""
+    doc, jsonl = tmp_path / "doc.json", tmp_path / "in.jsonl"
+    doc.write_bytes(DOC)
+    jsonl.write_bytes(JSONL)
+    for args, path in ((["canon"], doc), (["digest", "--jsonl"], jsonl), (["digest"], doc)):
+        p = _closed(1, [*args, str(path)], cli_backend)
+        no_traceback(p)
+        assert p.returncode == 2
+        one_line_error(p, "<stdout>: Bad file descriptor")
+    assert doc.read_bytes() == DOC and jsonl.read_bytes() == JSONL
+
+
+def test_closed_stdin_is_exit_2(cli_backend):
+    for args in (["canon"], ["digest", "--jsonl"], ["check"]):
+        p = _closed(0, args, cli_backend)
+        no_traceback(p)
+        assert p.returncode == 2 and p.stdout == b""
+        one_line_error(p, "<stdin>: Bad file descriptor")
+
+
+def test_closed_stderr_loses_nothing_on_stdout(cli_backend):
+    """`2>&-`: the messages have nowhere to go; stdout and the exit status are as with stderr."""
+    p = _closed(2, ["digest", "--jsonl"], cli_backend, JSONL)
+    assert (p.returncode, p.stdout, p.stderr) == (1, JSONL_OUT, b"")
+    p = _closed(2, ["canon"], cli_backend, DOC)
+    assert (p.returncode, p.stdout) == (0, CANON)
+    p = _closed(2, ["canon"], cli_backend, b"[1,]")
+    assert (p.returncode, p.stdout) == (2, b"")
+
+
+# ---- a reader that goes away; odd arguments ---------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE here")
+def test_reader_gone_ends_quietly_as_a_unix_tool_does(tmp_path, cli_backend):
+    """`| head -1`: no traceback, no message, and not exit 0 (the output was not delivered):
+    killed by SIGPIPE, as cat would be, which a shell reports as 141."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes((LINES[0] + b"\n") * 200_000)
+    p = bash(f"{me('digest', '--jsonl')} {path} | head -1; echo \"status ${{PIPESTATUS[0]}}\" >&2",
+             cli_backend)
+    assert p.stdout == digest_line(LINES[0])
+    assert p.stderr == b"status 141\n"
+
+
+def test_max_depth_beyond_any_input_is_no_limit(cli_backend):
+    """--max-depth 99999999999999999999999 was an OverflowError traceback (C takes a size_t).
+    No input can nest that deep, so it means no limit: the answer, exit 0."""
+    for args, want in ((["canon"], CANON), (["digest"], digest_line(DOC))):
+        p = fastjcs(*args, "--max-depth", "99999999999999999999999", input=DOC, extra_env=cli_backend)
+        assert (p.returncode, p.stdout, p.stderr) == (0, want, b"")
