@@ -14,6 +14,7 @@ functions of this module, so a test that swaps `_impl` exercises the whole stack
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, BinaryIO, Callable, Union
 
@@ -72,6 +73,17 @@ def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     at all is written.
     """
     fp.write(_impl.dumps(obj, _check_depth(max_depth)))
+
+
+def refuse_single(items: Any, takes: str, hint: str) -> None:
+    """Refuse a lone value where a batch (an iterable of values) is expected.
+
+    A str, a bytes-like object and a mapping are iterable, but iterating them gives characters,
+    bytes or keys, never what the caller meant: TypeError, saying what the function takes
+    (`takes`, e.g. "digest_many takes an iterable of values") and what to do instead (`hint`).
+    """
+    if isinstance(items, (str, bytes, bytearray, memoryview, Mapping)):
+        raise TypeError(f"{takes}, not {type(items).__name__}; {hint}")
 
 
 def as_buffer(data: Data) -> "bytes | bytearray | memoryview":
