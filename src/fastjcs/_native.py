@@ -138,11 +138,13 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 #
 # The value crosses into C as marshal.dumps(value, 4) (object.c documents the codes it reads).
 # marshal writes only exact types: a subclass (IntEnum, StrEnum, OrderedDict...) makes it raise
-# ValueError, and so does nesting beyond marshal's own limit (2,000 levels). Then the value is
-# rebuilt with exact types, valued as rfc8785 values them, and encoded again; what still cannot be
-# encoded goes to the pure-Python backend. When C refuses the value, the pure-Python backend is
-# run on it to raise the error rfc8785 raises, in rfc8785's order (C meets members in insertion
-# order, rfc8785 in sorted order, so the first error can differ when there are several).
+# ValueError, and so does nesting beyond marshal's own limit (2,000 levels); such a value goes to
+# the pure-Python backend, which reads it once, calling its hooks (__int__, __float__, __iter__...)
+# once each, in rfc8785's order (rebuilding it with exact types for C was no faster). When C refuses
+# a value, the pure-Python backend is run on marshal's copy of it, to raise the error rfc8785
+# raises, in rfc8785's order (C meets members in insertion order, rfc8785 in sorted order, so the
+# first error can differ when there are several): the copy holds exactly what C read, even when
+# another thread changes the value meanwhile.
 
 
 # The hot path of a small value is mostly Python and cffi overhead: the functions and constants it
@@ -157,9 +159,7 @@ def dumps(obj: Any, max_depth: int) -> bytes:
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
-        encoded = _normalized_encoding(obj, max_depth)
-        if encoded is None:
-            return _python.dumps(obj, max_depth)
+        return _python.dumps(obj, max_depth)
     out = _new("fjcs_buf *")
     try:
         rc = _canonicalize_marshal(encoded, len(encoded), max_depth, out, _NULL)
@@ -169,82 +169,9 @@ def dumps(obj: Any, max_depth: int) -> bytes:
         _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
-    _python.dumps(obj, max_depth)  # raises the error rfc8785 would
+    _python.dumps(marshal.loads(encoded), max_depth)  # raises the error rfc8785 would
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
         f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts")
-
-
-class _Unencodable(Exception):
-    """The value holds something the normalising pass leaves to the pure-Python backend."""
-
-
-_DONE = object()
-_NoneType = type(None)
-
-
-def _exact(value: Any) -> Tuple[Any, Optional[Tuple[Any, bool]]]:
-    """(exact-typed value, None) for a scalar; (empty container, (items, is_dict)) otherwise.
-
-    The isinstance order and the conversions are rfc8785's: bool, int, str, float, list/tuple,
-    dict; int(), float(), list(), dict(), and a str subclass by its characters.
-    """
-    t = type(value)
-    if t is str or t is int or t is float or t is bool or t is _NoneType:
-        return value, None
-    if t is list or t is tuple:
-        return [], (iter(value), False)
-    if t is dict:
-        return {}, (iter(value.items()), True)
-    if isinstance(value, int):
-        return int(value), None
-    if isinstance(value, str):
-        return str.__str__(value), None
-    if isinstance(value, float):
-        return float(value), None
-    if isinstance(value, (list, tuple)):
-        return [], (iter(list(value)), False)
-    if isinstance(value, dict):
-        return {}, (iter(dict(value).items()), True)
-    raise _Unencodable
-
-
-def _normalized_encoding(obj: Any, max_depth: int) -> Optional[bytes]:
-    """marshal encoding of obj rebuilt with exact types, or None (then Python handles obj)."""
-    try:
-        root, items = _exact(obj)
-        if items is not None:
-            if max_depth < 1:
-                raise _Unencodable
-            open_ids = {id(obj)}
-            stack = [(items[0], root, items[1], id(obj))]
-            while stack:
-                it, target, is_dict, ident = stack[-1]
-                nxt = next(it, _DONE)
-                if nxt is _DONE:
-                    stack.pop()
-                    open_ids.discard(ident)
-                    continue
-                if is_dict:
-                    key, value = nxt
-                    if type(key) is not str:
-                        if not isinstance(key, str):
-                            raise _Unencodable
-                        key = str.__str__(key)
-                else:
-                    value = nxt
-                converted, sub = _exact(value)
-                if is_dict:
-                    target[key] = converted
-                else:
-                    target.append(converted)
-                if sub is not None:
-                    if id(value) in open_ids or len(stack) >= max_depth:
-                        raise _Unencodable
-                    open_ids.add(id(value))
-                    stack.append((sub[0], converted, sub[1], id(value)))
-        return marshal.dumps(root, 4)
-    except (_Unencodable, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------------

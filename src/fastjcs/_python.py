@@ -201,7 +201,10 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
             for key in it:
                 emit(escape(key))
                 emit(":")
-                value = source[key]
+                try:
+                    value = source[key]
+                except KeyError:  # a hook of a value, or another thread, removed the member
+                    raise RuntimeError("dictionary changed during canonicalization: a member was removed") from None
                 t = type(value)
                 if t is str:
                     emit(escape(value))
@@ -253,8 +256,7 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
         emit(format_double(float(value)))
         return False
     elif isinstance(value, (list, tuple, dict)):
-        # A copy of the plain type; the cycle check below uses the identity of the original.
-        source = dict(value) if isinstance(value, dict) else list(value)
+        source = None  # copied to the plain type below, once the checks pass
     else:
         raise UnsupportedTypeError(f"unsupported type: {type(value).__name__}")
     ident = id(value)
@@ -262,6 +264,8 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
         raise CircularReferenceError("circular reference: a container contains itself")
     if len(stack) >= limit:
         raise DepthLimitError(f"nesting deeper than max_depth={limit - 1}")
+    if source is None:  # a subclass: iterate it once, into a copy (open_ids holds the original)
+        source = dict(value) if isinstance(value, dict) else list(value)
     if type(source) is dict:
         if not source:
             emit("{}")
