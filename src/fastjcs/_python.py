@@ -308,10 +308,18 @@ _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\
                    "t": "\t"}
 
 
-class _Text:
-    """The input and the mapping from character index to byte offset, for error reports."""
+_BLOCK = 1024  # characters between two marks of the character -> byte offset map
 
-    __slots__ = ("data", "text", "ascii")
+
+class _Text:
+    """The input and the mapping from character index to byte offset, for error reports.
+
+    For a text that is not ASCII, `marks[k]` is the byte offset of character k * _BLOCK, filled as
+    far as the offsets asked for need: an offset then costs the encoding of at most _BLOCK
+    characters, whatever its place and the order of the questions.
+    """
+
+    __slots__ = ("data", "text", "ascii", "marks")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -319,14 +327,24 @@ class _Text:
         # parser meets it at the right place and reports "invalid UTF-8" there.
         self.text = data.decode("utf-8", "surrogateescape")
         self.ascii = self.text.isascii()
+        self.marks = [0]
 
     def offset(self, index: int) -> int:
         if self.ascii:
             return index
-        return len(self.text[:index].encode("utf-8", "surrogateescape"))
+        text, marks = self.text, self.marks
+        block = index // _BLOCK
+        while len(marks) <= block:
+            start = (len(marks) - 1) * _BLOCK
+            marks.append(marks[-1] + _utf8_len(text[start:start + _BLOCK]))
+        return marks[block] + _utf8_len(text[block * _BLOCK:index])
 
     def fail(self, cls: type, msg: str, index: int, **kw: Any) -> "CanonicalizationError":
         return cls(msg, self.data, self.offset(index), **kw)
+
+
+def _utf8_len(chars: str) -> int:
+    return len(chars.encode("utf-8", "surrogateescape"))
 
 
 def unexpected_message(c: Optional[str], at_start: bool, what: str) -> str:
