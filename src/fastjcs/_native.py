@@ -141,10 +141,10 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 # ValueError, and so does nesting beyond marshal's own limit (2,000 levels); such a value goes to
 # the pure-Python backend, which reads it once, calling its hooks (__int__, __float__, __iter__...)
 # once each, in rfc8785's order (rebuilding it with exact types for C was no faster). When C refuses
-# a value, the pure-Python backend is run on marshal's copy of it, to raise the error rfc8785
-# raises, in rfc8785's order (C meets members in insertion order, rfc8785 in sorted order, so the
-# first error can differ when there are several): the copy holds exactly what C read, even when
-# another thread changes the value meanwhile.
+# a value, the pure-Python backend is run on it to raise the error rfc8785 raises, in rfc8785's
+# order (C meets members in insertion order, rfc8785 in sorted order, so the first error can differ
+# when there are several); should it accept the value, another thread changed it meanwhile, and the
+# pure-Python backend is run on marshal's copy, which holds exactly what C read.
 
 
 # The hot path of a small value is mostly Python and cffi overhead: the functions and constants it
@@ -169,7 +169,8 @@ def dumps(obj: Any, max_depth: int) -> bytes:
         _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
-    _python.dumps(marshal.loads(encoded), max_depth)  # raises the error rfc8785 would
+    _python.dumps(obj, max_depth)  # raises the error rfc8785 would
+    _python.dumps(marshal.loads(encoded), max_depth)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
         f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts")
 
