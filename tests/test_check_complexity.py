@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from fastjcs import _errors, _python, cpb, cli
+from fastjcs import _errors, cpb, cli
 from fastjcs._errors import LineIndex
 
 MAX_RATIO = 6.0
@@ -100,13 +100,3 @@ def test_line_index_matches_direct_count(monkeypatch, kind):
     for offset in offsets:
         assert where(offset) == _direct_line_col(data, offset), offset
         assert _errors._line_col(kind(data), offset) == _direct_line_col(data, offset)
-
-
-def test_text_offsets_match_direct_encoding(monkeypatch):
-    monkeypatch.setattr(_python, "_BLOCK", 5)
-    rng = random.Random(7)
-    data = "".join(rng.choice(["a", "\n", "\u00e9", "\u20ac", "\U0001f600", "x"]) for _ in range(2_000))
-    raw = data.encode() + b"\xff\xfe" + b"tail"  # undecodable bytes count one byte each
-    src = _python._Text(raw)
-    for index in [rng.randrange(len(src.text) + 1) for _ in range(400)] + [len(src.text), 0]:
-        assert src.offset(index) == len(src.text[:index].encode("utf-8", "surrogateescape")), index

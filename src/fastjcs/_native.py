@@ -66,11 +66,27 @@ _TEXT_ERRORS: Dict[int, type] = {
 _UNEXPECTED = "unexpected character, expected "
 
 
-def _text_error(code: int, err: Any, data: bytes, max_depth: Optional[int] = None) -> Exception:
+def _member_name(data: Any, offset: int) -> str:
+    """The member name whose opening quote is at `offset` (checked by C), decoded from a window of
+    the input that grows until it holds the closing quote: the cost follows the name's length."""
+    size = 256
+    while True:
+        window = str(data[offset:offset + size], "utf-8", "surrogateescape")
+        try:
+            return scanstring(window, 1)[0]
+        except ValueError:  # the window ends inside the name
+            if offset + size >= len(data):
+                raise
+            size *= 4
+
+
+def _text_error(code: int, err: Any, data: Any, max_depth: Optional[int] = None) -> Exception:
     """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message).
 
     Messages come out as the Python backend words them: C's static "unexpected character,
     expected X" gets the character from the input, the depth limit its number, a duplicate its name.
+    `data` is the input (any bytes-like object); building the error copies none of it beyond what
+    the message shows.
     """
     if code == lib.FJCS_E_NOMEM:
         return MemoryError("fastjcs: out of memory")
@@ -81,11 +97,11 @@ def _text_error(code: int, err: Any, data: bytes, max_depth: Optional[int] = Non
         return CanonicalizationError(f"unexpected error code {code}: {message}", data, offset)
     if cls is DuplicateKeyError:
         # The offset is the opening quote of the repeated name, already validated by C.
-        key = scanstring(data[offset:].decode("utf-8", "surrogateescape"), 1)[0]
+        key = _member_name(data, offset)
         return DuplicateKeyError(f"duplicate member name {key!r}", data, offset, key=key)
     if message.startswith(_UNEXPECTED):
-        c = data[offset: offset + 4].decode("utf-8", "surrogateescape")[:1] or None
-        message = _python.unexpected_message(c, offset == 0, message[len(_UNEXPECTED):])
+        message = _python.unexpected_message(_python.char_at(data, offset), offset == 0,
+                                             message[len(_UNEXPECTED):])
     elif cls is DepthLimitError and max_depth is not None:
         message = f"nesting deeper than max_depth={max_depth}"
     return cls(message, data, offset)
@@ -106,7 +122,7 @@ def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> Non
         with ffi.from_buffer(data) as buf:
             rc = lib.fjcs_canonicalize(buf, len(buf), max_depth, flags, out, err)
     if rc != lib.FJCS_OK:
-        raise _text_error(rc, err, bytes(data), max_depth)
+        raise _text_error(rc, err, data, max_depth)
 
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool) -> bytes:
