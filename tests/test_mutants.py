@@ -134,7 +134,13 @@ def test_escaped_solidus_is_caught(mutate):
 
 def test_character_offsets_are_caught(mutate):
     # Reporting the index in the decoded text instead of the byte offset.
-    mutate.setattr(_python._Text, "offset", lambda self, index: index)
+    real = _python._Text.fail
+
+    def character_index(self, cls, msg, offset, **kw):
+        index = len(bytes(self.data[:offset]).decode("utf-8", "surrogateescape"))
+        return real(self, cls, msg, index, **kw)
+
+    mutate.setattr(_python._Text, "fail", character_index)
     for name in ("lone surrogate after a 2-byte character (offset in bytes)",):
         with pytest.raises(CHECK_FAILED):
             text_errors.check_must_fail(fastjcs.canonicalize, _vector("text-must-fail", name))

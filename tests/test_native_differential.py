@@ -144,6 +144,24 @@ def test_json_alphabet_same_outcome(native, text):
     assert outcome(native.canonicalize, data, 8, False) == outcome(_python.canonicalize, data, 8, False)
 
 
+# The Python parser reads the input as latin-1 and decodes each string from its own bytes: raw
+# non-ASCII characters, escapes giving non-ASCII characters, a backslash before a literal "u",
+# undecodable bytes, lone and paired surrogate escapes, in names and in values.
+_string_piece = st.sampled_from([
+    b"a", b"\xc3\xa9", b"\\u00e9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\\\\u00e9", b"\\\\",
+    b"\\n", b'\\"', b"\\ud83d\\ude00", b"\\ud800", b"\\udc00", b"\\u0000", b"\\x", b"\\u12",
+    b"\xff", b"\xc3", b"\xe2\x82", b"\x7f", b"\x1f", b"\xef\xbb\xbf", b"\n"])
+_string_body = st.lists(_string_piece, max_size=8).map(b"".join)
+
+
+@given(_string_body, _string_body, st.booleans())
+def test_strings_same_outcome(native, name, value, cut):
+    data = b'{"' + name + b'": ["x", "' + value + b'"], "b\xc3\xa9": 1}'
+    if cut:
+        data = data[:len(data) // 2]
+    assert outcome(native.canonicalize, data, 8, False) == outcome(_python.canonicalize, data, 8, False)
+
+
 # ---- the object encoding survives arbitrary bytes ---------------------------------------------
 
 

@@ -14,6 +14,8 @@ functions of this module, so a test that swaps `_impl` exercises the whole stack
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, BinaryIO, Callable, Union
 
@@ -44,9 +46,11 @@ _impl: ModuleType = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
 
 
 def _check_depth(max_depth: int) -> int:
+    """A valid max_depth: any non-negative int. Values above sys.maxsize, a depth no value can
+    reach, are taken as sys.maxsize, so every backend takes them."""
     if type(max_depth) is not int or max_depth < 0:
         raise ValueError(f"max_depth must be a non-negative int, not {max_depth!r}")
-    return max_depth
+    return min(max_depth, sys.maxsize)
 
 
 def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
@@ -61,7 +65,7 @@ def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
     b'{"a":null,"b":[1,"\\xe2\\x82\\xac"]}'
     """
     if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
-        _check_depth(max_depth)
+        max_depth = _check_depth(max_depth)
     return _impl.dumps(obj, max_depth)
 
 
@@ -74,11 +78,25 @@ def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     fp.write(_impl.dumps(obj, _check_depth(max_depth)))
 
 
+def refuse_single(items: Any, takes: str, hint: str) -> None:
+    """Refuse a lone value where a batch (an iterable of values) is expected.
+
+    A str, a bytes-like object and a mapping are iterable, but iterating them gives characters,
+    bytes or keys, never what the caller meant: TypeError, saying what the function takes
+    (`takes`, e.g. "digest_many takes an iterable of values") and what to do instead (`hint`).
+    """
+    if isinstance(items, (str, bytes, bytearray, memoryview, Mapping)):
+        raise TypeError(f"{takes}, not {type(items).__name__}; {hint}")
+
+
 def as_buffer(data: Data) -> "bytes | bytearray | memoryview":
-    """JSON text as a bytes-like object; a str is encoded to UTF-8 (a lone surrogate becomes
-    invalid UTF-8, refused at its position)."""
+    """JSON text as a contiguous bytes-like object; a str is encoded to UTF-8 (a lone surrogate
+    becomes invalid UTF-8, refused at its position), a non-contiguous memoryview is copied (its
+    bytes in logical order, as bytes(view) reads them)."""
     if isinstance(data, str):
         return data.encode("utf-8", "surrogatepass")
+    if isinstance(data, memoryview) and not data.c_contiguous:
+        return data.tobytes()  # a strided or Fortran-order view: its bytes in logical order
     if isinstance(data, (bytes, bytearray, memoryview)):
         return data
     raise TypeError(f"JSON text must be bytes, bytearray, memoryview or str, not {type(data).__name__}")

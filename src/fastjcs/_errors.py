@@ -187,11 +187,53 @@ class RegistryClosedError(RegistryError):
     """A registry method called after `close()`."""
 
 
-def _line_col(data: bytes, offset: int) -> "tuple[int, int]":
+_CHUNK = 1 << 20  # a memoryview has no count(): it is scanned in copies of this many bytes
+
+
+def _newlines(data: "bytes | bytearray | memoryview", start: int, end: int) -> "tuple[int, int]":
+    """(number of b"\n" in data[start:end], offset of the last one or -1), without copying more
+    than _CHUNK bytes at a time."""
+    if isinstance(data, (bytes, bytearray)):
+        return data.count(b"\n", start, end), data.rfind(b"\n", start, end)
+    count, last = 0, -1
+    for at in range(start, end, _CHUNK):
+        chunk = bytes(data[at:min(at + _CHUNK, end)])
+        n = chunk.count(b"\n")
+        if n:
+            count += n
+            last = at + chunk.rfind(b"\n")
+    return count, last
+
+
+class LineIndex:
+    """1-based line and byte column of byte offsets in one text, for many offsets.
+
+    Each call scans only the bytes between the previous offset and this one (from the start when
+    an offset goes back), so offsets asked in increasing order cost one pass over the text in all.
+    """
+
+    __slots__ = ("data", "pos", "line", "line_start")
+
+    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
+        self.data = data
+        self.pos = 0          # the offset the counts below hold for
+        self.line = 1         # the line of `pos`
+        self.line_start = 0   # the offset where that line starts
+
+    def __call__(self, offset: int) -> "tuple[int, int]":
+        if offset < self.pos:
+            self.pos, self.line, self.line_start = 0, 1, 0
+        count, last = _newlines(self.data, self.pos, offset)
+        if count:
+            self.line += count
+            self.line_start = last + 1
+        self.pos = offset
+        return self.line, offset - self.line_start + 1
+
+
+def _line_col(data: "bytes | bytearray | memoryview", offset: int) -> "tuple[int, int]":
     """1-based line and byte column of `offset` in `data`."""
-    lineno = data.count(b"\n", 0, offset) + 1
-    colno = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-    return lineno, colno
+    return LineIndex(data)(offset)
 
 
 __all__ = [

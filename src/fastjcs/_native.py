@@ -68,8 +68,24 @@ _TEXT_ERRORS: Dict[int, type] = {
 _UNEXPECTED = "unexpected character, expected "
 
 
-def _text_error(code: int, err: Any, data: bytes, max_depth: Optional[int] = None) -> Exception:
-    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message)."""
+def _member_name(data: Any, offset: int) -> str:
+    """The member name whose opening quote is at `offset` (checked by C), decoded from a window of
+    the input that grows until it holds the closing quote: the cost follows the name's length."""
+    size = 256
+    while True:
+        window = str(data[offset:offset + size], "utf-8", "surrogateescape")
+        try:
+            return scanstring(window, 1)[0]
+        except ValueError:  # the window ends inside the name
+            if offset + size >= len(data):
+                raise
+            size *= 4
+
+
+def _text_error(code: int, err: Any, data: Any, max_depth: Optional[int] = None) -> Exception:
+    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message).
+    `data` is the input (any bytes-like object); building the error copies none of it beyond
+    what the message shows."""
     if code == lib.FJCS_E_NOMEM:
         return MemoryError("fastjcs: out of memory")
     offset = int(err.offset)
@@ -104,11 +120,11 @@ def _error_parts(code: int, message: str, data: Any, offset: int,
         return CanonicalizationError, f"unexpected error code {code}: {message}", None
     if cls is DuplicateKeyError:
         # The offset is the opening quote of the repeated name, already validated by C.
-        key = scanstring(bytes(data[offset:]).decode("utf-8", "surrogateescape"), 1)[0]
+        key = _member_name(data, offset)
         return cls, f"duplicate member name {key!r}", key
     if message.startswith(_UNEXPECTED):
-        c = bytes(data[offset: offset + 4]).decode("utf-8", "surrogateescape")[:1] or None
-        message = _python.unexpected_message(c, offset == 0, message[len(_UNEXPECTED):])
+        message = _python.unexpected_message(_python.char_at(data, offset), offset == 0,
+                                             message[len(_UNEXPECTED):])
     elif cls is DepthLimitError and max_depth is not None:
         message = f"nesting deeper than max_depth={max_depth}"
     return cls, message, None
@@ -129,7 +145,7 @@ def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> Non
         with ffi.from_buffer(data) as buf:
             rc = lib.fjcs_canonicalize(buf, len(buf), max_depth, flags, out, err)
     if rc != lib.FJCS_OK:
-        raise _text_error(rc, err, bytes(data), max_depth)
+        raise _text_error(rc, err, data, max_depth)
 
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool) -> bytes:
@@ -161,11 +177,13 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 #
 # The value crosses into C as marshal.dumps(value, 4) (object.c documents the codes it reads).
 # marshal writes only exact types: a subclass (IntEnum, StrEnum, OrderedDict...) makes it raise
-# ValueError, and so does nesting beyond marshal's own limit (2,000 levels). Then the value is
-# rebuilt with exact types, valued as rfc8785 values them, and encoded again; what still cannot be
-# encoded goes to the pure-Python backend. When C refuses the value, the pure-Python backend is
-# run on it to raise the error rfc8785 raises, in rfc8785's order (C meets members in insertion
-# order, rfc8785 in sorted order, so the first error can differ when there are several).
+# ValueError, and so does nesting beyond marshal's own limit (2,000 levels); such a value goes to
+# the pure-Python backend, which reads it once, calling its hooks (__int__, __float__, __iter__...)
+# once each, in rfc8785's order (rebuilding it with exact types for C was no faster). When C refuses
+# a value, the pure-Python backend is run on it to raise the error rfc8785 raises, in rfc8785's
+# order (C meets members in insertion order, rfc8785 in sorted order, so the first error can differ
+# when there are several); should it accept the value, another thread changed it meanwhile, and the
+# pure-Python backend is run on marshal's copy, which holds exactly what C read.
 
 
 # The hot path of a small value is mostly Python and cffi overhead: the functions and constants it
@@ -180,9 +198,7 @@ def dumps(obj: Any, max_depth: int) -> bytes:
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
-        encoded = _normalized_encoding(obj, max_depth)
-        if encoded is None:
-            return _python.dumps(obj, max_depth)
+        return _python.dumps(obj, max_depth)
     out = _new("fjcs_buf *")
     try:
         rc = _canonicalize_marshal(encoded, len(encoded), max_depth, out, _NULL)
@@ -193,81 +209,9 @@ def dumps(obj: Any, max_depth: int) -> bytes:
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
     _python.dumps(obj, max_depth)  # raises the error rfc8785 would
+    _python.dumps(marshal.loads(encoded), max_depth)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
         f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts")
-
-
-class _Unencodable(Exception):
-    """The value holds something the normalising pass leaves to the pure-Python backend."""
-
-
-_DONE = object()
-_NoneType = type(None)
-
-
-def _exact(value: Any) -> Tuple[Any, Optional[Tuple[Any, bool]]]:
-    """(exact-typed value, None) for a scalar; (empty container, (items, is_dict)) otherwise.
-
-    The isinstance order and the conversions are rfc8785's: bool, int, str, float, list/tuple,
-    dict; int(), float(), list(), dict(), and a str subclass by its characters.
-    """
-    t = type(value)
-    if t is str or t is int or t is float or t is bool or t is _NoneType:
-        return value, None
-    if t is list or t is tuple:
-        return [], (iter(value), False)
-    if t is dict:
-        return {}, (iter(value.items()), True)
-    if isinstance(value, int):
-        return int(value), None
-    if isinstance(value, str):
-        return str.__str__(value), None
-    if isinstance(value, float):
-        return float(value), None
-    if isinstance(value, (list, tuple)):
-        return [], (iter(list(value)), False)
-    if isinstance(value, dict):
-        return {}, (iter(dict(value).items()), True)
-    raise _Unencodable
-
-
-def _normalized_encoding(obj: Any, max_depth: int) -> Optional[bytes]:
-    """marshal encoding of obj rebuilt with exact types, or None (then Python handles obj)."""
-    try:
-        root, items = _exact(obj)
-        if items is not None:
-            if max_depth < 1:
-                raise _Unencodable
-            open_ids = {id(obj)}
-            stack = [(items[0], root, items[1], id(obj))]
-            while stack:
-                it, target, is_dict, ident = stack[-1]
-                nxt = next(it, _DONE)
-                if nxt is _DONE:
-                    stack.pop()
-                    open_ids.discard(ident)
-                    continue
-                if is_dict:
-                    key, value = nxt
-                    if type(key) is not str:
-                        if not isinstance(key, str):
-                            raise _Unencodable
-                        key = str.__str__(key)
-                else:
-                    value = nxt
-                converted, sub = _exact(value)
-                if is_dict:
-                    target[key] = converted
-                else:
-                    target.append(converted)
-                if sub is not None:
-                    if id(value) in open_ids or len(stack) >= max_depth:
-                        raise _Unencodable
-                    open_ids.add(id(value))
-                    stack.append((sub[0], converted, sub[1], id(value)))
-        return marshal.dumps(root, 4)
-    except (_Unencodable, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------------

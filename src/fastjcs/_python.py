@@ -20,10 +20,12 @@ forms for \\b \\t \\n \\f \\r and lowercase `\\u00xx` otherwise, nothing else); 
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 from json.decoder import scanstring as _scanstring
 from json.encoder import encode_basestring as _escape
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import _hash
 from ._errors import (
@@ -201,7 +203,10 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
             for key in it:
                 emit(escape(key))
                 emit(":")
-                value = source[key]
+                try:
+                    value = source[key]
+                except KeyError:  # a hook of a value, or another thread, removed the member
+                    raise RuntimeError("dictionary changed during canonicalization: a member was removed") from None
                 t = type(value)
                 if t is str:
                     emit(escape(value))
@@ -253,8 +258,7 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
         emit(format_double(float(value)))
         return False
     elif isinstance(value, (list, tuple, dict)):
-        # A copy of the plain type; the cycle check below uses the identity of the original.
-        source = dict(value) if isinstance(value, dict) else list(value)
+        source = None  # copied to the plain type below, once the checks pass
     else:
         raise UnsupportedTypeError(f"unsupported type: {type(value).__name__}")
     ident = id(value)
@@ -262,6 +266,8 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
         raise CircularReferenceError("circular reference: a container contains itself")
     if len(stack) >= limit:
         raise DepthLimitError(f"nesting deeper than max_depth={limit - 1}")
+    if source is None:  # a subclass: iterate it once, into a copy (open_ids holds the original)
+        source = dict(value) if isinstance(value, dict) else list(value)
     if type(source) is dict:
         if not source:
             emit("{}")
@@ -283,7 +289,9 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
 # ---------------------------------------------------------------------------------------------------
 #
 # The parser is the specification the C parser mirrors, error for error and offset for offset:
-#   - offsets are 0-based byte offsets into the UTF-8 input;
+#   - offsets are 0-based byte offsets into the UTF-8 input (the parser reads the input as
+#     latin-1, one character per byte, so its indices are the offsets; strings are decoded as
+#     UTF-8 from their own bytes);
 #   - a structural error is reported at the offending byte, or at len(data) for an early end;
 #   - a bad escape at its backslash; a lone surrogate escape at the backslash of the escape that
 #     is unpaired (a high surrogate not followed by an escaped low one is the culprit);
@@ -305,24 +313,27 @@ _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\
 
 
 class _Text:
-    """The input and the mapping from character index to byte offset, for error reports."""
+    """The input, and its bytes as a str of the same length (latin-1: character i is byte i).
 
-    __slots__ = ("data", "text", "ascii")
+    The parser works on `text`, so an index into it is a byte offset of the input, and the text
+    costs one byte per input byte, whatever characters the input holds. Every structural character
+    is ASCII; a string is decoded as UTF-8 from its own bytes (`_scan_string`).
+    """
 
-    def __init__(self, data: bytes) -> None:
+    __slots__ = ("data", "text")
+
+    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
         self.data = data
-        # surrogateescape keeps every undecodable byte as one lone surrogate U+DC80..U+DCFF, so the
-        # parser meets it at the right place and reports "invalid UTF-8" there.
-        self.text = data.decode("utf-8", "surrogateescape")
-        self.ascii = self.text.isascii()
+        self.text = str(data, "latin-1")  # any bytes-like object
 
-    def offset(self, index: int) -> int:
-        if self.ascii:
-            return index
-        return len(self.text[:index].encode("utf-8", "surrogateescape"))
+    def fail(self, cls: type, msg: str, offset: int, **kw: Any) -> "CanonicalizationError":
+        return cls(msg, self.data, offset, **kw)
 
-    def fail(self, cls: type, msg: str, index: int, **kw: Any) -> "CanonicalizationError":
-        return cls(msg, self.data, self.offset(index), **kw)
+
+def char_at(data: "bytes | bytearray | memoryview", offset: int) -> Optional[str]:
+    """The character whose UTF-8 encoding starts at `offset` (None at the end of the input); a
+    byte that starts no valid sequence is one lone surrogate U+DC80..U+DCFF (surrogateescape)."""
+    return str(data[offset:offset + 4], "utf-8", "surrogateescape")[:1] or None
 
 
 def unexpected_message(c: Optional[str], at_start: bool, what: str) -> str:
@@ -341,17 +352,26 @@ def unexpected_message(c: Optional[str], at_start: bool, what: str) -> str:
 
 
 def _unexpected(src: _Text, i: int, what: str) -> CanonicalizationError:
-    c = src.text[i] if i < len(src.text) else None
-    return src.fail(InvalidJSONError, unexpected_message(c, i == 0, what), i)
+    return src.fail(InvalidJSONError, unexpected_message(char_at(src.data, i), i == 0, what), i)
 
 
 def _scan_string(src: _Text, i: int) -> Tuple[str, int]:
     """Read the string whose opening quote is at i; return (value, index after the closing quote)."""
-    text = src.text
     try:
-        s, end = _scanstring(text, i + 1, True)
+        s, end = _scanstring(src.text, i + 1, True)
     except ValueError:  # json.JSONDecodeError: find and report the first error ourselves
         _string_error(src, i)
+    if s.isascii():  # the common case; an escaped surrogate would not be ASCII
+        return s, end
+    # Raw bytes of non-ASCII characters came through as latin-1 characters: decode them as UTF-8.
+    # Without a \u escape, every other character is ASCII, and s.encode("latin-1") gives back the
+    # string's bytes; with one, the string is read again from its own bytes, decoded (its escapes
+    # and its end are already checked). surrogateescape keeps an undecodable byte as one lone
+    # surrogate, found just below.
+    if src.text.find("\\u", i + 1, end) < 0:
+        s = s.encode("latin-1").decode("utf-8", "surrogateescape")
+    else:
+        s = _scanstring(str(src.data[i:end], "utf-8", "surrogateescape"), 1, True)[0]
     if _SURROGATE.search(s) is not None:  # a lone surrogate escape, or an undecodable byte
         _string_error(src, i)
     return s, end
@@ -387,8 +407,12 @@ def _string_error(src: _Text, i: int) -> None:
             continue
         if c < " ":
             raise src.fail(InvalidJSONError, "control character in string (must be escaped)", j)
-        if "\udc80" <= c <= "\udcff":
-            raise src.fail(InvalidJSONError, "invalid UTF-8", j)
+        if c >= "\x80":  # the first byte of a UTF-8 sequence, if it is one
+            c = char_at(src.data, j)
+            if "\udc80" <= c <= "\udcff":
+                raise src.fail(InvalidJSONError, "invalid UTF-8", j)
+            j += len(c.encode("utf-8"))
+            continue
         j += 1
     else:
         raise src.fail(InvalidJSONError, "unterminated string", n)
@@ -448,9 +472,10 @@ def _match_number(src: _Text, i: int) -> "re.Match[str]":
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 
-def _literal(src: _Text, i: int) -> Tuple[Any, int]:
+def _literal(src: _Text, i: int, table: Dict[str, Tuple[str, Any]]) -> Tuple[Any, int]:
+    """The literal at i, valued by `table` (first letter -> (word, value))."""
     text = src.text
-    word, value = _LITERALS[text[i]]
+    word, value = table[text[i]]
     if text.startswith(word, i):
         return value, i + len(word)
     j = i
@@ -474,13 +499,19 @@ class _Container:
 class Parser:
     """The strict JSON parser: one loop over the text, with an explicit stack.
 
-    `parse()` returns Python values (every number a float). Three hooks say what a number is worth,
-    how a member is stored and what closing an object checks; the CPB scanner (fastjcs.cpb._scan)
-    extends them to record token-level findings, and so refuses exactly what this parser refuses,
-    at the same place. `stack` holds the open containers (frames of `frame_type`).
+    `parse()` returns Python values (every number a float). Hooks say what a number is worth,
+    how a member is stored and what closing a container checks and gives; the class attributes
+    `literals`, `scan_string` and `spill_at` say what a literal and a string are worth and when an
+    open array's elements are handed to `spill`. The CPB scanner (fastjcs.cpb._scan) extends the
+    hooks to record token-level findings, and canonicalize's _Canonical to write canonical text as
+    it reads; both so refuse exactly what this parser refuses, at the same place. `stack` holds the
+    open containers (frames of `frame_type`).
     """
 
     frame_type: type = _Container
+    literals: Dict[str, Tuple[str, Any]] = _LITERALS
+    scan_string = staticmethod(_scan_string)   # (src, index of the quote) -> (value, end)
+    spill_at = sys.maxsize                     # never: the array's list is its value
 
     def __init__(self, data: bytes, max_depth: int, strict_integers: bool = False) -> None:
         self.src = _Text(data)
@@ -512,11 +543,15 @@ class Parser:
             frame.dup = (frame.key_index, key)
         container[key] = value
 
-    def close(self, frame: Any) -> None:
-        """An object ends: refuse it if a name repeated."""
+    def close(self, frame: Any) -> Any:
+        """A container ends: refuse an object in which a name repeated; return its value."""
         if frame.dup is not None:
             at, name = frame.dup
             raise self.src.fail(DuplicateKeyError, f"duplicate member name {name!r}", at, key=name)
+        return frame.value
+
+    def spill(self, frame: Any) -> None:
+        """An open array holds spill_at elements (not called with the default spill_at)."""
 
     # ---- the loop ----
 
@@ -527,7 +562,8 @@ class Parser:
         ws = _WS.match
         stack = self.stack
         new_frame = self.frame_type
-        number, store, close = self.number, self.store, self.close
+        number, store, close, spill = self.number, self.store, self.close, self.spill
+        scan_string, literals, spill_at = self.scan_string, self.literals, self.spill_at
         i = ws(text, 0).end()
         while True:
             # ---- a value starts at i ----
@@ -535,7 +571,7 @@ class Parser:
                 raise _unexpected(src, i, "a value")
             c = text[i]
             if c == '"':
-                value, i = _scan_string(src, i)
+                value, i = scan_string(src, i)
             elif c == "{" or c == "[":
                 if len(stack) >= self.max_depth:
                     raise src.fail(DepthLimitError, f"nesting deeper than max_depth={self.max_depth}", i)
@@ -545,7 +581,7 @@ class Parser:
                     stack.append(frame)
                     if text[i: i + 1] == "}":
                         i += 1
-                        value = stack.pop().value
+                        value = close(stack.pop())
                     else:
                         i = _member_key(src, frame, i)
                         continue
@@ -553,7 +589,7 @@ class Parser:
                     stack.append(new_frame([]))
                     if text[i: i + 1] == "]":
                         i += 1
-                        value = stack.pop().value
+                        value = close(stack.pop())
                     else:
                         continue
             elif c == "-" or "0" <= c <= "9":
@@ -561,7 +597,7 @@ class Parser:
                 value = number(m, i)
                 i = m.end()
             elif c in _LITERALS:
-                value, i = _literal(src, i)
+                value, i = _literal(src, i, literals)
             else:
                 raise _unexpected(src, i, "a value")
 
@@ -578,12 +614,14 @@ class Parser:
                 container = frame.value
                 if type(container) is list:
                     container.append(value)
+                    if len(container) >= spill_at:
+                        spill(frame)
                     if c == ",":
                         i = ws(text, i + 1).end()
                         break
                     if c == "]":
                         i += 1
-                        value = stack.pop().value
+                        value = close(stack.pop())
                         continue
                     raise _unexpected(src, i, "',' or ']'")
                 store(frame, frame.key, value)
@@ -592,9 +630,8 @@ class Parser:
                     i = _member_key(src, frame, i)
                     break
                 if c == "}":
-                    close(frame)
                     i += 1
-                    value = stack.pop().value
+                    value = close(stack.pop())
                     continue
                 raise _unexpected(src, i, "',' or '}'")
 
@@ -617,9 +654,167 @@ def _member_key(src: _Text, frame: Any, i: int) -> int:
     return _WS.match(text, i + 1).end()
 
 
+# canonicalize writes the canonical text while it parses, without building the Python values: a
+# scalar becomes its canonical text as soon as it is read, and a container its canonical text when
+# it closes (an object's members sorted then). What a closed container gives is a str when it is
+# short, else a "rope": a list of strs and ropes, in output order, that no enclosing container
+# copies again, so each character is copied a bounded number of times, whatever the nesting. An
+# open array hands its elements, every _SPILL_AT of them, to one rope of their text, so a long
+# array holds no more than that many small strs. The canonical bytes are encoded from the rope
+# at the end, piece by piece. Memory: the input, its decoded text, and about two copies of the
+# output; but the members of an open object are held as strs until it closes (an object with
+# many small members costs more, per member, than its text).
+
+_SHORT = 512          # a closed container's text shorter than this (in characters) is one str
+_SPILL_AT = 4096      # an open array's elements are made one rope every this many
+_ENCODE_SLICE = 1 << 20  # a str piece longer than this is encoded slice by slice
+
+_CANONICAL_LITERALS = {"t": ("true", "true"), "f": ("false", "false"), "n": ("null", "null")}
+
+
+def _merged(parts: list) -> list:
+    """A rope of parts (strs and ropes, in output order): each run of short strs joined into one
+    (a long str is kept as it is, not copied, nor widened by a character of another run)."""
+    rope: list = []
+    run: List[str] = []
+    for part in parts:
+        if type(part) is str and len(part) < _SHORT:
+            run.append(part)
+        else:
+            if run:
+                rope.append("".join(run))
+                run = []
+            rope.append(part)
+    if run:
+        rope.append("".join(run))
+    return rope
+
+
+def _interleaved(opening: str, items: list, closing: str) -> list:
+    """[opening, items[0], ",", items[1], ..., closing] (items is not empty)."""
+    parts = [opening]
+    for item in items:
+        parts.append(item)
+        parts.append(",")
+    parts[-1] = closing
+    return parts
+
+
+def _enclosed(opening: str, inner: str, closing: str) -> Any:
+    if len(inner) < _SHORT:
+        return opening + inner + closing
+    return [opening, inner, closing]
+
+
+class _Open(_Container):
+    __slots__ = ("runs", "ropes")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.key = None
+        self.key_index = 0
+        self.dup = None
+        self.runs: Optional[list] = None  # an array's spilled elements, as ropes
+        self.ropes = False                # a rope or a long str among the values held
+
+
+class _Canonical(Parser):
+    """The parser, its hooks writing canonical text instead of building values (see above)."""
+
+    frame_type = _Open
+    literals = _CANONICAL_LITERALS
+    spill_at = _SPILL_AT
+
+    def scan_string(self, src: _Text, i: int) -> Tuple[str, int]:
+        """The string at i as its canonical (escaped) text; a long one is kept apart (a rope)."""
+        s, end = _scan_string(src, i)
+        s = _escape(s)
+        if len(s) >= _SHORT and self.stack:
+            self.stack[-1].ropes = True
+        return s, end
+
+    def number(self, m: "re.Match[str]", i: int) -> str:
+        return format_double(Parser.number(self, m, i))
+
+    def spill(self, frame: Any) -> None:
+        elements = frame.value
+        if frame.ropes:
+            rope = _merged(_interleaved("", elements, ""))
+            frame.ropes = False
+        else:
+            rope = [",".join(elements)]
+        if frame.runs is None:
+            frame.runs = []
+        frame.runs.append(rope)
+        elements.clear()
+
+    def close(self, frame: Any) -> Any:
+        if frame.dup is not None:
+            Parser.close(self, frame)  # raises
+        members = frame.value
+        if type(members) is list:
+            if frame.runs is not None:
+                value = _merged(_interleaved("[", frame.runs + members, "]"))
+            elif frame.ropes:
+                value = _merged(_interleaved("[", members, "]"))
+            elif members:
+                value = _enclosed("[", ",".join(members), "]")
+            else:
+                return "[]"
+        elif not members:
+            return "{}"
+        elif not frame.ropes:
+            escape = _escape
+            value = _enclosed("{", ",".join([escape(key) + ":" + members[key]
+                                             for key in _sorted_keys(members)]), "}")
+        else:
+            parts = ["{"]
+            for key in _sorted_keys(members):
+                parts.append(_escape(key) + ":")
+                parts.append(members[key])
+                parts.append(",")
+            parts[-1] = "}"
+            value = _merged(parts)
+        if type(value) is list and self.stack:
+            self.stack[-1].ropes = True  # the enclosing container holds a rope now
+        return value
+
+
+def _rope_bytes(value: Any) -> bytes:
+    """The UTF-8 bytes of a canonical text given as a str or a rope (encoded a run of pieces at a
+    time, and a long piece a slice at a time)."""
+    if type(value) is str:
+        return value.encode("utf-8")
+    out = io.BytesIO()
+    write = out.write
+    run: List[str] = []
+    size = 0
+    stack = [iter(value)]
+    while stack:
+        for piece in stack[-1]:
+            if type(piece) is not str:
+                stack.append(iter(piece))
+                break
+            if len(piece) > _ENCODE_SLICE:
+                write("".join(run).encode("utf-8"))
+                run, size = [], 0
+                for at in range(0, len(piece), _ENCODE_SLICE):
+                    write(piece[at:at + _ENCODE_SLICE].encode("utf-8"))
+                continue
+            run.append(piece)
+            size += len(piece)
+            if size > _ENCODE_SLICE:
+                write("".join(run).encode("utf-8"))
+                run, size = [], 0
+        else:
+            stack.pop()
+    write("".join(run).encode("utf-8"))
+    return out.getvalue()
+
+
 def canonicalize(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool) -> bytes:
-    """Canonical UTF-8 bytes of a JSON text (DESIGN section 2.2)."""
-    return dumps(parse(bytes(data), max_depth, strict_integers), max_depth)
+    """Canonical UTF-8 bytes of a JSON text (DESIGN section 2.2), written as it is parsed."""
+    return _rope_bytes(_Canonical(data, max_depth, strict_integers).parse())
 
 
 def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_depth: int,

@@ -450,6 +450,7 @@ def _canonical_text(data: bytes) -> bytes:
 def cmd_check(args: argparse.Namespace) -> int:
     import json
 
+    from ._errors import LineIndex
     from .cpb import check
 
     source = source_name(args.file)
@@ -459,23 +460,18 @@ def cmd_check(args: argparse.Namespace) -> int:
         result = check(raw, max_depth=args.max_depth)
     except FastJCSError as exc:
         raise CLIError(describe(exc, source)) from exc
+    where = LineIndex(raw)  # the violations come in offset order: one pass for all of them
     if args.json:
         body = result.as_dict()
         for v in body["violations"]:
-            v["line"], v["column"] = _line_col(raw, v["offset"])
+            v["line"], v["column"] = where(v["offset"])
         print(json.dumps(body, ensure_ascii=False))
     else:
         print(result.verdict)
         for v in result.violations:
-            line, column = _line_col(raw, v.offset)
+            line, column = where(v.offset)
             print(f"{v.rule} {v.path} {v.code} {source}:{line}:{column}")
     return result.exit_code
-
-
-def _line_col(data: bytes, offset: int) -> Tuple[int, int]:
-    from ._errors import _line_col as line_col
-
-    return line_col(data, offset)
 
 
 # ---- vectors ---------------------------------------------------------------------------------

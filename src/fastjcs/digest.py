@@ -30,7 +30,7 @@ import re
 from typing import Any, Iterable, List, NamedTuple, Union
 
 from . import _core
-from ._core import DEFAULT_MAX_DEPTH, Data, _check_depth, as_bytes
+from ._core import DEFAULT_MAX_DEPTH, Data, _check_depth, as_bytes, refuse_single
 from ._errors import CanonicalizationError, InvalidDigestError
 from ._hash import ALGORITHMS, check_algorithm, raw_digest, render
 
@@ -84,12 +84,15 @@ def digest_many(objs: Iterable[Any], algorithm: str = "sha256", *,
 
     The C backend canonicalizes and hashes the whole batch without returning to Python per item.
     All or nothing: the first value that cannot be canonicalized raises its error, with `index`
-    set to its position in `objs`, and no digest is returned.
+    set to its position in `objs`, and no digest is returned. `objs` must not be a str, a
+    bytes-like object or a mapping (TypeError): they iterate as characters, bytes or keys.
 
     >>> digest_many([{"x": 1}, [1, 2]]) == [digest({"x": 1}), digest([1, 2])]
     True
     """
     alg = check_algorithm(algorithm)
+    refuse_single(objs, "digest_many takes an iterable of values",
+                  "to digest one value use digest()")
     items = objs if type(objs) is list else list(objs)
     raws = _core._impl.digest_many(items, _check_depth(max_depth), alg)
     prefix = alg + ":"
@@ -106,13 +109,16 @@ def digest_texts(texts: Iterable[Data], algorithm: str = "sha256", *,
     `offset`/`lineno`/`colno` relative to that text. Nothing is raised for a bad item, so a
     caller can report it and go on; test each result with ``isinstance(result, str)``.
     A line's trailing newline is JSON whitespace and may stay; an empty line is an error item.
-    An item that is not bytes, bytearray, memoryview or str raises TypeError for the whole call.
+    An item that is not bytes, bytearray, memoryview or str raises TypeError for the whole call,
+    and so does a `texts` that is itself one text (a str or bytes-like object) or a mapping.
 
     >>> results = digest_texts([b'{"x":1}\\n', b'{"x":', b'[]'])
     >>> results[0] == digest({"x": 1}), type(results[1]).__name__, results[1].index
     (True, 'InvalidJSONError', 1)
     """
     alg = check_algorithm(algorithm)
+    refuse_single(texts, "digest_texts takes an iterable of JSON texts",
+                  "to digest one text use digest_text()")
     items = []
     for index, text in enumerate(texts):
         try:

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Optional, Tuple
 
+from .._core import refuse_single
 from .._errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
 from ._errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
 from ._scan import INT_MAX, Path, format_path, nfc
 
 
 def exclusion_names(exclusion_set: Iterable[str]) -> Tuple[str, ...]:
-    """The exclusion set as a tuple of exact names; a bare str is refused (it would iterate chars)."""
-    if isinstance(exclusion_set, (str, bytes)):
-        raise TypeError("exclusion_set must be a collection of member names, not a single string")
+    """The exclusion set as a tuple of exact names; a bare str, bytes-like object or mapping is
+    refused (it would iterate characters, bytes or keys)."""
+    refuse_single(exclusion_set, "exclusion_set takes a collection of member names",
+                  "to exclude one name pass [name]")
     names = tuple(exclusion_set)
     for name in names:
         if not isinstance(name, str):

@@ -118,17 +118,15 @@ class _Scanner(Parser):
             if len(token) - (token[0] == "-") <= 16 and -INT_MAX <= int(token) <= INT_MAX:
                 return int(token)
             if self.record:
-                self.findings.append(Finding("R", "unsafe-integer", _path(self.stack),
-                                             self.src.offset(i), token))
+                self.findings.append(Finding("R", "unsafe-integer", _path(self.stack), i, token))
         elif self.record:
-            self.findings.append(Finding("R", "non-integer-number", _path(self.stack),
-                                         self.src.offset(i), token))
+            self.findings.append(Finding("R", "non-integer-number", _path(self.stack), i, token))
         return value
 
     def store(self, frame: Any, key: str, value: Any) -> None:
         container = frame.value
         if self.record:
-            at = self.src.offset(frame.key_index)
+            at = frame.key_index
             if self.check and (value is None or (type(value) in (dict, list) and not value)):
                 self.findings.append(Finding("P", "empty-member", _path(self.stack), at))
             earlier = frame.names.setdefault(nfc(key), [])
@@ -141,17 +139,16 @@ class _Scanner(Parser):
             frame.dup = (frame.key_index, key, _path(self.stack))
         container[key] = value
 
-    def close(self, frame: Any) -> None:
+    def close(self, frame: Any) -> Any:
         """An exact duplicate: refused where and as the reference parser refuses it (in "check"
         mode it is a finding, recorded by store)."""
         if frame.dup is None:
-            return
+            return frame.value
         at, name, path = frame.dup
         msg = f"duplicate member name {name!r}"
         if self.mode == "jcs":
             raise self.src.fail(DuplicateKeyError, msg, at, key=name)
-        raise DuplicateNameTextError(msg, format_path(path), self.src.data, self.src.offset(at),
-                                     key=name)
+        raise DuplicateNameTextError(msg, format_path(path), self.src.data, at, key=name)
 
 
 def scan(data: bytes, max_depth: int, mode: str) -> Scan:
@@ -187,7 +184,7 @@ def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int
             raise _unexpected(src, i, "':'")
         start = ws(text, i + 1).end()
         end = _skip_value(src, start, max_depth)
-        spans[key] = (src.offset(start), src.offset(end))
+        spans[key] = (start, end)
         i = ws(text, end).end()
         c = text[i: i + 1]
         if c == "}":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from .._core import refuse_single
 from ._errors import MemberMappingError, MemberMappingUndeclaredError, StreamError, StreamIncompleteError
 
 
@@ -20,8 +21,11 @@ def reassemble_stream(source: Sequence[Mapping[str, Any]]) -> bytes:
     """Concatenate the `chunk` strings of a complete stream, in arrival order, as UTF-8 bytes.
 
     Raises StreamIncompleteError when no chunk carries `"done": true`, StreamError for a malformed
-    item or for chunks after the terminal one.
+    item or for chunks after the terminal one; TypeError when `source` is one chunk object, a
+    str or a bytes-like object rather than a sequence of chunks.
     """
+    refuse_single(source, "reassemble_stream takes a sequence of chunk objects",
+                  "pass a one-chunk stream as [chunk]")
     parts: List[str] = []
     done = False
     for n, item in enumerate(source):
