@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+import rfc8785
 
 import fastjcs
 from fastjcs import cpb
@@ -183,3 +184,22 @@ def test_non_contiguous_memoryview_is_read_as_its_bytes(backend):
     with pytest.raises(fastjcs.InvalidJSONError) as info:
         fastjcs.canonicalize(memoryview(b"[x1x,x,y")[::2])  # b"[1,,": the offset is in the copy
     assert info.value.offset == 3
+
+
+class _Backwards(str):
+    """A str whose own comparisons and encode lie: member order must not listen to them."""
+
+    def __lt__(self, other):
+        return str.__gt__(self, other)
+
+    def __gt__(self, other):
+        return str.__lt__(self, other)
+
+    def encode(self, *args, **kwargs):
+        return b"x"
+
+
+def test_str_subclass_comparisons_do_not_order_members(backend):
+    names = ["b", "a", "\ufb33", "\U0001F602", "c"]
+    value = {_Backwards(n): i for i, n in enumerate(names)}
+    assert fastjcs.dumps(value) == rfc8785.dumps({n: i for i, n in enumerate(names)})

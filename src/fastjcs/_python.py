@@ -103,13 +103,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _utf16_key(key: str) -> bytes:
-    return key.encode("utf-16-be")
+    return str.encode(key, "utf-16-be")
 
 
 def _sorted_keys(d: dict) -> list:
-    """The member names of d in RFC 8785 order (UTF-16 code units), all checked to be str."""
+    """The member names of d in RFC 8785 order (UTF-16 code units), all checked to be str.
+
+    Names are compared as str, whatever a subclass's own comparison says (str.__str__ is the
+    name's exact str; it refuses a name that is not a str).
+    """
     try:
-        keys = sorted(d)
+        keys = sorted(d, key=str.__str__)
         joined = "".join(keys)  # refuses a name that is not a str
     except TypeError:
         raise UnsupportedTypeError("object keys must be strings") from None
