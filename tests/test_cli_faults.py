@@ -340,9 +340,20 @@ def test_reader_gone_ends_quietly_as_a_unix_tool_does(tmp_path, cli_backend):
     assert p.stderr == b"status 141\n"
 
 
-def test_max_depth_beyond_any_input_is_no_limit(cli_backend):
+def test_max_depth_beyond_any_machine_is_a_usage_error(cli_backend):
     """--max-depth 99999999999999999999999 was an OverflowError traceback (C takes a size_t).
-    No input can nest that deep, so it means no limit: the answer, exit 0."""
-    for args, want in ((["canon"], CANON), (["digest"], digest_line(DOC))):
+    It is a usage error now: one line on stderr, exit 2, nothing on stdout; the largest depth a
+    size_t holds is still taken."""
+    for args in (["canon"], ["digest"], ["digest", "--jsonl"], ["check"]):
         p = fastjcs(*args, "--max-depth", "99999999999999999999999", input=DOC, extra_env=cli_backend)
-        assert (p.returncode, p.stdout, p.stderr) == (0, want, b"")
+        assert p.returncode == 2 and p.stdout == b""
+        assert p.stderr.count(b"\n") == 1 and b"--max-depth" in p.stderr and b"Traceback" not in p.stderr
+    p = fastjcs("canon", "--max-depth", str(sys.maxsize), input=DOC, extra_env=cli_backend)
+    assert (p.returncode, p.stdout, p.stderr) == (0, CANON, b"")
+
+
+def test_usage_errors_are_one_line(cli_backend):
+    for args in (["canon", "--no-such-option"], ["nothing"], [], ["digest", "--algorithm", "md5"]):
+        p = fastjcs(*args, input=DOC, extra_env=cli_backend)
+        assert p.returncode == 2 and p.stdout == b"", args
+        assert p.stderr.count(b"\n") == 1 and p.stderr.startswith(b"fastjcs"), (args, p.stderr)

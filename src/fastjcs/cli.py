@@ -29,7 +29,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
 from . import __version__
 from ._core import DEFAULT_MAX_DEPTH, canonicalize_to
@@ -267,10 +267,19 @@ def _positive(text: str) -> int:
 
 
 def _depth(text: str) -> int:
-    """--max-depth: as _positive, and at most sys.maxsize (the largest the C core takes): a limit
-    past it is that limit, which no input reaches (nesting that deep needs more bytes than fit
-    in memory), so no answer changes."""
-    return min(_positive(text), sys.maxsize)
+    """--max-depth: as _positive, and at most sys.maxsize (2^63-1 on 64-bit machines): a number
+    past any depth a machine can hold is taken for a mistake, not for "no limit"."""
+    value = _positive(text)
+    if value > sys.maxsize:
+        raise argparse.ArgumentTypeError(f"must be at most {sys.maxsize}, not {text}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line on stderr (exit 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _profile_args(args: argparse.Namespace) -> Tuple[str, Tuple[str, ...]]:
@@ -636,7 +645,7 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fastjcs", description="RFC 8785 JSON canonicalization (JCS).")
+    parser = _Parser(prog="fastjcs", description="RFC 8785 JSON canonicalization (JCS).")
     parser.add_argument("--version", action="version", version=f"fastjcs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
