@@ -185,54 +185,6 @@ def test_unreadable_file_is_exit_2():
     one_line_error(p, "/nonexistent.jsonl")
 
 
-# ---- growth: time in proportion to the input ------------------------------------------------------
-
-
-def _cpu(args, data: bytes, extra_env, runs: int = 3) -> float:
-    """CPU seconds (user + system) of the child for one run, the least of `runs` (other work on
-    the machine slows a run down, never speeds it up)."""
-    import resource
-
-    best = float("inf")
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        p = fastjcs(*args, input=data, extra_env=extra_env)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        assert p.returncode in (0, 1), p.stderr[-300:]
-        best = min(best, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return best
-
-
-def test_a_long_stdin_line_takes_linear_time(cli_backend):
-    """One line of n and 4n bytes on a pipe, read in 16 KiB blocks: each block was joined to
-    everything before it and the whole scanned again (a line of 800 MB took 55 s, 200 MB 3.7 s)."""
-    def line(n: int) -> bytes:
-        return b'{"a":"' + b"x" * n + b'"}\n'
-
-    args = ("digest", "--jsonl", "--chunk-bytes", "16384")
-    start = _cpu(args, b"", cli_backend)
-    small, big = (_cpu(args, line(n), cli_backend) - start for n in (4 << 20, 16 << 20))
-    assert big / small < 6, (small, big)
-    p = fastjcs(*args, input=line(100), extra_env=cli_backend)
-    assert p.stdout == f"sha256:{sha256(line(100)[:-1])}\n".encode()
-
-
-def test_a_failing_line_costs_a_few_good_ones(cli_backend):
-    """N lines that fail against N that do not, of the same shape, in the same run: a failed line
-    built an exception, a position and two Python objects, 50x the cost of a good line in C."""
-    n = 400_000 if cli_backend["FASTJCS_BACKEND"] == "native" else 20_000
-    good = b"".join(b'{"id":%d,"name":"abc","v":[1,2]}\n' % i for i in range(n))
-    bad = b"".join(b'{"id":%d,"name":"abc","v":[1,2],}\n' % i for i in range(n))
-    start = _cpu(("digest", "--jsonl"), b"", cli_backend)
-    good_cpu, bad_cpu = (_cpu(("digest", "--jsonl"), data, cli_backend) - start for data in (good, bad))
-    assert bad_cpu / good_cpu < 5, (good_cpu, bad_cpu)
-    p = fastjcs("digest", "--jsonl", input=bad[:200], extra_env=cli_backend)
-    # line 1 is 33 bytes with its newline; the "}" of line 2 is its 32nd byte
-    assert lines(p.stdout)[1] == "error:2:32: InvalidJSONError: unexpected character '}', expected a member name"
-    assert lines(p.stderr)[1] == ("fastjcs digest: <stdin>:2:32: InvalidJSONError: unexpected character '}', "
-                                  "expected a member name (byte 64)")
-
-
 # ---- progress bar --------------------------------------------------------------------------------
 
 STUB_TQDM = textwrap.dedent("""\
