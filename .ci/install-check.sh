@@ -93,7 +93,7 @@ venv, backend = os.path.realpath(sys.argv[1]), sys.argv[2]
 where = os.path.realpath(fastjcs.__file__)
 assert where.startswith(venv + os.sep), f"fastjcs imported from {where}, not from {venv}"
 assert fastjcs.backend == backend, f"backend {fastjcs.backend!r}, expected {backend!r}"
-print(f"fastjcs {fastjcs.__version__} from {where}, backend {fastjcs.backend}")
+print(f"fastjcs {fastjcs.__version__} from {where}, backend {fastjcs.backend()}")
 EOF
 }
 run_suite() {  # venv, run dir, label

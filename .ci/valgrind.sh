@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 import fastjcs
-from fastjcs import _native
+from fastjcs.core import native_backend as _native
 from fastjcs._native_ext import ffi, lib
 
 assert fastjcs.backend == "native"

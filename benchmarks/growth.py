@@ -21,15 +21,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 from _growth import growth  # noqa: E402
 from shapes import SHAPES, canonicalize, dumps  # noqa: E402
 
-from fastjcs import _core  # noqa: E402
+from fastjcs.core import seam  # noqa: E402
 
 
 def backends(names):
     for name in names:
         if name == "python":
-            from fastjcs import _python as module
+            from fastjcs.core import python_backend as module
         else:
-            from fastjcs import _native as module
+            from fastjcs.core import native_backend as module
         yield name, module
 
 
@@ -45,7 +45,7 @@ def main() -> int:
         if shape.value is not None:
             calls.append(("dumps", dumps, shape.value, False))
         for backend_name, module in backends(args.backend or ["native", "python"]):
-            _core._impl = module
+            seam._impl = module
             for call_name, fn, build, scaled in calls:
                 k = shape.scale(backend_name) if scaled else 1
                 t1, t4, ratio = growth(fn, build(k), build(4 * k), attempts=1, bound=shape.bound)

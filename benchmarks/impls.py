@@ -22,7 +22,8 @@ from typing import Any, Callable, List, Optional, Sequence
 import rfc8785
 from Crypto.Hash import SHA256
 
-from fastjcs import DEFAULT_MAX_DEPTH, _python
+from fastjcs import DEFAULT_MAX_DEPTH
+from fastjcs.core import python_backend as _python
 
 try:
     import orjson
@@ -30,7 +31,7 @@ except ImportError:  # pragma: no cover - optional peer
     orjson = None
 
 try:
-    from fastjcs import _native
+    from fastjcs.core import native_backend as _native
 except ImportError as exc:  # pragma: no cover - depends on the build
     _native = None
     _NATIVE_MISSING: Optional[str] = f"C extension not built ({exc})"

@@ -6,7 +6,7 @@ snprintf("%.17g") and Python's repr, over the same doubles in the same run, with
 Two data sets of --count doubles each: random 64-bit patterns (finite only), and short decimals
 (m / 10^j for random m < 10^6 and j <= 6, like 123.456). The C timer is benchmarks/number_bench.c,
 compiled here with -O2 into benchmarks/bin/. Correctness is recorded too: the C program checks
-that every rendering reads back (strtod), and this script compares a sample with fastjcs._python.
+that every rendering reads back (strtod), and this script compares a sample with fastjcs.core.python_backend.
 The goal of issue 3: fjcs at most 0.10x the time of snprintf.
 """
 
@@ -58,9 +58,9 @@ def time_repr(values: list, repeat: int) -> float:
 
 
 def sample_agrees(values: list) -> bool:
-    """fastjcs._native against fastjcs._python on a sample, where the extension is built."""
+    """fastjcs.core.native_backend against fastjcs.core.python_backend on a sample, where the extension is built."""
     try:
-        from fastjcs import _native, _python
+        from fastjcs.core import native_backend as _native, python_backend as _python
     except ImportError:
         return True
     sample = values[:: max(1, len(values) // 2000)]

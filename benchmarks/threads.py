@@ -69,13 +69,13 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=20, help="size of each document (MB of text)")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if fastjcs.backend != "native":
-        raise SystemExit("the C backend is not in use (fastjcs.backend == %r)" % fastjcs.backend)
+    if fastjcs.backend() != "native":
+        raise SystemExit("the C backend is not in use (fastjcs.backend() == %r)" % fastjcs.backend())
     n = int(args.mb * 1e6 / 420)  # about 420 bytes of text per record
     values = [records(n, seed) for seed in (1, 2)]
     docs = [json.dumps(v, indent=1).encode() for v in values]
     canon = [fastjcs.canonicalize(d) for d in docs]
-    print(f"fastjcs {fastjcs.__version__} ({fastjcs.backend}), {os.cpu_count()} CPUs, "
+    print(f"fastjcs {fastjcs.__version__} ({fastjcs.backend()}), {os.cpu_count()} CPUs, "
           f"documents of {len(docs[0]) / 1e6:.1f} and {len(docs[1]) / 1e6:.1f} MB")
     measure("canonicalize", fastjcs.canonicalize, docs, canon, args.repeat)
     measure("dumps", fastjcs.dumps, values, canon, args.repeat)

@@ -17,8 +17,8 @@ import atheris
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 with atheris.instrument_imports():
-    import fastjcs._native  # noqa: F401 - fail now, not in the first input, if C is missing
-    import fastjcs._python  # noqa: F401
+    import fastjcs.core.native_backend  # noqa: F401 - fail now, not in the first input, if C is missing
+    import fastjcs.core.python_backend  # noqa: F401
     import fuzzlib
 
 CHECKS = {"text": fuzzlib.check_text, "dumps": fuzzlib.check_dumps}

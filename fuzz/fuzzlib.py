@@ -24,7 +24,7 @@ DEFAULT_DEPTH = 10_000
 
 def backends() -> Tuple[Any, Any]:
     """(pure-Python backend, C backend); ImportError when the C extension is not built."""
-    from fastjcs import _native, _python
+    from fastjcs.core import native_backend as _native, python_backend as _python
 
     return _python, _native
 

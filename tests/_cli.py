@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
 
-REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = REPO.parent / "shared" / "upstream"
+from conftest import REPO  # noqa: F401 - tests/test_readme_cli.py imports it from here
+
 
 
 def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:

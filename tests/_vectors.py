@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import pathlib
 from typing import Any, Dict, List, Union
 
 import pytest
 
-VECTORS = pathlib.Path(__file__).resolve().parent.parent / "vectors"
+from conftest import VECTORS
 
 
 def load(relpath: str) -> Dict[str, Any]:

@@ -1,26 +1,46 @@
-"""Shared fixtures: every core test runs on both backends.
+"""The one conftest: shared paths, the backend fixtures, hypothesis profiles, the slow switch.
 
-The `backend` fixture yields a backend module (`fastjcs._python` or `fastjcs._native`), and for the
-duration of the test also installs it behind the public API (`fastjcs._core._impl`), so tests of
-the layers above (digests, bindings, CPB) run on it too.
+Tests are laid out like the code (core/, digests/, eab/, cpb/, tools/, cli/, c/). This directory
+is on sys.path (pytest puts a rootless conftest's directory there), so the shared helper modules
+beside this file (_cli, _vectors, _growth, _strategies, shapes, es6corpus, wrong_canon) import
+by name, and so do the paths below (`from conftest import REPO`).
+
+The `backend` fixture yields a backend module (`fastjcs.core.python_backend` or
+`fastjcs.core.native_backend`), and for the duration of the test also installs it behind the
+seam (`fastjcs.core.seam._impl`), so tests of the layers above (digests, bindings, CPB) run on it
+too, and `fastjcs.backend()` names it.
 
 The native parameter is skipped, with the reason, only where the C extension is not built; with
 FASTJCS_REQUIRE_NATIVE=1 (CI) a missing extension is an error instead.
+
+Tests marked `slow` (big inputs, the long runs) are deselected unless `--slow` is given or
+FASTJCS_SLOW=1 is set (CI sets it).
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from fastjcs import _core, _python
+from fastjcs import tools
+from fastjcs.core import python_backend as _python, seam
+
+#: The checkout, and the data the tests read from it.
+REPO = Path(__file__).resolve().parents[1]
+VECTORS = REPO / "vectors"                       # rfc8785/, text-canonical/, text-must-fail/
+SUITES = tools.SUITES                            # the suites the CLI ships: cpb/, eab/
+FUZZ = REPO / "fuzz"
+CSRC = REPO / "csrc"
+#: The upstream suites, read in place when present (tests that need them skip otherwise).
+UPSTREAM = REPO.parent / "shared" / "upstream"
 
 REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
 
 try:
-    from fastjcs import _native
+    from fastjcs.core import native_backend as _native
 except ImportError as exc:  # pragma: no cover - depends on the build
     _native = None
     _NATIVE_MISSING = f"C extension not built: {exc}"
@@ -46,6 +66,19 @@ def pytest_addoption(parser):
     parser.addoption("--es6-lines", type=int, default=int(env) if env else None,
                      help="lines of the ES6 number corpus to check (default 100000, or "
                           "$FASTJCS_ES6_LINES; CI 1000000)")
+    parser.addoption("--slow", action="store_true",
+                     default=os.environ.get("FASTJCS_SLOW", "") not in ("", "0"),
+                     help="also run the tests marked slow (or FASTJCS_SLOW=1; CI does)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the tests marked slow, unless --slow (or FASTJCS_SLOW=1) asks for them."""
+    if config.getoption("--slow"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
 
 
 @pytest.fixture(params=["python", "native"])
@@ -53,7 +86,7 @@ def backend(request, monkeypatch):
     module = BACKENDS[request.param]
     if module is None:
         pytest.skip(_NATIVE_MISSING)
-    monkeypatch.setattr(_core, "_impl", module)
+    monkeypatch.setattr(seam, "_impl", module)
     return module
 
 

@@ -59,14 +59,14 @@ def bit_patterns() -> Iterator[int]:
 
 
 def python_renderer() -> Renderer:
-    from fastjcs import _python
+    from fastjcs.core import python_backend as _python
 
     fmt = _python.format_double
     return lambda values: [fmt(x) for x in values]
 
 
 def native_renderer() -> Renderer:
-    from fastjcs import _native
+    from fastjcs.core import native_backend as _native
 
     return _native.format_doubles
 

@@ -1,6 +1,6 @@
-"""Write fastjcs's own CPB vectors (vectors/cpb/) with expected values computed independently.
+"""Write fastjcs's own CPB vectors (src/fastjcs/tools/suites/cpb/) with expected values computed independently.
 
-    python vectors/generate_cpb.py          # rewrites vectors/cpb/; a test checks it is up to date
+    python vectors/gen_cpb.py [--check] [--out DIR]   # rewrites src/fastjcs/tools/suites/cpb/; a test checks it is up to date
 
 Nothing here imports fastjcs. Expected bytes come from `rfc8785.dumps` (the reference RFC 8785
 implementation) over a ten-line jcs-n normaliser written from DESIGN 6, digests from pycryptodome;
@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterable
 import rfc8785
 from Crypto.Hash import SHA256
 
-OUT = Path(__file__).resolve().parent / "cpb"
+OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "cpb"
 SPEC = "fastjcs DESIGN.md section 6; draft-mih-sokolov-scitt-payload-binding-01"
 
 
@@ -313,17 +313,18 @@ def build() -> None:
 
 
 def main(argv: list) -> int:
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
     build()
     stale = []
     for name, text in sorted(FILES.items()):
-        path = OUT / name
+        path = out / name
         if "--check" in argv:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 stale.append(name)
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    extra = sorted(p.relative_to(OUT).as_posix() for p in OUT.rglob("*") if p.is_file()) if OUT.exists() else []
+    extra = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) if out.exists() else []
     stale += [name for name in extra if name not in FILES]
     if stale:
         print("stale or extra:", ", ".join(stale))

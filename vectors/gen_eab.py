@@ -1,11 +1,11 @@
-"""Generate fastjcs's own Execution Action Binding v1 vectors (vectors/eab/*.json).
+"""Generate fastjcs's own Execution Action Binding v1 vectors (src/fastjcs/tools/suites/eab/*.json).
 
 The expected values are computed WITHOUT fastjcs: canonical bytes by the `rfc8785` package (0.1.4,
 the reference this project is held to), digests by pycryptodome. Only the inputs and the verdicts
 are written by hand, below. Run from anywhere:
 
-    python vectors/eab/generate.py          # rewrite the files
-    python vectors/eab/generate.py --check  # exit 1 if the files differ from what it generates
+    python vectors/gen_eab.py          # rewrite the files
+    python vectors/gen_eab.py --check  # exit 1 if the files differ from what it generates
 
 tests/test_eab_vectors.py runs `build()` and compares, so an edited file or a drifted generator
 fails the suite.
@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional
 import rfc8785
 from Crypto.Hash import SHA256, SHA384
 
-HERE = Path(__file__).resolve().parent
+OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "eab"
 DOMAIN = "cmcp.execution-action-binding"
 HASHES = {"sha256": SHA256, "sha384": SHA384}
 
@@ -62,7 +62,7 @@ def bindings(preimage: Any) -> Optional[Dict[str, Any]]:
     }
 
 
-LONG = 4096  # characters per field in the long-fields vector (no limit is imposed; see README)
+LONG = 4096  # characters per field in the long-fields vector (no limit is imposed; see vectors/eab.md)
 
 ACCEPT: List[Dict[str, Any]] = [
     {"id": "FJ-EAB-A01-nonbmp-scope",
@@ -188,12 +188,12 @@ def build() -> Dict[str, str]:
     files = {
         "eab-accept.json": {
             "profile": "fastjcs.eab-vectors/1",
-            "generator": "vectors/eab/generate.py: rfc8785 + pycryptodome, fastjcs not used",
+            "generator": "vectors/gen_eab.py: rfc8785 + pycryptodome, fastjcs not used",
             "vectors": [_accept(v) for v in ACCEPT],
         },
         "eab-reject.json": {
             "profile": "fastjcs.eab-vectors/1",
-            "generator": "vectors/eab/generate.py: rfc8785 + pycryptodome, fastjcs not used",
+            "generator": "vectors/gen_eab.py: rfc8785 + pycryptodome, fastjcs not used",
             "vectors": [_reject(v) for v in REJECT],
         },
     }
@@ -205,7 +205,7 @@ def main(argv: List[str]) -> int:
     check = "--check" in argv
     stale = []
     for name, text in build().items():
-        path = HERE / name
+        path = OUT / name
         if check:
             if not path.exists() or path.read_text(encoding="ascii") != text:
                 stale.append(name)

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from fastjcs import _python
+from fastjcs.core import jsonl, python_backend as _python
 
 pytestmark = pytest.mark.usefixtures("native")
 
@@ -37,7 +37,7 @@ def test_lines_hex_native_equals_python(native, algorithm, bad_share):
     data = _jsonl(random.Random(f"{algorithm}{bad_share}"), 3000, bad_share)
     got = native.digest_lines_hex(data, 100, False, algorithm, algorithm + ":")
     want = _python.digest_lines_hex(data, 100, False, algorithm, algorithm + ":")
-    assert got[0] == want[0] and got[1] == want[1] == len(_python.split_lines(data))
+    assert got[0] == want[0] and got[1] == want[1] == len(jsonl.split_lines(data))
     assert got[2] == want[2]  # the Python backend words them from its exceptions
     if bad_share > 0.5:
         assert len(got[2]) > 256  # more than one C call's worth of failures
@@ -97,7 +97,7 @@ def test_public_api_fallback_gives_the_same_digests(native, monkeypatch):
     """Without pycryptodome's compiled one-shot (address not found or failing its self-check),
     the batches hash through pycryptodome's public API and answer the same."""
     data = _jsonl(random.Random(3), 400, 0.3)
-    texts = _python.split_lines(data)
+    texts = jsonl.split_lines(data)
     objs = [GOOD[i % len(GOOD)] for i in range(50)]
     fast = (native.digest_many(objs, 100, "sha384"), native.digest_lines_hex(data, 100, False, "sha384", "p:"),
             native.digest_texts(texts, 100, False, "sha384"))

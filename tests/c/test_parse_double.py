@@ -35,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - depends on the build
         raise
     pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "c"))
 import gen_parse_corpus as corpus  # noqa: E402  (the sanitizer corpus shares these helpers)
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 import importlib.util
 import re
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import REPO as ROOT
 HEADER = ROOT / "csrc" / "pow5_table.h"
 GENERATOR = ROOT / "csrc" / "gen_pow5_table.py"
 

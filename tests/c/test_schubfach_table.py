@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
-CSRC = Path(__file__).resolve().parents[1] / "csrc"
+from conftest import CSRC
 
 
 def _load(name: str):

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from fastjcs import _bench
+from fastjcs.tools import bench as _bench
 from _cli import fastjcs, lines, one_line_error
 
 QUICK = ("--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")

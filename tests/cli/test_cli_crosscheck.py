@@ -14,12 +14,13 @@ import sys
 
 import pytest
 
-from fastjcs import _crosscheck as cc
-from _cli import REPO, fastjcs, lines, me, one_line_error
+from fastjcs.tools import crosscheck as cc
+from conftest import REPO, SUITES
+from _cli import fastjcs, lines, me, one_line_error
 
-KATS = REPO / "vectors" / "cpb" / "jcs-n"
-CHECKS = REPO / "vectors" / "cpb" / "cpb-check"
-EAB_ACCEPT = REPO / "vectors" / "eab" / "eab-accept.json"
+KATS = SUITES / "cpb" / "jcs-n"
+CHECKS = SUITES / "cpb" / "cpb-check"
+EAB_ACCEPT = SUITES / "eab" / "eab-accept.json"
 WRONG = " ".join(shlex.quote(a) for a in (sys.executable, str(REPO / "tests" / "wrong_canon.py")))
 PY_CANON = "FASTJCS_BACKEND=python " + me("canon")
 
@@ -53,7 +54,7 @@ def test_serve_vector_checker_verdicts_and_skips():
     assert p.returncode == 0 and json.loads(p.stdout) == {"verdict": "verified"}
     p = fastjcs("serve-vector", CHECKS / "03-several-in-document-order.json")
     assert p.returncode == 1 and json.loads(p.stdout)["verdict"] == "non-conforming"
-    p = fastjcs("serve-vector", REPO / "vectors" / "cpb" / "typed-refs" / "06-extra-fields-ignored.json")
+    p = fastjcs("serve-vector", SUITES / "cpb" / "typed-refs" / "06-extra-fields-ignored.json")
     assert (p.returncode, p.stdout) == (0, b"")                  # skipped: a verifier's verdict
 
 
@@ -179,12 +180,12 @@ def test_shrink_finds_a_minimal_document():
 
 
 def test_eab_files_are_sent_one_vector_at_a_time():
-    reject = REPO / "vectors" / "eab" / "eab-reject.json"
+    reject = SUITES / "eab" / "eab-reject.json"
     items = list(cc.vector_items([reject]))
     vectors = json.loads(reject.read_text("ascii"))["vectors"]
     assert [json.loads(raw) for _, raw in items] == vectors       # lone surrogates included
     assert items[0][0] == "eab-reject.json#" + vectors[0]["id"]
-    assert all(cc._protocol.answer(raw).status == "fail" for _, raw in items)   # every one refused
+    assert all(cc.protocol.answer(raw).status == "fail" for _, raw in items)   # every one refused
 
 
 def test_generator_is_seeded():

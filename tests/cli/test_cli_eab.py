@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from _cli import UPSTREAM, fastjcs, lines, one_line_error
+from conftest import UPSTREAM
+from _cli import fastjcs, lines, one_line_error
 
 # EAB-001 and EAB-005 of the upstream file (docs/spec of cMCP); pinned here so the test runs without it
 FIELDS = ["--agent-id", "spiffe://agent.example/payments/prod", "--action-type", "transfer",

@@ -7,11 +7,13 @@ import shutil
 
 import pytest
 
-from fastjcs import _eab_vectors, eab
-from _cli import REPO, UPSTREAM, fastjcs, lines, one_line_error
+from fastjcs import eab
+from fastjcs.tools import eab_vectors as _eab_vectors
+from conftest import SUITES, UPSTREAM
+from _cli import fastjcs, lines
 
-OURS_CPB = REPO / "vectors" / "cpb"
-OURS_EAB = REPO / "vectors" / "eab"
+OURS_CPB = SUITES / "cpb"
+OURS_EAB = SUITES / "eab"
 UPSTREAM_EAB = UPSTREAM / "execution-action-binding-v1-vectors.json"
 
 
@@ -35,19 +37,17 @@ def test_eab_directory_and_file_are_detected():
         assert p.returncode == 0 and lines(p.stdout)[0].endswith("6/6 vectors passed (fastjcs)")
 
 
-def test_default_runs_ours_and_upstream_from_the_checkout():
-    p = fastjcs("vectors", "--no-probes", cwd=OURS_EAB)          # found from a subdirectory
+def test_default_runs_the_shipped_suites_and_upstream_only_when_named():
+    p = fastjcs("vectors", "--no-probes", cwd=OURS_EAB)
     assert p.returncode == 0, p.stdout
     suites = [line.split(":")[0] for line in lines(p.stdout) if "vectors passed" in line]
-    assert suites[:2] == [str(OURS_CPB), str(OURS_EAB)]
-    if (UPSTREAM / "cpb-vectors").is_dir():
-        assert str(UPSTREAM / "cpb-vectors") in suites and str(UPSTREAM_EAB) in suites
+    assert suites == [str(OURS_CPB), str(OURS_EAB)]      # never found by walking up
 
 
-def test_nothing_to_run_is_exit_2(tmp_path):
+def test_outside_the_checkout_the_shipped_suites_run(tmp_path):
     p = fastjcs("vectors", cwd=tmp_path)
-    assert p.returncode == 2
-    one_line_error(p, "no vector suite found")
+    assert p.returncode == 0, p.stdout
+    assert lines(p.stdout)[-1].startswith("OK: 2 suite(s)")
     p = fastjcs("vectors", tmp_path / "absent")
     assert p.returncode == 2
 
@@ -105,12 +105,12 @@ def test_eab_runner_passes_unmutated(backend):
 @pytest.mark.parametrize("name, attribute, mutant, caught", [
     ("version not checked", "_is_json_one", lambda value: True, "R"),
     ("domain and version not hashed", "_v1_bytes",
-     lambda fields: eab._core.dumps(dict(zip(eab.FIELDS, fields))), "A"),
+     lambda fields: fastjcs.dumps(dict(zip(eab.FIELDS, fields))), "A"),
     ("empty fields allowed", "_field", lambda name, value: value, "R"),
     ("algorithm ignored", "check_algorithm", lambda algorithm: "sha256", "R"),
 ])
 def test_eab_runner_catches_mutants(monkeypatch, name, attribute, mutant, caught):
-    monkeypatch.setattr(eab, attribute, mutant)
+    monkeypatch.setattr(eab.bindings, attribute, mutant)
     failed = _failed()
     assert any(f"#FJ-EAB-{caught}" in n for n in failed), f"{name}: not caught"
 
@@ -118,6 +118,6 @@ def test_eab_runner_catches_mutants(monkeypatch, name, attribute, mutant, caught
 def test_a_probe_that_cannot_flip_is_assertion_free(monkeypatch):
     # An implementation that refuses every pre-image: each refused vector passes, but no repair
     # makes it accept, so every fired category is reported assertion-free.
-    monkeypatch.setattr(eab, "_check_object", lambda obj: (_ for _ in ()).throw(eab.ActionBindingError("no")))
+    monkeypatch.setattr(eab.bindings, "_check_object", lambda obj: (_ for _ in ()).throw(eab.ActionBindingError("no")))
     summary = _eab_vectors.run([OURS_EAB / "eab-reject.json"], "ours")
     assert not summary.ok and "eab:domain" in summary.assertion_free

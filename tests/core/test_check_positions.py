@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from fastjcs import _errors, cpb, cli
-from fastjcs._errors import LineIndex
+from fastjcs import cli, cpb
+from fastjcs.core import errors as _errors
+from fastjcs.core.errors import LineIndex
 
 
 def test_cli_check_positions(tmp_path, capsys):

@@ -6,7 +6,7 @@ backends. The 10^8-line run is by hand: benchmarks/es6_corpus.py.
 
 from __future__ import annotations
 
-from pathlib import Path
+from conftest import REPO
 
 import pytest
 
@@ -51,7 +51,7 @@ def test_bit_patterns_skip_zero_nan_and_infinity():
 def test_static_values_are_the_shared_ones():
     """tests/data holds a copy of the shared conformance file; where shared/ is beside the
     checkout (CI lays it there), they must not have drifted apart."""
-    shared = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "es6-static-values.txt"
+    shared = REPO.parent / "shared" / "conformance" / "es6-static-values.txt"
     if not shared.exists():
         pytest.skip(f"{shared} is not beside this checkout")
     assert shared.read_bytes() == es6corpus.STATIC_VALUES.read_bytes()

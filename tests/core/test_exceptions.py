@@ -1,4 +1,5 @@
-"""The exception hierarchy (src/fastjcs/_errors.py) and what each error carries."""
+"""The exception hierarchy (src/fastjcs/core/errors.py, src/fastjcs/eab/errors.py) and what
+each error carries."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 import rfc8785
 
 import fastjcs
-from fastjcs import _errors
+from fastjcs import eab
+from fastjcs.core import errors as _errors
+from fastjcs.eab import errors as _eab_errors
 
 HIERARCHY = {
     "FastJCSError": "ValueError",
@@ -39,19 +42,30 @@ HIERARCHY = {
 }
 
 
+def _home(name):
+    """(the package that exports the error, the one module that defines it)."""
+    return (eab, _eab_errors) if name in _eab_errors.__all__ else (fastjcs, _errors)
+
+
+def _class(name):
+    return getattr(_home(name)[0], name, None) or getattr(builtins, name)
+
+
 @pytest.mark.parametrize("name", sorted(HIERARCHY))
 def test_each_class_and_its_base(name):
-    cls = getattr(fastjcs, name)
-    assert cls is getattr(_errors, name)  # one exception module, re-exported as is
-    assert name in fastjcs.__all__
+    package, module = _home(name)
+    cls = getattr(package, name)
+    assert cls is getattr(module, name)  # one exception module per layer, re-exported as is
+    assert name in package.__all__
     bases = HIERARCHY[name]
     bases = bases if isinstance(bases, tuple) else (bases,)
-    assert cls.__bases__ == tuple(getattr(fastjcs, b, None) or getattr(builtins, b) for b in bases)
+    assert cls.__bases__ == tuple(_class(b) for b in bases)
 
 
 def test_every_exported_error_is_listed():
-    exported = {n for n in fastjcs.__all__ if n.endswith("Error")}
+    exported = {n for package in (fastjcs, eab) for n in package.__all__ if n.endswith("Error")}
     assert exported == set(HIERARCHY)
+    assert not {n for n in fastjcs.__all__ if n.endswith("Error")} & set(_eab_errors.__all__)
 
 
 def test_canonicalization_error_is_a_value_error():

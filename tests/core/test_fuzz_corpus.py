@@ -9,11 +9,10 @@ from Python). In the plain suite this holds both backends to each other on the s
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
+from conftest import FUZZ
 
 if not (FUZZ / "fuzzlib.py").is_file():  # pragma: no cover - a copy of tests/ without fuzz/
     pytest.skip("fuzz/ is not beside tests/", allow_module_level=True)

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _cli import env
-from fastjcs import _python
+from fastjcs.core import parser, python_backend as _python
 
 _LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 
@@ -45,7 +45,7 @@ try:
 except fastjcs.CanonicalizationError as exc:
     outcome = [type(exc).__name__, exc.offset]
 peak = status_kb("VmHWM")
-print(json.dumps({"backend": fastjcs.backend, "outcome": outcome, "grew": (peak - before) * 1024}))
+print(json.dumps({"backend": fastjcs.backend(), "outcome": outcome, "grew": (peak - before) * 1024}))
 """
 
 
@@ -104,7 +104,7 @@ def test_an_error_costs_what_it_reports(tmp_path, backend_name, case, mode):
     # duplicate name; the Python backend copied a memoryview, decoded the text at 4 bytes per
     # character, and re-encoded the text before a late error to find its byte offset.
     if backend_name == "native":
-        pytest.importorskip("fastjcs._native")
+        pytest.importorskip("fastjcs.core.native_backend")
     data, expected = ERROR_CASES[case]
     path = tmp_path / "doc.json"
     path.write_bytes(data)
@@ -131,5 +131,5 @@ def test_streaming_writer_matches_parse_then_dumps(monkeypatch, doc, ascii_only)
     monkeypatch.setattr(_python, "_ENCODE_SLICE", 5)
     monkeypatch.setattr(_python._Canonical, "spill_at", 3)
     text = json.dumps(doc, ensure_ascii=ascii_only).encode()
-    expected = _python.dumps(_python.parse(text, 100), 100)
+    expected = _python.dumps(parser.parse(text, 100), 100)
     assert _python.canonicalize(text, 100, False) == expected

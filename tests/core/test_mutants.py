@@ -14,7 +14,7 @@ import re
 import pytest
 
 import fastjcs
-from fastjcs import _core, _python
+from fastjcs.core import parser, python_backend as _python, seam
 
 import es6corpus
 import test_dumps_differential as differential
@@ -28,7 +28,7 @@ CHECK_FAILED = (AssertionError, pytest.fail.Exception)
 
 @pytest.fixture
 def mutate(monkeypatch):
-    monkeypatch.setattr(_core, "_impl", _python)
+    monkeypatch.setattr(seam, "_impl", _python)
     return monkeypatch
 
 
@@ -134,13 +134,13 @@ def test_escaped_solidus_is_caught(mutate):
 
 def test_character_offsets_are_caught(mutate):
     # Reporting the index in the decoded text instead of the byte offset.
-    real = _python._Text.fail
+    real = parser.Text.fail
 
     def character_index(self, cls, msg, offset, **kw):
         index = len(bytes(self.data[:offset]).decode("utf-8", "surrogateescape"))
         return real(self, cls, msg, index, **kw)
 
-    mutate.setattr(_python._Text, "fail", character_index)
+    mutate.setattr(parser.Text, "fail", character_index)
     for name in ("lone surrogate after a 2-byte character (offset in bytes)",):
         with pytest.raises(CHECK_FAILED):
             text_errors.check_must_fail(fastjcs.canonicalize, _vector("text-must-fail", name))
@@ -157,7 +157,7 @@ def test_depth_off_by_one_is_caught(mutate):
 
 
 def test_int_domain_off_by_one_is_caught(mutate):
-    mutate.setattr(_python, "_INT_MAX", 2**53)
+    mutate.setattr(_python, "INT_MAX", 2**53)
     with pytest.raises(CHECK_FAILED):
         differential.check_same_as_rfc8785(fastjcs.dumps, 2**53)
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from fastjcs import _python
+from fastjcs.core import python_backend as _python
 
 # Every test here needs both backends.
 pytestmark = pytest.mark.usefixtures("native")

@@ -297,7 +297,7 @@ finite_bits = st.integers(min_value=0, max_value=2**64 - 1).filter(
 @example(0x4340000000000001)
 def test_property_exact(bits):
     """On the Python backend the exact checks; the native one is compared against it below."""
-    from fastjcs import _python
+    from fastjcs.core import python_backend as _python
 
     x = from_bits(bits)
     check_exact(x, _python.format_double(x))
@@ -306,7 +306,7 @@ def test_property_exact(bits):
 @fixture_ok
 @given(finite_bits)
 def test_property_native_equals_python_and_exact(native, bits):
-    from fastjcs import _python
+    from fastjcs.core import python_backend as _python
 
     x = from_bits(bits)
     text = native.format_double(x)

@@ -180,7 +180,7 @@ def _ticks_during(call: Callable[[], Any]) -> int:
 def test_the_gil_is_released_during_c_calls():
     """The premise of the tests above, without timing: another thread advances while a C call
     runs, and does not while Python code runs."""
-    from fastjcs import _native
+    from fastjcs.core import native_backend as _native
 
     doc = _text(_records(20_000, 7))
     assert _ticks_during(lambda: _native.canonicalize(doc, 10_000, False)) > 0

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastjcs
-from fastjcs import _core, cpb
+from fastjcs import cpb
+from fastjcs.core import api as _core
 
 INT_MAX = 2**53 - 1
 

@@ -11,7 +11,9 @@ import fastjcs
 from fastjcs import cpb
 from fastjcs.cpb import DigestContext, LookupVerdict, Registry, Representation, Status, TypedRefVerdict as V
 
-from test_cpb_vectors import UPSTREAM_VECTORS
+from conftest import UPSTREAM
+
+UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
 
 
 def sha(b: bytes) -> str:

@@ -1,4 +1,4 @@
-"""A child process for tests/test_registry.py (run as a script; not collected by pytest).
+"""A child process for tests/eab/test_registry.py (run as a script; not collected by pytest).
 
     registry_worker.py contend DB GO_FILE WORKER KEYS ROUNDS
         Wait until GO_FILE exists, then admit each of KEYS keys ROUNDS times in a shuffled order,
@@ -21,8 +21,7 @@ import random
 import sys
 import time
 
-from fastjcs import RegistryExistsError
-from fastjcs.registry import ExecutionRegistry
+from fastjcs.eab import ExecutionRegistry, RegistryExistsError
 
 
 def wait_for(go_file: str) -> None:

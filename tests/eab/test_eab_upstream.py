@@ -1,7 +1,7 @@
 """The upstream cMCP Execution Action Binding v1 vectors, every one, through fastjcs.eab.
 
 The file stays where it was published (../shared/upstream/, beside this repository; see
-vectors/eab/README.md). Each vector is checked three ways: its JCS bytes and binding by the peer
+vectors/eab.md). Each vector is checked three ways: its JCS bytes and binding by the peer
 implementation (rfc8785 + pycryptodome, so the file and our reading of it agree), then by fastjcs,
 then its `expected` disposition through the eab API. The mutation tests at the end show the checks
 fail on the implementation errors they are there for.
@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import inspect
 import json
-from pathlib import Path
 
 import pytest
 import rfc8785
 from Crypto.Hash import SHA256, SHA384
 
 import fastjcs
-from fastjcs import NotV1BindingError, UnsupportedAlgorithmError, eab
-from fastjcs.eab import Disposition, Semantics
+from fastjcs import UnsupportedAlgorithmError, eab
+from fastjcs.eab import Disposition, NotV1BindingError, Semantics
 
-UPSTREAM = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
+from conftest import UPSTREAM
+
 VECTORS_FILE = UPSTREAM / "execution-action-binding-v1-vectors.json"
 
 if not VECTORS_FILE.exists():
     pytest.skip(f"upstream EAB vectors not found at {VECTORS_FILE} (they live beside the "
-                "repository, in ../shared/upstream/; see vectors/eab/README.md)",
+                "repository, in ../shared/upstream/; see vectors/eab.md)",
                 allow_module_level=True)
 
 DOC = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
@@ -109,27 +109,27 @@ def test_mutant_binding_without_domain_and_version(backend, monkeypatch):
     def four_fields_only(fields):
         return fastjcs.dumps(dict(zip(eab.FIELDS, fields)))
 
-    monkeypatch.setattr(eab, "_v1_bytes", four_fields_only)
+    monkeypatch.setattr(eab.bindings, "_v1_bytes", four_fields_only)
     for vector_id in ("EAB-001-ascii-sha256", "EAB-002-nonascii-sha256", "EAB-005-ascii-sha384"):
         with pytest.raises(CHECK_FAILED):
             check_vector(VECTORS[vector_id])
 
 
 def test_mutant_version_not_checked(backend, monkeypatch):
-    monkeypatch.setattr(eab, "_is_json_one", lambda value: True)
+    monkeypatch.setattr(eab.bindings, "_is_json_one", lambda value: True)
     with pytest.raises(CHECK_FAILED):
         check_vector(VECTORS["EAB-004-version-separation"])
 
 
 def test_mutant_domain_not_checked(backend, monkeypatch):
     # An implementation that takes any domain: here, one that takes EAB-003's for its own.
-    monkeypatch.setattr(eab, "DOMAIN", "cmcp.other-binding")
+    monkeypatch.setattr(eab.bindings, "DOMAIN", "cmcp.other-binding")
     with pytest.raises(CHECK_FAILED):
         check_vector(VECTORS["EAB-003-domain-separation"])
 
 
 def test_mutant_algorithm_ignored(backend, monkeypatch):
-    monkeypatch.setattr(eab, "check_algorithm", lambda algorithm: "sha256")
+    monkeypatch.setattr(eab.bindings, "check_algorithm", lambda algorithm: "sha256")
     for vector_id in ("EAB-005-ascii-sha384", "EAB-006-unsupported-algorithm"):
         with pytest.raises(CHECK_FAILED):
             check_vector(VECTORS[vector_id])

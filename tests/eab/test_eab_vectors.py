@@ -1,6 +1,6 @@
-"""fastjcs's own Execution Action Binding v1 vectors (vectors/eab/), through fastjcs.eab.
+"""fastjcs's own Execution Action Binding v1 vectors (src/fastjcs/tools/suites/eab/), through fastjcs.eab.
 
-The expected values in the files were computed by vectors/eab/generate.py with rfc8785 and
+The expected values in the files were computed by vectors/gen_eab.py with rfc8785 and
 pycryptodome, not by fastjcs; the first tests check that the committed files are exactly what the
 generator writes, and that the generator does not import fastjcs.
 """
@@ -10,16 +10,17 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 import fastjcs
-from fastjcs import ActionBindingError, NotV1BindingError, UnsupportedAlgorithmError, eab
-from fastjcs.eab import Disposition
+from fastjcs import UnsupportedAlgorithmError, eab
+from fastjcs.eab import ActionBindingError, Disposition, NotV1BindingError
 
-VECTOR_DIR = Path(__file__).resolve().parents[1] / "vectors" / "eab"
-GENERATOR = VECTOR_DIR / "generate.py"
+from conftest import REPO, SUITES
+
+VECTOR_DIR = SUITES / "eab"
+GENERATOR = REPO / "vectors" / "gen_eab.py"
 
 
 def _load(name: str) -> dict:

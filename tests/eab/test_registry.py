@@ -1,7 +1,7 @@
 """The execution correlation registry (DESIGN section 5.1).
 
 The registry stores bindings as opaque strings and never canonicalizes, so these tests do not take
-the `backend` fixture. Multi-process tests run tests/registry_worker.py as separate interpreters.
+the `backend` fixture. Multi-process tests run tests/eab/registry_worker.py as separate interpreters.
 """
 
 from __future__ import annotations
@@ -14,23 +14,24 @@ import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 import _cli
-from fastjcs import (
-    InvalidDigestError,
+from fastjcs import InvalidDigestError
+from fastjcs.eab import (
+    Admission,
+    ExecutionRegistry,
     RegistryClosedError,
     RegistryStorageError,
+    ReservationState,
     ReservationStateError,
     UnknownReservationError,
+    registry as registry_module,
 )
-from fastjcs import registry as registry_module
-from fastjcs.registry import Admission, ExecutionRegistry, ReservationState
 
-ROOT = Path(__file__).resolve().parents[1]
-WORKER = ROOT / "tests" / "registry_worker.py"
+from conftest import REPO
+WORKER = REPO / "tests" / "eab" / "registry_worker.py"
 
 AGENT = "spiffe://agent.example/payments/prod"
 OTHER_AGENT = "spiffe://agent.example/payments/canary"

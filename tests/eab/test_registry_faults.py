@@ -5,7 +5,7 @@ close() gives a RegistryError subclass that names the path and the cause (the sq
 chained), and each test checks the state afterwards: a refused file is left as it was, and a
 failed admission leaves every earlier reservation in place. Read-only and full-disk storage need
 root (chattr, bind and tmpfs mounts); those tests skip, saying why, where it cannot be arranged.
-Multi-process tests run tests/registry_worker.py as separate interpreters.
+Multi-process tests run tests/eab/registry_worker.py as separate interpreters.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from pathlib import Path
 import pytest
 
 import _cli
-from fastjcs import (
+from fastjcs.eab import (
+    Admission,
+    ExecutionRegistry,
     RegistryClosedError,
     RegistryCorruptError,
     RegistryError,
@@ -34,7 +36,7 @@ from fastjcs import (
     RegistryReadOnlyError,
     RegistryStorageError,
 )
-from fastjcs.registry import Admission, ExecutionRegistry, _sqlite_error
+from fastjcs.eab.registry import _sqlite_error
 
 WORKER = Path(__file__).resolve().parent / "registry_worker.py"
 AGENT = "spiffe://agent.example/payments/prod"

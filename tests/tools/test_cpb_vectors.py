@@ -1,4 +1,4 @@
-"""The CPB conformance suites: upstream (read in place from ../shared/upstream) and ours (vectors/cpb).
+"""The CPB conformance suites: upstream (read in place from ../shared/upstream) and ours (src/fastjcs/tools/suites/cpb).
 
 Every file is run by a handler on both backends; every MUST-FAIL vector must fire the check its
 failure_reason maps to; every fired check must flip on its condition-removed mutant; and four
@@ -17,15 +17,16 @@ from typing import Any, Iterable
 import pytest
 
 import fastjcs
-from fastjcs import _core, _python, cpb
-from fastjcs.cpb import vectors
+from fastjcs import cpb
+from fastjcs.core import python_backend as _python, seam
+from fastjcs.tools import cpb_vectors as vectors
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
 
-REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = REPO.parent / "shared" / "upstream"
+from conftest import REPO, SUITES, UPSTREAM
+
 UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
-OURS = REPO / "vectors" / "cpb"
+OURS = SUITES / "cpb"
 MISSING = f"the upstream CPB suite is not at {UPSTREAM_VECTORS} (expected beside the repository)"
 needs_upstream = pytest.mark.skipif(not UPSTREAM_VECTORS.is_dir(), reason=MISSING)
 
@@ -264,7 +265,7 @@ def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend)
 def test_mutant_sort_by_code_point_is_caught(monkeypatch):
     """The Python backend's key order with UTF-16 replaced by code points (a mutant of the JCS step,
     so it runs on the Python backend only)."""
-    monkeypatch.setattr(_core, "_impl", _python)
+    monkeypatch.setattr(seam, "_impl", _python)
     monkeypatch.setattr(_python, "_utf16_key", lambda key: key)
     assert fastjcs.dumps({"\U0001F602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001F602":1}'.encode()
     assert "jcs-n/kat-01-astral-vs-private-use.json" in _failed(OURS)
@@ -279,7 +280,7 @@ def test_mutant_sort_by_code_point_is_caught(monkeypatch):
 
 
 def test_our_vectors_are_what_the_generator_writes():
-    done = subprocess.run([sys.executable, str(REPO / "vectors" / "generate_cpb.py"), "--check"],
+    done = subprocess.run([sys.executable, str(REPO / "vectors" / "gen_cpb.py"), "--check", "--out", str(OURS)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -31,10 +31,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
-from . import __version__
-from ._core import DEFAULT_MAX_DEPTH, canonicalize_to
-from ._errors import CanonicalizationError, FastJCSError
-from ._hash import ALGORITHMS
+from .. import __version__
+from ..core.api import DEFAULT_MAX_DEPTH, canonicalize_to
+from ..core.errors import CanonicalizationError, FastJCSError
+from ..core.hashing import ALGORITHMS
+from ..tools import default_suites
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
 
@@ -298,7 +299,7 @@ def cmd_canon(args: argparse.Namespace) -> int:
     with open_input(args.file) as data:
         try:
             if profile == "jcs-n":
-                from .cpb import pre_image_text
+                from ..cpb import pre_image_text
 
                 result = pre_image_text(bytes(data), "jcs-n", exclusion, max_depth=args.max_depth)
                 run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
@@ -323,8 +324,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
 
 
 def _digest_settings(args: argparse.Namespace) -> Any:
-    """The settings of a digest run (a `fastjcs._jsonl.Settings`), checked for conflicts."""
-    from ._jsonl import Settings
+    """The settings of a digest run (a `fastjcs.tools.lines.Settings`), checked for conflicts."""
+    from ..tools.lines import Settings
 
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
@@ -342,12 +343,12 @@ def cmd_digest(args: argparse.Namespace) -> int:
     with open_input(args.file) as data:
         try:
             if settings.profile == "jcs-n":
-                from .cpb import canonical_digest_text
+                from ..cpb import canonical_digest_text
 
                 line = canonical_digest_text(bytes(data), "jcs-n", settings.exclusion,
                                              max_depth=settings.max_depth)
             else:
-                from .digest import digest_text
+                from ..core.digests import digest_text
 
                 line = digest_text(data, settings.algorithm, max_depth=settings.max_depth,
                                    strict_integers=settings.strict_integers)
@@ -372,7 +373,7 @@ def _progress_bar(args: argparse.Namespace) -> Tuple[Optional[Callable[[int], No
 
 
 def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
-    from . import _jsonl
+    from ..tools import lines as _jsonl
 
     source = source_name(args.file)
     jobs = args.jobs or os.cpu_count() or 1
@@ -404,8 +405,8 @@ _EAB_FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")
 def cmd_eab(args: argparse.Namespace) -> int:
     import json
 
-    from . import eab
-    from .digest import parse_digest
+    from .. import eab
+    from ..core.digests import parse_digest
 
     given = {name: getattr(args, name) for name in _EAB_FIELDS if getattr(args, name) is not None}
     if args.preimage is not None and given:
@@ -448,7 +449,7 @@ def cmd_eab(args: argparse.Namespace) -> int:
 
 
 def _canonical_text(data: bytes) -> bytes:
-    from ._core import canonicalize
+    from ..core.api import canonicalize
 
     return canonicalize(data)
 
@@ -459,8 +460,8 @@ def _canonical_text(data: bytes) -> bytes:
 def cmd_check(args: argparse.Namespace) -> int:
     import json
 
-    from ._errors import LineIndex
-    from .cpb import check
+    from ..core.errors import LineIndex
+    from ..cpb import check
 
     source = source_name(args.file)
     with open_input(args.file) as data:
@@ -486,24 +487,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 # ---- vectors ---------------------------------------------------------------------------------
 
 
-def default_suites() -> List[Path]:
-    """Ours (vectors/cpb, vectors/eab of the checkout holding the current directory) and the
-    upstream suites beside that checkout (../shared/upstream), those that exist."""
-    here = Path.cwd().resolve()
-    root = next((d for d in (here, *here.parents) if (d / "vectors" / "cpb").is_dir()), None)
-    if root is None:
-        return []
-    upstream = root.parent / "shared" / "upstream"
-    found = [root / "vectors" / "cpb", root / "vectors" / "eab", upstream / "cpb-vectors",
-             upstream / "execution-action-binding-v1-vectors.json"]
-    return [p for p in found if p.exists()]
-
-
 def suite_kind(path: Path) -> str:
     """"eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
     import json
 
-    from ._eab_vectors import is_eab_file
+    from ..tools.eab_vectors import is_eab_file
 
     files = [path] if path.is_file() else sorted(path.rglob("*.json"))
     try:
@@ -515,8 +503,7 @@ def suite_kind(path: Path) -> str:
 
 
 def run_suite(path: Path, probes: bool):
-    from . import _eab_vectors
-    from .cpb import vectors
+    from ..tools import cpb_vectors as vectors, eab_vectors as _eab_vectors
 
     if suite_kind(path) == "eab":
         files = [path] if path.is_file() else sorted(path.rglob("*.json"))
@@ -530,9 +517,6 @@ def cmd_vectors(args: argparse.Namespace) -> int:
     import json
 
     paths = [Path(p) for p in args.paths] or default_suites()
-    if not paths:
-        raise CLIError("no vector suite found (looked for vectors/cpb from the current directory "
-                       "upwards); name a directory or file")
     for p in paths:
         if not p.exists():
             raise CLIError(f"{p}: no such file or directory")
@@ -556,15 +540,13 @@ def cmd_vectors(args: argparse.Namespace) -> int:
 def cmd_crosscheck(args: argparse.Namespace) -> int:
     import json
 
-    from . import _crosscheck as cc
+    from ..tools import crosscheck as cc
 
     if args.impl is None and args.canon_impl is None:
         raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
     summary = cc.Summary()
     if args.impl is not None:
         paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
-        if not paths:
-            raise CLIError("no vector suite found; name one with --vectors PATH")
         cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
     if args.canon_impl is not None and args.documents:
         cc.run_documents(args.canon_impl, args.documents, args.seed, summary, args.timeout, args.parallel,
@@ -577,7 +559,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_vector(args: argparse.Namespace) -> int:
-    from . import _protocol
+    from ..tools import protocol as _protocol
 
     raw = read_all(args.file)
     try:
@@ -597,7 +579,7 @@ def cmd_serve_vector(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import json
 
-    from . import _bench
+    from ..tools import bench as _bench
 
     if args.plot is not None:
         try:
@@ -701,8 +683,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_check)
 
     p = sub.add_parser("vectors", help="run vector suites with mutation probes",
-                       description="Run CPB suites (directories) and EAB vector files; default: ours "
-                                   "(vectors/cpb, vectors/eab) and upstream where present.")
+                       description="Run CPB suites (directories) and EAB vector files; default: the "
+                                   "CPB and EAB suites shipped with fastjcs.")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-probes", action="store_true", help="skip the mutation probes")

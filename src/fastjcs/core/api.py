@@ -1,51 +1,24 @@
-"""The seam between the public API and the two backends.
+"""The public functions of the core: the API every layer above calls.
 
-The backend is chosen once, at import (msgpack's MSGPACK_PUREPYTHON pattern):
-
-    FASTJCS_BACKEND=python   the pure-Python backend, even where the C core is built;
-    FASTJCS_BACKEND=native   the C core; ImportError if it is not built;
-    unset or empty           the C core when it is built, else pure Python.
-
-Only an ImportError of the extension module leads to the pure-Python backend: a C core that is
-present but broken fails loudly. Every layer above (digests, bindings, CPB, the CLI) calls the
-functions of this module, so a test that swaps `_impl` exercises the whole stack on one backend.
+Each checks its arguments and hands the work to the backend the seam (`fastjcs.core.seam`) has
+in use; no other module calls a backend directly, so a test that swaps the seam's backend
+exercises the whole stack on it.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any, BinaryIO, Callable, Union
 
-from . import _python
+from . import seam
 
 DEFAULT_MAX_DEPTH = 10_000
 
 Data = Union[bytes, bytearray, memoryview, str]
 
 
-def _load(choice: str) -> ModuleType:
-    if choice == "python":
-        return _python
-    if choice == "native":
-        from . import _native  # ImportError propagates: the caller asked for C
-
-        return _native
-    if choice == "":
-        try:
-            from . import _native
-        except ImportError:
-            return _python
-        return _native
-    raise ImportError(f"FASTJCS_BACKEND must be 'native', 'python' or unset, not {choice!r}")
-
-
-_impl: ModuleType = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
-
-
-def _check_depth(max_depth: int) -> int:
+def check_depth(max_depth: int) -> int:
     """A valid max_depth: any non-negative int. Values above sys.maxsize, a depth no value can
     reach, are taken as sys.maxsize, so every backend takes them."""
     if type(max_depth) is not int or max_depth < 0:
@@ -65,8 +38,8 @@ def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
     b'{"a":null,"b":[1,"\\xe2\\x82\\xac"]}'
     """
     if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
-        max_depth = _check_depth(max_depth)
-    return _impl.dumps(obj, max_depth)
+        max_depth = check_depth(max_depth)
+    return seam._impl.dumps(obj, max_depth)
 
 
 def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
@@ -75,7 +48,7 @@ def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     The bytes are computed in full before the first write: when canonicalization fails, nothing
     at all is written.
     """
-    fp.write(_impl.dumps(obj, _check_depth(max_depth)))
+    fp.write(seam._impl.dumps(obj, check_depth(max_depth)))
 
 
 def refuse_single(items: Any, takes: str, hint: str) -> None:
@@ -126,7 +99,7 @@ def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
     >>> canonicalize(b'{"b": 1E2, "a": [true, "\\\\u00e9"]}')
     b'{"a":[true,"\\xc3\\xa9"],"b":100}'
     """
-    return _impl.canonicalize(as_buffer(data), _check_depth(max_depth), bool(strict_integers))
+    return seam._impl.canonicalize(as_buffer(data), check_depth(max_depth), bool(strict_integers))
 
 
 def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -138,14 +111,14 @@ def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int =
     second copy of the output is made: for a large text, the peak memory is the input plus the
     output.
     """
-    _impl.canonicalize_to(as_buffer(data), write, _check_depth(max_depth), bool(strict_integers))
+    seam._impl.canonicalize_to(as_buffer(data), write, check_depth(max_depth), bool(strict_integers))
 
 
 def format_double(x: float) -> str:
     """The ECMAScript rendering of a float (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
     if not isinstance(x, float):
         raise TypeError(f"format_double needs a float, not {type(x).__name__}")
-    return _impl.format_double(float(x))
+    return seam._impl.format_double(float(x))
 
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

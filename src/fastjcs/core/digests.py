@@ -21,7 +21,7 @@ wrong-representation string raises InvalidDigestError (a ValueError), a value of
 type (bytes where a str is expected, or the reverse) raises TypeError.
 
 Every name here is re-exported by `fastjcs`, and `fastjcs.digest` is the function, not this module:
-write ``fastjcs.parse_digest`` or ``from fastjcs.digest import parse_digest``.
+write ``fastjcs.parse_digest`` or ``from fastjcs.core.digests import parse_digest``.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, List, NamedTuple, Union
 
-from . import _core
-from ._core import DEFAULT_MAX_DEPTH, Data, _check_depth, as_bytes, refuse_single
-from ._errors import CanonicalizationError, InvalidDigestError
-from ._hash import ALGORITHMS, check_algorithm, raw_digest, render
+from . import api, seam
+from .api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_depth, refuse_single
+from .errors import CanonicalizationError, InvalidDigestError
+from .hashing import ALGORITHMS, check_algorithm, raw_digest, render
 
 __all__ = [
     "ALGORITHMS",
@@ -63,7 +63,7 @@ def digest(obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_
     'sha384:9ce595e9'
     """
     alg = check_algorithm(algorithm)
-    return render(alg, raw_digest(_core.dumps(obj, max_depth=max_depth), alg))
+    return render(alg, raw_digest(api.dumps(obj, max_depth=max_depth), alg))
 
 
 def digest_text(data: Data, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -74,7 +74,7 @@ def digest_text(data: Data, algorithm: str = "sha256", *, max_depth: int = DEFAU
     True
     """
     alg = check_algorithm(algorithm)
-    canonical = _core.canonicalize(data, max_depth=max_depth, strict_integers=strict_integers)
+    canonical = api.canonicalize(data, max_depth=max_depth, strict_integers=strict_integers)
     return render(alg, raw_digest(canonical, alg))
 
 
@@ -94,7 +94,7 @@ def digest_many(objs: Iterable[Any], algorithm: str = "sha256", *,
     refuse_single(objs, "digest_many takes an iterable of values",
                   "to digest one value use digest()")
     items = objs if type(objs) is list else list(objs)
-    raws = _core._impl.digest_many(items, _check_depth(max_depth), alg)
+    raws = seam.impl().digest_many(items, check_depth(max_depth), alg)
     prefix = alg + ":"
     return [prefix + raw.hex() for raw in raws]
 
@@ -125,7 +125,7 @@ def digest_texts(texts: Iterable[Data], algorithm: str = "sha256", *,
             items.append(as_bytes(text))
         except TypeError as exc:
             raise TypeError(f"item {index}: {exc}") from None
-    results = _core._impl.digest_texts(items, _check_depth(max_depth), bool(strict_integers), alg)
+    results = seam.impl().digest_texts(items, check_depth(max_depth), bool(strict_integers), alg)
     prefix = alg + ":"
     return [prefix + r.hex() if isinstance(r, bytes) else r for r in results]
 
@@ -185,7 +185,7 @@ def parse_digest(value: str) -> ParsedDigest:
     >>> parse_digest("ab" * 32)
     Traceback (most recent call last):
       ...
-    fastjcs._errors.InvalidDigestError: missing algorithm prefix: a bare hex digest (a CPB identifier) is not '<alg>:<hex>'
+    fastjcs.core.errors.InvalidDigestError: missing algorithm prefix: a bare hex digest (a CPB identifier) is not '<alg>:<hex>'
     """
     text = _need_str(value, "a prefixed digest")
     algorithm, colon, hexpart = text.partition(":")

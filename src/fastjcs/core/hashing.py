@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
-from ._errors import UnsupportedAlgorithmError
+from .errors import UnsupportedAlgorithmError
 
 #: The algorithms fastjcs offers: name -> digest size in bytes. Names are exact: lowercase, no dash.
 ALGORITHMS: Dict[str, int] = {"sha256": 32, "sha384": 48}

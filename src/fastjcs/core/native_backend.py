@@ -1,7 +1,7 @@
 """The C backend: the one module that touches cffi's `ffi` and `lib`.
 
-It exposes the same private functions as `fastjcs._python`, with the same signatures and the same
-exceptions. Importing it raises ImportError when the extension `fastjcs._native_ext` is not built.
+It implements the backend interface (`fastjcs.core.backend.Backend`) as
+`fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it raises ImportError when the extension `fastjcs._native_ext` is not built.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import struct
 from json.decoder import scanstring
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ._native_ext import ffi, lib  # ImportError here means: not built
+from .._native_ext import ffi, lib  # ImportError here means: not built
 
-from . import _hash, _python
-from ._errors import (
+from . import hashing as _hash, jsonl, parser, python_backend as _python
+from .errors import (
     CanonicalizationError,
     DepthLimitError,
     DuplicateKeyError,
@@ -123,7 +123,7 @@ def _error_parts(code: int, message: str, data: Any, offset: int,
         key = _member_name(data, offset)
         return cls, f"duplicate member name {key!r}", key
     if message.startswith(_UNEXPECTED):
-        message = _python.unexpected_message(_python.char_at(data, offset), offset == 0,
+        message = parser.unexpected_message(parser.char_at(data, offset), offset == 0,
                                              message[len(_UNEXPECTED):])
     elif cls is DepthLimitError and max_depth is not None:
         message = f"nesting deeper than max_depth={max_depth}"
@@ -346,7 +346,7 @@ def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: st
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
     if fn == ffi.NULL:
-        return _python_texts(_python.split_lines(bytes(data)), max_depth, strict_integers, algorithm)
+        return _python_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm)
     capacity = data.count(b"\n") + 1
     items = ffi.new("fjcs_item[]", capacity)
     count = ffi.new("size_t *")
@@ -398,7 +398,7 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
     fn = _hash_fn(algorithm)
     if fn == ffi.NULL:
         data = bytes(data)
-        return _python.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm),
+        return jsonl.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm),
                                       data, prefix)
     size = _DIGEST_SIZES[algorithm]
     flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0

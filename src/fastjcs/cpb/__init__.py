@@ -26,7 +26,7 @@ from ._digest import (
     pre_image,
     pre_image_text,
 )
-from ._errors import (
+from .errors import (
     AlgorithmUsageError,
     CPBError,
     DuplicateNameError,

@@ -6,7 +6,7 @@
     cde-n           withdrawn: every use fails closed
 
 Every live algorithm hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
-step is fastjcs's own (`fastjcs._core.dumps` / `canonicalize`), so both backends serve it.
+step is fastjcs's own (`fastjcs.core.api.dumps` / `canonicalize`), so both backends serve it.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any, Dict, Iterable, Iterator, List, Tuple
 
 from Crypto.Hash import SHA256
 
-from .. import _core
-from .._core import DEFAULT_MAX_DEPTH, Data
-from ._errors import (
+from ..core import api
+from ..core.api import DEFAULT_MAX_DEPTH, Data
+from .errors import (
     AlgorithmUsageError,
     DuplicateNameTextError,
     NonIntegerNumberError,
@@ -27,7 +27,7 @@ from ._errors import (
     WireRuleError,
     WithdrawnAlgorithmError,
 )
-from ._normalise import exclude, exclusion_names, normal_form
+from ._normalize import exclude, exclusion_names, normal_form
 from ._scan import Finding, format_path, scan
 
 _Octets = (bytes, bytearray, memoryview)
@@ -88,12 +88,12 @@ def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str]
     """
     alg = get_algorithm(algorithm)
     names = exclusion_names(exclusion_set)
-    max_depth = _core._check_depth(max_depth)
+    max_depth = api.check_depth(max_depth)
     if alg.name == "as-transmitted":
         return _as_transmitted(value, names)
     if alg.name == "jcs":
-        return _core.dumps(exclude(value, names), max_depth=max_depth)
-    return _core.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth)
+        return api.dumps(exclude(value, names), max_depth=max_depth)
+    return api.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth)
 
 
 def canonical_digest(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
@@ -132,20 +132,20 @@ def pre_image_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable
     """
     alg = get_algorithm(algorithm)
     names = exclusion_names(exclusion_set)
-    max_depth = _core._check_depth(max_depth)
+    max_depth = api.check_depth(max_depth)
     if alg.name == "as-transmitted":
         if isinstance(data, str):
             raise AlgorithmUsageError("as-transmitted digests octets; pass the bytes as transmitted")
         return _as_transmitted(data, names)
-    raw = _core.as_bytes(data)
+    raw = api.as_bytes(data)
     if alg.name == "jcs":
         if not names:
-            return _core.canonicalize(raw, max_depth=max_depth)
-        return _core.dumps(exclude(scan(raw, max_depth, "jcs").value, names), max_depth=max_depth)
+            return api.canonicalize(raw, max_depth=max_depth)
+        return api.dumps(exclude(scan(raw, max_depth, "jcs").value, names), max_depth=max_depth)
     result = scan(raw, max_depth, "jcs-n")
     for finding in _applicable(result.findings, names, type(result.value) is dict):
         raise finding_error(finding, raw)
-    return _core.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth)
+    return api.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth)
 
 
 def canonical_digest_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),

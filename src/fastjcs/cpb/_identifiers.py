@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .._core import DEFAULT_MAX_DEPTH
-from ._errors import IdentifierMismatchError
-from ._normalise import exclude, exclusion_names, normal_form
+from ..core.api import DEFAULT_MAX_DEPTH
+from .errors import IdentifierMismatchError
+from ._normalize import exclude, exclusion_names, normal_form
 from .registry import artifact_digest
 
 

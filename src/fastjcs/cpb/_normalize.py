@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Optional, Tuple
 
-from .._core import refuse_single
-from .._errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
-from ._errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
+from ..core.api import refuse_single
+from ..core.errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
+from .errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
 from ._scan import INT_MAX, Path, format_path, nfc
 
 

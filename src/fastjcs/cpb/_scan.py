@@ -2,7 +2,7 @@
 
 `json.loads` cannot tell `-0` from `0`, `1.0` or `1e0` from `1`, and keeps only the last of two
 equal member names; the jcs-n wire rules are about exactly those things. This scanner walks the
-text with the reference parser's own pieces (`fastjcs._python`: string scanning, number and literal
+text with the reference parser's own pieces (`fastjcs.core.parser`: string scanning, number and literal
 errors, the same byte offsets), so every text that `fastjcs.canonicalize` refuses is refused here
 with the same exception class, message and offset: strict RFC 8259 first. On top of that it records
 findings, each with its JSON path and byte offset:
@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from json.encoder import encode_basestring as _json_string
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
-from .._errors import DepthLimitError, DuplicateKeyError, FloatDomainError
-from .._python import _INF, _WS, Parser, _scan_string, _Text, _unexpected
-from .._python import _escape as _json_string
-from ._errors import DuplicateNameTextError
+from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError
+from ..core.parser import INF, WS, Parser, Text, scan_string, unexpected
+from .errors import DuplicateNameTextError
 
 INT_MAX = 2**53 - 1
 #: The jcs-n integer token grammar (DESIGN 6). \A...\Z, never ^...$: `$` matches before a newline.
@@ -110,7 +110,7 @@ class _Scanner(Parser):
     def number(self, m: "re.Match[str]", i: int) -> Any:
         token = m.group(0)
         value = float(token)
-        if value == _INF or value == -_INF:
+        if value == INF or value == -INF:
             raise self.src.fail(FloatDomainError, "number overflows a double", i)
         if INTEGER_TOKEN.match(token) is not None:
             # |n| <= 2^53-1 has at most 16 digits: decide on the digits before int() (a
@@ -165,23 +165,23 @@ def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int
     For reading a document that embeds raw JSON (a vector file's `input` or `record_raw`-like
     members) without letting a collapsing parser see the embedded text first.
     """
-    src = _Text(data)
+    src = Text(data)
     text = src.text
-    ws = _WS.match
+    ws = WS.match
     spans: Dict[str, Tuple[int, int]] = {}
     i = ws(text, 0).end()
     if text[i: i + 1] != "{":
-        raise _unexpected(src, i, "'{'")
+        raise unexpected(src, i, "'{'")
     i = ws(text, i + 1).end()
     if text[i: i + 1] == "}":
         return spans
     while True:
         if text[i: i + 1] != '"':
-            raise _unexpected(src, i, "a member name")
-        key, i = _scan_string(src, i)
+            raise unexpected(src, i, "a member name")
+        key, i = scan_string(src, i)
         i = ws(text, i).end()
         if text[i: i + 1] != ":":
-            raise _unexpected(src, i, "':'")
+            raise unexpected(src, i, "':'")
         start = ws(text, i + 1).end()
         end = _skip_value(src, start, max_depth)
         spans[key] = (start, end)
@@ -190,11 +190,11 @@ def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int
         if c == "}":
             return spans
         if c != ",":
-            raise _unexpected(src, i, "',' or '}'")
+            raise unexpected(src, i, "',' or '}'")
         i = ws(text, i + 1).end()
 
 
-def _skip_value(src: _Text, i: int, max_depth: int) -> int:
+def _skip_value(src: Text, i: int, max_depth: int) -> int:
     """The index just after the JSON value that starts at i (validated by `scan` on its own text)."""
     text = src.text
     depth = 0
@@ -202,7 +202,7 @@ def _skip_value(src: _Text, i: int, max_depth: int) -> int:
     while i < n:
         c = text[i]
         if c == '"':
-            _, i = _scan_string(src, i)
+            _, i = scan_string(src, i)
         elif c in "{[":
             depth += 1
             if depth > max_depth:
@@ -219,4 +219,4 @@ def _skip_value(src: _Text, i: int, max_depth: int) -> int:
                 while i < n and text[i] not in ",}] \t\r\n":
                     i += 1
             return i
-    raise _unexpected(src, i, "a value")
+    raise unexpected(src, i, "a value")

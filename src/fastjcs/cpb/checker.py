@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Tuple
 
-from .._core import DEFAULT_MAX_DEPTH, Data, _check_depth, as_bytes
+from ..core.api import DEFAULT_MAX_DEPTH, Data, check_depth, as_bytes
 from ._scan import format_path, scan
 
 VERIFIED = "verified"
@@ -61,7 +61,7 @@ class CheckResult:
 def check(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH) -> CheckResult:
     """Judge a JSON text; violations come in document order (by byte offset)."""
     raw = as_bytes(data)
-    findings = scan(raw, _check_depth(max_depth), "check").findings
+    findings = scan(raw, check_depth(max_depth), "check").findings
     violations: List[Violation] = [
         Violation(format_path(f.path), f.rule, f.code, f.offset)
         for f in sorted(findings, key=lambda f: (f.offset, f.rule))

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .._errors import (
+from ..core.errors import (
     CanonicalizationError,
     DuplicateKeyError,
     FastJCSError,

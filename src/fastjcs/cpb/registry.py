@@ -26,9 +26,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
-from .._core import DEFAULT_MAX_DEPTH, dumps
+from ..core.api import DEFAULT_MAX_DEPTH, dumps
 from ._digest import ALGORITHMS, canonical_digest, canonical_digest_text, sha256_hex
-from ._errors import IdentifierMismatchError, RegistryFormatError
+from .errors import IdentifierMismatchError, RegistryFormatError
 
 BUNDLED_SNAPSHOT = Path(__file__).with_name("registry-snapshot.json")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from .._core import refuse_single
-from ._errors import MemberMappingError, MemberMappingUndeclaredError, StreamError, StreamIncompleteError
+from ..core.api import refuse_single
+from .errors import MemberMappingError, MemberMappingUndeclaredError, StreamError, StreamIncompleteError
 
 
 def reassemble_stream(source: Sequence[Mapping[str, Any]]) -> bytes:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Mapping, Optional
 
-from .._core import DEFAULT_MAX_DEPTH
-from .._errors import FastJCSError
+from ..core.api import DEFAULT_MAX_DEPTH
+from ..core.errors import FastJCSError
 from .registry import DigestContext, LookupVerdict, Registry
 
 

@@ -19,7 +19,7 @@ Three identities stay distinct: the attempt (`call_id`, stored for the admitted 
 logical operation (the binding) and the external outcome (the disposition and the terminal audit
 entry hash given to `finalize`).
 
-    >>> from fastjcs.registry import Admission, ExecutionRegistry
+    >>> from fastjcs.eab import Admission, ExecutionRegistry
     >>> b = "sha256:" + "ab" * 32
     >>> with ExecutionRegistry.create(":memory:") as reg:
     ...     first = reg.admit("spiffe://agent.example/a", "exec-1", b, call_id="c1")
@@ -57,7 +57,7 @@ import time
 from types import TracebackType
 from typing import Iterator, NamedTuple, Optional, Type, Union
 
-from ._errors import (
+from .errors import (
     RegistryClosedError,
     RegistryCorruptError,
     RegistryError,
@@ -69,7 +69,7 @@ from ._errors import (
     ReservationStateError,
     UnknownReservationError,
 )
-from .digest import parse_digest
+from ..core.digests import parse_digest
 
 __all__ = ["Admission", "ReservationState", "Reservation", "ExecutionRegistry",
            "MAX_TEXT_BYTES"]

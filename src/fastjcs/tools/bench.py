@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ._errors import FastJCSError
+from ..core.errors import FastJCSError
 
 # ---------------------------------------------------------------------------------------------------
 # Probes: (name, value, RFC 8785 bytes), the expected bytes typed from RFC 8785 and DESIGN section 2
@@ -77,11 +77,11 @@ def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
     """The canonicalizers importable here, and the reason each absent one is skipped."""
     found: List[Candidate] = []
     skipped: Dict[str, str] = {}
-    from . import _python
-    from ._core import DEFAULT_MAX_DEPTH as D
+    from ..core import python_backend as _python
+    from ..core.api import DEFAULT_MAX_DEPTH as D
 
     try:
-        from . import _native
+        from ..core import native_backend as _native
     except ImportError as exc:
         skipped["fastjcs (native)"] = f"C extension not built: {exc}"
     else:
@@ -163,7 +163,7 @@ def builtin_corpus(size: int = 1 << 20, seed: int = 8785) -> List[bytes]:
 
 def read_corpus(data: bytes) -> List[bytes]:
     """A JSON text is one document; otherwise every non-empty line is one (JSONL)."""
-    from ._core import canonicalize
+    from ..core.api import canonicalize
 
     try:
         canonicalize(data)

@@ -31,9 +31,9 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 
 from Crypto.Hash import SHA256
 
-from .._errors import FastJCSError
-from . import _digest, checker, typed_refs
-from ._errors import (
+from ..core.errors import FastJCSError
+from ..cpb import _digest, checker, typed_refs
+from ..cpb.errors import (
     DuplicateNameError,
     IdentifierMismatchError,
     MemberMappingUndeclaredError,
@@ -41,9 +41,9 @@ from ._errors import (
     StreamIncompleteError,
     UnsafeIntegerError,
 )
-from ._identifiers import normalize, verify_derived_identifier
-from ._scan import top_level_spans
-from .registry import (
+from ..cpb._identifiers import normalize, verify_derived_identifier
+from ..cpb._scan import top_level_spans
+from ..cpb.registry import (
     ArtifactType,
     DigestContext,
     LookupVerdict,
@@ -51,8 +51,8 @@ from .registry import (
     Status,
     parse_representation,
 )
-from .transforms import assemble_preimage, reassemble_stream
-from .typed_refs import TypedRefVerdict
+from ..cpb.transforms import assemble_preimage, reassemble_stream
+from ..cpb.typed_refs import TypedRefVerdict
 
 # ---------------------------------------------------------------------------------------------------
 # What an upstream failure_reason means here

@@ -4,7 +4,7 @@ Two protocols, one process per call:
 
 - vector (`--impl CMD`): one vector JSON on stdin; `{"pre_image": ..., "digest": ...}` on stdout
   and exit 0, non-zero exit for a refusal, empty output with exit 0 for "skipped"
-  (../shared/upstream/README.md). fastjcs's own answer is `fastjcs._protocol.answer`.
+  (../shared/upstream/README.md). fastjcs's own answer is `fastjcs.protocol.answer`.
 - canon (`--canon-impl CMD`): a JSON text on stdin, its canonical bytes on stdout and exit 0, or a
   non-zero exit for a text it refuses. Fed documents from a seeded generator (no hypothesis) that
   favours the delicate cases; a disagreement is shrunk (members and elements dropped, containers
@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from . import _core, _protocol
-from ._errors import FastJCSError
+from ..core import api
+from ..core.errors import FastJCSError
+from . import protocol
 
 # ---------------------------------------------------------------------------------------------------
 # Running the other implementation
@@ -89,7 +90,7 @@ def _show(text: str) -> str:
 def vector_items(paths: Sequence[Path]) -> Iterator[Tuple[str, bytes]]:
     """(name, vector JSON bytes) for every vector under `paths`: CPB files one by one, EAB files
     split into one JSON object per vector."""
-    from ._eab_vectors import is_eab_file
+    from .eab_vectors import is_eab_file
 
     for root in paths:
         files = sorted(p for p in root.rglob("*.json") if p.is_file()) if root.is_dir() else [root]
@@ -108,10 +109,10 @@ def vector_items(paths: Sequence[Path]) -> Iterator[Tuple[str, bytes]]:
                 yield name, raw
 
 
-def _describe(a: _protocol.Answer) -> str:
-    if a.status == _protocol.FAIL:
+def _describe(a: protocol.Answer) -> str:
+    if a.status == protocol.FAIL:
         return f"refused ({a.reason})"
-    if a.status == _protocol.SKIP:
+    if a.status == protocol.SKIP:
         return "skipped"
     if a.pre_image is None:
         return json.dumps(a.extra, ensure_ascii=False)
@@ -120,12 +121,12 @@ def _describe(a: _protocol.Answer) -> str:
 
 def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[Disagreement]]:
     """("agree" | "skipped", None) or ("disagree", Disagreement) for one vector."""
-    ours = _protocol.answer(raw)
+    ours = protocol.answer(raw)
     if reply.status == 0 and not reply.stdout.strip():
         return "skipped", None
     if reply.status != 0:
         theirs = f"refused (exit {reply.status}: {_first_line(reply.stderr)})"
-        if ours.status == _protocol.FAIL:
+        if ours.status == protocol.FAIL:
             return "agree", None
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
     try:
@@ -136,7 +137,7 @@ def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[D
         return "disagree", Disagreement("vector", name, _describe(ours),
                                         f"unreadable output {reply.stdout[:120]!r}")
     theirs = f"pre_image {body.get('pre_image')!r} digest {body.get('digest')}"
-    if ours.status != _protocol.OK:
+    if ours.status != protocol.OK:
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
     if ours.pre_image is None:  # a verdict, not a pre-image: exit 0 on both sides agrees
         return "agree", None
@@ -223,7 +224,7 @@ def to_text(value: Any, ascii_only: bool = False) -> bytes:
 
 def ours_canon(text: bytes) -> Tuple[bool, bytes]:
     try:
-        return True, _core.canonicalize(text)
+        return True, api.canonicalize(text)
     except FastJCSError as exc:
         return False, f"{type(exc).__name__}: {exc}".encode()
 
@@ -359,10 +360,10 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
     items = []
     for name, raw in vector_items(paths):
         try:
-            ours = _protocol.answer(raw)
-        except _protocol.VectorError:
-            ours = _protocol.Answer(_protocol.SKIP)
-        if ours.status == _protocol.SKIP:
+            ours = protocol.answer(raw)
+        except protocol.VectorError:
+            ours = protocol.Answer(protocol.SKIP)
+        if ours.status == protocol.SKIP:
             summary.vectors["not-answered-by-fastjcs"] += 1
         else:
             items.append((name, raw))

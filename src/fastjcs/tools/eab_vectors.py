@@ -25,9 +25,10 @@ from typing import Any, Dict, List, Tuple
 
 from Crypto.Hash import SHA256, SHA384
 
-from . import eab
-from ._errors import ActionBindingError, FastJCSError, UnsupportedAlgorithmError
-from .cpb.vectors import ProbeOutcome, RunSummary, VectorOutcome
+from .. import eab
+from ..core.errors import FastJCSError, UnsupportedAlgorithmError
+from ..eab.errors import ActionBindingError
+from .cpb_vectors import ProbeOutcome, RunSummary, VectorOutcome
 
 SPEC_DOMAIN = "cmcp.execution-action-binding"
 SPEC_FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")

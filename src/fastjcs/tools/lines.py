@@ -10,7 +10,7 @@ length plus a chunk.
 Each chunk is digested by one batch call (`digest_lines_hex` of the backend: for the C core, one
 C call per chunk). With `jobs > 1` the chunks go to threads (the C core's call runs without the
 GIL) or to worker processes (the pure-Python backend, jcs-n), at most 2 x jobs chunks in flight,
-and come back in input order. Lines are split as `_python.split_lines` splits them: at b"\\n", a
+and come back in input order. Lines are split as `fastjcs.core.jsonl.split_lines` splits them: at b"\\n", a
 final newline ends the last line, a "\\r" before it is JSON whitespace.
 
 A chunk's result is its output bytes (the digest lines) plus its failures, with line numbers
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
-from . import _core
+from ..core import seam
 
 CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, small enough to stream
 
@@ -52,9 +52,9 @@ def _jcs_n_lines(data: bytes, s: Settings) -> List[Any]:
     """Per line: the raw SHA-256 of the jcs-n pre-image, or the exception (text path, in Python)."""
     from Crypto.Hash import SHA256
 
-    from ._python import split_lines
-    from .cpb import pre_image_text
-    from ._errors import FastJCSError
+    from ..core.jsonl import split_lines
+    from ..cpb import pre_image_text
+    from ..core.errors import FastJCSError
 
     results: List[Any] = []
     for line in split_lines(data):
@@ -70,10 +70,10 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
     """Digest every line of `data` (whole lines, any bytes-like object); never raises for a bad line."""
     if s.profile == "jcs":
         # One backend call renders the digest lines itself (in C, without coming back per line).
-        output, lines, failures = _core._impl.digest_lines_hex(data, s.max_depth, s.strict_integers,
+        output, lines, failures = seam.impl().digest_lines_hex(data, s.max_depth, s.strict_integers,
                                                                s.algorithm, s.algorithm + ":")
     else:
-        from ._python import lines_hex_from
+        from ..core.jsonl import lines_hex_from
 
         data = bytes(data)
         output, lines, failures = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex
@@ -171,7 +171,7 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
     if jobs <= 1 or second is None:  # one chunk: a worker would only add its start-up
         return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report,
                       fail_fast, progress)
-    if s.profile == "jcs" and _core._impl.NAME == "native":
+    if s.profile == "jcs" and seam.backend() == "native":
         # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
         # threads share the work with no pickling of results between processes.
         from concurrent.futures import ThreadPoolExecutor

@@ -33,7 +33,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from Crypto.Hash import SHA256
 
-from ._errors import FastJCSError
+from ..core.errors import FastJCSError
 
 OK, FAIL, SKIP = "ok", "fail", "skip"
 
@@ -69,8 +69,8 @@ class VectorError(Exception):
 
 def answer(raw: bytes) -> Answer:
     """fastjcs's answer to one vector, given as the bytes of its JSON text."""
-    from .cpb._scan import top_level_spans
-    from .cpb.vectors import Vector, claim
+    from ..cpb._scan import top_level_spans
+    from .cpb_vectors import Vector, claim
 
     try:
         doc = json.loads(raw)
@@ -96,20 +96,20 @@ def answer(raw: bytes) -> Answer:
 
 
 def _kat(v: Any) -> Answer:
-    from .cpb import pre_image_text
+    from ..cpb import pre_image_text
 
     doc = v.doc
     return _digest(pre_image_text(v.text("input"), doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
 
 
 def _divergence(v: Any) -> Answer:
-    from .cpb import pre_image_text
+    from ..cpb import pre_image_text
 
     return _digest(pre_image_text(v.text("action"), "jcs-n"))
 
 
 def _derived_id(v: Any) -> Answer:
-    from .cpb import pre_image, pre_image_text, verify_derived_identifier
+    from ..cpb import pre_image, pre_image_text, verify_derived_identifier
 
     doc = v.doc
     algorithm, exclusion = doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])
@@ -121,7 +121,7 @@ def _derived_id(v: Any) -> Answer:
 
 
 def _stream(v: Any) -> Answer:
-    from .cpb import pre_image_text, reassemble_stream
+    from ..cpb import pre_image_text, reassemble_stream
 
     doc = v.doc
     text = reassemble_stream(doc["source"])
@@ -129,7 +129,7 @@ def _stream(v: Any) -> Answer:
 
 
 def _assembled(v: Any) -> Answer:
-    from .cpb import assemble_preimage, pre_image
+    from ..cpb import assemble_preimage, pre_image
 
     doc = v.doc
     ctx = doc["declared_digest_context"]
@@ -139,7 +139,7 @@ def _assembled(v: Any) -> Answer:
 
 
 def _checker(v: Any) -> Answer:
-    from .cpb import check
+    from ..cpb import check
 
     payload = v.doc["record_raw"].encode("utf-8") if "record_raw" in v.doc else v.text("record")
     result = check(payload)
@@ -151,8 +151,8 @@ def _checker(v: Any) -> Answer:
 
 
 def _eab(doc: Dict[str, Any]) -> Answer:
-    from . import eab
-    from ._hash import raw_digest
+    from .. import eab
+    from ..core.hashing import raw_digest
 
     data: Any = doc["preimage_utf8"].encode("utf-8") if "preimage_utf8" in doc else doc["preimage"]
     algorithm = doc.get("algorithm", "sha256")

@@ -27,15 +27,11 @@ import enum
 import json
 from typing import Any, Dict, List, NamedTuple, Tuple, Union
 
-from . import _core
-from ._errors import (
-    ActionBindingError,
-    CanonicalizationError,
-    NotV1BindingError,
-    UnsupportedAlgorithmError,
-)
-from ._hash import check_algorithm, raw_digest, render
-from .digest import parse_digest
+from ..core import api
+from ..core.digests import parse_digest
+from ..core.errors import CanonicalizationError, UnsupportedAlgorithmError
+from ..core.hashing import check_algorithm, raw_digest, render
+from .errors import ActionBindingError, NotV1BindingError
 
 __all__ = [
     "DOMAIN",
@@ -92,7 +88,7 @@ def _field(name: str, value: object) -> str:
 
 def _v1_bytes(fields: Tuple[str, str, str, str]) -> bytes:
     agent_id, action_type, action_scope, action_timestamp = fields
-    return _core.dumps({
+    return api.dumps({
         "domain": DOMAIN,
         "version": VERSION,
         "agent_id": agent_id,
@@ -126,7 +122,7 @@ def binding(agent_id: str, action_type: str, action_scope: str, action_timestamp
     >>> binding("agent", "read", "", "2026-01-01T00:00:00Z")
     Traceback (most recent call last):
       ...
-    fastjcs._errors.ActionBindingError: action_scope must not be empty
+    fastjcs.eab.errors.ActionBindingError: action_scope must not be empty
     """
     alg = check_algorithm(algorithm)
     return render(alg, raw_digest(preimage(agent_id, action_type, action_scope,
@@ -162,12 +158,12 @@ def parse_preimage(data: Preimage) -> ActionFields:
     ...                 "action_type": "t", "action_scope": "s", "action_timestamp": "ts"})
     Traceback (most recent call last):
       ...
-    fastjcs._errors.NotV1BindingError: domain is 'cmcp.other-binding', not 'cmcp.execution-action-binding'
+    fastjcs.eab.errors.NotV1BindingError: domain is 'cmcp.other-binding', not 'cmcp.execution-action-binding'
     """
     if isinstance(data, (bytes, bytearray, memoryview)):
         raw = bytes(data)
         try:
-            canonical = _core.canonicalize(raw)
+            canonical = api.canonicalize(raw)
         except CanonicalizationError as exc:
             raise ActionBindingError(f"pre-image bytes are not strict JSON: {exc}") from exc
         if canonical != raw:
@@ -332,7 +328,7 @@ def same_operation(request_a: Any, request_b: Any, *, semantics: Semantics) -> b
     """
     if not isinstance(semantics, Semantics):
         raise TypeError(f"semantics must be a fastjcs.eab.Semantics member, not {semantics!r}")
-    if _core.dumps(request_a) != _core.dumps(request_b):
+    if api.dumps(request_a) != api.dumps(request_b):
         return False
     if semantics is Semantics.JSON_NUMBER:
         return True
