@@ -25,8 +25,8 @@ WRONG = " ".join(shlex.quote(a) for a in (sys.executable, str(REPO / "tests" / "
 PY_CANON = "FASTJCS_BACKEND=python " + me("canon")
 
 
-def crosscheck(*args):
-    p = fastjcs("crosscheck", "--json", "--parallel", "4", *args, timeout=300)
+def crosscheck(*args, cwd=None):
+    p = fastjcs("crosscheck", "--json", "--parallel", "4", *args, timeout=300, cwd=cwd)
     assert p.returncode in (0, 1), p.stderr
     return p.returncode, json.loads(p.stdout)
 
@@ -84,6 +84,14 @@ def test_fastjcs_against_itself_over_the_vector_protocol():
                             "--vectors", KATS, "--vectors", EAB_ACCEPT)
     assert code == 0 and body["disagreements"] == []
     assert body["vectors"]["agree"] == 15 + 6 and body["vectors"]["disagree"] == 0
+
+
+def test_outside_the_checkout_the_shipped_suites_are_the_default(tmp_path):
+    code, body = crosscheck("--impl", "cat >/dev/null", cwd=tmp_path)
+    shipped = sum(len(json.loads(p.read_bytes())["vectors"]) if p.parent.name == "eab" else 1
+                  for p in SUITES.rglob("*.json"))
+    assert code == 0 and body["vectors"]["skipped"] > 0
+    assert sum(body["vectors"].values()) == shipped
 
 
 def test_an_implementation_that_refuses_everything():

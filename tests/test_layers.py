@@ -1,0 +1,109 @@
+"""The layers: `import fastjcs` loads only the core, and imports run only downward,
+cli -> tools -> (eab, cpb) -> core, with eab and cpb independent of each other.
+
+The import check reads the syntax trees of the package (imports inside functions included), so a
+lazy upward import cannot slip past it; a second test shows it catches one.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import fastjcs
+
+import _cli
+
+PACKAGE = Path(fastjcs.__file__).resolve().parent
+
+#: Each layer and what it may import besides itself.
+MAY_IMPORT = {
+    "core": {"core"},
+    "eab": {"core"},
+    "cpb": {"core"},
+    "tools": {"core", "eab", "cpb"},
+    "cli": {"core", "eab", "cpb", "tools"},
+}
+
+
+def _layer(module: str) -> str:
+    """The layer of a module (or name) of the package: its first component under fastjcs; the
+    package's own __init__ and names (`__version__`) and the C extension belong to the core,
+    __main__ to the CLI."""
+    parts = module.split(".")
+    first = parts[1] if len(parts) > 1 else "core"
+    if first == "__main__":
+        return "cli"
+    return first if first in MAY_IMPORT else "core"
+
+
+def _imported(module: str, source: str) -> List[str]:
+    """The modules of the package that `source` (the text of `module`) imports, resolved."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    package = [p for p in package if p != "__init__"]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            # `from . import x` names submodules: each is an import of its own
+            found += [f"{target}.{a.name}" for a in node.names] if not node.module else [target]
+    return [name for name in found if name == "fastjcs" or name.startswith("fastjcs.")]
+
+
+def upward_imports(sources: Dict[str, str]) -> List[str]:
+    """"module -> target" for every import that does not run downward."""
+    bad = []
+    for module, source in sorted(sources.items()):
+        layer = _layer(module)
+        for target in _imported(module, source):
+            if _layer(target) not in MAY_IMPORT[layer] and _layer(target) != layer:
+                bad.append(f"{module} -> {target}")
+    return bad
+
+
+def package_sources() -> Dict[str, str]:
+    sources = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        sources[".".join(("fastjcs",) + rel.parts)] = path.read_text(encoding="utf-8")
+    return sources
+
+
+def test_imports_run_only_downward():
+    sources = package_sources()
+    assert {_layer(m) for m in sources} == set(MAY_IMPORT)
+    assert upward_imports(sources) == []
+
+
+def test_the_check_catches_an_upward_or_sideways_import():
+    sources = {
+        "fastjcs.core.api": "def f():\n    from ..tools import bench\n",
+        "fastjcs.core.errors": "import fastjcs.eab\n",
+        "fastjcs.eab.bindings": "from ..cpb import check\n",
+        "fastjcs.cpb.checker": "from fastjcs.cli import main\n",
+        "fastjcs.tools.bench": "from .. import cli\n",
+        "fastjcs.cli.commands": "from ..tools import bench\nfrom ..core import api\n",
+        "fastjcs.__init__": "from .core import api\n",
+    }
+    assert upward_imports(sources) == [
+        "fastjcs.core.api -> fastjcs.tools",
+        "fastjcs.core.errors -> fastjcs.eab",
+        "fastjcs.cpb.checker -> fastjcs.cli",
+        "fastjcs.eab.bindings -> fastjcs.cpb",
+        "fastjcs.tools.bench -> fastjcs.cli",
+    ]
+
+
+def test_import_fastjcs_loads_only_the_core():
+    code = "import fastjcs, sys; print(sorted(m for m in sys.modules if m.startswith('fastjcs')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_cli.env(), check=True)
+    loaded = eval(done.stdout)
+    assert "fastjcs.core.api" in loaded
+    assert [m for m in loaded if _layer(m) != "core"] == []
