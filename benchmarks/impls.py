@@ -1,4 +1,7 @@
-"""The implementations the benchmarks compare: one registry for compare.py and the pytest suites.
+"""The implementations the benchmarks compare, for compare.py and the pytest suites.
+
+The canonicalizers are those of `fastjcs bench` (fastjcs.tools.bench.candidates: the one
+registry); this module adds the batch digest rows and the reference outputs.
 
 A `Row` is one function to measure on a corpus: `run(documents) -> outputs`, one output per
 document. `kind` says what the documents are: "object" (Python values) or "text" (JSON bytes), or
@@ -8,13 +11,13 @@ timed for scale, and their output is still checked, to show it differs. `expect`
 reference outputs into the outputs this row should produce (the identity for canonicalizers; a
 digest row would hash them).
 
-To add a row (a batch digest, say): write a function over the list of documents and append a
-`Row` in `rows()`; compare.py and the pytest suites pick it up.
+To add a canonicalizer, add it to fastjcs.tools.bench.candidates(): `fastjcs bench`,
+compare.py and the pytest suites all pick it up. To add a batch row (a digest, say): write a
+function over the list of documents and append a `Row` in `rows()`.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Sequence
@@ -24,11 +27,7 @@ from Crypto.Hash import SHA256
 
 from fastjcs import DEFAULT_MAX_DEPTH
 from fastjcs.core import python_backend as _python
-
-try:
-    import orjson
-except ImportError:  # pragma: no cover - optional peer
-    orjson = None
+from fastjcs.tools import bench
 
 try:
     from fastjcs.core import native_backend as _native
@@ -61,57 +60,31 @@ def each(fn: Callable[[Any], bytes]) -> Run:
     return lambda docs: [fn(d) for d in docs]
 
 
-def _native_skip() -> Optional[str]:
-    if _native is None:
-        return _NATIVE_MISSING
-    try:
-        _native.dumps([1], DEFAULT_MAX_DEPTH)
-        _native.canonicalize(b"[1]", DEFAULT_MAX_DEPTH, False)
-    except NotImplementedError as exc:
-        return f"native dumps/canonicalize not implemented yet ({exc})"
-    return None
-
-
-def _json_sorted(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _rfc8785_of_text(text: bytes) -> bytes:
-    return rfc8785.dumps(json.loads(text))
+def _unavailable(reason: str) -> Run:
+    def run(docs: Sequence[Any]) -> List[bytes]:  # pragma: no cover - the row is skipped
+        raise RuntimeError(reason)
+    return run
 
 
 def rows() -> List[Row]:
+    """One object row and one text row per canonicalizer of `fastjcs bench` (the one registry,
+    fastjcs.tools.bench: JCS-correct or not by its probes), then the batch digest rows."""
     depth = DEFAULT_MAX_DEPTH
-    native_skip = _native_skip()
-    no_orjson = None if orjson is not None else "orjson not installed"
-    out = [
-        # ---- Python objects in ----
-        Row("rfc8785.dumps", "object", each(rfc8785.dumps), baseline=True),
-        Row("fastjcs[python].dumps", "object", each(lambda o: _python.dumps(o, depth))),
-        Row("fastjcs[native].dumps", "object",
-            each(lambda o: _native.dumps(o, depth)), skip=native_skip),
-        Row("json.dumps(sort_keys)", "object", each(_json_sorted), jcs=False),
-        Row("orjson.dumps(OPT_SORT_KEYS)", "object",
-            each(lambda o: orjson.dumps(o, option=orjson.OPT_SORT_KEYS)), jcs=False,
-            skip=no_orjson),
-        # ---- JSON text in ----
-        Row("rfc8785.dumps(json.loads)", "text", each(_rfc8785_of_text), baseline=True),
-        Row("fastjcs[python].canonicalize", "text",
-            each(lambda t: _python.canonicalize(t, depth, False))),
-        Row("fastjcs[native].canonicalize", "text",
-            each(lambda t: _native.canonicalize(t, depth, False)), skip=native_skip),
-        Row("json.loads+json.dumps(sort_keys)", "text",
-            each(lambda t: _json_sorted(json.loads(t))), jcs=False),
-        Row("orjson.loads+orjson.dumps(OPT_SORT_KEYS)", "text",
-            each(lambda t: orjson.dumps(orjson.loads(t), option=orjson.OPT_SORT_KEYS)),
-            jcs=False, skip=no_orjson),
-        # ---- digests of Python objects (each object's SHA-256, raw) ----
+    found, skipped = bench.candidates()
+    out: List[Row] = []
+    for kind in ("object", "text"):
+        for c in found:
+            run = each(c.from_obj) if kind == "object" else each(c.text)
+            out.append(Row(c.name, kind, run, jcs=not bench.probe(c), baseline=c.name == "rfc8785"))
+        out += [Row(name, kind, _unavailable(why), skip=why) for name, why in skipped.items()]
+    # ---- digests of Python values (each value's SHA-256, raw) ----
+    out += [
         Row("rfc8785.dumps+SHA256 loop", "digest", each(_rfc8785_sha256), baseline=True,
             expect=_sha256_all),
-        Row("fastjcs[python].digest_many", "digest",
+        Row("fastjcs (python) digest_many", "digest",
             lambda docs: _python.digest_many(list(docs), depth, "sha256"), expect=_sha256_all),
-        Row("fastjcs[native].digest_many", "digest",
-            lambda docs: _native.digest_many(list(docs), depth, "sha256"), skip=native_skip,
+        Row("fastjcs (native) digest_many", "digest",
+            lambda docs: _native.digest_many(list(docs), depth, "sha256"), skip=_NATIVE_MISSING,
             expect=_sha256_all),
     ]
     return out

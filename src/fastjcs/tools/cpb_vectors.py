@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
@@ -53,6 +53,8 @@ from ..cpb.registry import (
 )
 from ..cpb.transforms import assemble_preimage, reassemble_stream
 from ..cpb.typed_refs import TypedRefVerdict
+from .reader import Members, Token, emit, read, rewrite
+from .results import ProbeOutcome, RunSummary, VectorOutcome
 
 # ---------------------------------------------------------------------------------------------------
 # What an upstream failure_reason means here
@@ -154,163 +156,6 @@ class Vector:
         return replace(self, doc=doc, members=members, mutant_of=category)
 
 
-@dataclass
-class VectorOutcome:
-    name: str
-    handler: str
-    must_fail: bool
-    failure_reason: Optional[str]
-    checks: int = 0
-    failures: List[str] = field(default_factory=list)
-    fired: Set[str] = field(default_factory=set)
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures and self.checks > 0
-
-    # ---- assertions ----
-    def eq(self, what: str, got: Any, want: Any) -> bool:
-        self.checks += 1
-        if got != want:
-            self.failures.append(f"{what}: got {got!r}, want {want!r}")
-            return False
-        return True
-
-    def true(self, what: str, condition: bool) -> bool:
-        self.checks += 1
-        if not condition:
-            self.failures.append(what)
-        return condition
-
-    def fail(self, what: str) -> None:
-        self.checks += 1
-        self.failures.append(what)
-
-    def refuses(self, what: str, call: Callable[[], Any], expected: Type[BaseException]
-                ) -> Optional[BaseException]:
-        """`call` must raise `expected` (a subclass counts)."""
-        try:
-            got = call()
-        except expected as exc:
-            self.checks += 1
-            return exc
-        except Exception as exc:  # a mutant or a bug: report, never crash the run
-            self.fail(f"{what}: raised {type(exc).__name__}: {exc}, want {expected.__name__}")
-            return None
-        self.fail(f"{what}: accepted ({_short(got)}), want {expected.__name__}")
-        return None
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) < 120 else text[:117] + "..."
-
-
-@dataclass
-class ProbeOutcome:
-    category: str
-    vector: str
-    generator: Optional[str]
-    flipped: bool
-    detail: str = ""
-
-
-@dataclass
-class RunSummary:
-    directory: str
-    implementation: str
-    vectors: List[VectorOutcome]
-    unclaimed: List[str]
-    probes: List[ProbeOutcome]
-
-    @property
-    def failed(self) -> List[VectorOutcome]:
-        return [v for v in self.vectors if not v.passed]
-
-    @property
-    def assertion_free(self) -> List[str]:
-        """Check categories a MUST-FAIL vector fired that no mutant was shown to flip."""
-        return sorted({p.category for p in self.probes if not p.flipped})
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed and not self.unclaimed and not self.assertion_free
-
-    def counts(self) -> Dict[str, int]:
-        out: Dict[str, int] = {}
-        for v in self.vectors:
-            out[v.handler] = out.get(v.handler, 0) + 1
-        return out
-
-    def categories(self) -> Dict[str, List[str]]:
-        """category -> the vectors that fired it."""
-        out: Dict[str, List[str]] = {}
-        for v in self.vectors:
-            for c in sorted(v.fired):
-                out.setdefault(c, []).append(v.name)
-        return out
-
-    def as_dict(self) -> Dict[str, Any]:
-        return {
-            "directory": self.directory, "implementation": self.implementation, "ok": self.ok,
-            "vectors": len(self.vectors), "passed": len(self.vectors) - len(self.failed),
-            "by_handler": self.counts(), "unclaimed": self.unclaimed,
-            "failures": {v.name: v.failures or ["no assertion made"] for v in self.failed},
-            "probes": [p.__dict__ for p in self.probes],
-            "assertion_free": self.assertion_free,
-        }
-
-    def report(self) -> str:
-        lines = [f"{self.directory}: {len(self.vectors) - len(self.failed)}/{len(self.vectors)} vectors "
-                 f"passed ({self.implementation})"]
-        for v in self.failed:
-            lines.append(f"FAIL {v.name}: " + "; ".join(v.failures or ["no assertion made"]))
-        for name in self.unclaimed:
-            lines.append(f"UNCLAIMED {name}: no handler reads this file")
-        flipped = sum(p.flipped for p in self.probes)
-        lines.append(f"mutation probes: {flipped}/{len(self.probes)} mutants flipped the verdict")
-        for p in self.probes:
-            if not p.flipped:
-                lines.append(f"ASSERTION-FREE {p.category} ({p.vector}): {p.detail}")
-        return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Independent token-preserving JSON (for generators and for deciding what json.loads would lose)
-# ---------------------------------------------------------------------------------------------------
-
-
-class _Tok(str):
-    """A number token, verbatim."""
-
-
-class _Pairs(list):
-    """An object's members in order, duplicates kept."""
-
-
-def _tokens(text: Union[bytes, str]) -> Any:
-    return json.loads(text, object_pairs_hook=_Pairs, parse_float=_Tok, parse_int=_Tok)
-
-
-def _emit(node: Any) -> str:
-    if isinstance(node, _Pairs):
-        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _emit(v) for k, v in node) + "}"
-    if isinstance(node, list):
-        return "[" + ",".join(_emit(v) for v in node) + "]"
-    if isinstance(node, _Tok):
-        return str(node)
-    return json.dumps(node, ensure_ascii=False)
-
-
-def _rewrite(node: Any, leaf: Callable[[Any], Any], pairs: Callable[[_Pairs], _Pairs]) -> Any:
-    """Children first: rewrite leaves with `leaf`, then each object's member list with `pairs`."""
-    if isinstance(node, _Pairs):
-        return pairs(_Pairs((k, _rewrite(v, leaf, pairs)) for k, v in node))
-    if isinstance(node, list):
-        return [_rewrite(v, leaf, pairs) for v in node]
-    return leaf(node)
-
-
 _SPEC_INTEGER = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")   # typed from DESIGN 6
 _SPEC_INT_MAX = 9007199254740991
 
@@ -326,39 +171,39 @@ def _lossless_under_json_loads(text: bytes) -> bool:
 
     def leaf(v: Any) -> Any:
         nonlocal lost
-        if isinstance(v, _Tok) and v == "-0":
+        if isinstance(v, Token) and v == "-0":
             lost = True
         return v
 
-    def pairs(p: _Pairs) -> _Pairs:
+    def pairs(p: Members) -> Members:
         nonlocal lost
         if len({k for k, _ in p}) != len(p):
             lost = True
         return p
 
-    _rewrite(_tokens(text), leaf, pairs)
+    rewrite(read(text), leaf, pairs)
     return not lost
 
 
 def _without_non_integers(text: bytes) -> bytes:
     """Number tokens outside the integer grammar become exact decimal strings: 12.50 -> "12.50"."""
-    leaf = (lambda v: str(v) if isinstance(v, _Tok) and not _is_integer_token(v) else v)
-    return _emit(_rewrite(_tokens(text), leaf, lambda p: p)).encode()
+    leaf = (lambda v: str(v) if isinstance(v, Token) and not _is_integer_token(v) else v)
+    return emit(rewrite(read(text), leaf, lambda p: p)).encode()
 
 
 def _without_unsafe_integers(text: bytes) -> bytes:
-    leaf = (lambda v: str(v) if isinstance(v, _Tok) and _is_integer_token(v)
+    leaf = (lambda v: str(v) if isinstance(v, Token) and _is_integer_token(v)
             and abs(int(v)) > _SPEC_INT_MAX else v)
-    return _emit(_rewrite(_tokens(text), leaf, lambda p: p)).encode()
+    return emit(rewrite(read(text), leaf, lambda p: p)).encode()
 
 
 def _without_duplicates(text: bytes) -> bytes:
     """Later members whose name repeats an earlier one (after NFC) are dropped."""
     import unicodedata
 
-    def pairs(p: _Pairs) -> _Pairs:
+    def pairs(p: Members) -> Members:
         seen: Set[str] = set()
-        out = _Pairs()
+        out = Members()
         for k, v in p:
             form = unicodedata.normalize("NFC", k)
             if form not in seen:
@@ -366,7 +211,7 @@ def _without_duplicates(text: bytes) -> bytes:
                 out.append((k, v))
         return out
 
-    return _emit(_rewrite(_tokens(text), lambda v: v, pairs)).encode()
+    return emit(rewrite(read(text), lambda v: v, pairs)).encode()
 
 
 def _without_empty_members(text: bytes) -> bytes:
@@ -374,8 +219,8 @@ def _without_empty_members(text: bytes) -> bytes:
     def empty(v: Any) -> bool:
         return v is None or (isinstance(v, list) and not v)
 
-    return _emit(_rewrite(_tokens(text), lambda v: v,
-                          lambda p: _Pairs((k, v) for k, v in p if not empty(v)))).encode()
+    return emit(rewrite(read(text), lambda v: v,
+                          lambda p: Members((k, v) for k, v in p if not empty(v)))).encode()
 
 
 # ---------------------------------------------------------------------------------------------------

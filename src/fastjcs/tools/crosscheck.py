@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from ..core import api
 from ..core.errors import FastJCSError
 from . import protocol
+from .reader import Members, Token, read
 
 # ---------------------------------------------------------------------------------------------------
 # Running the other implementation
@@ -376,38 +377,30 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
             summary.disagreements.append(disagreement)
 
 
-class _Tok(str):
-    """A number token, verbatim."""
-
-
-def _tokens(data: bytes) -> Any:
-    return json.loads(data, object_pairs_hook=lambda pairs: ("{}", pairs), parse_float=_Tok, parse_int=_Tok)
-
-
 def difference_kind(ours: bytes, theirs: bytes) -> str:
     """The kind of disagreement between two outputs for the same text, read token-preserving:
     member-order when the same objects list their members in another order, number-format when
     a number token differs, string-escaping when the tokens are equal but the bytes are not (a
     string written with other escapes), other for anything else."""
     try:
-        a, b = _tokens(ours), _tokens(theirs)
+        a, b = read(ours), read(theirs)
     except ValueError:
         return "other"
     stack = [(a, b)]
     order = number = False
     while stack:
         x, y = stack.pop()
-        if isinstance(x, tuple) and isinstance(y, tuple):
-            kx, ky = [k for k, _ in x[1]], [k for k, _ in y[1]]
+        if isinstance(x, Members) and isinstance(y, Members):
+            kx, ky = [k for k, _ in x], [k for k, _ in y]
             if kx != ky:
                 if sorted(kx) != sorted(ky):
                     return "other"
                 order = True
-            vy = dict(y[1])
-            stack.extend((v, vy[k]) for k, v in x[1] if k in vy)
-        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            vy = dict(y)
+            stack.extend((v, vy[k]) for k, v in x if k in vy)
+        elif type(x) is list and type(y) is list and len(x) == len(y):
             stack.extend(zip(x, y))
-        elif isinstance(x, _Tok) and isinstance(y, _Tok):
+        elif isinstance(x, Token) and isinstance(y, Token):
             number = number or x != y
         elif type(x) is not type(y) or x != y:
             return "other"

@@ -28,7 +28,7 @@ from Crypto.Hash import SHA256, SHA384
 from .. import eab
 from ..core.errors import FastJCSError, UnsupportedAlgorithmError
 from ..eab.errors import ActionBindingError
-from .cpb_vectors import ProbeOutcome, RunSummary, VectorOutcome
+from .results import ProbeOutcome, RunSummary, VectorOutcome
 
 SPEC_DOMAIN = "cmcp.execution-action-binding"
 SPEC_FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")

@@ -1,0 +1,348 @@
+"""The commands of the `fastjcs` command line: one `cmd_<name>(args) -> exit status` each."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, List, Optional, Tuple
+
+from ..core.api import canonicalize_to
+from ..core.errors import FastJCSError
+from ..tools import default_suites
+from .streams import (
+    CLIError,
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    describe,
+    open_input,
+    open_output,
+    open_source,
+    read_all,
+    source_name,
+)
+
+def _profile_args(args: argparse.Namespace) -> Tuple[str, Tuple[str, ...]]:
+    exclusion = tuple(args.exclude or ())
+    if exclusion and args.profile != "jcs-n":
+        raise CLIError("--exclude applies to --profile jcs-n (CPB's exclusion set)")
+    return args.profile, exclusion
+
+
+# ---- canon -----------------------------------------------------------------------------------
+
+
+def cmd_canon(args: argparse.Namespace) -> int:
+    source = source_name(args.file)
+    profile, exclusion = _profile_args(args)
+    with open_input(args.file) as data:
+        try:
+            if profile == "jcs-n":
+                from ..cpb import pre_image_text
+
+                result = pre_image_text(bytes(data), "jcs-n", exclusion, max_depth=args.max_depth)
+                run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
+            else:
+                run = lambda write: canonicalize_to(  # noqa: E731
+                    data, write, max_depth=args.max_depth, strict_integers=args.strict_integers)
+            if args.check:
+                seen: List[bytes] = []
+                run(lambda out: seen.append(bytes(out)))
+                if seen[0] != bytes(data):
+                    print(f"{source}: not in canonical form", file=sys.stderr)
+                    return EXIT_NEGATIVE
+                return EXIT_OK
+            with open_output(args.output) as out:
+                run(out.write)
+        except FastJCSError as exc:
+            raise CLIError(describe(exc, source)) from exc
+    return EXIT_OK
+
+
+# ---- digest ----------------------------------------------------------------------------------
+
+
+def _digest_settings(args: argparse.Namespace) -> Any:
+    """The settings of a digest run (a `fastjcs.tools.lines.Settings`), checked for conflicts."""
+    from ..tools.lines import Settings
+
+    profile, exclusion = _profile_args(args)
+    if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
+        raise CLIError("--profile jcs-n is SHA-256 only (CPB); leave out --algorithm or give sha256")
+    return Settings(args.algorithm or "sha256", profile, exclusion, args.max_depth, args.strict_integers)
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    settings = _digest_settings(args)
+    if args.jsonl:
+        return _digest_jsonl(args, settings)
+    if args.jobs != 1 or args.fail_fast:
+        raise CLIError("--jobs and --fail-fast apply to --jsonl")
+    source = source_name(args.file)
+    with open_input(args.file) as data:
+        try:
+            if settings.profile == "jcs-n":
+                from ..cpb import canonical_digest_text
+
+                line = canonical_digest_text(bytes(data), "jcs-n", settings.exclusion,
+                                             max_depth=settings.max_depth)
+            else:
+                from ..core.digests import digest_text
+
+                line = digest_text(data, settings.algorithm, max_depth=settings.max_depth,
+                                   strict_integers=settings.strict_integers)
+        except FastJCSError as exc:
+            raise CLIError(describe(exc, source)) from exc
+    sys.stdout.write(line + "\n")
+    return EXIT_OK
+
+
+def _progress_bar(args: argparse.Namespace) -> Tuple[Optional[Callable[[int], None]], Callable[[], None]]:
+    """A progress bar on stderr when stderr is a terminal and the input a named file, drawn by
+    tqdm when it is installed (the `progress` extra); nothing otherwise."""
+    if args.no_progress or args.file == "-" or not sys.stderr.isatty():
+        return None, lambda: None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None, lambda: None
+    bar = tqdm(total=os.path.getsize(args.file), unit="B", unit_scale=True, unit_divisor=1024,
+               desc="digest", file=sys.stderr, leave=False)
+    return bar.update, bar.close
+
+
+def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
+    from ..tools import lines as _jsonl
+
+    source = source_name(args.file)
+    jobs = args.jobs or os.cpu_count() or 1
+    out = sys.stdout.buffer
+
+    where = f"fastjcs digest: {source}:"
+
+    def report(notes: List[str]) -> None:
+        out.flush()  # the error lines first: a failing stdout is reported before any note
+        for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
+            sys.stderr.write(text)
+
+    with open_source(args.file) as stream:
+        update, close = _progress_bar(args)
+        try:
+            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update,
+                                args.chunk_bytes or _jsonl.CHUNK)
+        finally:
+            close()
+    out.flush()
+    return EXIT_NEGATIVE if failed else EXIT_OK
+
+
+# ---- eab -------------------------------------------------------------------------------------
+
+_EAB_FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")
+
+
+def cmd_eab(args: argparse.Namespace) -> int:
+    import json
+
+    from .. import eab
+    from ..core.digests import parse_digest
+
+    given = {name: getattr(args, name) for name in _EAB_FIELDS if getattr(args, name) is not None}
+    if args.preimage is not None and given:
+        raise CLIError("give the four action fields or --preimage FILE, not both")
+    algorithm = args.algorithm
+    if args.verify is not None:
+        try:
+            parsed = parse_digest(args.verify)
+        except FastJCSError as exc:
+            raise CLIError(f"--verify: {type(exc).__name__}: {exc}") from exc
+        algorithm = algorithm or parsed.algorithm
+    algorithm = algorithm or "sha256"
+    try:
+        if args.preimage is not None:
+            source = source_name(args.preimage)
+            data = read_all(args.preimage)
+            try:  # strict JSON first, so a bad file is reported with its position
+                value = json.loads(_canonical_text(data))
+            except FastJCSError as exc:
+                raise CLIError(describe(exc, source)) from exc
+            fields = eab.parse_preimage(value)
+        else:
+            missing = [f"--{name.replace('_', '-')}" for name in _EAB_FIELDS if name not in given]
+            if missing:
+                raise CLIError("missing " + ", ".join(missing) + " (or give --preimage FILE)")
+            fields = eab.ActionFields(*(given[name] for name in _EAB_FIELDS))
+        binding = eab.binding(*fields, algorithm=algorithm)
+    except FastJCSError as exc:
+        raise CLIError(f"{type(exc).__name__}: {exc}") from exc
+    if args.print_preimage:
+        sys.stdout.buffer.write(eab.preimage(*fields) + b"\n")
+    if args.verify is None:
+        print(binding)
+        return EXIT_OK
+    if binding == args.verify:
+        print("match")
+        return EXIT_OK
+    print(f"mismatch: the pre-image binds to {binding}")
+    return EXIT_NEGATIVE
+
+
+def _canonical_text(data: bytes) -> bytes:
+    from ..core.api import canonicalize
+
+    return canonicalize(data)
+
+
+# ---- check -----------------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import json
+
+    from ..core.errors import LineIndex
+    from ..cpb import check
+
+    source = source_name(args.file)
+    with open_input(args.file) as data:
+        raw = bytes(data)
+    try:
+        result = check(raw, max_depth=args.max_depth)
+    except FastJCSError as exc:
+        raise CLIError(describe(exc, source)) from exc
+    where = LineIndex(raw)  # the violations come in offset order: one pass for all of them
+    if args.json:
+        body = result.as_dict()
+        for v in body["violations"]:
+            v["line"], v["column"] = where(v["offset"])
+        print(json.dumps(body, ensure_ascii=False))
+    else:
+        print(result.verdict)
+        for v in result.violations:
+            line, column = where(v.offset)
+            print(f"{v.rule} {v.path} {v.code} {source}:{line}:{column}")
+    return result.exit_code
+
+
+# ---- vectors ---------------------------------------------------------------------------------
+
+
+def suite_kind(path: Path) -> str:
+    """"eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
+    import json
+
+    from ..tools.eab_vectors import is_eab_file
+
+    files = [path] if path.is_file() else sorted(path.rglob("*.json"))
+    try:
+        if files and all(is_eab_file(json.loads(f.read_bytes())) for f in files):
+            return "eab"
+    except (OSError, ValueError):
+        pass
+    return "cpb"
+
+
+def run_suite(path: Path, probes: bool):
+    from ..tools import cpb_vectors as vectors, eab_vectors as _eab_vectors
+
+    if suite_kind(path) == "eab":
+        files = [path] if path.is_file() else sorted(path.rglob("*.json"))
+        return _eab_vectors.run(files, str(path), probes=probes)
+    if path.is_file():
+        raise CLIError(f"{path}: a CPB suite is a directory of vector files")
+    return vectors.run(path, probes=probes)
+
+
+def cmd_vectors(args: argparse.Namespace) -> int:
+    import json
+
+    paths = [Path(p) for p in args.paths] or default_suites()
+    for p in paths:
+        if not p.exists():
+            raise CLIError(f"{p}: no such file or directory")
+    summaries = [run_suite(p, not args.no_probes) for p in paths]
+    ok = all(s.ok for s in summaries)
+    if args.json:
+        print(json.dumps({"ok": ok, "suites": [s.as_dict() for s in summaries]}, ensure_ascii=False))
+    else:
+        for s in summaries:
+            print(s.report())
+        total = sum(len(s.vectors) for s in summaries)
+        failed = sum(len(s.failed) + len(s.unclaimed) + len(s.assertion_free) for s in summaries)
+        print(f"{'OK' if ok else 'FAILED'}: {len(summaries)} suite(s), {total} vectors, "
+              f"{sum(len(s.probes) for s in summaries)} mutation probes, {failed} problem(s)")
+    return EXIT_OK if ok else EXIT_NEGATIVE
+
+
+# ---- crosscheck and serve-vector -------------------------------------------------------------
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    import json
+
+    from ..tools import crosscheck as cc
+
+    if args.impl is None and args.canon_impl is None:
+        raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
+    summary = cc.Summary()
+    if args.impl is not None:
+        paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
+        cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
+    if args.canon_impl is not None and args.documents:
+        cc.run_documents(args.canon_impl, args.documents, args.seed, summary, args.timeout, args.parallel,
+                         args.shrink_budget, args.per_kind)
+    if args.json:
+        print(json.dumps(summary.as_dict(), ensure_ascii=False))
+    else:
+        print(summary.report())
+    return EXIT_OK if summary.ok else EXIT_NEGATIVE
+
+
+def cmd_serve_vector(args: argparse.Namespace) -> int:
+    from ..tools import protocol as _protocol
+
+    raw = read_all(args.file)
+    try:
+        answer = _protocol.answer(raw)
+    except _protocol.VectorError as exc:
+        raise CLIError(f"{source_name(args.file)}: {exc}") from exc
+    out, status = answer.render()
+    sys.stdout.buffer.write(out)
+    if answer.status == _protocol.FAIL:
+        print(f"fastjcs serve-vector: refused: {answer.reason}", file=sys.stderr)
+    return status
+
+
+# ---- bench -----------------------------------------------------------------------------------
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from ..tools import bench as _bench
+
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError as exc:
+            raise CLIError("--plot needs matplotlib: pip install 'fastjcs[plot]'") from exc
+    if args.file is None:
+        docs = _bench.builtin_corpus(args.corpus_size)
+    else:
+        try:
+            docs = _bench.read_corpus(read_all(args.file))
+        except ValueError as exc:
+            raise CLIError(f"{source_name(args.file)}: {exc}") from exc
+    result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only)
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        print(result.table())
+    if args.plot is not None:
+        image_format = os.path.splitext(args.plot)[1][1:].lower() or "png"
+        try:
+            with open_output(args.plot) as out:
+                _bench.plot(result, out, image_format)
+        except ValueError as exc:  # matplotlib: a format it does not write
+            raise CLIError(f"--plot {args.plot}: {exc}") from exc
+    return EXIT_OK

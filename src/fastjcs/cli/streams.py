@@ -1,0 +1,237 @@
+"""The command line's input and output: sources (a file or stdin) read in one piece, outputs
+written atomically or not at all, the standard streams set up for binary work, and the one-line
+error (`CLIError`) with the exit statuses."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import stat
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import Any, BinaryIO, Iterator, Optional
+
+from ..core.errors import CanonicalizationError, FastJCSError
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
+
+
+class CLIError(Exception):
+    """A one-line error for stderr; exit status 2."""
+
+
+
+
+class Input:
+    """A named input (FILE, or stdin for "-"), read to its end.
+
+    Whatever it is (a regular file, a pipe, a FIFO, a character device, /dev/stdin), it is read
+    until read() returns nothing: the size fstat gives is never taken for its length, and it is
+    never mapped (a mapped file that shrinks kills the process with SIGBUS). A regular file that
+    ends before the size it had when it was opened, and is now smaller than that, was truncated
+    during the run (a log rotated with copytruncate): that is an error, never a shorter answer.
+    (A file whose size is only nominal, as in /sys, ends early but keeps its size.) A failed read
+    is an error naming the input.
+    """
+
+    def __init__(self, stream: BinaryIO, name: str) -> None:
+        self.name = name
+        self._stream = stream
+        self._done = 0
+        self._expected = self._size()
+        if self._expected is not None:
+            self._expected -= stream.tell()
+
+    def _size(self) -> Optional[int]:
+        """The size of a regular file; None for anything else (or a closed stdin: reading says so)."""
+        try:
+            info = os.fstat(self._stream.fileno())
+        except OSError:
+            return None
+        return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to n bytes (all that is left for n < 0); b"" at the end."""
+        try:
+            data = self._stream.read(n)
+        except OSError as exc:
+            raise CLIError(f"{self.name}: {exc.strerror}") from exc
+        self._count(len(data), n < 0 or not data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        """Fill buffer as far as the input goes; 0 at the end."""
+        try:
+            got = self._stream.readinto(buffer)
+        except OSError as exc:
+            raise CLIError(f"{self.name}: {exc.strerror}") from exc
+        self._count(got, not got)
+        return got
+
+    def _count(self, got: int, at_end: bool) -> None:
+        self._done += got
+        expected = self._expected
+        if at_end and expected is not None and self._done < expected and (self._size() or 0) < expected:
+            raise CLIError(f"{self.name}: the file shrank while it was read (it ended after "
+                           f"{self._done} of its {expected} bytes): truncated or rotated?")
+
+
+@contextmanager
+def open_source(path: str) -> Iterator[Input]:
+    """An Input for FILE, or for stdin when path is "-"."""
+    if path == "-":
+        yield Input(sys.stdin.buffer, "<stdin>")
+        return
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise CLIError(f"{path}: {exc.strerror}") from exc
+    with f:
+        yield Input(f, path)
+
+
+@contextmanager
+def open_input(path: str) -> Iterator[bytes]:
+    """The bytes of FILE, or of stdin for "-", read to the end (see Input)."""
+    with open_source(path) as source:
+        yield source.read()
+
+
+@contextmanager
+def open_output(path: Optional[str]) -> Iterator[BinaryIO]:
+    """stdout, or PATH written atomically: a temporary file beside it, flushed to the disk and
+    renamed into place only when the block succeeds, removed otherwise, so PATH never holds a
+    partial result. A failed write, flush, sync or rename is a CLIError naming PATH."""
+    if path is None or path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    if not path:
+        raise CLIError("-o: an empty path names no file")
+    tmp = None
+    try:
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".fastjcs-", dir=directory)
+        # mkstemp makes the file private (0600): give it the mode PATH has, or the mode a plain
+        # open() would have given a new file (0666 less the umask).
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise CLIError(f"{path}: {exc.strerror}") from exc
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+class _Stream(io.RawIOBase):
+    """The raw layer under sys.stdout and sys.stderr while the command line runs.
+
+    stdout (strict): a failed write is a CLIError naming it, whatever command wrote, and a reader
+    that went away is a BrokenPipeError; after a failure, what is still buffered is dropped, so
+    the interpreter's flush at exit cannot fail again (Python would print a second message and
+    exit 120). stderr (not strict): a failed write is dropped, as there is nowhere to report it.
+    """
+
+    def __init__(self, fd: int, name: str, strict: bool) -> None:
+        super().__init__()
+        self._fd, self._name, self._strict = fd, name, strict
+        self._failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        if self._failed:
+            return memoryview(data).nbytes
+        try:
+            return os.write(self._fd, data)
+        except OSError as exc:
+            self._failed = True
+            if not self._strict:
+                return memoryview(data).nbytes
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise CLIError(f"{self._name}: {exc.strerror}") from None
+
+
+def _standard_streams() -> None:
+    """Make the standard streams safe for a run as a program (not when a caller replaced them).
+
+    A closed descriptor 0, 1 or 2 is held open on /dev/null, or the next file opened would take
+    its number (and stdout would write into it): the wrong way round for stdin and stdout, so
+    reading or writing them fails with EBADF (an error naming them), write-only for stderr, so
+    messages are dropped and never reach stdout. stdout and stderr are then written through
+    `_Stream`.
+    """
+    if (sys.stdin, sys.stdout, sys.stderr) != (sys.__stdin__, sys.__stdout__, sys.__stderr__):
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDONLY if fd == 1 else os.O_WRONLY)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)
+    if sys.stdin is None:
+        sys.stdin = open(0, "r", closefd=False)
+    for fd, name, strict in ((1, "<stdout>", True), (2, "<stderr>", False)):
+        old = sys.stdout if fd == 1 else sys.stderr
+        stream = io.TextIOWrapper(io.BufferedWriter(_Stream(fd, name, strict)),
+                                  encoding=getattr(old, "encoding", None) or "utf-8",
+                                  errors=getattr(old, "errors", None) or ("strict" if strict else "backslashreplace"),
+                                  line_buffering=getattr(old, "line_buffering", not strict))
+        if fd == 1:
+            sys.stdout = stream
+        else:
+            sys.stderr = stream
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (`| head -1`). End as a Unix tool does: killed by SIGPIPE,
+    quietly (a shell reports 141), never with exit 0, as the output was not all delivered."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
+    return EXIT_ERROR
+
+
+def describe(exc: BaseException, source: str) -> str:
+    """One line: where (file:line:column for text errors) and what."""
+    if isinstance(exc, CanonicalizationError) and exc.offset is not None and exc.lineno is not None:
+        return f"{source}:{exc.lineno}:{exc.colno}: {type(exc).__name__}: {exc.msg} (byte {exc.offset})"
+    if isinstance(exc, FastJCSError):
+        return f"{source}: {type(exc).__name__}: {exc}"
+    return f"{source}: {exc}"
+
+
+def source_name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+def read_all(path: str) -> bytes:
+    """The whole input as bytes (small inputs: a vector, a pre-image, a record)."""
+    with open_input(path) as data:
+        return bytes(data)

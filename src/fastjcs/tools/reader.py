@@ -1,0 +1,49 @@
+"""The token-preserving JSON reader the tools share: numbers kept as their tokens, objects as
+their member lists (order and duplicates kept). Independent of fastjcs's own parser, so the
+tools can judge fastjcs (and other implementations) by it.
+
+    >>> node = read('{"b": 1.0, "a": [1E2], "b": 2}')
+    >>> node
+    [('b', '1.0'), ('a', ['1E2']), ('b', '2')]
+    >>> emit(node)
+    '{"b":1.0,"a":[1E2],"b":2}'
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Union
+
+
+class Token(str):
+    """A number token, verbatim."""
+
+
+class Members(list):
+    """An object's members, (name, value) in order, duplicates kept."""
+
+
+def read(text: Union[bytes, str]) -> Any:
+    """The JSON text as nested lists, Members, Tokens, strs, bools and None (ValueError if it
+    is not JSON)."""
+    return json.loads(text, object_pairs_hook=Members, parse_float=Token, parse_int=Token)
+
+
+def emit(node: Any) -> str:
+    """The JSON text of a node `read` gave (compact; tokens and member order as read)."""
+    if isinstance(node, Members):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + emit(v) for k, v in node) + "}"
+    if isinstance(node, list):
+        return "[" + ",".join(emit(v) for v in node) + "]"
+    if isinstance(node, Token):
+        return str(node)
+    return json.dumps(node, ensure_ascii=False)
+
+
+def rewrite(node: Any, leaf: Callable[[Any], Any], members: Callable[[Members], Members]) -> Any:
+    """Children first: rewrite leaves with `leaf`, then each object's member list with `members`."""
+    if isinstance(node, Members):
+        return members(Members((k, rewrite(v, leaf, members)) for k, v in node))
+    if isinstance(node, list):
+        return [rewrite(v, leaf, members) for v in node]
+    return leaf(node)
