@@ -9,7 +9,8 @@ With --ascii it also escapes every non-ASCII character (\\u00e9), as ensure_asci
 import json
 import sys
 
-ascii_only = "--ascii" in sys.argv[1:]
-value = json.loads(sys.stdin.buffer.read())
-sys.stdout.buffer.write(json.dumps(value, sort_keys=True, separators=(",", ":"),
-                                   ensure_ascii=ascii_only).encode("utf-8"))
+if __name__ == "__main__":
+    ascii_only = "--ascii" in sys.argv[1:]
+    value = json.loads(sys.stdin.buffer.read())
+    sys.stdout.buffer.write(json.dumps(value, sort_keys=True, separators=(",", ":"),
+                                       ensure_ascii=ascii_only).encode("utf-8"))

@@ -3,7 +3,7 @@
     python vectors/gen_cpb.py [--check] [--out DIR]   # rewrites src/fastjcs/tools/suites/cpb/; a test checks it is up to date
 
 Nothing here imports fastjcs. Expected bytes come from `rfc8785.dumps` (the reference RFC 8785
-implementation) over a ten-line jcs-n normaliser written from DESIGN 6, digests from pycryptodome;
+implementation) over a ten-line jcs-n normalizer written from DESIGN 6, digests from pycryptodome;
 raw inputs whose tokens matter (-0, 1.0, duplicate names) are typed by hand as text. The file formats
 are the upstream suite's (jcs-n kats, jcs vs jcs-n divergence, cpb-check, typed references, registry
 look-ups), plus `registry_snapshot`/`registry_pinned`/`current_registry_snapshot` on typed-reference
@@ -28,25 +28,25 @@ def sha(data: bytes) -> str:
     return SHA256.new(data).hexdigest()
 
 
-def normalise(value: Any) -> Any:
+def normalize(value: Any) -> Any:
     """DESIGN 6, written independently: drop null/[]/{} members, children first; keep elements."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            v = normalise(v)
+            v = normalize(v)
             if v is None or v == [] or v == {}:
                 continue
             out[k] = v
         return out
     if isinstance(value, list):
-        return [normalise(v) for v in value]
+        return [normalize(v) for v in value]
     return value
 
 
 def jcs_n(value: Any, exclusion: Iterable[str] = ()) -> bytes:
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in set(exclusion)}
-    return rfc8785.dumps(normalise(value))
+    return rfc8785.dumps(normalize(value))
 
 
 def dump(doc: Dict[str, Any], raw: Dict[str, str] | None = None) -> str:
@@ -79,7 +79,7 @@ def kat(name: str, description: str, value: Any = None, exclusion: Iterable[str]
         pre = jcs_n(value, exclusion) if algorithm == "jcs-n" else rfc8785.dumps(
             {k: v for k, v in value.items() if k not in set(exclusion)} if isinstance(value, dict) else value)
         if algorithm == "jcs-n":
-            doc["normalized"] = normalise({k: v for k, v in value.items() if k not in set(exclusion)}
+            doc["normalized"] = normalize({k: v for k, v in value.items() if k not in set(exclusion)}
                                           if isinstance(value, dict) else value)
         doc.update(pre_image=pre.decode("utf-8"), pre_image_bytes_hex=pre.hex(), digest=sha(pre))
     if note:
@@ -196,15 +196,15 @@ def build() -> None:
     kat("kat-02-three-level-cascade", "A member whose value becomes {} after its own members go is removed, "
         "at every level: three levels collapse, only `keep` survives.",
         {"keep": "x", "l1": {"l2": {"l3": {"gone": None, "also": []}, "empty": {}}}})
-    kat("kat-03-arrays-of-empties", "Array elements are never removed, but normalisation recurses into them; "
+    kat("kat-03-arrays-of-empties", "Array elements are never removed, but normalization recurses into them; "
         "an array member that is [] is removed, one holding [] is not.",
         {"a": [None, [], {}, {"x": None}, [{}]], "b": [[]], "c": []})
-    kat("kat-04-top-level-becomes-empty", "A top-level object may normalise to {}.", {"a": {"b": None}, "c": []})
+    kat("kat-04-top-level-becomes-empty", "A top-level object may normalize to {}.", {"a": {"b": None}, "c": []})
     kat("kat-05-exclusion-key-also-nested", "The agent-action-capsule exclusion set {capsule_id, chain} strips "
-        "top-level members only: the nested capsule_id stays; the nested chain [] goes by normalisation.",
+        "top-level members only: the nested capsule_id stays; the nested chain [] goes by normalization.",
         {"capsule_id": "c0ffee", "chain": ["prev"], "action": {"capsule_id": "inner", "chain": []}, "n": 1},
         ["capsule_id", "chain"])
-    kat("kat-06-strings-not-nfc-normalised", "Output strings and names keep their code points: a decomposed "
+    kat("kat-06-strings-not-nfc-normalized", "Output strings and names keep their code points: a decomposed "
         "A + U+030A stays decomposed; a precomposed U+00C5 stays precomposed.",
         {"s1": "A\u030a", "s2": "\u00c5", "A\u030a": "decomposed name"})
     kat("kat-07-safe-integer-boundaries", "The integer grammar and range at their edges.",
@@ -215,7 +215,7 @@ def build() -> None:
         failure_reason="duplicate_key")
     kat("kat-09-must-fail-nfc-duplicate-literal", "The same pair at the top level, as literal UTF-8.",
         raw='{"\u00c5": 1, "A\u030a": 2}', failure_reason="duplicate_key")
-    kat("kat-10-must-fail-kelvin-sign", "U+212A KELVIN SIGN normalises (NFC, a singleton) to ASCII K: a duplicate.",
+    kat("kat-10-must-fail-kelvin-sign", "U+212A KELVIN SIGN normalizes (NFC, a singleton) to ASCII K: a duplicate.",
         raw='{"K": 1, "\\u212a": 2}', failure_reason="duplicate_key")
     kat("kat-11-must-fail-negative-zero-in-array", "-0 inside an array; json.loads would read it as 0.",
         raw='{"a": [0, -0]}', failure_reason="invalid_wire_number_token")

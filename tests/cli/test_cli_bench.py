@@ -90,3 +90,11 @@ def test_probes_catch_each_wrong_construction():
     ascii_ = _bench.Candidate("ascii", lambda o: json.dumps(o, ensure_ascii=True, sort_keys=True,
                                                             separators=(",", ":")).encode())
     assert {"non-ascii-raw", "rfc8785-3.2.2-string"} <= set(_bench.probe(ascii_))
+
+
+@pytest.mark.parametrize("args", [["bench", "--repeat", "0"], ["bench", "--corpus-size", "0"],
+                                  ["crosscheck", "--impl", "cat", "--parallel", "0"]])
+def test_a_count_where_zero_means_nothing_is_a_usage_error(args):
+    p = fastjcs(*args)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "must be >= 1, not 0")

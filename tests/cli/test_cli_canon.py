@@ -105,7 +105,7 @@ def test_check_says_whether_the_input_is_canonical(tmp_path):
     assert fastjcs("canon", "--check", input=b'{"a":').returncode == 2
 
 
-def test_jcs_n_profile_normalises_and_excludes():
+def test_jcs_n_profile_normalizes_and_excludes():
     text = b'{"id": "x", "b": {"c": null, "d": []}, "a": [null, {}], "e": 1}'
     assert fastjcs("canon", "--profile", "jcs-n", input=text).stdout == b'{"a":[null,{}],"e":1,"id":"x"}'
     p = fastjcs("canon", "--profile", "jcs-n", "--exclude", "id", "--exclude", "e", input=text)

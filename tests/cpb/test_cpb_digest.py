@@ -84,7 +84,7 @@ def test_jcs_is_rfc8785_as_is(backend):
 
 
 # ---------------------------------------------------------------------------------------------------
-# jcs-n: normalisation
+# jcs-n: normalization
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -93,7 +93,7 @@ def test_jcs_is_rfc8785_as_is(backend):
     ([None], b"[null]"),
     ({"a": {"b": {"c": None}}}, b"{}"),
     ({"a": [[], {}], "b": {"c": []}}, b'{"a":[[],{}]}'),
-    ({"k": "A\u030a"}, '{"k":"A\u030a"}'.encode()),      # strings are not NFC-normalised
+    ({"k": "A\u030a"}, '{"k":"A\u030a"}'.encode()),      # strings are not NFC-normalized
     (None, b"null"),
     ("x", b'"x"'),
 ])
@@ -220,7 +220,7 @@ def test_value_edges(backend):
     assert cpb.pre_image({"t": True, "c": Colour.RED, "x": (INT_MAX, -INT_MAX)}) == \
         b'{"c":1,"t":true,"x":[9007199254740991,-9007199254740991]}'
     with pytest.raises(fastjcs.UnsupportedTypeError):
-        cpb.pre_image({1: None})            # a non-str key is refused even when normalisation would drop it
+        cpb.pre_image({1: None})            # a non-str key is refused even when normalization would drop it
     with pytest.raises(fastjcs.UnsupportedTypeError):
         cpb.pre_image({"a": {1, 2}})
     cyclic: dict = {}

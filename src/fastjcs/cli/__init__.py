@@ -45,17 +45,26 @@ from .streams import (
     _standard_streams,
 )
 
-def _positive(text: str) -> int:
+def _count(text: str) -> int:
+    """A number of things where 0 means something (none; for --jobs, one per CPU)."""
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
     return value
 
 
+def _positive(text: str) -> int:
+    """A number of things where 0 means nothing (repeats, calls at once, bytes of a corpus)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
+    return value
+
+
 def _depth(text: str) -> int:
-    """--max-depth: as _positive, and at most sys.maxsize (2^63-1 on 64-bit machines): a number
+    """--max-depth: as _count, and at most sys.maxsize (2^63-1 on 64-bit machines): a number
     past any depth a machine can hold is taken for a mistake, not for "no limit"."""
-    value = _positive(text)
+    value = _count(text)
     if value > sys.maxsize:
         raise argparse.ArgumentTypeError(f"must be at most {sys.maxsize}, not {text}")
     return value
@@ -113,11 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_profile(p)
     p.add_argument("--jsonl", action="store_true",
                    help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...'")
-    p.add_argument("--jobs", type=_positive, default=1, metavar="N",
+    p.add_argument("--jobs", type=_count, default=1, metavar="N",
                    help="--jsonl: worker processes (0: one per CPU; default 1)")
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
     p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
-    p.add_argument("--chunk-bytes", type=_positive, default=None, help=argparse.SUPPRESS)  # tests: many chunks
+    p.add_argument("--chunk-bytes", type=_count, default=None, help=argparse.SUPPRESS)  # tests: many chunks
     _add_text_policy(p)
     p.set_defaults(run=cmd_digest)
 
@@ -159,12 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--canon-impl", metavar="CMD", help="canon protocol: a JSON text on stdin, its "
                    "canonical bytes on stdout, non-zero exit to refuse")
     p.add_argument("--vectors", action="append", metavar="PATH", help="suites for --impl (default: as `vectors`)")
-    p.add_argument("--documents", type=_positive, default=200, metavar="N",
+    p.add_argument("--documents", type=_count, default=200, metavar="N",
                    help="generated documents for --canon-impl (default 200)")
     p.add_argument("--seed", type=int, default=8785)
-    p.add_argument("--per-kind", type=_positive, default=2, metavar="N",
+    p.add_argument("--per-kind", type=_count, default=2, metavar="N",
                    help="disagreements shrunk and reported per kind (default 2)")
-    p.add_argument("--shrink-budget", type=_positive, default=300, metavar="CALLS")
+    p.add_argument("--shrink-budget", type=_count, default=300, metavar="CALLS")
     p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS", help="per call")
     p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once (default 2)")
     p.add_argument("--json", action="store_true")

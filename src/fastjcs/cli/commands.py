@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -143,8 +144,6 @@ _EAB_FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")
 
 
 def cmd_eab(args: argparse.Namespace) -> int:
-    import json
-
     from .. import eab
     from ..core.digests import parse_digest
 
@@ -198,8 +197,6 @@ def _canonical_text(data: bytes) -> bytes:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    import json
-
     from ..core.errors import LineIndex
     from ..cpb import check
 
@@ -229,8 +226,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def suite_kind(path: Path) -> str:
     """"eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
-    import json
-
     from ..tools.eab_vectors import is_eab_file
 
     files = [path] if path.is_file() else sorted(path.rglob("*.json"))
@@ -254,8 +249,6 @@ def run_suite(path: Path, probes: bool):
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:
-    import json
-
     paths = [Path(p) for p in args.paths] or default_suites()
     for p in paths:
         if not p.exists():
@@ -278,8 +271,6 @@ def cmd_vectors(args: argparse.Namespace) -> int:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    import json
-
     from ..tools import crosscheck as cc
 
     if args.impl is None and args.canon_impl is None:
@@ -317,8 +308,6 @@ def cmd_serve_vector(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    import json
-
     from ..tools import bench as _bench
 
     if args.plot is not None:

@@ -1,8 +1,9 @@
 """The digest algorithms: one table, one-shot hashing through pycryptodome, hex rendering.
 
-Every digest fastjcs computes goes through `oneshot` (the package never imports hashlib: DESIGN
-section 3). pycryptodome is imported on first use, not with `fastjcs`, because loading its compiled
-modules costs tens of milliseconds that a caller who only canonicalizes should not pay.
+This is the one module of fastjcs that imports `Crypto.Hash` (and the package never imports
+hashlib): every digest fastjcs computes goes through `hash_module` and `oneshot`. pycryptodome is
+imported on first use, not with `fastjcs`, because loading its compiled modules costs tens of
+milliseconds that a caller who only canonicalizes should not pay.
 """
 
 from __future__ import annotations
@@ -41,13 +42,18 @@ def oneshot(algorithm: str) -> Callable[[bytes], bytes]:
     except KeyError:
         pass
     name = check_algorithm(algorithm)
-    if name == "sha256":
+    fn = _oneshot_of(hash_module(name))
+    _ONESHOT[name] = fn
+    return fn
+
+
+def hash_module(algorithm: str) -> Any:
+    """pycryptodome's module for `algorithm` (Crypto.Hash.SHA256 or SHA384)."""
+    if check_algorithm(algorithm) == "sha256":
         from Crypto.Hash import SHA256 as module
     else:
         from Crypto.Hash import SHA384 as module
-    fn = _oneshot_of(module)
-    _ONESHOT[name] = fn
-    return fn
+    return module
 
 
 def _oneshot_of(module: Any) -> Callable[[bytes], bytes]:
@@ -70,6 +76,15 @@ def _oneshot_of(module: Any) -> Callable[[bytes], bytes]:
 def raw_digest(data: bytes, algorithm: str) -> bytes:
     """The raw digest of `data`."""
     return oneshot(algorithm)(data)
+
+
+def hex_digest(data: bytes, algorithm: str = "sha256") -> str:
+    """The digest of `data` as lowercase hex (no prefix).
+
+    >>> hex_digest(b"abc")[:16]
+    'ba7816bf8f01cfea'
+    """
+    return oneshot(algorithm)(data).hex()
 
 
 def render(algorithm: str, raw: bytes) -> str:

@@ -240,14 +240,8 @@ def _find_oneshot(algorithm: str) -> Any:
 
         if getattr(_raw_api, "backend", None) != "cffi":
             return ffi.NULL
-        if algorithm == "sha256":
-            from Crypto.Hash import SHA256
-
-            fn = SHA256._raw_sha256_lib.SHA256_oneshot
-        else:
-            from Crypto.Hash import SHA384
-
-            fn = SHA384._raw_sha384_lib.SHA384_oneshot
+        library = getattr(_hash.hash_module(algorithm), f"_raw_{algorithm}_lib")
+        fn = getattr(library, f"{algorithm.upper()}_oneshot")   # SHA256_oneshot, SHA384_oneshot
         pointer = ffi.cast("fjcs_hash_fn", int(_raw_api.ffi.cast("uintptr_t", fn)))
         size = _DIGEST_SIZES[algorithm]
         for probe in (b"", b"abc", bytes(range(256)) * 3):

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Tuple
 
-from Crypto.Hash import SHA256
 
 from ..core import api
 from ..core.api import DEFAULT_MAX_DEPTH, Data
+from ..core.hashing import hex_digest
 from .errors import (
     AlgorithmUsageError,
     DuplicateNameTextError,
@@ -69,7 +69,7 @@ def get_algorithm(name: str) -> Algorithm:
 
 
 def sha256_hex(octets: bytes) -> str:
-    return SHA256.new(octets).hexdigest()
+    return hex_digest(octets, "sha256")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ def sha256_hex(octets: bytes) -> str:
 
 def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
               max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
-    """The octets `canonical_digest` hashes: the JCS UTF-8 bytes of the (normalised) value.
+    """The octets `canonical_digest` hashes: the JCS UTF-8 bytes of the (normalized) value.
 
     For `as-transmitted` the value must already be the octets (bytes-like) and there is no
     exclusion set. Raises WireRuleError subclasses for jcs-n refusals (with the JSON path), the
@@ -185,5 +185,5 @@ def finding_error(f: Finding, data: bytes) -> WireRuleError:
                                   path, data, f.offset)
     if f.code == "duplicate-name":
         return DuplicateNameTextError(f"member name {f.key!r} equals {f.earlier[0]!r} after NFC "
-                                      "normalisation", path, data, f.offset, key=f.key)
+                                      "normalization", path, data, f.offset, key=f.key)
     raise AssertionError(f"no error for finding {f.code}")  # pragma: no cover

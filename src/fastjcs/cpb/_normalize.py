@@ -2,12 +2,12 @@
 
 DESIGN 6: first drop the top-level members named in the exclusion set; then remove every object
 member whose value is null, [] or {}, children first, so that a member which becomes {} once its
-own members are gone is removed too. Array elements are never removed, but normalisation recurses
+own members are gone is removed too. Array elements are never removed, but normalization recurses
 into them (`{"outer":[{"x":null}]}` -> `{"outer":[{}]}`; `[null]` stays); a top-level object may
 become {}. Member names and strings are left exactly as they are (no NFC on output).
 
 The same walk enforces the rules a Python value can break: no floats at all, integers within
-+/-(2^53-1), member names of one object distinct after NFC normalisation, str keys. It is
++/-(2^53-1), member names of one object distinct after NFC normalization, str keys. It is
 post-order with an explicit stack (never the Python stack), detects cycles, and stops at the depth
 limit exactly where `fastjcs.dumps` would.
 """
@@ -43,7 +43,7 @@ def exclude(value: Any, names: Tuple[str, ...]) -> Any:
 
 
 class _Open:
-    """A container being normalised: its children, the copy being built, where the walk is."""
+    """A container being normalized: its children, the copy being built, where the walk is."""
 
     __slots__ = ("items", "index", "out", "ident", "key", "names")
 
@@ -133,5 +133,5 @@ def _check_name(frame: _Open, key: Any, stack: List[_Open]) -> None:
     form = nfc(key)
     first = frame.names.setdefault(form, key)  # type: ignore[union-attr]
     if first is not key and first != key:
-        raise DuplicateNameError(f"member name {key!r} equals {first!r} after NFC normalisation",
+        raise DuplicateNameError(f"member name {key!r} equals {first!r} after NFC normalization",
                                  format_path(_path(stack)), key=key)

@@ -8,7 +8,7 @@ A verdict is `verified` or `non-conforming`, with every violation as (JSON path,
     P  a member whose value is null, [] or {}, at any depth (array elements are exempt; objects
        inside arrays are checked)
     R  a number token outside 0|-?[1-9][0-9]*, an integer token outside +/-(2^53-1), or a member
-       name equal to an earlier one of the same object after NFC normalisation
+       name equal to an earlier one of the same object after NFC normalization
 
 Text that is not strict JSON (RFC 8259 / I-JSON as `fastjcs.canonicalize` reads it) or nests
 deeper than `max_depth` is neither: `check` raises the CanonicalizationError that

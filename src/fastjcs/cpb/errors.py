@@ -5,7 +5,7 @@
     │   └── WireRuleError (+ CPBError)      a jcs-n wire rule refused the input; rule, code, path
     │       ├── NonIntegerNumberError       a number that is not an integer token (12.50, 1e2, -0, a float)
     │       ├── UnsafeIntegerError          an integer outside +/-(2^53-1) (also an IntegerDomainError)
-    │       └── DuplicateNameError          two member names equal after NFC normalisation
+    │       └── DuplicateNameError          two member names equal after NFC normalization
     │           └── DuplicateNameTextError  ... found in JSON text (also a DuplicateKeyError)
     ├── UnsupportedAlgorithmError
     │   ├── UnknownAlgorithmError (+ CPBError)    a name the algorithm registry does not hold
@@ -71,7 +71,7 @@ class UnsafeIntegerError(WireRuleError, IntegerDomainError):
 
 
 class DuplicateNameError(WireRuleError):
-    """Two member names of one object are equal after NFC normalisation. `key` is the later one."""
+    """Two member names of one object are equal after NFC normalization. `key` is the later one."""
 
     code = "duplicate-name"
 

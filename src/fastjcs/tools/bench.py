@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..core import python_backend as _python
+from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
 
 # ---------------------------------------------------------------------------------------------------
@@ -77,8 +79,7 @@ def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
     """The canonicalizers importable here, and the reason each absent one is skipped."""
     found: List[Candidate] = []
     skipped: Dict[str, str] = {}
-    from ..core import python_backend as _python
-    from ..core.api import DEFAULT_MAX_DEPTH as D
+    D = DEFAULT_MAX_DEPTH
 
     try:
         from ..core import native_backend as _native
@@ -163,7 +164,6 @@ def builtin_corpus(size: int = 1 << 20, seed: int = 8785) -> List[bytes]:
 
 def read_corpus(data: bytes) -> List[bytes]:
     """A JSON text is one document; otherwise every non-empty line is one (JSONL)."""
-    from ..core.api import canonicalize
 
     try:
         canonicalize(data)

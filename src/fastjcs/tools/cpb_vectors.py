@@ -29,9 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
-from Crypto.Hash import SHA256
-
 from ..core.errors import FastJCSError
+from ..core.hashing import hex_digest
 from ..cpb import _digest, checker, typed_refs
 from ..cpb.errors import (
     DuplicateNameError,
@@ -86,7 +85,7 @@ FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
     "typed_ref_purpose_required": _V.PURPOSE_REQUIRED,
     "typed_ref_type_unknown": _V.UNKNOWN_TYPE,
     "typed_ref_type_unknown_to_snapshot": _V.TYPE_UNKNOWN_TO_SNAPSHOT,
-    "nfc_normalisation_deviation": "contrast",
+    "nfc_normalisation_deviation": "contrast",   # upstream's spelling of the reason
     "string_escape_uppercase_hex": "contrast",
     "string_escape_long_form_for_named_char": "contrast",
     "key_sort_by_escaped_bytes_not_code_units": "contrast",
@@ -114,10 +113,6 @@ class Implementation:
 
 
 FASTJCS = Implementation()
-
-
-def _hex(data: bytes) -> str:
-    return SHA256.new(data).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -243,7 +238,7 @@ def _pinned_bytes(out: VectorOutcome, what: str, got: bytes, doc: Mapping[str, A
         pinned = out.eq(f"{what} pre-image bytes", got.hex(), doc[hex_key]) or True
     for key in digest_keys:
         if isinstance(doc.get(key), str):
-            pinned = out.eq(f"{what} {key}", _hex(got), doc[key]) or True
+            pinned = out.eq(f"{what} {key}", hex_digest(got), doc[key]) or True
     if not pinned:
         out.true(f"{what}: a pre-image was computed", isinstance(got, bytes) and len(got) > 0)
 
@@ -325,7 +320,7 @@ class KatHandler(Handler):
         _pinned_bytes(out, "conforming", got, doc, "jcs_n_correct_pre_image",
                       "jcs_n_correct_pre_image_bytes_hex", ("jcs_n_correct_digest",))
         wrong = bytes.fromhex(doc[wrong_hex])
-        out.eq("the contrast pre-image hashes to the contrast digest", _hex(wrong), doc[wrong_digest])
+        out.eq("the contrast pre-image hashes to the contrast digest", hex_digest(wrong), doc[wrong_digest])
         if _must_fail(doc):
             if out.true(f"we do not produce the {doc.get('failure_reason')} construction", got != wrong):
                 out.fired.add(f"contrast:{doc.get('failure_reason')}")
@@ -471,13 +466,13 @@ class TypedRefHandler(Handler):
             for key in ("verification.recomputed_digest", "correct_recomputed_digest", "expected.recomputed_digest"):
                 pinned = _first(doc, key)
                 if isinstance(pinned, str):
-                    out.eq(f"{key}", _hex(recomputed), pinned)
+                    out.eq(f"{key}", hex_digest(recomputed), pinned)
             pinned = _first(doc, "verification.correct_pre_image")
             if isinstance(pinned, str):
                 out.eq("verification.correct_pre_image", recomputed, pinned.encode("utf-8"))
             wrong_pre_image = doc.get("erroneous_pre_image_that_produced_wrong_digest")
             if isinstance(wrong_pre_image, str):   # the carried digest is what that pre-image hashes to
-                out.eq("the erroneous pre-image's digest is the carried one", _hex(wrong_pre_image.encode()),
+                out.eq("the erroneous pre-image's digest is the carried one", hex_digest(wrong_pre_image.encode()),
                        references[0].get("digest"))
             wrong = _first(doc, "erroneous_verification.wrong_exclusion_set")
             if wrong is not None:
@@ -540,7 +535,7 @@ class TypedRefHandler(Handler):
             contexts[key] = _vector_context(art["type"], art["registry_entry"])
             got = impl.pre_image(art["payload"], contexts[key].algorithm, contexts[key].exclusion_set or ())
             out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
-            out.eq(f"{key} derived id", _hex(got), art["derived_id"])
+            out.eq(f"{key} derived id", hex_digest(got), art["derived_id"])
         registry = _registry_of(*contexts.values())
         ref = doc["typed_reference_claiming_artifact_a"]
         in_hand = "artifact_b" if "artifact_b" in doc else "artifact_a"   # the vector's erroneous verifier
@@ -567,19 +562,19 @@ class ProfileIndependenceHandler(Handler):
             a, b = doc["profile_a"], doc["profile_b"]
             b_payload, b_excl, b_id = b["payload"], b["exclusion_set"], b["derived_id"]
             b_type, ref = b["name"], a["payload"]["authorization"]
-            out.true("profile A's own identifier", len(_hex(impl.pre_image(a["payload"], a["algorithm"],
+            out.true("profile A's own identifier", len(hex_digest(impl.pre_image(a["payload"], a["algorithm"],
                                                                             a["exclusion_set"]))) == 64)
             algorithm = b["algorithm"]
         else:
             scenario = doc["scenario"]
             ref = scenario["decision_record"]["payload"]["authorization"]
             b = scenario["authorization_doc"]
-            # no exclusion set is stated for B here; its null doc_id normalises away either way
+            # no exclusion set is stated for B here; its null doc_id normalizes away either way
             b_payload, b_id, b_type, algorithm = b["payload"], b["derived_id"], b["payload_class"], "jcs-n"
             b_excl = []
         context = DigestContext(b_type, None, algorithm, tuple(b_excl))
         registry = _registry_of(context)
-        out.eq("profile B derived id", _hex(impl.pre_image(b_payload, algorithm, b_excl)), b_id)
+        out.eq("profile B derived id", hex_digest(impl.pre_image(b_payload, algorithm, b_excl)), b_id)
         out.eq("typed reference from A to B", impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
                TypedRefVerdict.VERIFIED)
         behaviour = doc.get("non_conforming_verifier_behavior")
@@ -587,7 +582,7 @@ class ProfileIndependenceHandler(Handler):
         old, new = rename.groups() if rename else ("scope", "permission_scope")
         # B's next profile version renames a field: A's binding must still verify.
         renamed = {(new if k == old else k): val for k, val in b_payload.items()}
-        renamed_ref = dict(ref, digest=_hex(impl.pre_image(renamed, algorithm, b_excl)))
+        renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm, b_excl)))
         ours = impl.verify_typed_reference(renamed_ref, renamed, registry=registry).verdict
         out.eq("after B renames a field", ours, TypedRefVerdict.VERIFIED)
         if behaviour is not None:
@@ -695,7 +690,7 @@ class DerivedIdHandler(Handler):
             out.eq("normal form", impl.normalize(doc[key], excl), doc["normalized"])
         if "plaintext_payload_for_reference" in doc:
             out.true("the SD-encoded form, not the plaintext, is digested",
-                     _hex(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm, excl)) != _hex(got))
+                     hex_digest(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm, excl)) != hex_digest(got))
         carrying = doc.get("full_payload_with_carried_id")
         if carrying is not None:
             carried = next(carrying[n] for n in excl if isinstance(carrying.get(n), str))
@@ -737,7 +732,7 @@ class SnapshotHandler(Handler):
     def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         registry = Registry.from_json(v.doc)
         got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, "jcs")
-        out.eq("snapshot_sha256", _hex(got), v.doc.get("snapshot_sha256"))
+        out.eq("snapshot_sha256", hex_digest(got), v.doc.get("snapshot_sha256"))
         out.true("every algorithm has a status", all(a.status for a in registry.algorithms.values()))
 
 

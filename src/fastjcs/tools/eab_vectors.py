@@ -23,17 +23,16 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from Crypto.Hash import SHA256, SHA384
-
 from .. import eab
 from ..core.errors import FastJCSError, UnsupportedAlgorithmError
+from ..core.hashing import hex_digest
 from ..eab.errors import ActionBindingError
 from .results import ProbeOutcome, RunSummary, VectorOutcome
 
 SPEC_DOMAIN = "cmcp.execution-action-binding"
 SPEC_FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")
 SPEC_MEMBERS = ("domain", "version") + SPEC_FIELDS
-SPEC_HASHES = {"sha256": SHA256, "sha384": SHA384}
+SPEC_ALGORITHMS = ("sha256", "sha384")
 
 
 def is_eab_file(doc: Any) -> bool:
@@ -70,7 +69,7 @@ def _is_one(value: Any) -> bool:
 def defects(v: Dict[str, Any]) -> List[str]:
     """The defects of a vector as the spec sees them, as check categories."""
     found = []
-    if v.get("algorithm", "sha256") not in SPEC_HASHES:
+    if v.get("algorithm", "sha256") not in SPEC_ALGORITHMS:
         found.append("eab:unsupported-algorithm")
     if "preimage_utf8" in v:
         raw = v["preimage_utf8"].encode("utf-8")
@@ -133,7 +132,7 @@ def _expected_after(m: Dict[str, Any]) -> Dict[str, Any]:
     algorithm = m.get("algorithm", "sha256")
     m["expected"] = "accept"
     m["jcs_utf8"] = jcs.decode("utf-8")
-    m["bindings"] = {algorithm: algorithm + ":" + SPEC_HASHES[algorithm].new(jcs).hexdigest()}
+    m["bindings"] = {algorithm: algorithm + ":" + hex_digest(jcs, algorithm)}
     return m
 
 

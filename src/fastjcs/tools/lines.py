@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from ..core import seam
+from ..core.errors import FastJCSError
+from ..core.hashing import raw_digest
+from ..core.jsonl import lines_hex_from, split_lines
 
 CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, small enough to stream
 
@@ -50,17 +53,13 @@ class ChunkResult:
 
 def _jcs_n_lines(data: bytes, s: Settings) -> List[Any]:
     """Per line: the raw SHA-256 of the jcs-n pre-image, or the exception (text path, in Python)."""
-    from Crypto.Hash import SHA256
-
-    from ..core.jsonl import split_lines
     from ..cpb import pre_image_text
-    from ..core.errors import FastJCSError
 
     results: List[Any] = []
     for line in split_lines(data):
         try:
-            results.append(SHA256.new(pre_image_text(line, "jcs-n", s.exclusion,
-                                                     max_depth=s.max_depth)).digest())
+            results.append(raw_digest(pre_image_text(line, "jcs-n", s.exclusion,
+                                                     max_depth=s.max_depth), "sha256"))
         except FastJCSError as exc:
             results.append(exc)
     return results
@@ -73,7 +72,6 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
         output, lines, failures = seam.impl().digest_lines_hex(data, s.max_depth, s.strict_integers,
                                                                s.algorithm, s.algorithm + ":")
     else:
-        from ..core.jsonl import lines_hex_from
 
         data = bytes(data)
         output, lines, failures = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex

@@ -31,9 +31,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-from Crypto.Hash import SHA256
 
 from ..core.errors import FastJCSError
+from .. import eab
+from ..core.hashing import hex_digest, raw_digest
+from ..cpb import (
+    assemble_preimage,
+    check,
+    pre_image,
+    pre_image_text,
+    reassemble_stream,
+    verify_derived_identifier,
+)
+from ..cpb._scan import top_level_spans
+from .cpb_vectors import Vector, claim
 
 OK, FAIL, SKIP = "ok", "fail", "skip"
 
@@ -60,7 +71,7 @@ class Answer:
 
 
 def _digest(pre_image: bytes, **extra: Any) -> Answer:
-    return Answer(OK, pre_image, SHA256.new(pre_image).hexdigest(), extra)
+    return Answer(OK, pre_image, hex_digest(pre_image), extra)
 
 
 class VectorError(Exception):
@@ -69,9 +80,6 @@ class VectorError(Exception):
 
 def answer(raw: bytes) -> Answer:
     """fastjcs's answer to one vector, given as the bytes of its JSON text."""
-    from ..cpb._scan import top_level_spans
-    from .cpb_vectors import Vector, claim
-
     try:
         doc = json.loads(raw)
     except ValueError as exc:
@@ -96,21 +104,15 @@ def answer(raw: bytes) -> Answer:
 
 
 def _kat(v: Any) -> Answer:
-    from ..cpb import pre_image_text
-
     doc = v.doc
     return _digest(pre_image_text(v.text("input"), doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
 
 
 def _divergence(v: Any) -> Answer:
-    from ..cpb import pre_image_text
-
     return _digest(pre_image_text(v.text("action"), "jcs-n"))
 
 
 def _derived_id(v: Any) -> Answer:
-    from ..cpb import pre_image, pre_image_text, verify_derived_identifier
-
     doc = v.doc
     algorithm, exclusion = doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])
     key = "sd_encoded_payload" if "sd_encoded_payload" in doc else "full_payload"
@@ -121,16 +123,12 @@ def _derived_id(v: Any) -> Answer:
 
 
 def _stream(v: Any) -> Answer:
-    from ..cpb import pre_image_text, reassemble_stream
-
     doc = v.doc
     text = reassemble_stream(doc["source"])
     return _digest(pre_image_text(text, doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
 
 
 def _assembled(v: Any) -> Answer:
-    from ..cpb import assemble_preimage, pre_image
-
     doc = v.doc
     ctx = doc["declared_digest_context"]
     assembled = assemble_preimage(doc["source_object"], ctx.get("member_mapping"))
@@ -139,8 +137,6 @@ def _assembled(v: Any) -> Answer:
 
 
 def _checker(v: Any) -> Answer:
-    from ..cpb import check
-
     payload = v.doc["record_raw"].encode("utf-8") if "record_raw" in v.doc else v.text("record")
     result = check(payload)
     body = {"verdict": result.verdict,
@@ -151,9 +147,6 @@ def _checker(v: Any) -> Answer:
 
 
 def _eab(doc: Dict[str, Any]) -> Answer:
-    from .. import eab
-    from ..core.hashing import raw_digest
-
     data: Any = doc["preimage_utf8"].encode("utf-8") if "preimage_utf8" in doc else doc["preimage"]
     algorithm = doc.get("algorithm", "sha256")
     disposition = eab.classify(data, algorithm)
