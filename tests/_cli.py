@@ -7,11 +7,14 @@ backend the run chose.
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from conftest import REPO  # noqa: F401 - tests/test_readme_cli.py imports it from here
 
@@ -35,8 +38,6 @@ def fastjcs(*args: Union[str, Path], input: bytes = b"", cwd: Optional[Path] = N
 
 def me(*args: str) -> str:
     """A shell command that runs this fastjcs (for --impl): the interpreter of this test run."""
-    import shlex
-
     return " ".join(shlex.quote(a) for a in (sys.executable, "-m", "fastjcs", *args))
 
 
@@ -51,3 +52,19 @@ def one_line_error(p: subprocess.CompletedProcess, *needles: str) -> str:
 
 def lines(data: bytes) -> Sequence[str]:
     return data.decode("utf-8").splitlines()
+
+
+def run_together(argvs: Sequence[Sequence[str]], go: Path, timeout: float = 60) -> List[Any]:
+    """Start `python ARGV...` once per argv, the children waiting for the file `go`; create it
+    once they have had time to start, so they begin together; return what each printed, read as
+    JSON, in order. Each must exit 0 with nothing on stderr."""
+    procs = [subprocess.Popen([sys.executable, *map(str, argv)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env()) for argv in argvs]
+    time.sleep(0.3)  # let the interpreters start, so they begin together
+    go.touch()
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        assert proc.returncode == 0 and err == b"", err.decode()
+        results.append(json.loads(out))
+    return results

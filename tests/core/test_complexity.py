@@ -24,7 +24,8 @@ from _growth import RATIO, assert_linear, child_cpu, timed
 from fastjcs import cli, cpb
 from shapes import SHAPES, canonicalize, dumps
 
-pytestmark = timed
+# Each check times two sizes, a few seconds apiece: slow (deselected unless --slow; CI runs them).
+pytestmark = [timed, pytest.mark.slow]
 
 
 # ---- the core ------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ the `backend` fixture. Multi-process tests run tests/eab/registry_worker.py as s
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -339,28 +338,13 @@ def test_threads_share_one_registry(tmp_path):
     assert Counter(answers) == {Admission.ADMITTED: 25, Admission.REPLAY_IN_FLIGHT: 375}
 
 
-def _env():
-    # The children import the same fastjcs as this process: the installed package, or whatever
-    # PYTHONPATH points at (made absolute), never the source tree behind the caller's back.
-    return _cli.env()
-
-
 def test_processes_contending_on_one_file(tmp_path):
     """8 processes x 200 admits on 100 overlapping keys: one ADMITTED per key, no error."""
     db, go = tmp_path / "shared.db", tmp_path / "go"
     workers, keys, rounds = 8, 100, 2
     ExecutionRegistry.create(db).close()
-    procs = [subprocess.Popen([sys.executable, str(WORKER), "contend", str(db), str(go), str(w),
-                               str(keys), str(rounds)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
-             for w in range(workers)]
-    time.sleep(0.3)  # let the interpreters start, so they begin together
-    go.touch()
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 0 and err == b"", err.decode()
-        results.extend(json.loads(out))
+    results = [r for out in _cli.run_together([[WORKER, "contend", db, go, w, keys, rounds]
+                                               for w in range(workers)], go) for r in out]
     assert len(results) == workers * keys * rounds
 
     admitted = Counter(key for key, _, answer in results if answer == "ADMITTED")
@@ -383,7 +367,7 @@ def test_sigkill_loses_nothing_committed(tmp_path):
     db = tmp_path / "crash.db"
     ExecutionRegistry.create(db).close()
     proc = subprocess.Popen([sys.executable, str(WORKER), "loop", str(db)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env())
     admitted, completed = set(), set()
     try:
         for line in proc.stdout:

@@ -11,13 +11,10 @@ Multi-process tests run tests/eab/registry_worker.py as separate interpreters.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
 import sqlite3
 import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -141,16 +138,7 @@ def test_create_leaves_one_file_with_the_marker(tmp_path):
 def test_concurrent_creators(tmp_path):
     """6 processes create one path at once: one succeeds, the others get RegistryExistsError."""
     db, go = tmp_path / "reg.db", tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, str(WORKER), "create", str(db), str(go)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env())
-             for _ in range(6)]
-    time.sleep(0.3)  # let the interpreters start, so they begin together
-    go.touch()
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 0 and err == b"", err.decode()
-        results.append(json.loads(out))
+    results = _cli.run_together([[WORKER, "create", db, go] for _ in range(6)], go)
     assert Counter(r["created"] for r in results) == {True: 1, False: 5}
     assert {r["error"] for r in results if not r["created"]} == {"RegistryExistsError"}
     # Every process used the one registry: one admission, five replays.
