@@ -26,13 +26,13 @@ typedef struct frame {
     size_t arena_mark; /* arena length when the object opened: its names live above */
     unsigned char is_object;
     unsigned char sorted; /* member names strictly increasing so far */
-    fjcs_nest nest;       /* what moved inside (reordered objects) */
+    fjcs__nest nest;       /* what moved inside (reordered objects) */
 } frame;
 
 /* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
  * grows: until the object closes, such a name is an arena offset (key == NULL, key_off). */
 typedef struct member {
-    fjcs_member m;
+    fjcs__member m;
     size_t key_off;
 } member;
 
@@ -40,7 +40,7 @@ typedef struct parser {
     const uint8_t *base, *end;
     fjcs_buf *out;
     fjcs_buf arena;   /* unescaped names (and, briefly, unescaped values) */
-    fjcs_order order; /* reordering members */
+    fjcs__order order; /* reordering members */
     frame *frames;
     size_t nframes, frames_cap;
     member *members;
@@ -69,7 +69,7 @@ static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static inline const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end) {
     const uint64_t nibbles = FJCS_ONES * 0xF0, threes = FJCS_ONES * 0x30;
     while (end - p >= 8) {
-        uint64_t v = load_u64(p);
+        uint64_t v = fjcs__load_u64(p);
         if ((v & nibbles) != threes || ((v + FJCS_ONES * 6) & nibbles) != threes) break;
         p += 8;
     }
@@ -132,7 +132,7 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
     const uint8_t *p = q + 1, *end = ps->end;
     int esc = 0;
     for (;;) {
-        while (end - p >= 8 && swar_string_special(load_u64(p)) == 0) p += 8;
+        while (end - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) p += 8;
         if (p >= end) return fail(ps, FJCS_E_SYNTAX, end, "unterminated string");
         uint8_t c = *p;
         if (c == '"') break;
@@ -143,7 +143,7 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
         } else if (c < 0x20) {
             return fail(ps, FJCS_E_SYNTAX, p, "control character in string (must be escaped)");
         } else if (c >= 0x80) {
-            int k = utf8_sequence_length(p, end);
+            int k = fjcs__utf8_sequence_length(p, end);
             if (k == 0) return fail(ps, FJCS_E_UTF8, p, "invalid UTF-8");
             p += k;
         } else {
@@ -181,7 +181,7 @@ static inline size_t put_utf8(uint8_t *dst, uint32_t cp) {
 /* Unescape the validated string body p..close into the arena; returns the unescaped length. The
  * unescaped form is never longer than the escaped one. */
 static int unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close, size_t *len) {
-    if (buf_reserve(&ps->arena, (size_t)(close - p)) != FJCS_OK) return FJCS_E_NOMEM;
+    if (fjcs__buf_reserve(&ps->arena, (size_t)(close - p)) != FJCS_OK) return FJCS_E_NOMEM;
     uint8_t *start = (uint8_t *)ps->arena.data + ps->arena.len, *dst = start;
     while (p < close) {
         if (*p != '\\') {
@@ -222,8 +222,8 @@ static int string_token(parser *ps, const uint8_t **pp, member *name) {
     fjcs_buf *out = ps->out;
     if (!escaped) {
         size_t n = (size_t)(close - q) + 1; /* both quotes */
-        if (buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
-        buf_put_n(out, q, n);
+        if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
+        fjcs__buf_put_n(out, q, n);
         if (name) {
             name->m.key = q + 1;
             name->m.key_len = (size_t)(close - q) - 1;
@@ -337,15 +337,15 @@ static int number_token(parser *ps, const uint8_t **pp) {
          * "-0" changes (to "0"). So the token is already canonical: copy it. */
         if (int_digits <= 15 && !(start[0] == '-' && digits[0] == '0')) {
             size_t n = (size_t)(p - start);
-            if (buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
-            buf_put_n(out, start, n);
+            if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            fjcs__buf_put_n(out, start, n);
             return FJCS_OK;
         }
     }
     uint64_t m;
     int len, n;
     if (exp_ok && short_decimal(digits, int_digits, frac, frac_len, exp, &m, &len, &n)) {
-        if (buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
+        if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, start, "out of memory");
         out->len += (size_t)fjcs__format_digits(m, len, n, start[0] == '-', out->data + out->len);
         return FJCS_OK;
@@ -376,8 +376,8 @@ static int literal_token(parser *ps, const uint8_t **pp) {
         if (p + i >= ps->end) return fail(ps, FJCS_E_SYNTAX, p + i, at_end[w]);
         if (p[i] != (uint8_t)word[i]) return fail(ps, FJCS_E_SYNTAX, p + i, at_char[w]);
     }
-    if (buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-    buf_put_n(ps->out, word, n);
+    if (fjcs__buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+    fjcs__buf_put_n(ps->out, word, n);
     *pp = p + n;
     return FJCS_OK;
 }
@@ -395,11 +395,11 @@ static int close_object(parser *ps, const uint8_t *at) {
     member *ms = ps->members + f->mbase;
     int rc = FJCS_OK;
     if (!f->sorted) {
-        /* fjcs__order_members works on an array of fjcs_member: compact ours in place (the
-         * embedded fjcs_member is the first field, so this never overlaps badly). */
-        fjcs_member *flat = (fjcs_member *)(void *)ms;
+        /* fjcs__order_members works on an array of fjcs__member: compact ours in place (the
+         * embedded fjcs__member is the first field, so this never overlaps badly). */
+        fjcs__member *flat = (fjcs__member *)(void *)ms;
         for (size_t i = 0; i < n; i++) {
-            fjcs_member m = ms[i].m;
+            fjcs__member m = ms[i].m;
             m.key = member_key(ps, &ms[i]);
             flat[i] = m;
         }
@@ -429,19 +429,19 @@ value:
             return fail(ps, FJCS_E_DEPTH, p, "nesting deeper than max_depth");
         if (fjcs__grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame),
                        ps->frames_local) != FJCS_OK ||
-            buf_reserve(out, 2) != FJCS_OK)
+            fjcs__buf_reserve(out, 2) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         frame *f = &ps->frames[ps->nframes++];
         f->is_object = *p == '{';
         f->sorted = 1;
-        f->nest = (fjcs_nest){0, 0};
+        f->nest = (fjcs__nest){0, 0};
         f->mbase = ps->nmembers;
         f->arena_mark = ps->arena.len;
-        buf_put(out, (char)*p);
+        fjcs__buf_put(out, (char)*p);
         p = skip_ws(p + 1, end);
         if (f->is_object) {
             if (p < end && *p == '}') {
-                buf_put(out, '}');
+                fjcs__buf_put(out, '}');
                 p++;
                 ps->nframes--;
                 goto after_value;
@@ -449,7 +449,7 @@ value:
             goto member_name;
         }
         if (p < end && *p == ']') {
-            buf_put(out, ']');
+            fjcs__buf_put(out, ']');
             p++;
             ps->nframes--;
             goto after_value;
@@ -484,14 +484,14 @@ after_value:
         frame *f = &ps->frames[ps->nframes - 1];
         if (!f->is_object) {
             if (p < end && *p == ',') {
-                if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-                buf_put(out, ',');
+                if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+                fjcs__buf_put(out, ',');
                 p = skip_ws(p + 1, end);
                 goto value;
             }
             if (p < end && *p == ']') {
-                if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-                buf_put(out, ']');
+                if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+                fjcs__buf_put(out, ']');
                 p++;
                 ps->nframes--;
                 if (ps->nframes) fjcs__nest_into(&ps->frames[ps->nframes - 1].nest, &f->nest);
@@ -502,16 +502,16 @@ after_value:
         }
         ps->members[ps->nmembers - 1].m.end = out->len;
         if (p < end && *p == ',') {
-            if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-            buf_put(out, ',');
+            if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+            fjcs__buf_put(out, ',');
             p = skip_ws(p + 1, end);
             goto member_name;
         }
         if (p < end && *p == '}') {
             rc = close_object(ps, p);
             if (rc != FJCS_OK) return rc;
-            if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-            buf_put(out, '}');
+            if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+            fjcs__buf_put(out, '}');
             p++;
             goto after_value;
         }
@@ -542,8 +542,8 @@ member_name:
         if (p >= end || *p != ':')
             return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ':'")
                             : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ':'");
-        if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-        buf_put(out, ':');
+        if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+        fjcs__buf_put(out, ':');
         p = skip_ws(p + 1, end);
         goto value;
     }
@@ -648,16 +648,16 @@ int fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, int fl
         rc = digest_one(&ps, &canon, text + start, stop - start, hash, digest_size, &item);
         if (rc != FJCS_OK) break;
         if (item.code == FJCS_OK) {
-            if (buf_reserve(out, prefix_len + 2 * digest_size + 1) != FJCS_OK) {
+            if (fjcs__buf_reserve(out, prefix_len + 2 * digest_size + 1) != FJCS_OK) {
                 rc = FJCS_E_NOMEM;
                 break;
             }
-            buf_put_n(out, prefix, prefix_len);
+            fjcs__buf_put_n(out, prefix, prefix_len);
             for (size_t i = 0; i < digest_size; i++) {
-                buf_put(out, hex[item.digest[i] >> 4]);
-                buf_put(out, hex[item.digest[i] & 15]);
+                fjcs__buf_put(out, hex[item.digest[i] >> 4]);
+                fjcs__buf_put(out, hex[item.digest[i] & 15]);
             }
-            buf_put(out, '\n');
+            fjcs__buf_put(out, '\n');
         } else {
             item.start = start;
             item.len = stop - start;

@@ -15,6 +15,9 @@
 
 #include "fastjcs.h"
 
+/* libFuzzer's entry point, which each harness defines. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define CHECK(cond)                                                                              \
     do {                                                                                         \
         if (!(cond)) {                                                                           \
@@ -65,7 +68,7 @@ static int same(const result *a, const result *b) {
 static long fuzz_fail_at = -1; /* fail the allocation with this index (0-based); -1: none */
 static long fuzz_alloc_count;
 
-void *fjcs_fuzz_realloc(void *p, size_t n) {
+void *fjcs__fuzz_realloc(void *p, size_t n) {
     if (n > FUZZ_ALLOC_LIMIT) return NULL;
     if (fuzz_fail_at >= 0 && fuzz_alloc_count++ == fuzz_fail_at) return NULL;
     return (realloc)(p, n); /* the parentheses keep the hook's macro out */

@@ -591,8 +591,8 @@ def test_sanitizer_corpus_with_exact_path_only(parse_check, tmp_path):
     cc = _compiler()
     exe = tmp_path / "parse_check_exact"
     subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror",
-                    "-DFJCS_PARSE_CLINGER=0", "-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_NO_INT128",
-                    "-DFJCS_NO_BUILTINS", "-DFJCS_PARSE_SWAR=0",
+                    "-DFJCS_PARSE_CLINGER=0", "-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_HAVE_INT128=0",
+                    "-DFJCS_HAVE_BUILTINS=0", "-DFJCS_PARSE_SWAR=0",
                     f"-I{ROOT / 'csrc'}", str(ROOT / "tests" / "c" / "parse_check.c"),
                     "-o", str(exe)], check=True)
     lines = []

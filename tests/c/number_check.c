@@ -115,7 +115,7 @@ static void check_helpers(void) {
             exit(1);
         }
     }
-#if FJCS_LITTLE_ENDIAN
+#if FJCS_HAVE_LITTLE_ENDIAN
     /* ascii8 against division, on every x < 10^8 */
     for (uint32_t x = 0; x < 100000000; x++) {
         uint64_t w = ascii8(x);

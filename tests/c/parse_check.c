@@ -13,8 +13,8 @@
  *   parse_check --paths < tokens
  *       For each line (a token), prints "path bits" (or "path overflow", "- syntax").
  *
- * Compile with -Icsrc; knobs of number_parse.c (-DFJCS_NO_INT128, -DFJCS_PARSE_EISEL_LEMIRE=0, ...)
- * pass through.
+ * Compile with -Icsrc; the knobs of number_parse.c (-DFJCS_PARSE_EISEL_LEMIRE=0, ...) and the
+ * switches of fjcs_config.h (-DFJCS_HAVE_INT128=0, ...) pass through.
  */
 #include <inttypes.h>
 #include <stdio.h>
