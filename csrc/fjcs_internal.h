@@ -236,4 +236,52 @@ static inline void fjcs__order_reset(fjcs__order *o) { o->nspans = o->nrecs = 0;
 
 void fjcs__order_free(fjcs__order *o);
 
+/* ---- The text canonicalizer (text.c) ------------------------------------------------------------ */
+
+/* One open container of the text being read. */
+typedef struct fjcs__text_frame {
+    size_t mbase;      /* this object's first member in the member stack */
+    size_t arena_mark; /* arena length when the object opened: its names live above */
+    unsigned char is_object;
+    unsigned char sorted; /* member names strictly increasing so far */
+    fjcs__nest nest;      /* what moved inside (reordered objects) */
+} fjcs__text_frame;
+
+/* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
+ * grows: until the object closes, such a name is an arena offset (key == NULL, key_off). */
+typedef struct fjcs__text_member {
+    fjcs__member m;
+    size_t key_off;
+} fjcs__text_member;
+
+/*
+ * A text canonicalizer: the parser's stacks and scratch buffers, kept from one text to the next so
+ * that a batch of texts allocates almost nothing. fjcs__text_init it (it allocates nothing), run
+ * it on any number of texts, then fjcs__text_free it. The fields are text.c's.
+ */
+typedef struct fjcs__text {
+    const uint8_t *base, *end;
+    fjcs_buf *out;
+    fjcs_buf arena;     /* unescaped names (and, briefly, unescaped values) */
+    fjcs__order order;  /* reordering members */
+    fjcs__text_frame *frames;
+    size_t nframes, frames_cap;
+    fjcs__text_member *members;
+    size_t nmembers, members_cap;
+    size_t max_depth;
+    int flags;
+    fjcs_error *err;
+    fjcs__text_frame frames_local[16]; /* the stacks start here: a small text allocates nothing */
+    fjcs__text_member members_local[32];
+} fjcs__text;
+
+/* Ready t for texts nested at most max_depth deep, with fjcs_canonicalize's flags. */
+void fjcs__text_init(fjcs__text *t, size_t max_depth, int flags);
+
+/* Canonicalize text[0..len) and append it to out: fjcs_canonicalize's answer and error record. */
+int fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *out, fjcs_error *err);
+
+/* Free what t allocated (it may be initialised again). */
+void fjcs__text_free(fjcs__text *t);
+
 #endif /* FJCS_INTERNAL_H */

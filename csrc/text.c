@@ -19,38 +19,11 @@
 
 #include "fjcs_internal.h"
 
-/* ---- State ------------------------------------------------------------------------------------ */
+/* ---- State (fjcs__text, fjcs_internal.h) ------------------------------------------------- */
 
-typedef struct frame {
-    size_t mbase;      /* this object's first member in the member stack */
-    size_t arena_mark; /* arena length when the object opened: its names live above */
-    unsigned char is_object;
-    unsigned char sorted; /* member names strictly increasing so far */
-    fjcs__nest nest;       /* what moved inside (reordered objects) */
-} frame;
-
-/* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
- * grows: until the object closes, such a name is an arena offset (key == NULL, key_off). */
-typedef struct member {
-    fjcs__member m;
-    size_t key_off;
-} member;
-
-typedef struct parser {
-    const uint8_t *base, *end;
-    fjcs_buf *out;
-    fjcs_buf arena;   /* unescaped names (and, briefly, unescaped values) */
-    fjcs__order order; /* reordering members */
-    frame *frames;
-    size_t nframes, frames_cap;
-    member *members;
-    size_t nmembers, members_cap;
-    size_t max_depth;
-    int flags;
-    fjcs_error *err;
-    frame frames_local[16];    /* the stacks start here: a small text allocates nothing */
-    member members_local[32];
-} parser;
+typedef fjcs__text parser;
+typedef fjcs__text_frame frame;
+typedef fjcs__text_member member;
 
 static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
     return fjcs__fail(ps->err, code, (size_t)(at - ps->base), msg);
@@ -551,18 +524,7 @@ member_name:
 
 /* ---- Entry points ------------------------------------------------------------------------ */
 
-static void parser_start(parser *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
-    ps->base = (const uint8_t *)text;
-    ps->end = ps->base + len;
-    ps->out = out;
-    ps->err = err;
-    ps->nframes = ps->nmembers = 0;
-    ps->arena.len = 0;
-    fjcs__order_reset(&ps->order);
-    fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
-}
-
-static void parser_init(parser *ps, size_t max_depth, int flags) {
+void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
     memset(ps, 0, offsetof(parser, frames_local));
     ps->max_depth = max_depth;
     ps->flags = flags;
@@ -572,7 +534,19 @@ static void parser_init(parser *ps, size_t max_depth, int flags) {
     ps->members_cap = sizeof ps->members_local / sizeof ps->members_local[0];
 }
 
-static void parser_free(parser *ps) {
+int fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
+    ps->base = (const uint8_t *)text;
+    ps->end = ps->base + len;
+    ps->out = out;
+    ps->err = err;
+    ps->nframes = ps->nmembers = 0;
+    ps->arena.len = 0;
+    fjcs__order_reset(&ps->order);
+    fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
+    return parse(ps);
+}
+
+void fjcs__text_free(fjcs__text *ps) {
     fjcs__release(ps->frames, ps->frames_local);
     fjcs__release(ps->members, ps->members_local);
     fjcs_buf_free(&ps->arena);
@@ -581,113 +555,9 @@ static void parser_free(parser *ps) {
 
 int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
                       fjcs_error *err) {
-    parser ps;
-    parser_init(&ps, max_depth, flags);
-    parser_start(&ps, text, len, out, err);
-    int rc = parse(&ps);
-    parser_free(&ps);
-    return rc;
-}
-
-/* Canonicalize one text of a batch with the batch's parser and buffer, and hash it. The parser's
- * stacks and buffers are reused from one text to the next: a batch allocates almost nothing. */
-static int digest_one(parser *ps, fjcs_buf *out, const char *text, size_t len, fjcs_hash_fn hash,
-                      size_t digest_size, fjcs_item *item) {
-    fjcs_error err;
-    out->len = 0;
-    parser_start(ps, text, len, out, &err);
-    int rc = parse(ps);
-    item->code = rc;
-    item->offset = rc == FJCS_OK ? 0 : err.offset;
-    item->message = rc == FJCS_OK ? NULL : err.message;
-    if (rc == FJCS_OK && hash((const uint8_t *)out->data, out->len, item->digest, digest_size) != 0) {
-        item->code = FJCS_E_HASH;
-        item->message = "the hash function failed";
-    }
-    return rc == FJCS_E_NOMEM ? rc : FJCS_OK;
-}
-
-int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags, fjcs_hash_fn hash,
-                      size_t digest_size, fjcs_item *items, size_t capacity, size_t *count) {
-    parser ps;
-    fjcs_buf out = {0};
-    parser_init(&ps, max_depth, flags);
-    size_t n = 0, start = 0;
-    int rc = FJCS_OK;
-    while (start < len) {
-        const char *nl = memchr(text + start, '\n', len - start);
-        size_t stop = nl ? (size_t)(nl - text) : len;
-        if (n >= capacity) break;
-        fjcs_item *item = &items[n++];
-        item->start = start;
-        item->len = stop - start;
-        rc = digest_one(&ps, &out, text + start, stop - start, hash, digest_size, item);
-        if (rc != FJCS_OK || nl == NULL) break;
-        start = stop + 1;
-    }
-    *count = n;
-    parser_free(&ps);
-    fjcs_buf_free(&out);
-    return rc;
-}
-
-int fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, int flags,
-                          fjcs_hash_fn hash, size_t digest_size, const char *prefix,
-                          size_t prefix_len, fjcs_buf *out, fjcs_item *failures, size_t capacity,
-                          size_t *nfailures, size_t *nlines, size_t *consumed) {
-    static const char hex[] = "0123456789abcdef";
-    parser ps;
-    fjcs_buf canon = {0};
-    fjcs_item item;
-    parser_init(&ps, max_depth, flags);
-    size_t lines = 0, nf = 0, start = 0;
-    int rc = FJCS_OK;
-    while (start < len && nf < capacity) {
-        const char *nl = memchr(text + start, '\n', len - start);
-        size_t stop = nl ? (size_t)(nl - text) : len;
-        rc = digest_one(&ps, &canon, text + start, stop - start, hash, digest_size, &item);
-        if (rc != FJCS_OK) break;
-        if (item.code == FJCS_OK) {
-            if (fjcs__buf_reserve(out, prefix_len + 2 * digest_size + 1) != FJCS_OK) {
-                rc = FJCS_E_NOMEM;
-                break;
-            }
-            fjcs__buf_put_n(out, prefix, prefix_len);
-            for (size_t i = 0; i < digest_size; i++) {
-                fjcs__buf_put(out, hex[item.digest[i] >> 4]);
-                fjcs__buf_put(out, hex[item.digest[i] & 15]);
-            }
-            fjcs__buf_put(out, '\n');
-        } else {
-            item.start = start;
-            item.len = stop - start;
-            item.index = lines;
-            item.out_at = out->len;
-            failures[nf++] = item;
-        }
-        lines++;
-        start = nl ? stop + 1 : len;
-    }
-    *nfailures = nf;
-    *nlines = lines;
-    *consumed = start;
-    parser_free(&ps);
-    fjcs_buf_free(&canon);
-    return rc;
-}
-
-int fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n, size_t max_depth,
-                      int flags, fjcs_hash_fn hash, size_t digest_size, fjcs_item *items) {
-    parser ps;
-    fjcs_buf out = {0};
-    parser_init(&ps, max_depth, flags);
-    int rc = FJCS_OK;
-    for (size_t i = 0; i < n && rc == FJCS_OK; i++) {
-        items[i].start = 0;
-        items[i].len = lens[i];
-        rc = digest_one(&ps, &out, texts[i], lens[i], hash, digest_size, &items[i]);
-    }
-    parser_free(&ps);
-    fjcs_buf_free(&out);
+    fjcs__text ps;
+    fjcs__text_init(&ps, max_depth, flags);
+    int rc = fjcs__text_run(&ps, text, len, out, err);
+    fjcs__text_free(&ps);
     return rc;
 }
