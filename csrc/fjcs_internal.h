@@ -44,10 +44,12 @@ static inline void fjcs__release(void *items, void *local) {
     if (items != local) free(items);
 }
 
-/* Fill the caller's error record, if it gave one, and return the code. */
+/* Fill the caller's error record, if it gave one, and return the code (FJCS_E_SYNTAX errors then
+ * set err->expected: text.c). */
 static inline int fjcs__fail(fjcs_error *err, int code, size_t offset, const char *msg) {
     if (err) {
-        err->code = code;
+        err->code = (fjcs_code)code;
+        err->expected = FJCS_EXPECT_NOTHING;
         err->offset = offset;
         err->message = msg;
     }
@@ -136,6 +138,17 @@ int fjcs__write_double(fjcs_buf *out, double v);
  * buf holds FJCS_NUMBER_BUFSIZE bytes; returns the length.
  */
 int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
+
+/* ---- Numbers in ------------------------------------------------------------------------------ */
+
+/*
+ * Read a JSON number token (RFC 8259 section 6 grammar) of len bytes at tok as the nearest double,
+ * ties to even, without depending on the C locale (number_parse.c). Stores it in *out and returns
+ * FJCS_OK; returns FJCS_E_FLOAT_DOMAIN (storing nothing) when the magnitude rounds to infinity,
+ * and FJCS_E_SYNTAX (storing nothing) for bytes that are not a number token. Values too small for
+ * a subnormal become a signed zero. Allocates nothing; any length works, in time linear in it.
+ */
+int fjcs__parse_double(const char *tok, size_t len, double *out);
 
 /* ---- Objects: member order and duplicates ------------------------------------------------------ */
 

@@ -423,21 +423,15 @@ FJCS_INLINE int format_double(double v, char *buf) {
     return (int)(layout(p, d, n) - buf);
 }
 
-int fjcs_format_double(double v, char *buf) { return format_double(v, buf); }
+fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {
+    int n = format_double(v, buf);
+    if (n < 0) return FJCS_E_FLOAT_DOMAIN;
+    *len = (size_t)n;
+    return FJCS_OK;
+}
 
 int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf) {
     char *p = buf;
     if (negative) *p++ = '-';
     return (int)(layout(p, m * fjcs_pow10[17 - len], n) - buf);
-}
-
-long long fjcs_format_doubles(const double *v, size_t n, char *out) {
-    char *p = out;
-    for (size_t i = 0; i < n; i++) {
-        int len = format_double(v[i], p);
-        if (len < 0) return -1;
-        p += len;
-        *p++ = '\n';
-    }
-    return (long long)(p - out);
 }

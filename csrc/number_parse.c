@@ -1,5 +1,5 @@
 /*
- * number_parse.c: fjcs_parse_double, a correctly rounded, locale-independent reader of JSON number
+ * number_parse.c: fjcs__parse_double, a correctly rounded, locale-independent reader of JSON number
  * tokens (RFC 8259 section 6) as IEEE-754 binary64, round to nearest, ties to even.
  *
  * strtod is not used: it reads the decimal point from the C locale (LC_NUMERIC), which a host
@@ -616,7 +616,7 @@ static FJCS_COLD uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
 
 /* ---- The entry point ---- */
 
-int fjcs_parse_double(const char *tok, size_t len, double *out) {
+int fjcs__parse_double(const char *tok, size_t len, double *out) {
     const unsigned char *begin = (const unsigned char *)tok;
     fjcs_decimal d;
     int rc = read_decimal(begin, begin + len, &d);

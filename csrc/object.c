@@ -537,8 +537,8 @@ static void reader_free(reader *r) {
     fjcs__order_free(&r->order);
 }
 
-int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
-                              fjcs_error *err) {
+fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
+                                    fjcs_error *err) {
     reader r;
     reader_init(&r, data, len, max_depth, out, err);
     int rc = read_value(&r);
@@ -552,9 +552,9 @@ int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fj
 
 /* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
 
-int fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth, fjcs_hash_fn hash,
-                              size_t digest_size, uint8_t *digests, size_t capacity, size_t *count,
-                              fjcs_error *err) {
+fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
+                                    fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    size_t capacity, size_t *count, fjcs_error *err) {
     fjcs_buf out = {0};
     reader r;
     reader_init(&r, data, len, max_depth, &out, err);

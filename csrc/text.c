@@ -29,6 +29,46 @@ static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
     return fjcs__fail(ps->err, code, (size_t)(at - ps->base), msg);
 }
 
+/* The grammar wanted `what` at `at` and found another character or the end of the input. The
+ * message is for C callers; the Python binding words its own from `expected` and the input. */
+static int unexpected(parser *ps, const uint8_t *at, fjcs_expect what) {
+#define EXPECT(name, words) [FJCS_EXPECT_##name] = words
+    static const char *const at_char[] = {
+        EXPECT(NOTHING, "unexpected character"),
+        EXPECT(VALUE, "unexpected character, expected a value"),
+        EXPECT(DIGIT, "unexpected character, expected a digit"),
+        EXPECT(FRACTION_DIGIT, "unexpected character, expected a digit after the decimal point"),
+        EXPECT(EXPONENT_DIGIT, "unexpected character, expected a digit in the exponent"),
+        EXPECT(TRUE, "unexpected character, expected 'true'"),
+        EXPECT(FALSE, "unexpected character, expected 'false'"),
+        EXPECT(NULL, "unexpected character, expected 'null'"),
+        EXPECT(COMMA_OR_BRACKET, "unexpected character, expected ',' or ']'"),
+        EXPECT(COMMA_OR_BRACE, "unexpected character, expected ',' or '}'"),
+        EXPECT(NAME, "unexpected character, expected a member name"),
+        EXPECT(COLON, "unexpected character, expected ':'"),
+        EXPECT(END, "unexpected character, expected end of input"),
+    };
+    static const char *const at_end[] = {
+        EXPECT(NOTHING, "unexpected end of input"),
+        EXPECT(VALUE, "unexpected end of input, expected a value"),
+        EXPECT(DIGIT, "unexpected end of input, expected a digit"),
+        EXPECT(FRACTION_DIGIT, "unexpected end of input, expected a digit after the decimal point"),
+        EXPECT(EXPONENT_DIGIT, "unexpected end of input, expected a digit in the exponent"),
+        EXPECT(TRUE, "unexpected end of input, expected 'true'"),
+        EXPECT(FALSE, "unexpected end of input, expected 'false'"),
+        EXPECT(NULL, "unexpected end of input, expected 'null'"),
+        EXPECT(COMMA_OR_BRACKET, "unexpected end of input, expected ',' or ']'"),
+        EXPECT(COMMA_OR_BRACE, "unexpected end of input, expected ',' or '}'"),
+        EXPECT(NAME, "unexpected end of input, expected a member name"),
+        EXPECT(COLON, "unexpected end of input, expected ':'"),
+        EXPECT(END, "unexpected end of input"), /* never: the end is what was wanted */
+    };
+#undef EXPECT
+    int rc = fail(ps, FJCS_E_SYNTAX, at, at >= ps->end ? at_end[what] : at_char[what]);
+    if (ps->err) ps->err->expected = what;
+    return rc;
+}
+
 static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
@@ -73,14 +113,14 @@ static inline long hex4(const uint8_t *p) {
 /* Check the escape whose backslash is at *pp and step over it. */
 static int check_escape(parser *ps, const uint8_t **pp) {
     const uint8_t *p = *pp, *end = ps->end;
-    if (end - p < 2) return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+    if (end - p < 2) return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
     switch (p[1]) {
     case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
         *pp = p + 2;
         return FJCS_OK;
     case 'u': {
         long cu = end - p >= 6 ? hex4(p + 2) : -1;
-        if (cu < 0) return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+        if (cu < 0) return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
         if (cu >= 0xDC00 && cu <= 0xDFFF)
             return fail(ps, FJCS_E_SURROGATE, p, "lone surrogate escape");
         if (cu >= 0xD800 && cu <= 0xDBFF) {
@@ -95,7 +135,7 @@ static int check_escape(parser *ps, const uint8_t **pp) {
         return FJCS_OK;
     }
     default:
-        return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+        return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
     }
 }
 
@@ -106,7 +146,7 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
     int esc = 0;
     for (;;) {
         while (end - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) p += 8;
-        if (p >= end) return fail(ps, FJCS_E_SYNTAX, end, "unterminated string");
+        if (p >= end) return fail(ps, FJCS_E_UNTERMINATED, end, "unterminated string");
         uint8_t c = *p;
         if (c == '"') break;
         if (c == '\\') {
@@ -114,7 +154,7 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
             if (rc != FJCS_OK) return rc;
             esc = 1;
         } else if (c < 0x20) {
-            return fail(ps, FJCS_E_SYNTAX, p, "control character in string (must be escaped)");
+            return fail(ps, FJCS_E_CONTROL, p, "control character in string (must be escaped)");
         } else if (c >= 0x80) {
             int k = fjcs__utf8_sequence_length(p, end);
             if (k == 0) return fail(ps, FJCS_E_UTF8, p, "invalid UTF-8");
@@ -256,17 +296,14 @@ static int short_decimal(const uint8_t *int_part, size_t ni, const uint8_t *frac
 static int number_token(parser *ps, const uint8_t **pp) {
     const uint8_t *start = *pp, *p = start, *end = ps->end;
     if (*p == '-') p++;
-    if (p >= end || !is_digit(*p)) {
-        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit")
-                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit");
-    }
+    if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_DIGIT);
     const uint8_t *digits = p, *frac = NULL;
     size_t frac_len = 0;
     long exp = 0;
     int exp_ok = 1;
     if (*p == '0') {
         p++;
-        if (p < end && is_digit(*p)) return fail(ps, FJCS_E_SYNTAX, p, "leading zero in number");
+        if (p < end && is_digit(*p)) return fail(ps, FJCS_E_LEADING_ZERO, p, "leading zero in number");
     } else {
         p = skip_digits(p, end);
     }
@@ -274,10 +311,7 @@ static int number_token(parser *ps, const uint8_t **pp) {
     int integer = 1;
     if (p < end && *p == '.') {
         p++;
-        if (p >= end)
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit after the decimal point");
-        if (!is_digit(*p))
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit after the decimal point");
+        if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_FRACTION_DIGIT);
         frac = p;
         p = skip_digits(p, end);
         frac_len = (size_t)(p - frac);
@@ -287,10 +321,7 @@ static int number_token(parser *ps, const uint8_t **pp) {
         p++;
         int negative_exp = 0;
         if (p < end && (*p == '+' || *p == '-')) negative_exp = *p++ == '-';
-        if (p >= end)
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit in the exponent");
-        if (!is_digit(*p))
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit in the exponent");
+        if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_EXPONENT_DIGIT);
         const uint8_t *exp_digits = p;
         while (p < end && is_digit(*p)) {
             if (exp < 100000) exp = exp * 10 + (*p - '0');
@@ -324,7 +355,7 @@ static int number_token(parser *ps, const uint8_t **pp) {
         return FJCS_OK;
     }
     double v;
-    if (fjcs_parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
+    if (fjcs__parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
         return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
     int rc = fjcs__write_double(out, v);
     if (rc != FJCS_OK) return fail(ps, rc, start, "out of memory");
@@ -335,19 +366,13 @@ static int number_token(parser *ps, const uint8_t **pp) {
 
 static int literal_token(parser *ps, const uint8_t **pp) {
     static const char *const words[] = {"true", "false", "null"};
-    static const char *const at_end[] = {"unexpected end of input, expected 'true'",
-                                         "unexpected end of input, expected 'false'",
-                                         "unexpected end of input, expected 'null'"};
-    static const char *const at_char[] = {"unexpected character, expected 'true'",
-                                          "unexpected character, expected 'false'",
-                                          "unexpected character, expected 'null'"};
+    static const fjcs_expect expect[] = {FJCS_EXPECT_TRUE, FJCS_EXPECT_FALSE, FJCS_EXPECT_NULL};
     const uint8_t *p = *pp;
     int w = *p == 't' ? 0 : *p == 'f' ? 1 : 2;
     const char *word = words[w];
     size_t n = strlen(word);
     for (size_t i = 0; i < n; i++) {
-        if (p + i >= ps->end) return fail(ps, FJCS_E_SYNTAX, p + i, at_end[w]);
-        if (p[i] != (uint8_t)word[i]) return fail(ps, FJCS_E_SYNTAX, p + i, at_char[w]);
+        if (p + i >= ps->end || p[i] != (uint8_t)word[i]) return unexpected(ps, p + i, expect[w]);
     }
     if (fjcs__buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
     fjcs__buf_put_n(ps->out, word, n);
@@ -394,7 +419,7 @@ static int parse(parser *ps) {
     int rc;
 
 value:
-    if (p >= end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a value");
+    if (p >= end) return unexpected(ps, p, FJCS_EXPECT_VALUE);
     switch (*p) {
     case '{':
     case '[': {
@@ -440,14 +465,14 @@ value:
         rc = literal_token(ps, &p);
         break;
     default:
-        return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a value");
+        return unexpected(ps, p, FJCS_EXPECT_VALUE);
     }
     if (rc != FJCS_OK) return rc;
 
 after_value:
     if (ps->nframes == 0) {
         p = skip_ws(p, end);
-        if (p != end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected end of input");
+        if (p != end) return unexpected(ps, p, FJCS_EXPECT_END);
         if (fjcs__order_finish(out, &ps->order) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         return FJCS_OK;
@@ -470,8 +495,7 @@ after_value:
                 if (ps->nframes) fjcs__nest_into(&ps->frames[ps->nframes - 1].nest, &f->nest);
                 goto after_value;
             }
-            return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or ']'")
-                            : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ',' or ']'");
+            return unexpected(ps, p, FJCS_EXPECT_COMMA_OR_BRACKET);
         }
         ps->members[ps->nmembers - 1].m.end = out->len;
         if (p < end && *p == ',') {
@@ -488,14 +512,11 @@ after_value:
             p++;
             goto after_value;
         }
-        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or '}'")
-                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ',' or '}'");
+        return unexpected(ps, p, FJCS_EXPECT_COMMA_OR_BRACE);
     }
 
 member_name:
-    if (p >= end || *p != '"')
-        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a member name")
-                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a member name");
+    if (p >= end || *p != '"') return unexpected(ps, p, FJCS_EXPECT_NAME);
     {
         if (fjcs__grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member),
                        ps->members_local) != FJCS_OK)
@@ -512,9 +533,7 @@ member_name:
                 f->sorted = 0;
         }
         p = skip_ws(p, end);
-        if (p >= end || *p != ':')
-            return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ':'")
-                            : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ':'");
+        if (p >= end || *p != ':') return unexpected(ps, p, FJCS_EXPECT_COLON);
         if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         fjcs__buf_put(out, ':');
         p = skip_ws(p + 1, end);
@@ -553,11 +572,11 @@ void fjcs__text_free(fjcs__text *ps) {
     fjcs__order_free(&ps->order);
 }
 
-int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
-                      fjcs_error *err) {
+fjcs_code fjcs_canonicalize(const char *text, size_t len, size_t max_depth, fjcs_flags flags,
+                            fjcs_buf *out, fjcs_error *err) {
     fjcs__text ps;
     fjcs__text_init(&ps, max_depth, flags);
     int rc = fjcs__text_run(&ps, text, len, out, err);
     fjcs__text_free(&ps);
-    return rc;
+    return (fjcs_code)rc;
 }

@@ -140,10 +140,10 @@ int fjcs__write_int(fjcs_buf *out, int64_t v) {
 
 int fjcs__write_double(fjcs_buf *out, double v) {
     if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK) return FJCS_E_NOMEM;
-    int n = fjcs_format_double(v, out->data + out->len);
-    if (n < 0) return -n;
-    out->len += (size_t)n;
-    return FJCS_OK;
+    size_t n;
+    fjcs_code rc = fjcs_format_double(v, out->data + out->len, &n);
+    if (rc == FJCS_OK) out->len += n;
+    return rc;
 }
 
 /* ---- Member order ------------------------------------------------------------------------- */

@@ -34,14 +34,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct result {
     int rc;
     size_t offset;
+    fjcs_expect expected;
     fjcs_buf out;
 } result;
 
 /* Check the error record a call filled in (the code it returned, an offset within the input and a
  * message on failure) and keep the offset. */
 static void take_error(result *r, const fjcs_error *err, size_t len) {
-    CHECK(err->code == r->rc);
+    CHECK(err->code == (fjcs_code)r->rc);
+    /* what was expected is said for syntax errors, and only for them */
+    CHECK((err->code == FJCS_E_SYNTAX) == (err->expected != FJCS_EXPECT_NOTHING));
+    CHECK((unsigned)err->expected <= FJCS_EXPECT_END);
     r->offset = 0;
+    r->expected = err->expected;
     if (r->rc != FJCS_OK) {
         CHECK(err->offset <= len);
         CHECK(err->message != NULL && err->message[0] != '\0');
