@@ -26,16 +26,19 @@ from ._errors import (
 
 NAME = "native"
 
+# A call costs mostly cffi's overhead: the function, the types and the constants are bound once.
 _NUMBER_BUFSIZE = lib.FJCS_NUMBER_BUFSIZE
+_CHARS, _SIZE = ffi.typeof("char[]"), ffi.typeof("size_t *")
+_format_double, _new_cdata, _unpack_chars = lib.fjcs_format_double, ffi.new, ffi.unpack
 
 
 def format_double(x: float) -> str:
     """ECMAScript rendering of a double, by the C core."""
-    buf = ffi.new("char[]", _NUMBER_BUFSIZE)
-    size = ffi.new("size_t *")
-    if lib.fjcs_format_double(x, buf, size) != lib.FJCS_OK:
+    buf = _new_cdata(_CHARS, _NUMBER_BUFSIZE)
+    size = _new_cdata(_SIZE)
+    if _format_double(x, buf, size):  # not FJCS_OK (0): NaN or an infinity
         raise FloatDomainError(f"{x!r} is not representable in JCS")
-    return ffi.unpack(buf, size[0]).decode("ascii")
+    return _unpack_chars(buf, size[0]).decode("ascii")
 
 
 def format_doubles(values: Sequence[float]) -> List[str]:
