@@ -1,7 +1,7 @@
 """The cffi builder for fastjcs's C core (out-of-line API mode).
 
 `setup.py` names `ffibuilder` below in `cffi_modules`; building the project compiles the sources in
-csrc/ into the extension module `fastjcs._native_ext`, which only `fastjcs._native` imports.
+csrc/ into the extension module `fastjcs._native_ext`, which only `fastjcs.core.native_backend` imports.
 
 The cdef is not written twice: it is the block of csrc/fastjcs.h between the `cffi:begin` and
 `cffi:end` markers, with every `#define` value replaced by `...` so that the C compiler supplies it.
@@ -12,6 +12,7 @@ Environment:
     FASTJCS_REQUIRE_NATIVE=1   a failed C build fails the install (CI sets it). Unset, the
                                extension is optional: without a compiler, fastjcs installs and
                                runs on its pure-Python backend.
+    FASTJCS_WERROR=1           compiler warnings are errors (CI sets it).
     FASTJCS_CFLAGS             extra compiler flags, split on whitespace (the sanitizer build).
     FASTJCS_LDFLAGS            extra linker flags, split on whitespace.
 """
@@ -44,8 +45,8 @@ def _flag_list(name: str) -> list[str]:
     return os.environ.get(name, "").split()
 
 
-def _required() -> bool:
-    return os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
+def _switch(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
 
 
 _sources = sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.c"))
@@ -54,20 +55,45 @@ _depends = sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.h"))
 if sys.platform == "win32":
     _cflags: list[str] = []
 else:
-    _cflags = ["-std=c11", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
+    _cflags = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow",
+               "-fvisibility=hidden"]
+    if _switch("FASTJCS_WERROR"):
+        _cflags.append("-Werror")
+
+# The glue cffi generates defines PyInit_<module> with no prior prototype: -Wmissing-prototypes is
+# for the core's own files (compiled on their own), not for the glue.
+_GLUE = """#include "fastjcs.h"
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#endif
+"""
 
 ffibuilder = FFI()
 ffibuilder.cdef(_cdef_from_header(HEADER.read_text(encoding="utf-8")))
 ffibuilder.set_source(
     "fastjcs._native_ext",
-    '#include "fastjcs.h"\n',
+    _GLUE,
     sources=_sources,
     include_dirs=[str(CSRC.relative_to(HERE))],
     depends=_depends,
     extra_compile_args=_cflags + _flag_list("FASTJCS_CFLAGS"),
     extra_link_args=_flag_list("FASTJCS_LDFLAGS"),
-    optional=not _required(),
+    optional=not _switch("FASTJCS_REQUIRE_NATIVE"),
 )
+
+
+
+def test_ffibuilder(module: str, cdef: str) -> FFI:
+    """A builder for a test build of the core: the public cdef plus `cdef`, which declares the
+    internal (fjcs__) functions a test calls. Nothing is exported for tests alone; tests reach the
+    internals through builds of their own, from the same sources with the same flags."""
+    builder = FFI()
+    builder.cdef(_cdef_from_header(HEADER.read_text(encoding="utf-8")) + cdef)
+    builder.set_source(module, _GLUE + '#include "fjcs_internal.h"\n',
+                       sources=[str(HERE / s) for s in _sources], include_dirs=[str(CSRC)],
+                       depends=[str(HERE / d) for d in _depends], extra_compile_args=_cflags)
+    return builder
+
 
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)

@@ -27,7 +27,7 @@ flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 rm -rf "$out" && mkdir -p "$out/py" "$reports"
 cp -r src/fastjcs "$out/py/"
 rm -f "$out"/py/fastjcs/_native_ext*.so
-CC=$cc FASTJCS_REQUIRE_NATIVE=1 FASTJCS_CFLAGS="$flags" FASTJCS_LDFLAGS="-fsanitize=address,undefined" \
+CC=$cc FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 FASTJCS_CFLAGS="$flags" FASTJCS_LDFLAGS="-fsanitize=address,undefined" \
     "$python" setup.py -q build_ext --force -b "$out/py" -t "$out/tmp" >"$out/build.log" 2>&1 ||
     { cat "$out/build.log"; exit 1; }
 so=$(ls "$out"/py/fastjcs/_native_ext*.so)
@@ -49,7 +49,7 @@ unset FASTJCS_ES6_LINES
 
 "$python" - "$out/py" <<'EOF'
 import sys, fastjcs
-assert fastjcs.backend == "native", fastjcs.backend
+assert fastjcs.backend() == "native", fastjcs.backend()
 assert fastjcs.__file__.startswith(sys.argv[1]), fastjcs.__file__
 print("asan: testing", fastjcs.__file__)
 EOF

@@ -78,7 +78,7 @@ for h in "${harnesses[@]}"; do
     case $h in
     fuzz_*)
         clang -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-            -fno-sanitize-recover=all -std=c11 -Wall -Wextra -include fuzz/alloc_hook.h \
+            -fno-sanitize-recover=all -std=c11 -Wall -Wextra -Wmissing-prototypes -Wshadow -Werror -include fuzz/alloc_hook.h \
             -Icsrc -Ifuzz "fuzz/$h.c" csrc/*.c -o "$build/$h"
         extra=()
         [ "$h" = fuzz_text ] && extra=(-dict=fuzz/json.dict)

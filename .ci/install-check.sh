@@ -12,7 +12,7 @@
 #     the installed package: from a copy of the sdist's files without src/, with fastjcs.__file__
 #     checked to be inside the venv and the C backend in use;
 #  4. with no working C compiler (CC, CXX and LDSHARED set to `false`): the sdist still installs
-#     and the suite passes on the pure-Python backend (fastjcs.backend == "python"), while the
+#     and the suite passes on the pure-Python backend (fastjcs.backend() == "python"), while the
 #     same install with FASTJCS_REQUIRE_NATIVE=1 fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,7 +92,7 @@ import fastjcs
 venv, backend = os.path.realpath(sys.argv[1]), sys.argv[2]
 where = os.path.realpath(fastjcs.__file__)
 assert where.startswith(venv + os.sep), f"fastjcs imported from {where}, not from {venv}"
-assert fastjcs.backend == backend, f"backend {fastjcs.backend!r}, expected {backend!r}"
+assert fastjcs.backend() == backend, f"backend {fastjcs.backend()!r}, expected {backend!r}"
 print(f"fastjcs {fastjcs.__version__} from {where}, backend {fastjcs.backend()}")
 EOF
 }

@@ -35,7 +35,7 @@ import fastjcs
 from fastjcs.core import native_backend as _native
 from fastjcs._native_ext import ffi, lib
 
-assert fastjcs.backend == "native"
+assert fastjcs.backend() == "native"
 fuzz = Path(sys.argv[1])
 calls = 0
 for kind in ("corpus", "regressions"):

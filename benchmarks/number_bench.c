@@ -29,7 +29,8 @@ static double time_fjcs(const double *v, size_t n) {
     unsigned long long acc = 0;
     double t0 = now_ns();
     for (size_t i = 0; i < n; i++) {
-        int len = fjcs_format_double(v[i], buf);
+        size_t len = 0;
+        fjcs_format_double(v[i], buf, &len); /* the inputs are finite: FJCS_OK */
         acc += (unsigned long long)len + (unsigned char)buf[len - 1];
     }
     double t1 = now_ns();
@@ -53,8 +54,8 @@ static double time_snprintf(const double *v, size_t n) {
 static int roundtrip(const double *v, size_t n) {
     char buf[FJCS_NUMBER_BUFSIZE + 1];
     for (size_t i = 0; i < n; i++) {
-        int len = fjcs_format_double(v[i], buf);
-        if (len < 0) return 0;
+        size_t len;
+        if (fjcs_format_double(v[i], buf, &len) != FJCS_OK) return 0;
         buf[len] = '\0';
         double back = strtod(buf, NULL);
         if (memcmp(&back, &v[i], sizeof back) != 0 && !(v[i] == 0 && back == 0)) {

@@ -42,7 +42,7 @@ def short_decimals(count: int, rng: random.Random) -> list:
 def build(cc: str) -> Path:
     BIN.mkdir(parents=True, exist_ok=True)
     exe = BIN / "number_bench"
-    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", f"-I{ROOT / 'csrc'}", "-o", str(exe),
+    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow", f"-I{ROOT / 'csrc'}", "-o", str(exe),
            str(ROOT / "benchmarks" / "number_bench.c"), str(ROOT / "csrc" / "number_format.c")]
     subprocess.run(cmd, check=True)
     return exe

@@ -1,5 +1,5 @@
 /*
- * parse_bench.c: ns per token for fjcs_parse_double against strtod (C locale) on the same tokens.
+ * parse_bench.c: ns per token for fjcs__parse_double against strtod (C locale) on the same tokens.
  * Built and run by benchmarks/parse_bench.py, which writes the tokens.
  *
  *   parse_bench FILE [REPEATS]
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fastjcs.h"
+#include "fjcs_internal.h" /* fjcs__parse_double: internal, called here directly */
 
 static double now_ns(void) {
     struct timespec ts;
@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < repeats; r++) {
         double t0 = now_ns();
         for (size_t i = 0; i < n; i++) {
-            if (fjcs_parse_double(tok[i], len[i], &a[i]) != FJCS_OK) a[i] = 0;
+            if (fjcs__parse_double(tok[i], len[i], &a[i]) != FJCS_OK) a[i] = 0;
         }
         double t1 = now_ns();
         for (size_t i = 0; i < n; i++) b[i] = strtod(tok[i], NULL);
@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
     int agree = 1;
     for (size_t i = 0; i < n; i++) agree &= memcmp(&a[i], &b[i], sizeof a[i]) == 0;
     printf("tokens %zu\n", n);
-    printf("fjcs_parse_double %.2f\n", best_fjcs / (double)n);
+    printf("fjcs__parse_double %.2f\n", best_fjcs / (double)n);
     printf("strtod %.2f\n", best_strtod / (double)n);
     printf("agree %d\n", agree);
     free(text);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time fjcs_parse_double against strtod (C locale): ns per token and the ratio.
+"""Time fjcs__parse_double against strtod (C locale): ns per token and the ratio.
 
 Compiles benchmarks/parse_bench.c with csrc/number_parse.c at -O2 and runs it on two kinds of
 10^6 tokens (fixed seed):
@@ -40,7 +40,7 @@ def short_tokens(n: int, rnd: random.Random) -> list[str]:
 
 
 def build(cc: str, out: Path) -> None:
-    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", f"-I{ROOT / 'csrc'}",
+    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow", f"-I{ROOT / 'csrc'}",
            str(ROOT / "benchmarks" / "parse_bench.c"), str(ROOT / "csrc" / "number_parse.c"),
            "-o", str(out)]
     subprocess.run(cmd, check=True)
@@ -74,7 +74,7 @@ def main() -> int:
         print(f"{'tokens':<10} {'n':>9} {'fjcs ns':>9} {'strtod ns':>10} {'ratio':>7}  agree")
         for name, tokens in kinds.items():
             r = run(exe, tokens, args.repeats, work)
-            fj, st = float(r["fjcs_parse_double"]), float(r["strtod"])
+            fj, st = float(r["fjcs__parse_double"]), float(r["strtod"])
             print(f"{name:<10} {int(r['tokens']):>9} {fj:>9.1f} {st:>10.1f} {st / fj:>6.2f}x  "
                   f"{'yes' if r['agree'] == '1' else 'NO'}")
     return 0

@@ -13,28 +13,21 @@
 #include <string.h>
 
 #include "fastjcs.h"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define FJCS_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FJCS_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define FJCS_LIKELY(x) (x)
-#define FJCS_UNLIKELY(x) (x)
-#endif
+#include "fjcs_config.h"
 
 /* ---- Growable buffers ---------------------------------------------------------------------- */
 
-/* Make room for `need` more bytes (slow path of buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
+/* Make room for `need` more bytes (slow path of fjcs__buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
 int fjcs__buf_grow(fjcs_buf *b, size_t need);
 
-static inline int buf_reserve(fjcs_buf *b, size_t need) {
+static inline int fjcs__buf_reserve(fjcs_buf *b, size_t need) {
     if (FJCS_LIKELY(b->cap - b->len >= need)) return FJCS_OK;
     return fjcs__buf_grow(b, need);
 }
 
-/* Appends that assume buf_reserve made room. */
-static inline void buf_put(fjcs_buf *b, char c) { b->data[b->len++] = c; }
-static inline void buf_put_n(fjcs_buf *b, const void *s, size_t n) {
+/* Appends that assume fjcs__buf_reserve made room. */
+static inline void fjcs__buf_put(fjcs_buf *b, char c) { b->data[b->len++] = c; }
+static inline void fjcs__buf_put_n(fjcs_buf *b, const void *s, size_t n) {
     memcpy(b->data + b->len, s, n);
     b->len += n;
 }
@@ -51,10 +44,12 @@ static inline void fjcs__release(void *items, void *local) {
     if (items != local) free(items);
 }
 
-/* Fill the caller's error record, if it gave one, and return the code. */
+/* Fill the caller's error record, if it gave one, and return the code (FJCS_E_SYNTAX errors then
+ * set err->expected: text.c). */
 static inline int fjcs__fail(fjcs_error *err, int code, size_t offset, const char *msg) {
     if (err) {
-        err->code = code;
+        err->code = (fjcs_code)code;
+        err->expected = FJCS_EXPECT_NOTHING;
         err->offset = offset;
         err->message = msg;
     }
@@ -68,7 +63,7 @@ static inline int fjcs__fail(fjcs_error *err, int code, size_t offset, const cha
  * Table 3-7 / RFC 3629 section 4: no overlongs, no surrogates (ED A0..BF), nothing above
  * U+10FFFF; 0 when it is not well formed, including when it runs past end.
  */
-static inline int utf8_sequence_length(const uint8_t *p, const uint8_t *end) {
+static inline int fjcs__utf8_sequence_length(const uint8_t *p, const uint8_t *end) {
     uint8_t c = p[0];
     size_t avail = (size_t)(end - p);
     uint8_t lo = 0x80, hi = 0xBF;
@@ -92,7 +87,7 @@ static inline int utf8_sequence_length(const uint8_t *p, const uint8_t *end) {
 }
 
 /* True when p holds a UTF-8-encoded surrogate (ED A0..BF 80..BF), as surrogatepass writes it. */
-static inline int utf8_is_encoded_surrogate(const uint8_t *p, const uint8_t *end) {
+static inline int fjcs__utf8_is_encoded_surrogate(const uint8_t *p, const uint8_t *end) {
     return end - p >= 3 && p[0] == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF && (p[2] & 0xC0) == 0x80;
 }
 
@@ -101,7 +96,7 @@ static inline int utf8_is_encoded_surrogate(const uint8_t *p, const uint8_t *end
 #define FJCS_ONES UINT64_C(0x0101010101010101)
 #define FJCS_HIGHS UINT64_C(0x8080808080808080)
 
-static inline uint64_t load_u64(const uint8_t *p) {
+static inline uint64_t fjcs__load_u64(const uint8_t *p) {
     uint64_t v;
     memcpy(&v, p, 8);
     return v;
@@ -113,7 +108,7 @@ static inline uint64_t load_u64(const uint8_t *p) {
  * ("has a zero byte", "has a byte less than n", from the folklore of SWAR) answer "is there any"
  * exactly, though not which byte; the caller then looks byte by byte.
  */
-static inline uint64_t swar_string_special(uint64_t v) {
+static inline uint64_t fjcs__swar_string_special(uint64_t v) {
     uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
     uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
     uint64_t quote = (x22 - FJCS_ONES) & ~x22;
@@ -144,6 +139,17 @@ int fjcs__write_double(fjcs_buf *out, double v);
  */
 int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
 
+/* ---- Numbers in ------------------------------------------------------------------------------ */
+
+/*
+ * Read a JSON number token (RFC 8259 section 6 grammar) of len bytes at tok as the nearest double,
+ * ties to even, without depending on the C locale (number_parse.c). Stores it in *out and returns
+ * FJCS_OK; returns FJCS_E_FLOAT_DOMAIN (storing nothing) when the magnitude rounds to infinity,
+ * and FJCS_E_SYNTAX (storing nothing) for bytes that are not a number token. Values too small for
+ * a subnormal become a signed zero. Allocates nothing; any length works, in time linear in it.
+ */
+int fjcs__parse_double(const char *tok, size_t len, double *out);
+
 /* ---- Objects: member order and duplicates ------------------------------------------------------ */
 
 /*
@@ -155,7 +161,7 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  */
 static inline int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
     size_t n = an < bn ? an : bn, i = 0;
-    while (i + 8 <= n && load_u64(a + i) == load_u64(b + i)) i += 8;
+    while (i + 8 <= n && fjcs__load_u64(a + i) == fjcs__load_u64(b + i)) i += 8;
     while (i < n && a[i] == b[i]) i++;
     if (i == n) return (an > bn) - (an < bn);
     uint8_t x = a[i], y = b[i];
@@ -168,36 +174,36 @@ static inline int fjcs__key_cmp(const uint8_t *a, size_t an, const uint8_t *b, s
 
 /* One member of an object being written: its name, where its `"name":value` sits in the output
  * (without the separating commas), and where its name began in the input (for errors). */
-typedef struct fjcs_member {
+typedef struct fjcs__member {
     const uint8_t *key;
     size_t key_len;
     size_t start, end;
     size_t pos;
-} fjcs_member;
+} fjcs__member;
 
 /* A run of output bytes, [start, end). */
-typedef struct fjcs_span {
+typedef struct fjcs__span {
     size_t start, end;
-} fjcs_span;
+} fjcs__span;
 
 /* An object whose members still sit in input order in the output, from `start` to `end`; its
- * members in canonical order are spans[first .. first + n) of its fjcs_order. */
-typedef struct fjcs_reorder {
+ * members in canonical order are spans[first .. first + n) of its fjcs__order. */
+typedef struct fjcs__reorder {
     size_t start, end;
     size_t first, n;
-} fjcs_reorder;
+} fjcs__reorder;
 
 /*
  * What has moved inside a container so far: the bytes already rewritten by an object's reordering,
  * and whether an object inside was recorded for fjcs__order_finish. A closing container adds its
  * own to its parent's (fjcs__nest_into).
  */
-typedef struct fjcs_nest {
+typedef struct fjcs__nest {
     size_t moved;
     unsigned char deferred;
-} fjcs_nest;
+} fjcs__nest;
 
-static inline void fjcs__nest_into(fjcs_nest *parent, const fjcs_nest *child) {
+static inline void fjcs__nest_into(fjcs__nest *parent, const fjcs__nest *child) {
     parent->moved += child->moved;
     parent->deferred |= child->deferred;
 }
@@ -208,18 +214,18 @@ static inline void fjcs__nest_into(fjcs_nest *parent, const fjcs_nest *child) {
  * Moving an object's members when it closes costs the size of the object. Done at every level of
  * a deep nest of unordered objects, that is depth x size (quadratic). So an object moves its
  * bytes at once only when at least an eighth of them move for the first time (and nothing inside
- * it was recorded); otherwise it records where its members go (an fjcs_reorder), and
+ * it was recorded); otherwise it records where its members go (an fjcs__reorder), and
  * fjcs__order_finish writes every recorded object in one pass at the end. Immediate moves then
  * cost at most 8 times the output, and the final pass once more, whatever the nesting; a flat
  * record moves at once, as small objects are cheapest to move while they are in cache.
  */
-typedef struct fjcs_order {
+typedef struct fjcs__order {
     fjcs_buf scratch;           /* merge-sort space and copies of the bytes being moved */
-    fjcs_span *spans;           /* member spans of the recorded objects, in canonical order */
+    fjcs__span *spans;           /* member spans of the recorded objects, in canonical order */
     size_t nspans, spans_cap;
-    fjcs_reorder *recs;         /* the recorded objects, in the order they closed */
+    fjcs__reorder *recs;         /* the recorded objects, in the order they closed */
     size_t nrecs, recs_cap;
-} fjcs_order;
+} fjcs__order;
 
 /*
  * Put the n members of an object, written into out in input order and separated by single commas
@@ -228,19 +234,67 @@ typedef struct fjcs_order {
  * sorted (stably) and a repeated name is reported as FJCS_E_DUPKEY with *dup_pos the input
  * position of the earliest member whose name repeats an earlier one. `nest` holds what moved
  * inside the object; when its order changes, the bytes are rewritten now or recorded in o for
- * fjcs__order_finish (see fjcs_order), and nest is updated to say so. Returns FJCS_OK,
+ * fjcs__order_finish (see fjcs__order), and nest is updated to say so. Returns FJCS_OK,
  * FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
  */
-int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_nest *nest,
-                        fjcs_order *o, size_t *dup_pos);
+int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
+                        fjcs__order *o, size_t *dup_pos);
 
 /* Write the objects recorded in o into canonical order, in one pass over out, and forget them.
  * Call once the value is complete. FJCS_OK or FJCS_E_NOMEM (out is then unchanged). */
-int fjcs__order_finish(fjcs_buf *out, fjcs_order *o);
+int fjcs__order_finish(fjcs_buf *out, fjcs__order *o);
 
 /* Forget any recorded objects (a new value starts). */
-static inline void fjcs__order_reset(fjcs_order *o) { o->nspans = o->nrecs = 0; }
+static inline void fjcs__order_reset(fjcs__order *o) { o->nspans = o->nrecs = 0; }
 
-void fjcs__order_free(fjcs_order *o);
+void fjcs__order_free(fjcs__order *o);
+
+/* ---- The text canonicalizer (text.c) ------------------------------------------------------------ */
+
+/* One open container of the text being read. */
+typedef struct fjcs__text_frame {
+    size_t mbase;      /* this object's first member in the member stack */
+    size_t arena_mark; /* arena length when the object opened: its names live above */
+    unsigned char is_object;
+    unsigned char sorted; /* member names strictly increasing so far */
+    fjcs__nest nest;      /* what moved inside (reordered objects) */
+} fjcs__text_frame;
+
+/* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
+ * grows: until the object closes, such a name is an arena offset (key == NULL, key_off). */
+typedef struct fjcs__text_member {
+    fjcs__member m;
+    size_t key_off;
+} fjcs__text_member;
+
+/*
+ * A text canonicalizer: the parser's stacks and scratch buffers, kept from one text to the next so
+ * that a batch of texts allocates almost nothing. fjcs__text_init it (it allocates nothing), run
+ * it on any number of texts, then fjcs__text_free it. The fields are text.c's.
+ */
+typedef struct fjcs__text {
+    const uint8_t *base, *end;
+    fjcs_buf *out;
+    fjcs_buf arena;     /* unescaped names (and, briefly, unescaped values) */
+    fjcs__order order;  /* reordering members */
+    fjcs__text_frame *frames;
+    size_t nframes, frames_cap;
+    fjcs__text_member *members;
+    size_t nmembers, members_cap;
+    size_t max_depth;
+    int flags;
+    fjcs_error *err;
+    fjcs__text_frame frames_local[16]; /* the stacks start here: a small text allocates nothing */
+    fjcs__text_member members_local[32];
+} fjcs__text;
+
+/* Ready t for texts nested at most max_depth deep, with fjcs_canonicalize's flags. */
+void fjcs__text_init(fjcs__text *t, size_t max_depth, int flags);
+
+/* Canonicalize text[0..len) and append it to out: fjcs_canonicalize's answer and error record. */
+int fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *out, fjcs_error *err);
+
+/* Free what t allocated (it may be initialised again). */
+void fjcs__text_free(fjcs__text *t);
 
 #endif /* FJCS_INTERNAL_H */

@@ -18,46 +18,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fastjcs.h"
+#include "fjcs_internal.h"
 #include "schubfach_table.h"
 
-/* ---- Compile-time knobs ------------------------------------------------------------------------ */
-
-/* 1: 64x64->128 products through the compiler's unsigned __int128; 0: through four 32x32->64
- * multiplies (portable C11). Defaults to 1 where the compiler has the type; tests/c builds the
- * number checker with -DFJCS_HAVE_INT128=0 too, so the fallback is exercised on every run. */
-#ifndef FJCS_HAVE_INT128
-#ifdef __SIZEOF_INT128__
-#define FJCS_HAVE_INT128 1
-#else
-#define FJCS_HAVE_INT128 0
-#endif
-#endif
+/* ---- Compile-time knobs (the platform switches, FJCS_HAVE_*, are in fjcs_config.h) ------------------------------------------------------------------------ */
 
 /* 1: doubles that are integers below 2^53 skip Schubfach and print their integer digits (the same
  * result, as their rounding interval is narrower than 1); 0: everything goes through Schubfach
  * (the tests build both ways). */
 #ifndef FJCS_INTEGER_FAST_PATH
 #define FJCS_INTEGER_FAST_PATH 1
-#endif
-
-/* 1: digits are made and placed as 64-bit words in little-endian byte order; 0: byte by byte
- * (any byte order; tests/c builds it too). Defaults to 1 where the target is known little-endian. */
-#ifndef FJCS_LITTLE_ENDIAN
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FJCS_LITTLE_ENDIAN 1
-#elif defined(_M_X64) || defined(_M_IX86) || defined(_M_ARM64)
-#define FJCS_LITTLE_ENDIAN 1
-#else
-#define FJCS_LITTLE_ENDIAN 0
-#endif
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define FJCS_INLINE static inline __attribute__((always_inline))
-#else
-#define FJCS_INLINE static inline
 #endif
 
 /* ---- binary64 ---------------------------------------------------------------------------------- */
@@ -113,11 +83,9 @@ FJCS_INLINE int flog2_pow10(int e) {
  */
 
 #if FJCS_HAVE_INT128
-__extension__ typedef unsigned __int128 fjcs_u128;
-
 FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
-    fjcs_u128 low = (fjcs_u128)g[1] * cp;                      /* P mod 2^64, and a carry */
-    fjcs_u128 mid = (fjcs_u128)g[0] * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
+    fjcs__u128 low = (fjcs__u128)g[1] * cp;                      /* P mod 2^64, and a carry */
+    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
     uint64_t vb = (uint64_t)(mid >> 64);
     uint64_t sticky = (uint64_t)mid | ((uint64_t)low >> 61); /* R >= 2^61 */
     return vb | (sticky != 0);
@@ -217,25 +185,11 @@ static const char DIGIT_PAIRS[200] =
 
 #define POW10_16 UINT64_C(10000000000000000)
 
-/* Leading zero bits of x != 0. */
-FJCS_INLINE int clz64(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_clzll(x);
-#else
-    int n = 0;
-    while (!(x >> 63)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
 /* The number of decimal digits of 0 < m < 10^17: from its bit length b, 2^(b-1) <= m < 2^b, the
  * count is t = floor(b * log10(2)) or t + 1, depending on whether m has reached 10^t.
  * tests/c/number_check.c checks it at every power of ten and of two. */
 FJCS_INLINE int decimal_length(uint64_t m) {
-    int t = flog10_pow2(64 - clz64(m));
+    int t = flog10_pow2(64 - fjcs__clz64(m));
     return t + (m >= fjcs_pow10[t]);
 }
 
@@ -261,7 +215,7 @@ FJCS_INLINE char *write_exponent(char *p, int x) {
     p[1] = x < 0 ? '-' : '+';
     if (x < 0) x = -x;
     int hundreds = x / 100, rest = x % 100;
-#if FJCS_LITTLE_ENDIAN
+#if FJCS_HAVE_LITTLE_ENDIAN
     /* The three digits "hdd" in one word, the leading zeros shifted out: no branch on the number
      * of exponent digits, unpredictable for random doubles. The fourth byte stored is within the
      * 25 of the longest rendering. */
@@ -281,7 +235,7 @@ FJCS_INLINE char *write_exponent(char *p, int x) {
 #endif
 }
 
-#if FJCS_LITTLE_ENDIAN
+#if FJCS_HAVE_LITTLE_ENDIAN
 
 /* Eight ASCII digits of x < 10^8 as a little-endian word: the first digit in the low byte.
  * All eight at once ("SWAR"): x is split into two 4-digit lanes of 32 bits, each lane into two
@@ -329,7 +283,7 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
     char lead = (char)('0' + first);
     uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
-    int zeros = z2 ? clz64(z2) >> 3 : 8 + (z1 ? clz64(z1) >> 3 : 8);
+    int zeros = z2 ? fjcs__clz64(z2) >> 3 : 8 + (z1 ? fjcs__clz64(z1) >> 3 : 8);
     int len = 17 - zeros; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
 
     if (n > 0 && n <= 21) {
@@ -371,7 +325,7 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
 }
 
-#else /* !FJCS_LITTLE_ENDIAN: the same layout byte by byte */
+#else /* !FJCS_HAVE_LITTLE_ENDIAN: the same layout byte by byte */
 
 /* Eight decimal digits of x < 10^8, with leading zeros. */
 FJCS_INLINE void write8(char *p, uint32_t x) {
@@ -428,7 +382,7 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     return write_exponent(p, n - 1);
 }
 
-#endif /* FJCS_LITTLE_ENDIAN */
+#endif /* FJCS_HAVE_LITTLE_ENDIAN */
 
 /* ---- Entry points ------------------------------------------------------------------------------ */
 
@@ -469,21 +423,15 @@ FJCS_INLINE int format_double(double v, char *buf) {
     return (int)(layout(p, d, n) - buf);
 }
 
-int fjcs_format_double(double v, char *buf) { return format_double(v, buf); }
+fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {
+    int n = format_double(v, buf);
+    if (n < 0) return FJCS_E_FLOAT_DOMAIN;
+    *len = (size_t)n;
+    return FJCS_OK;
+}
 
 int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf) {
     char *p = buf;
     if (negative) *p++ = '-';
     return (int)(layout(p, m * fjcs_pow10[17 - len], n) - buf);
-}
-
-long long fjcs_format_doubles(const double *v, size_t n, char *out) {
-    char *p = out;
-    for (size_t i = 0; i < n; i++) {
-        int len = format_double(v[i], p);
-        if (len < 0) return -1;
-        p += len;
-        *p++ = '\n';
-    }
-    return (long long)(p - out);
 }

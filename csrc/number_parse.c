@@ -1,5 +1,5 @@
 /*
- * number_parse.c: fjcs_parse_double, a correctly rounded, locale-independent reader of JSON number
+ * number_parse.c: fjcs__parse_double, a correctly rounded, locale-independent reader of JSON number
  * tokens (RFC 8259 section 6) as IEEE-754 binary64, round to nearest, ties to even.
  *
  * strtod is not used: it reads the decimal point from the C locale (LC_NUMERIC), which a host
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fastjcs.h"
+#include "fjcs_internal.h"
 #include "pow5_table.h"
 
 /* ---- Compile-time knobs ---- */
@@ -57,20 +57,11 @@
 #endif
 
 /* 1 reads eight digits at a time with 64-bit loads (Lemire 2021, after W. Mula); needs a
- * little-endian load, so it defaults to 0 where the byte order is not known to be little. */
+ * little-endian load, so it defaults to FJCS_HAVE_LITTLE_ENDIAN (fjcs_config.h, which also has the
+ * switches for unsigned __int128 and the GNU builtins; tests build with each of them off). */
 #ifndef FJCS_PARSE_SWAR
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FJCS_PARSE_SWAR 1
-#elif defined(_M_X64) || defined(_M_ARM64) || defined(_M_IX86)
-#define FJCS_PARSE_SWAR 1
-#else
-#define FJCS_PARSE_SWAR 0
+#define FJCS_PARSE_SWAR FJCS_HAVE_LITTLE_ENDIAN
 #endif
-#endif
-
-/* Define FJCS_NO_INT128 to use the portable 64x64->128 multiplication even where the compiler
- * has unsigned __int128, and FJCS_NO_BUILTINS to count leading zeros without __builtin_clzll
- * (tests build both ways, so the code other compilers get is tested too). */
 
 _Static_assert(FJCS_PARSE_MAX_DIGITS >= 768, "the exact path needs at least 768 digits");
 
@@ -89,17 +80,8 @@ enum {
 /* ---- Small integer helpers ---- */
 
 /* The hot path is one function: the digit scanner inlined into it (GCC would otherwise call it,
- * as it is used twice), the rare paths kept out of it so its frame and prologue stay small. */
-#if defined(__GNUC__) || defined(__clang__)
-#define FJCS_HOT_INLINE inline __attribute__((always_inline))
-#define FJCS_COLD __attribute__((noinline, cold))
-#elif defined(_MSC_VER)
-#define FJCS_HOT_INLINE __forceinline
-#define FJCS_COLD __declspec(noinline)
-#else
-#define FJCS_HOT_INLINE inline
-#define FJCS_COLD
-#endif
+ * as it is used twice), the rare paths kept out of it (FJCS_COLD) so its frame and prologue stay
+ * small. */
 
 #define FJCS_INF_BITS UINT64_C(0x7FF0000000000000)
 #define FJCS_MANT_MASK ((UINT64_C(1) << 52) - 1)
@@ -117,28 +99,11 @@ static int is_digit(unsigned char c) {
     return (unsigned)(c - '0') < 10u;
 }
 
-/* Number of leading zero bits; x != 0. */
-static int clz64(uint64_t x) {
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(FJCS_NO_BUILTINS)
-    return __builtin_clzll(x);
-#else
-    int n = 0;
-    if (!(x >> 32)) { n += 32; x <<= 32; }
-    if (!(x >> 48)) { n += 16; x <<= 16; }
-    if (!(x >> 56)) { n += 8; x <<= 8; }
-    if (!(x >> 60)) { n += 4; x <<= 4; }
-    if (!(x >> 62)) { n += 2; x <<= 2; }
-    if (!(x >> 63)) { n += 1; }
-    return n;
-#endif
-}
-
 /* Full 64x64 -> 128-bit product: returns the low half, stores the high half. */
-#if defined(__SIZEOF_INT128__) && !defined(FJCS_NO_INT128)
-__extension__ typedef unsigned __int128 fjcs_u128;
+#if FJCS_HAVE_INT128
 
 static uint64_t mul64(uint64_t a, uint64_t b, uint64_t *hi) {
-    fjcs_u128 p = (fjcs_u128)a * b;
+    fjcs__u128 p = (fjcs__u128)a * b;
     *hi = (uint64_t)(p >> 64);
     return (uint64_t)p;
 }
@@ -192,7 +157,7 @@ static uint64_t eight_digit_value(uint64_t v) {
 #endif
 
 /* Accumulates the digits from p into *w (mod 2^64) and returns the first non-digit position. */
-static FJCS_HOT_INLINE const unsigned char *scan_digits(const unsigned char *p,
+FJCS_INLINE const unsigned char *scan_digits(const unsigned char *p,
                                                        const unsigned char *end, uint64_t *w) {
     uint64_t acc = *w;
 #if FJCS_PARSE_SWAR
@@ -400,7 +365,7 @@ static uint64_t make_bits(uint64_t m, int e2) {
  * (FJCS_INF_BITS on overflow) when the truncations provably do not matter, 0 when they might.
  */
 static int eisel_lemire(uint64_t w, int q, uint64_t *bits, int *wide) {
-    int l = clz64(w);
+    int l = fjcs__clz64(w);
     uint64_t wn = w << l;
     const uint64_t *t = fjcs_pow5_128[q - FJCS_POW5_MIN_Q];
     int eu = floor_log2_pow5(q) + q - l + 1;
@@ -451,7 +416,7 @@ static int eisel_lemire(uint64_t w, int q, uint64_t *bits, int *wide) {
 /* A lower bound of w 10^q within a few ulps (stage 1 truncated, no rounding): the start of the
  * exact path's search. The value is >= this because every truncation above goes down. */
 static uint64_t approx_bits(uint64_t w, int q) {
-    int l = clz64(w);
+    int l = fjcs__clz64(w);
     uint64_t a_hi;
     (void)mul64(w << l, fjcs_pow5_128[q - FJCS_POW5_MIN_Q][0], &a_hi);
     fjcs_split s = split_top(a_hi, floor_log2_pow5(q) + q - l + 1);
@@ -519,7 +484,7 @@ static void big_mul_pow5(fjcs_big *a, int64_t e) {
 }
 
 static int64_t big_bitlen(const fjcs_big *a) {
-    return a->n ? 64 * (int64_t)a->n - clz64(a->v[a->n - 1]) : 0;
+    return a->n ? 64 * (int64_t)a->n - fjcs__clz64(a->v[a->n - 1]) : 0;
 }
 
 /* dst = src << s (s >= 0), for results known to fit. */
@@ -651,7 +616,7 @@ static FJCS_COLD uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
 
 /* ---- The entry point ---- */
 
-int fjcs_parse_double(const char *tok, size_t len, double *out) {
+int fjcs__parse_double(const char *tok, size_t len, double *out) {
     const unsigned char *begin = (const unsigned char *)tok;
     fjcs_decimal d;
     int rc = read_decimal(begin, begin + len, &d);

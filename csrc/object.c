@@ -61,23 +61,23 @@ typedef struct oframe {
     unsigned char is_dict;
     unsigned char sorted;
     unsigned char started; /* list: an item was written (the next needs a comma) */
-    fjcs_nest nest;        /* what moved inside (reordered dicts) */
+    fjcs__nest nest;        /* what moved inside (reordered dicts) */
 } oframe;
 
 typedef struct reader {
     const uint8_t *base, *p, *end;
     fjcs_buf *out;
-    fjcs_order order;
+    fjcs__order order;
     oframe *frames;
     size_t nframes, frames_cap;
-    fjcs_member *members;
+    fjcs__member *members;
     size_t nmembers, members_cap;
     ref *refs;
     size_t nrefs, refs_cap;
     size_t max_depth;
     fjcs_error *err;
     oframe frames_local[16];   /* the stacks start here: a small value allocates nothing */
-    fjcs_member members_local[32];
+    fjcs__member members_local[32];
     ref refs_local[32];
 } reader;
 
@@ -136,7 +136,7 @@ static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii
     const uint8_t *p = s, *end = s + n;
     int escapes = 0;
     while (p < end) {
-        while (end - p >= 8 && swar_string_special(load_u64(p)) == 0) p += 8;
+        while (end - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) p += 8;
         if (p >= end) break;
         uint8_t c = *p;
         if (c < 0x80) {
@@ -144,19 +144,19 @@ static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii
             p++;
             continue;
         }
-        if (utf8_is_encoded_surrogate(p, end))
+        if (fjcs__utf8_is_encoded_surrogate(p, end))
             return fail(r, FJCS_E_SURROGATE, at, "string contains a lone surrogate");
-        int k = ascii_only ? 0 : utf8_sequence_length(p, end);
+        int k = ascii_only ? 0 : fjcs__utf8_sequence_length(p, end);
         if (k == 0) return fail(r, FJCS_E_ENCODING, at, "malformed string in the encoding");
         p += k;
     }
     *plain = !escapes;
     fjcs_buf *out = r->out;
     if (!escapes) {
-        if (buf_reserve(out, n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
-        buf_put(out, '"');
-        buf_put_n(out, s, n);
-        buf_put(out, '"');
+        if (fjcs__buf_reserve(out, n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+        fjcs__buf_put(out, '"');
+        fjcs__buf_put_n(out, s, n);
+        fjcs__buf_put(out, '"');
         return FJCS_OK;
     }
     if (fjcs__write_string(out, s, n) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
@@ -166,10 +166,10 @@ static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii
 static int write_known_string(reader *r, const ref *e, const uint8_t *at) {
     fjcs_buf *out = r->out;
     if (e->plain) {
-        if (buf_reserve(out, e->n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
-        buf_put(out, '"');
-        buf_put_n(out, e->s, e->n);
-        buf_put(out, '"');
+        if (fjcs__buf_reserve(out, e->n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+        fjcs__buf_put(out, '"');
+        fjcs__buf_put_n(out, e->s, e->n);
+        fjcs__buf_put(out, '"');
         return FJCS_OK;
     }
     if (fjcs__write_string(out, e->s, e->n) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
@@ -242,19 +242,19 @@ static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t
     if (r->nframes >= r->max_depth) return fail(r, FJCS_E_DEPTH, at, "nesting deeper than max_depth");
     if (fjcs__grow((void **)&r->frames, &r->frames_cap, r->nframes, sizeof(oframe),
                    r->frames_local) != FJCS_OK ||
-        buf_reserve(r->out, 2) != FJCS_OK)
+        fjcs__buf_reserve(r->out, 2) != FJCS_OK)
         return fail(r, FJCS_E_NOMEM, at, "out of memory");
     oframe *f = &r->frames[r->nframes++];
     f->is_dict = (unsigned char)is_dict;
     f->sorted = 1;
-    f->nest = (fjcs_nest){0, 0};
+    f->nest = (fjcs__nest){0, 0};
     f->started = 0;
     f->remaining = count;
     f->mbase = r->nmembers;
     f->index = index;
     f->resume = resume;
     if (index != NO_INDEX) r->refs[index].open = 1;
-    buf_put(r->out, is_dict ? '{' : '[');
+    fjcs__buf_put(r->out, is_dict ? '{' : '[');
     return FJCS_OK;
 }
 
@@ -272,8 +272,8 @@ static int pop_frame(reader *r) {
         if (rc != FJCS_OK) return fail(r, rc, r->p, "out of memory");
         r->nmembers = f->mbase;
     }
-    if (buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, r->p, "out of memory");
-    buf_put(r->out, f->is_dict ? '}' : ']');
+    if (fjcs__buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, r->p, "out of memory");
+    fjcs__buf_put(r->out, f->is_dict ? '}' : ']');
     if (f->index != NO_INDEX) {
         r->refs[f->index].open = 0;
         r->refs[f->index].kind = K_CONTAINER;
@@ -299,8 +299,8 @@ static int drive(reader *r, size_t base) {
                 continue;
             }
             if (f->started) {
-                if (buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, r->p, "out of memory");
-                buf_put(r->out, ',');
+                if (fjcs__buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, r->p, "out of memory");
+                fjcs__buf_put(r->out, ',');
             }
             f->started = 1;
             f->remaining--;
@@ -338,16 +338,16 @@ static int drive(reader *r, size_t base) {
             s = known->s;
             n = known->n;
         }
-        if (fjcs__grow((void **)&r->members, &r->members_cap, r->nmembers, sizeof(fjcs_member),
+        if (fjcs__grow((void **)&r->members, &r->members_cap, r->nmembers, sizeof(fjcs__member),
                        r->members_local) != FJCS_OK)
             return fail(r, FJCS_E_NOMEM, at, "out of memory");
-        fjcs_member *m = &r->members[r->nmembers];
+        fjcs__member *m = &r->members[r->nmembers];
         m->key = s;
         m->key_len = n;
         m->pos = (size_t)(at - r->base);
         if (r->nmembers > f->mbase) {
-            if (buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
-            buf_put(r->out, ',');
+            if (fjcs__buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+            fjcs__buf_put(r->out, ',');
         }
         m->start = r->out->len;
         rc = known ? write_known_string(r, known, at) : write_checked_string(r, s, n, ascii, &plain, at);
@@ -360,12 +360,12 @@ static int drive(reader *r, size_t base) {
             e->plain = (unsigned char)plain;
         }
         if (f->sorted && r->nmembers > f->mbase) {
-            const fjcs_member *prev = m - 1;
+            const fjcs__member *prev = m - 1;
             if (fjcs__key_cmp(prev->key, prev->key_len, m->key, m->key_len) >= 0) f->sorted = 0;
         }
         r->nmembers++;
-        if (buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
-        buf_put(r->out, ':');
+        if (fjcs__buf_reserve(r->out, 1) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+        fjcs__buf_put(r->out, ':');
         rc = read_value(r);
     }
     return rc;
@@ -393,8 +393,8 @@ static int read_value(reader *r) {
     case 'F': {
         const char *word = code == 'N' ? "null" : code == 'T' ? "true" : "false";
         size_t n = strlen(word);
-        if (buf_reserve(out, n) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
-        buf_put_n(out, word, n);
+        if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+        fjcs__buf_put_n(out, word, n);
         e->kind = code == 'N' ? K_NONE : code == 'T' ? K_TRUE : K_FALSE;
         return FJCS_OK;
     }
@@ -470,8 +470,8 @@ static int read_value(reader *r) {
         case K_FALSE: {
             const char *word = k->kind == K_NONE ? "null" : k->kind == K_TRUE ? "true" : "false";
             size_t n = strlen(word);
-            if (buf_reserve(out, n) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
-            buf_put_n(out, word, n);
+            if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+            fjcs__buf_put_n(out, word, n);
             return FJCS_OK;
         }
         case K_INT:
@@ -537,8 +537,8 @@ static void reader_free(reader *r) {
     fjcs__order_free(&r->order);
 }
 
-int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
-                              fjcs_error *err) {
+fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
+                                    fjcs_error *err) {
     reader r;
     reader_init(&r, data, len, max_depth, out, err);
     int rc = read_value(&r);
@@ -552,9 +552,9 @@ int fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fj
 
 /* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
 
-int fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth, fjcs_hash_fn hash,
-                              size_t digest_size, uint8_t *digests, size_t capacity, size_t *count,
-                              fjcs_error *err) {
+fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
+                                    fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    size_t capacity, size_t *count, fjcs_error *err) {
     fjcs_buf out = {0};
     reader r;
     reader_init(&r, data, len, max_depth, &out, err);

@@ -19,41 +19,54 @@
 
 #include "fjcs_internal.h"
 
-/* ---- State ------------------------------------------------------------------------------------ */
+/* ---- State (fjcs__text, fjcs_internal.h) ------------------------------------------------- */
 
-typedef struct frame {
-    size_t mbase;      /* this object's first member in the member stack */
-    size_t arena_mark; /* arena length when the object opened: its names live above */
-    unsigned char is_object;
-    unsigned char sorted; /* member names strictly increasing so far */
-    fjcs_nest nest;       /* what moved inside (reordered objects) */
-} frame;
-
-/* A member whose name held escapes keeps the unescaped name in the arena, which may move when it
- * grows: until the object closes, such a name is an arena offset (key == NULL, key_off). */
-typedef struct member {
-    fjcs_member m;
-    size_t key_off;
-} member;
-
-typedef struct parser {
-    const uint8_t *base, *end;
-    fjcs_buf *out;
-    fjcs_buf arena;   /* unescaped names (and, briefly, unescaped values) */
-    fjcs_order order; /* reordering members */
-    frame *frames;
-    size_t nframes, frames_cap;
-    member *members;
-    size_t nmembers, members_cap;
-    size_t max_depth;
-    int flags;
-    fjcs_error *err;
-    frame frames_local[16];    /* the stacks start here: a small text allocates nothing */
-    member members_local[32];
-} parser;
+typedef fjcs__text parser;
+typedef fjcs__text_frame frame;
+typedef fjcs__text_member member;
 
 static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
     return fjcs__fail(ps->err, code, (size_t)(at - ps->base), msg);
+}
+
+/* The grammar wanted `what` at `at` and found another character or the end of the input. The
+ * message is for C callers; the Python binding words its own from `expected` and the input. */
+static int unexpected(parser *ps, const uint8_t *at, fjcs_expect what) {
+#define EXPECT(name, words) [FJCS_EXPECT_##name] = words
+    static const char *const at_char[] = {
+        EXPECT(NOTHING, "unexpected character"),
+        EXPECT(VALUE, "unexpected character, expected a value"),
+        EXPECT(DIGIT, "unexpected character, expected a digit"),
+        EXPECT(FRACTION_DIGIT, "unexpected character, expected a digit after the decimal point"),
+        EXPECT(EXPONENT_DIGIT, "unexpected character, expected a digit in the exponent"),
+        EXPECT(TRUE, "unexpected character, expected 'true'"),
+        EXPECT(FALSE, "unexpected character, expected 'false'"),
+        EXPECT(NULL, "unexpected character, expected 'null'"),
+        EXPECT(COMMA_OR_BRACKET, "unexpected character, expected ',' or ']'"),
+        EXPECT(COMMA_OR_BRACE, "unexpected character, expected ',' or '}'"),
+        EXPECT(NAME, "unexpected character, expected a member name"),
+        EXPECT(COLON, "unexpected character, expected ':'"),
+        EXPECT(END, "unexpected character, expected end of input"),
+    };
+    static const char *const at_end[] = {
+        EXPECT(NOTHING, "unexpected end of input"),
+        EXPECT(VALUE, "unexpected end of input, expected a value"),
+        EXPECT(DIGIT, "unexpected end of input, expected a digit"),
+        EXPECT(FRACTION_DIGIT, "unexpected end of input, expected a digit after the decimal point"),
+        EXPECT(EXPONENT_DIGIT, "unexpected end of input, expected a digit in the exponent"),
+        EXPECT(TRUE, "unexpected end of input, expected 'true'"),
+        EXPECT(FALSE, "unexpected end of input, expected 'false'"),
+        EXPECT(NULL, "unexpected end of input, expected 'null'"),
+        EXPECT(COMMA_OR_BRACKET, "unexpected end of input, expected ',' or ']'"),
+        EXPECT(COMMA_OR_BRACE, "unexpected end of input, expected ',' or '}'"),
+        EXPECT(NAME, "unexpected end of input, expected a member name"),
+        EXPECT(COLON, "unexpected end of input, expected ':'"),
+        EXPECT(END, "unexpected end of input"), /* never: the end is what was wanted */
+    };
+#undef EXPECT
+    int rc = fail(ps, FJCS_E_SYNTAX, at, at >= ps->end ? at_end[what] : at_char[what]);
+    if (ps->err) ps->err->expected = what;
+    return rc;
 }
 
 static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
@@ -69,7 +82,7 @@ static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static inline const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end) {
     const uint64_t nibbles = FJCS_ONES * 0xF0, threes = FJCS_ONES * 0x30;
     while (end - p >= 8) {
-        uint64_t v = load_u64(p);
+        uint64_t v = fjcs__load_u64(p);
         if ((v & nibbles) != threes || ((v + FJCS_ONES * 6) & nibbles) != threes) break;
         p += 8;
     }
@@ -100,14 +113,14 @@ static inline long hex4(const uint8_t *p) {
 /* Check the escape whose backslash is at *pp and step over it. */
 static int check_escape(parser *ps, const uint8_t **pp) {
     const uint8_t *p = *pp, *end = ps->end;
-    if (end - p < 2) return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+    if (end - p < 2) return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
     switch (p[1]) {
     case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
         *pp = p + 2;
         return FJCS_OK;
     case 'u': {
         long cu = end - p >= 6 ? hex4(p + 2) : -1;
-        if (cu < 0) return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+        if (cu < 0) return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
         if (cu >= 0xDC00 && cu <= 0xDFFF)
             return fail(ps, FJCS_E_SURROGATE, p, "lone surrogate escape");
         if (cu >= 0xD800 && cu <= 0xDBFF) {
@@ -122,7 +135,7 @@ static int check_escape(parser *ps, const uint8_t **pp) {
         return FJCS_OK;
     }
     default:
-        return fail(ps, FJCS_E_SYNTAX, p, "invalid escape sequence");
+        return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
     }
 }
 
@@ -132,8 +145,8 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
     const uint8_t *p = q + 1, *end = ps->end;
     int esc = 0;
     for (;;) {
-        while (end - p >= 8 && swar_string_special(load_u64(p)) == 0) p += 8;
-        if (p >= end) return fail(ps, FJCS_E_SYNTAX, end, "unterminated string");
+        while (end - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) p += 8;
+        if (p >= end) return fail(ps, FJCS_E_UNTERMINATED, end, "unterminated string");
         uint8_t c = *p;
         if (c == '"') break;
         if (c == '\\') {
@@ -141,9 +154,9 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
             if (rc != FJCS_OK) return rc;
             esc = 1;
         } else if (c < 0x20) {
-            return fail(ps, FJCS_E_SYNTAX, p, "control character in string (must be escaped)");
+            return fail(ps, FJCS_E_CONTROL, p, "control character in string (must be escaped)");
         } else if (c >= 0x80) {
-            int k = utf8_sequence_length(p, end);
+            int k = fjcs__utf8_sequence_length(p, end);
             if (k == 0) return fail(ps, FJCS_E_UTF8, p, "invalid UTF-8");
             p += k;
         } else {
@@ -181,7 +194,7 @@ static inline size_t put_utf8(uint8_t *dst, uint32_t cp) {
 /* Unescape the validated string body p..close into the arena; returns the unescaped length. The
  * unescaped form is never longer than the escaped one. */
 static int unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close, size_t *len) {
-    if (buf_reserve(&ps->arena, (size_t)(close - p)) != FJCS_OK) return FJCS_E_NOMEM;
+    if (fjcs__buf_reserve(&ps->arena, (size_t)(close - p)) != FJCS_OK) return FJCS_E_NOMEM;
     uint8_t *start = (uint8_t *)ps->arena.data + ps->arena.len, *dst = start;
     while (p < close) {
         if (*p != '\\') {
@@ -222,8 +235,8 @@ static int string_token(parser *ps, const uint8_t **pp, member *name) {
     fjcs_buf *out = ps->out;
     if (!escaped) {
         size_t n = (size_t)(close - q) + 1; /* both quotes */
-        if (buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
-        buf_put_n(out, q, n);
+        if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
+        fjcs__buf_put_n(out, q, n);
         if (name) {
             name->m.key = q + 1;
             name->m.key_len = (size_t)(close - q) - 1;
@@ -283,17 +296,14 @@ static int short_decimal(const uint8_t *int_part, size_t ni, const uint8_t *frac
 static int number_token(parser *ps, const uint8_t **pp) {
     const uint8_t *start = *pp, *p = start, *end = ps->end;
     if (*p == '-') p++;
-    if (p >= end || !is_digit(*p)) {
-        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit")
-                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit");
-    }
+    if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_DIGIT);
     const uint8_t *digits = p, *frac = NULL;
     size_t frac_len = 0;
     long exp = 0;
     int exp_ok = 1;
     if (*p == '0') {
         p++;
-        if (p < end && is_digit(*p)) return fail(ps, FJCS_E_SYNTAX, p, "leading zero in number");
+        if (p < end && is_digit(*p)) return fail(ps, FJCS_E_LEADING_ZERO, p, "leading zero in number");
     } else {
         p = skip_digits(p, end);
     }
@@ -301,10 +311,7 @@ static int number_token(parser *ps, const uint8_t **pp) {
     int integer = 1;
     if (p < end && *p == '.') {
         p++;
-        if (p >= end)
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit after the decimal point");
-        if (!is_digit(*p))
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit after the decimal point");
+        if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_FRACTION_DIGIT);
         frac = p;
         p = skip_digits(p, end);
         frac_len = (size_t)(p - frac);
@@ -314,10 +321,7 @@ static int number_token(parser *ps, const uint8_t **pp) {
         p++;
         int negative_exp = 0;
         if (p < end && (*p == '+' || *p == '-')) negative_exp = *p++ == '-';
-        if (p >= end)
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a digit in the exponent");
-        if (!is_digit(*p))
-            return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a digit in the exponent");
+        if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_EXPONENT_DIGIT);
         const uint8_t *exp_digits = p;
         while (p < end && is_digit(*p)) {
             if (exp < 100000) exp = exp * 10 + (*p - '0');
@@ -337,21 +341,21 @@ static int number_token(parser *ps, const uint8_t **pp) {
          * "-0" changes (to "0"). So the token is already canonical: copy it. */
         if (int_digits <= 15 && !(start[0] == '-' && digits[0] == '0')) {
             size_t n = (size_t)(p - start);
-            if (buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
-            buf_put_n(out, start, n);
+            if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            fjcs__buf_put_n(out, start, n);
             return FJCS_OK;
         }
     }
     uint64_t m;
     int len, n;
     if (exp_ok && short_decimal(digits, int_digits, frac, frac_len, exp, &m, &len, &n)) {
-        if (buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
+        if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, start, "out of memory");
         out->len += (size_t)fjcs__format_digits(m, len, n, start[0] == '-', out->data + out->len);
         return FJCS_OK;
     }
     double v;
-    if (fjcs_parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
+    if (fjcs__parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
         return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
     int rc = fjcs__write_double(out, v);
     if (rc != FJCS_OK) return fail(ps, rc, start, "out of memory");
@@ -362,22 +366,16 @@ static int number_token(parser *ps, const uint8_t **pp) {
 
 static int literal_token(parser *ps, const uint8_t **pp) {
     static const char *const words[] = {"true", "false", "null"};
-    static const char *const at_end[] = {"unexpected end of input, expected 'true'",
-                                         "unexpected end of input, expected 'false'",
-                                         "unexpected end of input, expected 'null'"};
-    static const char *const at_char[] = {"unexpected character, expected 'true'",
-                                          "unexpected character, expected 'false'",
-                                          "unexpected character, expected 'null'"};
+    static const fjcs_expect expect[] = {FJCS_EXPECT_TRUE, FJCS_EXPECT_FALSE, FJCS_EXPECT_NULL};
     const uint8_t *p = *pp;
     int w = *p == 't' ? 0 : *p == 'f' ? 1 : 2;
     const char *word = words[w];
     size_t n = strlen(word);
     for (size_t i = 0; i < n; i++) {
-        if (p + i >= ps->end) return fail(ps, FJCS_E_SYNTAX, p + i, at_end[w]);
-        if (p[i] != (uint8_t)word[i]) return fail(ps, FJCS_E_SYNTAX, p + i, at_char[w]);
+        if (p + i >= ps->end || p[i] != (uint8_t)word[i]) return unexpected(ps, p + i, expect[w]);
     }
-    if (buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-    buf_put_n(ps->out, word, n);
+    if (fjcs__buf_reserve(ps->out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+    fjcs__buf_put_n(ps->out, word, n);
     *pp = p + n;
     return FJCS_OK;
 }
@@ -395,11 +393,11 @@ static int close_object(parser *ps, const uint8_t *at) {
     member *ms = ps->members + f->mbase;
     int rc = FJCS_OK;
     if (!f->sorted) {
-        /* fjcs__order_members works on an array of fjcs_member: compact ours in place (the
-         * embedded fjcs_member is the first field, so this never overlaps badly). */
-        fjcs_member *flat = (fjcs_member *)(void *)ms;
+        /* fjcs__order_members works on an array of fjcs__member: compact ours in place (the
+         * embedded fjcs__member is the first field, so this never overlaps badly). */
+        fjcs__member *flat = (fjcs__member *)(void *)ms;
         for (size_t i = 0; i < n; i++) {
-            fjcs_member m = ms[i].m;
+            fjcs__member m = ms[i].m;
             m.key = member_key(ps, &ms[i]);
             flat[i] = m;
         }
@@ -421,7 +419,7 @@ static int parse(parser *ps) {
     int rc;
 
 value:
-    if (p >= end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a value");
+    if (p >= end) return unexpected(ps, p, FJCS_EXPECT_VALUE);
     switch (*p) {
     case '{':
     case '[': {
@@ -429,19 +427,19 @@ value:
             return fail(ps, FJCS_E_DEPTH, p, "nesting deeper than max_depth");
         if (fjcs__grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame),
                        ps->frames_local) != FJCS_OK ||
-            buf_reserve(out, 2) != FJCS_OK)
+            fjcs__buf_reserve(out, 2) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         frame *f = &ps->frames[ps->nframes++];
         f->is_object = *p == '{';
         f->sorted = 1;
-        f->nest = (fjcs_nest){0, 0};
+        f->nest = (fjcs__nest){0, 0};
         f->mbase = ps->nmembers;
         f->arena_mark = ps->arena.len;
-        buf_put(out, (char)*p);
+        fjcs__buf_put(out, (char)*p);
         p = skip_ws(p + 1, end);
         if (f->is_object) {
             if (p < end && *p == '}') {
-                buf_put(out, '}');
+                fjcs__buf_put(out, '}');
                 p++;
                 ps->nframes--;
                 goto after_value;
@@ -449,7 +447,7 @@ value:
             goto member_name;
         }
         if (p < end && *p == ']') {
-            buf_put(out, ']');
+            fjcs__buf_put(out, ']');
             p++;
             ps->nframes--;
             goto after_value;
@@ -467,14 +465,14 @@ value:
         rc = literal_token(ps, &p);
         break;
     default:
-        return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a value");
+        return unexpected(ps, p, FJCS_EXPECT_VALUE);
     }
     if (rc != FJCS_OK) return rc;
 
 after_value:
     if (ps->nframes == 0) {
         p = skip_ws(p, end);
-        if (p != end) return fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected end of input");
+        if (p != end) return unexpected(ps, p, FJCS_EXPECT_END);
         if (fjcs__order_finish(out, &ps->order) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         return FJCS_OK;
@@ -484,45 +482,41 @@ after_value:
         frame *f = &ps->frames[ps->nframes - 1];
         if (!f->is_object) {
             if (p < end && *p == ',') {
-                if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-                buf_put(out, ',');
+                if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+                fjcs__buf_put(out, ',');
                 p = skip_ws(p + 1, end);
                 goto value;
             }
             if (p < end && *p == ']') {
-                if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-                buf_put(out, ']');
+                if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+                fjcs__buf_put(out, ']');
                 p++;
                 ps->nframes--;
                 if (ps->nframes) fjcs__nest_into(&ps->frames[ps->nframes - 1].nest, &f->nest);
                 goto after_value;
             }
-            return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or ']'")
-                            : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ',' or ']'");
+            return unexpected(ps, p, FJCS_EXPECT_COMMA_OR_BRACKET);
         }
         ps->members[ps->nmembers - 1].m.end = out->len;
         if (p < end && *p == ',') {
-            if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-            buf_put(out, ',');
+            if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+            fjcs__buf_put(out, ',');
             p = skip_ws(p + 1, end);
             goto member_name;
         }
         if (p < end && *p == '}') {
             rc = close_object(ps, p);
             if (rc != FJCS_OK) return rc;
-            if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-            buf_put(out, '}');
+            if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+            fjcs__buf_put(out, '}');
             p++;
             goto after_value;
         }
-        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ',' or '}'")
-                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ',' or '}'");
+        return unexpected(ps, p, FJCS_EXPECT_COMMA_OR_BRACE);
     }
 
 member_name:
-    if (p >= end || *p != '"')
-        return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected a member name")
-                        : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected a member name");
+    if (p >= end || *p != '"') return unexpected(ps, p, FJCS_EXPECT_NAME);
     {
         if (fjcs__grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member),
                        ps->members_local) != FJCS_OK)
@@ -539,11 +533,9 @@ member_name:
                 f->sorted = 0;
         }
         p = skip_ws(p, end);
-        if (p >= end || *p != ':')
-            return p >= end ? fail(ps, FJCS_E_SYNTAX, p, "unexpected end of input, expected ':'")
-                            : fail(ps, FJCS_E_SYNTAX, p, "unexpected character, expected ':'");
-        if (buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
-        buf_put(out, ':');
+        if (p >= end || *p != ':') return unexpected(ps, p, FJCS_EXPECT_COLON);
+        if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, p, "out of memory");
+        fjcs__buf_put(out, ':');
         p = skip_ws(p + 1, end);
         goto value;
     }
@@ -551,18 +543,7 @@ member_name:
 
 /* ---- Entry points ------------------------------------------------------------------------ */
 
-static void parser_start(parser *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
-    ps->base = (const uint8_t *)text;
-    ps->end = ps->base + len;
-    ps->out = out;
-    ps->err = err;
-    ps->nframes = ps->nmembers = 0;
-    ps->arena.len = 0;
-    fjcs__order_reset(&ps->order);
-    fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
-}
-
-static void parser_init(parser *ps, size_t max_depth, int flags) {
+void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
     memset(ps, 0, offsetof(parser, frames_local));
     ps->max_depth = max_depth;
     ps->flags = flags;
@@ -572,122 +553,30 @@ static void parser_init(parser *ps, size_t max_depth, int flags) {
     ps->members_cap = sizeof ps->members_local / sizeof ps->members_local[0];
 }
 
-static void parser_free(parser *ps) {
+int fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
+    ps->base = (const uint8_t *)text;
+    ps->end = ps->base + len;
+    ps->out = out;
+    ps->err = err;
+    ps->nframes = ps->nmembers = 0;
+    ps->arena.len = 0;
+    fjcs__order_reset(&ps->order);
+    fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
+    return parse(ps);
+}
+
+void fjcs__text_free(fjcs__text *ps) {
     fjcs__release(ps->frames, ps->frames_local);
     fjcs__release(ps->members, ps->members_local);
     fjcs_buf_free(&ps->arena);
     fjcs__order_free(&ps->order);
 }
 
-int fjcs_canonicalize(const char *text, size_t len, size_t max_depth, int flags, fjcs_buf *out,
-                      fjcs_error *err) {
-    parser ps;
-    parser_init(&ps, max_depth, flags);
-    parser_start(&ps, text, len, out, err);
-    int rc = parse(&ps);
-    parser_free(&ps);
-    return rc;
-}
-
-/* Canonicalize one text of a batch with the batch's parser and buffer, and hash it. The parser's
- * stacks and buffers are reused from one text to the next: a batch allocates almost nothing. */
-static int digest_one(parser *ps, fjcs_buf *out, const char *text, size_t len, fjcs_hash_fn hash,
-                      size_t digest_size, fjcs_item *item) {
-    fjcs_error err;
-    out->len = 0;
-    parser_start(ps, text, len, out, &err);
-    int rc = parse(ps);
-    item->code = rc;
-    item->offset = rc == FJCS_OK ? 0 : err.offset;
-    item->message = rc == FJCS_OK ? NULL : err.message;
-    if (rc == FJCS_OK && hash((const uint8_t *)out->data, out->len, item->digest, digest_size) != 0) {
-        item->code = FJCS_E_HASH;
-        item->message = "the hash function failed";
-    }
-    return rc == FJCS_E_NOMEM ? rc : FJCS_OK;
-}
-
-int fjcs_digest_lines(const char *text, size_t len, size_t max_depth, int flags, fjcs_hash_fn hash,
-                      size_t digest_size, fjcs_item *items, size_t capacity, size_t *count) {
-    parser ps;
-    fjcs_buf out = {0};
-    parser_init(&ps, max_depth, flags);
-    size_t n = 0, start = 0;
-    int rc = FJCS_OK;
-    while (start < len) {
-        const char *nl = memchr(text + start, '\n', len - start);
-        size_t stop = nl ? (size_t)(nl - text) : len;
-        if (n >= capacity) break;
-        fjcs_item *item = &items[n++];
-        item->start = start;
-        item->len = stop - start;
-        rc = digest_one(&ps, &out, text + start, stop - start, hash, digest_size, item);
-        if (rc != FJCS_OK || nl == NULL) break;
-        start = stop + 1;
-    }
-    *count = n;
-    parser_free(&ps);
-    fjcs_buf_free(&out);
-    return rc;
-}
-
-int fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, int flags,
-                          fjcs_hash_fn hash, size_t digest_size, const char *prefix,
-                          size_t prefix_len, fjcs_buf *out, fjcs_item *failures, size_t capacity,
-                          size_t *nfailures, size_t *nlines, size_t *consumed) {
-    static const char hex[] = "0123456789abcdef";
-    parser ps;
-    fjcs_buf canon = {0};
-    fjcs_item item;
-    parser_init(&ps, max_depth, flags);
-    size_t lines = 0, nf = 0, start = 0;
-    int rc = FJCS_OK;
-    while (start < len && nf < capacity) {
-        const char *nl = memchr(text + start, '\n', len - start);
-        size_t stop = nl ? (size_t)(nl - text) : len;
-        rc = digest_one(&ps, &canon, text + start, stop - start, hash, digest_size, &item);
-        if (rc != FJCS_OK) break;
-        if (item.code == FJCS_OK) {
-            if (buf_reserve(out, prefix_len + 2 * digest_size + 1) != FJCS_OK) {
-                rc = FJCS_E_NOMEM;
-                break;
-            }
-            buf_put_n(out, prefix, prefix_len);
-            for (size_t i = 0; i < digest_size; i++) {
-                buf_put(out, hex[item.digest[i] >> 4]);
-                buf_put(out, hex[item.digest[i] & 15]);
-            }
-            buf_put(out, '\n');
-        } else {
-            item.start = start;
-            item.len = stop - start;
-            item.index = lines;
-            item.out_at = out->len;
-            failures[nf++] = item;
-        }
-        lines++;
-        start = nl ? stop + 1 : len;
-    }
-    *nfailures = nf;
-    *nlines = lines;
-    *consumed = start;
-    parser_free(&ps);
-    fjcs_buf_free(&canon);
-    return rc;
-}
-
-int fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n, size_t max_depth,
-                      int flags, fjcs_hash_fn hash, size_t digest_size, fjcs_item *items) {
-    parser ps;
-    fjcs_buf out = {0};
-    parser_init(&ps, max_depth, flags);
-    int rc = FJCS_OK;
-    for (size_t i = 0; i < n && rc == FJCS_OK; i++) {
-        items[i].start = 0;
-        items[i].len = lens[i];
-        rc = digest_one(&ps, &out, texts[i], lens[i], hash, digest_size, &items[i]);
-    }
-    parser_free(&ps);
-    fjcs_buf_free(&out);
-    return rc;
+fjcs_code fjcs_canonicalize(const char *text, size_t len, size_t max_depth, fjcs_flags flags,
+                            fjcs_buf *out, fjcs_error *err) {
+    fjcs__text ps;
+    fjcs__text_init(&ps, max_depth, flags);
+    int rc = fjcs__text_run(&ps, text, len, out, err);
+    fjcs__text_free(&ps);
+    return (fjcs_code)rc;
 }

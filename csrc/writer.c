@@ -91,18 +91,18 @@ static inline size_t escape_byte(uint8_t c, char *dst) {
 }
 
 int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
-    if (buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
-    buf_put(out, '"');
+    if (fjcs__buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
+    fjcs__buf_put(out, '"');
     while (n > 0) {
         size_t block = n < STRING_BLOCK ? n : STRING_BLOCK;
-        if (buf_reserve(out, block * 6 + 1) != FJCS_OK) return FJCS_E_NOMEM;
+        if (fjcs__buf_reserve(out, block * 6 + 1) != FJCS_OK) return FJCS_E_NOMEM;
         char *dst = out->data + out->len;
         const uint8_t *p = s, *stop = s + block;
         while (p < stop) {
             /* Copy runs of bytes that need nothing, 8 at a time. Bytes >= 0x80 need nothing here
              * (the caller guarantees valid UTF-8), but the SWAR test flags them: skip them one by
              * one below, which is cheap next to validating them. */
-            while (stop - p >= 8 && swar_string_special(load_u64(p)) == 0) {
+            while (stop - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) {
                 memcpy(dst, p, 8);
                 dst += 8;
                 p += 8;
@@ -116,8 +116,8 @@ int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
         s += block;
         n -= block;
     }
-    if (buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
-    buf_put(out, '"');
+    if (fjcs__buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
+    fjcs__buf_put(out, '"');
     return FJCS_OK;
 }
 
@@ -133,30 +133,30 @@ int fjcs__write_int(fjcs_buf *out, int64_t v) {
         u /= 10;
     } while (u != 0);
     if (v < 0) tmp[--i] = '-';
-    if (buf_reserve(out, sizeof tmp - i) != FJCS_OK) return FJCS_E_NOMEM;
-    buf_put_n(out, tmp + i, sizeof tmp - i);
+    if (fjcs__buf_reserve(out, sizeof tmp - i) != FJCS_OK) return FJCS_E_NOMEM;
+    fjcs__buf_put_n(out, tmp + i, sizeof tmp - i);
     return FJCS_OK;
 }
 
 int fjcs__write_double(fjcs_buf *out, double v) {
-    if (buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK) return FJCS_E_NOMEM;
-    int n = fjcs_format_double(v, out->data + out->len);
-    if (n < 0) return -n;
-    out->len += (size_t)n;
-    return FJCS_OK;
+    if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK) return FJCS_E_NOMEM;
+    size_t n;
+    fjcs_code rc = fjcs_format_double(v, out->data + out->len, &n);
+    if (rc == FJCS_OK) out->len += n;
+    return rc;
 }
 
 /* ---- Member order ------------------------------------------------------------------------- */
 
-static inline int member_less(const fjcs_member *x, const fjcs_member *y) {
+static inline int member_less(const fjcs__member *x, const fjcs__member *y) {
     return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len) < 0;
 }
 
 /* Stable sort: insertion sort for small n, bottom-up merge sort through tmp otherwise. */
-static void sort_members(fjcs_member *m, size_t n, fjcs_member *tmp) {
+static void sort_members(fjcs__member *m, size_t n, fjcs__member *tmp) {
     if (n <= FJCS_SMALL_SORT || tmp == NULL) {
         for (size_t i = 1; i < n; i++) {
-            fjcs_member cur = m[i];
+            fjcs__member cur = m[i];
             size_t j = i;
             while (j > 0 && member_less(&cur, &m[j - 1])) {
                 m[j] = m[j - 1];
@@ -171,7 +171,7 @@ static void sort_members(fjcs_member *m, size_t n, fjcs_member *tmp) {
         size_t len = n - lo < FJCS_SMALL_SORT ? n - lo : FJCS_SMALL_SORT;
         sort_members(m + lo, len, NULL);
     }
-    fjcs_member *src = m, *dst = tmp;
+    fjcs__member *src = m, *dst = tmp;
     for (size_t width = FJCS_SMALL_SORT; width < n; width *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n;
@@ -181,27 +181,27 @@ static void sort_members(fjcs_member *m, size_t n, fjcs_member *tmp) {
             while (i < mid) dst[k++] = src[i++];
             while (j < hi) dst[k++] = src[j++];
         }
-        fjcs_member *t = src;
+        fjcs__member *t = src;
         src = dst;
         dst = t;
     }
     if (src != m) memcpy(m, src, n * sizeof *m);
 }
 
-int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjcs_nest *nest,
-                        fjcs_order *o, size_t *dup_pos) {
+int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
+                        fjcs__order *o, size_t *dup_pos) {
     if (sorted || n < 2) return FJCS_OK;
     /* Members sit in input order from m[0].start to m[n-1].end with one comma between each. */
     size_t region = m[0].start, region_len = m[n - 1].end - region;
-    size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs_member) : 0;
+    size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs__member) : 0;
     /* scratch holds the merge-sort space (aligned at its start), then a copy of the region. */
     size_t copy_at = (tmp_bytes + 15) & ~(size_t)15;
     int defer = nest->deferred || nest->moved > region_len - region_len / 8;
     fjcs_buf *scratch = &o->scratch;
     scratch->len = 0;
-    if (buf_reserve(scratch, defer ? copy_at : copy_at + region_len) != FJCS_OK)
+    if (fjcs__buf_reserve(scratch, defer ? copy_at : copy_at + region_len) != FJCS_OK)
         return FJCS_E_NOMEM;
-    sort_members(m, n, tmp_bytes ? (fjcs_member *)(void *)scratch->data : NULL);
+    sort_members(m, n, tmp_bytes ? (fjcs__member *)(void *)scratch->data : NULL);
 
     /* The earliest member (in input order) whose name repeats one seen before it: after a stable
      * sort, equal names are adjacent and in input order, so that is the smallest position among
@@ -227,11 +227,11 @@ int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjc
             if (fjcs__grow((void **)&o->spans, &o->spans_cap, o->nspans, sizeof *o->spans, NULL) !=
                 FJCS_OK)
                 return FJCS_E_NOMEM;
-            fjcs_span *sp = &o->spans[o->nspans++];
+            fjcs__span *sp = &o->spans[o->nspans++];
             sp->start = m[i].start;
             sp->end = m[i].end;
         }
-        fjcs_reorder *r = &o->recs[o->nrecs++];
+        fjcs__reorder *r = &o->recs[o->nrecs++];
         r->start = region;
         r->end = region + region_len;
         r->first = o->nspans - n;
@@ -256,12 +256,12 @@ int fjcs__order_members(fjcs_buf *out, fjcs_member *m, size_t n, int sorted, fjc
 /* ---- Deferred member order ----------------------------------------------------------------- */
 
 static int reorder_cmp(const void *a, const void *b) {
-    size_t x = ((const fjcs_reorder *)a)->start, y = ((const fjcs_reorder *)b)->start;
+    size_t x = ((const fjcs__reorder *)a)->start, y = ((const fjcs__reorder *)b)->start;
     return (x > y) - (x < y);
 }
 
 /* The first of recs[lo..hi) (sorted by start) that starts at or after pos; hi if none. */
-static size_t first_from(const fjcs_reorder *recs, size_t lo, size_t hi, size_t pos) {
+static size_t first_from(const fjcs__reorder *recs, size_t lo, size_t hi, size_t pos) {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (recs[mid].start < pos) lo = mid + 1;
@@ -278,16 +278,16 @@ typedef struct walk {
     int is_rec;
 } walk;
 
-int fjcs__order_finish(fjcs_buf *out, fjcs_order *o) {
+int fjcs__order_finish(fjcs_buf *out, fjcs__order *o) {
     if (o->nrecs == 0) return FJCS_OK;
     /* Recorded objects nest or are disjoint, so sorted by start they are in document order
      * (an object before the objects inside it), and those inside a run are contiguous. */
     qsort(o->recs, o->nrecs, sizeof *o->recs, reorder_cmp);
-    const fjcs_reorder *recs = o->recs;
+    const fjcs__reorder *recs = o->recs;
     size_t nrecs = o->nrecs, first = recs[0].start;
     fjcs_buf *to = &o->scratch;
     to->len = 0;
-    if (buf_reserve(to, out->len) != FJCS_OK) return FJCS_E_NOMEM;
+    if (fjcs__buf_reserve(to, out->len) != FJCS_OK) return FJCS_E_NOMEM;
     memcpy(to->data, out->data, first);
     char *dst = to->data + first;
     const char *src = out->data;
@@ -304,19 +304,19 @@ int fjcs__order_finish(fjcs_buf *out, fjcs_order *o) {
                 depth--;
                 continue;
             }
-            const fjcs_reorder *r = &recs[w->i];
+            const fjcs__reorder *r = &recs[w->i];
             memcpy(dst, src + w->pos, r->start - w->pos);
             dst += r->start - w->pos;
             next = (walk){.rec = w->i, .k = 0, .is_rec = 1};
             w->pos = r->end;
             w->i = first_from(recs, w->i + 1, w->hi, r->end); /* past the objects inside r */
         } else {
-            const fjcs_reorder *r = &recs[w->rec];
+            const fjcs__reorder *r = &recs[w->rec];
             if (w->k == r->n) {
                 depth--;
                 continue;
             }
-            const fjcs_span *s = &o->spans[r->first + w->k];
+            const fjcs__span *s = &o->spans[r->first + w->k];
             if (w->k++) *dst++ = ',';
             size_t lo = first_from(recs, w->rec + 1, nrecs, s->start);
             next = (walk){.pos = s->start, .end = s->end, .i = lo,
@@ -340,7 +340,7 @@ int fjcs__order_finish(fjcs_buf *out, fjcs_order *o) {
     return FJCS_OK;
 }
 
-void fjcs__order_free(fjcs_order *o) {
+void fjcs__order_free(fjcs__order *o) {
     fjcs_buf_free(&o->scratch);
     free(o->spans);
     free(o->recs);

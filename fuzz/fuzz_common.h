@@ -15,6 +15,9 @@
 
 #include "fastjcs.h"
 
+/* libFuzzer's entry point, which each harness defines. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define CHECK(cond)                                                                              \
     do {                                                                                         \
         if (!(cond)) {                                                                           \
@@ -31,14 +34,19 @@
 typedef struct result {
     int rc;
     size_t offset;
+    fjcs_expect expected;
     fjcs_buf out;
 } result;
 
 /* Check the error record a call filled in (the code it returned, an offset within the input and a
  * message on failure) and keep the offset. */
 static void take_error(result *r, const fjcs_error *err, size_t len) {
-    CHECK(err->code == r->rc);
+    CHECK(err->code == (fjcs_code)r->rc);
+    /* what was expected is said for syntax errors, and only for them */
+    CHECK((err->code == FJCS_E_SYNTAX) == (err->expected != FJCS_EXPECT_NOTHING));
+    CHECK((unsigned)err->expected <= FJCS_EXPECT_END);
     r->offset = 0;
+    r->expected = err->expected;
     if (r->rc != FJCS_OK) {
         CHECK(err->offset <= len);
         CHECK(err->message != NULL && err->message[0] != '\0');
@@ -65,7 +73,7 @@ static int same(const result *a, const result *b) {
 static long fuzz_fail_at = -1; /* fail the allocation with this index (0-based); -1: none */
 static long fuzz_alloc_count;
 
-void *fjcs_fuzz_realloc(void *p, size_t n) {
+void *fjcs__fuzz_realloc(void *p, size_t n) {
     if (n > FUZZ_ALLOC_LIMIT) return NULL;
     if (fuzz_fail_at >= 0 && fuzz_alloc_count++ == fuzz_fail_at) return NULL;
     return (realloc)(p, n); /* the parentheses keep the hook's macro out */

@@ -16,7 +16,7 @@
 
 static result run(const char *data, size_t len, size_t max_depth) {
     result r;
-    fjcs_error err = {-1, (size_t)-1, NULL};
+    fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
     memset(&r.out, 0, sizeof r.out);
     r.rc = fjcs_canonicalize_marshal(data, len, max_depth, &r.out, &err);
     switch (r.rc) {
@@ -67,9 +67,9 @@ static void check_batch(const char *data, size_t size, const result *whole) {
     uint8_t *digests = (uint8_t *)malloc(CAPACITY * 32);
     CHECK(digests != NULL);
     size_t count = (size_t)-1;
-    fjcs_error err = {-1, (size_t)-1, NULL};
+    fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
     int rc = fjcs_digest_marshal_items(data, size, DEPTH - 1, fuzz_hash, 32, digests, CAPACITY, &count, &err);
-    CHECK(err.code == rc);
+    CHECK(err.code == (fjcs_code)rc);
     CHECK(count <= CAPACITY);
     CHECK(rc == FJCS_OK || err.offset <= size);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_text.c: libFuzzer harness for the C text canonicalizer (csrc/text.c) and the batch
- * functions over texts (fjcs_digest_lines, fjcs_digest_texts).
+ * functions over texts (csrc/batch.c: fjcs_digest_lines_hex, fjcs_digest_texts).
  *
  * Built by .ci/fuzz.sh straight from the .c files of csrc/ with
  * -fsanitize=fuzzer,address,undefined. Any bytes are valid input. Besides "no crash, no sanitizer
@@ -10,13 +10,13 @@
  *   - FJCS_STRICT_INTEGERS only adds FJCS_E_INT_DOMAIN: otherwise the same answer;
  *   - a small max_depth gives the same answer or FJCS_E_DEPTH, before any other error;
  *   - an allocation failure anywhere gives FJCS_E_NOMEM or the same answer (and leaks nothing);
- *   - fjcs_digest_lines and fjcs_digest_texts give, per line, what fjcs_canonicalize gives.
+ *   - fjcs_digest_lines_hex and fjcs_digest_texts give, per line, what fjcs_canonicalize gives.
  */
 #include "fuzz_common.h"
 
 static result run(const char *text, size_t len, size_t max_depth, int flags) {
     result r;
-    fjcs_error err = {-1, (size_t)-1, NULL};
+    fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
     memset(&r.out, 0, sizeof r.out);
     r.rc = fjcs_canonicalize(text, len, max_depth, flags, &r.out, &err);
     take_error(&r, &err, len);
@@ -26,7 +26,8 @@ static result run(const char *text, size_t len, size_t max_depth, int flags) {
 static void check_code(int rc, int flags) {
     switch (rc) {
     case FJCS_OK: case FJCS_E_SYNTAX: case FJCS_E_UTF8: case FJCS_E_SURROGATE: case FJCS_E_DUPKEY:
-    case FJCS_E_DEPTH: case FJCS_E_FLOAT_DOMAIN:
+    case FJCS_E_DEPTH: case FJCS_E_FLOAT_DOMAIN: case FJCS_E_ESCAPE: case FJCS_E_CONTROL:
+    case FJCS_E_LEADING_ZERO: case FJCS_E_UNTERMINATED:
         return;
     case FJCS_E_INT_DOMAIN:
         CHECK(flags & FJCS_STRICT_INTEGERS);
@@ -38,25 +39,39 @@ static void check_code(int rc, int flags) {
 
 /* ---- Batches ------------------------------------------------------------------------------- */
 
+/* An item of a batch holds what fjcs_canonicalize says of its text (the digest of the output). */
 static void check_item(const fjcs_item *item, const char *line, size_t len, int flags) {
     char *copy = fuzz_copy(line, len);
     result r = run(copy, len, DEFAULT_DEPTH, flags);
     CHECK(r.rc != FJCS_E_NOMEM);
     if (r.rc != FJCS_OK) {
-        CHECK(item->code == r.rc);
-        CHECK(item->offset == r.offset);
-        CHECK(item->message != NULL);
+        CHECK(item->err.code == (fjcs_code)r.rc);
+        CHECK(item->err.offset == r.offset);
+        CHECK(item->err.expected == r.expected);
+        CHECK(item->err.message != NULL);
     } else {
         uint8_t digest[FJCS_MAX_DIGEST];
         if (fuzz_digest_of(&r.out, digest, 32) != 0) {
-            CHECK(item->code == FJCS_E_HASH);
+            CHECK(item->err.code == FJCS_E_HASH);
         } else {
-            CHECK(item->code == FJCS_OK);
+            CHECK(item->err.code == FJCS_OK);
             CHECK(memcmp(item->digest, digest, 32) == 0);
         }
     }
     fjcs_buf_free(&r.out);
     free(copy);
+}
+
+/* fjcs_digest_lines_hex's output line for an item that canonicalized: "p:<hex>\n". */
+static void check_hex_line(const fjcs_buf *out, size_t at, const fjcs_item *item) {
+    static const char hex[] = "0123456789abcdef";
+    CHECK(at + 2 + 64 + 1 <= out->len);
+    CHECK(memcmp(out->data + at, "p:", 2) == 0);
+    for (size_t i = 0; i < 32; i++) {
+        CHECK(out->data[at + 2 + 2 * i] == hex[item->digest[i] >> 4]);
+        CHECK(out->data[at + 3 + 2 * i] == hex[item->digest[i] & 15]);
+    }
+    CHECK(out->data[at + 66] == '\n');
 }
 
 static void check_batches(const char *text, size_t len, int flags) {
@@ -79,31 +94,56 @@ static void check_batches(const char *text, size_t len, int flags) {
         start = stop + 1;
     }
 
+    /* fjcs_digest_texts: one item per text, each what fjcs_canonicalize says. */
     fjcs_item *items = (fjcs_item *)malloc(capacity * sizeof *items); /* exactly the documented room */
     CHECK(items != NULL);
-    size_t count = (size_t)-1;
-    int rc = fjcs_digest_lines(text, len, DEFAULT_DEPTH, flags, fuzz_hash, 32, items, capacity, &count);
-    CHECK(rc == FJCS_OK);
-    CHECK(count == nlines);
-    for (size_t i = 0; i < count; i++) {
-        CHECK(items[i].start == (size_t)(starts[i] - text));
-        CHECK(items[i].len == lens[i]);
-        check_item(&items[i], starts[i], lens[i], flags);
-    }
-
     if (nlines > 0) {
-        fjcs_item *items2 = (fjcs_item *)malloc(nlines * sizeof *items2);
-        CHECK(items2 != NULL);
-        rc = fjcs_digest_texts((const char *const *)copies, lens, nlines, DEFAULT_DEPTH, flags,
-                               fuzz_hash, 48, items2);
+        int rc = fjcs_digest_texts((const char *const *)copies, lens, nlines, DEFAULT_DEPTH,
+                                   (fjcs_flags)flags, fuzz_hash, 32, items);
         CHECK(rc == FJCS_OK);
         for (size_t i = 0; i < nlines; i++) {
-            CHECK(items2[i].code == items[i].code);
-            CHECK(items2[i].code == FJCS_OK || items2[i].offset == items[i].offset);
-            CHECK(items2[i].code != FJCS_OK || memcmp(items2[i].digest, items[i].digest, 32) == 0);
+            CHECK(items[i].start == 0 && items[i].len == lens[i]);
+            check_item(&items[i], starts[i], lens[i], flags);
         }
-        free(items2);
     }
+
+    /* fjcs_digest_lines_hex, with room for 2 failures a call (so a text with more needs several
+     * calls): a hex line for each line that canonicalized, a failure record for each other, and
+     * the same answers as fjcs_digest_texts. */
+    fjcs_item failures[2];
+    fjcs_buf out = {0};
+    size_t line = 0, done = 0;
+    while (done < len) {
+        size_t nf = (size_t)-1, nl = (size_t)-1, consumed = (size_t)-1, out_before = out.len;
+        int rc = fjcs_digest_lines_hex(text + done, len - done, DEFAULT_DEPTH, (fjcs_flags)flags,
+                                       fuzz_hash, 32, "p:", 2, &out, failures, 2, &nf, &nl,
+                                       &consumed);
+        CHECK(rc == FJCS_OK);
+        CHECK(nf <= 2 && nl >= 1 && consumed >= 1 && consumed <= len - done);
+        size_t f = 0, at = out_before;
+        for (size_t i = 0; i < nl; i++, line++) {
+            CHECK(line < nlines);
+            if (f < nf && failures[f].index == i) {
+                CHECK(items[line].err.code != FJCS_OK);
+                CHECK(failures[f].start == (size_t)(starts[line] - (text + done)));
+                CHECK(failures[f].len == lens[line]);
+                CHECK(failures[f].out_at == at);
+                CHECK(failures[f].err.code == items[line].err.code);
+                CHECK(failures[f].err.offset == items[line].err.offset);
+                CHECK(failures[f].err.expected == items[line].err.expected);
+                f++;
+            } else {
+                CHECK(items[line].err.code == FJCS_OK);
+                check_hex_line(&out, at, &items[line]);
+                at += 2 + 64 + 1;
+            }
+        }
+        CHECK(f == nf && at == out.len);
+        done += consumed;
+    }
+    CHECK(line == nlines);
+    fjcs_buf_free(&out);
+
     for (size_t i = 0; i < nlines; i++) free(copies[i]);
     free(items);
     free(lens);

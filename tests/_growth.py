@@ -12,12 +12,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
-import os
 import sys
 import time
 from typing import Any, Callable, Tuple
-
-import pytest
 
 RATIO = 6.0  # time(4n) / time(n): 4 for linear, ~4.5 for n log n, 16 for quadratic
 
@@ -43,10 +40,6 @@ def _steady_allocator() -> None:
 
 _steady_allocator()
 
-# Under AddressSanitizer (.ci/asan.sh) every allocation goes through a quarantine whose cost
-# depends on what was freed before: its timings say nothing about the product's growth.
-timed = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
-                           reason="timings under AddressSanitizer")
 
 
 def best_time(fn: Callable[[Any], Any], arg: Any, repeat: int = 3, budget: float = 0.25) -> float:

@@ -7,8 +7,8 @@
  * point insertion at every position). Then its own edge cases, then every "<hex>,<expected>" line
  * on stdin (the ES6 corpus as the pure-Python renderer writes it: python tests/es6corpus.py
  * --renderer python). Each line is rendered alone into a heap buffer of exactly the longest
- * rendering (25 bytes), so AddressSanitizer sees any write past it, and again in batches through
- * fjcs_format_doubles into exactly n * FJCS_NUMBER_BUFSIZE bytes. Exits 1 at the first mismatch,
+ * rendering (25 bytes), so AddressSanitizer sees any write past it, and again in batches, back to
+ * back with a '\n' after each (format_batch), into exactly n * FJCS_NUMBER_BUFSIZE bytes. Exits 1 at the first mismatch,
  * printing it; 0 when all agree.
  */
 #include <stdint.h>
@@ -38,9 +38,11 @@ static void check_one(uint64_t bits, const char *want) {
     char *buf = malloc(LONGEST);
     if (buf == NULL) exit(2);
     memset(buf, '#', LONGEST);
-    int n = fjcs_format_double(from_bits(bits), buf);
+    size_t len = 0;
+    fjcs_code rc = fjcs_format_double(from_bits(bits), buf, &len);
+    int n = rc == FJCS_OK ? (int)len : -(int)rc;
     if (want == NULL) {
-        if (n != -FJCS_E_FLOAT_DOMAIN) fail("not refused", bits, buf, n, "(refusal)");
+        if (rc != FJCS_E_FLOAT_DOMAIN) fail("not refused", bits, buf, n, "(refusal)");
         for (int i = 0; i < LONGEST; i++)
             if (buf[i] != '#') fail("wrote on refusal", bits, buf, LONGEST, "(nothing)");
     } else if (n < 1 || n > LONGEST || (size_t)n != strlen(want) || memcmp(buf, want, (size_t)n)) {
@@ -115,7 +117,7 @@ static void check_helpers(void) {
             exit(1);
         }
     }
-#if FJCS_LITTLE_ENDIAN
+#if FJCS_HAVE_LITTLE_ENDIAN
     /* ascii8 against division, on every x < 10^8 */
     for (uint32_t x = 0; x < 100000000; x++) {
         uint64_t w = ascii8(x);
@@ -147,6 +149,20 @@ static void check_helpers(void) {
 
 /* ---- the public functions ---- */
 
+/* n renderings back to back, each followed by '\n', into out (n * FJCS_NUMBER_BUFSIZE bytes: the
+ * bytes a rendering may write past its length land in the room of the next); the length written,
+ * or -1 if a value is refused. */
+static long long format_batch(const double *v, size_t n, char *out) {
+    char *p = out;
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        if (fjcs_format_double(v[i], p, &len) != FJCS_OK) return -1;
+        p += len;
+        *p++ = '\n';
+    }
+    return (long long)(p - out);
+}
+
 static void check_edges(void) {
     for (size_t i = 0; i < sizeof EDGES / sizeof EDGES[0]; i++) check_one(EDGES[i].bits, EDGES[i].want);
 
@@ -154,14 +170,14 @@ static void check_edges(void) {
     double bad[3] = {1.0, from_bits(0x7ff8000000000000u), 2.0};
     char *out = malloc(3 * FJCS_NUMBER_BUFSIZE);
     if (out == NULL) exit(2);
-    if (fjcs_format_doubles(bad, 3, out) != -1) fail("batch NaN not refused", 0, NULL, 0, "-1");
+    if (format_batch(bad, 3, out) != -1) fail("batch NaN not refused", 0, NULL, 0, "-1");
     /* The batch of the longest rendering fills its n * FJCS_NUMBER_BUFSIZE bytes exactly. */
     double longest[3];
     for (int i = 0; i < 3; i++) longest[i] = from_bits(0xbecbf647612f3696u);
-    long long n = fjcs_format_doubles(longest, 3, out);
+    long long n = format_batch(longest, 3, out);
     if (n != 3 * (LONGEST + 1) || memcmp(out + 2 * (LONGEST + 1), "-0.0000033333333333333333\n", 26))
         fail("batch longest", 0xbecbf647612f3696u, out, (int)n, "3 x 26 bytes");
-    if (fjcs_format_doubles(longest, 0, out) != 0) fail("empty batch", 0, NULL, 0, "0");
+    if (format_batch(longest, 0, out) != 0) fail("empty batch", 0, NULL, 0, "0");
     free(out);
 }
 
@@ -188,7 +204,7 @@ static void check_batch(const double *values, const uint64_t *bits, size_t n, co
                         size_t want_len) {
     char *out = malloc(n * FJCS_NUMBER_BUFSIZE);
     if (out == NULL) exit(2);
-    long long got = fjcs_format_doubles(values, n, out);
+    long long got = format_batch(values, n, out);
     if (got != (long long)want_len || memcmp(out, want, want_len) != 0) {
         /* find the first differing line to report it */
         size_t a = 0, b = 0;

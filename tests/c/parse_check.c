@@ -1,5 +1,5 @@
 /*
- * parse_check.c: a test driver for fjcs_parse_double (csrc/number_parse.c), built by
+ * parse_check.c: a test driver for fjcs__parse_double (csrc/number_parse.c), built by
  * tests/c/run_parse_sanitized.sh under ASan/UBSan and by tests/test_parse_double.py.
  *
  * It #includes number_parse.c with FJCS_PARSE_TEST_HOOK defined, so it also learns which path
@@ -13,8 +13,8 @@
  *   parse_check --paths < tokens
  *       For each line (a token), prints "path bits" (or "path overflow", "- syntax").
  *
- * Compile with -Icsrc; knobs of number_parse.c (-DFJCS_NO_INT128, -DFJCS_PARSE_EISEL_LEMIRE=0, ...)
- * pass through.
+ * Compile with -Icsrc; the knobs of number_parse.c (-DFJCS_PARSE_EISEL_LEMIRE=0, ...) and the
+ * switches of fjcs_config.h (-DFJCS_HAVE_INT128=0, ...) pass through.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -90,7 +90,7 @@ static const edge_case edge_cases[] = {
 static int check(const char *tok, size_t len, int want_rc, uint64_t want_bits) {
     double value = -12345.0;  /* must stay untouched unless FJCS_OK */
     fjcs_test_path = 0;
-    int rc = fjcs_parse_double(tok, len, &value);
+    int rc = fjcs__parse_double(tok, len, &value);
     path_counts[fjcs_test_path]++;
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
@@ -139,7 +139,7 @@ static int run_paths(void) {
         size_t len = nl ? (size_t)(nl - line) : (size_t)(text + size - line);
         double value;
         fjcs_test_path = 0;
-        int rc = fjcs_parse_double(line, len, &value);
+        int rc = fjcs__parse_double(line, len, &value);
         uint64_t bits;
         memcpy(&bits, &value, sizeof bits);
         if (rc == FJCS_OK) {

@@ -19,7 +19,7 @@ flags="-std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 # unsigned __int128, no integer fast path, byte-by-byte digits); and the word-wise digits with
 # the portable multiply and no fast path.
 configs="default:
-portable:-DFJCS_HAVE_INT128=0 -DFJCS_INTEGER_FAST_PATH=0 -DFJCS_LITTLE_ENDIAN=0
+portable:-DFJCS_HAVE_INT128=0 -DFJCS_INTEGER_FAST_PATH=0 -DFJCS_HAVE_LITTLE_ENDIAN=0
 mixed:-DFJCS_HAVE_INT128=0 -DFJCS_INTEGER_FAST_PATH=0"
 echo "$configs" | while IFS=: read -r name defs; do
   # shellcheck disable=SC2086

@@ -71,10 +71,12 @@ def test_failure_records_are_read_in_the_c_layout(native):
 
     ffi = native.ffi
     assert native._ITEM.size == ffi.sizeof("fjcs_item")
-    head = "@iNPNNNN"
-    for i, name in enumerate(("code", "offset", "message", "start", "len", "index", "out_at")):
+    head = "@iiNPNNNN"
+    fields = (("err", "code"), ("err", "expected"), ("err", "offset"), ("err", "message"), ("start",),
+              ("len",), ("index",), ("out_at",))
+    for i, path in enumerate(fields):
         assert struct.calcsize(head[:i + 2]) - struct.calcsize("@" + head[i + 1]) == \
-            ffi.offsetof("fjcs_item", name), name
+            ffi.offsetof("fjcs_item", *path), path
 
 
 def test_lines_native_equals_python(native):

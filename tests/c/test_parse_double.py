@@ -1,4 +1,4 @@
-"""fjcs_parse_double (csrc/number_parse.c): JSON number tokens to correctly rounded doubles.
+"""fjcs__parse_double (csrc/number_parse.c): JSON number tokens to correctly rounded doubles.
 
 Two oracles: CPython's float(), which rounds correctly whatever the token's length, and exact
 rational arithmetic (fractions.Fraction), which builds the hard cases (midpoints between adjacent
@@ -6,7 +6,8 @@ doubles, printed exactly) and knows their answers by construction. Results are c
 patterns, so -0.0 and 0.0 differ. The mutant section shows, for the checks that matter most, a
 plausible wrong reader that they catch.
 
-The C extension is required: skipped (with the reason) when it is not built, an error when
+The reader is internal: the tests call it through a test build of the core (tests/c/cbuild.py),
+made where the C extension is built; skipped (with the reason) when it is not, an error when
 FASTJCS_REQUIRE_NATIVE=1. The path-coverage tests build tests/c/parse_check.c, which compiles
 number_parse.c with a test hook reporting which path (Clinger, Eisel-Lemire, exact) decided.
 """
@@ -28,22 +29,27 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "c"))
+import gen_parse_corpus as corpus  # noqa: E402  (the sanitizer corpus shares these helpers)
+import cbuild  # noqa: E402
+
 try:
-    from fastjcs._native_ext import ffi, lib
+    import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
+    # The reader is internal (text.c calls it): a test build of the core declares it.
+    _test_build = cbuild.load("_fjcs_test_parse",
+                              "int fjcs__parse_double(const char *tok, size_t len, double *out);")
 except ImportError as exc:  # pragma: no cover - depends on the build
     if REQUIRE_NATIVE:
         raise
     pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "c"))
-import gen_parse_corpus as corpus  # noqa: E402  (the sanitizer corpus shares these helpers)
+ffi, lib = _test_build.ffi, _test_build.lib
 
 Outcome = Union[int, str]  # the bits of the double, or "overflow" / "syntax"
 
 MAX_FINITE_BITS = 0x7FEFFFFFFFFFFFFF
 NEG_ZERO_BITS = 0x8000000000000000
-SENTINEL = 0x7FF8DEADBEEF0000  # a NaN: whatever fjcs_parse_double writes, it is never this
+SENTINEL = 0x7FF8DEADBEEF0000  # a NaN: whatever fjcs__parse_double writes, it is never this
 
 _out = ffi.new("double *")
 
@@ -51,7 +57,7 @@ _out = ffi.new("double *")
 def parse(token: str) -> Outcome:
     data = token.encode("ascii")
     _out[0] = corpus.double_of(SENTINEL)
-    rc = lib.fjcs_parse_double(data, len(data), _out)
+    rc = lib.fjcs__parse_double(data, len(data), _out)
     stored = corpus.bits_of(_out[0])
     if rc == lib.FJCS_OK:
         return stored
@@ -232,15 +238,15 @@ def test_tokens_outside_the_grammar_are_refused(token):
     # misbehave (no out-of-bounds read, no stored value).
     data = token.encode("utf-8")
     _out[0] = corpus.double_of(SENTINEL)
-    assert lib.fjcs_parse_double(data, len(data), _out) == lib.FJCS_E_SYNTAX
+    assert lib.fjcs__parse_double(data, len(data), _out) == lib.FJCS_E_SYNTAX
     assert corpus.bits_of(_out[0]) == SENTINEL
 
 
 def test_token_is_read_only_up_to_len():
     # No NUL terminator is needed and the bytes after len are never looked at.
     data = b"1.25e1XXXX"
-    assert lib.fjcs_parse_double(data, 6, _out) == lib.FJCS_OK and _out[0] == 12.5
-    assert lib.fjcs_parse_double(b"12345", 2, _out) == lib.FJCS_OK and _out[0] == 12.0
+    assert lib.fjcs__parse_double(data, 6, _out) == lib.FJCS_OK and _out[0] == 12.5
+    assert lib.fjcs__parse_double(b"12345", 2, _out) == lib.FJCS_OK and _out[0] == 12.0
 
 
 # ---- Clinger's range: significand <= 2^53, |exponent| <= 22 ----
@@ -591,8 +597,8 @@ def test_sanitizer_corpus_with_exact_path_only(parse_check, tmp_path):
     cc = _compiler()
     exe = tmp_path / "parse_check_exact"
     subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror",
-                    "-DFJCS_PARSE_CLINGER=0", "-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_NO_INT128",
-                    "-DFJCS_NO_BUILTINS", "-DFJCS_PARSE_SWAR=0",
+                    "-DFJCS_PARSE_CLINGER=0", "-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_HAVE_INT128=0",
+                    "-DFJCS_HAVE_BUILTINS=0", "-DFJCS_PARSE_SWAR=0",
                     f"-I{ROOT / 'csrc'}", str(ROOT / "tests" / "c" / "parse_check.c"),
                     "-o", str(exe)], check=True)
     lines = []

@@ -20,7 +20,8 @@ import pytest
 from Crypto.Hash import SHA256
 
 from _cli import fastjcs, lines
-from _growth import RATIO, assert_linear, child_cpu, timed
+from _growth import RATIO, assert_linear, child_cpu
+from _markers import timed
 from fastjcs import cli, cpb
 from shapes import SHAPES, canonicalize, dumps
 

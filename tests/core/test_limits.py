@@ -20,6 +20,7 @@ from types import MappingProxyType
 import pytest
 
 import fastjcs
+from _markers import rss_is_meaningful
 from fastjcs import (
     CanonicalizationError,
     CircularReferenceError,
@@ -399,12 +400,6 @@ def test_keys_that_are_not_str(backend, key):
 
 
 # ---- memory over many calls --------------------------------------------------------------------
-
-
-# Under AddressSanitizer (.ci/asan.sh) freed memory waits in a quarantine and RSS says nothing;
-# leaks of the C core are LeakSanitizer's business there (the libFuzzer harnesses).
-rss_is_meaningful = pytest.mark.skipif(
-    "libasan" in os.environ.get("LD_PRELOAD", ""), reason="RSS under AddressSanitizer's quarantine")
 
 
 def _rss() -> int:

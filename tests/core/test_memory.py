@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _cli import env
+from _markers import rss_is_meaningful
 from fastjcs.core import parser, python_backend as _python
 
 _LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
@@ -69,6 +70,7 @@ def _representative(size: int) -> bytes:
 
 
 @_LINUX_ONLY
+@rss_is_meaningful
 def test_python_backend_canonicalizes_in_at_most_6x_the_input(tmp_path):
     # Before: about 15x (each value a Python object, the text decoded 4 bytes per character).
     data = _representative(16_000_000)
@@ -96,6 +98,7 @@ ALLOWED = {"native": 1.25, "python": 2.25}
 
 
 @_LINUX_ONLY
+@rss_is_meaningful
 @pytest.mark.parametrize("mode", ["bytes", "mapped"])
 @pytest.mark.parametrize("case", list(ERROR_CASES))
 @pytest.mark.parametrize("backend_name", ["python", "native"])

@@ -3,7 +3,7 @@
 Expected values never come from the code under test. They come from:
   * RFC 8785 Appendix B, typed from the RFC;
   * Python's repr() digits (David Gay's correctly rounded shortest digits), laid out by `es_layout`
-    below, written for these tests from ECMA-262 and independent of fastjcs._python;
+    below, written for these tests from ECMA-262 and independent of fastjcs.core.python_backend;
   * exact arithmetic: every rendering is read back with fractions.Fraction and checked to round-trip,
     to have no shorter round-tripping neighbour, and to be the nearest of the shortest (`check_exact`).
 """

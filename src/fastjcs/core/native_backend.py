@@ -26,46 +26,61 @@ from .errors import (
 
 NAME = "native"
 
+# A call costs mostly cffi's overhead: the function, the types and the constants are bound once.
 _NUMBER_BUFSIZE = lib.FJCS_NUMBER_BUFSIZE
+_CHARS, _SIZE = ffi.typeof("char[]"), ffi.typeof("size_t *")
+_format_double, _new_cdata, _unpack_chars = lib.fjcs_format_double, ffi.new, ffi.unpack
 
 
 def format_double(x: float) -> str:
     """ECMAScript rendering of a double, by the C core."""
-    buf = ffi.new("char[]", _NUMBER_BUFSIZE)
-    n = lib.fjcs_format_double(x, buf)
-    if n < 0:
+    buf = _new_cdata(_CHARS, _NUMBER_BUFSIZE)
+    size = _new_cdata(_SIZE)
+    if _format_double(x, buf, size):  # not FJCS_OK (0): NaN or an infinity
         raise FloatDomainError(f"{x!r} is not representable in JCS")
-    return ffi.unpack(buf, n).decode("ascii")
+    return _unpack_chars(buf, size[0]).decode("ascii")
 
 
 def format_doubles(values: Sequence[float]) -> List[str]:
-    """Render many doubles in one C call (the corpus check and the benchmarks use it)."""
-    n = len(values)
-    arr = ffi.new("double[]", values)
-    out = ffi.new("char[]", max(1, n * _NUMBER_BUFSIZE))
-    size = lib.fjcs_format_doubles(arr, n, out)
-    if size < 0:
-        raise FloatDomainError("NaN or an infinity is not representable in JCS")
-    text = ffi.unpack(out, size).decode("ascii")
-    return text.split("\n")[:-1] if n else []
+    """Render many doubles (the corpus check and the benchmarks use it)."""
+    return [format_double(x) for x in values]
 
 
 # ---------------------------------------------------------------------------------------------------
 # Errors: one table from the C codes to the exception classes (text input)
 # ---------------------------------------------------------------------------------------------------
 
-_TEXT_ERRORS: Dict[int, type] = {
-    lib.FJCS_E_SYNTAX: InvalidJSONError,
-    lib.FJCS_E_UTF8: InvalidJSONError,
-    lib.FJCS_E_SURROGATE: InvalidJSONError,
-    lib.FJCS_E_DUPKEY: DuplicateKeyError,
-    lib.FJCS_E_DEPTH: DepthLimitError,
-    lib.FJCS_E_FLOAT_DOMAIN: FloatDomainError,
-    lib.FJCS_E_INT_DOMAIN: IntegerDomainError,
+# The exception class and, where it does not depend on the input, the message of each code. The
+# words are the pure-Python backend's: the C core's own messages (for C callers) are never shown.
+_TEXT_ERRORS: Dict[int, Tuple[type, str]] = {
+    lib.FJCS_E_SYNTAX: (InvalidJSONError, ""),  # from `expected` and the input: _error_parts
+    lib.FJCS_E_ESCAPE: (InvalidJSONError, "invalid escape sequence"),
+    lib.FJCS_E_CONTROL: (InvalidJSONError, "control character in string (must be escaped)"),
+    lib.FJCS_E_LEADING_ZERO: (InvalidJSONError, "leading zero in number"),
+    lib.FJCS_E_UNTERMINATED: (InvalidJSONError, "unterminated string"),
+    lib.FJCS_E_UTF8: (InvalidJSONError, "invalid UTF-8"),
+    lib.FJCS_E_SURROGATE: (InvalidJSONError, "lone surrogate escape"),
+    lib.FJCS_E_DUPKEY: (DuplicateKeyError, ""),  # names the repeated name: _error_parts
+    lib.FJCS_E_DEPTH: (DepthLimitError, ""),  # names the limit: _error_parts
+    lib.FJCS_E_FLOAT_DOMAIN: (FloatDomainError, "number overflows a double"),
+    lib.FJCS_E_INT_DOMAIN: (IntegerDomainError, "integer outside +/-(2^53-1)"),
 }
 
-
-_UNEXPECTED = "unexpected character, expected "
+# What the grammar wanted, for FJCS_E_SYNTAX, in the words of the unexpected-character messages.
+_EXPECTED: Dict[int, str] = {
+    lib.FJCS_EXPECT_VALUE: "a value",
+    lib.FJCS_EXPECT_DIGIT: "a digit",
+    lib.FJCS_EXPECT_FRACTION_DIGIT: "a digit after the decimal point",
+    lib.FJCS_EXPECT_EXPONENT_DIGIT: "a digit in the exponent",
+    lib.FJCS_EXPECT_TRUE: "'true'",
+    lib.FJCS_EXPECT_FALSE: "'false'",
+    lib.FJCS_EXPECT_NULL: "'null'",
+    lib.FJCS_EXPECT_COMMA_OR_BRACKET: "',' or ']'",
+    lib.FJCS_EXPECT_COMMA_OR_BRACE: "',' or '}'",
+    lib.FJCS_EXPECT_NAME: "a member name",
+    lib.FJCS_EXPECT_COLON: "':'",
+    lib.FJCS_EXPECT_END: "end of input",
+}
 
 
 def _member_name(data: Any, offset: int) -> str:
@@ -82,50 +97,38 @@ def _member_name(data: Any, offset: int) -> str:
             size *= 4
 
 
-def _text_error(code: int, err: Any, data: Any, max_depth: Optional[int] = None) -> Exception:
-    """The exception for a C error code; err is an fjcs_error or fjcs_item (offset, message).
-    `data` is the input (any bytes-like object); building the error copies none of it beyond
-    what the message shows."""
+def _text_error(err: Any, data: Any, max_depth: int) -> Exception:
+    """The exception for a C error record (an fjcs_error). `data` is the input (any bytes-like
+    object); building the error copies none of it beyond what the message shows."""
+    code = err.code
     if code == lib.FJCS_E_NOMEM:
         return MemoryError("fastjcs: out of memory")
     offset = int(err.offset)
-    cls, message, key = _error_parts(code, _static_message(err.message), data, offset, max_depth)
+    cls, message, key = _error_parts(code, err.expected, data, offset, max_depth)
     if cls is DuplicateKeyError:
         return DuplicateKeyError(message, data, offset, key=key)
     return cls(message, data, offset)
 
 
-_static_messages: Dict[int, str] = {}
+def _error_parts(code: int, expected: int, data: Any, offset: int,
+                 max_depth: int) -> Tuple[type, str, Optional[str]]:
+    """(exception class, message, repeated name or None) for a C error at data[offset].
 
-
-def _static_message(pointer: Any) -> str:
-    """The text of one of C's static error messages (a char * or its address), read once."""
-    address = int(ffi.cast("uintptr_t", pointer))
-    text = _static_messages.get(address)
-    if text is None:
-        text = _static_messages[address] = (ffi.string(ffi.cast("char *", pointer)).decode("ascii")
-                                            if address else "error")
-    return text
-
-
-def _error_parts(code: int, message: str, data: Any, offset: int,
-                 max_depth: Optional[int]) -> Tuple[type, str, Optional[str]]:
-    """(exception class, message, repeated name or None) for a C error code at data[offset].
-
-    Messages come out as the Python backend words them: C's static "unexpected character,
-    expected X" gets the character from the input, the depth limit its number, a duplicate its name.
+    Messages are built from the code and the record's fields, as the Python backend words them:
+    an unexpected character or end names the character found (read from the input) and what the
+    grammar wanted, the depth limit its number, a duplicate its name.
     """
-    cls = _TEXT_ERRORS.get(code)
-    if cls is None:  # pragma: no cover - the text path raises no other code
-        return CanonicalizationError, f"unexpected error code {code}: {message}", None
-    if cls is DuplicateKeyError:
+    cls, message = _TEXT_ERRORS.get(code, (None, ""))
+    if cls is None:  # pragma: no cover - the text path returns no other code
+        return CanonicalizationError, f"unexpected error code {code}", None
+    if code == lib.FJCS_E_SYNTAX:
+        message = parser.unexpected_message(parser.char_at(data, offset), offset == 0,
+                                            _EXPECTED[expected])
+    elif cls is DuplicateKeyError:
         # The offset is the opening quote of the repeated name, already validated by C.
         key = _member_name(data, offset)
         return cls, f"duplicate member name {key!r}", key
-    if message.startswith(_UNEXPECTED):
-        message = parser.unexpected_message(parser.char_at(data, offset), offset == 0,
-                                             message[len(_UNEXPECTED):])
-    elif cls is DepthLimitError and max_depth is not None:
+    elif cls is DepthLimitError:
         message = f"nesting deeper than max_depth={max_depth}"
     return cls, message, None
 
@@ -145,7 +148,7 @@ def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> Non
         with ffi.from_buffer(data) as buf:
             rc = lib.fjcs_canonicalize(buf, len(buf), max_depth, flags, out, err)
     if rc != lib.FJCS_OK:
-        raise _text_error(rc, err, data, max_depth)
+        raise _text_error(err, data, max_depth)
 
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool) -> bytes:
@@ -304,12 +307,13 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_de
     results: List[Any] = []
     for i in range(n):
         item = items[i]
-        if item.code == lib.FJCS_OK:
+        code = item.err.code
+        if code == lib.FJCS_OK:
             results.append(ffi.buffer(item.digest, size)[:])
-        elif item.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
+        elif code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         else:
-            exc = _text_error(item.code, item, bytes(texts[i]), max_depth)
+            exc = _text_error(item.err, bytes(texts[i]), max_depth)
             exc.index = i  # type: ignore[attr-defined]
             results.append(exc)
     return results
@@ -337,22 +341,7 @@ def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: 
 def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
     """digest_texts over the lines of a JSONL text (split at b"\\n"; a final newline ends the
     last line; empty input has no lines)."""
-    size = _DIGEST_SIZES[algorithm]
-    fn = _hash_fn(algorithm)
-    if fn == ffi.NULL:
-        return _python_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm)
-    capacity = data.count(b"\n") + 1
-    items = ffi.new("fjcs_item[]", capacity)
-    count = ffi.new("size_t *")
-    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
-    with ffi.from_buffer(data) as buf:
-        rc = lib.fjcs_digest_lines(buf, len(buf), max_depth, flags, fn, size, items, capacity, count)
-    if rc == lib.FJCS_E_NOMEM:
-        raise MemoryError("fastjcs: out of memory")
-    n = int(count[0])
-    lines = [bytes(data[items[i].start: items[i].start + items[i].len])
-             if items[i].code != lib.FJCS_OK else b"" for i in range(n)]
-    return _items_results(items, n, size, lines, max_depth)
+    return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm)
 
 
 def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
@@ -371,16 +360,16 @@ _DUPKEY = lib.FJCS_E_DUPKEY
 _NAME = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string token
 
 
-def _what(code: int, message: int, data: Any, offset: int, max_depth: int) -> str:
-    """The text "ErrorClass: message" for a C error code, as its exception would say it."""
-    cls, text, _ = _error_parts(code, _static_message(message), data, offset, max_depth)
+def _what(code: int, expected: int, data: Any, offset: int, max_depth: int) -> str:
+    """The text "ErrorClass: message" for a C error, as its exception would say it."""
+    cls, text, _ = _error_parts(code, expected, data, offset, max_depth)
     return f"{cls.__name__}: {text}"
 
 
-# The head of an fjcs_item (code, offset, message, start, len, index, out_at) and the digest after
-# it, in the platform's C layout (struct's native mode): the failures of a call are read in one
-# pass over their bytes, not field by field through cffi.
-_ITEM = struct.Struct("@iNPNNNN48x")
+# An fjcs_item: its fjcs_error (code, expected, offset, message), then start, len, index, out_at
+# and the digest, in the platform's C layout (struct's native mode; enums are ints): the failures
+# of a call are read in one pass over their bytes, not field by field through cffi.
+_ITEM = struct.Struct("@iiNPNNNN48x")
 
 
 def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
@@ -417,24 +406,24 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
                 if rc == lib.FJCS_E_NOMEM:
                     raise MemoryError("fastjcs: out of memory")
                 nf = int(counts[0])
-                for code, offset, message, start, length, index, out_at in \
+                for code, expected, offset, _message, start, length, index, out_at in \
                         _ITEM.iter_unpack(records[:nf * _ITEM.size]):
                     start += done
-                    # The wording depends only on the code, C's message and the character at the
-                    # error (a duplicate: the name): worded once per chunk for each such key.
+                    # The wording depends only on the code, what was expected and the character at
+                    # the error (a duplicate: the name): worded once per call for each such key.
                     at = start + offset
                     if code == _DUPKEY:
                         key: Any = _NAME.match(view, at, start + length).group()  # validated by C
                         what = known(key)
                         if what is None:
-                            what = worded[key] = _what(code, message, key, 0, max_depth)
+                            what = worded[key] = _what(code, expected, key, 0, max_depth)
                     else:
                         byte = view[at] if offset < length else -1
-                        key = (code, message, byte if byte < 0x80 else bytes(view[at: at + 4]),
+                        key = (code, expected, byte if byte < 0x80 else bytes(view[at: at + 4]),
                                offset == 0)
                         what = known(key)
                         if what is None:
-                            what = worded[key] = _what(code, message, view[start: start + length],
+                            what = worded[key] = _what(code, expected, view[start: start + length],
                                                        offset, max_depth)
                     add((lines + index, start, out_at, offset, what))
                 lines += int(counts[1])

@@ -1,0 +1,37 @@
+"""Test builds of the C core: the internal functions tests call, which the extension does not export.
+
+`load(module, cdef)` compiles csrc/ into a cffi module of that name whose cdef is the public one
+plus `cdef` (declarations of fjcs__ functions), once per content of the sources: the build is kept
+in build/test-ext/<hash> and reused until a source, a header, build_ffi.py or `cdef` changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(module: str, cdef: str) -> ModuleType:
+    """The compiled test module (its `ffi` and `lib`); raises if the build fails."""
+    digest = hashlib.sha256(cdef.encode())
+    for path in sorted((ROOT / "csrc").glob("*.[ch]")) + [ROOT / "build_ffi.py"]:
+        digest.update(path.name.encode() + path.read_bytes())
+    where = ROOT / "build" / "test-ext" / digest.hexdigest()[:16]
+    built = sorted(where.glob(f"{module}*.so")) + sorted(where.glob(f"{module}*.pyd"))
+    if not built:
+        sys.path.insert(0, str(ROOT))
+        try:
+            import build_ffi
+        finally:
+            sys.path.remove(str(ROOT))
+        where.mkdir(parents=True, exist_ok=True)
+        built = [Path(build_ffi.test_ffibuilder(module, cdef).compile(tmpdir=str(where)))]
+    spec = importlib.util.spec_from_file_location(module, built[0])
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
