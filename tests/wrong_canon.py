@@ -1,7 +1,7 @@
 """A deliberately wrong canonicalizer for `fastjcs crosscheck` tests (the canon protocol).
 
 JSON text on stdin, "canonical" bytes on stdout: json.loads, then json.dumps with sorted keys and
-compact separators, the construction DESIGN's anti-patterns name. It sorts by code point (not UTF-16
+compact separators, the construction docs/contract.md ("What is not JCS") names. It sorts by code point (not UTF-16
 code units), writes Python's float repr (1e-07, 1e+16, 1.0, -0.0) and keeps big integers exact.
 With --ascii it also escapes every non-ASCII character (\\u00e9), as ensure_ascii=True does.
 """

@@ -3,7 +3,7 @@
     python vectors/gen_cpb.py [--check] [--out DIR]   # rewrites src/fastjcs/tools/suites/cpb/; a test checks it is up to date
 
 Nothing here imports fastjcs. Expected bytes come from `rfc8785.dumps` (the reference RFC 8785
-implementation) over a ten-line jcs-n normalizer written from DESIGN 6, digests from pycryptodome;
+implementation) over a ten-line jcs-n normalizer written from docs/contract.md ("jcs-n"), digests from pycryptodome;
 raw inputs whose tokens matter (-0, 1.0, duplicate names) are typed by hand as text. The file formats
 are the upstream suite's (jcs-n kats, jcs vs jcs-n divergence, cpb-check, typed references, registry
 look-ups), plus `registry_snapshot`/`registry_pinned`/`current_registry_snapshot` on typed-reference
@@ -21,7 +21,7 @@ import rfc8785
 from Crypto.Hash import SHA256
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "cpb"
-SPEC = "fastjcs DESIGN.md section 6; draft-mih-sokolov-scitt-payload-binding-01"
+SPEC = "fastjcs docs/contract.md (jcs-n); draft-mih-sokolov-scitt-payload-binding-01"
 
 
 def sha(data: bytes) -> str:
@@ -29,7 +29,7 @@ def sha(data: bytes) -> str:
 
 
 def normalize(value: Any) -> Any:
-    """DESIGN 6, written independently: drop null/[]/{} members, children first; keep elements."""
+    """jcs-n (docs/contract.md), written independently: drop null/[]/{} members, children first; keep elements."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():

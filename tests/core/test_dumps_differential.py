@@ -1,4 +1,4 @@
-"""dumps against rfc8785.dumps, the reference implementation in Python (DESIGN section 2.1).
+"""dumps against rfc8785.dumps, the reference implementation in Python (docs/contract.md, "Python values in").
 
 Same bytes wherever rfc8785 accepts; the same exception class wherever it refuses, mapped by name;
 except the documented improvements, each asserted in its own test below (lone surrogate in a key,
@@ -29,7 +29,7 @@ def rfc8785_outcome(value):
         return "raises", fastjcs.FloatDomainError
     except rfc8785.CanonicalizationError:
         return "raises", fastjcs.CanonicalizationError
-    except (UnicodeEncodeError, RecursionError) as exc:  # DESIGN 2.1's deliberate improvements
+    except (UnicodeEncodeError, RecursionError) as exc:  # the deliberate improvements (docs/contract.md)
         return "improved", exc
 
 
@@ -100,7 +100,7 @@ def test_non_str_keys(backend, value):
         fastjcs.dumps(value)
 
 
-# ---- documented improvements over rfc8785 (DESIGN section 2.1) ----
+# ---- documented improvements over rfc8785 (docs/contract.md, "Python values in") ----
 
 @with_backend
 @given(lone_surrogate_text)

@@ -1,4 +1,4 @@
-"""Number rendering (DESIGN.md section 2, RFC 8785 section 3.2.2.3) on both backends.
+"""Number rendering (docs/contract.md "The canonical form", RFC 8785 section 3.2.2.3) on both backends.
 
 Expected values never come from the code under test. They come from:
   * RFC 8785 Appendix B, typed from the RFC;
@@ -157,7 +157,7 @@ def test_nan_and_infinities_are_refused(backend, bits):
 
 
 def test_layout_boundaries(backend):
-    """Each branch of Number::toString at its edges (DESIGN.md section 2), from the ECMA-262 rules."""
+    """Each branch of Number::toString at its edges (docs/contract.md, "Numbers"), from the ECMA-262 rules."""
     cases = {
         1e20: "100000000000000000000",
         1e21: "1e+21",

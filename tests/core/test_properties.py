@@ -114,6 +114,6 @@ def test_members_sorted_by_utf16_code_units(backend, names):
 
 
 def test_utf16_order_witness(backend):
-    # The pair that separates UTF-16 order from code-point order (DESIGN section 2).
+    # The pair that separates UTF-16 order from code-point order (docs/contract.md, "Member order").
     out = fastjcs.dumps({"\ufb33": 1, "\U0001f602": 2})
     assert out == '{"\U0001f602":2,"\ufb33":1}'.encode()

@@ -23,7 +23,7 @@ def sha(b: bytes) -> str:
 
 
 def oracle_jcs_n(value, exclusion=()):
-    """Independent jcs-n: DESIGN 6 in a few lines over rfc8785."""
+    """Independent jcs-n (docs/contract.md) in a few lines over rfc8785."""
     def norm(v):
         if isinstance(v, dict):
             out = {k: norm(x) for k, x in v.items()}

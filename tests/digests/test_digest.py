@@ -1,4 +1,4 @@
-"""Digests (DESIGN section 4): values, algorithm names, the three representations, the batch API.
+"""Digests (docs/contract.md, "Digests"): values, algorithm names, the three representations, the batch API.
 
 Expected digests come from outside the code under test: rfc8785.dumps + pycryptodome, computed here.
 Every test that canonicalizes takes the `backend` fixture, so it runs on both backends.

@@ -1,4 +1,4 @@
-"""The execution correlation registry (DESIGN section 5.1).
+"""The execution correlation registry (docs/contract.md, "Execution registry").
 
 The registry stores bindings as opaque strings and never canonicalizes, so these tests do not take
 the `backend` fixture. Multi-process tests run tests/eab/registry_worker.py as separate interpreters.

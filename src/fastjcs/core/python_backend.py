@@ -116,7 +116,7 @@ def _sorted_keys(d: dict) -> list:
 
 
 def dumps(obj: Any, max_depth: int) -> bytes:
-    """Canonical UTF-8 bytes of a Python value (DESIGN section 2.1), iteratively."""
+    """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively."""
     out: List[str] = []
     try:
         _render(obj, max_depth, out)
@@ -437,7 +437,7 @@ def _rope_bytes(value: Any) -> bytes:
 
 
 def canonicalize(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool) -> bytes:
-    """Canonical UTF-8 bytes of a JSON text (DESIGN section 2.2), written as it is parsed."""
+    """Canonical UTF-8 bytes of a JSON text (docs/contract.md, "JSON text in"), written as it is parsed."""
     return _rope_bytes(_Canonical(data, max_depth, strict_integers).parse())
 
 

@@ -36,7 +36,7 @@ from ..core.parser import INF, WS, Parser, Text, scan_string, unexpected
 from .errors import DuplicateNameTextError
 
 INT_MAX = 2**53 - 1
-#: The jcs-n integer token grammar (DESIGN 6). \A...\Z, never ^...$: `$` matches before a newline.
+#: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches before a newline.
 INTEGER_TOKEN = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")
 
 PathSegment = Union[str, int]

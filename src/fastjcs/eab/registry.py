@@ -1,4 +1,4 @@
-"""The execution correlation registry (DESIGN section 5.1): admit each logical operation once.
+"""The execution correlation registry (docs/contract.md, "Execution registry"): admit each logical operation once.
 
 A reservation is keyed by (authenticated agent identity, execution_id) and stores the binding (an
 Execution Action Binding, `<alg>:<hex>`) as an opaque string. `admit` answers exactly one of:
@@ -111,7 +111,7 @@ class Reservation(NamedTuple):
     finalized_by: Optional[str]  # "finalize" or "recover"
 
 
-# The admission table, in one place (DESIGN section 5.1). A changed binding outranks every state.
+# The admission table, in one place (docs/contract.md, "Execution registry"). A changed binding outranks every state.
 _REPLAY = {
     ReservationState.IN_FLIGHT: Admission.REPLAY_IN_FLIGHT,
     ReservationState.OUTCOME_UNKNOWN: Admission.REPLAY_OUTCOME_UNKNOWN,

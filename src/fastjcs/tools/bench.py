@@ -25,7 +25,7 @@ from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
 
 # ---------------------------------------------------------------------------------------------------
-# Probes: (name, value, RFC 8785 bytes), the expected bytes typed from RFC 8785 and DESIGN section 2
+# Probes: (name, value, RFC 8785 bytes), the expected bytes typed from RFC 8785 and docs/contract.md ("The canonical form")
 # ---------------------------------------------------------------------------------------------------
 
 PROBES: List[Tuple[str, Any, bytes]] = [

@@ -151,7 +151,7 @@ class Vector:
         return replace(self, doc=doc, members=members, mutant_of=category)
 
 
-_SPEC_INTEGER = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")   # typed from DESIGN 6
+_SPEC_INTEGER = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")   # typed from docs/contract.md, "jcs-n"
 _SPEC_INT_MAX = 9007199254740991
 
 

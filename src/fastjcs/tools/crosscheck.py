@@ -4,7 +4,7 @@ Two protocols, one process per call:
 
 - vector (`--impl CMD`): one vector JSON on stdin; `{"pre_image": ..., "digest": ...}` on stdout
   and exit 0, non-zero exit for a refusal, empty output with exit 0 for "skipped"
-  (../shared/upstream/README.md). fastjcs's own answer is `fastjcs.protocol.answer`.
+  (docs/cli.md). fastjcs's own answer is `fastjcs.tools.protocol.answer`.
 - canon (`--canon-impl CMD`): a JSON text on stdin, its canonical bytes on stdout and exit 0, or a
   non-zero exit for a text it refuses. Fed documents from a seeded generator (no hypothesis) that
   favours the delicate cases; a disagreement is shrunk (members and elements dropped, containers

@@ -7,8 +7,8 @@ each algorithm it names; for `accept`, the JCS bytes and every pinned binding, a
 verifies; for a refusal, that the pre-image is refused and that no binding the file gives for it
 verifies.
 
-Mutation probes: the runner finds the defects of a refused vector itself, from the spec (DESIGN
-section 5, typed here rather than imported from the code under test): an algorithm other than
+Mutation probes: the runner finds the defects of a refused vector itself, from the spec (docs/contract.md,
+"Execution Action Binding v1", typed here rather than imported from the code under test): an algorithm other than
 sha256/sha384, pre-image bytes that are not JCS, another domain, another version, members added,
 dropped or renamed, a field that is not a non-empty string without lone surrogates. Each defect is
 a check category; its condition-removed mutant repairs that defect alone and must flip the verdict

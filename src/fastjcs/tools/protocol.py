@@ -1,7 +1,7 @@
 """fastjcs's answers over the vector protocol (`fastjcs serve-vector`, and what `crosscheck`
 compares another implementation with).
 
-The protocol (../shared/upstream/README.md): one vector JSON on stdin; the implementation prints
+The protocol (docs/cli.md, "crosscheck and serve-vector"): one vector JSON on stdin; the implementation prints
 `{"pre_image": "...", "digest": "<hex>"}` on stdout and exits 0, or exits non-zero when it refuses
 the vector (a MUST-FAIL vector must be refused); empty output with exit 0 means "skipped".
 
