@@ -96,4 +96,7 @@ def test_ffibuilder(module: str, cdef: str) -> FFI:
 
 
 if __name__ == "__main__":
-    ffibuilder.compile(verbose=True)
+    # Run directly, it builds into build/ffi/ (git ignores it), not into a fastjcs/ folder beside
+    # this file; the compile runs in that folder, so it takes the builder that names the sources by
+    # absolute path. (`pip install -e .` is what builds the extension into the package.)
+    test_ffibuilder("fastjcs._native_ext", "").compile(tmpdir=str(HERE / "build" / "ffi"), verbose=True)
