@@ -35,7 +35,8 @@ static inline void fjcs__buf_put_n(fjcs_buf *b, const void *s, size_t n) {
 /*
  * Make room for one more item of `size` bytes in the array *items, which holds count items in
  * room for *cap. The array starts in `local`, storage of the caller's (so a small input allocates
- * nothing), and moves to the heap, doubling, when it outgrows it. FJCS_OK or FJCS_E_NOMEM.
+ * nothing), and moves to the heap, doubling, when it outgrows it; with `local` NULL it is on the
+ * heap from the start (*items NULL, *cap 0 until then). FJCS_OK or FJCS_E_NOMEM.
  */
 int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local);
 

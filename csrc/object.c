@@ -408,7 +408,7 @@ static int read_value(reader *r) {
         return FJCS_OK;
     }
     case 'l': {
-        int64_t v;
+        int64_t v = 0; /* read_long sets it when it succeeds; not every compiler sees that */
         rc = read_long(r, &v, at);
         if (rc != FJCS_OK) return rc;
         if (fjcs__write_int(out, v) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");

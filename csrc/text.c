@@ -228,8 +228,9 @@ static int unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close,
 /* Read the string at *pp, write its canonical form. For a member name, also record where its
  * unescaped bytes are (in the input, or an arena offset kept until the object closes). */
 static int string_token(parser *ps, const uint8_t **pp, member *name) {
-    const uint8_t *q = *pp, *close;
-    int escaped, rc = scan_string(ps, q, &close, &escaped);
+    /* scan_string sets both when it succeeds; initialised for compilers that cannot see that. */
+    const uint8_t *q = *pp, *close = q;
+    int escaped = 0, rc = scan_string(ps, q, &close, &escaped);
     if (rc != FJCS_OK) return rc;
     *pp = close + 1;
     fjcs_buf *out = ps->out;

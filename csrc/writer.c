@@ -42,7 +42,7 @@ int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local
     size_t ncap = *cap ? *cap * 2 : 16;
     if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
     void *p;
-    if (*items == local) {
+    if (local != NULL && *items == local) {
         p = malloc(ncap * size);
         if (p != NULL && count) memcpy(p, local, count * size);
     } else {
