@@ -7,7 +7,7 @@ Two data sets of --count doubles each: random 64-bit patterns (finite only), and
 (m / 10^j for random m < 10^6 and j <= 6, like 123.456). The C timer is benchmarks/number_bench.c,
 compiled here with -O2 into benchmarks/bin/. Correctness is recorded too: the C program checks
 that every rendering reads back (strtod), and this script compares a sample with fastjcs.core.python_backend.
-The goal of issue 3: fjcs at most 0.10x the time of snprintf.
+The target (docs/contract.md#performance-targets): fjcs at most 0.10x the time of snprintf.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
  * way to render doubles", 2021), written from the paper's mathematics; the Java reference is not
  * followed where ECMAScript differs (Java asks for at least two digits and prints 5e-324 as 4.9E-324;
  * ECMAScript takes the shortest, "5e-324"). Second the layout of ECMA-262 Number::toString (ES2015
- * 7.1.12.1 steps 6-10; DESIGN.md section 2).
+ * 7.1.12.1 steps 6-10; docs/contract.md#numbers).
  *
  * The only departure from the paper's arithmetic is the width of the power-of-ten approximation g:
  * 128 bits here (two 64-bit words, the natural unit of a 64x64->128 multiply) where the paper stores

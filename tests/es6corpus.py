@@ -1,4 +1,4 @@
-"""The ES6 number corpus of RFC 8785, regenerated (see ../shared/conformance/es6-numbers.md).
+"""The ES6 number corpus of RFC 8785, regenerated (see docs/contract.md#the-es6-number-corpus).
 
 The corpus is `<hex>,<rendering>\\n` lines over a deterministic sequence of doubles: the 168 static
 values (tests/data/es6-static-values.txt, a copy of the shared conformance file), 2000 patterns
@@ -24,7 +24,7 @@ from Crypto.Hash import SHA256
 HERE = Path(__file__).resolve().parent
 STATIC_VALUES = HERE / "data" / "es6-static-values.txt"
 
-# SHA-256 of the first N lines, as published (es6-numbers.md and issue 3).
+# SHA-256 of the first N lines, as published (docs/contract.md#the-es6-number-corpus).
 PUBLISHED = {
     1_000: "be18b62b6f69cdab33a7e0dae0d9cfa869fda80ddc712221570f9f40a5878687",
     10_000: "b9f7a8e75ef22a835685a52ccba7f7d6bdc99e34b010992cbc5864cd12be6892",

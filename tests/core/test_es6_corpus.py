@@ -1,4 +1,4 @@
-"""The ES6 number corpus (../shared/conformance/es6-numbers.md) against its published SHA-256.
+"""The ES6 number corpus (docs/contract.md#the-es6-number-corpus) against its published SHA-256.
 
 Every published count up to --es6-lines (default 100,000; CI passes 1,000,000) is checked, on both
 backends. The 10^8-line run is by hand: benchmarks/es6_corpus.py.

@@ -1,4 +1,4 @@
-"""Limits and hostile input, on both backends (issue 8).
+"""Limits and hostile input, on both backends (docs/robustness.md).
 
 Each test states what must happen past a limit: a clean error of the documented class, or a
 correct answer, never a crash, a hang, or the wrong exception. The big ones are marked slow; the

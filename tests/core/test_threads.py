@@ -125,7 +125,7 @@ def _digest_many_error(native, values) -> Any:
 
 
 def test_two_threads_large_documents(backend):
-    """Issue 4: two threads canonicalize large documents at once; every answer is checked."""
+    """Two threads canonicalize large documents at once; every answer is checked."""
     size = 15_000 if backend.NAME == "native" else 1500  # about 6 MB of text, or 0.6 MB
     docs = [_text(_records(size, seed)) for seed in (10, 11)]
     objs = [_records(size // 2, seed) for seed in (12, 13)]
