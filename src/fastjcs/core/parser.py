@@ -80,8 +80,9 @@ def char_at(data: "bytes | bytearray | memoryview", offset: int) -> Optional[str
 def unexpected_message(c: Optional[str], at_start: bool, what: str) -> str:
     """The message for a character the grammar did not expect (None: the end of the input).
 
-    Shared with the C backend, which reports "unexpected character, expected <what>" and has its
-    wrapper rebuild the message from the character at the offset, so both backends say the same.
+    Shared with the C backend, whose error record says what was expected (a code) and where: its
+    wrapper words the message from those and the character at the offset, so both backends say
+    the same.
     """
     if c is None:
         return f"unexpected end of input, expected {what}"
