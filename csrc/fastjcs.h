@@ -57,7 +57,9 @@ typedef enum fjcs_code {
     FJCS_E_ESCAPE = 14,        /* a backslash that starts no escape of RFC 8259 section 7 */
     FJCS_E_CONTROL = 15,       /* a control character (below U+0020) unescaped in a string */
     FJCS_E_LEADING_ZERO = 16,  /* a digit after a leading zero */
-    FJCS_E_UNTERMINATED = 17   /* the input ends inside a string */
+    FJCS_E_UNTERMINATED = 17,  /* the input ends inside a string */
+    FJCS_E_NOT_INTEGER = 18    /* FJCS_INTEGERS_ONLY: a number token with a fraction or an exponent
+                                  part (the offset is its first byte), or a float value */
 } fjcs_code;
 
 /* What the grammar wanted where an FJCS_E_SYNTAX error was found. */
@@ -113,9 +115,15 @@ typedef struct fjcs_buf {
 
 void fjcs_buf_free(fjcs_buf *buf);
 
-/* Flags for the functions that read JSON text, to be or-ed together. */
+/* Flags for the functions that canonicalize, to be or-ed together (the marshal functions read
+ * only FJCS_INTEGERS_ONLY: their integers are always checked). */
 typedef enum fjcs_flags {
-    FJCS_STRICT_INTEGERS = 1   /* refuse integer tokens outside +/-(2^53-1) (I-JSON, RFC 7493 2.2) */
+    FJCS_STRICT_INTEGERS = 1,  /* refuse integer tokens outside +/-(2^53-1) (I-JSON, RFC 7493 2.2) */
+    FJCS_INTEGERS_ONLY = 2     /* integer-only JCS: refuse number tokens with a fraction or an
+                                  exponent part ("1.0", "1e2", "-0.0"; FJCS_E_NOT_INTEGER) and, as
+                                  FJCS_STRICT_INTEGERS (which it implies), integers outside
+                                  +/-(2^53-1); "-0" is an integer token (value 0). On the object
+                                  path: refuse every float ('g') */
 } fjcs_flags;
 
 /*
@@ -134,10 +142,11 @@ fjcs_code fjcs_canonicalize(const char *text, size_t len, size_t max_depth, fjcs
  * ('g'), str ('u', 't', 'a', 'A', 'z', 'Z'), tuple ('(' and ')'), list ('['), dict ('{'), and
  * back-references ('r' and the 0x80 flag). Other codes of the format (bytes, sets, complex,
  * code objects, ...) give FJCS_E_TYPE; bytes that are not a well-formed encoding give
- * FJCS_E_ENCODING (any input is safe to pass). Appends the canonical form to out.
+ * FJCS_E_ENCODING (any input is safe to pass); with FJCS_INTEGERS_ONLY in flags, a float gives
+ * FJCS_E_NOT_INTEGER at its type code. Appends the canonical form to out.
  */
-fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
-                                    fjcs_error *err);
+fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
+                                    fjcs_flags flags, fjcs_buf *out, fjcs_error *err);
 
 /* ---- Digests in bulk ---- */
 
@@ -160,10 +169,11 @@ typedef struct fjcs_item {
  * Canonicalize each item of a marshalled list or tuple (marshal.dumps(values, 4)) and hash it:
  * item i's digest goes to digests[i * digest_size] (caller-owned, capacity items). Stops at the
  * first item that fails and returns its error code; *count is the number of items digested.
+ * flags as fjcs_canonicalize_marshal's.
  * (In object.c: the items share one marshal stream and its table of back-references.)
  */
 fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
-                                    fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
                                     size_t capacity, size_t *count, fjcs_error *err);
 
 /*

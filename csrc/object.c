@@ -75,6 +75,7 @@ typedef struct reader {
     ref *refs;
     size_t nrefs, refs_cap;
     size_t max_depth;
+    int flags;        /* fjcs_flags: FJCS_INTEGERS_ONLY refuses floats */
     fjcs_error *err;
     oframe frames_local[16];   /* the stacks start here: a small value allocates nothing */
     fjcs__member members_local[32];
@@ -417,6 +418,7 @@ static int read_value(reader *r) {
         return FJCS_OK;
     }
     case 'g': {
+        if (r->flags & FJCS_INTEGERS_ONLY) return fail(r, FJCS_E_NOT_INTEGER, at, "a float, where integers only are allowed");
         if (!need(r, 8)) return fail(r, FJCS_E_ENCODING, at, "truncated encoding");
         double d = rd_f64(r->p);
         r->p += 8;
@@ -513,8 +515,8 @@ static int read_value(reader *r) {
 
 /* ---- Entry point ------------------------------------------------------------------------- */
 
-static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, fjcs_buf *out,
-                        fjcs_error *err) {
+static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, int flags,
+                        fjcs_buf *out, fjcs_error *err) {
     memset(r, 0, offsetof(reader, frames_local));
     r->frames = r->frames_local;
     r->frames_cap = sizeof r->frames_local / sizeof r->frames_local[0];
@@ -526,6 +528,7 @@ static void reader_init(reader *r, const char *data, size_t len, size_t max_dept
     r->end = r->base + len;
     r->out = out;
     r->max_depth = max_depth;
+    r->flags = flags;
     r->err = err;
     fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
 }
@@ -537,10 +540,10 @@ static void reader_free(reader *r) {
     fjcs__order_free(&r->order);
 }
 
-fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth, fjcs_buf *out,
-                                    fjcs_error *err) {
+fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
+                                    fjcs_flags flags, fjcs_buf *out, fjcs_error *err) {
     reader r;
-    reader_init(&r, data, len, max_depth, out, err);
+    reader_init(&r, data, len, max_depth, (int)flags, out, err);
     int rc = read_value(&r);
     if (rc == FJCS_OK) rc = drive(&r, 0);
     if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
@@ -553,11 +556,11 @@ fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_dep
 /* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
 
 fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
-                                    fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
                                     size_t capacity, size_t *count, fjcs_error *err) {
     fjcs_buf out = {0};
     reader r;
-    reader_init(&r, data, len, max_depth, &out, err);
+    reader_init(&r, data, len, max_depth, (int)flags, &out, err);
     *count = 0;
     int rc = FJCS_OK;
     /* The list (or tuple) itself: its items are the values, and it is no value of its own. It is

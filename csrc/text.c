@@ -333,6 +333,8 @@ static int number_token(parser *ps, const uint8_t **pp) {
         integer = 0;
     }
     *pp = p;
+    if (!integer && (ps->flags & FJCS_INTEGERS_ONLY))
+        return fail(ps, FJCS_E_NOT_INTEGER, start, "number with a fraction or an exponent part");
     fjcs_buf *out = ps->out;
     if (integer) {
         if ((ps->flags & FJCS_STRICT_INTEGERS) &&
@@ -547,7 +549,8 @@ member_name:
 void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
     memset(ps, 0, offsetof(parser, frames_local));
     ps->max_depth = max_depth;
-    ps->flags = flags;
+    /* FJCS_INTEGERS_ONLY implies FJCS_STRICT_INTEGERS */
+    ps->flags = flags & FJCS_INTEGERS_ONLY ? flags | FJCS_STRICT_INTEGERS : flags;
     ps->frames = ps->frames_local;
     ps->frames_cap = sizeof ps->frames_local / sizeof ps->frames_local[0];
     ps->members = ps->members_local;

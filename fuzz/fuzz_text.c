@@ -8,6 +8,8 @@
  *   - an error has a known code for the text path, an offset within the input and a message;
  *   - an accepted text gives canonical output: canonicalizing the output gives the same bytes;
  *   - FJCS_STRICT_INTEGERS only adds FJCS_E_INT_DOMAIN: otherwise the same answer;
+ *   - FJCS_INTEGERS_ONLY only adds FJCS_E_NOT_INTEGER and FJCS_E_INT_DOMAIN (it implies
+ *     FJCS_STRICT_INTEGERS): otherwise the same answer;
  *   - a small max_depth gives the same answer or FJCS_E_DEPTH, before any other error;
  *   - an allocation failure anywhere gives FJCS_E_NOMEM or the same answer (and leaks nothing);
  *   - fjcs_digest_lines_hex and fjcs_digest_texts give, per line, what fjcs_canonicalize gives.
@@ -30,7 +32,10 @@ static void check_code(int rc, int flags) {
     case FJCS_E_LEADING_ZERO: case FJCS_E_UNTERMINATED:
         return;
     case FJCS_E_INT_DOMAIN:
-        CHECK(flags & FJCS_STRICT_INTEGERS);
+        CHECK(flags & (FJCS_STRICT_INTEGERS | FJCS_INTEGERS_ONLY));
+        return;
+    case FJCS_E_NOT_INTEGER:
+        CHECK(flags & FJCS_INTEGERS_ONLY);
         return;
     default:
         CHECK(!"an error code the text path never returns");
@@ -180,6 +185,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (strict.rc != FJCS_E_INT_DOMAIN) CHECK(same(&strict, &base));
     fjcs_buf_free(&strict.out);
 
+    /* Integers only: the refusals of strict integers plus its own, nothing else changes. */
+    result ints = run(text, size, DEFAULT_DEPTH, FJCS_INTEGERS_ONLY);
+    check_code(ints.rc, FJCS_INTEGERS_ONLY);
+    if (ints.rc != FJCS_E_NOT_INTEGER && ints.rc != FJCS_E_INT_DOMAIN) CHECK(same(&ints, &base));
+    fjcs_buf_free(&ints.out);
+
     /* A small depth limit: the same answer, or the depth error first. */
     size_t depth = size % 5;
     result shallow = run(text, size, depth, 0);
@@ -198,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (starved.rc != FJCS_E_NOMEM) CHECK(same(&starved, &base));
     fjcs_buf_free(&starved.out);
 
-    check_batches(text, size, size & 8 ? FJCS_STRICT_INTEGERS : 0);
+    check_batches(text, size, size & 8 ? FJCS_STRICT_INTEGERS : size & 16 ? FJCS_INTEGERS_ONLY : 0);
 
     fjcs_buf_free(&base.out);
     return 0;

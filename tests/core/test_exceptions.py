@@ -19,6 +19,7 @@ HIERARCHY = {
     "FastJCSError": "ValueError",
     "CanonicalizationError": "FastJCSError",
     "IntegerDomainError": "CanonicalizationError",
+    "NonIntegerNumberError": "CanonicalizationError",
     "FloatDomainError": "CanonicalizationError",
     "UnsupportedTypeError": "CanonicalizationError",
     "CircularReferenceError": "CanonicalizationError",

@@ -54,7 +54,7 @@ def _marshal(data: bytes, max_depth: int):
     out = ffi.new("fjcs_buf *")
     err = ffi.new("fjcs_error *")
     try:
-        rc = lib.fjcs_canonicalize_marshal(data, len(data), max_depth, out, err)
+        rc = lib.fjcs_canonicalize_marshal(data, len(data), max_depth, 0, out, err)
         return rc, err.offset, ffi.unpack(out.data, out.len) if rc == lib.FJCS_OK else None
     finally:
         lib.fjcs_buf_free(out)

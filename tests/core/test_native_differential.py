@@ -170,7 +170,7 @@ def _raw_marshal(native_module, data: bytes):
 
     out = ffi.new("fjcs_buf *")
     try:
-        rc = lib.fjcs_canonicalize_marshal(data, len(data), 64, out, ffi.NULL)
+        rc = lib.fjcs_canonicalize_marshal(data, len(data), 64, 0, out, ffi.NULL)
         return rc, ffi.unpack(out.data, out.len) if rc == 0 else None
     finally:
         lib.fjcs_buf_free(out)

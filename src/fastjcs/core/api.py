@@ -26,7 +26,7 @@ def check_depth(max_depth: int) -> int:
     return min(max_depth, sys.maxsize)
 
 
-def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool = False) -> bytes:
     """Return the RFC 8785 canonical form of a Python value as UTF-8 bytes.
 
     Accepts dict (str keys), list, tuple, str, int, float, bool, None and their subclasses.
@@ -34,21 +34,27 @@ def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
     non-str keys, lone surrogates, ints outside +/-(2^53-1) (IntegerDomainError), NaN and the
     infinities (FloatDomainError), circular references, nesting deeper than `max_depth`.
 
+    With `integers_only=True` (integer-only JCS, docs/contract.md), every float is refused with
+    NonIntegerNumberError, 1.0 and -0.0 included, and so are float subclasses.
+
     >>> dumps({"b": [1.0, "\\u20ac"], "a": None})
     b'{"a":null,"b":[1,"\\xe2\\x82\\xac"]}'
     """
     if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
         max_depth = check_depth(max_depth)
+    if integers_only:  # the default path passes nothing more (a hot path)
+        return seam._impl.dumps(obj, max_depth, True)
     return seam._impl.dumps(obj, max_depth)
 
 
-def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH,
+         integers_only: bool = False) -> None:
     """Write the canonical form of `obj` to the binary stream `fp`.
 
     The bytes are computed in full before the first write: when canonicalization fails, nothing
     at all is written.
     """
-    fp.write(seam._impl.dumps(obj, check_depth(max_depth)))
+    fp.write(seam._impl.dumps(obj, check_depth(max_depth), bool(integers_only)))
 
 
 def refuse_single(items: Any, takes: str, hint: str) -> None:
@@ -82,7 +88,7 @@ def as_bytes(data: Data) -> bytes:
 
 
 def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
-                 strict_integers: bool = False) -> bytes:
+                 strict_integers: bool = False, integers_only: bool = False) -> bytes:
     """Return the RFC 8785 canonical form of a JSON text.
 
     The text is parsed strictly (RFC 8259 and I-JSON, RFC 7493): UTF-8 only, no byte-order mark,
@@ -92,6 +98,10 @@ def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
     `strict_integers=True`, an integer token outside +/-(2^53-1) is an IntegerDomainError
     instead of being rounded.
 
+    With `integers_only=True` (integer-only JCS, docs/contract.md), a number token with a fraction
+    or an exponent part (`1.0`, `1e2`, `-0.0`) is a NonIntegerNumberError at its first byte, and
+    `strict_integers` is implied; `-0` is an integer token (canonical `0`).
+
     Errors are InvalidJSONError (a CanonicalizationError) or one of its siblings, with `offset`
     (bytes), `lineno` and `colno`. A str argument is encoded to UTF-8 first, and offsets count
     the bytes of that encoding.
@@ -99,11 +109,12 @@ def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
     >>> canonicalize(b'{"b": 1E2, "a": [true, "\\\\u00e9"]}')
     b'{"a":[true,"\\xc3\\xa9"],"b":100}'
     """
-    return seam._impl.canonicalize(as_buffer(data), check_depth(max_depth), bool(strict_integers))
+    return seam._impl.canonicalize(as_buffer(data), check_depth(max_depth), bool(strict_integers),
+                                   bool(integers_only))
 
 
 def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
-                    strict_integers: bool = False) -> None:
+                    strict_integers: bool = False, integers_only: bool = False) -> None:
     """Canonicalize a JSON text and pass the result to `write` (e.g. a binary stream's write),
     in one call, and only when canonicalization succeeds.
 
@@ -111,7 +122,8 @@ def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int =
     second copy of the output is made: for a large text, the peak memory is the input plus the
     output.
     """
-    seam._impl.canonicalize_to(as_buffer(data), write, check_depth(max_depth), bool(strict_integers))
+    seam._impl.canonicalize_to(as_buffer(data), write, check_depth(max_depth), bool(strict_integers),
+                               bool(integers_only))
 
 
 def format_double(x: float) -> str:

@@ -4,7 +4,9 @@ Both backends (`fastjcs.core.python_backend`, the reference, and `fastjcs.core.n
 the C core) are modules that implement this Protocol, with the same answers and the same
 exceptions; a test holds each to it. The API checks and normalizes the arguments first: data is
 a contiguous bytes-like object, `max_depth` a non-negative int no larger than sys.maxsize,
-`algorithm` an exact "sha256" or "sha384", `strict_integers` a bool.
+`algorithm` an exact "sha256" or "sha384", `strict_integers` and `integers_only` bools
+(`integers_only`, integer-only JCS, refuses floats and number tokens with a fraction or an
+exponent part with NonIntegerNumberError, and implies `strict_integers` for text).
 """
 
 from __future__ import annotations
@@ -22,30 +24,32 @@ class Backend(Protocol):
     #: "python" or "native"
     NAME: str
 
-    def dumps(self, obj: Any, max_depth: int) -> bytes:
+    def dumps(self, obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
         """The canonical UTF-8 bytes of a Python value."""
 
-    def canonicalize(self, data: Buffer, max_depth: int, strict_integers: bool) -> bytes:
+    def canonicalize(self, data: Buffer, max_depth: int, strict_integers: bool,
+                     integers_only: bool = False) -> bytes:
         """The canonical UTF-8 bytes of a JSON text, parsed strictly."""
 
     def canonicalize_to(self, data: Buffer, write: Callable[[Any], Any], max_depth: int,
-                        strict_integers: bool) -> None:
+                        strict_integers: bool, integers_only: bool = False) -> None:
         """Canonicalize, then pass the result to `write` in one call, only on success."""
 
     def format_double(self, x: float) -> str:
         """The ECMAScript rendering of a float."""
 
-    def digest_many(self, objs: list, max_depth: int, algorithm: str) -> List[bytes]:
+    def digest_many(self, objs: list, max_depth: int, algorithm: str,
+                    integers_only: bool = False) -> List[bytes]:
         """The raw digest of each value's canonical form; the first failure is raised with
         `index` set to its position."""
 
     def digest_texts(self, texts: List[bytes], max_depth: int, strict_integers: bool,
-                     algorithm: str) -> List[Union[bytes, CanonicalizationError]]:
+                     algorithm: str, integers_only: bool = False) -> List[Union[bytes, CanonicalizationError]]:
         """Per text: the raw digest of its canonical form, or the error it raised (`index`
         set); nothing is raised for a bad text."""
 
     def digest_lines_hex(self, data: Buffer, max_depth: int, strict_integers: bool, algorithm: str,
-                         prefix: str) -> Tuple[bytes, int, list]:
+                         prefix: str, integers_only: bool = False) -> Tuple[bytes, int, list]:
         """The lines of a JSONL text (`fastjcs.core.jsonl.split_lines`) digested for the command
         line: (output, number of lines, failures). The output holds, per line that
         canonicalizes, prefix + hex digest + "\\n"; a failing line puts nothing there and adds

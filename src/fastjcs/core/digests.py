@@ -51,11 +51,13 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------------
 
 
-def digest(obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+def digest(obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH,
+           integers_only: bool = False) -> str:
     """The digest of ``fastjcs.dumps(obj)``, rendered ``"<algorithm>:<lowercase hex>"``.
 
     Raises UnsupportedAlgorithmError for any algorithm but "sha256" and "sha384" (checked before
-    the value), and what `dumps` raises for a value JCS cannot represent.
+    the value), and what `dumps` raises for a value JCS cannot represent (with
+    `integers_only=True`, any float too: NonIntegerNumberError).
 
     >>> digest({"x": 1})
     'sha256:5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22'
@@ -63,29 +65,32 @@ def digest(obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_
     'sha384:9ce595e9'
     """
     alg = check_algorithm(algorithm)
-    return render(alg, raw_digest(api.dumps(obj, max_depth=max_depth), alg))
+    return render(alg, raw_digest(api.dumps(obj, max_depth=max_depth, integers_only=integers_only), alg))
 
 
 def digest_text(data: Data, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH,
-                strict_integers: bool = False) -> str:
-    """The digest of ``fastjcs.canonicalize(data)``: JSON text in, parsed strictly, then hashed.
+                strict_integers: bool = False, integers_only: bool = False) -> str:
+    """The digest of ``fastjcs.canonicalize(data)``: JSON text in, parsed strictly, then hashed
+    (`strict_integers` and `integers_only` as `canonicalize` takes them).
 
     >>> digest_text('{"x": 1.0}') == digest({"x": 1})
     True
     """
     alg = check_algorithm(algorithm)
-    canonical = api.canonicalize(data, max_depth=max_depth, strict_integers=strict_integers)
+    canonical = api.canonicalize(data, max_depth=max_depth, strict_integers=strict_integers,
+                                 integers_only=integers_only)
     return render(alg, raw_digest(canonical, alg))
 
 
 def digest_many(objs: Iterable[Any], algorithm: str = "sha256", *,
-                max_depth: int = DEFAULT_MAX_DEPTH) -> List[str]:
+                max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool = False) -> List[str]:
     """``[digest(obj, algorithm) for obj in objs]`` in one call to the backend.
 
     The C backend canonicalizes and hashes the whole batch without returning to Python per item.
     All or nothing: the first value that cannot be canonicalized raises its error, with `index`
     set to its position in `objs`, and no digest is returned. `objs` must not be a str, a
     bytes-like object or a mapping (TypeError): they iterate as characters, bytes or keys.
+    With `integers_only=True`, a float in an item is that item's NonIntegerNumberError.
 
     >>> digest_many([{"x": 1}, [1, 2]]) == [digest({"x": 1}), digest([1, 2])]
     True
@@ -94,14 +99,15 @@ def digest_many(objs: Iterable[Any], algorithm: str = "sha256", *,
     refuse_single(objs, "digest_many takes an iterable of values",
                   "to digest one value use digest()")
     items = objs if type(objs) is list else list(objs)
-    raws = seam.impl().digest_many(items, check_depth(max_depth), alg)
+    raws = seam.impl().digest_many(items, check_depth(max_depth), alg, bool(integers_only))
     prefix = alg + ":"
     return [prefix + raw.hex() for raw in raws]
 
 
 def digest_texts(texts: Iterable[Data], algorithm: str = "sha256", *,
                  max_depth: int = DEFAULT_MAX_DEPTH,
-                 strict_integers: bool = False) -> List[Union[str, CanonicalizationError]]:
+                 strict_integers: bool = False,
+                 integers_only: bool = False) -> List[Union[str, CanonicalizationError]]:
     """Digest many JSON texts (the lines of a JSONL file, say) in one call; one result per text.
 
     Each result is the rendered digest of that text, or the CanonicalizationError instance it
@@ -111,6 +117,7 @@ def digest_texts(texts: Iterable[Data], algorithm: str = "sha256", *,
     A line's trailing newline is JSON whitespace and may stay; an empty line is an error item.
     An item that is not bytes, bytearray, memoryview or str raises TypeError for the whole call,
     and so does a `texts` that is itself one text (a str or bytes-like object) or a mapping.
+    `strict_integers` and `integers_only` apply to every text, as `canonicalize` takes them.
 
     >>> results = digest_texts([b'{"x":1}\\n', b'{"x":', b'[]'])
     >>> results[0] == digest({"x": 1}), type(results[1]).__name__, results[1].index
@@ -125,7 +132,8 @@ def digest_texts(texts: Iterable[Data], algorithm: str = "sha256", *,
             items.append(as_bytes(text))
         except TypeError as exc:
             raise TypeError(f"item {index}: {exc}") from None
-    results = seam.impl().digest_texts(items, check_depth(max_depth), bool(strict_integers), alg)
+    results = seam.impl().digest_texts(items, check_depth(max_depth), bool(strict_integers), alg,
+                                       bool(integers_only))
     prefix = alg + ":"
     return [prefix + r.hex() if isinstance(r, bytes) else r for r in results]
 

@@ -3,6 +3,8 @@
     FastJCSError(ValueError)
     ├── CanonicalizationError            the value or text cannot be canonicalized
     │   ├── IntegerDomainError           an int outside +/-(2^53-1)
+    │   ├── NonIntegerNumberError        integers_only: a float, or a number token with a fraction
+    │   │                                or an exponent part
     │   ├── FloatDomainError             NaN, an infinity, a number token that overflows
     │   ├── UnsupportedTypeError         a Python type JSON cannot carry, or a non-str key
     │   ├── CircularReferenceError       a container that contains itself
@@ -65,6 +67,12 @@ def _rebuild(cls, args, state):
 
 class IntegerDomainError(CanonicalizationError):
     """An integer outside the range a double holds exactly, +/-(2^53-1)."""
+
+
+class NonIntegerNumberError(CanonicalizationError):
+    """Integer-only JCS (`integers_only=True`) met a number that is not an integer: a Python float
+    (1.0 and -0.0 included), or a number token with a fraction or an exponent part (`1.0`, `1e2`,
+    `-0.0`), reported at the token's first byte."""
 
 
 class FloatDomainError(CanonicalizationError):
@@ -169,6 +177,7 @@ __all__ = [
     "FastJCSError",
     "CanonicalizationError",
     "IntegerDomainError",
+    "NonIntegerNumberError",
     "FloatDomainError",
     "UnsupportedTypeError",
     "CircularReferenceError",

@@ -22,6 +22,7 @@ from .errors import (
     FloatDomainError,
     IntegerDomainError,
     InvalidJSONError,
+    NonIntegerNumberError,
 )
 
 NAME = "native"
@@ -64,6 +65,7 @@ _TEXT_ERRORS: Dict[int, Tuple[type, str]] = {
     lib.FJCS_E_DEPTH: (DepthLimitError, ""),  # names the limit: _error_parts
     lib.FJCS_E_FLOAT_DOMAIN: (FloatDomainError, "number overflows a double"),
     lib.FJCS_E_INT_DOMAIN: (IntegerDomainError, "integer outside +/-(2^53-1)"),
+    lib.FJCS_E_NOT_INTEGER: (NonIntegerNumberError, parser.NOT_INTEGER_TOKEN),
 }
 
 # What the grammar wanted, for FJCS_E_SYNTAX, in the words of the unexpected-character messages.
@@ -138,10 +140,17 @@ def _error_parts(code: int, expected: int, data: Any, offset: int,
 # ---------------------------------------------------------------------------------------------------
 
 
-def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> None:
+_STRICT, _INTEGERS_ONLY = lib.FJCS_STRICT_INTEGERS, lib.FJCS_INTEGERS_ONLY
+
+
+def _flags(strict_integers: bool, integers_only: bool) -> int:
+    """The fjcs_flags of the text functions (FJCS_INTEGERS_ONLY implies strict integers in C)."""
+    return (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
+
+
+def _run_text(data: Any, max_depth: int, flags: int, out: Any) -> None:
     """Canonicalize into the C buffer `out`; raise the mapped error on failure."""
     err = ffi.new("fjcs_error *")
-    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
     if type(data) is bytes:
         rc = lib.fjcs_canonicalize(data, len(data), max_depth, flags, out, err)
     else:  # bytearray, memoryview (a mapped file): no copy; released before any error is raised
@@ -151,21 +160,22 @@ def _run_text(data: Any, max_depth: int, strict_integers: bool, out: Any) -> Non
         raise _text_error(err, data, max_depth)
 
 
-def canonicalize(data: Any, max_depth: int, strict_integers: bool) -> bytes:
+def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
     """Canonical bytes of a JSON text, by the C parser (text.c)."""
     out = ffi.new("fjcs_buf *")
     try:
-        _run_text(data, max_depth, strict_integers, out)
+        _run_text(data, max_depth, _flags(strict_integers, integers_only), out)
         return ffi.unpack(out.data, out.len)
     finally:
         lib.fjcs_buf_free(out)
 
 
-def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool) -> None:
+def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool,
+                    integers_only: bool = False) -> None:
     """Canonicalize, then hand write() a view of the C buffer: no second copy of the output."""
     out = ffi.new("fjcs_buf *")
     try:
-        _run_text(data, max_depth, strict_integers, out)
+        _run_text(data, max_depth, _flags(strict_integers, integers_only), out)
         if out.len:
             write(ffi.buffer(out.data, out.len))
         else:
@@ -196,23 +206,24 @@ _new, _unpack, _NULL = ffi.new, ffi.unpack, ffi.NULL
 _canonicalize_marshal, _buf_free, _OK = lib.fjcs_canonicalize_marshal, lib.fjcs_buf_free, lib.FJCS_OK
 
 
-def dumps(obj: Any, max_depth: int) -> bytes:
+def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
     """Canonical bytes of a Python value, by the C reader of its marshal encoding (object.c)."""
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
-        return _python.dumps(obj, max_depth)
+        return _python.dumps(obj, max_depth, integers_only)
     out = _new("fjcs_buf *")
     try:
-        rc = _canonicalize_marshal(encoded, len(encoded), max_depth, out, _NULL)
+        rc = _canonicalize_marshal(encoded, len(encoded), max_depth,
+                                   _INTEGERS_ONLY if integers_only else 0, out, _NULL)
         if rc == _OK:
             return _unpack(out.data, out.len)
     finally:
         _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
-    _python.dumps(obj, max_depth)  # raises the error rfc8785 would
-    _python.dumps(marshal.loads(encoded), max_depth)  # obj changed meanwhile: what C read
+    _python.dumps(obj, max_depth, integers_only)  # raises the error rfc8785 would
+    _python.dumps(marshal.loads(encoded), max_depth, integers_only)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
         f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts")
 
@@ -264,7 +275,7 @@ def _hash_fn(algorithm: str) -> Any:
     return fn
 
 
-def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
+def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> List[bytes]:
     """Raw digests of the canonical forms of many values; the first failure is raised, with
     `index` set to its position."""
     size = _DIGEST_SIZES[algorithm]
@@ -278,8 +289,9 @@ def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
         if encoded is not None:
             digests = ffi.new("uint8_t[]", n * size)
             count = ffi.new("size_t *")
-            rc = lib.fjcs_digest_marshal_items(encoded, len(encoded), max_depth, fn, size, digests,
-                                               n, count, ffi.NULL)
+            rc = lib.fjcs_digest_marshal_items(encoded, len(encoded), max_depth,
+                                               _INTEGERS_ONLY if integers_only else 0, fn, size,
+                                               digests, n, count, ffi.NULL)
             done = int(count[0])
             raw = ffi.buffer(digests, done * size)[:]
             result = [raw[i * size:(i + 1) * size] for i in range(done)]
@@ -288,15 +300,16 @@ def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
             if rc == lib.FJCS_E_NOMEM:
                 raise MemoryError("fastjcs: out of memory")
             # Item `done` failed: the per-item path below raises its proper error.
-            return result + _digest_each(objs, done, max_depth, algorithm)
-    return _digest_each(objs, 0, max_depth, algorithm)
+            return result + _digest_each(objs, done, max_depth, algorithm, integers_only)
+    return _digest_each(objs, 0, max_depth, algorithm, integers_only)
 
 
-def _digest_each(objs: list, start: int, max_depth: int, algorithm: str) -> List[bytes]:
+def _digest_each(objs: list, start: int, max_depth: int, algorithm: str,
+                 integers_only: bool) -> List[bytes]:
     out = []
     for i in range(start, len(objs)):
         try:
-            out.append(_public_digest(algorithm, dumps(objs[i], max_depth)))
+            out.append(_public_digest(algorithm, dumps(objs[i], max_depth, integers_only)))
         except CanonicalizationError as exc:
             exc.index = i  # type: ignore[attr-defined]
             raise
@@ -319,37 +332,42 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_de
     return results
 
 
-def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
+def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: str,
+                 integers_only: bool = False) -> List[Any]:
     """Per text: the raw digest of its canonical form, or the CanonicalizationError instance."""
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
     n = len(texts)
     if fn == ffi.NULL or n == 0:
-        return _python_texts(texts, max_depth, strict_integers, algorithm)
+        return _python_texts(texts, max_depth, strict_integers, algorithm, integers_only)
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
     items = ffi.new("fjcs_item[]", n)
     buffers = [ffi.from_buffer(t) for t in texts]  # no copies; alive until the call returns
     pointers = ffi.new("char *[]", buffers)
     lens = ffi.new("size_t[]", [len(t) for t in texts])
-    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
+    flags = _flags(strict_integers, integers_only)
     rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
     return _items_results(items, n, size, texts, max_depth)
 
 
-def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
+def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
+                 integers_only: bool = False) -> List[Any]:
     """digest_texts over the lines of a JSONL text (split at b"\\n"; a final newline ends the
     last line; empty input has no lines)."""
-    return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm)
+    return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm,
+                        integers_only)
 
 
-def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str) -> List[Any]:
+def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str,
+                  integers_only: bool = False) -> List[Any]:
     """The fallback: canonicalize each text in C, hash it through pycryptodome's public API."""
     results: List[Any] = []
     for i, text in enumerate(texts):
         try:
-            results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers)))
+            results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers,
+                                                                  integers_only)))
         except CanonicalizationError as exc:
             exc.index = i  # type: ignore[attr-defined]
             results.append(exc.with_traceback(None))
@@ -373,7 +391,7 @@ _ITEM = struct.Struct("@iiNPNNNN48x")
 
 
 def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
-                     prefix: str) -> Tuple[bytes, int, List[Tuple[Any, ...]]]:
+                     prefix: str, integers_only: bool = False) -> Tuple[bytes, int, List[Tuple[Any, ...]]]:
     """JSON Lines for the CLI: (output, lines, failures), as `_python.digest_lines_hex` gives them.
 
     A failed line costs no exception: its message is worded by the same rules as the exception's
@@ -381,10 +399,10 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
     fn = _hash_fn(algorithm)
     if fn == ffi.NULL:
         data = bytes(data)
-        return jsonl.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm),
-                                      data, prefix)
+        return jsonl.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm,
+                                                 integers_only), data, prefix)
     size = _DIGEST_SIZES[algorithm]
-    flags = lib.FJCS_STRICT_INTEGERS if strict_integers else 0
+    flags = _flags(strict_integers, integers_only)
     capacity = 256
     items = ffi.new("fjcs_item[]", capacity)
     records = ffi.buffer(items)

@@ -23,10 +23,13 @@ from .errors import (
     FloatDomainError,
     IntegerDomainError,
     InvalidJSONError,
+    NonIntegerNumberError,
 )
 
 INT_MAX = 2**53 - 1  # the largest integer a double holds exactly, and all below it
 INF = float("inf")
+#: The message of a number token refused by integer-only JCS (both backends word it so).
+NOT_INTEGER_TOKEN = "number with a fraction or an exponent part (integers_only)"
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 # The parser is the specification the C parser mirrors, error for error and offset for offset:
@@ -255,10 +258,12 @@ class Parser:
     scan_string = staticmethod(scan_string)   # (src, index of the quote) -> (value, end)
     spill_at = sys.maxsize                     # never: the array's list is its value
 
-    def __init__(self, data: bytes, max_depth: int, strict_integers: bool = False) -> None:
+    def __init__(self, data: bytes, max_depth: int, strict_integers: bool = False,
+                 integers_only: bool = False) -> None:
         self.src = Text(data)
         self.max_depth = max_depth
-        self.strict_integers = strict_integers
+        self.strict_integers = strict_integers or integers_only  # integers_only implies it
+        self.integers_only = integers_only
         self.stack: List[Any] = []
 
     # ---- hooks ----
@@ -266,6 +271,9 @@ class Parser:
     def number(self, m: "re.Match[str]", i: int) -> Any:
         """The value of the number token m, which starts at i."""
         token = m.group(0)
+        if self.integers_only and (m.group(1) is not None or m.group(2) is not None):
+            # Integer-only JCS: a fraction or an exponent part, whatever its value ("1.0", "1e2").
+            raise self.src.fail(NonIntegerNumberError, NOT_INTEGER_TOKEN, i)
         if self.strict_integers and m.group(1) is None and m.group(2) is None:
             # |value| <= 2^53 - 1 has at most 16 digits: decide on the digits, before the float (an
             # integer token too long for a double is still an integer out of range).
@@ -378,9 +386,10 @@ class Parser:
                 raise unexpected(src, i, "',' or '}'")
 
 
-def parse(data: bytes, max_depth: int, strict_integers: bool = False) -> Any:
+def parse(data: bytes, max_depth: int, strict_integers: bool = False,
+          integers_only: bool = False) -> Any:
     """Parse strict JSON text into Python values (every number a float), iteratively."""
-    return Parser(data, max_depth, strict_integers).parse()
+    return Parser(data, max_depth, strict_integers, integers_only).parse()
 
 
 def _member_key(src: Text, frame: Any, i: int) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import re
 from json.encoder import encode_basestring as _escape
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import hashing
 from .errors import (
@@ -27,6 +27,7 @@ from .errors import (
     DepthLimitError,
     FloatDomainError,
     IntegerDomainError,
+    NonIntegerNumberError,
     UnsupportedTypeError,
 )
 from .jsonl import lines_hex_from, split_lines
@@ -115,11 +116,12 @@ def _sorted_keys(d: dict) -> list:
     return keys
 
 
-def dumps(obj: Any, max_depth: int) -> bytes:
-    """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively."""
+def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
+    """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively.
+    With `integers_only`, every float is refused (NonIntegerNumberError)."""
     out: List[str] = []
     try:
-        _render(obj, max_depth, out)
+        _render(obj, max_depth, out, _refuse_float if integers_only else format_double)
     except CanonicalizationError:
         # Strings are checked for lone surrogates by the final encode, all at once. rfc8785 checks
         # each string as it writes it, so when a string already written holds one, that error is
@@ -143,7 +145,12 @@ def _int_domain_error(value: int) -> IntegerDomainError:
     return IntegerDomainError(f"{shown} exceeds safe integer domain for JSON floats")
 
 
-def _render(obj: Any, max_depth: int, out: List[str]) -> None:
+def _refuse_float(x: float) -> str:
+    """format_double's stand-in under integer-only JCS: every float is refused, 1.0 and -0.0 too."""
+    raise NonIntegerNumberError(f"{float.__repr__(x)} is a float; integers_only allows integers only")
+
+
+def _render(obj: Any, max_depth: int, out: List[str], fmt: Callable[[float], str] = format_double) -> None:
     """Append the canonical text of obj to out, as str pieces.
 
     The stack holds one entry per open container: (iterator over its elements, or over its sorted
@@ -157,7 +164,6 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
     """
     emit = out.append
     escape = _escape
-    fmt = format_double
     lo, hi = _INT_MIN, INT_MAX
     stack: List[Tuple[Any, Any, int, str]] = [(iter((obj,)), None, 0, "")]
     open_ids: set = set()
@@ -182,7 +188,7 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
                     emit("true")
                 elif value is False:
                     emit("false")
-                elif _open(value, stack, open_ids, limit, emit):
+                elif _open(value, stack, open_ids, limit, emit, fmt):
                     break
                 emit(",")
             else:
@@ -217,7 +223,7 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
                     emit("true")
                 elif value is False:
                     emit("false")
-                elif _open(value, stack, open_ids, limit, emit):
+                elif _open(value, stack, open_ids, limit, emit, fmt):
                     break
                 emit(",")
             else:
@@ -227,7 +233,7 @@ def _render(obj: Any, max_depth: int, out: List[str]) -> None:
                 emit(",")
 
 
-def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
+def _open(value: Any, stack: list, open_ids: set, limit: int, emit, fmt: Callable[[float], str]) -> bool:
     """A value that is not a str, int, float, bool or None of the exact type.
 
     Opens a non-empty container (pushes it and returns True), or emits the value (an empty
@@ -249,7 +255,7 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit) -> bool:
         emit(_escape(value))
         return False
     elif isinstance(value, float):
-        emit(format_double(float(value)))
+        emit(fmt(float(value)))
         return False
     elif isinstance(value, (list, tuple, dict)):
         source = None  # copied to the plain type below, once the checks pass
@@ -436,15 +442,16 @@ def _rope_bytes(value: Any) -> bytes:
     return out.getvalue()
 
 
-def canonicalize(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool) -> bytes:
+def canonicalize(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
+                 integers_only: bool = False) -> bytes:
     """Canonical UTF-8 bytes of a JSON text (docs/contract.md, "JSON text in"), written as it is parsed."""
-    return _rope_bytes(_Canonical(data, max_depth, strict_integers).parse())
+    return _rope_bytes(_Canonical(data, max_depth, strict_integers, integers_only).parse())
 
 
 def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_depth: int,
-                    strict_integers: bool) -> None:
+                    strict_integers: bool, integers_only: bool = False) -> None:
     """Canonicalize, then pass the result to write (only on success)."""
-    write(canonicalize(data, max_depth, strict_integers))
+    write(canonicalize(data, max_depth, strict_integers, integers_only))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -455,14 +462,14 @@ def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_dept
 # caller. The C backend does the same loop without coming back to Python per item.
 
 
-def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
+def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> List[bytes]:
     """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
     oneshot = hashing.oneshot(algorithm)
     out: List[bytes] = []
     append = out.append
     for index, obj in enumerate(objs):
         try:
-            append(oneshot(dumps(obj, max_depth)))
+            append(oneshot(dumps(obj, max_depth, integers_only)))
         except CanonicalizationError as exc:
             exc.index = index
             raise
@@ -470,7 +477,7 @@ def digest_many(objs: list, max_depth: int, algorithm: str) -> List[bytes]:
 
 
 def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
-                 algorithm: str) -> list:
+                 algorithm: str, integers_only: bool = False) -> list:
     """Per text: the raw digest of its canonical form, or the CanonicalizationError it raised.
 
     The errors carry `index`; their tracebacks are dropped (they would keep this frame, and so
@@ -481,7 +488,7 @@ def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
     append = out.append
     for index, data in enumerate(texts):
         try:
-            append(oneshot(canonicalize(data, max_depth, strict_integers)))
+            append(oneshot(canonicalize(data, max_depth, strict_integers, integers_only)))
         except CanonicalizationError as exc:
             exc.index = index
             append(exc.with_traceback(None))
@@ -494,17 +501,18 @@ def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
 
 
 def digest_lines(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
-                 algorithm: str) -> list:
+                 algorithm: str, integers_only: bool = False) -> list:
     """digest_texts over the lines of a JSONL text (see split_lines)."""
-    return digest_texts(split_lines(bytes(data)), max_depth, strict_integers, algorithm)
+    return digest_texts(split_lines(bytes(data)), max_depth, strict_integers, algorithm, integers_only)
 
 
 def digest_lines_hex(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
-                     algorithm: str, prefix: str) -> "Tuple[bytes, int, list]":
+                     algorithm: str, prefix: str, integers_only: bool = False) -> "Tuple[bytes, int, list]":
     """JSON Lines for the CLI: (output, lines, failures). The output holds, per line that
     canonicalizes, prefix + hex digest + "\\n". Lines that fail put nothing in the output; each
     gives a tuple (line index, line start, position of its line in the output, byte offset of the
     error in the line or None, "ErrorClass: message" on one line without the position): plain
     values, as a file of failing lines should cost little more than a file of good ones."""
     data = bytes(data)
-    return lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm), data, prefix)
+    return lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm, integers_only),
+                          data, prefix)
