@@ -64,7 +64,7 @@ _TEXT_ERRORS: Dict[int, Tuple[type, str]] = {
     lib.FJCS_E_DUPKEY: (DuplicateKeyError, ""),  # names the repeated name: _error_parts
     lib.FJCS_E_DEPTH: (DepthLimitError, ""),  # names the limit: _error_parts
     lib.FJCS_E_FLOAT_DOMAIN: (FloatDomainError, "number overflows a double"),
-    lib.FJCS_E_INT_DOMAIN: (IntegerDomainError, "integer outside +/-(2^53-1)"),
+    lib.FJCS_E_INT_DOMAIN: (IntegerDomainError, parser.UNSAFE_INTEGER_TOKEN),
     lib.FJCS_E_NOT_INTEGER: (NonIntegerNumberError, parser.NOT_INTEGER_TOKEN),
 }
 

@@ -30,6 +30,8 @@ INT_MAX = 2**53 - 1  # the largest integer a double holds exactly, and all below
 INF = float("inf")
 #: The message of a number token refused by integer-only JCS (both backends word it so).
 NOT_INTEGER_TOKEN = "number with a fraction or an exponent part (integers_only)"
+#: The message of an integer token outside +/-(2^53-1) (strict_integers, integers_only).
+UNSAFE_INTEGER_TOKEN = "integer outside +/-(2^53-1)"
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 # The parser is the specification the C parser mirrors, error for error and offset for offset:
@@ -47,7 +49,8 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 #     ("1.5.3", "1e5e3"); a literal at its first byte that does not match;
 #   - a duplicate member name is reported when its object closes, at the opening quote of the
 #     earliest member whose name repeats an earlier one in that object;
-#   - the depth limit at the bracket that opens one container too many.
+#   - the depth limit at the bracket that opens one container too many;
+#   - strict_integers / integers_only: a refused number token at its first byte.
 
 WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -231,6 +234,27 @@ def _literal(src: Text, i: int, table: Dict[str, Tuple[str, Any]]) -> Tuple[Any,
     raise AssertionError("literal mismatch")  # pragma: no cover
 
 
+def integer_token_refusal(m: "re.Match[str]") -> Optional[type]:
+    """Integer-only JCS's judgement of a number token (a match of the number grammar): None for
+    an integer token within +/-(2^53-1) (`-0` included), NonIntegerNumberError for a token with a
+    fraction or an exponent part ("1.0", "1e2", "-0.0"), IntegerDomainError for an integer token
+    outside the range. The one rule both `canonicalize(integers_only=True)` and the CPB scanner
+    (jcs-n, which refuses `-0` besides) apply."""
+    if m.group(1) is not None or m.group(2) is not None:
+        return NonIntegerNumberError
+    # |value| <= 2^53 - 1 has at most 16 digits: decide on the digits, before any conversion (an
+    # integer token too long for a double is still an integer out of range).
+    digits = m.group(0).lstrip("-")
+    if len(digits) > 16 or int(digits) > INT_MAX:
+        return IntegerDomainError
+    return None
+
+
+def match_number(token: str) -> "Optional[re.Match[str]]":
+    """The whole of `token` matched by the number grammar, or None."""
+    return _NUMBER.fullmatch(token)
+
+
 class Frame:
     __slots__ = ("value", "key", "key_index", "dup")
 
@@ -271,15 +295,12 @@ class Parser:
     def number(self, m: "re.Match[str]", i: int) -> Any:
         """The value of the number token m, which starts at i."""
         token = m.group(0)
-        if self.integers_only and (m.group(1) is not None or m.group(2) is not None):
-            # Integer-only JCS: a fraction or an exponent part, whatever its value ("1.0", "1e2").
-            raise self.src.fail(NonIntegerNumberError, NOT_INTEGER_TOKEN, i)
-        if self.strict_integers and m.group(1) is None and m.group(2) is None:
-            # |value| <= 2^53 - 1 has at most 16 digits: decide on the digits, before the float (an
-            # integer token too long for a double is still an integer out of range).
-            digits = token.lstrip("-")
-            if len(digits) > 16 or int(digits) > INT_MAX:
-                raise self.src.fail(IntegerDomainError, "integer outside +/-(2^53-1)", i)
+        if self.strict_integers:
+            refusal = integer_token_refusal(m)
+            if refusal is IntegerDomainError:
+                raise self.src.fail(IntegerDomainError, UNSAFE_INTEGER_TOKEN, i)
+            if refusal is not None and self.integers_only:
+                raise self.src.fail(NonIntegerNumberError, NOT_INTEGER_TOKEN, i)
         value = float(token)
         if value == INF or value == -INF:
             raise self.src.fail(FloatDomainError, "number overflows a double", i)

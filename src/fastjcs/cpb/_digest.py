@@ -93,7 +93,10 @@ def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str]
         return _as_transmitted(value, names)
     if alg.name == "jcs":
         return api.dumps(exclude(value, names), max_depth=max_depth)
-    return api.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth)
+    # normal_form refuses floats and unsafe integers with their JSON path first; the core's
+    # integer-only JCS is the rule that stands behind it (one rule for values and text).
+    return api.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth,
+                     integers_only=True)
 
 
 def canonical_digest(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
@@ -145,7 +148,8 @@ def pre_image_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable
     result = scan(raw, max_depth, "jcs-n")
     for finding in _applicable(result.findings, names, type(result.value) is dict):
         raise finding_error(finding, raw)
-    return api.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth)
+    return api.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth,
+                     integers_only=True)
 
 
 def canonical_digest_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),

@@ -19,7 +19,8 @@ from typing import Any, Iterable, List, Optional, Tuple
 from ..core.api import refuse_single
 from ..core.errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
 from .errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
-from ._scan import INT_MAX, Path, format_path, nfc
+from ..core.parser import INT_MAX
+from ._scan import Path, format_path, nfc
 
 
 def exclusion_names(exclusion_set: Iterable[str]) -> Tuple[str, ...]:

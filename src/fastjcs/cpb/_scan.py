@@ -32,11 +32,13 @@ from json.encoder import encode_basestring as _json_string
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError
-from ..core.parser import INF, WS, Parser, Text, scan_string, unexpected
+from ..core.errors import IntegerDomainError
+from ..core.parser import INF, INT_MAX, WS, Parser, Text, integer_token_refusal, scan_string, unexpected
 from .errors import DuplicateNameTextError
 
-INT_MAX = 2**53 - 1
-#: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches before a newline.
+#: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches
+#: before a newline. The scanner applies it as the core's integer-only rule
+#: (`fastjcs.core.parser.integer_token_refusal`) plus jcs-n's own refusal of `-0`.
 INTEGER_TOKEN = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")
 
 PathSegment = Union[str, int]
@@ -112,11 +114,11 @@ class _Scanner(Parser):
         value = float(token)
         if value == INF or value == -INF:
             raise self.src.fail(FloatDomainError, "number overflows a double", i)
-        if INTEGER_TOKEN.match(token) is not None:
-            # |n| <= 2^53-1 has at most 16 digits: decide on the digits before int() (a
-            # 100,000-digit token would otherwise cost a quadratic conversion).
-            if len(token) - (token[0] == "-") <= 16 and -INT_MAX <= int(token) <= INT_MAX:
-                return int(token)
+        # Integer-only JCS's rule (the core's, one for all), then jcs-n's own: `-0` is refused too.
+        refusal = integer_token_refusal(m)
+        if refusal is None and token != "-0":
+            return int(token)  # at most 16 digits: the rule decided on the digits, before int()
+        if refusal is IntegerDomainError:
             if self.record:
                 self.findings.append(Finding("R", "unsafe-integer", _path(self.stack), i, token))
         elif self.record:

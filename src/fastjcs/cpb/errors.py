@@ -4,6 +4,7 @@
     ├── CanonicalizationError
     │   └── WireRuleError (+ CPBError)      a jcs-n wire rule refused the input; rule, code, path
     │       ├── NonIntegerNumberError       a number that is not an integer token (12.50, 1e2, -0, a float)
+    │       │                               (also fastjcs.NonIntegerNumberError)
     │       ├── UnsafeIntegerError          an integer outside +/-(2^53-1) (also an IntegerDomainError)
     │       └── DuplicateNameError          two member names equal after NFC normalization
     │           └── DuplicateNameTextError  ... found in JSON text (also a DuplicateKeyError)
@@ -33,6 +34,7 @@ from ..core.errors import (
     DuplicateKeyError,
     FastJCSError,
     IntegerDomainError,
+    NonIntegerNumberError as _CoreNonIntegerNumberError,
     UnsupportedAlgorithmError,
 )
 
@@ -58,8 +60,11 @@ class WireRuleError(CPBError, CanonicalizationError):
                                        data, offset)
 
 
-class NonIntegerNumberError(WireRuleError):
-    """A number that jcs-n refuses: a token outside `0|-?[1-9][0-9]*`, or a Python float."""
+class NonIntegerNumberError(WireRuleError, _CoreNonIntegerNumberError):
+    """A number that jcs-n refuses: a token outside `0|-?[1-9][0-9]*`, or a Python float.
+
+    Also the core's `fastjcs.NonIntegerNumberError` (integer-only JCS), so either `except` clause
+    catches it; jcs-n's own grammar adds `-0` to what integer-only JCS refuses."""
 
     code = "non-integer-number"
 
