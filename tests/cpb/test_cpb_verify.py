@@ -264,6 +264,7 @@ def test_errors_subclass_the_hierarchy():
     for cls in (cpb.NonIntegerNumberError, cpb.UnsafeIntegerError, cpb.DuplicateNameError):
         assert issubclass(cls, fastjcs.CanonicalizationError) and issubclass(cls, cpb.CPBError)
     assert issubclass(cpb.UnsafeIntegerError, fastjcs.IntegerDomainError)
+    assert issubclass(cpb.NonIntegerNumberError, fastjcs.NonIntegerNumberError)  # one rule: the core's
     assert issubclass(cpb.DuplicateNameTextError, fastjcs.DuplicateKeyError)
     assert issubclass(cpb.WithdrawnAlgorithmError, fastjcs.UnsupportedAlgorithmError)
     import pickle
