@@ -89,6 +89,16 @@ def test_strict_integers_and_max_depth():
     one_line_error(p, "DepthLimitError")
 
 
+def test_integers_only():
+    assert fastjcs("canon", input=b"[1.0, -0]").stdout == b"[1,0]"
+    p = fastjcs("canon", "--integers-only", input=b"[-0, 1.0]")
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "NonIntegerNumberError", "<stdin>:1:6:")
+    p = fastjcs("canon", "--integers-only", input=b"[9007199254740992]")  # implies strict integers
+    one_line_error(p, "IntegerDomainError", "<stdin>:1:2:")
+    assert fastjcs("canon", "--integers-only", input=b"[-0, 9007199254740991]").stdout == b"[0,9007199254740991]"
+
+
 def test_deep_nesting_is_an_error_not_a_crash():
     p = fastjcs("canon", input=b"[" * 1_000_000)
     assert p.returncode == 2

@@ -283,3 +283,16 @@ def test_works_without_tqdm(tmp_path):
     code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", path],
                                                     {"PYTHONPATH": os.pathsep.join(paths)})
     assert code == 1 and len(lines(out)) == 20
+
+
+def test_integers_only_one_text_and_jsonl():
+    p = fastjcs("digest", "--integers-only", input=b'{"a": 1.5}')
+    assert p.returncode == 2
+    one_line_error(p, "NonIntegerNumberError", "<stdin>:1:7:")
+    assert fastjcs("digest", "--integers-only", input=GOOD[0]).stdout.decode().strip() == expected(GOOD[0])
+    p = fastjcs("digest", "--jsonl", "--integers-only", input=b"\n".join([GOOD[0], b"[1e2]", b"[9007199254740993]", GOOD[1]]))
+    assert p.returncode == 1
+    out = lines(p.stdout)
+    assert out[0] == expected(GOOD[0]) and out[3] == expected(GOOD[1])
+    assert out[1].startswith("error:2:") and "NonIntegerNumberError" in out[1]
+    assert out[2].startswith("error:3:") and "IntegerDomainError" in out[2]

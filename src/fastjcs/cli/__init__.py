@@ -1,9 +1,10 @@
 """The `fastjcs` command line.
 
     fastjcs canon [FILE] [-o PATH] [--check] [--profile jcs|jcs-n] [--exclude NAME]...
-                  [--strict-integers] [--max-depth N]
+                  [--strict-integers] [--integers-only] [--max-depth N]
     fastjcs digest [FILE] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
-                   [--jsonl [--jobs N] [--fail-fast] [--no-progress]] [--strict-integers] [--max-depth N]
+                   [--jsonl [--jobs N] [--fail-fast] [--no-progress]] [--strict-integers]
+                   [--integers-only] [--max-depth N]
     fastjcs eab (--agent-id A --action-type T --action-scope S --action-timestamp TS | --preimage FILE)
                 [--algorithm sha256|sha384] [--verify BINDING] [--print-preimage]
     fastjcs check [FILE] [--json] [--max-depth N]
@@ -83,6 +84,9 @@ class _Parser(argparse.ArgumentParser):
 def _add_text_policy(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict-integers", action="store_true",
                    help="refuse integer tokens outside +/-(2^53-1) instead of rounding them (I-JSON)")
+    p.add_argument("--integers-only", action="store_true",
+                   help="integer-only JCS: also refuse number tokens with a fraction or an exponent "
+                        "part (1.0, 1e2, -0.0)")
     p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N",
                    help=f"deepest nesting allowed (default {DEFAULT_MAX_DEPTH})")
 

@@ -46,7 +46,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
                 run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
             else:
                 run = lambda write: canonicalize_to(  # noqa: E731
-                    data, write, max_depth=args.max_depth, strict_integers=args.strict_integers)
+                    data, write, max_depth=args.max_depth, strict_integers=args.strict_integers,
+                    integers_only=args.integers_only)
             if args.check:
                 seen: List[bytes] = []
                 run(lambda out: seen.append(bytes(out)))
@@ -71,7 +72,8 @@ def _digest_settings(args: argparse.Namespace) -> Any:
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
         raise CLIError("--profile jcs-n is SHA-256 only (CPB); leave out --algorithm or give sha256")
-    return Settings(args.algorithm or "sha256", profile, exclusion, args.max_depth, args.strict_integers)
+    return Settings(args.algorithm or "sha256", profile, exclusion, args.max_depth, args.strict_integers,
+                    args.integers_only)
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
@@ -92,7 +94,8 @@ def cmd_digest(args: argparse.Namespace) -> int:
                 from ..core.digests import digest_text
 
                 line = digest_text(data, settings.algorithm, max_depth=settings.max_depth,
-                                   strict_integers=settings.strict_integers)
+                                   strict_integers=settings.strict_integers,
+                                   integers_only=settings.integers_only)
         except FastJCSError as exc:
             raise CLIError(describe(exc, source)) from exc
     sys.stdout.write(line + "\n")

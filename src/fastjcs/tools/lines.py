@@ -38,6 +38,7 @@ class Settings:
     exclusion: Tuple[str, ...]      # jcs-n only: top-level members left out
     max_depth: int
     strict_integers: bool
+    integers_only: bool = False     # jcs: integer-only JCS (floats, fractions, exponents refused)
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
     if s.profile == "jcs":
         # One backend call renders the digest lines itself (in C, without coming back per line).
         output, lines, failures = seam.impl().digest_lines_hex(data, s.max_depth, s.strict_integers,
-                                                               s.algorithm, s.algorithm + ":")
+                                                               s.algorithm, s.algorithm + ":",
+                                                               s.integers_only)
     else:
 
         data = bytes(data)
