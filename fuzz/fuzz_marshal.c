@@ -7,6 +7,7 @@
  * crash, no sanitizer report, no leak", it checks:
  *   - an error has a known code for the object path, an offset within the input and a message;
  *   - accepted input gives canonical JSON: the text canonicalizer returns it unchanged;
+ *   - FJCS_INTEGERS_ONLY only adds FJCS_E_NOT_INTEGER (a float): otherwise the same answer;
  *   - the batch reader over a list agrees with reading the whole list (same error, or digests of
  *     exactly the items of the list's canonical form);
  *   - an allocation failure anywhere gives FJCS_E_NOMEM or the same answer (and leaks nothing).
@@ -14,21 +15,28 @@
  */
 #include "fuzz_common.h"
 
-static result run(const char *data, size_t len, size_t max_depth) {
+static result run_flags(const char *data, size_t len, size_t max_depth, int flags) {
     result r;
     fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
     memset(&r.out, 0, sizeof r.out);
-    r.rc = fjcs_canonicalize_marshal(data, len, max_depth, 0, &r.out, &err);
+    r.rc = fjcs_canonicalize_marshal(data, len, max_depth, (fjcs_flags)flags, &r.out, &err);
     switch (r.rc) {
     case FJCS_OK: case FJCS_E_NOMEM: case FJCS_E_SURROGATE: case FJCS_E_DUPKEY: case FJCS_E_DEPTH:
     case FJCS_E_FLOAT_DOMAIN: case FJCS_E_INT_DOMAIN: case FJCS_E_TYPE: case FJCS_E_KEY_TYPE:
     case FJCS_E_CYCLE: case FJCS_E_ENCODING:
+        break;
+    case FJCS_E_NOT_INTEGER:
+        CHECK(flags & FJCS_INTEGERS_ONLY);
         break;
     default:
         CHECK(!"an error code the object path never returns");
     }
     take_error(&r, &err, len);
     return r;
+}
+
+static result run(const char *data, size_t len, size_t max_depth) {
+    return run_flags(data, len, max_depth, 0);
 }
 
 /* The canonical form of a list, "[v1,v2,...]": call f on each top-level item. The text is our own
@@ -138,6 +146,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(same(&limited, &base));
     check_batch(bytes, size, &limited);
     fjcs_buf_free(&limited.out);
+
+    /* Integers only: a float is refused (FJCS_E_NOT_INTEGER), nothing else changes. */
+    result ints = run_flags(bytes, size, DEFAULT_DEPTH, FJCS_INTEGERS_ONLY);
+    if (ints.rc != FJCS_E_NOT_INTEGER && ints.rc != FJCS_E_NOMEM && base.rc != FJCS_E_NOMEM)
+        CHECK(same(&ints, &base));
+    fjcs_buf_free(&ints.out);
 
     /* One allocation fails. */
     fuzz_inject_failure((long)(size % 11));

@@ -250,11 +250,6 @@ def integer_token_refusal(m: "re.Match[str]") -> Optional[type]:
     return None
 
 
-def match_number(token: str) -> "Optional[re.Match[str]]":
-    """The whole of `token` matched by the number grammar, or None."""
-    return _NUMBER.fullmatch(token)
-
-
 class Frame:
     __slots__ = ("value", "key", "key_index", "dup")
 
