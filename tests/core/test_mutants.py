@@ -173,7 +173,7 @@ def test_leaky_dump_is_caught(mutate):
 
 
 def test_lenient_duplicates_are_caught(mutate):
-    def no_dup_check(data, max_depth, strict_integers):  # json.loads: the last duplicate wins
+    def no_dup_check(data, max_depth, strict_integers, integers_only=False):  # json.loads: the last duplicate wins
         return _python.dumps(json.loads(data), max_depth)
 
     mutate.setattr(_python, "canonicalize", no_dup_check)
@@ -185,9 +185,9 @@ def test_a_wrong_error_class_is_caught(mutate):
     # Overflow reported as a syntax error instead of a FloatDomainError.
     real = _python.canonicalize
 
-    def overflow_as_syntax(data, max_depth, strict_integers):
+    def overflow_as_syntax(data, max_depth, strict_integers, integers_only=False):
         try:
-            return real(data, max_depth, strict_integers)
+            return real(data, max_depth, strict_integers, integers_only)
         except fastjcs.FloatDomainError as exc:
             raise fastjcs.InvalidJSONError("overflow", data, exc.offset) from None
 

@@ -384,9 +384,9 @@ def test_digest_texts_refuses_a_non_text_item_for_the_whole_call(backend):
 
 def test_backend_batch_signatures(backend):
     assert list(inspect.signature(backend.digest_many).parameters) == \
-        ["objs", "max_depth", "algorithm"]
+        ["objs", "max_depth", "algorithm", "integers_only"]
     assert list(inspect.signature(backend.digest_texts).parameters) == \
-        ["texts", "max_depth", "strict_integers", "algorithm"]
+        ["texts", "max_depth", "strict_integers", "algorithm", "integers_only"]
 
 
 def test_backend_batch_returns_raw_digests(backend):
