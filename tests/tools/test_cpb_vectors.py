@@ -262,6 +262,32 @@ def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend)
         assert _failed(UPSTREAM_VECTORS, impl) == set()
 
 
+def _constraint_blind_verify(reference: Any, artifact: Any, *, registry: Any, **kw: Any) -> Any:
+    """The verifier before digest-context constraints: the registry's contexts without them."""
+    from dataclasses import replace
+    blind = cpb.Registry(registry.algorithms, {
+        name: replace(t, contexts=tuple(replace(c, constraints=None) for c in t.contexts))
+        for name, t in registry.artifact_types.items()})
+    return cpb.verify_typed_reference(reference, artifact, registry=blind, **kw)
+
+
+def test_mutant_verifier_blind_to_context_constraints_is_caught(backend):
+    impl = vectors.Implementation("constraint-blind", verify_typed_reference=_constraint_blind_verify)
+    caught = _failed(OURS / "contexts", impl)
+    # every vector but the conforming JSON artifacts (the SD-JWT ones too: it hashes the whole SD-JWT; and
+    # 2^53+1 as a value, which it calls not canonicalizable instead of a context violation)
+    assert caught == {p.name for p in vectors.iter_files(OURS / "contexts")} - {
+        "01-equivalence-conforming.json", "02-equivalence-conforming-text.json", "17-capsule-open-field-set.json"}
+    if UPSTREAM_VECTORS.is_dir():   # upstream has no vector on a registered context's constraints
+        assert _failed(UPSTREAM_VECTORS, impl) == set()
+
+
+def test_context_vectors_are_what_their_generator_writes():
+    done = subprocess.run([sys.executable, str(REPO / "vectors" / "gen_contexts.py"), "--check", "--out",
+                           str(OURS / "contexts")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_mutant_sort_by_code_point_is_caught(monkeypatch):
     """The Python backend's key order with UTF-16 replaced by code points (a mutant of the JCS step,
     so it runs on the Python backend only)."""

@@ -85,11 +85,23 @@ FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
     "typed_ref_purpose_required": _V.PURPOSE_REQUIRED,
     "typed_ref_type_unknown": _V.UNKNOWN_TYPE,
     "typed_ref_type_unknown_to_snapshot": _V.TYPE_UNKNOWN_TO_SNAPSHOT,
+    "context_closed_field_set": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_required_member": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_member_type": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_number_policy": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_byte_selector": _V.ARTIFACT_VIOLATES_CONTEXT,
     "nfc_normalisation_deviation": "contrast",   # upstream's spelling of the reason
     "string_escape_uppercase_hex": "contrast",
     "string_escape_long_form_for_named_char": "contrast",
     "key_sort_by_escaped_bytes_not_code_units": "contrast",
     "profile_independence_violation": "profile-independence",
+}
+
+#: The context constraint each `context_*` failure_reason names (the violation must be that one).
+CONTEXT_REASONS: Dict[str, str] = {
+    "context_closed_field_set": "field-set", "context_required_member": "required-member",
+    "context_member_type": "member-type", "context_number_policy": "number-policy",
+    "context_byte_selector": "byte-selector",
 }
 
 _WIRE_CODES = {NonIntegerNumberError: "non-integer-number", UnsafeIntegerError: "unsafe-integer",
@@ -454,6 +466,10 @@ class TypedRefHandler(Handler):
         references = self._references(doc)
         type_name = references[0].get("type") if references else None
         payload = cited.get("payload")
+        if isinstance(cited.get("payload_text"), str):       # JSON text, judged token by token
+            payload = cited["payload_text"].encode("utf-8")
+        elif isinstance(cited.get("payload_octets"), str):   # octets as transmitted (an SD-JWT)
+            payload = cited["payload_octets"].encode("utf-8")
         # the pinned values of the cited artifact, reproduced under the registered context
         if registry is None:
             entry = (cited.get("registry_entry") or cited.get("artifact_type_registry_entry")
@@ -491,13 +507,16 @@ class TypedRefHandler(Handler):
         if not isinstance(want, TypedRefVerdict):
             out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
             return
-        self._verify_all(out, impl, references, payload, registry, current, want, fire=True)
+        self._verify_all(out, impl, references, payload, registry, current, want, fire=True,
+                         reason=doc.get("failure_reason"), expected=doc.get("expected_violation"))
 
     def _registry(self, v: Vector) -> Tuple[Optional[Registry], Optional[Registry]]:
         """A registry snapshot named by the vector (ours do this), else None: build it inline."""
         name = v.doc.get("registry_snapshot")
         if name is None:
             return None, None
+        if name == "bundled":   # the registry shipped with the package
+            return Registry.bundled(), None
         registry = Registry.load(v.path.parent / name, pinned=v.doc.get("registry_pinned") is True)
         current = v.doc.get("current_registry_snapshot")
         return registry, (Registry.load(v.path.parent / current) if current else None)
@@ -517,12 +536,24 @@ class TypedRefHandler(Handler):
 
     @staticmethod
     def _verify_all(out: VectorOutcome, impl: Implementation, references: List[Dict[str, Any]], payload: Any,
-                    registry: Registry, current: Optional[Registry], want: TypedRefVerdict, fire: bool) -> None:
+                    registry: Registry, current: Optional[Registry], want: TypedRefVerdict, fire: bool,
+                    reason: Optional[str] = None, expected: Optional[Mapping[str, Any]] = None) -> None:
         for n, ref in enumerate(references):
             result = impl.verify_typed_reference(ref, payload, registry=registry, current=current)
-            if out.eq(f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})", result.verdict, want) \
-                    and fire and want is not TypedRefVerdict.VERIFIED:
-                out.fired.add(f"typed-ref:{want.value}")
+            what = f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})"
+            if not out.eq(what, result.verdict, want) or not fire or want is TypedRefVerdict.VERIFIED:
+                continue
+            if want is TypedRefVerdict.ARTIFACT_VIOLATES_CONTEXT:
+                # the violation must be the constraint the reason names, at the pinned path
+                constraint = CONTEXT_REASONS.get(reason or "")
+                got = result.violation
+                ok = out.eq(f"{what}: violated constraint", got.constraint if got else None, constraint)
+                if expected and "path" in expected:
+                    ok = out.eq(f"{what}: violation path", got.path if got else None, expected["path"]) and ok
+                if ok:
+                    out.fired.add(f"context:{constraint}")
+                continue
+            out.fired.add(f"typed-ref:{want.value}")
 
     def _equal_hex(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         """Two types, one hex: the verifier holds artifact B but the reference cites type A."""
@@ -810,6 +841,8 @@ def _correct_digest(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
 
 
 def _declared_context(v: Vector, handler: Handler, category: str) -> Vector:
+    if "mutant" in v.doc:   # ours carry their own
+        return _own_mutant(v, handler, category)
     doc = _passing(v.doc)
     if "erroneous_verification" in doc:     # the verifier applies the declared exclusion set
         del doc["erroneous_verification"]
@@ -883,6 +916,11 @@ GENERATORS: Dict[str, Generator] = {
     "typed-ref:purpose-required": _own_mutant,
     "typed-ref:unknown-type": _own_mutant,
     "typed-ref:type-unknown-to-snapshot": _own_mutant,
+    "context:field-set": _own_mutant,          # ours carry the artifact with the defect taken out
+    "context:required-member": _own_mutant,
+    "context:member-type": _own_mutant,
+    "context:number-policy": _own_mutant,
+    "context:byte-selector": _own_mutant,
     "derived-id:carried-id-mismatch": _correct_carried_id,
     "stream:StreamIncompleteError": _terminal_chunk,
     "assembled:MemberMappingUndeclaredError": _declared_member_mapping,
