@@ -95,11 +95,21 @@ def test_every_failure_reason_is_mapped(root):
 def test_a_file_nobody_claims_fails_the_run(tmp_path):
     shutil.copytree(OURS, tmp_path / "suite")
     (tmp_path / "suite" / "jcs-n" / "new-kind.json").write_text('{"id": "x", "something": "new"}')
-    (tmp_path / "suite" / "notes.txt").write_text("not a vector")
+    (tmp_path / "suite" / "notes.json").write_text("not a vector")
     summary = vectors.run(tmp_path / "suite", probes=False)
     assert not summary.ok
-    assert summary.unclaimed == ["jcs-n/new-kind.json", "notes.txt (unreadable: Expecting value: line 1 column 1 "
+    assert summary.unclaimed == ["jcs-n/new-kind.json", "notes.json (unreadable: Expecting value: line 1 column 1 "
                                                           "(char 0))"]
+
+
+def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
+    shutil.copytree(OURS / "contexts", tmp_path / "suite")
+    (tmp_path / "suite" / "README.md").write_text("# notes\n")
+    (tmp_path / "suite" / "notes.txt").write_text("not a vector")
+    summary = vectors.run(tmp_path / "suite", probes=False)
+    assert summary.ok and summary.unclaimed == []
+    assert summary.ignored == ["README.md", "notes.txt"]
+    assert "IGNORED README.md" in summary.report() and summary.as_dict()["ignored"] == ["README.md", "notes.txt"]
 
 
 def test_an_unmapped_failure_reason_fails_the_vector(tmp_path):

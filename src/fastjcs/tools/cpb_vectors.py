@@ -3,8 +3,9 @@
     >>> summary = run("path/to/cpb-vectors")          # doctest: +SKIP
     >>> summary.ok, summary.counts()                   # doctest: +SKIP
 
-Every file under the directory must be claimed by a handler (a file nobody claims fails the run, so
-a new kind of vector cannot be skipped silently). A handler reads the vector, runs the
+Every `.json` file under the directory must be claimed by a handler (a JSON file nobody claims, or
+that does not parse, fails the run, so a new kind of vector cannot be skipped silently); other files
+(a README, notes) are not vectors: they are reported as ignored and do not fail the run. A handler reads the vector, runs the
 implementation and asserts every pinned value: pre-image bytes, digests, verdicts. A MUST-FAIL
 vector must fail for its stated `failure_reason`, mapped explicitly in `FAILURE_REASONS` to the
 exception or verdict that stands for it; an unmapped reason fails the run.
@@ -983,8 +984,12 @@ def run(directory: Union[str, Path], impl: Implementation = FASTJCS, *, probes: 
     outcomes: List[VectorOutcome] = []
     unclaimed: List[str] = []
     probe_outcomes: List[ProbeOutcome] = []
+    ignored: List[str] = []
     for path in iter_files(root):
         name = path.relative_to(root).as_posix()
+        if path.suffix != ".json":
+            ignored.append(name)
+            continue
         try:
             v = Vector.load(path, root)
         except (ValueError, FastJCSError) as exc:
@@ -999,4 +1004,4 @@ def run(directory: Union[str, Path], impl: Implementation = FASTJCS, *, probes: 
         outcomes.append(out)
         if probes and out.passed:
             probe_outcomes.extend(probe(v, handler, category, impl) for category in sorted(out.fired))
-    return RunSummary(str(root), impl.name, outcomes, unclaimed, probe_outcomes)
+    return RunSummary(str(root), impl.name, outcomes, unclaimed, probe_outcomes, ignored)
