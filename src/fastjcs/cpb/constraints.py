@@ -190,7 +190,7 @@ class ContextConstraints:
                 what = "a number that is not an integer"
             else:
                 raise   # not JSON, too deep, ...: the artifact is not canonicalizable at all
-            path = getattr(exc, "path", None) or "$"
+            path = getattr(exc, "path", None) or _number_path(artifact, as_text, getattr(exc, "offset", None))
             raise ContextViolationError(ContextViolation(
                 "number-policy", path, self.clause("number-policy"), f"{what}: {exc}")) from exc
 
@@ -219,18 +219,39 @@ def _check_number_policy(artifact: Any, policy: str, *, as_text: bool) -> None:
         if numbers:
             raise finding_error(numbers[0], raw)
         return
-    stack = [((), artifact)]
-    while stack:
-        path, value = stack.pop()
+    found_at = _first_non_integer(artifact)
+    if found_at is not None:
+        path, value = found_at
         if type(value) is float:
             raise NonIntegerNumberError(f"{value!r} is a float", format_path(path))
-        if type(value) is int and abs(value) > 2**53 - 1:
-            raise UnsafeIntegerError(f"{value} is outside +/-(2^53-1)", format_path(path))
+        raise UnsafeIntegerError(f"{value} is outside +/-(2^53-1)", format_path(path))
+    # end TEMPORARY
+
+
+def _first_non_integer(artifact: Any) -> Optional[Tuple[Tuple[Any, ...], Any]]:
+    """(path, value) of the first float or integer outside +/-(2^53-1) in a Python value, in order."""
+    stack: list = [((), artifact)]
+    while stack:
+        path, value = stack.pop()
+        if type(value) is float or (type(value) is int and abs(value) > 2**53 - 1):
+            return path, value
         if isinstance(value, dict):
             stack.extend(((*path, k), v) for k, v in reversed(list(value.items())))
         elif isinstance(value, (list, tuple)):
             stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(value))))
-    # end TEMPORARY
+    return None
+
+
+def _number_path(artifact: Any, as_text: bool, offset: Optional[int]) -> str:
+    """The JSON path of a refused number when the core's error gives only an offset (text) or nothing."""
+    if as_text:
+        if offset is not None:
+            for f in scan(api.as_bytes(artifact), api.DEFAULT_MAX_DEPTH, "jcs-n").findings:
+                if f.offset == offset:
+                    return format_path(f.path)
+        return "$"
+    found_at = _first_non_integer(artifact)
+    return format_path(found_at[0]) if found_at is not None else "$"
 
 
 def _json_type(value: Any) -> str:
