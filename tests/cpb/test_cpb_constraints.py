@@ -260,14 +260,16 @@ def test_identifier_and_verify_carried_apply_the_constraints():
 def test_derived_identifier_with_constraints():
     c = EQUIVALENCE.constraints
     art = {"action_id": "a-1", "outcome": "done"}
-    assert cpb.derived_identifier(art, (), "jcs", constraints=c) == sha(rfc8785.dumps(art))
+    assert cpb.derived_identifier(art, algorithm="jcs", exclusion_set=(), constraints=c) == sha(rfc8785.dumps(art))
     with pytest.raises(ContextViolationError):
-        cpb.derived_identifier({**art, "x": "y"}, (), "jcs", constraints=c)
+        cpb.derived_identifier({**art, "x": "y"}, algorithm="jcs", exclusion_set=(), constraints=c)
     with pytest.raises(ContextViolationError):
-        cpb.verify_derived_identifier(b'{"outcome":9007199254740993}', "0" * 64, (), "jcs", constraints=c)
+        cpb.verify_derived_identifier(b'{"outcome":9007199254740993}', "0" * 64, algorithm="jcs", exclusion_set=(),
+                                      constraints=c)
     sel = MM_IDENTIFIER.constraints
     whole = (JWS + "~" + DISCLOSURE + "~").encode()
-    assert cpb.derived_identifier(whole, None or (), "as-transmitted", constraints=sel) == sha(JWS.encode())
+    assert cpb.derived_identifier(whole, algorithm="as-transmitted", exclusion_set=None or (),
+                                  constraints=sel) == sha(JWS.encode())
 
 
 def test_checker_reports_context_violations_as_rule_c():

@@ -135,7 +135,7 @@ class ContextConstraints:
             raise ContextViolationError(ContextViolation("byte-selector", "$", self.clause("byte-selector"), bad))
         return jws
 
-    def check_value(self, value: Any, exclusion_set: Tuple[str, ...] = ()) -> None:
+    def check_value(self, value: Any, *, exclusion_set: Tuple[str, ...] = ()) -> None:
         """Check a Python value (already parsed, numbers already judged): the field set."""
         if self.field_set is None and not self.members and not self.required:
             return
@@ -178,7 +178,7 @@ class ContextConstraints:
             value = artifact
             if self.number_policy == "integers-only":
                 self._numbers(value, False)
-        self.check_value(value, exclusion_set)
+        self.check_value(value, exclusion_set=exclusion_set)
 
     def _numbers(self, artifact: Any, as_text: bool) -> None:
         try:

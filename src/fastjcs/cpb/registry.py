@@ -163,7 +163,8 @@ class DigestContext:
         """The artifact's digest under this context, bare hex (JSON text if bytes-like, else a value),
         after its constraints are checked (ContextViolationError if the artifact breaks one)."""
         checked = self.check(artifact, max_depth=max_depth)
-        return artifact_digest(checked, self.algorithm, self.exclusion_set or (), max_depth=max_depth)
+        return artifact_digest(checked, algorithm=self.algorithm, exclusion_set=self.exclusion_set or (),
+                               max_depth=max_depth)
 
     def identifier(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
         """The digest rendered in this context's representation."""
@@ -183,13 +184,13 @@ class DigestContext:
         return recomputed
 
 
-def artifact_digest(artifact: Any, algorithm: str, exclusion_set: Iterable[str] = (), *,
+def artifact_digest(artifact: Any, *, algorithm: str, exclusion_set: Iterable[str] = (),
                     max_depth: int = DEFAULT_MAX_DEPTH) -> str:
     """Digest of a cited artifact: bytes-like is JSON text (or the octets, for as-transmitted), any
     other value is a Python value (a str is a JSON string, not text to parse)."""
     if isinstance(artifact, (bytes, bytearray, memoryview)):
-        return canonical_digest_text(artifact, algorithm, exclusion_set, max_depth=max_depth)
-    return canonical_digest(artifact, algorithm, exclusion_set, max_depth=max_depth)
+        return canonical_digest_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return canonical_digest(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
 
 @dataclass(frozen=True)

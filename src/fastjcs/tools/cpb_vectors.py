@@ -309,27 +309,28 @@ class KatHandler(Handler):
             self._contrast(v, impl, out, text, algorithm, exclusion, contrast)
             return
         if _must_fail(doc):
-            _expect_refusal(out, reason, "text path", lambda: impl.pre_image_text(text, algorithm, exclusion),
-                            algorithm)
+            _expect_refusal(out, reason, "text path",
+                            lambda: impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion), algorithm)
             if value_path:
-                _expect_refusal(out, reason, "value path", lambda: impl.pre_image(doc["input"], algorithm,
-                                                                                  exclusion), algorithm)
+                _expect_refusal(out, reason, "value path", lambda: impl.pre_image(doc["input"], algorithm=algorithm,
+                                                                                  exclusion_set=exclusion), algorithm)
             return
-        got = impl.pre_image_text(text, algorithm, exclusion)
+        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(out, "text path", got, doc)
         if value_path:
-            out.eq("value path == text path", impl.pre_image(doc["input"], algorithm, exclusion), got)
+            out.eq("value path == text path",
+                   impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion), got)
         if algorithm == "jcs-n" and "normalized" in doc:
-            out.eq("normal form", impl.normalize(doc["input"], exclusion), doc["normalized"])
+            out.eq("normal form", impl.normalize(doc["input"], exclusion_set=exclusion), doc["normalized"])
         if "after_exclusion" in doc:
             out.eq("after_exclusion digests the same",
-                   impl.pre_image(doc["after_exclusion"], algorithm), got)
+                   impl.pre_image(doc["after_exclusion"], algorithm=algorithm), got)
 
     def _contrast(self, v: Vector, impl: Implementation, out: VectorOutcome, text: bytes, algorithm: str,
                   exclusion: Sequence[str], contrast: Tuple[str, str]) -> None:
         doc = v.doc
         wrong_hex, wrong_digest = contrast
-        got = impl.pre_image_text(text, algorithm, exclusion)
+        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(out, "conforming", got, doc, "jcs_n_correct_pre_image",
                       "jcs_n_correct_pre_image_bytes_hex", ("jcs_n_correct_digest",))
         wrong = bytes.fromhex(doc[wrong_hex])
@@ -391,22 +392,22 @@ class DivergenceHandler(Handler):
         doc = v.doc
         text = v.text("action")
         value_path = _lossless_under_json_loads(text)
-        jcs = impl.pre_image_text(text, "jcs")
+        jcs = impl.pre_image_text(text, algorithm="jcs")
         _pinned_bytes(out, "jcs", jcs, doc["jcs"])
         if value_path:
-            out.eq("jcs value path == text path", impl.pre_image(doc["action"], "jcs"), jcs)
+            out.eq("jcs value path == text path", impl.pre_image(doc["action"], algorithm="jcs"), jcs)
         side = doc["jcs_n"]
         if doc.get("jcs_n_must_fail") is True or side.get("must_fail") is True:
             reason = side.get("failure_reason") or doc.get("failure_reason")
-            _expect_refusal(out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, "jcs-n"), "jcs-n")
+            _expect_refusal(out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, algorithm="jcs-n"), "jcs-n")
             if value_path:
-                _expect_refusal(out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], "jcs-n"),
+                _expect_refusal(out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], algorithm="jcs-n"),
                                 "jcs-n")
             return
-        jcs_n = impl.pre_image_text(text, "jcs-n")
+        jcs_n = impl.pre_image_text(text, algorithm="jcs-n")
         _pinned_bytes(out, "jcs-n", jcs_n, side)
         if value_path:
-            out.eq("jcs-n value path == text path", impl.pre_image(doc["action"], "jcs-n"), jcs_n)
+            out.eq("jcs-n value path == text path", impl.pre_image(doc["action"], algorithm="jcs-n"), jcs_n)
         if "jcs" in doc and "pre_image" in doc["jcs"]:
             out.true("jcs and jcs-n pre-images diverge", jcs != jcs_n)
 
@@ -477,7 +478,7 @@ class TypedRefHandler(Handler):
                      or doc.get("artifact_type_registry_entry") or {})
             context = _vector_context(type_name, entry)
             registry = _registry_of(context)
-            recomputed = impl.pre_image(payload, context.algorithm, context.exclusion_set or ())
+            recomputed = impl.pre_image(payload, algorithm=context.algorithm, exclusion_set=context.exclusion_set or ())
             _pinned_bytes(out, "cited artifact", recomputed, cited,
                           digest_keys=("derived_id", "correct_derived_id", "correct_derived_id_bare_hex"))
             for key in ("verification.recomputed_digest", "correct_recomputed_digest", "expected.recomputed_digest"):
@@ -565,7 +566,8 @@ class TypedRefHandler(Handler):
             if art is None:
                 continue
             contexts[key] = _vector_context(art["type"], art["registry_entry"])
-            got = impl.pre_image(art["payload"], contexts[key].algorithm, contexts[key].exclusion_set or ())
+            got = impl.pre_image(art["payload"], algorithm=contexts[key].algorithm,
+                                 exclusion_set=contexts[key].exclusion_set or ())
             out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
             out.eq(f"{key} derived id", hex_digest(got), art["derived_id"])
         registry = _registry_of(*contexts.values())
@@ -594,8 +596,8 @@ class ProfileIndependenceHandler(Handler):
             a, b = doc["profile_a"], doc["profile_b"]
             b_payload, b_excl, b_id = b["payload"], b["exclusion_set"], b["derived_id"]
             b_type, ref = b["name"], a["payload"]["authorization"]
-            out.true("profile A's own identifier", len(hex_digest(impl.pre_image(a["payload"], a["algorithm"],
-                                                                            a["exclusion_set"]))) == 64)
+            out.true("profile A's own identifier", len(hex_digest(impl.pre_image(a["payload"], algorithm=a["algorithm"],
+                                                                            exclusion_set=a["exclusion_set"]))) == 64)
             algorithm = b["algorithm"]
         else:
             scenario = doc["scenario"]
@@ -606,7 +608,8 @@ class ProfileIndependenceHandler(Handler):
             b_excl = []
         context = DigestContext(b_type, None, algorithm, tuple(b_excl))
         registry = _registry_of(context)
-        out.eq("profile B derived id", hex_digest(impl.pre_image(b_payload, algorithm, b_excl)), b_id)
+        out.eq("profile B derived id",
+               hex_digest(impl.pre_image(b_payload, algorithm=algorithm, exclusion_set=b_excl)), b_id)
         out.eq("typed reference from A to B", impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
                TypedRefVerdict.VERIFIED)
         behaviour = doc.get("non_conforming_verifier_behavior")
@@ -614,7 +617,7 @@ class ProfileIndependenceHandler(Handler):
         old, new = rename.groups() if rename else ("scope", "permission_scope")
         # B's next profile version renames a field: A's binding must still verify.
         renamed = {(new if k == old else k): val for k, val in b_payload.items()}
-        renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm, b_excl)))
+        renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm=algorithm, exclusion_set=b_excl)))
         ours = impl.verify_typed_reference(renamed_ref, renamed, registry=registry).verdict
         out.eq("after B renames a field", ours, TypedRefVerdict.VERIFIED)
         if behaviour is not None:
@@ -648,11 +651,12 @@ class StreamHandler(Handler):
                             lambda: reassemble_stream(doc["source"]), "stream")
             return
         text = reassemble_stream(doc["source"])
-        got = impl.pre_image_text(text, doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", []))
+        got = impl.pre_image_text(text, algorithm=doc.get("algorithm", "jcs-n"),
+                                  exclusion_set=doc.get("exclusion_set", []))
         _pinned_bytes(out, "reassembled", got, doc)
         if "input" in doc:
             out.eq("reassembled == input", json.loads(text), doc["input"])
-            out.eq("value path", impl.pre_image(doc["input"], doc.get("algorithm", "jcs-n")), got)
+            out.eq("value path", impl.pre_image(doc["input"], algorithm=doc.get("algorithm", "jcs-n")), got)
 
 
 class AssembledHandler(Handler):
@@ -669,7 +673,7 @@ class AssembledHandler(Handler):
         algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
         forks = [doc[k] for k in ("implementation_a", "implementation_b") if k in doc]
         for n, impl_side in enumerate(forks):   # the fork the vector describes is real
-            got = impl.pre_image(impl_side["assembled"], algorithm)
+            got = impl.pre_image(impl_side["assembled"], algorithm=algorithm)
             _pinned_bytes(out, f"implementation {'ab'[n]}", got, impl_side)
         if len(forks) == 2:
             out.true("the two readings diverge", forks[0]["digest"] != forks[1]["digest"])
@@ -684,7 +688,7 @@ class AssembledHandler(Handler):
         elif forks:
             out.true("the declared mapping selects exactly one reading",
                      sum(assembled == f["assembled"] for f in forks) == 1)
-        got = impl.pre_image(assembled, algorithm, ctx.get("exclusion_set", []))
+        got = impl.pre_image(assembled, algorithm=algorithm, exclusion_set=ctx.get("exclusion_set", []))
         _pinned_bytes(out, "assembled", got, doc)
 
 
@@ -703,7 +707,7 @@ class DerivedIdHandler(Handler):
         text = v.text(key)
 
         def verify(payload: Any, carried: Any) -> str:
-            return impl.verify_derived_identifier(payload, carried, excl, algorithm)
+            return impl.verify_derived_identifier(payload, carried, algorithm=algorithm, exclusion_set=excl)
 
         if _must_fail(doc):
             exc = out.refuses("carried identifier", lambda: verify(doc[key], doc["carried_id"]),
@@ -715,14 +719,15 @@ class DerivedIdHandler(Handler):
                 else:
                     out.fail(f"failure_reason {doc.get('failure_reason')!r} is not a carried-id mismatch")
             return
-        got = impl.pre_image_text(text, algorithm, excl)
+        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=excl)
         _pinned_bytes(out, key, got, doc, digest_keys=("derived_id",))
-        out.eq("value path", impl.pre_image(doc[key], algorithm, excl), got)
+        out.eq("value path", impl.pre_image(doc[key], algorithm=algorithm, exclusion_set=excl), got)
         if "normalized" in doc:
-            out.eq("normal form", impl.normalize(doc[key], excl), doc["normalized"])
+            out.eq("normal form", impl.normalize(doc[key], exclusion_set=excl), doc["normalized"])
         if "plaintext_payload_for_reference" in doc:
             out.true("the SD-encoded form, not the plaintext, is digested",
-                     hex_digest(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm, excl)) != hex_digest(got))
+                     hex_digest(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm=algorithm,
+                                               exclusion_set=excl)) != hex_digest(got))
         carrying = doc.get("full_payload_with_carried_id")
         if carrying is not None:
             carried = next(carrying[n] for n in excl if isinstance(carrying.get(n), str))
@@ -763,7 +768,7 @@ class SnapshotHandler(Handler):
 
     def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         registry = Registry.from_json(v.doc)
-        got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, "jcs")
+        got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, algorithm="jcs")
         out.eq("snapshot_sha256", hex_digest(got), v.doc.get("snapshot_sha256"))
         out.true("every algorithm has a status", all(a.status for a in registry.algorithms.values()))
 
