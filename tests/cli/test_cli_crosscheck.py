@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from fastjcs.tools import crosscheck as cc
-from conftest import REPO, SUITES
+from conftest import REPO, SUITES, UPSTREAM
 from _cli import fastjcs, lines, me, one_line_error
 
 KATS = SUITES / "cpb" / "jcs-n"
@@ -98,7 +98,8 @@ def test_an_implementation_that_refuses_everything():
     code, body = crosscheck("--impl", "exit 3", "--vectors", KATS)
     assert code == 1
     # the 8 vectors we answer with a pre-image disagree; the 7 MUST-FAIL ones agree
-    assert body["vectors"] == {"agree": 7, "disagree": 8, "skipped": 0, "not-answered-by-fastjcs": 0}
+    assert body["vectors"] == {"agree": 7, "disagree": 8, "skipped": 0, "protocol-difference": 0,
+                               "not-answered-by-fastjcs": 0}
     assert {d["where"] for d in body["disagreements"]} == {
         p.name for p in KATS.iterdir() if "must-fail" not in p.name}
     assert all(d["theirs"].startswith("refused (exit 3") for d in body["disagreements"])
@@ -200,3 +201,35 @@ def test_generator_is_seeded():
     a, b = cc.Generator(7), cc.Generator(7)
     assert [a.document(i) for i in range(20)] == [b.document(i) for i in range(20)]
     assert [cc.Generator(8).document(i) for i in range(20)] != [cc.Generator(7).document(i) for i in range(20)]
+
+
+# ---- contrast vectors: a protocol difference, not a digest disagreement -------------------------
+
+UPSTREAM_KATS = UPSTREAM / "cpb-vectors" / "jcs-n" / "kats"
+CONTRAST = ["13-nfc-boundary-contrast.json", "27-esc-uppercase-contrast.json", "28-tab-long-form-contrast.json",
+            "29-control-key-escaped-sort-contrast.json"]
+
+
+@pytest.mark.skipif(not UPSTREAM_KATS.is_dir(), reason=f"the upstream CPB suite is not at {UPSTREAM_KATS}")
+def test_contrast_vectors_refused_as_must_fail_are_a_protocol_difference():
+    contrast = (UPSTREAM_KATS / CONTRAST[0]).read_bytes()
+    refused = cc.Reply(1, b"", b"must_fail vector")
+    verdict, d = cc.compare_vector(CONTRAST[0], contrast, refused)
+    assert (verdict, d.kind) == ("protocol-difference", "protocol-difference")
+    positive = (UPSTREAM_KATS / "01-basic.json").read_bytes()
+    assert cc.compare_vector("01-basic.json", positive, refused)[0] == "disagree"
+    # the upstream runner's behaviour: exit non-zero on every must_fail, else answer (here: as fastjcs does)
+    upstream_style = (f"{shlex.quote(sys.executable)} -c {shlex.quote(_REFUSE_MUST_FAIL)} "
+                      f"{shlex.quote(me('serve-vector'))}")
+    code, body = crosscheck("--impl", upstream_style, "--vectors", UPSTREAM_KATS)
+    assert code == 0, body
+    assert body["disagreements"] == []
+    assert sorted(d["where"] for d in body["protocol_differences"]) == CONTRAST
+    assert body["vectors"]["protocol-difference"] == 4
+
+
+_REFUSE_MUST_FAIL = (
+    "import json, subprocess, sys\n"
+    "raw = sys.stdin.buffer.read()\n"
+    "sys.exit(1 if json.loads(raw).get('must_fail') is True else "
+    "subprocess.run(sys.argv[1], shell=True, input=raw).returncode)\n")

@@ -43,14 +43,15 @@ def test_registry_names_are_exact():
     assert sorted(cpb.ALGORITHMS) == ["as-transmitted", "cde-n", "jcs", "jcs-n"]
     for name in ("JCS-N", "jcs_n", " jcs-n", "sha256", "", None):
         with pytest.raises(cpb.UnknownAlgorithmError):
-            cpb.canonical_digest({}, name)
+            cpb.canonical_digest({}, algorithm=name)
         with pytest.raises(fastjcs.UnsupportedAlgorithmError):
-            cpb.canonical_digest_text(b"{}", name)
+            cpb.canonical_digest_text(b"{}", algorithm=name)
 
 
 def test_withdrawn_cde_n_fails_closed_everywhere():
-    for call in (lambda: cpb.canonical_digest({}, "cde-n"), lambda: cpb.canonical_digest_text(b"{}", "cde-n"),
-                 lambda: cpb.pre_image({}, "cde-n"), lambda: cpb.pre_image_text(b"{}", "cde-n"),
+    for call in (lambda: cpb.canonical_digest({}, algorithm="cde-n"),
+                 lambda: cpb.canonical_digest_text(b"{}", algorithm="cde-n"),
+                 lambda: cpb.pre_image({}, algorithm="cde-n"), lambda: cpb.pre_image_text(b"{}", algorithm="cde-n"),
                  lambda: cpb.get_algorithm("cde-n")):
         with pytest.raises(cpb.WithdrawnAlgorithmError):
             call()
@@ -58,14 +59,14 @@ def test_withdrawn_cde_n_fails_closed_everywhere():
 
 def test_as_transmitted_digests_the_octets_and_nothing_else():
     raw = b'{"b": 1, "a": 1.50}  '
-    assert cpb.canonical_digest_text(raw, "as-transmitted") == sha(raw)
-    assert cpb.canonical_digest(bytearray(raw), "as-transmitted") == sha(raw)
+    assert cpb.canonical_digest_text(raw, algorithm="as-transmitted") == sha(raw)
+    assert cpb.canonical_digest(bytearray(raw), algorithm="as-transmitted") == sha(raw)
     with pytest.raises(cpb.AlgorithmUsageError):
-        cpb.canonical_digest_text(raw.decode(), "as-transmitted")      # a str has no octets
+        cpb.canonical_digest_text(raw.decode(), algorithm="as-transmitted")      # a str has no octets
     with pytest.raises(cpb.AlgorithmUsageError):
-        cpb.canonical_digest({"a": 1}, "as-transmitted")
+        cpb.canonical_digest({"a": 1}, algorithm="as-transmitted")
     with pytest.raises(cpb.AlgorithmUsageError):
-        cpb.canonical_digest_text(raw, "as-transmitted", ["a"])
+        cpb.canonical_digest_text(raw, algorithm="as-transmitted", exclusion_set=["a"])
 
 
 def test_digests_are_bare_lowercase_hex(backend):
@@ -75,12 +76,12 @@ def test_digests_are_bare_lowercase_hex(backend):
 
 def test_jcs_is_rfc8785_as_is(backend):
     value = {"a": None, "b": [], "c": {}, "d": 1.5, "\u00c5": 1, "A\u030a": 2}
-    assert cpb.pre_image(value, "jcs") == rfc8785.dumps(value)
+    assert cpb.pre_image(value, algorithm="jcs") == rfc8785.dumps(value)
     text = b'{"a": null, "b": [], "d": 1.50, "e": -0, "f": 1E2}'
-    assert cpb.pre_image_text(text, "jcs") == fastjcs.canonicalize(text)
-    assert cpb.pre_image_text(text, "jcs", ["a"]) == b'{"b":[],"d":1.5,"e":0,"f":100}'
+    assert cpb.pre_image_text(text, algorithm="jcs") == fastjcs.canonicalize(text)
+    assert cpb.pre_image_text(text, algorithm="jcs", exclusion_set=["a"]) == b'{"b":[],"d":1.5,"e":0,"f":100}'
     with pytest.raises(fastjcs.DuplicateKeyError):
-        cpb.pre_image_text(b'{"a": 1, "a": 2}', "jcs", ["x"])
+        cpb.pre_image_text(b'{"a": 1, "a": 2}', algorithm="jcs", exclusion_set=["x"])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
         _core.canonicalize(text)
     for algorithm in ("jcs-n", "jcs"):
         with pytest.raises(fastjcs.CanonicalizationError) as ours:
-            cpb.pre_image_text(text, algorithm, ["x"])
+            cpb.pre_image_text(text, algorithm=algorithm, exclusion_set=["x"])
         assert type(ours.value) is type(theirs.value)
         # Same class and position on either backend (the C core's messages are its own).
         assert (ours.value.offset, ours.value.lineno, ours.value.colno) == \
@@ -277,11 +278,12 @@ def test_jcs_n_agrees_with_an_independent_oracle(value, exclusion):
             cpb.pre_image_text(json.dumps(value))
         return
     want = oracle_jcs_n(value, exclusion)
-    assert cpb.pre_image(value, "jcs-n", exclusion) == want
-    assert cpb.pre_image_text(json.dumps(value), "jcs-n", exclusion) == want
-    assert cpb.pre_image_text(json.dumps(value, ensure_ascii=False, indent=1), "jcs-n", exclusion) == want
-    assert cpb.pre_image(value, "jcs") == rfc8785.dumps(value)
-    assert cpb.normalize(value, exclusion) == json.loads(want)
+    assert cpb.pre_image(value, algorithm="jcs-n", exclusion_set=exclusion) == want
+    assert cpb.pre_image_text(json.dumps(value), algorithm="jcs-n", exclusion_set=exclusion) == want
+    assert cpb.pre_image_text(json.dumps(value, ensure_ascii=False, indent=1), algorithm="jcs-n",
+                              exclusion_set=exclusion) == want
+    assert cpb.pre_image(value, algorithm="jcs") == rfc8785.dumps(value)
+    assert cpb.normalize(value, exclusion_set=exclusion) == json.loads(want)
 
 
 @given(st.binary(max_size=30) | st.text(alphabet='{}[]",:-0123456789.eE tfnrul\\u', max_size=30).map(str.encode))
@@ -290,11 +292,11 @@ def test_scanner_refuses_exactly_what_canonicalize_refuses(data):
         want = _core.canonicalize(data)
     except fastjcs.DuplicateKeyError:
         with pytest.raises(fastjcs.DuplicateKeyError):
-            cpb.pre_image_text(data, "jcs", ["x"])
+            cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"])
         return
     except Exception as exc:   # any class: the reference parser's own failures (b"0E0E") are shared too
         with pytest.raises(type(exc)) as info:
-            cpb.pre_image_text(data, "jcs", ["x"])
+            cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"])
         assert getattr(info.value, "offset", None) == getattr(exc, "offset", None)
         return
-    assert cpb.pre_image_text(data, "jcs", ["x"]) == want
+    assert cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"]) == want

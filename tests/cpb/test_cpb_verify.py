@@ -119,17 +119,18 @@ def test_capsule_identifier_excludes_capsule_id_and_chain(backend):
     want = sha(rfc8785.dumps({"agent": "a-1", "action": {"type": "read", "chain": "kept"}}))
     context = Registry.bundled().context("agent-action-capsule")
     assert context.identifier(CAPSULE) == want
-    assert cpb.derived_identifier(CAPSULE, ["capsule_id", "chain"]) == want
+    assert cpb.derived_identifier(CAPSULE, exclusion_set=["capsule_id", "chain"]) == want
     assert context.verify_carried(dict(CAPSULE, capsule_id=want), want) == want
-    assert cpb.derived_identifier(rfc8785.dumps(CAPSULE), ["capsule_id", "chain"]) == want   # bytes: the text path
+    # bytes: the text path
+    assert cpb.derived_identifier(rfc8785.dumps(CAPSULE), exclusion_set=["capsule_id", "chain"]) == want
 
 
 @pytest.mark.parametrize("carried", ["0" * 64, None, "WRONG"])
 def test_carried_identifier_mismatch_is_its_own_error(backend, carried):
-    good = cpb.derived_identifier(CAPSULE, ["capsule_id", "chain"])
+    good = cpb.derived_identifier(CAPSULE, exclusion_set=["capsule_id", "chain"])
     for bad in (carried, good.upper(), good + "\n", " " + good):
         with pytest.raises(cpb.IdentifierMismatchError) as info:
-            cpb.verify_derived_identifier(CAPSULE, bad, ["capsule_id", "chain"])
+            cpb.verify_derived_identifier(CAPSULE, bad, exclusion_set=["capsule_id", "chain"])
         assert (info.value.carried, info.value.recomputed) == (bad, good)
         assert not isinstance(info.value, fastjcs.CanonicalizationError)
 

@@ -396,3 +396,28 @@ def test_backend_batch_returns_raw_digests(backend):
     out = backend.digest_texts([b"[1]", b"[", b"{}"], 100, False, "sha256")
     assert out[0] == SHA256.new(b"[1]").digest() and out[2] == SHA256.new(b"{}").digest()
     assert isinstance(out[1], InvalidJSONError) and out[1].index == 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# digests_equal: bare hex against sha256:-prefixed, without string glue
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_digests_equal_across_representations():
+    from Crypto.Hash import SHA256
+    h = SHA256.new(b'{"a":1}').hexdigest()
+    assert fastjcs.digests_equal(h, "sha256:" + h) and fastjcs.digests_equal("sha256:" + h, h)
+    assert fastjcs.digests_equal(h, h)
+    assert not fastjcs.digests_equal(h, "sha256:" + "0" * 64)
+    assert not fastjcs.digests_equal("sha384:" + "ab" * 48, "ab" * 32)
+
+
+@pytest.mark.parametrize("bad", ["sha512:" + "ab" * 32, "SHA256:" + "ab" * 32, "AB" * 32, "ab" * 31,
+                                 " " + "ab" * 32, "sha256:" + "ab" * 31, "md5:" + "ab" * 16, ""])
+def test_digests_equal_refuses_what_it_cannot_read(bad):
+    with pytest.raises(fastjcs.InvalidDigestError):
+        fastjcs.digests_equal(bad, "ab" * 32)
+    with pytest.raises(fastjcs.InvalidDigestError):
+        fastjcs.digests_equal("ab" * 32, bad)
+    with pytest.raises(TypeError):
+        fastjcs.digests_equal(b"ab" * 32, "ab" * 32)

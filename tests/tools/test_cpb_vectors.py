@@ -95,11 +95,21 @@ def test_every_failure_reason_is_mapped(root):
 def test_a_file_nobody_claims_fails_the_run(tmp_path):
     shutil.copytree(OURS, tmp_path / "suite")
     (tmp_path / "suite" / "jcs-n" / "new-kind.json").write_text('{"id": "x", "something": "new"}')
-    (tmp_path / "suite" / "notes.txt").write_text("not a vector")
+    (tmp_path / "suite" / "notes.json").write_text("not a vector")
     summary = vectors.run(tmp_path / "suite", probes=False)
     assert not summary.ok
-    assert summary.unclaimed == ["jcs-n/new-kind.json", "notes.txt (unreadable: Expecting value: line 1 column 1 "
+    assert summary.unclaimed == ["jcs-n/new-kind.json", "notes.json (unreadable: Expecting value: line 1 column 1 "
                                                           "(char 0))"]
+
+
+def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
+    shutil.copytree(OURS / "contexts", tmp_path / "suite")
+    (tmp_path / "suite" / "README.md").write_text("# notes\n")
+    (tmp_path / "suite" / "notes.txt").write_text("not a vector")
+    summary = vectors.run(tmp_path / "suite", probes=False)
+    assert summary.ok and summary.unclaimed == []
+    assert summary.ignored == ["README.md", "notes.txt"]
+    assert "IGNORED README.md" in summary.report() and summary.as_dict()["ignored"] == ["README.md", "notes.txt"]
 
 
 def test_an_unmapped_failure_reason_fails_the_vector(tmp_path):
@@ -260,6 +270,32 @@ def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend)
     assert _failed(OURS, impl) == {"typed-refs/01-digest-alg-lowercase.json"}
     if UPSTREAM_VECTORS.is_dir():   # upstream alone cannot see it: every digest_alg it pins differs in more than case
         assert _failed(UPSTREAM_VECTORS, impl) == set()
+
+
+def _constraint_blind_verify(reference: Any, artifact: Any, *, registry: Any, **kw: Any) -> Any:
+    """The verifier before digest-context constraints: the registry's contexts without them."""
+    from dataclasses import replace
+    blind = cpb.Registry(registry.algorithms, {
+        name: replace(t, contexts=tuple(replace(c, constraints=None) for c in t.contexts))
+        for name, t in registry.artifact_types.items()})
+    return cpb.verify_typed_reference(reference, artifact, registry=blind, **kw)
+
+
+def test_mutant_verifier_blind_to_context_constraints_is_caught(backend):
+    impl = vectors.Implementation("constraint-blind", verify_typed_reference=_constraint_blind_verify)
+    caught = _failed(OURS / "contexts", impl)
+    # every vector but the conforming JSON artifacts (the SD-JWT ones too: it hashes the whole SD-JWT; and
+    # 2^53+1 as a value, which it calls not canonicalizable instead of a context violation)
+    assert caught == {p.name for p in vectors.iter_files(OURS / "contexts")} - {
+        "01-equivalence-conforming.json", "02-equivalence-conforming-text.json", "17-capsule-open-field-set.json"}
+    if UPSTREAM_VECTORS.is_dir():   # upstream has no vector on a registered context's constraints
+        assert _failed(UPSTREAM_VECTORS, impl) == set()
+
+
+def test_context_vectors_are_what_their_generator_writes():
+    done = subprocess.run([sys.executable, str(REPO / "vectors" / "gen_contexts.py"), "--check", "--out",
+                           str(OURS / "contexts")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_mutant_sort_by_code_point_is_caught(monkeypatch):

@@ -42,7 +42,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
             if profile == "jcs-n":
                 from ..cpb import pre_image_text
 
-                result = pre_image_text(bytes(data), "jcs-n", exclusion, max_depth=args.max_depth)
+                result = pre_image_text(bytes(data), algorithm="jcs-n", exclusion_set=exclusion,
+                                        max_depth=args.max_depth)
                 run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
             else:
                 run = lambda write: canonicalize_to(  # noqa: E731
@@ -88,7 +89,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
             if settings.profile == "jcs-n":
                 from ..cpb import canonical_digest_text
 
-                line = canonical_digest_text(bytes(data), "jcs-n", settings.exclusion,
+                line = canonical_digest_text(bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion,
                                              max_depth=settings.max_depth)
             else:
                 from ..core.digests import digest_text

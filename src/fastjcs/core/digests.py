@@ -44,6 +44,7 @@ __all__ = [
     "parse_digest",
     "parse_hex_digest",
     "render_digest",
+    "digests_equal",
 ]
 
 # ---------------------------------------------------------------------------------------------------
@@ -223,6 +224,30 @@ def parse_hex_digest(value: str) -> str:
         raise InvalidDigestError(f"a bare hex digest has no prefix: {text!r} is a prefixed digest")
     _check_hex(text, 32, text)
     return text
+
+
+def digests_equal(a: str, b: str) -> bool:
+    """Whether two digests name the same bytes, each written bare (SHA-256 hex, a CPB identifier) or
+    prefixed (``"sha256:<hex>"``, ``"sha384:<hex>"``), without gluing strings together.
+
+    Both are checked first (InvalidDigestError for an unknown prefix, uppercase hex, a wrong length,
+    whitespace; bytes are a TypeError); a bare digest is SHA-256, so it never equals a sha384 one.
+
+    >>> digests_equal("ab" * 32, "sha256:" + "ab" * 32)
+    True
+    >>> digests_equal("ab" * 32, "sha512:" + "ab" * 32)
+    Traceback (most recent call last):
+      ...
+    fastjcs.core.errors.InvalidDigestError: unknown digest algorithm prefix 'sha512': 'sha256:' or 'sha384:' (exact, lowercase)
+    """
+    return _either(a) == _either(b)
+
+
+def _either(value: str) -> ParsedDigest:
+    text = _need_str(value, "a digest")
+    if ":" in text:
+        return parse_digest(text)
+    return ParsedDigest("sha256", parse_hex_digest(text))
 
 
 def render_digest(algorithm: str, raw: bytes) -> str:

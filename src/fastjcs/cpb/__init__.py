@@ -65,6 +65,7 @@ from .registry import (
     Status,
     artifact_digest,
 )
+from .constraints import ContextConstraints, ContextViolation, ContextViolationError
 from .transforms import assemble_preimage, reassemble_stream
 from .typed_refs import TypedRefResult, TypedRefVerdict, resolve_context, verify_typed_reference
 
@@ -78,6 +79,8 @@ __all__ = [
     # registries
     "Registry", "AlgorithmEntry", "ArtifactType", "DigestContext", "Status", "Representation",
     "Lookup", "LookupVerdict",
+    # digest-context constraints
+    "ContextConstraints", "ContextViolation", "ContextViolationError",
     # typed references
     "verify_typed_reference", "resolve_context", "TypedRefResult", "TypedRefVerdict",
     # checker

@@ -77,7 +77,7 @@ def sha256_hex(octets: bytes) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
+def pre_image(value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
               max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
     """The octets `canonical_digest` hashes: the JCS UTF-8 bytes of the (normalized) value.
 
@@ -99,14 +99,14 @@ def pre_image(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str]
                      integers_only=True)
 
 
-def canonical_digest(value: Any, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
+def canonical_digest(value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
                      max_depth: int = DEFAULT_MAX_DEPTH) -> str:
-    """SHA-256 of `pre_image(value, algorithm, exclusion_set)`, as bare lowercase hex.
+    """SHA-256 of `pre_image(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})
     'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
     """
-    return sha256_hex(pre_image(value, algorithm, exclusion_set, max_depth=max_depth))
+    return sha256_hex(pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
 
 
 def _as_transmitted(value: Any, names: Tuple[str, ...]) -> bytes:
@@ -124,7 +124,7 @@ def _as_transmitted(value: Any, names: Tuple[str, ...]) -> bytes:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), *,
+def pre_image_text(data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
                    max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
     """The pre-image of a JSON text. jcs-n judges the tokens themselves before anything collapses
     them: `-0`, `1.0` and `1e2` are refused although json.loads would make them 0, 1.0 and 100.0.
@@ -152,14 +152,14 @@ def pre_image_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable
                      integers_only=True)
 
 
-def canonical_digest_text(data: Data, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
-                          *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
-    """SHA-256 of `pre_image_text(data, algorithm, exclusion_set)`, as bare lowercase hex.
+def canonical_digest_text(data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
+                          max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    """SHA-256 of `pre_image_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest_text(b'{"b": "x", "a": null}')
     'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
     """
-    return sha256_hex(pre_image_text(data, algorithm, exclusion_set, max_depth=max_depth))
+    return sha256_hex(pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
 
 
 def _applicable(findings: List[Finding], names: Tuple[str, ...], top_object: bool

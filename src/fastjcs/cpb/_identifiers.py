@@ -8,38 +8,51 @@ For a registered artifact type, take the context from the registry instead:
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from ..core.api import DEFAULT_MAX_DEPTH
 from .errors import IdentifierMismatchError
 from ._normalize import exclude, exclusion_names, normal_form
+from .constraints import ContextConstraints
 from .registry import artifact_digest
 
 
-def derived_identifier(payload: Any, exclusion_set: Iterable[str] = (), algorithm: str = "jcs-n", *,
-                       max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+def derived_identifier(payload: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
+                       max_depth: int = DEFAULT_MAX_DEPTH, constraints: Optional[ContextConstraints] = None) -> str:
     """The derived identifier (bare lowercase hex) of a payload: a Python value, or JSON text as bytes.
 
-    >>> derived_identifier({"record_id": None, "station_id": "WS-42"}, ["record_id"])[:16]
+    `constraints`, when given, are checked first (ContextViolationError, nothing hashed); a
+    registered type's context does this itself: `Registry.bundled().context(...).identifier(x)`.
+
+    >>> derived_identifier({"record_id": None, "station_id": "WS-42"}, exclusion_set=["record_id"])[:16]
     'e9ab98fb7dea71b6'
     """
-    return artifact_digest(payload, algorithm, exclusion_set, max_depth=max_depth)
+    names = tuple(exclusion_set)
+    if constraints is not None:
+        octets = isinstance(payload, (bytes, bytearray, memoryview))
+        if algorithm == "as-transmitted":
+            payload = constraints.select(bytes(payload)) if octets else payload
+        else:
+            constraints.check(payload, exclusion_set=names, as_text=octets, max_depth=max_depth)
+    return artifact_digest(payload, algorithm=algorithm, exclusion_set=names, max_depth=max_depth)
 
 
-def verify_derived_identifier(payload: Any, carried: Any, exclusion_set: Iterable[str] = (),
-                              algorithm: str = "jcs-n", *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+def verify_derived_identifier(payload: Any, carried: Any, *, algorithm: str = "jcs-n",
+                              exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH,
+                              constraints: Optional[ContextConstraints] = None) -> str:
     """Recompute the identifier and return it; IdentifierMismatchError if `carried` is not it."""
-    recomputed = derived_identifier(payload, exclusion_set, algorithm, max_depth=max_depth)
+    recomputed = derived_identifier(payload, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth,
+                                    constraints=constraints)
     if type(carried) is not str or carried != recomputed:
         raise IdentifierMismatchError(carried, recomputed)
     return recomputed
 
 
-def normalize(value: Any, exclusion_set: Iterable[str] = (), *,
+def normalize(value: Any, *, exclusion_set: Iterable[str] = (),
               max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """The jcs-n normal form of a Python value (exclusion applied), as fresh dicts and lists.
 
-    >>> normalize({"id": 1, "a": {"b": None}, "c": [{"d": []}, None]}, ["id"])
+    >>> normalize({"id": 1, "a": {"b": None}, "c": [{"d": []}, None]}, exclusion_set=["id"])
     {'c': [{}, None]}
     """
     return normal_form(exclude(value, exclusion_names(exclusion_set)), max_depth)

@@ -7,7 +7,8 @@ A snapshot (`cpb-registry.json` upstream) is::
      "artifact_types": {NAME: {"reference", "status",
                                "digest_contexts": [{"purpose", "profile_version", "algorithm",
                                                     "field_set", "exclusion_set", "domain_separation",
-                                                    "pre_image_encoding", "representation"}]}},
+                                                    "pre_image_encoding", "representation",
+                                                    "constraints"?}]}},
      "snapshot_sha256": HEX}
 
 Statuses: owner-confirmed, third-party-documented, provisional, standards-referenced (all live),
@@ -28,6 +29,7 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
 from ._digest import ALGORITHMS, canonical_digest, canonical_digest_text, sha256_hex
+from .constraints import ContextConstraints, constraints_for
 from .errors import IdentifierMismatchError, RegistryFormatError
 
 BUNDLED_SNAPSHOT = Path(__file__).with_name("registry-snapshot.json")
@@ -128,6 +130,10 @@ class DigestContext:
     domain_separation: Optional[str] = None
     pre_image_encoding: Optional[str] = None
     representation_text: Optional[str] = None
+    #: What the context declares about its artifacts, checked before hashing (None: nothing machine-readable).
+    constraints: Optional[ContextConstraints] = None
+    #: Prose clauses of the context that no machine form covers: reported by every verdict relying on it.
+    not_machine_checked: Tuple[str, ...] = ()
 
     @property
     def hash_name(self) -> Optional[str]:
@@ -135,9 +141,30 @@ class DigestContext:
         algorithm = ALGORITHMS.get(self.algorithm)
         return algorithm.hash_name if algorithm is not None else None
 
+    def check(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+        """Apply the context's constraints to an artifact before hashing; return what is hashed.
+
+        Bytes-like is JSON text (judged token by token) or, for as-transmitted, the octets the byte
+        selector narrows (the issuer-signed JWS of an SD-JWT); anything else is a Python value.
+        Raises ContextViolationError (constraint, path, clause) for a violation.
+        """
+        c = self.constraints
+        if c is None:
+            return artifact
+        if self.algorithm == "as-transmitted":
+            if isinstance(artifact, (bytes, bytearray, memoryview)):
+                return c.select(bytes(artifact))
+            return artifact   # as-transmitted refuses a value itself (AlgorithmUsageError)
+        text = isinstance(artifact, (bytes, bytearray, memoryview))
+        c.check(artifact, exclusion_set=self.exclusion_set or (), as_text=text, max_depth=max_depth)
+        return artifact
+
     def digest(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
-        """The artifact's digest under this context, bare hex (JSON text if bytes-like, else a value)."""
-        return artifact_digest(artifact, self.algorithm, self.exclusion_set or (), max_depth=max_depth)
+        """The artifact's digest under this context, bare hex (JSON text if bytes-like, else a value),
+        after its constraints are checked (ContextViolationError if the artifact breaks one)."""
+        checked = self.check(artifact, max_depth=max_depth)
+        return artifact_digest(checked, algorithm=self.algorithm, exclusion_set=self.exclusion_set or (),
+                               max_depth=max_depth)
 
     def identifier(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
         """The digest rendered in this context's representation."""
@@ -157,13 +184,13 @@ class DigestContext:
         return recomputed
 
 
-def artifact_digest(artifact: Any, algorithm: str, exclusion_set: Iterable[str] = (), *,
+def artifact_digest(artifact: Any, *, algorithm: str, exclusion_set: Iterable[str] = (),
                     max_depth: int = DEFAULT_MAX_DEPTH) -> str:
     """Digest of a cited artifact: bytes-like is JSON text (or the octets, for as-transmitted), any
     other value is a Python value (a str is a JSON string, not text to parse)."""
     if isinstance(artifact, (bytes, bytearray, memoryview)):
-        return canonical_digest_text(artifact, algorithm, exclusion_set, max_depth=max_depth)
-    return canonical_digest(artifact, algorithm, exclusion_set, max_depth=max_depth)
+        return canonical_digest_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return canonical_digest(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
 
 @dataclass(frozen=True)
@@ -317,6 +344,7 @@ def _text(entry: Mapping[str, Any], key: str) -> str:
 def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:
     if not isinstance(c, Mapping) or not isinstance(c.get("algorithm"), str):
         raise RegistryFormatError(f"{type_name}: a digest context needs an algorithm")
+    constraints, unchecked = constraints_for(type_name, c.get("purpose"), c.get("field_set"), c.get("constraints"))
     return DigestContext(
         artifact_type=type_name,
         purpose=c.get("purpose"),
@@ -328,4 +356,6 @@ def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:
         domain_separation=c.get("domain_separation"),
         pre_image_encoding=c.get("pre_image_encoding"),
         representation_text=c.get("representation"),
+        constraints=constraints,
+        not_machine_checked=unchecked,
     )

@@ -12,7 +12,9 @@ The order is the draft's (section 7.1), and each step that fails has its own ver
    is trimmed or stripped): representation-mismatch;
 4. recompute the cited artifact's digest under that context: artifact-type-mismatch (the artifact
    in hand is known to be of another type: equal hex under another context is not a join),
-   artifact-not-canonicalizable (the artifact breaks the context's algorithm);
+   artifact-violates-context (the artifact breaks a constraint the context declares: a closed
+   field set, a member type, integers only, an SD-JWT byte selector; checked before hashing, with
+   the member path and the clause), artifact-not-canonicalizable (it breaks the algorithm);
 5. compare exactly: digest-mismatch, else verified.
 
 Fields other than these four are ignored.
@@ -22,10 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Tuple
 
 from ..core.api import DEFAULT_MAX_DEPTH
 from ..core.errors import FastJCSError
+from .constraints import ContextViolation, ContextViolationError
 from .registry import DigestContext, LookupVerdict, Registry
 
 
@@ -43,6 +46,7 @@ class TypedRefVerdict(str, Enum):
     DIGEST_ALG_MISMATCH = "digest-alg-mismatch"
     REPRESENTATION_MISMATCH = "representation-mismatch"
     ARTIFACT_TYPE_MISMATCH = "artifact-type-mismatch"
+    ARTIFACT_VIOLATES_CONTEXT = "artifact-violates-context"
     ARTIFACT_NOT_CANONICALIZABLE = "artifact-not-canonicalizable"
     DIGEST_MISMATCH = "digest-mismatch"
 
@@ -61,6 +65,9 @@ class TypedRefResult:
     detail: str = ""
     context: Optional[DigestContext] = None
     recomputed: Optional[str] = None   # in the context's representation, once step 4 ran
+    violation: Optional[ContextViolation] = None   # for artifact-violates-context
+    #: prose clauses of the context that no machine form covers: this verdict did not check them
+    not_machine_checked: Tuple[str, ...] = ()
 
     @property
     def verified(self) -> bool:
@@ -137,12 +144,18 @@ def verify_typed_reference(reference: Mapping[str, Any], artifact: Any, *, regis
         return TypedRefResult(TypedRefVerdict.ARTIFACT_TYPE_MISMATCH,
                               f"the artifact in hand is a {artifact_type!r}, the reference cites a "
                               f"{reference['type']!r}: equal hex is not a join", context)
+    unchecked = context.not_machine_checked
     try:
         recomputed = context.identifier(artifact, max_depth=max_depth)
+    except ContextViolationError as exc:
+        return TypedRefResult(TypedRefVerdict.ARTIFACT_VIOLATES_CONTEXT, str(exc), context,
+                              violation=exc.violation, not_machine_checked=unchecked)
     except FastJCSError as exc:
-        return TypedRefResult(TypedRefVerdict.ARTIFACT_NOT_CANONICALIZABLE, str(exc), context)
+        return TypedRefResult(TypedRefVerdict.ARTIFACT_NOT_CANONICALIZABLE, str(exc), context,
+                              not_machine_checked=unchecked)
     # 5. compare, exactly.
     if carried != recomputed:
         return TypedRefResult(TypedRefVerdict.DIGEST_MISMATCH,
-                              f"carried {carried} != recomputed {recomputed}", context, recomputed)
-    return TypedRefResult(TypedRefVerdict.VERIFIED, "", context, recomputed)
+                              f"carried {carried} != recomputed {recomputed}", context, recomputed,
+                              not_machine_checked=unchecked)
+    return TypedRefResult(TypedRefVerdict.VERIFIED, "", context, recomputed, not_machine_checked=unchecked)

@@ -3,8 +3,9 @@
     >>> summary = run("path/to/cpb-vectors")          # doctest: +SKIP
     >>> summary.ok, summary.counts()                   # doctest: +SKIP
 
-Every file under the directory must be claimed by a handler (a file nobody claims fails the run, so
-a new kind of vector cannot be skipped silently). A handler reads the vector, runs the
+Every `.json` file under the directory must be claimed by a handler (a JSON file nobody claims, or
+that does not parse, fails the run, so a new kind of vector cannot be skipped silently); other files
+(a README, notes) are not vectors: they are reported as ignored and do not fail the run. A handler reads the vector, runs the
 implementation and asserts every pinned value: pre-image bytes, digests, verdicts. A MUST-FAIL
 vector must fail for its stated `failure_reason`, mapped explicitly in `FAILURE_REASONS` to the
 exception or verdict that stands for it; an unmapped reason fails the run.
@@ -85,11 +86,23 @@ FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
     "typed_ref_purpose_required": _V.PURPOSE_REQUIRED,
     "typed_ref_type_unknown": _V.UNKNOWN_TYPE,
     "typed_ref_type_unknown_to_snapshot": _V.TYPE_UNKNOWN_TO_SNAPSHOT,
+    "context_closed_field_set": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_required_member": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_member_type": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_number_policy": _V.ARTIFACT_VIOLATES_CONTEXT,
+    "context_byte_selector": _V.ARTIFACT_VIOLATES_CONTEXT,
     "nfc_normalisation_deviation": "contrast",   # upstream's spelling of the reason
     "string_escape_uppercase_hex": "contrast",
     "string_escape_long_form_for_named_char": "contrast",
     "key_sort_by_escaped_bytes_not_code_units": "contrast",
     "profile_independence_violation": "profile-independence",
+}
+
+#: The context constraint each `context_*` failure_reason names (the violation must be that one).
+CONTEXT_REASONS: Dict[str, str] = {
+    "context_closed_field_set": "field-set", "context_required_member": "required-member",
+    "context_member_type": "member-type", "context_number_policy": "number-policy",
+    "context_byte_selector": "byte-selector",
 }
 
 _WIRE_CODES = {NonIntegerNumberError: "non-integer-number", UnsafeIntegerError: "unsafe-integer",
@@ -296,27 +309,28 @@ class KatHandler(Handler):
             self._contrast(v, impl, out, text, algorithm, exclusion, contrast)
             return
         if _must_fail(doc):
-            _expect_refusal(out, reason, "text path", lambda: impl.pre_image_text(text, algorithm, exclusion),
-                            algorithm)
+            _expect_refusal(out, reason, "text path",
+                            lambda: impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion), algorithm)
             if value_path:
-                _expect_refusal(out, reason, "value path", lambda: impl.pre_image(doc["input"], algorithm,
-                                                                                  exclusion), algorithm)
+                _expect_refusal(out, reason, "value path", lambda: impl.pre_image(doc["input"], algorithm=algorithm,
+                                                                                  exclusion_set=exclusion), algorithm)
             return
-        got = impl.pre_image_text(text, algorithm, exclusion)
+        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(out, "text path", got, doc)
         if value_path:
-            out.eq("value path == text path", impl.pre_image(doc["input"], algorithm, exclusion), got)
+            out.eq("value path == text path",
+                   impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion), got)
         if algorithm == "jcs-n" and "normalized" in doc:
-            out.eq("normal form", impl.normalize(doc["input"], exclusion), doc["normalized"])
+            out.eq("normal form", impl.normalize(doc["input"], exclusion_set=exclusion), doc["normalized"])
         if "after_exclusion" in doc:
             out.eq("after_exclusion digests the same",
-                   impl.pre_image(doc["after_exclusion"], algorithm), got)
+                   impl.pre_image(doc["after_exclusion"], algorithm=algorithm), got)
 
     def _contrast(self, v: Vector, impl: Implementation, out: VectorOutcome, text: bytes, algorithm: str,
                   exclusion: Sequence[str], contrast: Tuple[str, str]) -> None:
         doc = v.doc
         wrong_hex, wrong_digest = contrast
-        got = impl.pre_image_text(text, algorithm, exclusion)
+        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(out, "conforming", got, doc, "jcs_n_correct_pre_image",
                       "jcs_n_correct_pre_image_bytes_hex", ("jcs_n_correct_digest",))
         wrong = bytes.fromhex(doc[wrong_hex])
@@ -378,22 +392,22 @@ class DivergenceHandler(Handler):
         doc = v.doc
         text = v.text("action")
         value_path = _lossless_under_json_loads(text)
-        jcs = impl.pre_image_text(text, "jcs")
+        jcs = impl.pre_image_text(text, algorithm="jcs")
         _pinned_bytes(out, "jcs", jcs, doc["jcs"])
         if value_path:
-            out.eq("jcs value path == text path", impl.pre_image(doc["action"], "jcs"), jcs)
+            out.eq("jcs value path == text path", impl.pre_image(doc["action"], algorithm="jcs"), jcs)
         side = doc["jcs_n"]
         if doc.get("jcs_n_must_fail") is True or side.get("must_fail") is True:
             reason = side.get("failure_reason") or doc.get("failure_reason")
-            _expect_refusal(out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, "jcs-n"), "jcs-n")
+            _expect_refusal(out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, algorithm="jcs-n"), "jcs-n")
             if value_path:
-                _expect_refusal(out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], "jcs-n"),
+                _expect_refusal(out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], algorithm="jcs-n"),
                                 "jcs-n")
             return
-        jcs_n = impl.pre_image_text(text, "jcs-n")
+        jcs_n = impl.pre_image_text(text, algorithm="jcs-n")
         _pinned_bytes(out, "jcs-n", jcs_n, side)
         if value_path:
-            out.eq("jcs-n value path == text path", impl.pre_image(doc["action"], "jcs-n"), jcs_n)
+            out.eq("jcs-n value path == text path", impl.pre_image(doc["action"], algorithm="jcs-n"), jcs_n)
         if "jcs" in doc and "pre_image" in doc["jcs"]:
             out.true("jcs and jcs-n pre-images diverge", jcs != jcs_n)
 
@@ -454,13 +468,17 @@ class TypedRefHandler(Handler):
         references = self._references(doc)
         type_name = references[0].get("type") if references else None
         payload = cited.get("payload")
+        if isinstance(cited.get("payload_text"), str):       # JSON text, judged token by token
+            payload = cited["payload_text"].encode("utf-8")
+        elif isinstance(cited.get("payload_octets"), str):   # octets as transmitted (an SD-JWT)
+            payload = cited["payload_octets"].encode("utf-8")
         # the pinned values of the cited artifact, reproduced under the registered context
         if registry is None:
             entry = (cited.get("registry_entry") or cited.get("artifact_type_registry_entry")
                      or doc.get("artifact_type_registry_entry") or {})
             context = _vector_context(type_name, entry)
             registry = _registry_of(context)
-            recomputed = impl.pre_image(payload, context.algorithm, context.exclusion_set or ())
+            recomputed = impl.pre_image(payload, algorithm=context.algorithm, exclusion_set=context.exclusion_set or ())
             _pinned_bytes(out, "cited artifact", recomputed, cited,
                           digest_keys=("derived_id", "correct_derived_id", "correct_derived_id_bare_hex"))
             for key in ("verification.recomputed_digest", "correct_recomputed_digest", "expected.recomputed_digest"):
@@ -491,13 +509,16 @@ class TypedRefHandler(Handler):
         if not isinstance(want, TypedRefVerdict):
             out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
             return
-        self._verify_all(out, impl, references, payload, registry, current, want, fire=True)
+        self._verify_all(out, impl, references, payload, registry, current, want, fire=True,
+                         reason=doc.get("failure_reason"), expected=doc.get("expected_violation"))
 
     def _registry(self, v: Vector) -> Tuple[Optional[Registry], Optional[Registry]]:
         """A registry snapshot named by the vector (ours do this), else None: build it inline."""
         name = v.doc.get("registry_snapshot")
         if name is None:
             return None, None
+        if name == "bundled":   # the registry shipped with the package
+            return Registry.bundled(), None
         registry = Registry.load(v.path.parent / name, pinned=v.doc.get("registry_pinned") is True)
         current = v.doc.get("current_registry_snapshot")
         return registry, (Registry.load(v.path.parent / current) if current else None)
@@ -517,12 +538,24 @@ class TypedRefHandler(Handler):
 
     @staticmethod
     def _verify_all(out: VectorOutcome, impl: Implementation, references: List[Dict[str, Any]], payload: Any,
-                    registry: Registry, current: Optional[Registry], want: TypedRefVerdict, fire: bool) -> None:
+                    registry: Registry, current: Optional[Registry], want: TypedRefVerdict, fire: bool,
+                    reason: Optional[str] = None, expected: Optional[Mapping[str, Any]] = None) -> None:
         for n, ref in enumerate(references):
             result = impl.verify_typed_reference(ref, payload, registry=registry, current=current)
-            if out.eq(f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})", result.verdict, want) \
-                    and fire and want is not TypedRefVerdict.VERIFIED:
-                out.fired.add(f"typed-ref:{want.value}")
+            what = f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})"
+            if not out.eq(what, result.verdict, want) or not fire or want is TypedRefVerdict.VERIFIED:
+                continue
+            if want is TypedRefVerdict.ARTIFACT_VIOLATES_CONTEXT:
+                # the violation must be the constraint the reason names, at the pinned path
+                constraint = CONTEXT_REASONS.get(reason or "")
+                got = result.violation
+                ok = out.eq(f"{what}: violated constraint", got.constraint if got else None, constraint)
+                if expected and "path" in expected:
+                    ok = out.eq(f"{what}: violation path", got.path if got else None, expected["path"]) and ok
+                if ok:
+                    out.fired.add(f"context:{constraint}")
+                continue
+            out.fired.add(f"typed-ref:{want.value}")
 
     def _equal_hex(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         """Two types, one hex: the verifier holds artifact B but the reference cites type A."""
@@ -533,7 +566,8 @@ class TypedRefHandler(Handler):
             if art is None:
                 continue
             contexts[key] = _vector_context(art["type"], art["registry_entry"])
-            got = impl.pre_image(art["payload"], contexts[key].algorithm, contexts[key].exclusion_set or ())
+            got = impl.pre_image(art["payload"], algorithm=contexts[key].algorithm,
+                                 exclusion_set=contexts[key].exclusion_set or ())
             out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
             out.eq(f"{key} derived id", hex_digest(got), art["derived_id"])
         registry = _registry_of(*contexts.values())
@@ -562,8 +596,8 @@ class ProfileIndependenceHandler(Handler):
             a, b = doc["profile_a"], doc["profile_b"]
             b_payload, b_excl, b_id = b["payload"], b["exclusion_set"], b["derived_id"]
             b_type, ref = b["name"], a["payload"]["authorization"]
-            out.true("profile A's own identifier", len(hex_digest(impl.pre_image(a["payload"], a["algorithm"],
-                                                                            a["exclusion_set"]))) == 64)
+            out.true("profile A's own identifier", len(hex_digest(impl.pre_image(a["payload"], algorithm=a["algorithm"],
+                                                                            exclusion_set=a["exclusion_set"]))) == 64)
             algorithm = b["algorithm"]
         else:
             scenario = doc["scenario"]
@@ -574,7 +608,8 @@ class ProfileIndependenceHandler(Handler):
             b_excl = []
         context = DigestContext(b_type, None, algorithm, tuple(b_excl))
         registry = _registry_of(context)
-        out.eq("profile B derived id", hex_digest(impl.pre_image(b_payload, algorithm, b_excl)), b_id)
+        out.eq("profile B derived id",
+               hex_digest(impl.pre_image(b_payload, algorithm=algorithm, exclusion_set=b_excl)), b_id)
         out.eq("typed reference from A to B", impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
                TypedRefVerdict.VERIFIED)
         behaviour = doc.get("non_conforming_verifier_behavior")
@@ -582,7 +617,7 @@ class ProfileIndependenceHandler(Handler):
         old, new = rename.groups() if rename else ("scope", "permission_scope")
         # B's next profile version renames a field: A's binding must still verify.
         renamed = {(new if k == old else k): val for k, val in b_payload.items()}
-        renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm, b_excl)))
+        renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm=algorithm, exclusion_set=b_excl)))
         ours = impl.verify_typed_reference(renamed_ref, renamed, registry=registry).verdict
         out.eq("after B renames a field", ours, TypedRefVerdict.VERIFIED)
         if behaviour is not None:
@@ -616,11 +651,12 @@ class StreamHandler(Handler):
                             lambda: reassemble_stream(doc["source"]), "stream")
             return
         text = reassemble_stream(doc["source"])
-        got = impl.pre_image_text(text, doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", []))
+        got = impl.pre_image_text(text, algorithm=doc.get("algorithm", "jcs-n"),
+                                  exclusion_set=doc.get("exclusion_set", []))
         _pinned_bytes(out, "reassembled", got, doc)
         if "input" in doc:
             out.eq("reassembled == input", json.loads(text), doc["input"])
-            out.eq("value path", impl.pre_image(doc["input"], doc.get("algorithm", "jcs-n")), got)
+            out.eq("value path", impl.pre_image(doc["input"], algorithm=doc.get("algorithm", "jcs-n")), got)
 
 
 class AssembledHandler(Handler):
@@ -637,7 +673,7 @@ class AssembledHandler(Handler):
         algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
         forks = [doc[k] for k in ("implementation_a", "implementation_b") if k in doc]
         for n, impl_side in enumerate(forks):   # the fork the vector describes is real
-            got = impl.pre_image(impl_side["assembled"], algorithm)
+            got = impl.pre_image(impl_side["assembled"], algorithm=algorithm)
             _pinned_bytes(out, f"implementation {'ab'[n]}", got, impl_side)
         if len(forks) == 2:
             out.true("the two readings diverge", forks[0]["digest"] != forks[1]["digest"])
@@ -652,7 +688,7 @@ class AssembledHandler(Handler):
         elif forks:
             out.true("the declared mapping selects exactly one reading",
                      sum(assembled == f["assembled"] for f in forks) == 1)
-        got = impl.pre_image(assembled, algorithm, ctx.get("exclusion_set", []))
+        got = impl.pre_image(assembled, algorithm=algorithm, exclusion_set=ctx.get("exclusion_set", []))
         _pinned_bytes(out, "assembled", got, doc)
 
 
@@ -671,7 +707,7 @@ class DerivedIdHandler(Handler):
         text = v.text(key)
 
         def verify(payload: Any, carried: Any) -> str:
-            return impl.verify_derived_identifier(payload, carried, excl, algorithm)
+            return impl.verify_derived_identifier(payload, carried, algorithm=algorithm, exclusion_set=excl)
 
         if _must_fail(doc):
             exc = out.refuses("carried identifier", lambda: verify(doc[key], doc["carried_id"]),
@@ -683,14 +719,15 @@ class DerivedIdHandler(Handler):
                 else:
                     out.fail(f"failure_reason {doc.get('failure_reason')!r} is not a carried-id mismatch")
             return
-        got = impl.pre_image_text(text, algorithm, excl)
+        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=excl)
         _pinned_bytes(out, key, got, doc, digest_keys=("derived_id",))
-        out.eq("value path", impl.pre_image(doc[key], algorithm, excl), got)
+        out.eq("value path", impl.pre_image(doc[key], algorithm=algorithm, exclusion_set=excl), got)
         if "normalized" in doc:
-            out.eq("normal form", impl.normalize(doc[key], excl), doc["normalized"])
+            out.eq("normal form", impl.normalize(doc[key], exclusion_set=excl), doc["normalized"])
         if "plaintext_payload_for_reference" in doc:
             out.true("the SD-encoded form, not the plaintext, is digested",
-                     hex_digest(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm, excl)) != hex_digest(got))
+                     hex_digest(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm=algorithm,
+                                               exclusion_set=excl)) != hex_digest(got))
         carrying = doc.get("full_payload_with_carried_id")
         if carrying is not None:
             carried = next(carrying[n] for n in excl if isinstance(carrying.get(n), str))
@@ -731,7 +768,7 @@ class SnapshotHandler(Handler):
 
     def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         registry = Registry.from_json(v.doc)
-        got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, "jcs")
+        got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, algorithm="jcs")
         out.eq("snapshot_sha256", hex_digest(got), v.doc.get("snapshot_sha256"))
         out.true("every algorithm has a status", all(a.status for a in registry.algorithms.values()))
 
@@ -810,6 +847,8 @@ def _correct_digest(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
 
 
 def _declared_context(v: Vector, handler: Handler, category: str) -> Vector:
+    if "mutant" in v.doc:   # ours carry their own
+        return _own_mutant(v, handler, category)
     doc = _passing(v.doc)
     if "erroneous_verification" in doc:     # the verifier applies the declared exclusion set
         del doc["erroneous_verification"]
@@ -883,6 +922,11 @@ GENERATORS: Dict[str, Generator] = {
     "typed-ref:purpose-required": _own_mutant,
     "typed-ref:unknown-type": _own_mutant,
     "typed-ref:type-unknown-to-snapshot": _own_mutant,
+    "context:field-set": _own_mutant,          # ours carry the artifact with the defect taken out
+    "context:required-member": _own_mutant,
+    "context:member-type": _own_mutant,
+    "context:number-policy": _own_mutant,
+    "context:byte-selector": _own_mutant,
     "derived-id:carried-id-mismatch": _correct_carried_id,
     "stream:StreamIncompleteError": _terminal_chunk,
     "assembled:MemberMappingUndeclaredError": _declared_member_mapping,
@@ -945,8 +989,12 @@ def run(directory: Union[str, Path], impl: Implementation = FASTJCS, *, probes: 
     outcomes: List[VectorOutcome] = []
     unclaimed: List[str] = []
     probe_outcomes: List[ProbeOutcome] = []
+    ignored: List[str] = []
     for path in iter_files(root):
         name = path.relative_to(root).as_posix()
+        if path.suffix != ".json":
+            ignored.append(name)
+            continue
         try:
             v = Vector.load(path, root)
         except (ValueError, FastJCSError) as exc:
@@ -961,4 +1009,4 @@ def run(directory: Union[str, Path], impl: Implementation = FASTJCS, *, probes: 
         outcomes.append(out)
         if probes and out.passed:
             probe_outcomes.extend(probe(v, handler, category, impl) for category in sorted(out.fired))
-    return RunSummary(str(root), impl.name, outcomes, unclaimed, probe_outcomes)
+    return RunSummary(str(root), impl.name, outcomes, unclaimed, probe_outcomes, ignored)

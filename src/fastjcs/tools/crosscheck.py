@@ -120,8 +120,21 @@ def _describe(a: protocol.Answer) -> str:
     return f"pre_image {a.pre_image.decode('utf-8')!r} digest {a.digest}"
 
 
+def _is_contrast(raw: bytes) -> bool:
+    """A MUST-FAIL vector whose failure_reason names a contrast (a wrong construction it pins)."""
+    from .cpb_vectors import FAILURE_REASONS
+
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return False
+    return (isinstance(doc, dict) and doc.get("must_fail") is True
+            and FAILURE_REASONS.get(doc.get("failure_reason")) == "contrast")
+
+
 def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[Disagreement]]:
-    """("agree" | "skipped", None) or ("disagree", Disagreement) for one vector."""
+    """("agree" | "skipped", None), ("disagree", Disagreement), or ("protocol-difference",
+    Disagreement) for a contrast vector we answer and the other implementation refuses as must_fail."""
     ours = protocol.answer(raw)
     if reply.status == 0 and not reply.stdout.strip():
         return "skipped", None
@@ -129,6 +142,11 @@ def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[D
         theirs = f"refused (exit {reply.status}: {_first_line(reply.stderr)})"
         if ours.status == protocol.FAIL:
             return "agree", None
+        if ours.status == protocol.OK and _is_contrast(raw):
+            # A contrast vector is marked must_fail only to keep it out of the pass suite: we answer
+            # its conforming pre-image, an implementation that exits non-zero on every must_fail
+            # refuses it. That is a difference of protocol, not of digests.
+            return "protocol-difference", Disagreement("protocol-difference", name, _describe(ours), theirs)
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
     try:
         body = json.loads(reply.stdout)
@@ -331,9 +349,12 @@ def shrink(value: Any, still_fails: Callable[[Any], bool], budget: int, parallel
 @dataclass
 class Summary:
     vectors: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "skipped": 0, "disagree": 0,
+                                                               "protocol-difference": 0,
                                                                "not-answered-by-fastjcs": 0})
     documents: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "disagree": 0})
     disagreements: List[Disagreement] = field(default_factory=list)
+    #: contrast vectors the other implementation refuses as must_fail: reported, not a disagreement
+    protocol_differences: List[Disagreement] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -341,14 +362,18 @@ class Summary:
 
     def as_dict(self) -> Dict[str, Any]:
         return {"ok": self.ok, "vectors": self.vectors, "documents": self.documents,
-                "disagreements": [d.as_dict() for d in self.disagreements]}
+                "disagreements": [d.as_dict() for d in self.disagreements],
+                "protocol_differences": [d.as_dict() for d in self.protocol_differences]}
 
     def report(self) -> str:
         lines = [d.report() for d in self.disagreements]
+        lines += [f"PROTOCOL {p.where}: a contrast vector; fastjcs answers the conforming pre-image, the other "
+                  f"implementation refuses every must_fail ({_show(p.theirs)})" for p in self.protocol_differences]
         v, d = self.vectors, self.documents
         if sum(v.values()):
             lines.append(f"vectors: {v['agree']} agree, {v['disagree']} disagree, {v['skipped']} skipped by the "
-                         f"other implementation, {v['not-answered-by-fastjcs']} not answered by fastjcs")
+                         f"other implementation, {v['not-answered-by-fastjcs']} not answered by fastjcs, "
+                         f"{v['protocol-difference']} protocol difference(s) (contrast vectors)")
         if sum(d.values()):
             lines.append(f"documents: {d['agree']} agree, {d['disagree']} disagree")
         kinds = sorted({x.kind for x in self.disagreements})
@@ -373,7 +398,9 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
     for (name, raw), reply in zip(items, replies):
         verdict, disagreement = compare_vector(name, raw, reply)
         summary.vectors[verdict] += 1
-        if disagreement is not None:
+        if verdict == "protocol-difference":
+            summary.protocol_differences.append(disagreement)  # type: ignore[arg-type]
+        elif disagreement is not None:
             summary.disagreements.append(disagreement)
 
 

@@ -59,7 +59,7 @@ def _jcs_n_lines(data: bytes, s: Settings) -> List[Any]:
     results: List[Any] = []
     for line in split_lines(data):
         try:
-            results.append(raw_digest(pre_image_text(line, "jcs-n", s.exclusion,
+            results.append(raw_digest(pre_image_text(line, algorithm="jcs-n", exclusion_set=s.exclusion,
                                                      max_depth=s.max_depth), "sha256"))
         except FastJCSError as exc:
             results.append(exc)

@@ -105,11 +105,12 @@ def answer(raw: bytes) -> Answer:
 
 def _kat(v: Any) -> Answer:
     doc = v.doc
-    return _digest(pre_image_text(v.text("input"), doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
+    return _digest(pre_image_text(v.text("input"), algorithm=doc.get("algorithm", "jcs-n"),
+                                  exclusion_set=doc.get("exclusion_set", [])))
 
 
 def _divergence(v: Any) -> Answer:
-    return _digest(pre_image_text(v.text("action"), "jcs-n"))
+    return _digest(pre_image_text(v.text("action"), algorithm="jcs-n"))
 
 
 def _derived_id(v: Any) -> Answer:
@@ -117,15 +118,16 @@ def _derived_id(v: Any) -> Answer:
     algorithm, exclusion = doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])
     key = "sd_encoded_payload" if "sd_encoded_payload" in doc else "full_payload"
     if "carried_id" in doc:
-        verify_derived_identifier(doc[key], doc["carried_id"], exclusion, algorithm)
-        return _digest(pre_image(doc[key], algorithm, exclusion))
-    return _digest(pre_image_text(v.text(key), algorithm, exclusion))
+        verify_derived_identifier(doc[key], doc["carried_id"], algorithm=algorithm, exclusion_set=exclusion)
+        return _digest(pre_image(doc[key], algorithm=algorithm, exclusion_set=exclusion))
+    return _digest(pre_image_text(v.text(key), algorithm=algorithm, exclusion_set=exclusion))
 
 
 def _stream(v: Any) -> Answer:
     doc = v.doc
     text = reassemble_stream(doc["source"])
-    return _digest(pre_image_text(text, doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])))
+    return _digest(pre_image_text(text, algorithm=doc.get("algorithm", "jcs-n"),
+                                  exclusion_set=doc.get("exclusion_set", [])))
 
 
 def _assembled(v: Any) -> Answer:
@@ -133,7 +135,7 @@ def _assembled(v: Any) -> Answer:
     ctx = doc["declared_digest_context"]
     assembled = assemble_preimage(doc["source_object"], ctx.get("member_mapping"))
     algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
-    return _digest(pre_image(assembled, algorithm, ctx.get("exclusion_set", [])))
+    return _digest(pre_image(assembled, algorithm=algorithm, exclusion_set=ctx.get("exclusion_set", [])))
 
 
 def _checker(v: Any) -> Answer:

@@ -76,6 +76,8 @@ class RunSummary:
     vectors: List[VectorOutcome]
     unclaimed: List[str]
     probes: List[ProbeOutcome]
+    #: files that are not vectors (not .json: a README, notes): reported, never run, never a failure
+    ignored: List[str] = field(default_factory=list)
 
     @property
     def failed(self) -> List[VectorOutcome]:
@@ -108,7 +110,7 @@ class RunSummary:
         return {
             "directory": self.directory, "implementation": self.implementation, "ok": self.ok,
             "vectors": len(self.vectors), "passed": len(self.vectors) - len(self.failed),
-            "by_handler": self.counts(), "unclaimed": self.unclaimed,
+            "by_handler": self.counts(), "unclaimed": self.unclaimed, "ignored": self.ignored,
             "failures": {v.name: v.failures or ["no assertion made"] for v in self.failed},
             "probes": [p.__dict__ for p in self.probes],
             "assertion_free": self.assertion_free,
@@ -121,6 +123,8 @@ class RunSummary:
             lines.append(f"FAIL {v.name}: " + "; ".join(v.failures or ["no assertion made"]))
         for name in self.unclaimed:
             lines.append(f"UNCLAIMED {name}: no handler reads this file")
+        for name in self.ignored:
+            lines.append(f"IGNORED {name}: not a vector file (not .json)")
         flipped = sum(p.flipped for p in self.probes)
         lines.append(f"mutation probes: {flipped}/{len(self.probes)} mutants flipped the verdict")
         for p in self.probes:
