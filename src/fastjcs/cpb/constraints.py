@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..core import api
-from ..core.errors import CanonicalizationError, IntegerDomainError
+from ..core.errors import IntegerDomainError, NonIntegerNumberError
 from ._scan import format_path, scan
 from .errors import CPBError, RegistryFormatError
 
@@ -181,51 +181,22 @@ class ContextConstraints:
         self.check_value(value, exclusion_set=exclusion_set)
 
     def _numbers(self, artifact: Any, as_text: bool) -> None:
+        """Refuse what an integers-only context refuses, by the core's integers_only rule (the
+        one place cpb asks for it). Other errors (not JSON, too deep) pass through: such an
+        artifact is not canonicalizable at all."""
         try:
-            _check_number_policy(artifact, "integers-only", as_text=as_text)
-        except CanonicalizationError as exc:
+            if as_text:
+                api.canonicalize(artifact, integers_only=True)
+            else:
+                api.dumps(artifact, integers_only=True)
+        except (NonIntegerNumberError, IntegerDomainError) as exc:
             if isinstance(exc, IntegerDomainError):
                 what = "an integer outside +/-(2^53-1)"
-            elif type(exc).__name__ == "NonIntegerNumberError":
-                what = "a number that is not an integer"
             else:
-                raise   # not JSON, too deep, ...: the artifact is not canonicalizable at all
+                what = "a number that is not an integer"
             path = getattr(exc, "path", None) or _number_path(artifact, as_text, getattr(exc, "offset", None))
             raise ContextViolationError(ContextViolation(
                 "number-policy", path, self.clause("number-policy"), f"{what}: {exc}")) from exc
-
-
-def _check_number_policy(artifact: Any, policy: str, *, as_text: bool) -> None:
-    """Refuse what an integers-only context refuses: the one place cpb asks the core for it."""
-    if policy != "integers-only":
-        return
-    try:
-        if as_text:
-            api.canonicalize(artifact, integers_only=True)  # type: ignore[call-arg]
-        else:
-            api.dumps(artifact, integers_only=True)  # type: ignore[call-arg]
-        return
-    except TypeError as exc:
-        if "integers_only" not in str(exc):
-            raise
-    # TEMPORARY until core integers_only lands: the same rule walked in Python.
-    from ._digest import finding_error
-    from .errors import NonIntegerNumberError, UnsafeIntegerError
-    if as_text:
-        raw = api.as_bytes(artifact)
-        found = scan(raw, api.DEFAULT_MAX_DEPTH, "jcs-n").findings
-        numbers = sorted((f for f in found if f.code in ("non-integer-number", "unsafe-integer")
-                          and not (f.token in ("-0",))), key=lambda f: f.offset)
-        if numbers:
-            raise finding_error(numbers[0], raw)
-        return
-    found_at = _first_non_integer(artifact)
-    if found_at is not None:
-        path, value = found_at
-        if type(value) is float:
-            raise NonIntegerNumberError(f"{value!r} is a float", format_path(path))
-        raise UnsafeIntegerError(f"{value} is outside +/-(2^53-1)", format_path(path))
-    # end TEMPORARY
 
 
 def _first_non_integer(artifact: Any) -> Optional[Tuple[Tuple[Any, ...], Any]]:
