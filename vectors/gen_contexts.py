@@ -25,6 +25,8 @@ from typing import Any, Dict
 import rfc8785
 from Crypto.Hash import SHA256
 
+from _gen import sync  # vectors/_gen.py: write or --check the files
+
 OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "cpb" / "contexts"
 REGISTRY = "cpb-registry.json (action-state-group/scitt-payload-binding), bundled as the package's registry snapshot"
 
@@ -201,23 +203,8 @@ def build() -> None:
 
 
 def main(argv: list) -> int:
-    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
     build()
-    stale = []
-    for name, text in sorted(FILES.items()):
-        path = out / name
-        if "--check" in argv:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    extra = sorted(p.name for p in out.iterdir() if p.is_file()) if out.exists() else []
-    stale += [name for name in extra if name not in FILES]
-    if stale:
-        print("stale or extra:", ", ".join(stale))
-        return 1
-    return 0
+    return sync(FILES, OUT, argv)
 
 
 if __name__ == "__main__":

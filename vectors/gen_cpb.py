@@ -20,6 +20,8 @@ from typing import Any, Dict, Iterable
 import rfc8785
 from Crypto.Hash import SHA256
 
+from _gen import sync  # vectors/_gen.py: write or --check the files
+
 OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "cpb"
 SPEC = "fastjcs docs/contract.md (jcs-n); draft-mih-sokolov-scitt-payload-binding-01"
 
@@ -313,25 +315,9 @@ def build() -> None:
 
 
 def main(argv: list) -> int:
-    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
     build()
-    stale = []
-    for name, text in sorted(FILES.items()):
-        path = out / name
-        if "--check" in argv:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
     # contexts/ is written by gen_contexts.py
-    extra = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                   if p.is_file() and p.relative_to(out).parts[0] != "contexts") if out.exists() else []
-    stale += [name for name in extra if name not in FILES]
-    if stale:
-        print("stale or extra:", ", ".join(stale))
-        return 1
-    return 0
+    return sync(FILES, OUT, argv, others=("contexts",))
 
 
 if __name__ == "__main__":
