@@ -87,10 +87,10 @@ def test_fastjcs_against_itself_over_the_vector_protocol():
 
 
 def test_outside_the_checkout_the_shipped_suites_are_the_default(tmp_path):
-    code, body = crosscheck("--impl", "cat >/dev/null", cwd=tmp_path)
+    code, body = crosscheck("--impl", "exit 1", cwd=tmp_path)     # refuses every vector
     shipped = sum(len(json.loads(p.read_bytes())["vectors"]) if p.parent.name == "eab" else 1
                   for p in SUITES.rglob("*.json"))
-    assert code == 0 and body["vectors"]["skipped"] > 0
+    assert code == 1 and body["vectors"]["agree"] > 0 and body["vectors"]["disagree"] > 0
     assert sum(body["vectors"].values()) == shipped
 
 
@@ -99,15 +99,17 @@ def test_an_implementation_that_refuses_everything():
     assert code == 1
     # the 8 vectors we answer with a pre-image disagree; the 7 MUST-FAIL ones agree
     assert body["vectors"] == {"agree": 7, "disagree": 8, "skipped": 0, "protocol-difference": 0,
-                               "not-answered-by-fastjcs": 0}
+                               "not-answered-by-fastjcs": 0, "cannot-start": 0, "crash": 0, "timeout": 0}
     assert {d["where"] for d in body["disagreements"]} == {
         p.name for p in KATS.iterdir() if "must-fail" not in p.name}
     assert all(d["theirs"].startswith("refused (exit 3") for d in body["disagreements"])
 
 
 def test_an_implementation_that_skips_or_echoes():
-    code, body = crosscheck("--impl", "cat >/dev/null", "--vectors", KATS)
-    assert code == 0 and body["vectors"]["skipped"] == 15
+    # skipping every vector compares nothing: exit 2, one line (docs/cli.md, "Honest verdicts")
+    p = fastjcs("crosscheck", "--impl", "cat >/dev/null", "--vectors", KATS)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "nothing compared: the other implementation skipped all 15 vectors")
     code, body = crosscheck("--impl", "cat", "--vectors", KATS)
     # an echo carries the vector's own pinned pre_image and digest: right for the positive
     # vectors, a claimed success for the 7 MUST-FAIL ones
@@ -119,7 +121,7 @@ def test_an_implementation_that_skips_or_echoes():
 
 def test_fastjcs_against_its_python_backend_finds_nothing():
     code, body = crosscheck("--canon-impl", PY_CANON, "--documents", "24")
-    assert body["documents"] == {"agree": 24, "disagree": 0}
+    assert body["documents"] == {"agree": 24, "disagree": 0, "cannot-start": 0, "crash": 0, "timeout": 0}
     assert code == 0 and body["disagreements"] == []
 
 
@@ -167,6 +169,8 @@ def test_text_report_and_usage():
     (b'["a"]', b'["b"]', "other"),
     (b'[1]', b'[1,2]', "other"),
     (b'[1]', b'not json', "other"),
+    (b'{"a":"b"}', b'{"a":"b"}\n', "trailing-newline"),
+    (b'{"a":"b"}', b'{"a":"b"}\r\n', "trailing-newline"),
 ])
 def test_difference_kind(ours, theirs, kind):
     assert cc.difference_kind(ours, theirs) == kind
@@ -233,3 +237,114 @@ _REFUSE_MUST_FAIL = (
     "raw = sys.stdin.buffer.read()\n"
     "sys.exit(1 if json.loads(raw).get('must_fail') is True else "
     "subprocess.run(sys.argv[1], shell=True, input=raw).returncode)\n")
+
+
+# ---- honest verdicts: nothing compared, hidden counts, newlines, peers that give no answer -------
+# (docs/cli.md, "Honest verdicts"; every expected count below is the number of cases the run puts)
+
+
+def _peer(tmp_path, name, body):
+    """A fake peer: a Python script in tmp_path, as a shell command."""
+    script = tmp_path / name
+    script.write_text(body, "utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
+_APPEND_NEWLINE = (
+    "import subprocess, sys\n"
+    "p = subprocess.run([sys.executable, '-m', 'fastjcs', 'canon'], input=sys.stdin.buffer.read(),\n"
+    "                   stdout=subprocess.PIPE)\n"
+    "sys.stdout.buffer.write(p.stdout + b'\\n')\n"
+    "sys.exit(p.returncode)\n")
+
+
+def test_documents_0_compares_nothing_and_is_exit_2():
+    p = fastjcs("crosscheck", "--canon-impl", PY_CANON, "--documents", "0")
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "nothing compared")
+
+
+def test_a_vector_folder_without_vectors_of_the_protocol_is_exit_2(tmp_path):
+    (tmp_path / "not-a-vector.json").write_text('{"a": 1}', "utf-8")
+    (tmp_path / "not-json.json").write_text("{", "utf-8")
+    p = fastjcs("crosscheck", "--impl", "exit 1", "--vectors", tmp_path)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "nothing compared: no vector fastjcs answers under")
+
+
+def test_options_of_a_protocol_that_is_not_run_are_refused():
+    p = fastjcs("crosscheck", "--canon-impl", PY_CANON, "--vectors", KATS)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "--vectors feeds --impl")
+    p = fastjcs("crosscheck", "--impl", "exit 1", "--documents", "5")
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "--documents feeds --canon-impl")
+
+
+def test_per_kind_0_hides_no_count_and_the_exit_code_follows_the_counts():
+    code, body = crosscheck("--canon-impl", WRONG, "--documents", "12", "--per-kind", "0")
+    assert code == 1 and body["ok"] is False and body["disagreements"] == []
+    assert body["documents"]["disagree"] > 0
+    assert sum(body["kinds"].values()) == body["documents"]["disagree"]
+    p = fastjcs("crosscheck", "--canon-impl", WRONG, "--documents", "12", "--per-kind", "0")
+    assert p.returncode == 1
+    out = lines(p.stdout)
+    n = body["documents"]["disagree"]
+    assert "no disagreement" not in out
+    assert f"0 of {n} disagreement(s) shown (--per-kind)" in out
+    assert out[-1].startswith(f"{n} disagreement(s): ")
+
+
+def test_a_trailing_newline_is_a_protocol_option(tmp_path):
+    peer = _peer(tmp_path, "newline.py", _APPEND_NEWLINE)
+    code, body = crosscheck("--canon-impl", peer, "--documents", "6")      # default: strip
+    assert code == 0 and body["documents"]["agree"] == 6, body
+    code, body = crosscheck("--canon-impl", peer, "--documents", "6", "--newline", "keep", "--per-kind", "1")
+    assert code == 1 and body["kinds"] == {"trailing-newline": 6}         # not string-escaping
+    assert [d["kind"] for d in body["disagreements"]] == ["trailing-newline"]
+
+
+def test_a_command_that_does_not_exist_is_exit_2_in_one_line(tmp_path):
+    missing = str(tmp_path / "no-such-canonicalizer")
+    for args in (("--canon-impl", missing, "--documents", "5"), ("--canon-impl", "exit 127", "--documents", "5"),
+                 ("--impl", missing, "--vectors", KATS)):
+        p = fastjcs("crosscheck", *args)
+        assert p.returncode == 2 and p.stdout == b"", args
+        one_line_error(p, "cannot start (exit 127")
+    p = fastjcs("crosscheck", "--canon-impl", str(tmp_path), "--documents", "3")   # a folder: exit 126
+    assert p.returncode == 2
+    one_line_error(p, "cannot start (exit 126")
+
+
+def test_a_crash_is_classified_as_a_crash_not_an_acceptance_disagreement(tmp_path):
+    peer = _peer(tmp_path, "crash.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    code, body = crosscheck("--canon-impl", peer, "--documents", "4")
+    assert code == 1 and body["ok"] is False
+    assert body["documents"] == {"agree": 0, "disagree": 0, "cannot-start": 0, "crash": 4, "timeout": 0}
+    assert body["kinds"] == {} and body["disagreements"] == []
+    assert {f["kind"] for f in body["faults"]} == {"crash"} and "SIGKILL" in body["faults"][0]["theirs"]
+    # over the vector protocol a crash on a MUST-FAIL vector is no refusal, so no agreement
+    code, body = crosscheck("--impl", peer, "--vectors", KATS)
+    assert code == 1 and body["vectors"]["crash"] == 15 and body["vectors"]["agree"] == 0
+    p = fastjcs("crosscheck", "--canon-impl", peer, "--documents", "4")
+    out = lines(p.stdout)
+    assert out[0].startswith("FAULT [crash] document 0: crash (killed by SIGKILL)")
+    assert out[-1] == "4 call(s) without an answer: 4 crash"
+    assert not any(x.startswith("DISAGREE") for x in out)
+
+
+def test_a_time_out_is_classified_as_a_time_out(tmp_path):
+    peer = _peer(tmp_path, "slow.py", "import time\ntime.sleep(30)\n")
+    code, body = crosscheck("--canon-impl", peer, "--documents", "2", "--timeout", "0.5")
+    assert code == 1
+    assert body["documents"] == {"agree": 0, "disagree": 0, "cannot-start": 0, "crash": 0, "timeout": 2}
+    assert body["faults"][0]["theirs"] == "timeout (no answer within 0.5s)"
+    code, body = crosscheck("--impl", peer, "--vectors", KATS / "kat-12-must-fail-one-point-zero.json",
+                            "--timeout", "0.5")
+    assert code == 1 and body["vectors"]["timeout"] == 1 and body["vectors"]["agree"] == 0
+
+
+def test_fault_of():
+    assert cc.fault_of(0) is None and cc.fault_of(1) is None and cc.fault_of(3) is None
+    assert cc.fault_of(127) == cc.fault_of(126) == "cannot-start"
+    assert cc.fault_of(-9) == cc.fault_of(128 + 11) == cc.fault_of(128 + 6) == "crash"

@@ -10,6 +10,7 @@
     fastjcs check [FILE] [--json] [--max-depth N]
     fastjcs vectors [PATH ...] [--json] [--no-probes]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
+                       [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
     fastjcs serve-vector [FILE]
     fastjcs bench [FILE] [--mode text|object] [--json] [--plot PATH] [--only NAME]...
 
@@ -172,11 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--canon-impl", metavar="CMD", help="canon protocol: a JSON text on stdin, its "
                    "canonical bytes on stdout, non-zero exit to refuse")
     p.add_argument("--vectors", action="append", metavar="PATH", help="suites for --impl (default: as `vectors`)")
-    p.add_argument("--documents", type=_count, default=200, metavar="N",
-                   help="generated documents for --canon-impl (default 200)")
+    p.add_argument("--documents", type=_count, default=None, metavar="N",
+                   help="generated documents for --canon-impl (default 200; 0 compares nothing: exit 2)")
     p.add_argument("--seed", type=int, default=8785)
     p.add_argument("--per-kind", type=_count, default=2, metavar="N",
-                   help="disagreements shrunk and reported per kind (default 2)")
+                   help="disagreements shrunk and shown per kind (default 2); all are counted")
+    p.add_argument("--newline", choices=("strip", "keep"), default="strip",
+                   help="canon protocol: strip one final line ending from each answer (default), or "
+                        "keep it and compare bytes exactly")
     p.add_argument("--shrink-budget", type=_count, default=300, metavar="CALLS")
     p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS", help="per call")
     p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once (default 2)")

@@ -279,13 +279,23 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
     if args.impl is None and args.canon_impl is None:
         raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
+    # An option for a protocol that is not run would be silently ignored: refuse it.
+    if args.vectors and args.impl is None:
+        raise CLIError("--vectors feeds --impl (the vector protocol); --canon-impl takes generated "
+                       "documents (--documents N)")
+    if args.documents is not None and args.canon_impl is None:
+        raise CLIError("--documents feeds --canon-impl (the canon protocol); --impl takes vectors (--vectors PATH)")
     summary = cc.Summary()
-    if args.impl is not None:
-        paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
-        cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
-    if args.canon_impl is not None and args.documents:
-        cc.run_documents(args.canon_impl, args.documents, args.seed, summary, args.timeout, args.parallel,
-                         args.shrink_budget, args.per_kind)
+    try:
+        if args.impl is not None:
+            paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
+            cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
+        if args.canon_impl is not None:
+            cc.run_documents(args.canon_impl, 200 if args.documents is None else args.documents, args.seed,
+                             summary, args.timeout, args.parallel, args.shrink_budget, args.per_kind,
+                             args.newline)
+    except cc.NothingCompared as exc:
+        raise CLIError(str(exc)) from exc
     if args.json:
         print(json.dumps(summary.as_dict(), ensure_ascii=False))
     else:

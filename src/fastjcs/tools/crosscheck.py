@@ -9,6 +9,12 @@ Two protocols, one process per call:
   non-zero exit for a text it refuses. Fed documents from a seeded generator (no hypothesis) that
   favours the delicate cases; a disagreement is shrunk (members and elements dropped, containers
   replaced by a child, scalars simplified) while it persists, then classified.
+
+Honest verdicts (docs/cli.md): a call whose command cannot start (exit 126 or 127 from the shell,
+or no shell at all), crashes (killed by a signal) or times out is a fault of that class, never an
+answer; a run that compares nothing (no case to put, every case skipped, a command that never
+starts) raises `NothingCompared`; every counter the summary prints agrees with `Summary.ok`,
+whatever `per_kind` shows.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import random
 import shlex
+import signal
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,21 +42,69 @@ from .reader import Members, Token, read
 # ---------------------------------------------------------------------------------------------------
 
 
+#: The classes of a call that gave no answer: counted apart from agreements and disagreements.
+CANNOT_START, CRASH, TIMEOUT = "cannot-start", "crash", "timeout"
+FAULTS = (CANNOT_START, CRASH, TIMEOUT)
+#: What a shell reports for a child it did not exec and that a crash signal killed (128 + N).
+_CRASH_SIGNALS = (signal.SIGILL, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGKILL, signal.SIGSEGV)
+_SHELL_CRASH = {128 + int(s): s for s in _CRASH_SIGNALS}
+
+
+class NothingCompared(Exception):
+    """The run put no case to the other implementation, or got no answer to any (exit 2)."""
+
+
 @dataclass(frozen=True)
 class Reply:
-    status: int          # exit status; -1 for a time-out or a command that cannot start
+    status: int          # exit status (negative: killed by that signal); -1 for a time-out or no shell
     stdout: bytes
     stderr: bytes
+    fault: Optional[str] = None   # cannot-start | crash | timeout: no answer at all
+
+    def describe_fault(self) -> str:
+        """The fault in words, for a report."""
+        if self.fault == TIMEOUT:
+            return f"timeout ({_first_line(self.stderr)})"
+        if self.status < -1 or self.status in _SHELL_CRASH:
+            sig = -self.status if self.status < 0 else int(_SHELL_CRASH[self.status])
+            return f"crash (killed by {signal.Signals(sig).name}){_tail(self.stderr)}"
+        return f"{(self.fault or '').replace('-', ' ')} (exit {self.status}: {_first_line(self.stderr)})"
+
+
+def _tail(stderr: bytes) -> str:
+    line = _first_line(stderr)
+    return f": {line}" if line else ""
+
+
+def fault_of(status: int) -> Optional[str]:
+    """cannot-start for 126 (not executable) and 127 (not found), the shell's words for a command
+    that never ran; crash for a signal (a negative status, or 128 + a crash signal from a shell
+    that did not exec its command); None for an answer (exit 0, or any other refusal)."""
+    if status in (126, 127):
+        return CANNOT_START
+    if status < 0 or status in _SHELL_CRASH:
+        return CRASH
+    return None
 
 
 def call(cmd: str, data: bytes, timeout: float) -> Reply:
-    """Run `cmd` through the shell (so `VAR=value cmd` works) with `data` on stdin."""
+    """Run `cmd` through the shell (so `VAR=value cmd` works) with `data` on stdin. On a time-out
+    the whole process group is killed (a shell's children too)."""
     try:
-        p = subprocess.run(cmd, shell=True, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout)
+        p = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        return Reply(-1, b"", str(exc).encode(), CANNOT_START)
+    try:
+        out, err = p.communicate(data, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return Reply(-1, b"", f"timed out after {timeout}s".encode())
-    return Reply(p.returncode, p.stdout, p.stderr)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.communicate()
+        return Reply(-1, b"", f"no answer within {timeout:g}s".encode(), TIMEOUT)
+    return Reply(p.returncode, out, err, fault_of(p.returncode))
 
 
 def _first_line(data: bytes) -> str:
@@ -63,7 +119,8 @@ def _first_line(data: bytes) -> str:
 
 @dataclass
 class Disagreement:
-    kind: str                     # vector | number-format | member-order | string-escaping | acceptance | other
+    kind: str    # vector | number-format | member-order | string-escaping | trailing-newline | acceptance
+    #              | other; or a fault: cannot-start | crash | timeout
     where: str                    # vector name, or "document N"
     ours: str
     theirs: str
@@ -73,6 +130,8 @@ class Disagreement:
         return dict(self.__dict__)
 
     def report(self) -> str:
+        if self.kind in FAULTS:
+            return f"FAULT [{self.kind}] {self.where}: {_show(self.theirs)}; no answer, not a disagreement"
         lines = [f"DISAGREE [{self.kind}] {self.where}"]
         if self.reproducer is not None:
             lines.append(f"  reproducer: {_show(self.reproducer)}")
@@ -134,8 +193,11 @@ def _is_contrast(raw: bytes) -> bool:
 
 def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[Disagreement]]:
     """("agree" | "skipped", None), ("disagree", Disagreement), or ("protocol-difference",
-    Disagreement) for a contrast vector we answer and the other implementation refuses as must_fail."""
+    Disagreement) for a contrast vector we answer and the other implementation refuses as must_fail;
+    (fault, Disagreement) for a call that gave no answer (cannot-start, crash, timeout)."""
     ours = protocol.answer(raw)
+    if reply.fault is not None:
+        return reply.fault, Disagreement(reply.fault, name, _describe(ours), reply.describe_fault())
     if reply.status == 0 and not reply.stdout.strip():
         return "skipped", None
     if reply.status != 0:
@@ -248,16 +310,32 @@ def ours_canon(text: bytes) -> Tuple[bool, bytes]:
         return False, f"{type(exc).__name__}: {exc}".encode()
 
 
-def _differs(text: bytes, cmd: str, timeout: float) -> Optional[Tuple[str, str]]:
+NEWLINE_MODES = ("strip", "keep")
+
+
+def strip_newline(out: bytes) -> bytes:
+    """The answer without one final line ending (\n or \r\n). A canonical JSON text never ends
+    with one, so what is stripped is never part of a right answer."""
+    if out.endswith(b"\r\n"):
+        return out[:-2]
+    return out[:-1] if out.endswith(b"\n") else out
+
+
+def _differs(text: bytes, cmd: str, timeout: float, newline: str = "strip") -> Optional[Tuple[str, ...]]:
+    """None when both sides agree; else (ours, theirs) as shown in a report, or (ours, theirs,
+    fault) for a call that gave no answer."""
     ok, ours = ours_canon(text)
     reply = call(cmd, text, timeout)
+    show_ours = ours.decode("utf-8", "backslashreplace") if ok else f"refused ({ours.decode()})"
+    if reply.fault is not None:
+        return show_ours, reply.describe_fault(), reply.fault
     theirs_ok = reply.status == 0
-    if ok and theirs_ok and reply.stdout == ours:
+    out = strip_newline(reply.stdout) if newline == "strip" and theirs_ok else reply.stdout
+    if ok and theirs_ok and out == ours:
         return None
     if not ok and not theirs_ok:
         return None
-    show_ours = ours.decode("utf-8", "backslashreplace") if ok else f"refused ({ours.decode()})"
-    show_theirs = (reply.stdout.decode("utf-8", "backslashreplace") if theirs_ok
+    show_theirs = (out.decode("utf-8", "backslashreplace") if theirs_ok
                    else f"refused (exit {reply.status}: {_first_line(reply.stderr)})")
     return show_ours, show_theirs
 
@@ -346,40 +424,85 @@ def shrink(value: Any, still_fails: Callable[[Any], bool], budget: int, parallel
 # ---------------------------------------------------------------------------------------------------
 
 
+def _faults_line(counts: Dict[str, int]) -> str:
+    return "".join(f", {counts[f]} {f.replace('-', ' ')}" for f in FAULTS if counts[f])
+
+
 @dataclass
 class Summary:
+    """The counters of a run and what it shows. Every counter is counted over every case; the
+    lists hold what is shown (up to --per-kind per kind for documents). `ok` reads the counters,
+    never the lists."""
+
     vectors: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "skipped": 0, "disagree": 0,
                                                                "protocol-difference": 0,
-                                                               "not-answered-by-fastjcs": 0})
-    documents: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "disagree": 0})
+                                                               "not-answered-by-fastjcs": 0,
+                                                               **dict.fromkeys(FAULTS, 0)})
+    documents: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "disagree": 0,
+                                                                 **dict.fromkeys(FAULTS, 0)})
     disagreements: List[Disagreement] = field(default_factory=list)
     #: contrast vectors the other implementation refuses as must_fail: reported, not a disagreement
     protocol_differences: List[Disagreement] = field(default_factory=list)
+    #: calls that gave no answer (cannot-start, crash, timeout), shown; counted in vectors/documents
+    faults: List[Disagreement] = field(default_factory=list)
+    #: every disagreement counted, by kind (a document's kind guessed from the two outputs)
+    kinds: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def disagree(self) -> int:
+        return self.vectors["disagree"] + self.documents["disagree"]
+
+    @property
+    def failed(self) -> int:
+        """Calls that gave no answer."""
+        return sum(self.vectors[f] + self.documents[f] for f in FAULTS)
 
     @property
     def ok(self) -> bool:
-        return not self.disagreements
+        return self.disagree == 0 and self.failed == 0
 
     def as_dict(self) -> Dict[str, Any]:
-        return {"ok": self.ok, "vectors": self.vectors, "documents": self.documents,
+        return {"ok": self.ok, "vectors": self.vectors, "documents": self.documents, "kinds": self.kinds,
                 "disagreements": [d.as_dict() for d in self.disagreements],
+                "faults": [d.as_dict() for d in self.faults],
                 "protocol_differences": [d.as_dict() for d in self.protocol_differences]}
 
     def report(self) -> str:
-        lines = [d.report() for d in self.disagreements]
+        lines = [d.report() for d in self.disagreements + self.faults]
         lines += [f"PROTOCOL {p.where}: a contrast vector; fastjcs answers the conforming pre-image, the other "
                   f"implementation refuses every must_fail ({_show(p.theirs)})" for p in self.protocol_differences]
         v, d = self.vectors, self.documents
         if sum(v.values()):
             lines.append(f"vectors: {v['agree']} agree, {v['disagree']} disagree, {v['skipped']} skipped by the "
                          f"other implementation, {v['not-answered-by-fastjcs']} not answered by fastjcs, "
-                         f"{v['protocol-difference']} protocol difference(s) (contrast vectors)")
+                         f"{v['protocol-difference']} protocol difference(s) (contrast vectors)"
+                         + _faults_line(v))
         if sum(d.values()):
-            lines.append(f"documents: {d['agree']} agree, {d['disagree']} disagree")
-        kinds = sorted({x.kind for x in self.disagreements})
-        lines.append("no disagreement" if self.ok else f"{len(self.disagreements)} disagreement(s): "
-                     + ", ".join(kinds))
+            lines.append(f"documents: {d['agree']} agree, {d['disagree']} disagree" + _faults_line(d))
+        shown = len(self.disagreements)
+        if shown < self.disagree:
+            lines.append(f"{shown} of {self.disagree} disagreement(s) shown (--per-kind)")
+        verdict = []
+        if self.disagree:
+            verdict.append(f"{self.disagree} disagreement(s): " + ", ".join(sorted(self.kinds)))
+        if self.failed:
+            verdict.append(f"{self.failed} call(s) without an answer: "
+                           + ", ".join(f"{n} {f.replace('-', ' ')}" for f in FAULTS
+                                       if (n := v[f] + d[f])))
+        lines.append("; ".join(verdict) or "no disagreement")
         return "\n".join(lines)
+
+
+def _nothing_compared(what: str, cmd: str, counts: Dict[str, int], replies: Sequence[Reply]) -> None:
+    """Raise NothingCompared when not one case got an answer and none crashed or timed out: the
+    command never started, or skipped every case."""
+    if counts["agree"] + counts["disagree"] + counts.get("protocol-difference", 0) + counts[CRASH] \
+            + counts[TIMEOUT]:
+        return
+    first = next((r for r in replies if r.fault == CANNOT_START), None)
+    if first is not None:
+        raise NothingCompared(f"{cmd!r}: {first.describe_fault()}")
+    raise NothingCompared(f"nothing compared: the other implementation skipped all {counts['skipped']} {what}")
 
 
 def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: float, jobs: int) -> None:
@@ -393,6 +516,10 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
             summary.vectors["not-answered-by-fastjcs"] += 1
         else:
             items.append((name, raw))
+    if not items:
+        raise NothingCompared(f"nothing compared: no vector fastjcs answers under "
+                              f"{', '.join(str(p) for p in paths)} "
+                              f"({summary.vectors['not-answered-by-fastjcs']} not answered by fastjcs)")
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         replies = list(pool.map(lambda item: call(cmd, item[1], timeout), items))
     for (name, raw), reply in zip(items, replies):
@@ -400,15 +527,22 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
         summary.vectors[verdict] += 1
         if verdict == "protocol-difference":
             summary.protocol_differences.append(disagreement)  # type: ignore[arg-type]
+        elif verdict in FAULTS:
+            summary.faults.append(disagreement)  # type: ignore[arg-type]
         elif disagreement is not None:
             summary.disagreements.append(disagreement)
+            summary.kinds[disagreement.kind] = summary.kinds.get(disagreement.kind, 0) + 1
+    _nothing_compared("vectors", cmd, summary.vectors, replies)
 
 
 def difference_kind(ours: bytes, theirs: bytes) -> str:
     """The kind of disagreement between two outputs for the same text, read token-preserving:
     member-order when the same objects list their members in another order, number-format when
     a number token differs, string-escaping when the tokens are equal but the bytes are not (a
-    string written with other escapes), other for anything else."""
+    string written with other escapes), trailing-newline when the other output is ours plus a final
+    line ending, other for anything else."""
+    if theirs in (ours + b"\n", ours + b"\r\n"):
+        return "trailing-newline"
     try:
         a, b = read(ours), read(theirs)
     except ValueError:
@@ -438,7 +572,9 @@ def difference_kind(ours: bytes, theirs: bytes) -> str:
     return "string-escaping"
 
 
-def _kind_of(result: Tuple[str, str]) -> str:
+def _kind_of(result: Tuple[str, ...]) -> str:
+    if len(result) == 3:
+        return result[2]   # a fault: the call gave no answer
     ours, theirs = result
     if ours.startswith("refused (") or theirs.startswith("refused ("):
         return "acceptance"
@@ -446,31 +582,50 @@ def _kind_of(result: Tuple[str, str]) -> str:
 
 
 def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: float, jobs: int,
-                  shrink_budget: int, per_kind: int) -> None:
+                  shrink_budget: int, per_kind: int, newline: str = "strip") -> None:
     """Compare `count` generated documents; shrink and report up to `per_kind` disagreements of
-    each kind (the kind guessed from the outputs first, then decided on the shrunk reproducer)."""
+    each kind (the kind guessed from the outputs first, then decided on the shrunk reproducer).
+    Every disagreement and fault is counted, whatever `per_kind`; faults are shown, not shrunk.
+    `newline`: "strip" removes one final line ending from each answer, "keep" compares bytes."""
+    if count < 1:
+        raise NothingCompared("nothing compared: no document to generate (--documents 0)")
     gen = Generator(seed)
     docs = [gen.document(i) for i in range(count)]
     texts = [to_text(doc, ascii_only=bool(i % 2)) for i, doc in enumerate(docs)]
+
+    def compare(t: bytes) -> Optional[Tuple[str, ...]]:
+        return _differs(t, cmd, timeout, newline)
+
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        results = list(pool.map(lambda t: _differs(t, cmd, timeout), texts))
+        results = list(pool.map(compare, texts))
     chosen: Dict[str, List[int]] = {}
     for i, result in enumerate(results):
         if result is None:
             summary.documents["agree"] += 1
             continue
-        summary.documents["disagree"] += 1
         guess = _kind_of(result)
+        if guess in FAULTS:
+            summary.documents[guess] += 1
+            if sum(f.kind == guess for f in summary.faults) < per_kind:
+                summary.faults.append(Disagreement(guess, f"document {i}", result[0], result[1],
+                                                   texts[i].decode("utf-8", "backslashreplace")))
+            continue
+        summary.documents["disagree"] += 1
+        summary.kinds[guess] = summary.kinds.get(guess, 0) + 1
         chosen.setdefault(guess, [])
         if len(chosen[guess]) < per_kind:
             chosen[guess].append(i)
+    if summary.documents["agree"] + summary.documents["disagree"] + summary.documents[CRASH] \
+            + summary.documents[TIMEOUT] == 0:
+        first = next(r for r in results if r is not None)
+        raise NothingCompared(f"{cmd!r}: {first[1]}")
     seen: set = set()
     for kind, indices in sorted(chosen.items()):
         for i in indices:
             ascii_only = bool(i % 2)
 
             def same_kind(v: Any, kind: str = kind, ascii_only: bool = ascii_only) -> bool:
-                found = _differs(to_text(v, ascii_only), cmd, timeout)
+                found = _differs(to_text(v, ascii_only), cmd, timeout, newline)
                 return found is not None and _kind_of(found) == kind
 
             minimal, _ = shrink(docs[i], same_kind, shrink_budget, jobs)
@@ -478,7 +633,8 @@ def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: fl
             if text in seen:
                 continue
             seen.add(text)
-            ours, theirs = _differs(text, cmd, timeout) or results[i]  # type: ignore[misc]
+            again = _differs(text, cmd, timeout, newline)
+            ours, theirs = (again if again is not None and len(again) == 2 else results[i])[:2]  # type: ignore[index]
             summary.disagreements.append(Disagreement(kind, f"document {i}", ours, theirs,
                                                       text.decode("utf-8", "backslashreplace")))
 
