@@ -170,6 +170,9 @@ def test_text_report_and_usage():
     (b'[1]', b'[1,2]', "other"),
     (b'[1]', b'not json', "other"),
     (b'{"a":"b"}', b'{"a":"b"}\n', "trailing-newline"),
+    (b'{"a":["b",1]}', b'{"a": ["b", 1]}', "whitespace"),
+    (b'{"a":"b c"}', b'{"a": "b\\u0020c"}', "string-escaping"),
+    (b'["\\"", 1]', b'["\\"",1]', "whitespace"),
     (b'{"a":"b"}', b'{"a":"b"}\r\n', "trailing-newline"),
 ])
 def test_difference_kind(ours, theirs, kind):

@@ -119,8 +119,8 @@ def _first_line(data: bytes) -> str:
 
 @dataclass
 class Disagreement:
-    kind: str    # vector | number-format | member-order | string-escaping | trailing-newline | acceptance
-    #              | other; or a fault: cannot-start | crash | timeout
+    kind: str    # vector | number-format | member-order | string-escaping | whitespace | trailing-newline
+    #              | acceptance | other; or a fault: cannot-start | crash | timeout
     where: str                    # vector name, or "document N"
     ours: str
     theirs: str
@@ -538,9 +538,10 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
 def difference_kind(ours: bytes, theirs: bytes) -> str:
     """The kind of disagreement between two outputs for the same text, read token-preserving:
     member-order when the same objects list their members in another order, number-format when
-    a number token differs, string-escaping when the tokens are equal but the bytes are not (a
-    string written with other escapes), trailing-newline when the other output is ours plus a final
-    line ending, other for anything else."""
+    a number token differs, whitespace when only insignificant whitespace differs, string-escaping
+    when the tokens are equal but the bytes are not (a string written with other escapes),
+    trailing-newline when the other output is ours plus a final line ending, other for anything
+    else."""
     if theirs in (ours + b"\n", ours + b"\r\n"):
         return "trailing-newline"
     try:
@@ -569,7 +570,22 @@ def difference_kind(ours: bytes, theirs: bytes) -> str:
         return "member-order"
     if number:
         return "number-format"
-    return "string-escaping"
+    return "whitespace" if _without_whitespace(theirs) == _without_whitespace(ours) else "string-escaping"
+
+
+def _without_whitespace(text: bytes) -> bytes:
+    """A JSON text without its insignificant whitespace (outside strings)."""
+    out = bytearray()
+    in_string = escaped = False
+    for byte in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b" \t\n\r":
+            continue
+        out.append(byte)
+    return bytes(out)
 
 
 def _kind_of(result: Tuple[str, ...]) -> str:
