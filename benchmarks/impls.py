@@ -75,7 +75,8 @@ def rows() -> List[Row]:
     for kind in ("object", "text"):
         for c in found:
             run = each(c.from_obj) if kind == "object" else each(c.text)
-            out.append(Row(c.name, kind, run, jcs=not bench.probe(c), baseline=c.name == "rfc8785"))
+            out.append(Row(c.name, kind, run, jcs=c.not_jcs is None and not bench.probe(c),
+                           baseline=c.name == "rfc8785"))
         out += [Row(name, kind, _unavailable(why), skip=why) for name, why in skipped.items()]
     # ---- digests of Python values (each value's SHA-256, raw) ----
     out += [

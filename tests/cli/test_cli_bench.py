@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
+import sys
 
 import pytest
 
@@ -27,7 +29,7 @@ def test_json_rows_and_correctness_labels():
     assert not wrong["correct"]
     assert {"astral-vs-private-use", "1e-7", "-0", "integral-float", "1e21"} <= set(wrong["failed_probes"])
     assert all(r["mb_per_s"] > 0 for r in rows.values())
-    for name in ("canonicaljson", "jcs", "json-canonical"):
+    for name in ("canonicaljson", "jcs", "json-canonical", "jsoncanon", "jcs-admit"):
         assert (name in rows) != (name in body["skipped"])      # measured, or skipped with a reason
     assert body["mode"] == "text" and body["corpus_bytes"] >= 20000
 
@@ -84,7 +86,8 @@ def test_probes_catch_each_wrong_construction():
 
     assert _bench.probe(_bench.Candidate("ok", rfc8785.dumps)) == []
     assert _bench.probe(_bench.Candidate("sort", code_point_sorted)) == ["rfc8785-3.2.3-sorting",
-                                                                         "astral-vs-private-use"]
+                                                                         "astral-vs-private-use",
+                                                                         "astral-vs-bmp-top-escaped"]
     upper = _bench.Candidate("upper", lambda o: rfc8785.dumps(o).replace(b"\\u001f", b"\\u001F"))
     assert _bench.probe(upper) == ["controls"]
     ascii_ = _bench.Candidate("ascii", lambda o: json.dumps(o, ensure_ascii=True, sort_keys=True,
@@ -98,3 +101,86 @@ def test_a_count_where_zero_means_nothing_is_a_usage_error(args):
     p = fastjcs(*args)
     assert p.returncode == 2 and p.stdout == b""
     one_line_error(p, "must be >= 1, not 0")
+
+
+# ---- external commands (--impl-cmd) and refusals -----------------------------------------------
+
+PEER = """import sys, json, rfc8785
+data = sys.stdin.buffer.read()
+try:
+    out = rfc8785.dumps(json.loads(data))
+except Exception as exc:
+    print("refused:", exc, file=sys.stderr)
+    sys.exit(1)
+sys.stdout.buffer.write(out + (b"\\n" if "nl" in sys.argv[1:] else b""))
+"""
+
+BIG = '{"n": 18446744073709551616}'
+
+
+def _corpus(tmp_path, *docs):
+    f = tmp_path / "c.jsonl"
+    f.write_text("\n".join(docs) + "\n")
+    return f
+
+
+def _peer(tmp_path, *args):
+    script = tmp_path / "peer.py"
+    script.write_text(PEER)
+    return " ".join(shlex.quote(a) for a in (sys.executable, str(script), *args))
+
+
+def test_impl_cmd_is_probed_and_timed_per_process(tmp_path):
+    corpus = _corpus(tmp_path, '{"b": 1, "a": [1.0, "x"]}', "[1e21]")
+    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--impl-cmd", f"peer={_peer(tmp_path)}", *QUICK)
+    assert p.returncode == 0, p.stderr
+    rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
+    peer = rows["peer"]
+    assert peer["correct"] and peer["command"] and peer["documents"] == 2
+    assert peer["mb_per_s"] > 0 and peer["ms_per_document"] > 0 and peer["ratio"] > 0
+    assert {"int-2^64", "int-17-digits"} <= set(peer["refused_probes"])   # rfc8785 inside refuses them
+
+
+def test_trailing_newline_is_a_protocol_option(tmp_path):
+    corpus = _corpus(tmp_path, '{"b": 1}')
+    cmd = f"nl={_peer(tmp_path, 'nl')}"
+    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--impl-cmd", cmd, *QUICK)
+    assert p.returncode == 0
+    row = next(r for r in json.loads(p.stdout)["rows"] if r["name"] == "nl")
+    assert not row["correct"] and "rfc8785-3.2.3-sorting" in row["failed_probes"]
+    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--impl-cmd", cmd, "--strip-newline", *QUICK)
+    row = next(r for r in json.loads(p.stdout)["rows"] if r["name"] == "nl")
+    assert row["correct"] and row["failed_probes"] == []
+
+
+def test_a_command_that_cannot_start_is_one_line_exit_2(tmp_path):
+    p = fastjcs("bench", _corpus(tmp_path, "[1]"), "--only", "rfc8785",
+                "--impl-cmd", "ghost=/nonexistent/canonicalizer --flag", *QUICK)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "cannot start", "/nonexistent/canonicalizer")
+    p = fastjcs("bench", "--impl-cmd", "no-equals-sign", *QUICK)
+    assert p.returncode == 2
+    one_line_error(p, "expected NAME=COMMAND")
+
+
+def test_rfc8785_refusing_one_document_keeps_every_ratio(tmp_path):
+    corpus = _corpus(tmp_path, '{"a": 1.5}', '[1, "x"]', BIG)
+    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--only", "python", *QUICK)
+    assert p.returncode == 0
+    rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
+    base, py = rows["rfc8785"], rows["fastjcs (python)"]
+    assert base["documents"] == 2 and list(base["refused"]) == ["2"] and "IntegerDomainError" in base["refused"]["2"]
+    assert base["ratio"] == pytest.approx(1.0) and base["ratio_documents"] == 2
+    assert py["documents"] == 3 and py["ratio"] > 0 and py["ratio_documents"] == 2
+    table = lines(fastjcs("bench", corpus, "--only", "rfc8785", "--only", "python", *QUICK).stdout)
+    assert "(2/3 docs)" in table[2] and "(2/3 docs)" in table[3]
+    assert any(line.startswith("rfc8785 refused 1 of 3 document(s): #3: IntegerDomainError") for line in table)
+
+
+def test_a_peer_refusing_some_documents_is_compared_on_the_rest(tmp_path):
+    corpus = _corpus(tmp_path, '{"a": 1.5}', BIG.replace("n", "m"), '[1, "x"]')
+    p = fastjcs("bench", corpus, "--json", "--mode", "object", "--only", "rfc8785", "--only", "native",
+                "--impl-cmd", f"peer={_peer(tmp_path)}", *QUICK)
+    rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
+    # in object mode the big integer is a Python int: fastjcs and rfc8785 both refuse it
+    assert rows["peer"]["refused"].keys() == {"1"} and rows["peer"]["ratio_documents"] == 2

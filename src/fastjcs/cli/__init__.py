@@ -13,6 +13,7 @@
                        [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
     fastjcs serve-vector [FILE]
     fastjcs bench [FILE] [--mode text|object] [--json] [--plot PATH] [--only NAME]...
+                  [--impl-cmd NAME=COMMAND]... [--strip-newline]
 
 Input is FILE, or stdin when FILE is absent or "-". Exit status: 0 success, 1 a negative verdict
 (a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
@@ -205,6 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-time", type=float, default=0.3, metavar="SECONDS")
     p.add_argument("--repeat", type=_positive, default=3)
     p.add_argument("--corpus-size", type=_positive, default=1 << 20, metavar="BYTES")
+    p.add_argument("--impl-cmd", action="append", metavar="NAME=COMMAND",
+                   help="also time COMMAND, one process per document: JSON text on stdin, canonical "
+                        "bytes on stdout and exit 0, or a non-zero exit to refuse (repeatable)")
+    p.add_argument("--strip-newline", action="store_true",
+                   help="the --impl-cmd commands end their output with one newline, not part of the bytes")
+    p.add_argument("--impl-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="per document for --impl-cmd (a timeout is a refusal)")
     p.set_defaults(run=cmd_bench)
     return parser
 

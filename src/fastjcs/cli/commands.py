@@ -336,7 +336,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
             docs = _bench.read_corpus(read_all(args.file))
         except ValueError as exc:
             raise CLIError(f"{source_name(args.file)}: {exc}") from exc
-    result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only)
+    extra = []
+    for spec in args.impl_cmd or ():
+        name, sep, command = spec.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise CLIError(f"--impl-cmd {spec!r}: expected NAME=COMMAND")
+        try:
+            extra.append(_bench.command_candidate(name.strip(), command, args.strip_newline, args.impl_timeout))
+        except ValueError as exc:  # shlex: an unclosed quote
+            raise CLIError(f"--impl-cmd {spec!r}: {exc}") from exc
+    try:
+        result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only, extra)
+    except _bench.CannotStart as exc:
+        raise CLIError(f"--impl-cmd: {exc}") from exc
     if args.json:
         print(json.dumps(result.as_dict()))
     else:

@@ -25,32 +25,122 @@ from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
 
 # ---------------------------------------------------------------------------------------------------
-# Probes: (name, value, RFC 8785 bytes), the expected bytes typed from RFC 8785 and docs/contract.md ("The canonical form")
+# Probes: each gives a JSON text (and, where Python values can say the same thing, the parsed value)
+# and the RFC 8785 bytes it must produce, or None where it must be refused. The expected bytes are
+# typed from RFC 8785 (section 3.2.2's and 3.2.3's examples, as in the repository's vectors/rfc8785)
+# and from the ES6 Number-to-String rules the RFC adopts (section 3.2.2.3); docs/contract.md
+# ("The canonical form") states the same rules.
 # ---------------------------------------------------------------------------------------------------
 
-PROBES: List[Tuple[str, Any, bytes]] = [
-    ("rfc8785-3.2.2-numbers", {"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001]},
-     b'{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}'),
-    ("rfc8785-3.2.2-string", {"string": "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"/"},
-     '{"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'.encode("utf-8")),
-    ("rfc8785-3.2.2-literals", {"literals": [None, True, False]}, b'{"literals":[null,true,false]}'),
-    ("rfc8785-3.2.3-sorting", {"\u20ac": "Euro Sign", "\r": "Carriage Return",
-                               "\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One",
-                               "\U0001f600": "Emoji: Grinning Face", "\u0080": "Control",
-                               "\u00f6": "Latin Small Letter O With Diaeresis"},
-     ('{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
-      '"\u20ac":"Euro Sign","\U0001f600":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}'
-      ).encode("utf-8")),
-    ("astral-vs-private-use", {"\ue000": 1, "\U0001f602": 2}, '{"\U0001f602":2,"\ue000":1}'.encode("utf-8")),
-    ("1e21", [1e21, 1e20], b"[1e+21,100000000000000000000]"),
-    ("1e-7", [1e-7, 1e-6], b"[1e-7,0.000001]"),
-    ("-0", [-0.0, 0.0], b"[0,0]"),
-    ("integral-float", [1.0, -5.0], b"[1,-5]"),
-    ("extremes", [5e-324, 1.7976931348623157e308], b"[5e-324,1.7976931348623157e+308]"),
-    ("tie-to-even", [1424953923781206.2], b"[1424953923781206.2]"),
-    ("controls", ["\u0000\u001f\u007f\u2028"], '["\\u0000\\u001f\u007f\u2028"]'.encode("utf-8")),
-    ("non-ascii-raw", ["\u00e9\U0001f602"], '["\u00e9\U0001f602"]'.encode("utf-8")),
+_TEXT_ONLY = object()   # a probe Python values cannot state (a JSON number beyond 2^53, "-0" as text)
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    clause: str                 # the RFC clause it tests
+    text: bytes                 # the input in text mode
+    want: Optional[bytes]       # the canonical bytes; None: the input must be refused
+    obj: Any = _TEXT_ONLY       # the input in object mode, or _TEXT_ONLY
+    may_refuse: bool = False    # beyond a double's precision: I-JSON lets a receiver refuse it
+
+    @property
+    def has_obj(self) -> bool:
+        return self.obj is not _TEXT_ONLY
+
+
+def _v(name: str, clause: str, value: Any, want: Optional[bytes]) -> Probe:
+    """A probe stated as a Python value; its text is json.dumps of it."""
+    return Probe(name, clause, json.dumps(value).encode("ascii"), want, value)
+
+
+def _t(name: str, clause: str, text: str, want: Optional[bytes], obj: Any = _TEXT_ONLY,
+       may_refuse: bool = False) -> Probe:
+    return Probe(name, clause, text.encode("ascii"), want, obj, may_refuse)
+
+
+_NUM = "RFC 8785 3.2.2.3 (ES6 Number serialization)"
+_STR = "RFC 8785 3.2.2.2 (strings)"
+_SORT = "RFC 8785 3.2.3 (sorting by UTF-16 code units)"
+
+PROBES: List[Probe] = [
+    _v("rfc8785-3.2.2-numbers", "RFC 8785 3.2.2 (example)",
+       {"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001]},
+       b'{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}'),
+    _v("rfc8785-3.2.2-string", "RFC 8785 3.2.2 (example)", {"string": "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"/"},
+       '{"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'.encode("utf-8")),
+    _v("rfc8785-3.2.2-literals", "RFC 8785 3.2.2 (example)", {"literals": [None, True, False]},
+       b'{"literals":[null,true,false]}'),
+    _v("rfc8785-3.2.3-sorting", "RFC 8785 3.2.3 (example)",
+       {"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One",
+        "\U0001f600": "Emoji: Grinning Face", "\u0080": "Control", "\u00f6": "Latin Small Letter O With Diaeresis"},
+       ('{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
+        '"\u20ac":"Euro Sign","\U0001f600":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}'
+        ).encode("utf-8")),
+    _v("astral-vs-private-use", _SORT, {"\ue000": 1, "\U0001f602": 2}, '{"\U0001f602":2,"\ue000":1}'.encode("utf-8")),
+    _t("astral-vs-bmp-top-escaped", _SORT, '{"\\uffff":3,"\\ue000":1,"\\ud83d\\ude02":2}',
+       '{"\U0001f602":2,"\ue000":1,"\uffff":3}'.encode("utf-8"), {"\uffff": 3, "\ue000": 1, "\U0001f602": 2}),
+    _v("1e21", _NUM, [1e21, 1e20], b"[1e+21,100000000000000000000]"),
+    _t("1e21-boundary", _NUM, "[999999999999999868928,1e21]", b"[999999999999999900000,1e+21]", may_refuse=True),
+    _v("1e-7", _NUM, [1e-7, 1e-6], b"[1e-7,0.000001]"),
+    _v("-0", _NUM, [-0.0, 0.0], b"[0,0]"),
+    _t("-0-text", _NUM, "[-0,-0.0,-0e5]", b"[0,0,0]"),
+    _v("integral-float", _NUM, [1.0, -5.0], b"[1,-5]"),
+    _v("extremes", _NUM, [5e-324, 1.7976931348623157e308], b"[5e-324,1.7976931348623157e+308]"),
+    _t("subnormal", _NUM, "[2.5e-324,4.9406564584124654e-324,2.2250738585072009e-308]",
+       b"[5e-324,5e-324,2.225073858507201e-308]", [5e-324, 5e-324, 2.2250738585072009e-308]),
+    _v("tie-to-even", _NUM, [1424953923781206.2], b"[1424953923781206.2]"),
+    _t("halfway", _NUM, "[1.00000000000000011102230246251565404236316680908203125]", b"[1]", [1.0], True),
+    _t("near-halfway", _NUM, "[1.00000000000000011102230246251565404236316680908203126]",
+       b"[1.0000000000000002]", [1.0000000000000002], True),
+    _t("int-2^53+1", _NUM, "[9007199254740993]", b"[9007199254740992]", may_refuse=True),
+    _t("int-17-digits", _NUM, "[12345678901234567]", b"[12345678901234568]", may_refuse=True),
+    _t("int-2^63", _NUM, "[9223372036854775808,-9223372036854775808]",
+       b"[9223372036854776000,-9223372036854776000]", may_refuse=True),
+    _t("int-2^64", _NUM, "[18446744073709551616]", b"[18446744073709552000]", may_refuse=True),
+    _v("controls", _STR, ["\u0000\u001f\u007f\u2028"], '["\\u0000\\u001f\u007f\u2028"]'.encode("utf-8")),
+    _t("u2028-uffff", _STR, '["\\u2028\\u2029\\uffff"]', '["\u2028\u2029\uffff"]'.encode("utf-8"),
+       ["\u2028\u2029\uffff"]),
+    _v("non-ascii-raw", "RFC 8785 3.2.4 (UTF-8)", ["\u00e9\U0001f602"], '["\u00e9\U0001f602"]'.encode("utf-8")),
+    _t("lone-surrogate-refused", "RFC 8785 3.2.2.2 with I-JSON (RFC 7493 2.1): a lone surrogate is refused",
+       '["\\ud800","\\udc00x"]', None, ["\ud800", "\udc00x"]),
 ]
+
+
+def probe_report(c: "Candidate") -> Tuple[List[str], List[str]]:
+    """(wrong, refused): the probes `c` gets wrong (wrong bytes, a refusal of a valid input, or
+    bytes for an input that must be refused), and the probes beyond a double's precision it
+    refuses. Those refusals are reported, not counted against JCS-correctness: RFC 8785 leans on
+    I-JSON, which lets a receiver refuse such numbers (rfc8785 refuses integers beyond 2^53)."""
+    wrong: List[str] = []
+    refused: List[str] = []
+    for p in PROBES:
+        calls: List[Callable[[], bytes]] = [lambda p=p: c.text(p.text)]
+        if p.has_obj and c.obj_native:
+            calls.insert(0, lambda p=p: c.from_obj(p.obj))
+        outcome = "ok"
+        for call in calls:
+            try:
+                out: Optional[bytes] = call()
+            except CannotStart:
+                raise
+            except Exception:  # noqa: BLE001 - a peer may raise anything: a refusal
+                out = None
+            if out != p.want:
+                outcome = "refused" if out is None and p.may_refuse else "wrong"
+                if outcome == "wrong":
+                    break
+        if outcome == "wrong":
+            wrong.append(p.name)
+        elif outcome == "refused":
+            refused.append(p.name)
+    return wrong, refused
+
+
+def probe(c: "Candidate") -> List[str]:
+    """The names of the probes `c` gets wrong: wrong bytes, or an input that must be refused
+    accepted. (Refusals of valid probes are in probe_report.)"""
+    return probe_report(c)[0]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -63,9 +153,16 @@ class Candidate:
     name: str
     from_obj: Callable[[Any], bytes]
     from_text: Optional[Callable[[bytes], bytes]] = None   # None: json.loads, then from_obj
+    not_jcs: Optional[str] = None     # why this is not a JCS implementation at all (labelled so)
+    obj_native: bool = True           # False: from_obj is json.dumps, then from_text
+    command: Optional[str] = None     # an external command, one process per document
 
     def text(self, data: bytes) -> bytes:
         return self.from_text(data) if self.from_text is not None else self.from_obj(json.loads(data))
+
+    @property
+    def label(self) -> str:
+        return self.name if self.not_jcs is None else f"{self.name} (not JCS)"
 
 
 def _as_bytes(f: Callable[[Any], Any]) -> Callable[[Any], bytes]:
@@ -75,8 +172,76 @@ def _as_bytes(f: Callable[[Any], Any]) -> Callable[[Any], bytes]:
     return call
 
 
+def _via_text(from_text: Callable[[bytes], bytes]) -> Callable[[Any], bytes]:
+    return lambda obj: from_text(json.dumps(obj).encode("ascii"))
+
+
+Build = Callable[[Any], Tuple[Callable[[Any], bytes], Optional[Callable[[bytes], bytes]]]]
+
+
+def _admit(m: Any) -> Tuple[Callable[[Any], bytes], Optional[Callable[[bytes], bytes]]]:
+    admit = m.admit         # bytes in, bytes out: text only; object mode pays json.dumps first
+    return _via_text(admit), admit
+
+
+# The PyPI canonicalizers `bench` knows: (name on PyPI, import name (that of the package's wheel),
+# how to build (from_obj, from_text or None) from the module, why it is not JCS or None).
+PYPI: List[Tuple[str, str, Build, Optional[str]]] = [
+    ("rfc8785", "rfc8785", lambda m: (m.dumps, None), None),
+    ("jcs", "jcs", lambda m: (_as_bytes(m.canonicalize), None), None),
+    ("json-canonical", "json_canonical", lambda m: (_as_bytes(m.canonicalize), None), None),
+    ("jsoncanon", "jsoncanon", lambda m: (_as_bytes(m.canonicalize), None), None),
+    ("jcs-admit", "jcs_admit", _admit, None),
+    ("canonicaljson", "canonicaljson", lambda m: (_as_bytes(m.encode_canonical_json), None),
+     "Matrix's canonical JSON: members sorted by code point, not UTF-16 units; numbers and escapes "
+     "differ from RFC 8785"),
+]
+
+
+class CannotStart(Exception):
+    """An external candidate's command could not be started (not found, not executable)."""
+
+
+class Refused(Exception):
+    """An external candidate refused a document (non-zero exit, or a timeout)."""
+
+
+def command_candidate(name: str, command: str, strip_newline: bool = False,
+                      timeout: float = 10.0) -> Candidate:
+    """A canonicalizer that is a command, one process per document (docs/cli.md, "bench"): the
+    JSON text on its standard input; the canonical bytes on its standard output and exit 0, or a
+    non-zero exit to refuse the document. With `strip_newline`, one trailing newline of its output
+    is not part of the canonical bytes (the protocol's trailing-newline option). The timing is the
+    whole process per document: start, read, canonicalize, write, exit."""
+    import shlex
+    import subprocess
+
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError(f"{name}: empty command")
+
+    def from_text(data: bytes) -> bytes:
+        try:
+            p = subprocess.run(argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout)
+        except OSError as exc:
+            raise CannotStart(f"cannot start {command!r}: {exc.strerror or exc}") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise Refused(f"timed out after {timeout:g} s") from exc
+        if p.returncode != 0:
+            said = p.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise Refused(f"exit {p.returncode}" + (f": {said[-1][:60]}" if said else ""))
+        out = p.stdout
+        if strip_newline and out.endswith(b"\n"):
+            out = out[:-1]
+        return out
+
+    return Candidate(name, _via_text(from_text), from_text, obj_native=False, command=command)
+
+
 def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
-    """The canonicalizers importable here, and the reason each absent one is skipped."""
+    """The canonicalizers importable here, and the reason each absent one is skipped (a known
+    PyPI one: "not installed (pip install NAME; import MODULE)")."""
     found: List[Candidate] = []
     skipped: Dict[str, str] = {}
     D = DEFAULT_MAX_DEPTH
@@ -91,41 +256,39 @@ def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
     found.append(Candidate("fastjcs (python)", lambda o: _python.dumps(o, D),
                            lambda t: _python.canonicalize(t, D, False)))
 
-    def optional(name: str, module: str, build: Callable[[Any], Callable[[Any], bytes]]) -> None:
+    def optional(name: str, module: str, build: Build, not_jcs: Optional[str], pypi: str) -> None:
         try:
             mod = importlib.import_module(module)
-            found.append(Candidate(name, build(mod)))
         except ImportError:
-            skipped[name] = f"not installed (import {module})"
+            skipped[name] = f"not installed (pip install {pypi}; import {module})"
+            return
+        except Exception as exc:  # noqa: BLE001 - a broken install: say so, do not end the run
+            skipped[name] = f"installed, import failed: {type(exc).__name__}: {exc}"[:120]
+            return
+        try:
+            from_obj, from_text = build(mod)
         except AttributeError as exc:
             skipped[name] = f"installed, API not recognised: {exc}"
+            return
+        found.append(Candidate(name, from_obj, from_text, not_jcs=not_jcs, obj_native=from_text is None))
 
-    optional("rfc8785", "rfc8785", lambda m: m.dumps)
-    optional("canonicaljson", "canonicaljson", lambda m: _as_bytes(m.encode_canonical_json))
-    optional("jcs", "jcs", lambda m: _as_bytes(m.canonicalize))
-    optional("json-canonical", "json_canonical", lambda m: _as_bytes(getattr(m, "canonicalize", None) or m.dumps))
+    for pypi, module, build, not_jcs in PYPI:
+        optional(pypi, module, build, not_jcs, pypi)
 
-    def orjson_sorted(m: Any) -> Callable[[Any], bytes]:
+    def orjson_sorted(m: Any) -> Tuple[Callable[[Any], bytes], None]:
         option = m.OPT_SORT_KEYS
-        return lambda o: m.dumps(o, option=option)
+        return (lambda o: m.dumps(o, option=option)), None
 
-    optional("orjson (sorted keys)", "orjson", orjson_sorted)
+    optional("orjson (sorted keys)", "orjson", orjson_sorted, "a JSON serializer with sorted keys", "orjson")
     found.append(Candidate("json.dumps (sorted keys)", lambda o: json.dumps(
-        o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")))
+        o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+        not_jcs="a JSON serializer with sorted keys"))
     return found, skipped
 
 
-def probe(c: Candidate) -> List[str]:
-    """The names of the probes `c` gets wrong (an exception counts as wrong)."""
-    failed = []
-    for name, value, want in PROBES:
-        try:
-            ok = c.from_obj(value) == want and c.text(json.dumps(value).encode()) == want
-        except Exception:  # noqa: BLE001 - a peer may raise anything; it is then not correct
-            ok = False
-        if not ok:
-            failed.append(name)
-    return failed
+def not_installed(skipped: Dict[str, str]) -> List[str]:
+    """The names in `skipped` that are absent (not installed), in order."""
+    return [name for name, why in skipped.items() if why.startswith("not installed")]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -189,12 +352,25 @@ class Row:
     name: str
     correct: bool
     failed_probes: List[str]
-    mb_per_s: Optional[float] = None
-    ratio: Optional[float] = None           # throughput / rfc8785's
-    error: Optional[str] = None             # the candidate failed on the corpus
+    mb_per_s: Optional[float] = None        # over the documents it handled
+    ratio: Optional[float] = None           # throughput / rfc8785's, over the documents both handled
+    error: Optional[str] = None             # the candidate handled no document
+    refused_probes: List[str] = field(default_factory=list)   # beyond a double's precision
+    not_jcs: Optional[str] = None
+    command: Optional[str] = None
+    documents: int = 0                      # the documents it handled (and was timed on)
+    refused: Dict[int, str] = field(default_factory=dict)    # document index -> its refusal
+    ratio_documents: Optional[int] = None   # how many documents the ratio is over
+    ms_per_document: Optional[float] = None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.not_jcs is None else f"{self.name} (not JCS)"
 
     def as_dict(self) -> Dict[str, Any]:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d["refused"] = {str(k): v for k, v in self.refused.items()}
+        return d
 
 
 @dataclass
@@ -207,7 +383,8 @@ class Result:
 
     def as_dict(self) -> Dict[str, Any]:
         return {"mode": self.mode, "corpus_bytes": self.corpus_bytes, "documents": self.documents,
-                "rows": [r.as_dict() for r in self.rows], "skipped": self.skipped}
+                "rows": [r.as_dict() for r in self.rows], "skipped": self.skipped,
+                "not_installed": not_installed(self.skipped)}
 
     def table(self) -> str:
         head = ("canonicalizer", "JCS-correct", "MB/s", "vs rfc8785")
@@ -215,13 +392,30 @@ class Result:
         for r in self.rows:
             correct = "yes" if r.correct else "NO: " + ", ".join(r.failed_probes)
             speed = f"{r.mb_per_s:.1f}" if r.mb_per_s is not None else f"error: {r.error}"
-            ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"
-            body.append((r.name, correct, speed, ratio))
+            ratio = "-"
+            if r.ratio is not None:
+                ratio = f"{r.ratio:.2f}x" if r.ratio >= 0.1 else f"{r.ratio:.3f}x"
+                if r.ratio_documents != self.documents:
+                    ratio += f" ({r.ratio_documents}/{self.documents} docs)"
+            body.append((r.label, correct, speed, ratio))
         widths = [max(len(row[i]) for row in [head, *body]) for i in range(4)]
         lines = [" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in [head, *body]]
         lines.insert(1, "-+-".join("-" * w for w in widths))
         lines.append(f"{self.mode} mode; corpus {self.corpus_bytes / 1e6:.2f} MB in {self.documents} document(s)")
-        lines.extend(f"skipped {name}: {why}" for name, why in self.skipped.items())
+        for r in self.rows:
+            if r.refused:
+                shown = "; ".join(f"#{i + 1}: {why}" for i, why in list(r.refused.items())[:3])
+                more = f"; and {len(r.refused) - 3} more" if len(r.refused) > 3 else ""
+                lines.append(f"{r.name} refused {len(r.refused)} of {self.documents} document(s): {shown}{more}")
+            if r.refused_probes:
+                lines.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
+            if r.command is not None and r.ms_per_document is not None:
+                lines.append(f"{r.name}: command {r.command!r}, one process per document: "
+                             f"{r.ms_per_document:.2f} ms per document")
+        absent = not_installed(self.skipped)
+        if absent:
+            lines.append("not installed: " + ", ".join(absent))
+        lines.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
         return "\n".join(lines)
 
 
@@ -241,30 +435,65 @@ def _time(fn: Callable[[], Any], min_time: float, repeat: int) -> float:
 
 
 def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat: int = 3,
-        only: Optional[Sequence[str]] = None) -> Result:
+        only: Optional[Sequence[str]] = None, extra: Sequence[Candidate] = ()) -> Result:
+    """Probe and time the candidates installed (those whose name contains one of `only`, if
+    given) and the `extra` ones (external commands) on `docs`. A candidate that refuses some
+    documents is timed on the others; its ratio to rfc8785 is timed again on the documents both
+    handled when those are not the same. CannotStart propagates (a command that cannot run)."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, not {repeat}")
     cands, skipped = candidates()
     if only:
         wanted = [w.lower() for w in only]
         cands = [c for c in cands if any(w in c.name.lower() for w in wanted)]
+    cands = [*cands, *extra]
     result = Result(mode, sum(len(d) for d in docs), len(docs), skipped=skipped)
-    objs = [json.loads(d) for d in docs] if mode == "object" else None
+    inputs: Sequence[Any] = [json.loads(d) for d in docs] if mode == "object" else docs
+
+    def call(c: Candidate) -> Callable[[Any], bytes]:
+        return c.from_obj if mode == "object" else c.text
+
+    def work(c: Candidate, idx: Sequence[int]) -> Callable[[], Any]:
+        f, chosen = call(c), [inputs[i] for i in idx]
+        return lambda: [f(x) for x in chosen]
+
+    handled: Dict[str, List[int]] = {}
     for c in cands:
-        failed = probe(c)
-        row = Row(c.name, not failed, failed)
-        if objs is not None:
-            work: Callable[[], Any] = lambda c=c: [c.from_obj(o) for o in objs]  # noqa: E731
+        wrong, refused_probes = probe_report(c)
+        row = Row(c.name, not wrong, wrong, refused_probes=refused_probes, not_jcs=c.not_jcs, command=c.command)
+        f, ok = call(c), []
+        for i, x in enumerate(inputs):
+            try:
+                f(x)
+                ok.append(i)
+            except CannotStart:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a peer may raise anything: a refusal
+                row.refused[i] = f"{type(exc).__name__}: {exc}"[:80]
+        handled[c.name] = ok
+        row.documents = len(ok)
+        if ok:
+            seconds = _time(work(c, ok), min_time, repeat)
+            row.mb_per_s = sum(len(docs[i]) for i in ok) / 1e6 / seconds
+            row.ms_per_document = seconds / len(ok) * 1e3
         else:
-            work = lambda c=c: [c.text(d) for d in docs]  # noqa: E731
-        try:
-            seconds = _time(work, min_time, repeat)
-            row.mb_per_s = result.corpus_bytes / 1e6 / seconds
-        except Exception as exc:  # noqa: BLE001 - a peer that cannot take the corpus
-            row.error = f"{type(exc).__name__}: {exc}"[:80]
+            row.error = "refused every document" + (f" ({next(iter(row.refused.values()))})" if row.refused else "")
         result.rows.append(row)
-    base = next((r.mb_per_s for r in result.rows if r.name == "rfc8785" and r.mb_per_s), None)
-    for r in result.rows:
-        if base and r.mb_per_s:
-            r.ratio = r.mb_per_s / base
+    base = next((r for r in result.rows if r.name == "rfc8785" and r.mb_per_s), None)
+    if base is None:
+        return result
+    base_c = next(c for c in cands if c.name == "rfc8785")
+    for r, c in zip(result.rows, cands):
+        if not r.mb_per_s:
+            continue
+        if handled[r.name] == handled[base.name]:
+            r.ratio, r.ratio_documents = r.mb_per_s / base.mb_per_s, len(handled[r.name])
+            continue
+        common = sorted(set(handled[r.name]) & set(handled[base.name]))
+        if common:
+            mine = _time(work(c, common), min_time, repeat)
+            theirs = _time(work(base_c, common), min_time, repeat)
+            r.ratio, r.ratio_documents = theirs / mine, len(common)
     return result
 
 
@@ -278,7 +507,7 @@ def plot(result: Result, out: BinaryIO, image_format: str) -> None:
 
     rows = [r for r in result.rows if r.mb_per_s is not None]
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(rows)))
-    bars = ax.barh([r.name for r in rows], [r.mb_per_s for r in rows],
+    bars = ax.barh([r.label for r in rows], [r.mb_per_s for r in rows],
                    color=["#2a7ab9" if r.correct else "#bbbbbb" for r in rows])
     for bar, r in zip(bars, rows):
         if not r.correct:
