@@ -4,7 +4,7 @@
 
 For each shape of tests/shapes.py (inputs at scale 1 and 4) and each backend, the best time of
 `canonicalize` on the text and of `dumps` on the value, and the ratio time(4n)/time(n): about 4
-for linear work, 4.5 for n log n, 16 for quadratic. tests/test_complexity.py asserts the same
+for linear work, 4.5 for n log n, 16 for quadratic. tests/core/test_complexity.py asserts the same
 ratios (under 6, or the shape's own bound); this prints them, for the README and for a reviewer.
 """
 

@@ -1,4 +1,4 @@
-"""Input shapes for the growth-ratio checks (tests/test_complexity.py, benchmarks/growth.py).
+"""Input shapes for the growth-ratio checks (tests/core/test_complexity.py, benchmarks/growth.py).
 
 Each shape builds a JSON text, and where marshal can carry it a Python value, at a scale k (1 and
 4): the input grows about k times. They are the shapes that make a canonicalizer quadratic when it

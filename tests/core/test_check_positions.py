@@ -1,6 +1,6 @@
 """The positions `check` reports: line and column of each finding, and the incremental helper
 (LineIndex) that keeps them linear in the number of findings, checked against the direct count.
-(That `check` is linear is held by tests/test_complexity.py.)
+(That `check` is linear is held by tests/core/test_complexity.py.)
 """
 
 from __future__ import annotations
