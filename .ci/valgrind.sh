@@ -41,17 +41,18 @@ calls = 0
 for kind in ("corpus", "regressions"):
     for path in sorted((fuzz / kind).glob("*_text/*")):
         data = path.read_bytes()
-        for depth, strict in ((10_000, False), (10_000, True), (3, False)):
+        for depth, strict, integers in ((10_000, False, False), (10_000, True, False), (3, False, False),
+                                        (10_000, False, True)):
             try:
-                fastjcs.canonicalize(data, max_depth=depth, strict_integers=strict)
+                fastjcs.canonicalize(data, max_depth=depth, strict_integers=strict, integers_only=integers)
             except fastjcs.CanonicalizationError:
                 pass
             calls += 1
     for path in sorted((fuzz / kind).glob("fuzz_marshal/*")):
         data = path.read_bytes()
-        for depth in (10_000, 3):
+        for depth, flags in ((10_000, 0), (3, 0), (10_000, lib.FJCS_INTEGERS_ONLY)):
             out = ffi.new("fjcs_buf *")
-            lib.fjcs_canonicalize_marshal(data, len(data), depth, out, ffi.NULL)
+            lib.fjcs_canonicalize_marshal(data, len(data), depth, flags, out, ffi.NULL)
             lib.fjcs_buf_free(out)
             calls += 1
 value = {"b": [1, 2.5, "\u00e9\n", None, True, {"z": {}, "a": []}] * 50, "a": "x" * 10_000}
