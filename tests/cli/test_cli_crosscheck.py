@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from fastjcs.tools import crosscheck as cc
+from fastjcs.tools import crosscheck as cc, peers
 from conftest import REPO, SUITES, UPSTREAM
 from _cli import fastjcs, lines, me, one_line_error
 
@@ -348,6 +348,6 @@ def test_a_time_out_is_classified_as_a_time_out(tmp_path):
 
 
 def test_fault_of():
-    assert cc.fault_of(0) is None and cc.fault_of(1) is None and cc.fault_of(3) is None
-    assert cc.fault_of(127) == cc.fault_of(126) == "cannot-start"
-    assert cc.fault_of(-9) == cc.fault_of(128 + 11) == cc.fault_of(128 + 6) == "crash"
+    assert peers.fault_of(0) is None and peers.fault_of(1) is None and peers.fault_of(3) is None
+    assert peers.fault_of(127) == peers.fault_of(126) == "cannot-start"
+    assert peers.fault_of(-9) == peers.fault_of(128 + 11) == peers.fault_of(128 + 6) == "crash"
