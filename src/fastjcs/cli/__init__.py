@@ -11,7 +11,10 @@
     fastjcs vectors [PATH ...] [--json] [--no-probes]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
                        [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
+    fastjcs interop [--peer NAME=CMD]... [--one-shot NAME=CMD]... [--peers FILE]... [--fastjcs]
+                    [--corpus SOURCE]... [--seed S] [--per-category N] [--markdown PATH] [--html PATH]
     fastjcs serve-vector [FILE]
+    fastjcs serve-canon [--candidate NAME]
     fastjcs bench [FILE] [--mode text|object] [--json] [--plot PATH] [--only NAME]...
                   [--impl-cmd NAME=COMMAND]... [--strip-newline]
 
@@ -38,6 +41,8 @@ from .commands import (
     cmd_crosscheck,
     cmd_digest,
     cmd_eab,
+    cmd_interop,
+    cmd_serve_canon,
     cmd_serve_vector,
     cmd_vectors,
 )
@@ -193,6 +198,40 @@ def build_parser() -> argparse.ArgumentParser:
                                    "to refuse it, or print nothing (skipped).")
     p.add_argument("file", nargs="?", default="-", metavar="FILE")
     p.set_defaults(run=cmd_serve_vector)
+
+    p = sub.add_parser("interop", help="the interop lab: run canonicalizers over a corpus, write the matrix",
+                       description="Put every case of the corpus to each peer (batch protocol, or one "
+                                   "process per document), classify every answer, shrink a reproducer "
+                                   "per class of failure, print the matrix (docs/interop.md). Exit 1 when "
+                                   "a peer fails a case, 2 when nothing was compared.")
+    p.add_argument("--peer", action="append", metavar="NAME=CMD", help="a peer speaking the batch protocol")
+    p.add_argument("--one-shot", action="append", metavar="NAME=CMD",
+                   help="a peer run once per document (JSON on stdin, canonical bytes on stdout)")
+    p.add_argument("--peers", action="append", metavar="FILE", help="a peers manifest (interop/setup.sh writes one)")
+    p.add_argument("--fastjcs", action="store_true", help="also run fastjcs itself, as a peer (the reference row)")
+    p.add_argument("--only", action="append", metavar="NAME", help="peers whose name contains NAME")
+    p.add_argument("--corpus", action="append", metavar="SOURCE",
+                   help="gen, vectors, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)")
+    p.add_argument("--seed", type=int, default=8785)
+    p.add_argument("--per-category", type=_positive, default=50, metavar="N", help="generated cases per category")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per answer")
+    p.add_argument("--shrink-budget", type=_count, default=400, metavar="CASES", help="per class of failure")
+    p.add_argument("--newline", choices=("strip", "keep"), default="strip",
+                   help="--one-shot: strip one final line ending from each answer (default) or keep it")
+    p.add_argument("--markdown", metavar="PATH", help="write the matrix as markdown")
+    p.add_argument("--html", metavar="PATH", help="write the matrix as a self-contained HTML page")
+    p.add_argument("--json", dest="json_report", metavar="PATH", help="write everything as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(run=cmd_interop)
+
+    p = sub.add_parser("serve-canon", help="canonicalize documents over the batch protocol",
+                       description="Read base64 lines (one document each) until end of input; answer "
+                                   "each with `ok <base64 canonical bytes>` or `error <why>` "
+                                   "(docs/interop.md).")
+    p.add_argument("--candidate", metavar="NAME",
+                   help="answer with this in-process canonicalizer of `fastjcs bench` instead of fastjcs")
+    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N")
+    p.set_defaults(run=cmd_serve_canon)
 
     p = sub.add_parser("bench", help="compare the canonicalizers installed",
                        description="Probe each canonicalizer for JCS correctness, then time it on "

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..core.api import canonicalize_to
 from ..core.errors import FastJCSError
@@ -303,6 +303,73 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     return EXIT_OK if summary.ok else EXIT_NEGATIVE
 
 
+# ---- interop: the lab ------------------------------------------------------------------------
+
+
+def _lab_peers(args: argparse.Namespace) -> Tuple[List[Any], List[Dict[str, str]]]:
+    """The peers named on the command line (and their manifests' skipped peers)."""
+    from ..tools import lab
+
+    specs: List[Any] = []
+    skipped: List[Dict[str, str]] = []
+    try:
+        for path in args.peers or ():
+            specs += lab.read_peers(path)
+            with open(path, "rb") as f:
+                skipped += [dict(s) for s in json.load(f).get("skipped", ())]
+        specs += [lab.parse_peer(t) for t in args.peer or ()]
+        specs += [lab.parse_peer(t, "one-shot") for t in args.one_shot or ()]
+    except OSError as exc:
+        raise CLIError(f"{exc.filename}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise CLIError(str(exc)) from exc
+    if args.fastjcs:
+        from .. import __version__
+
+        specs.insert(0, lab.PeerSpec("fastjcs", f"{sys.executable} -m fastjcs serve-canon", "batch", "PyPI",
+                                     "Python + C", "fastjcs", __version__))
+    if args.only:
+        specs = [s for s in specs if any(o in s.name for o in args.only)]
+    if not specs:
+        raise CLIError("no peer to run: give --peer NAME=CMD, --one-shot NAME=CMD, --peers FILE or --fastjcs")
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise CLIError(f"two peers share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
+    return specs, skipped
+
+
+def cmd_interop(args: argparse.Namespace) -> int:
+    import datetime
+
+    from .. import __version__
+    from ..tools import corpus, lab
+
+    specs, skipped = _lab_peers(args)
+    sources = args.corpus or list(corpus.DEFAULT_SOURCES)
+    try:
+        cases = corpus.load(sources, args.seed, args.per_category)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--corpus: {exc}") from exc
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "fastjcs": __version__, "seed": args.seed, "per_category": args.per_category,
+            "corpus": ", ".join(sources),
+            "command": "fastjcs interop " + " ".join(f"--corpus {s}" for s in sources)
+                       + f" --seed {args.seed} --per-category {args.per_category}"}
+    try:
+        matrix = lab.run_matrix(specs, cases, meta, args.timeout, args.shrink_budget, args.newline,
+                                not args.no_progress)
+    except lab.NothingCompared as exc:
+        raise CLIError(str(exc)) from exc
+    matrix.skipped = skipped
+    for path, render in ((args.markdown, matrix.markdown), (args.html, matrix.html),
+                         (args.json_report, lambda: json.dumps(matrix.as_dict(), ensure_ascii=False, indent=1))):
+        if path is not None:
+            with open_output(path) as out:
+                out.write(render().encode("utf-8"))
+    print(matrix.text())
+    return EXIT_OK if matrix.ok else EXIT_NEGATIVE
+
+
 def cmd_serve_vector(args: argparse.Namespace) -> int:
     from ..tools import protocol as _protocol
 
@@ -316,6 +383,30 @@ def cmd_serve_vector(args: argparse.Namespace) -> int:
     if answer.status == _protocol.FAIL:
         print(f"fastjcs serve-vector: refused: {answer.reason}", file=sys.stderr)
     return status
+
+
+def cmd_serve_canon(args: argparse.Namespace) -> int:
+    """Answer the batch protocol on stdin/stdout (docs/interop.md) with fastjcs, or with an
+    in-process canonicalizer `bench` knows (--candidate NAME)."""
+    from ..tools import peers as _peers
+
+    if args.candidate is None:
+        from ..core import api
+
+        def canon(text: bytes) -> bytes:
+            return api.canonicalize(text, max_depth=args.max_depth)
+    else:
+        from ..tools import bench as _bench
+
+        found, skipped = _bench.candidates()
+        chosen = [c for c in found if c.name == args.candidate]
+        if not chosen:
+            why = skipped.get(args.candidate, "not a candidate `fastjcs bench` knows")
+            raise CLIError(f"--candidate {args.candidate}: {why} (known: "
+                           f"{', '.join(c.name for c in found)})")
+        canon = chosen[0].text
+    _peers.serve(canon, sys.stdin.buffer, sys.stdout.buffer)
+    return EXIT_OK
 
 
 # ---- bench -----------------------------------------------------------------------------------

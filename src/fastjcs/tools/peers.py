@@ -1,13 +1,20 @@
-"""Running another canonicalizer: one process per document (`call`), and how a call that gave no
-answer is classified (cannot-start, crash, timeout)."""
+"""Running another canonicalizer: one process per document (`call`), or one process for many
+documents over the batch protocol (`BatchPeer`, `serve`), and how a call that gave no answer is
+classified (cannot-start, crash, timeout, protocol-error)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import collections
 import os
+import select
 import signal
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence
 
 #: The classes of a call that gave no answer: counted apart from agreements and disagreements.
 CANNOT_START, CRASH, TIMEOUT = "cannot-start", "crash", "timeout"
@@ -73,3 +80,270 @@ def call(cmd: str, data: bytes, timeout: float) -> Reply:
 def first_line(data: bytes) -> str:
     text = data.decode("utf-8", "replace").strip().splitlines()
     return text[-1][:200] if text else ""
+
+
+# ---------------------------------------------------------------------------------------------------
+# The batch protocol: one process, many documents (docs/interop.md)
+# ---------------------------------------------------------------------------------------------------
+
+#: An answer line that is neither `ok <base64>` nor `error <text>`: no answer, a fault of its own.
+PROTOCOL_ERROR = "protocol-error"
+OK, ERROR = "ok", "error"
+#: Starts of a peer that has never answered before the rest of the documents are given up.
+GIVE_UP_AFTER = 8
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a peer did with one document: `ok` (data = its canonical bytes), `error` (it refused;
+    data = its words), or a fault (cannot-start, crash, timeout, protocol-error; data = what it
+    said on stderr, detail = the fault in words)."""
+
+    status: str
+    data: bytes = b""
+    detail: str = ""
+
+    @property
+    def fault(self) -> bool:
+        return self.status not in (OK, ERROR)
+
+
+def encode_line(document: bytes) -> bytes:
+    """One request line of the batch protocol."""
+    return base64.b64encode(document) + b"\n"
+
+
+def decode_answer(line: bytes) -> Outcome:
+    """One answer line (without its line ending) of the batch protocol."""
+    if line.startswith(b"ok ") or line == b"ok":
+        try:
+            return Outcome(OK, base64.b64decode(line[3:], validate=True))
+        except binascii.Error:
+            return Outcome(PROTOCOL_ERROR, line[:200], "an `ok` answer that is not base64")
+    if line.startswith(b"error"):
+        return Outcome(ERROR, line[6:].strip())
+    return Outcome(PROTOCOL_ERROR, line[:200], f"not an answer line: {line[:60]!r}")
+
+
+def serve(canonicalize: Callable[[bytes], bytes], stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Answer the batch protocol on (stdin, stdout) until end of input: `ok <base64>` for what
+    `canonicalize` returns, `error <type: message>` for any exception it raises. Returns the
+    number of documents answered."""
+    count = 0
+    for line in stdin:
+        try:
+            text = base64.b64decode(line.rstrip(b"\r\n"), validate=True)
+        except binascii.Error:
+            answer = b"error not a base64 line\n"
+        else:
+            try:
+                answer = b"ok " + base64.b64encode(canonicalize(text)) + b"\n"
+            except Exception as exc:  # noqa: BLE001 - every refusal is an answer of the protocol
+                words = f"{type(exc).__name__}: {exc}".replace("\r", " ").replace("\n", " ")[:300]
+                answer = b"error " + words.encode("utf-8", "backslashreplace") + b"\n"
+        stdout.write(answer)
+        stdout.flush()
+        count += 1
+    return count
+
+
+class _Process:
+    """One running peer: its stdin fed by a writer thread, its stdout read line by line with a
+    deadline, its stderr drained (the last few KiB kept for reports)."""
+
+    def __init__(self, command: str, env: Optional[Dict[str, str]]) -> None:
+        self.proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True, env=env)
+        self.answered = 0
+        self._buffer = b""
+        self._fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self._stderr: collections.deque = collections.deque(maxlen=64)
+        self._drain = threading.Thread(target=self._read_stderr, daemon=True)
+        self._drain.start()
+        self._writer: Optional[threading.Thread] = None
+
+    def _read_stderr(self) -> None:
+        for line in self.proc.stderr:  # type: ignore[union-attr]
+            self._stderr.append(line)
+
+    def stderr(self) -> bytes:
+        self._drain.join(0.5)
+        return b"".join(self._stderr)
+
+    def feed(self, documents: Sequence[bytes], stop: threading.Event, close: bool = False) -> None:
+        """Write the documents in a thread (until `stop` is set); with `close`, end the input after
+        them (a probe: the peer answers and exits, whether or not it flushes each answer)."""
+
+        def write() -> None:
+            pipe = self.proc.stdin
+            try:
+                for doc in documents:
+                    if stop.is_set():
+                        return
+                    pipe.write(encode_line(doc))  # type: ignore[union-attr]
+                pipe.flush()  # type: ignore[union-attr]
+                if close:
+                    pipe.close()  # type: ignore[union-attr]
+            except (BrokenPipeError, ValueError, OSError):
+                pass   # the peer stopped reading: the reader sees why
+
+        self._writer = threading.Thread(target=write, daemon=True)
+        self._writer.start()
+
+    def readline(self, timeout: float) -> Optional[bytes]:
+        """The next line without its ending; b"" at end of output (the peer exited or closed it);
+        None when nothing came within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                return line[:-1] if line.endswith(b"\r") else line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                if self._buffer:   # a last line without its ending
+                    line, self._buffer = self._buffer, b""
+                    return line
+                return b""
+            self._buffer += chunk
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.close()
+
+    def close(self, wait: float = 5.0) -> Optional[int]:
+        """Close stdin and collect the exit status (killing the group if it does not end)."""
+        try:
+            self.proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        try:
+            status = self.proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            status = self.proc.wait()
+        if self._writer is not None:
+            self._writer.join(1.0)
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        return status
+
+
+class BatchPeer:
+    """A canonicalizer command speaking the batch protocol, kept running across `run` calls.
+
+    Documents are written ahead by a thread while answers are read in order. When the process
+    dies, stops answering within `timeout` seconds, or writes a line that is no answer, the
+    first unanswered document is put alone to a new process (its input closed after it, so a
+    peer that holds its answers gives them): if it does the same there, it is that document's
+    fault (crash, timeout, protocol-error); if not, the run goes on after it.
+    A command that never starts (the shell's 126/127, or no shell) is cannot-start for every
+    document; so is, as its last fault, a command that has not answered one document in
+    GIVE_UP_AFTER starts."""
+
+    def __init__(self, command: str, timeout: float = 10.0, env: Optional[Dict[str, str]] = None) -> None:
+        self.command = command
+        self.timeout = timeout
+        self.env = env
+        self.restarts = 0
+        self.answered = 0      # answers from processes that have ended
+        self._process: Optional[_Process] = None
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+
+    def __enter__(self) -> "BatchPeer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _fault(self, process: _Process, status: Optional[int], kind: Optional[str] = None) -> Outcome:
+        err = process.stderr()
+        if kind == TIMEOUT:
+            return Outcome(TIMEOUT, err, f"no answer within {self.timeout:g}s")
+        if status is not None and process.answered == 0 and fault_of(status) == CANNOT_START:
+            return Outcome(CANNOT_START, err, f"cannot start (exit {status}: {first_line(err)})")
+        if status is not None and fault_of(status) == CRASH:
+            return Outcome(CRASH, err, Reply(status, b"", err, CRASH).describe_fault())
+        return Outcome(CRASH, err, f"exited (status {status}) before answering{_tail(err)}")
+
+    def run(self, documents: Sequence[bytes], progress: Optional[Callable[[int], None]] = None) -> List[Outcome]:
+        """One Outcome per document, in order. `progress(n)` is called as answers arrive."""
+        results: List[Optional[Outcome]] = [None] * len(documents)
+        i, probe = 0, False
+        while i < len(documents):
+            if self._process is None:
+                try:
+                    self._process = _Process(self.command, self.env)
+                except OSError as exc:
+                    gone = Outcome(CANNOT_START, str(exc).encode(), f"cannot start: {exc.strerror or exc}")
+                    results[i:] = [gone] * (len(documents) - i)
+                    break
+            process = self._process
+            stop = threading.Event()
+            end = i + 1 if probe else len(documents)
+            process.feed(documents[i:end], stop, close=probe)
+            fault: Optional[Outcome] = None
+            while i < end:
+                line = process.readline(self.timeout)
+                if line is None or line == b"":
+                    stop.set()
+                    if line is None:
+                        process.kill()
+                        fault = self._fault(process, None, TIMEOUT)
+                    else:
+                        fault = self._fault(process, process.close())
+                    break
+                outcome = decode_answer(line)
+                if outcome.status == PROTOCOL_ERROR:
+                    stop.set()
+                    process.kill()
+                    fault = outcome
+                    break
+                results[i] = outcome
+                i += 1
+                process.answered += 1
+                if progress is not None:
+                    progress(1)
+            if fault is None:
+                if probe:       # the probe was answered: on with the rest, in a new process
+                    self.answered += process.answered
+                    process.close()
+                    self._process, probe = None, False
+                    continue
+                stop.set()
+                break      # every document answered; the process stays for the next run
+            self._process = None
+            self.restarts += 1
+            self.answered += process.answered
+            if fault.status == CANNOT_START or (self.answered == 0 and self.restarts > GIVE_UP_AFTER):
+                # the command cannot run at all, or never answered one document: no use going on
+                if fault.status != CANNOT_START:
+                    fault = Outcome(fault.status, fault.data,
+                                    f"{fault.detail} (given up: {self.restarts} starts, not one answer)")
+                results[i:] = [fault] * (len(documents) - i)
+                if progress is not None:
+                    progress(len(documents) - i)
+                break
+            if probe:
+                # the first unanswered document did it again alone: its own fault
+                results[i] = fault
+                i += 1
+                if progress is not None:
+                    progress(1)
+            probe = not probe
+        return [r if r is not None else Outcome(CRASH, b"", "no answer") for r in results]
