@@ -762,15 +762,11 @@ def _structure_duplicate(rng: random.Random) -> _Raw:
     return doc, False, f"name {dup!r} repeated {how}", None
 
 
-def _depth() -> int:
-    return fastjcs.DEFAULT_MAX_DEPTH
-
-
 @_category("structure-depth", "RFC 8259 9",
            "nesting up to fastjcs's default depth limit (fastjcs.DEFAULT_MAX_DEPTH), arrays and "
            "objects mixed; at most 200 cases per run", cap=200)
 def _structure_depth(rng: random.Random) -> _Raw:
-    limit = _depth()
+    limit = fastjcs.DEFAULT_MAX_DEPTH
     d = limit if rng.random() < 0.05 else int(math.exp(rng.uniform(0, math.log(limit))))
     opens, closes = [], []
     for _ in range(d):
