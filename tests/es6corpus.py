@@ -1,10 +1,11 @@
 """The ES6 number corpus of RFC 8785, regenerated (see docs/contract.md#the-es6-number-corpus).
 
-The corpus is `<hex>,<rendering>\\n` lines over a deterministic sequence of doubles: the 168 static
-values (tests/data/es6-static-values.txt, a copy of the shared conformance file), 2000 patterns
-counting up from the smallest normal, then forever the four little-endian 64-bit words of each
-block of the chain block = SHA-256(block) from 32 zero bytes, skipping 0, NaN and the infinities.
-Its published SHA-256 at a few line counts (PUBLISHED) checks a renderer without the 4 GB file.
+The corpus is `<hex>,<rendering>\\n` lines over a deterministic sequence of doubles, defined in
+`fastjcs.tools.corpus` (es6_bit_patterns: the 168 static values shipped with the package, a copy
+of the shared conformance file, 2000 patterns counting up from the smallest normal, then forever
+the four little-endian 64-bit words of each block of the chain block = SHA-256(block) from 32
+zero bytes, skipping 0, NaN and the infinities). Its published SHA-256 at a few line counts
+(PUBLISHED) checks a renderer without the 4 GB file.
 
 Command line (the sanitizer script and the by-hand 10^8 run use it):
     python tests/es6corpus.py --lines N [--renderer python|native] [--sha256]
@@ -16,46 +17,19 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
-from pathlib import Path
 from typing import Callable, Iterator, List, Sequence
 
 from Crypto.Hash import SHA256
 
-HERE = Path(__file__).resolve().parent
-STATIC_VALUES = HERE / "data" / "es6-static-values.txt"
+from fastjcs.tools.corpus import ES6_PUBLISHED as PUBLISHED
+from fastjcs.tools.corpus import ES6_STATIC_VALUES as STATIC_VALUES
+from fastjcs.tools.corpus import es6_bit_patterns as bit_patterns
+from fastjcs.tools.corpus import es6_static_values as static_values
 
-# SHA-256 of the first N lines, as published (docs/contract.md#the-es6-number-corpus).
-PUBLISHED = {
-    1_000: "be18b62b6f69cdab33a7e0dae0d9cfa869fda80ddc712221570f9f40a5878687",
-    10_000: "b9f7a8e75ef22a835685a52ccba7f7d6bdc99e34b010992cbc5864cd12be6892",
-    100_000: "22776e6d4b49fa294a0d0f349268e5c28808fe7e0cb2bcbe28f63894e494d4c7",
-    1_000_000: "49415fee2c56c77864931bd3624faad425c3c577d6d74e89a83bc725506dad16",
-    100_000_000: "0f7dda6b0837dde083c5d6b896f7d62340c8a2415b0c7121d83145e08a755272",
-}
-
-SMALLEST_NORMAL = 0x0010000000000000
-_EXPONENT_MASK = 0x7FF0000000000000
-_MAGNITUDE_MASK = 0x7FFFFFFFFFFFFFFF
+__all__ = ["PUBLISHED", "STATIC_VALUES", "bit_patterns", "static_values", "RENDERERS",
+           "render_lines", "sha256_at"]
 
 Renderer = Callable[[List[float]], List[str]]
-
-
-def static_values() -> List[int]:
-    return [int(line, 16) for line in STATIC_VALUES.read_text(encoding="ascii").split()]
-
-
-def bit_patterns() -> Iterator[int]:
-    """The corpus's bit patterns, in order, without end."""
-    yield from static_values()
-    yield from range(SMALLEST_NORMAL, SMALLEST_NORMAL + 2000)
-    unpack = struct.Struct("<4Q").unpack
-    block = bytes(32)
-    while True:
-        block = SHA256.new(block).digest()
-        for word in unpack(block):
-            # Skip +0/-0 (magnitude 0) and NaN/infinities (all exponent bits set).
-            if word & _MAGNITUDE_MASK and word & _EXPONENT_MASK != _EXPONENT_MASK:
-                yield word
 
 
 def python_renderer() -> Renderer:
