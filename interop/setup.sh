@@ -62,7 +62,7 @@ skip() {   # skip NAME WHY
     printf 'skip\t%s\t%s\n' "$1" "$2" >> "$records"
 }
 last_line() {   # the last non-empty line of a log, trimmed, for a one-line reason
-    grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | tr -s '[:space:]' ' ' | cut -c1-160
+    grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | tr -s '[:space:]' ' ' | sed 's/ $//' | cut -c1-160
 }
 shell_join() {   # a command line for sh -c, each word quoted
     local out="" w
