@@ -47,9 +47,16 @@ wanted() {
     for o in "${only[@]}"; do [ "$o" = "$1" ] || [ "$o" = "$2" ] && return 0; done
     return 1
 }
-# wanted_any ECOSYSTEM NAME...: prints the selected names
-wanted_any() {
-    local eco=$1 n; shift
+# selected ECOSYSTEM: prints that ecosystem's peers selected by --only
+selected() {
+    local eco=$1 n
+    case $eco in
+        npm) set -- "${peers_npm[@]}" ;;
+        go) set -- "${peers_go[@]}" ;;
+        cargo) set -- "${peers_cargo[@]}" ;;
+        maven) set -- "${peers_maven[@]}" ;;
+        pypi) set -- "${peers_pypi[@]}" ;;
+    esac
     for n in "$@"; do wanted "$eco" "$n" && echo "$n"; done
 }
 
@@ -58,11 +65,16 @@ records=$build/peers.tsv
 : > "$records"
 
 skip() {   # skip NAME WHY
-    echo "skip $1: $2"
-    printf 'skip\t%s\t%s\n' "$1" "$2" >> "$records"
+    local why; why=$(printf '%s' "$2" | tr '\t\n\r' '   ')
+    echo "skip $1: $why"
+    printf 'skip\t%s\t%s\n' "$1" "$why" >> "$records"
 }
-last_line() {   # the last non-empty line of a log, trimmed, for a one-line reason
-    grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | tr -s '[:space:]' ' ' | sed 's/ $//' | cut -c1-160
+one_line() { tr -s '[:space:]' ' ' | sed 's/ $//' | cut -c1-160; }
+last_line() {   # the last non-blank line of a log, as a one-line reason
+    grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | one_line
+}
+npm_error() {   # npm's first error line that says more than its code (the rest is usage text)
+    grep '^npm error' "$1" 2>/dev/null | grep -Ev '^npm error( code .*)?[[:space:]]*$' | head -n 1 | one_line
 }
 shell_join() {   # a command line for sh -c, each word quoted
     local out="" w
@@ -112,14 +124,14 @@ timed() {   # timed ECOSYSTEM FUNCTION: runs it when one of its peers is wanted,
 
 setup_npm() {
     local names n pkg log=$build/logs/npm.log
-    names=$(wanted_any npm "${peers_npm[@]}")
+    names=$(selected npm)
     if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
         for n in $names; do skip "$n" "node and npm are not both on PATH"; done; return
     fi
     mkdir -p "$build/node"
     cp "$here/node/package.json" "$here/node/package-lock.json" "$here/node/adapter.mjs" "$build/node/"
     if ! (cd "$build/node" && npm ci --no-audit --no-fund --ignore-scripts) >"$log" 2>&1; then
-        for n in $names; do skip "$n" "npm ci failed: $(last_line "$log")"; done; return
+        for n in $names; do skip "$n" "npm ci failed: $(npm_error "$log")"; done; return
     fi
     local node_bin; node_bin=$(command -v node)
     for n in $names; do
@@ -132,7 +144,7 @@ setup_npm() {
 
 setup_go() {
     local names n mod sel log=$build/logs/go.log bin=$build/bin/jcspeer-go
-    names=$(wanted_any go "${peers_go[@]}")
+    names=$(selected go)
     if ! command -v go >/dev/null; then
         for n in $names; do skip "$n" "go is not on PATH"; done; return
     fi
@@ -152,7 +164,7 @@ setup_go() {
 
 setup_cargo() {
     local names n log=$build/logs/cargo.log bin=$build/bin/jcspeer-rust
-    names=$(wanted_any cargo "${peers_cargo[@]}")
+    names=$(selected cargo)
     if ! command -v cargo >/dev/null; then
         for n in $names; do skip "$n" "cargo is not on PATH"; done; return
     fi
@@ -170,8 +182,8 @@ setup_cargo() {
 }
 
 setup_maven() {
-    local names n log=$build/logs/maven.log jar
-    names=$(wanted_any maven "${peers_maven[@]}")
+    local names n log=$build/logs/maven.log
+    names=$(selected maven)
     if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
         for n in $names; do skip "$n" "java and mvn are not both on PATH"; done; return
     fi
@@ -179,16 +191,16 @@ setup_maven() {
     if ! mvn -B -q -f "$here/java/pom.xml" compile dependency:copy-dependencies >"$log" 2>&1; then
         for n in $names; do skip "$n" "mvn failed: $(last_line "$log")"; done; return
     fi
-    jar=$(ls "$build"/java/dependency/java-json-canonicalization-*.jar 2>/dev/null | head -n 1)
     # the version Maven resolved: copy-dependencies names the jar ARTIFACT-VERSION.jar
-    jar=${jar##*/java-json-canonicalization-}
-    offer java-json-canonicalization Maven Java io.github.erdtman:java-json-canonicalization "${jar%.jar}" \
+    local jars=("$build"/java/dependency/java-json-canonicalization-*.jar) version=""
+    if [ -f "${jars[0]}" ]; then version=${jars[0]##*/java-json-canonicalization-}; version=${version%.jar}; fi
+    offer java-json-canonicalization Maven Java io.github.erdtman:java-json-canonicalization "$version" \
         "$(shell_join "$(command -v java)" -cp "$build/java/classes:$build/java/dependency/*" fastjcs.interop.Adapter)"
 }
 
 setup_pypi() {
     local names n log=$build/logs/pypi.log pyabs
-    names=$(wanted_any pypi "${peers_pypi[@]}")
+    names=$(selected pypi)
     pyabs=$(command -v "$py")
     if [ -z "$pyabs" ]; then
         for n in $names; do skip "$n" "python $py not found"; done; return
@@ -210,8 +222,7 @@ setup_pypi() {
 }
 
 for eco in npm go cargo maven pypi; do
-    eval "sel=(\${peers_$eco[@]})"
-    [ -n "$(wanted_any "$eco" "${sel[@]}")" ] && timed "$eco" "setup_$eco"
+    [ -n "$(selected "$eco")" ] && timed "$eco" "setup_$eco"
 done
 
 # peers.json, from the records above
