@@ -168,15 +168,17 @@ def test_run_peer_counts_every_case_and_shrinks_one_reproducer_per_class():
     assert result.totals == {"agree": 3, "wrong-number": 1, "wrong-string": 1, "accepts-invalid": 1,
                              "wrong-order": 1}
     assert not result.ok and result.failures == sum(result.totals.values()) - result.totals["agree"]
-    for cls, example in result.examples.items():
+    assert set(result.examples) == {"wrong-number number", "wrong-string string", "wrong-order order",
+                                    "accepts-invalid structure"}
+    for key, example in result.examples.items():
         again = lab.classify(example.reproducer_expected, example.reproducer_got)
-        assert again == cls                                    # the reproducer is of its class
+        assert f"{again} {lab.family(example.category)}" == key   # the reproducer is of its class
         assert len(example.reproducer) <= len(example.text)      # never bigger
     # the smallest text with U+2028 that ensure_ascii escapes (the value inside, alone)
-    assert result.examples["wrong-string"].reproducer == b'"\xe2\x80\xa8"'
-    dupes = result.examples["accepts-invalid"].reproducer
+    assert result.examples["wrong-string string"].reproducer == b'"\xe2\x80\xa8"'
+    dupes = result.examples["accepts-invalid structure"].reproducer
     assert len(dupes) < len(b'{"q":0,"a":1,"a":2}')
-    assert len(result.examples["wrong-number"].reproducer) <= len(b"1e-7")   # one number, alone
+    assert len(result.examples["wrong-number number"].reproducer) <= len(b"1e-7")   # one number, alone
 
 
 def test_a_trailing_newline_is_a_protocol_option_of_the_one_shot_mode():
@@ -191,9 +193,12 @@ def test_a_trailing_newline_is_a_protocol_option_of_the_one_shot_mode():
 def test_a_refusing_peer_is_refuses_valid_with_a_minimal_reproducer():
     result = lab.run_peer(lab.PeerSpec("strict", fake("strict")), CASES)
     assert result.totals["refuses-valid"] == 2          # U+2028 and the astral/private-use keys
-    shrunk = result.examples["refuses-valid"].reproducer
-    # one string of one non-ASCII character, alone: all that is left of an 18-byte object
-    assert shrunk[:1] == shrunk[-1:] == b'"' and len(shrunk.decode()) == 3 and max(shrunk) > 127
+    refusals = {k: e for k, e in result.examples.items() if e.cls == "refuses-valid"}
+    assert set(refusals) == {"refuses-valid string", "refuses-valid order"}   # one per family
+    for example in refusals.values():
+        shrunk = example.reproducer
+        # one string of one non-ASCII character, alone: all that is left of each object
+        assert shrunk[:1] == shrunk[-1:] == b'"' and len(shrunk.decode()) == 3 and max(shrunk) > 127
 
 
 def test_fastjcs_served_agrees_with_itself_on_both_backends():
@@ -214,7 +219,7 @@ def test_reports_carry_the_matrix_and_the_reproducers():
     matrix = lab.Matrix(results, {"date": "D", "cases": 7, "seed": 1, "corpus": "test"})
     md = matrix.markdown()
     assert "| fake |" in md and "| self |" in md and "pass (" in md
-    shrunk = results[0].examples["accepts-invalid"].reproducer.decode()
+    shrunk = results[0].examples["accepts-invalid structure"].reproducer.decode()
     assert "accepts-invalid" in md and f"`{shrunk}` gives" in md
     page = matrix.html()
     assert page.startswith("<!doctype html>") and "<script" not in page and "http" not in page

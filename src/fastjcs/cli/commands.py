@@ -348,7 +348,7 @@ def cmd_interop(args: argparse.Namespace) -> int:
     sources = args.corpus or list(corpus.DEFAULT_SOURCES)
     try:
         cases = corpus.load(sources, args.seed, args.per_category)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, corpus.CorpusCheckError) as exc:
         raise CLIError(f"--corpus: {exc}") from exc
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "fastjcs": __version__, "seed": args.seed, "per_category": args.per_category,

@@ -158,7 +158,11 @@ class Candidate:
     command: Optional[str] = None     # an external command, one process per document
 
     def text(self, data: bytes) -> bytes:
-        return self.from_text(data) if self.from_text is not None else self.from_obj(json.loads(data))
+        """The canonical form of a JSON text, as a user of the candidate gets it: its own text
+        entry point, or the text decoded as UTF-8 (strictly) and read by json.loads first."""
+        if self.from_text is not None:
+            return self.from_text(data)
+        return self.from_obj(json.loads(data.decode("utf-8")))
 
     @property
     def label(self) -> str:

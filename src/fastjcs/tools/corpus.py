@@ -1081,9 +1081,10 @@ def es6_bit_patterns() -> Iterator[int]:
 
 
 def es6_cases(lines: int) -> List[Case]:
-    """The first `lines` lines of the ES6 number corpus as cases: the document is a token that
-    reads back to the line's double (repr(), and every other line a 17-significant-digit
-    spelling), the expected bytes its rendering. Every rendering (fastjcs's) is checked against
+    """The first `lines` lines of the ES6 number corpus as cases: the document is a one-element
+    array of a token that reads back to the line's double (repr(), and every other line a
+    17-significant-digit spelling), the expected bytes the array of its rendering (an array, not
+    the bare number: peers that take only objects and arrays are held to their numbers too). Every rendering (fastjcs's) is checked against
     `es6_layout`, and the "<hex>,<rendering>\\n" lines against the published SHA-256 at every
     published count up to `lines` (CorpusCheckError on a mismatch)."""
     if lines < 1:
@@ -1108,8 +1109,8 @@ def es6_cases(lines: int) -> List[Case]:
         if published is not None and hasher.hexdigest() != published:
             raise CorpusCheckError(f"es6: the first {line} lines hash to {hasher.hexdigest()}, "
                                    f"not the published {published}")
-        cases.append(Case(f"es6/{line}", "es6", _NUM, text.encode("ascii"),
-                          rendering.encode("ascii"), f"{bits:016x}"))
+        cases.append(Case(f"es6/{line}", "es6", _NUM, f"[{text}]".encode("ascii"),
+                          f"[{rendering}]".encode("ascii"), f"{bits:016x}"))
     return cases
 
 
@@ -1138,6 +1139,11 @@ def user_cases(path: Union[str, Path]) -> List[Case]:
     if not docs:
         raise CorpusError(f"the corpus {p} holds no document")
     return [Case(i, "user", "RFC 8785", text, _expected(text)) for i, text in docs]
+
+
+#: What `fastjcs interop` runs when no --corpus is given: every generated category and the first
+#: 2,000 lines of the ES6 number corpus (the vectors live in a source tree, not in the package).
+DEFAULT_SOURCES = ("gen", "es6:2000")
 
 
 def load(sources: Sequence[str], seed: int, per_category: int) -> List[Case]:

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..core import api
 from ..core.errors import FastJCSError
@@ -56,6 +56,10 @@ FAMILIES = ("number", "string", "order", "structure", "whitespace", "syntax", "v
 def family(category: str) -> str:
     """The matrix column of a category: the part before its first hyphen."""
     return category.split("-", 1)[0]
+
+
+def _family_rank(fam: str) -> Tuple[int, str]:
+    return (FAMILIES.index(fam) if fam in FAMILIES else len(FAMILIES), fam)
 
 
 def classify(expected: Optional[bytes], outcome: Outcome) -> str:
@@ -158,6 +162,11 @@ def read_peers(path: str) -> List[PeerSpec]:
 # ---------------------------------------------------------------------------------------------------
 
 
+#: Texts longer than this are cut down by bytes before their inner values are tried (trying every
+#: start of a value is quadratic in the length).
+DESCEND_BELOW = 4096
+
+
 def sub_values(text: bytes) -> List[bytes]:
     """Every complete JSON value inside the text but the whole (members' values, elements,
     strings, numbers), smallest first: the candidates for descending into a child."""
@@ -168,32 +177,41 @@ def sub_values(text: bytes) -> List[bytes]:
         if ch in '{["-0123456789tfn' and (start == 0 or chars[start - 1] not in "0123456789.eE+-"):
             try:
                 _, end = decoder.raw_decode(chars, start)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if end - start < len(chars):
                 found.add(chars[start:end].encode("utf-8", "surrogateescape"))
     return sorted(found, key=lambda t: (len(t), t))
 
 
-def shrink_bytes(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: int) -> bytes:
-    """A smaller text of the same class: first the smallest value inside it that keeps the class,
-    then delta debugging over bytes (each round's candidates, the text without one of n chunks
-    and each chunk alone, put to the peer together in one batch)."""
-    inner = sub_values(text)[:budget]
-    calls = len(inner)
+class _Budget:
+    def __init__(self, calls: int) -> None:
+        self.left = calls
+
+    def take(self, trials: List[bytes]) -> List[bytes]:
+        trials = trials[: max(0, self.left)]
+        self.left -= len(trials)
+        return trials
+
+
+def _descend(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: _Budget) -> bytes:
+    inner = budget.take(sub_values(text))
     if inner:
         verdicts = same_class(inner)
         if any(verdicts):
-            text = inner[verdicts.index(True)]
+            return inner[verdicts.index(True)]
+    return text
+
+
+def _ddmin(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: _Budget) -> bytes:
     n = 2
-    while len(text) > 1 and calls < budget:
+    while len(text) > 1 and budget.left > 0:
         size = max(1, len(text) // n)
         pieces = [(k, min(k + size, len(text))) for k in range(0, len(text), size)]
         trials = [text[:a] + text[b:] for a, b in pieces]
         if n > 2:
             trials += [text[a:b] for a, b in pieces]
-        trials = trials[: budget - calls]
-        calls += len(trials)
+        trials = budget.take(trials)
         verdicts = same_class(trials)
         if any(verdicts):
             text = trials[verdicts.index(True)]
@@ -203,6 +221,19 @@ def shrink_bytes(text: bytes, same_class: Callable[[List[bytes]], List[bool]], b
         else:
             n = min(len(text), n * 2)
     return text
+
+
+def shrink_bytes(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: int) -> bytes:
+    """A smaller text of the same class, in at most `budget` trials: the smallest value inside it
+    that keeps the class, then delta debugging over bytes (each round's candidates, the text
+    without one of n chunks and each chunk alone, put to the peer together in one batch). A long
+    text is cut down by bytes first."""
+    left = _Budget(budget)
+    if len(text) > DESCEND_BELOW:
+        text = _ddmin(text, same_class, left)
+    if len(text) <= DESCEND_BELOW:
+        text = _descend(text, same_class, left)
+    return _ddmin(text, same_class, left)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -240,10 +271,16 @@ class PeerResult:
     cases: int = 0
     bytes_in: int = 0
     seconds: float = 0.0
+    #: of `seconds`, the time lost to faults (timeouts waited out, probes, restarts after a crash)
+    fault_seconds: float = 0.0
     #: family -> class (or "agree") -> count
     cells: Dict[str, Counter] = field(default_factory=dict)
     totals: Counter = field(default_factory=Counter)
     examples: Dict[str, Example] = field(default_factory=dict)
+
+    def count(self, example: Example) -> int:
+        """How many cases of the example's family fall in its class."""
+        return self.cells[family(example.category)][example.cls]
 
     @property
     def failures(self) -> int:
@@ -260,11 +297,14 @@ class PeerResult:
 
     @property
     def docs_per_second(self) -> float:
-        return self.cases / self.seconds if self.seconds else 0.0
+        """Answers per second of the run, the time lost to faults left out."""
+        busy = self.seconds - self.fault_seconds
+        return self.answered / busy if busy > 0 else 0.0
 
     def as_dict(self) -> Dict[str, Any]:
         return {"peer": self.spec.__dict__, "cases": self.cases, "answered": self.answered,
                 "failures": self.failures, "ok": self.ok, "seconds": round(self.seconds, 3),
+                "fault_seconds": round(self.fault_seconds, 3),
                 "documents_per_second": round(self.docs_per_second), "bytes": self.bytes_in,
                 "totals": dict(self.totals), "cells": {f: dict(c) for f, c in self.cells.items()},
                 "examples": [e.as_dict() for e in self.examples.values()]}
@@ -273,24 +313,25 @@ class PeerResult:
 def run_peer(spec: PeerSpec, cases: Sequence["Case"], timeout: float = 10.0, shrink_budget: int = 400,
              newline: str = "strip", progress: Optional[Callable[[int], None]] = None) -> PeerResult:
     """Put every case to the peer (timed), classify every answer, and shrink the smallest failing
-    case of each class to a reproducer of that class."""
+    case of each class in each family of categories to a reproducer of that class."""
     result = PeerResult(spec, cases=len(cases), bytes_in=sum(len(c.text) for c in cases))
     peer = spec.start(timeout, newline)
     try:
         start = time.perf_counter()
         outcomes = peer.run([c.text for c in cases], progress)
         result.seconds = time.perf_counter() - start
-        first: Dict[str, int] = {}
+        result.fault_seconds = getattr(peer, "fault_seconds", 0.0)
+        first: Dict[Tuple[str, str], int] = {}
         for k, (case, outcome) in enumerate(zip(cases, outcomes)):
             cls = classify(case.expected, outcome)
+            fam = family(case.category)
             result.totals[cls] += 1
-            result.cells.setdefault(family(case.category), Counter())[cls] += 1
-            if cls != AGREE and (cls not in first or len(case.text) < len(cases[first[cls]].text)):
-                first[cls] = k
-        for cls in CLASSES:
-            if cls not in first:
-                continue
-            case, outcome = cases[first[cls]], outcomes[first[cls]]
+            result.cells.setdefault(fam, Counter())[cls] += 1
+            if cls != AGREE and ((cls, fam) not in first or len(case.text) < len(cases[first[cls, fam]].text)):
+                first[cls, fam] = k
+        order = {c: n for n, c in enumerate(CLASSES)}
+        for cls, fam in sorted(first, key=lambda key: (order[key[0]], _family_rank(key[1]))):
+            case, outcome = cases[first[cls, fam]], outcomes[first[cls, fam]]
             text = case.text
             # a timeout costs the whole timeout per trial, a command that cannot start has nothing to
             # shrink: those keep their case as found
@@ -301,7 +342,7 @@ def run_peer(spec: PeerSpec, cases: Sequence["Case"], timeout: float = 10.0, shr
 
                 text = shrink_bytes(text, same_class, shrink_budget if cls != CRASH else min(shrink_budget, 40))
             again = peer.run([text])[0] if text != case.text else outcome
-            result.examples[cls] = Example(cls, case.id, case.category, case.clause, case.text, case.expected,
+            result.examples[f"{cls} {fam}"] = Example(cls, case.id, case.category, case.clause, case.text, case.expected,
                                            outcome, text, expected_of(text) if text != case.text else case.expected,
                                            again)
     finally:
@@ -330,6 +371,11 @@ def show(text: bytes) -> str:
     return "".join(out)
 
 
+def clip(text: str, most: int = 160) -> str:
+    """A shown text cut to `most` characters, saying how long it was (reports; JSON keeps all)."""
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
+
+
 def _answer(data: Optional[bytes]) -> str:
     return "refused" if data is None else show(data)
 
@@ -352,8 +398,7 @@ def _cell(counts: Optional[Counter]) -> str:
 
 
 def _columns(results: Sequence[PeerResult]) -> List[str]:
-    present = {f for r in results for f in r.cells}
-    return [f for f in FAMILIES if f in present] + sorted(present - set(FAMILIES))
+    return sorted({f for r in results for f in r.cells}, key=_family_rank)
 
 
 def _throughput(r: PeerResult) -> str:
@@ -370,10 +415,10 @@ def text_report(results: Sequence[PeerResult]) -> str:
         for fam in _columns([r]):
             lines.append(f"  {fam:<11} {_cell(r.cells.get(fam))}")
         for e in r.examples.values():
-            lines.append(f"  [{e.cls}] {e.category} ({e.clause}), e.g. {e.case_id}")
-            lines.append(f"    reproducer: {show(e.reproducer)}")
-            lines.append(f"    fastjcs:    {_answer(e.reproducer_expected)}")
-            lines.append(f"    peer:       {_outcome(e.reproducer_got)}")
+            lines.append(f"  [{e.cls}] {r.count(e)} {family(e.category)} cases, e.g. {e.case_id} ({e.clause})")
+            lines.append(f"    reproducer: {clip(show(e.reproducer))}")
+            lines.append(f"    fastjcs:    {clip(_answer(e.reproducer_expected))}")
+            lines.append(f"    peer:       {clip(_outcome(e.reproducer_got))}")
     return "\n".join(lines)
 
 
@@ -398,9 +443,9 @@ def markdown_report(results: Sequence[PeerResult], meta: Dict[str, Any]) -> str:
             continue
         out += ["", f"### {r.spec.name}", ""]
         for e in r.examples.values():
-            out.append(f"- **{e.cls}** ({r.totals[e.cls]} cases; first in `{e.category}`, {e.clause}): "
-                       f"`{_md(show(e.reproducer))}` gives `{_md(_outcome(e.reproducer_got))}`, "
-                       f"RFC 8785: `{_md(_answer(e.reproducer_expected))}`")
+            out.append(f"- **{e.cls}** ({r.count(e)} {family(e.category)} cases; e.g. `{e.category}`, {e.clause}): "
+                       f"`{_md(clip(show(e.reproducer)))}` gives `{_md(clip(_outcome(e.reproducer_got)))}`, "
+                       f"RFC 8785: `{_md(clip(_answer(e.reproducer_expected)))}`")
     return "\n".join(out) + "\n"
 
 
@@ -421,10 +466,10 @@ def html_report(results: Sequence[PeerResult], meta: Dict[str, Any]) -> str:
     details = []
     for r in results:
         for x in r.examples.values():
-            details.append(f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.totals[x.cls]}</td>"
-                           f"<td>{e(x.category)}<br>{e(x.clause)}</td><td><code>{e(show(x.reproducer))}</code></td>"
-                           f"<td><code>{e(_outcome(x.reproducer_got))}</code></td>"
-                           f"<td><code>{e(_answer(x.reproducer_expected))}</code></td></tr>")
+            details.append(f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
+                           f"<td>{e(x.category)}<br>{e(x.clause)}</td><td><code>{e(clip(show(x.reproducer)))}</code></td>"
+                           f"<td><code>{e(clip(_outcome(x.reproducer_got)))}</code></td>"
+                           f"<td><code>{e(clip(_answer(x.reproducer_expected)))}</code></td></tr>")
     head = "".join(f"<th>{e(c)}</th>" for c in cols)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>JCS interop matrix</title>

@@ -258,6 +258,8 @@ class BatchPeer:
         self.env = env
         self.restarts = 0
         self.answered = 0      # answers from processes that have ended
+        #: time spent on faults: waiting for an answer that did not come, and the probes after
+        self.fault_seconds = 0.0
         self._process: Optional[_Process] = None
 
     def close(self) -> None:
@@ -295,6 +297,7 @@ class BatchPeer:
                     break
             process = self._process
             stop = threading.Event()
+            round_start = last = time.perf_counter()
             end = i + 1 if probe else len(documents)
             process.feed(documents[i:end], stop, close=probe)
             fault: Optional[Outcome] = None
@@ -317,8 +320,11 @@ class BatchPeer:
                 results[i] = outcome
                 i += 1
                 process.answered += 1
+                last = time.perf_counter()
                 if progress is not None:
                     progress(1)
+            if probe or fault is not None:
+                self.fault_seconds += time.perf_counter() - (round_start if probe else last)
             if fault is None:
                 if probe:       # the probe was answered: on with the rest, in a new process
                     self.answered += process.answered

@@ -1,0 +1,144 @@
+"""`fastjcs interop` and `fastjcs serve-canon`: the lab from the command line.
+
+The counter-examples of a lab that lies: a run that compares nothing exits 0, a command that does
+not exist is an acceptance disagreement, a trailing newline is a string bug on every document,
+failures hidden from the counters or the exit status. Each has a test here; the matrix itself is
+checked against peers that misbehave on purpose (tests/tools/fake_peer.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from _cli import fastjcs, one_line_error
+
+FAKE = Path(__file__).resolve().parents[1] / "tools" / "fake_peer.py"
+SMALL = ("--corpus", "gen", "--per-category", "3", "--no-progress")
+
+
+def fake(*modes: str) -> str:
+    return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE), *modes))
+
+
+def interop(*args, tmp_path: Path):
+    report = tmp_path / "report.json"
+    p = fastjcs("interop", *args, "--json", report, timeout=600)
+    assert p.returncode in (0, 1), p.stderr
+    return p, json.loads(report.read_text("utf-8"))
+
+
+def test_serve_canon_speaks_the_batch_protocol():
+    lines = [base64.b64encode(d) for d in (b'{"b":1e2,"a":"\\u00e9"}', b'{"a":1,"a":2}')]
+    p = fastjcs("serve-canon", input=b"\n".join(lines) + b"\n")
+    assert p.returncode == 0 and p.stderr == b""
+    out = p.stdout.splitlines()
+    assert out[0] == b"ok " + base64.b64encode('{"a":"\u00e9","b":100}'.encode())
+    assert out[1].startswith(b"error DuplicateKeyError") and len(out) == 2
+
+
+def test_serve_canon_names_an_unknown_candidate_in_one_line():
+    p = fastjcs("serve-canon", "--candidate", "no-such-canonicalizer")
+    assert p.returncode == 2
+    one_line_error(p, "no-such-canonicalizer", "known:")
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_fastjcs_against_itself_agrees_everywhere(tmp_path, backend):
+    p, report = interop("--fastjcs", *SMALL, "--corpus", "es6:200", tmp_path=tmp_path,
+                        ) if backend == "native" else interop(
+        "--peer", f"self=FASTJCS_BACKEND=python {shlex.quote(sys.executable)} -m fastjcs serve-canon",
+        *SMALL, "--corpus", "es6:200", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stdout.decode()
+    (result,) = report["results"]
+    assert result["ok"] and result["failures"] == 0 and result["answered"] == result["cases"]
+    assert result["totals"] == {"agree": result["cases"]} and report["meta"]["cases"] == result["cases"]
+    assert {"number", "string", "order", "structure", "whitespace", "syntax", "es6"} <= set(result["cells"])
+    assert b"all agree" in p.stdout
+
+
+def test_a_command_that_does_not_exist_compares_nothing_exit_2(tmp_path):
+    p = fastjcs("interop", "--peer", "ghost=no-such-command-fastjcs-test", *SMALL)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "nothing compared", "ghost", "cannot start")
+
+
+def test_a_command_that_cannot_start_beside_one_that_runs_is_a_fault_not_a_disagreement(tmp_path):
+    p, report = interop("--fastjcs", "--peer", "ghost=no-such-command-fastjcs-test", *SMALL, tmp_path=tmp_path)
+    assert p.returncode == 1
+    ok, ghost = report["results"]
+    assert ok["ok"] and not ghost["ok"]
+    assert ghost["totals"] == {"cannot-start": ghost["cases"]} and ghost["answered"] == 0
+    assert "accepts-invalid" not in ghost["totals"] and "refuses-valid" not in ghost["totals"]
+
+
+def test_counters_agree_with_each_other_and_with_the_exit_status(tmp_path):
+    p, report = interop("--peer", f"sorted={fake()}", "--peer", f"ascii={fake('ascii')}", *SMALL,
+                        tmp_path=tmp_path)
+    assert p.returncode == 1 and not report["ok"]
+    for r in report["results"]:
+        assert sum(r["totals"].values()) == r["cases"] == report["meta"]["cases"]
+        assert sum(sum(c.values()) for c in r["cells"].values()) == r["cases"]
+        assert r["failures"] == r["cases"] - r["totals"].get("agree", 0) > 0
+        assert r["ok"] is False
+        classes = {e["class"] for e in r["examples"]}
+        assert classes == set(r["totals"]) - {"agree"}        # a reproducer for every class found
+    # json.dumps(sort_keys) gets numbers, order and duplicates wrong; ensure_ascii strings too
+    totals = report["results"][1]["totals"]
+    assert {"wrong-number", "wrong-order", "wrong-string", "accepts-invalid"} <= set(totals)
+
+
+@pytest.mark.parametrize("newline, code", [("strip", 0), ("keep", 1)])
+def test_a_trailing_newline_is_the_one_shot_protocol_option(tmp_path, newline, code):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_bytes(b'{"b":[true],"a":"x"}\n[null,"y"]\n')
+    p, report = interop("--one-shot", f"nl={fake('newline', '--one-shot')}", "--newline", newline,
+                        "--corpus", str(docs), "--no-progress", tmp_path=tmp_path)
+    assert p.returncode == code
+    (r,) = report["results"]
+    assert r["totals"] == ({"agree": 2} if newline == "strip" else {"wrong-whitespace": 2})
+
+
+def test_a_peer_that_hangs_is_a_timeout_counted_and_the_rest_compared(tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_bytes(b'["hang"]\n[1]\n{"a":[]}\n')
+    p, report = interop("--peer", f"h={fake('hang')}", "--timeout", "0.5", "--corpus", str(docs),
+                        "--no-progress", tmp_path=tmp_path)
+    assert p.returncode == 1
+    (r,) = report["results"]
+    assert r["totals"] == {"timeout": 1, "agree": 2} and r["answered"] == 2
+    assert b"1 timeout" in p.stdout
+
+
+def test_reports_are_written_markdown_and_html(tmp_path):
+    md, page = tmp_path / "m.md", tmp_path / "m.html"
+    p = fastjcs("interop", "--fastjcs", "--peer", f"ascii={fake('ascii')}", *SMALL, "--markdown", md,
+                "--html", page, timeout=600)
+    assert p.returncode == 1
+    text = md.read_text("utf-8")
+    assert "| fastjcs |" in text and "| ascii |" in text and "### ascii" in text
+    assert page.read_text("utf-8").startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize("args, needle", [
+    ((), "no peer to run"),
+    (("--fastjcs", "--corpus", "no/such/corpus.jsonl"), "--corpus"),
+    (("--fastjcs", "--corpus", "es6:x"), "es6"),
+    (("--peers", "no/such/peers.json"), "no/such/peers.json"),
+    (("--peer", "a=x", "--peer", "a=y"), "share a name"),
+])
+def test_usage_errors_are_one_line_exit_2(args, needle):
+    p = fastjcs("interop", *args, "--no-progress")
+    assert p.returncode == 2
+    one_line_error(p, needle)
+
+
+def test_progress_goes_to_stderr(tmp_path):
+    p = fastjcs("interop", "--fastjcs", "--corpus", "gen", "--per-category", "3")
+    assert p.returncode == 0
+    assert b"fastjcs: " in p.stderr and b"cases" in p.stderr
