@@ -184,3 +184,44 @@ def test_a_peer_refusing_some_documents_is_compared_on_the_rest(tmp_path):
     rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
     # in object mode the big integer is a Python int: fastjcs and rfc8785 both refuse it
     assert rows["peer"]["refused"].keys() == {"1"} and rows["peer"]["ratio_documents"] == 2
+
+
+# ---- batch peers (--peer, --peers) -------------------------------------------------------------
+
+
+def _serve(candidate=None):
+    cmd = [sys.executable, "-m", "fastjcs", "serve-canon"] + (["--candidate", candidate] if candidate else [])
+    return " ".join(shlex.quote(a) for a in cmd)
+
+
+def test_a_batch_peer_is_probed_and_timed_through_one_process(tmp_path):
+    corpus = _corpus(tmp_path, '{"b": 1, "a": [1.0, "x"]}', "[1e21]", BIG)
+    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--peer", f"rfc8785={_serve('rfc8785')}",
+                "--peer", f"served={_serve()}", *QUICK)
+    assert p.returncode == 0, p.stderr
+    rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
+    # the in-process rfc8785 and the one behind the pipe keep a row each
+    assert {"rfc8785", "rfc8785 (batch)", "served"} <= set(rows)
+    batch = rows["rfc8785 (batch)"]
+    assert batch["batch"] and batch["mb_per_s"] > 0 and batch["ratio"] > 0
+    assert batch["documents"] == 2 and list(batch["refused"]) == ["2"]     # rfc8785 refuses 2^64
+    assert {"int-2^64", "int-17-digits"} <= set(batch["refused_probes"])
+    served = rows["served"]
+    assert served["correct"] and served["documents"] == 3 and served["refused"] == {}
+
+
+def test_a_batch_peer_that_cannot_start_is_one_line_exit_2(tmp_path):
+    p = fastjcs("bench", _corpus(tmp_path, "[1]"), "--only", "rfc8785", "--peer", "ghost=/nonexistent/peer", *QUICK)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "cannot start", "/nonexistent/peer")
+
+
+def test_a_peers_manifest_is_read(tmp_path):
+    manifest = tmp_path / "peers.json"
+    manifest.write_text(json.dumps({"peers": [{"name": "m", "command": _serve(), "protocol": "batch"}]}))
+    p = fastjcs("bench", _corpus(tmp_path, "[1]"), "--json", "--only", "rfc8785", "--peers", manifest, *QUICK)
+    assert p.returncode == 0, p.stderr
+    assert any(r["name"] == "m" and r["correct"] for r in json.loads(p.stdout)["rows"])
+    p = fastjcs("bench", "--peers", tmp_path / "absent.json", *QUICK)
+    assert p.returncode == 2
+    one_line_error(p, "absent.json")

@@ -16,7 +16,7 @@
     fastjcs serve-vector [FILE]
     fastjcs serve-canon [--candidate NAME]
     fastjcs bench [FILE] [--mode text|object] [--json] [--plot PATH] [--only NAME]...
-                  [--impl-cmd NAME=COMMAND]... [--strip-newline]
+                  [--impl-cmd NAME=COMMAND]... [--peer NAME=COMMAND]... [--peers FILE]...
 
 Input is FILE, or stdin when FILE is absent or "-". Exit status: 0 success, 1 a negative verdict
 (a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
@@ -248,10 +248,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--impl-cmd", action="append", metavar="NAME=COMMAND",
                    help="also time COMMAND, one process per document: JSON text on stdin, canonical "
                         "bytes on stdout and exit 0, or a non-zero exit to refuse (repeatable)")
+    p.add_argument("--peer", action="append", metavar="NAME=COMMAND",
+                   help="time a command speaking the batch protocol (one process for all documents)")
+    p.add_argument("--peers", action="append", metavar="FILE",
+                   help="time every peer of a manifest (interop/setup.sh writes one)")
     p.add_argument("--strip-newline", action="store_true",
                    help="the --impl-cmd commands end their output with one newline, not part of the bytes")
     p.add_argument("--impl-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="per document for --impl-cmd (a timeout is a refusal)")
+                   help="per document for --impl-cmd and --peer (a timeout is a refusal)")
     p.set_defaults(run=cmd_bench)
     return parser
 

@@ -412,6 +412,19 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
 # ---- bench -----------------------------------------------------------------------------------
 
 
+def _bench_peers(args: argparse.Namespace) -> List[Any]:
+    """The batch peers of `bench --peer NAME=CMD` and `--peers FILE`."""
+    from ..tools import lab
+
+    try:
+        specs = [s for path in args.peers or () for s in lab.read_peers(path)]
+        return specs + [lab.parse_peer(t) for t in args.peer or ()]
+    except OSError as exc:
+        raise CLIError(f"{exc.filename}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise CLIError(str(exc)) from exc
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..tools import bench as _bench
 
@@ -436,10 +449,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
             extra.append(_bench.command_candidate(name.strip(), command, args.strip_newline, args.impl_timeout))
         except ValueError as exc:  # shlex: an unclosed quote
             raise CLIError(f"--impl-cmd {spec!r}: {exc}") from exc
+    for spec in _bench_peers(args):
+        extra.append(_bench.batch_candidate(spec.name, spec.command, args.impl_timeout))
     try:
         result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only, extra)
     except _bench.CannotStart as exc:
-        raise CLIError(f"--impl-cmd: {exc}") from exc
+        raise CLIError(str(exc)) from exc
     if args.json:
         print(json.dumps(result.as_dict()))
     else:

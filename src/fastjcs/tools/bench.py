@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tupl
 from ..core import python_backend as _python
 from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
+from .peers import CANNOT_START, OK, BatchPeer
 
 # ---------------------------------------------------------------------------------------------------
 # Probes: each gives a JSON text (and, where Python values can say the same thing, the parsed value)
@@ -155,7 +156,10 @@ class Candidate:
     from_text: Optional[Callable[[bytes], bytes]] = None   # None: json.loads, then from_obj
     not_jcs: Optional[str] = None     # why this is not a JCS implementation at all (labelled so)
     obj_native: bool = True           # False: from_obj is json.dumps, then from_text
-    command: Optional[str] = None     # an external command, one process per document
+    command: Optional[str] = None     # an external command (one process per document, or batch)
+    #: a batch peer: many JSON texts in one call, an answer (peers.Outcome) for each
+    many: Optional[Callable[[Sequence[bytes]], List[Any]]] = None
+    close: Optional[Callable[[], None]] = None
 
     def text(self, data: bytes) -> bytes:
         """The canonical form of a JSON text, as a user of the candidate gets it: its own text
@@ -241,6 +245,29 @@ def command_candidate(name: str, command: str, strip_newline: bool = False,
         return out
 
     return Candidate(name, _via_text(from_text), from_text, obj_native=False, command=command)
+
+
+def batch_candidate(name: str, command: str, timeout: float = 10.0) -> Candidate:
+    """A canonicalizer that is a command speaking the batch protocol (docs/interop.md): started
+    once, every document of a timing run sent down one pipe. The timing is the round trip:
+    base64 both ways, the pipe, and the peer's own work. A command that cannot start raises
+    CannotStart; any other fault (crash, timeout) is a refusal of that document."""
+    peer = BatchPeer(command, timeout)
+
+    def many(docs: Sequence[bytes]) -> List[Any]:
+        out = peer.run(docs)
+        if out and out[0].status == CANNOT_START:
+            raise CannotStart(f"cannot start {command!r}: {out[0].detail}")
+        return out
+
+    def from_text(data: bytes) -> bytes:
+        (answer,) = many([data])
+        if answer.status != OK:
+            raise Refused(answer.detail or answer.data.decode("utf-8", "replace")[:80])
+        return answer.data
+
+    return Candidate(name, _via_text(from_text), from_text, obj_native=False, command=command, many=many,
+                     close=peer.close)
 
 
 def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
@@ -366,6 +393,7 @@ class Row:
     refused: Dict[int, str] = field(default_factory=dict)    # document index -> its refusal
     ratio_documents: Optional[int] = None   # how many documents the ratio is over
     ms_per_document: Optional[float] = None
+    batch: bool = False                     # an external command over the batch protocol
 
     @property
     def label(self) -> str:
@@ -414,8 +442,9 @@ class Result:
             if r.refused_probes:
                 lines.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
             if r.command is not None and r.ms_per_document is not None:
-                lines.append(f"{r.name}: command {r.command!r}, one process per document: "
-                             f"{r.ms_per_document:.2f} ms per document")
+                how = "batch protocol, one process" if r.batch else "one process per document"
+                lines.append(f"{r.name}: command {r.command!r}, {how}: "
+                             f"{r.ms_per_document:.3f} ms per document")
         absent = not_installed(self.skipped)
         if absent:
             lines.append("not installed: " + ", ".join(absent))
@@ -441,7 +470,8 @@ def _time(fn: Callable[[], Any], min_time: float, repeat: int) -> float:
 def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat: int = 3,
         only: Optional[Sequence[str]] = None, extra: Sequence[Candidate] = ()) -> Result:
     """Probe and time the candidates installed (those whose name contains one of `only`, if
-    given) and the `extra` ones (external commands) on `docs`. A candidate that refuses some
+    given) and the `extra` ones (external commands, one process per document or batch peers) on
+    `docs`. A candidate that refuses some
     documents is timed on the others; its ratio to rfc8785 is timed again on the documents both
     handled when those are not the same. CannotStart propagates (a command that cannot run)."""
     if repeat < 1:
@@ -450,6 +480,10 @@ def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat
     if only:
         wanted = [w.lower() for w in only]
         cands = [c for c in cands if any(w in c.name.lower() for w in wanted)]
+    taken = {c.name for c in cands}
+    for c in extra:   # a peer serving an installed candidate (serve-canon --candidate) keeps both rows
+        if c.name in taken:
+            c.name += " (batch)" if c.many is not None else " (command)"
     cands = [*cands, *extra]
     result = Result(mode, sum(len(d) for d in docs), len(docs), skipped=skipped)
     inputs: Sequence[Any] = [json.loads(d) for d in docs] if mode == "object" else docs
@@ -457,48 +491,66 @@ def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat
     def call(c: Candidate) -> Callable[[Any], bytes]:
         return c.from_obj if mode == "object" else c.text
 
+    # what a batch peer is sent: the texts, or in object mode the values written back as text
+    texts = docs if mode == "text" else [json.dumps(x).encode("ascii") for x in inputs]
+
     def work(c: Candidate, idx: Sequence[int]) -> Callable[[], Any]:
+        if c.many is not None:
+            many, batch = c.many, [texts[i] for i in idx]
+            return lambda: many(batch)
         f, chosen = call(c), [inputs[i] for i in idx]
         return lambda: [f(x) for x in chosen]
 
-    handled: Dict[str, List[int]] = {}
-    for c in cands:
-        wrong, refused_probes = probe_report(c)
-        row = Row(c.name, not wrong, wrong, refused_probes=refused_probes, not_jcs=c.not_jcs, command=c.command)
-        f, ok = call(c), []
-        for i, x in enumerate(inputs):
-            try:
-                f(x)
-                ok.append(i)
-            except CannotStart:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a peer may raise anything: a refusal
-                row.refused[i] = f"{type(exc).__name__}: {exc}"[:80]
-        handled[c.name] = ok
-        row.documents = len(ok)
-        if ok:
-            seconds = _time(work(c, ok), min_time, repeat)
-            row.mb_per_s = sum(len(docs[i]) for i in ok) / 1e6 / seconds
-            row.ms_per_document = seconds / len(ok) * 1e3
-        else:
-            row.error = "refused every document" + (f" ({next(iter(row.refused.values()))})" if row.refused else "")
-        result.rows.append(row)
-    base = next((r for r in result.rows if r.name == "rfc8785" and r.mb_per_s), None)
-    if base is None:
+    try:
+        handled: Dict[str, List[int]] = {}
+        for c in cands:
+            wrong, refused_probes = probe_report(c)
+            row = Row(c.name, not wrong, wrong, refused_probes=refused_probes, not_jcs=c.not_jcs, command=c.command,
+                      batch=c.many is not None)
+            f, ok = call(c), []
+            if c.many is not None:
+                for i, answer in enumerate(c.many(texts)):
+                    if answer.status == OK:
+                        ok.append(i)
+                    else:
+                        row.refused[i] = (answer.detail or answer.data.decode("utf-8", "replace"))[:80]
+            for i, x in enumerate(inputs if c.many is None else ()):
+                try:
+                    f(x)
+                    ok.append(i)
+                except CannotStart:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a peer may raise anything: a refusal
+                    row.refused[i] = f"{type(exc).__name__}: {exc}"[:80]
+            handled[c.name] = ok
+            row.documents = len(ok)
+            if ok:
+                seconds = _time(work(c, ok), min_time, repeat)
+                row.mb_per_s = sum(len(docs[i]) for i in ok) / 1e6 / seconds
+                row.ms_per_document = seconds / len(ok) * 1e3
+            else:
+                row.error = "refused every document" + (f" ({next(iter(row.refused.values()))})" if row.refused else "")
+            result.rows.append(row)
+        base = next((r for r in result.rows if r.name == "rfc8785" and r.mb_per_s), None)
+        if base is None:
+            return result
+        base_c = next(c for c in cands if c.name == "rfc8785")
+        for r, c in zip(result.rows, cands):
+            if not r.mb_per_s:
+                continue
+            if handled[r.name] == handled[base.name]:
+                r.ratio, r.ratio_documents = r.mb_per_s / base.mb_per_s, len(handled[r.name])
+                continue
+            common = sorted(set(handled[r.name]) & set(handled[base.name]))
+            if common:
+                mine = _time(work(c, common), min_time, repeat)
+                theirs = _time(work(base_c, common), min_time, repeat)
+                r.ratio, r.ratio_documents = theirs / mine, len(common)
         return result
-    base_c = next(c for c in cands if c.name == "rfc8785")
-    for r, c in zip(result.rows, cands):
-        if not r.mb_per_s:
-            continue
-        if handled[r.name] == handled[base.name]:
-            r.ratio, r.ratio_documents = r.mb_per_s / base.mb_per_s, len(handled[r.name])
-            continue
-        common = sorted(set(handled[r.name]) & set(handled[base.name]))
-        if common:
-            mine = _time(work(c, common), min_time, repeat)
-            theirs = _time(work(base_c, common), min_time, repeat)
-            r.ratio, r.ratio_documents = theirs / mine, len(common)
-    return result
+    finally:
+        for c in cands:
+            if c.close is not None:
+                c.close()
 
 
 def plot(result: Result, out: BinaryIO, image_format: str) -> None:
