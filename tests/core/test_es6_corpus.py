@@ -49,8 +49,8 @@ def test_bit_patterns_skip_zero_nan_and_infinity():
 
 
 def test_static_values_are_the_shared_ones():
-    """tests/data holds a copy of the shared conformance file; where shared/ is beside the
-    checkout (CI lays it there), they must not have drifted apart."""
+    """The package holds a copy of the shared conformance file (fastjcs/tools/es6-static-values.txt);
+    where shared/ is beside the checkout (CI lays it there), they must not have drifted apart."""
     shared = REPO.parent / "shared" / "conformance" / "es6-static-values.txt"
     if not shared.exists():
         pytest.skip(f"{shared} is not beside this checkout")

@@ -23,7 +23,7 @@ import signal
 import sys
 import time
 
-modes = set(sys.argv[1:])
+modes = set(sys.argv[1:]) if __name__ == "__main__" else set()
 
 
 def canon(doc: bytes) -> bytes:
@@ -65,4 +65,5 @@ def main() -> None:
     sys.stdout.write("".join(held))
 
 
-main()
+if __name__ == "__main__":
+    main()

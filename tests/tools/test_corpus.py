@@ -364,3 +364,14 @@ def test_load_vectors_from_the_source_tree():
     except CorpusError as exc:  # an installed fastjcs, tested without its source tree
         pytest.skip(str(exc))
     assert cases == corpus.vector_cases(_vector_paths())
+
+
+def test_vectors_source_names_a_checkouts_folder(tmp_path):
+    from conftest import REPO
+
+    whole = corpus.load([f"vectors:{REPO / 'vectors'}"], 1, 1)
+    assert [c.id for c in whole] == [c.id for c in corpus.vector_cases()]
+    one = corpus.load([f"vectors:{REPO / 'vectors' / 'rfc8785'}"], 1, 1)
+    assert one and all(c.category == "vectors-rfc8785" for c in one)
+    with pytest.raises(corpus.CorpusError):
+        corpus.load([f"vectors:{tmp_path / 'absent'}"], 1, 1)

@@ -225,3 +225,18 @@ def test_reports_carry_the_matrix_and_the_reproducers():
     assert page.startswith("<!doctype html>") and "<script" not in page and "http" not in page
     assert 'class="fail"' in page and 'class="pass"' in page
     assert not matrix.ok and "1 with failures (fake)" in matrix.text()
+
+
+def test_the_python_adapter_of_the_docs_is_a_working_peer(tmp_path):
+    import re
+
+    from conftest import REPO
+
+    page = (REPO / "docs" / "interop.md").read_text("utf-8")
+    (adapter,) = re.findall(r"^```py\n(.*?)^```", page, re.S | re.M)
+    (tmp_path / "adapter.py").write_text(adapter)
+    (tmp_path / "lib.py").write_text("import fastjcs\n\ndef dumps(value):\n    return fastjcs.dumps(value)\n")
+    cmd = f"cd {shlex.quote(str(tmp_path))} && {shlex.quote(sys.executable)} adapter.py"
+    result = lab.run_peer(lab.PeerSpec("docs", cmd), CASES)
+    # json.loads keeps the last of duplicate names: the one class the adapter's library cannot see
+    assert result.totals == {"agree": 6, "accepts-invalid": 1}

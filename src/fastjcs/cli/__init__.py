@@ -211,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fastjcs", action="store_true", help="also run fastjcs itself, as a peer (the reference row)")
     p.add_argument("--only", action="append", metavar="NAME", help="peers whose name contains NAME")
     p.add_argument("--corpus", action="append", metavar="SOURCE",
-                   help="gen, vectors, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)")
+                   help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents "
+                        "(default: gen, es6:2000)")
     p.add_argument("--seed", type=int, default=8785)
     p.add_argument("--per-category", type=_positive, default=50, metavar="N", help="generated cases per category")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per answer")

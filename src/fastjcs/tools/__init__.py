@@ -4,8 +4,11 @@ Modules: `cpb_vectors` and `eab_vectors` (the vector-suite runners, with mutatio
 `results` (their one result and summary type), `reader` (the token-preserving JSON reader they
 and crosscheck share), `crosscheck` (holding another implementation to fastjcs's answers),
 `protocol` (the serve-vector protocol), `bench` (the one registry of canonicalizers and the
-benchmark), `lines` (digests of JSON Lines in parallel chunks), and `suites/` (the vector suites
-`fastjcs vectors` runs by default, shipped as package data).
+benchmark), `lines` (digests of JSON Lines in parallel chunks), the interop lab: `peers` (running
+another canonicalizer: one process per document, or the batch protocol), `corpus` (its cases by
+category, each with its clause and a checked expected answer) and `lab` (classes, shrinking, the
+matrix); and `suites/` (the vector suites `fastjcs vectors` runs by default, shipped as package
+data).
 """
 
 from __future__ import annotations

@@ -429,8 +429,13 @@ def _md(text: str) -> str:
 def markdown_report(results: Sequence[PeerResult], meta: Dict[str, Any]) -> str:
     """The matrix as markdown (for the docs), then each peer's classes with a shrunk reproducer."""
     cols = _columns(results)
-    out = [f"Generated {meta.get('date', '')} by `{meta.get('command', 'fastjcs interop')}`: "
-           f"{meta.get('cases', 0)} cases ({meta.get('corpus', '')}), seed {meta.get('seed', '')}.", "",
+    out = ["# JCS interop matrix", "",
+           f"Generated {meta.get('date', '')} by `{meta.get('command', 'fastjcs interop')}` "
+           f"(fastjcs {meta.get('fastjcs', '')}): {meta.get('cases', 0)} cases "
+           f"({meta.get('corpus', '')}), seed {meta.get('seed', '')}. A cell is `pass (N)` when the "
+           "peer agrees with RFC 8785 on all N cases of that family, else the count of each class "
+           "of failure; documents/s is the batch run's throughput, faults left out "
+           "([the lab](interop.md) says how to read it).", "",
            "| peer | version | language | " + " | ".join(cols) + " | documents/s |",
            "|---|---|---|" + "---|" * len(cols) + "---:|"]
     for r in results:
