@@ -30,9 +30,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from Crypto.Hash import SHA256
-
 import fastjcs
+
+from ..core.hashing import hash_module
+
+#: The ES6 corpus's hash: its chain of blocks and its published digests (pycryptodome's SHA-256)
+_SHA256 = hash_module("sha256")
 
 
 @dataclass(frozen=True)
@@ -1085,7 +1088,7 @@ def es6_bit_patterns() -> Iterator[int]:
     unpack = struct.Struct("<4Q").unpack
     block = bytes(32)
     while True:
-        block = SHA256.new(block).digest()
+        block = _SHA256.new(block).digest()
         for word in unpack(block):
             # Skip +0/-0 (magnitude 0) and NaN/infinities (all exponent bits set).
             if word & _MAGNITUDE_MASK and word & _EXPONENT_MASK != _EXPONENT_MASK:
@@ -1101,7 +1104,7 @@ def es6_cases(lines: int) -> List[Case]:
     published count up to `lines` (CorpusCheckError on a mismatch)."""
     if lines < 1:
         raise CorpusError(f"es6: the number of lines must be positive, not {lines}")
-    hasher = SHA256.new()
+    hasher = _SHA256.new()
     patterns = es6_bit_patterns()
     unpack = struct.Struct("<d").unpack
     pack = struct.Struct("<Q").pack
