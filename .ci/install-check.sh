@@ -4,16 +4,18 @@
 #   .ci/install-check.sh [pytest arguments...]     (default: -m "not slow")
 #
 #  1. builds the sdist and, from it, the wheel (python -m build, in a tools venv), with the C
-#     extension required;
+#     extension required; then the release wheel (.ci/wheel.sh: cp39-abi3, repaired by auditwheel
+#     to a manylinux tag, its tags and contents inspected), which is the wheel installed below;
 #  2. checks that the sdist carries what the source tree has of: csrc/ (every .c, .h and the table
 #     generators gen_*.py), build_ffi.py, setup.py, pyproject.toml, README.md (which pyproject.toml
 #     names, so it must exist), vectors/, tests/, fuzz/; and that the wheel carries the extension;
 #  3. installs the wheel, then the sdist, each into a fresh venv, and runs the test suite against
 #     the installed package: from a copy of the sdist's files without src/, with fastjcs.__file__
 #     checked to be inside the venv and the C backend in use;
-#  4. with no working C compiler (CC, CXX and LDSHARED set to `false`): the sdist still installs
-#     and the suite passes on the pure-Python backend (fastjcs.backend() == "python"), while the
-#     same install with FASTJCS_REQUIRE_NATIVE=1 fails.
+#  4. with no working C compiler (CC, CXX and LDSHARED set to `false`): the sdist still installs,
+#     importing it announces the fallback once (one FallbackWarning line naming the cause), and
+#     the suite passes on the pure-Python backend (fastjcs.backend() == "python"), while the same
+#     install with FASTJCS_REQUIRE_NATIVE=1 fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -47,8 +49,11 @@ fi
 FASTJCS_REQUIRE_NATIVE=1 "$work/tools/bin/python" -m build --outdir "$work/dist" "$tree" >"$work/build.log" 2>&1 ||
     { tail -40 "$work/build.log"; fail "python -m build"; }
 sdist=$(ls "$work"/dist/*.tar.gz)
-wheel=$(ls "$work"/dist/*.whl)
-echo "$(basename "$sdist") $(basename "$wheel")"
+echo "$(basename "$sdist") $(basename "$(ls "$work"/dist/*.whl)")"
+
+step "the release wheel: cp39-abi3, repaired to manylinux, inspected (.ci/wheel.sh)"
+wheel=$(PYTHON="$python" bash .ci/wheel.sh "$work/release" | tail -1)
+echo "$(basename "$wheel")"
 
 step "what the sdist and the wheel carry"
 tar -xzf "$sdist" -C "$work"
@@ -121,8 +126,14 @@ CC=false CXX=false LDSHARED=false "$venv/bin/pip" install --quiet "$sdist[test]"
     { tail -30 "$work/pip-nocc.log"; fail "pip install without a compiler"; }
 ls "$venv"/lib/python*/site-packages/fastjcs/_native_ext* >/dev/null 2>&1 && fail "an extension was built with CC=false"
 dir=$(prepare_run nocc)
-(cd "$dir" && check_installed "$venv" python)
-run_suite "$venv" "$dir" "compiler-less"
+(cd "$dir" && check_installed "$venv" python) 2>"$work/nocc-import.err"
+# The fallback nobody asked for is announced, once, on one line, naming its cause.
+[ "$(grep -c 'FallbackWarning: the C core is not available' "$work/nocc-import.err")" = 1 ] &&
+    [ "$(wc -l <"$work/nocc-import.err")" = 1 ] ||
+    { cat "$work/nocc-import.err"; fail "no one-line FallbackWarning on the compiler-less install"; }
+# The suite asks for the pure-Python backend, as a user who knows does: no warning in the way of
+# the tests that read stderr.
+FASTJCS_BACKEND=python run_suite "$venv" "$dir" "compiler-less"
 
 step "no C compiler and FASTJCS_REQUIRE_NATIVE=1: the install fails"
 venv=$work/venv-required

@@ -11,7 +11,8 @@ Quick start::
 `dumps`/`dump` take Python values and `canonicalize` takes JSON text; both return the canonical
 UTF-8 bytes. The work is done by a C core when it is built (`fastjcs.backend() == "native"`), else
 by a pure-Python backend with the same answers and the same exceptions; `FASTJCS_BACKEND=python`
-or `=native` forces the choice. Every error is a subclass of `FastJCSError` (a ValueError); see
+or `=native` forces the choice; a fallback nobody asked for is announced once by a
+`FallbackWarning`. Every error is a subclass of `FastJCSError` (a ValueError); see
 `fastjcs.core.errors` for the hierarchy.
 
 `import fastjcs` loads the core (`fastjcs.core`) and nothing else. The other layers are packages
@@ -26,8 +27,9 @@ from .core import api as _api, digests as _digests, errors as _errors
 from .core.api import *  # noqa: F401,F403 - dumps, dump, canonicalize, canonicalize_to, ...
 from .core.digests import *  # noqa: F401,F403 - digest, digest_many, parse_digest, ...
 from .core.errors import *  # noqa: F401,F403 - FastJCSError and its subclasses
-from .core.seam import backend
+from .core.seam import FallbackWarning, backend
 
+#: The version of fastjcs: the one place it is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "backend", *_api.__all__, *_errors.__all__, *_digests.__all__]
+__all__ = ["__version__", "backend", "FallbackWarning", *_api.__all__, *_errors.__all__, *_digests.__all__]

@@ -49,6 +49,7 @@ from .commands import (
 from .streams import (
     CLIError,
     EXIT_ERROR,
+    EXIT_OK,
     _reader_gone,
     _standard_streams,
 )
@@ -108,9 +109,12 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fastjcs", description="RFC 8785 JSON canonicalization (JCS).")
-    parser.add_argument("--version", action="version", version=f"fastjcs {__version__}")
+    parser.add_argument("--version", action="store_true",
+                        help="print the version and the backend in use, and exit")
+    parser.add_argument("--verbose", action="store_true",
+                        help="with --version: also why the C core is or is not in use, and the versions "
+                             "of Python, cffi and pycryptodome")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
 
     p = sub.add_parser("canon", help="write the canonical form of a JSON text",
                        description="Write the RFC 8785 canonical form of FILE (or stdin) to stdout, "
@@ -261,17 +265,59 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def version_report(verbose: bool = False) -> str:
+    """`fastjcs --version`: the version and the backend; with `verbose`, why that backend (the
+    C core's import error when it is not in use), where the extension is, and the versions of
+    what fastjcs runs on."""
+    import platform
+
+    from ..core import seam
+
+    lines = [f"fastjcs {__version__} ({seam.backend()} backend)"]
+    if not verbose:
+        return lines[0]
+    lines.append(f"backend: {seam.why()}")
+    if seam.backend() == "native":
+        from ..core import native_backend
+
+        lines.append(f"C core: {native_backend.extension_path()}")
+        lines.append("digests in C: pycryptodome's compiled SHA-256 one-shot "
+                     + ("found" if native_backend.has_compiled_oneshot("sha256") else
+                        "not found (digests hash through pycryptodome's Python API)"))
+    lines.append(f"python: {platform.python_implementation()} {platform.python_version()} on "
+                 f"{platform.system()} {platform.machine()}")
+    for dist in ("cffi", "pycryptodome"):
+        lines.append(f"{dist}: {_dist_version(dist)}")
+    return "\n".join(lines)
+
+
+def _dist_version(name: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     _standard_streams()
     name = "fastjcs"
     try:
+        parser = build_parser()
         try:
-            args = build_parser().parse_args(argv)
-        except SystemExit as exc:  # --help, --version (0) or a usage error (2): argparse printed it
+            args = parser.parse_args(argv)
+            if not args.version and (args.verbose or args.command is None):
+                parser.error("give a COMMAND (or --version, with --verbose for the details)")
+        except SystemExit as exc:  # --help (0) or a usage error (2): argparse printed it
             status = exc.code if isinstance(exc.code, int) else EXIT_ERROR
         else:
-            name = f"fastjcs {args.command}"
-            status = args.run(args)
+            if args.version:
+                print(version_report(args.verbose))
+                status = EXIT_OK
+            else:
+                name = f"fastjcs {args.command}"
+                status = args.run(args)
         sys.stdout.flush()  # here, where a failure is reported, not at the interpreter's exit
         return status
     except CLIError as exc:

@@ -268,6 +268,18 @@ def _find_oneshot(algorithm: str) -> Any:
         return ffi.NULL
 
 
+def has_compiled_oneshot(algorithm: str) -> bool:
+    """Does the batch path hash in C, through pycryptodome's compiled one-shot function?"""
+    return _hash_fn(algorithm) != ffi.NULL
+
+
+def extension_path() -> str:
+    """The file of the loaded C extension."""
+    from .. import _native_ext
+
+    return str(_native_ext.__file__)
+
+
 def _hash_fn(algorithm: str) -> Any:
     fn = _hash_fns.get(algorithm)
     if fn is None:

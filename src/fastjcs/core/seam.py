@@ -4,10 +4,12 @@ The backend is chosen once, at import (msgpack's MSGPACK_PUREPYTHON pattern):
 
     FASTJCS_BACKEND=python   the pure-Python backend, even where the C core is built;
     FASTJCS_BACKEND=native   the C core; ImportError if it is not built;
-    unset or empty           the C core when it is built, else pure Python.
+    unset or empty           the C core when it is built, else pure Python, announced once by a
+                             FallbackWarning naming why the C core could not be loaded.
 
 Only an ImportError of the extension module leads to the pure-Python backend: a C core that is
-present but broken fails loudly. Every layer calls the functions of `fastjcs.core.api` (which
+present but broken fails loudly. `why()` says why the backend in use was chosen (`fastjcs
+--version --verbose` prints it). Every layer calls the functions of `fastjcs.core.api` (which
 alone reads `_impl`, one attribute lookup on its hot paths) or `impl()`, never a backend module
 directly, so a test that swaps `_impl` exercises the whole stack on one backend.
 """
@@ -15,7 +17,8 @@ directly, so a test that swaps `_impl` exercises the whole stack on one backend.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+import warnings
+from typing import TYPE_CHECKING, Tuple
 
 from . import python_backend
 
@@ -23,23 +26,35 @@ if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
 
 
-def _load(choice: str) -> "Backend":
+class FallbackWarning(RuntimeWarning):
+    """The C core could not be loaded and nothing asked for a backend: fastjcs runs on its
+    pure-Python backend (the same answers, 10 to 40 times slower). Set FASTJCS_BACKEND=python to
+    choose it without the warning, or install a wheel (or a compiler) to get the C core."""
+
+
+def _load(choice: str) -> "Tuple[Backend, str]":
+    """The backend for a FASTJCS_BACKEND value, and why it is the one."""
     if choice == "python":
-        return python_backend
+        return python_backend, "the pure-Python backend, as FASTJCS_BACKEND=python asks"
     if choice == "native":
         from . import native_backend  # ImportError propagates: the caller asked for C
 
-        return native_backend
+        return native_backend, "the C core, as FASTJCS_BACKEND=native asks"
     if choice == "":
         try:
             from . import native_backend
-        except ImportError:
-            return python_backend
-        return native_backend
+        except ImportError as exc:
+            why = f"the C core is not available ({type(exc).__name__}: {exc})"
+            # One line on stderr (no source line to quote), once: this runs once per process.
+            warnings.warn_explicit(f"{why}; running on the pure-Python backend, 10-40x slower "
+                                   "(FASTJCS_BACKEND=python chooses it without this warning)",
+                                   FallbackWarning, "fastjcs", 0, module="fastjcs")
+            return python_backend, why
+        return native_backend, "the C core (built and loaded)"
     raise ImportError(f"FASTJCS_BACKEND must be 'native', 'python' or unset, not {choice!r}")
 
 
-_impl: "Backend" = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
+_impl, _why = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
 
 
 def impl() -> "Backend":
@@ -54,3 +69,13 @@ def backend() -> str:
     True
     """
     return _impl.NAME
+
+
+def why() -> str:
+    """Why the backend in use is the one: asked for by FASTJCS_BACKEND, the C core loaded, or
+    the C core unavailable and the reason (the ImportError).
+
+    >>> why().startswith("the ")
+    True
+    """
+    return _why

