@@ -230,9 +230,9 @@ class _Untouchable:
 @pytest.fixture
 def guarded():
     reg = ExecutionRegistry.create(":memory:")
-    real, reg._db = reg._db, _Untouchable()
+    real, reg._store = reg._store, _Untouchable()
     yield reg
-    reg._db = real
+    reg._store = real
     reg.close()
 
 
@@ -302,8 +302,8 @@ def test_execution_id_boundaries(make_registry):
 def test_file_settings_and_persistence(tmp_path):
     path = tmp_path / "reg.db"
     with ExecutionRegistry.create(path) as reg:
-        assert reg._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert reg._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert reg._store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert reg._store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert reg.admit(AGENT, "exec-1", B1, call_id="c1") is Admission.ADMITTED
     with pytest.raises(RegistryClosedError):
         reg.admit(AGENT, "exec-2", B1)  # closed by the context manager
@@ -386,8 +386,8 @@ def test_sigkill_loses_nothing_committed(tmp_path):
 
     agent = "spiffe://agent.example/loop"
     with ExecutionRegistry(db) as reg:
-        assert reg._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = {int(eid[5:]): (state, binding) for eid, state, binding in reg._db.execute(
+        assert reg._store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = {int(eid[5:]): (state, binding) for eid, state, binding in reg._store.db.execute(
             "SELECT execution_id, state, binding FROM reservations")}
         # Each admit commits before the next begins: the keys are exactly exec-0 .. exec-N, and
         # every one the child reported is there, with its binding.
