@@ -19,8 +19,8 @@ DB is a registry target: a SQLite path or a PostgreSQL URL.
         killed).
     registry_worker.py through-restart DB WORKER STOP_FILE
         Admit exec-0, exec-1, ... (call_id "wWORKER") until STOP_FILE exists, retrying a key
-        after each RegistryError (the server restarting); print one JSON list of
-        [key, answer, errors before the answer].
+        after each RegistryError (the server restarting). Print "ready" once the registry is open
+        and has answered, and at the end one JSON list of [key, answer, errors before the answer].
 """
 
 from __future__ import annotations
@@ -105,6 +105,8 @@ def stall(db: str, n: int) -> None:
 def through_restart(db: str, worker: int, stop_file: str) -> None:
     out = []
     with ExecutionRegistry(db, timeout=5) as reg:
+        reg.get(agent_for(0), "exec-0")  # a connection made and used
+        print("ready", flush=True)
         key = 0
         while not os.path.exists(stop_file):
             errors = 0
