@@ -1,7 +1,10 @@
 """The execution correlation registry (docs/contract.md, "Execution registry").
 
 The registry stores bindings as opaque strings and never canonicalizes, so these tests do not take
-the `backend` fixture. Multi-process tests run tests/eab/registry_worker.py as separate interpreters.
+the `backend` fixture. They run on every storage (`make_registry`: SQLite in memory and in a file,
+PostgreSQL; `new_target`: a SQLite file and PostgreSQL; see _registry_stores, which skips the
+PostgreSQL cases with the reason where no server is configured). Multi-process tests run
+tests/eab/registry_worker.py as separate interpreters.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from fastjcs.eab import (
 )
 
 from conftest import REPO
+from _registry_stores import make_registry, new_target, stored  # noqa: F401 - fixtures
 WORKER = REPO / "tests" / "eab" / "registry_worker.py"
 
 AGENT = "spiffe://agent.example/payments/prod"
@@ -38,23 +42,6 @@ B1 = "sha256:" + "1" * 64
 B2 = "sha256:" + "2" * 64
 B1_384 = "sha384:" + "1" * 96
 AUDIT = "sha256:" + "a" * 64
-
-
-@pytest.fixture(params=["memory", "file"])
-def make_registry(request, tmp_path):
-    """A factory of fresh registries, in memory or in a file (one file per call)."""
-    opened = []
-    counter = iter(range(1000))
-
-    def make():
-        path = ":memory:" if request.param == "memory" else str(tmp_path / f"r{next(counter)}.db")
-        reg = ExecutionRegistry.create(path)
-        opened.append(reg)
-        return reg
-
-    yield make
-    for reg in opened:
-        reg.close()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -230,9 +217,9 @@ class _Untouchable:
 @pytest.fixture
 def guarded():
     reg = ExecutionRegistry.create(":memory:")
-    real, reg._db = reg._db, _Untouchable()
+    real, reg._store = reg._store, _Untouchable()
     yield reg
-    reg._db = real
+    reg._store = real
     reg.close()
 
 
@@ -302,8 +289,8 @@ def test_execution_id_boundaries(make_registry):
 def test_file_settings_and_persistence(tmp_path):
     path = tmp_path / "reg.db"
     with ExecutionRegistry.create(path) as reg:
-        assert reg._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert reg._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert reg._store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert reg._store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert reg.admit(AGENT, "exec-1", B1, call_id="c1") is Admission.ADMITTED
     with pytest.raises(RegistryClosedError):
         reg.admit(AGENT, "exec-2", B1)  # closed by the context manager
@@ -324,9 +311,9 @@ def test_memory_registries_are_separate():
         assert b.admit(AGENT, "exec-1", B1) is Admission.ADMITTED
 
 
-def test_threads_share_one_registry(tmp_path):
+def test_threads_share_one_registry(new_target):
     answers = []
-    with ExecutionRegistry.create(tmp_path / "t.db") as reg:
+    with ExecutionRegistry.create(new_target()) as reg:
         def run():
             answers.extend(reg.admit(AGENT, f"exec-{n % 25}", B1) for n in range(100))
 
@@ -338,9 +325,9 @@ def test_threads_share_one_registry(tmp_path):
     assert Counter(answers) == {Admission.ADMITTED: 25, Admission.REPLAY_IN_FLIGHT: 375}
 
 
-def test_processes_contending_on_one_file(tmp_path):
+def test_processes_contending(new_target, tmp_path):
     """8 processes x 200 admits on 100 overlapping keys: one ADMITTED per key, no error."""
-    db, go = tmp_path / "shared.db", tmp_path / "go"
+    db, go = new_target(), tmp_path / "go"
     workers, keys, rounds = 8, 100, 2
     ExecutionRegistry.create(db).close()
     results = [r for out in _cli.run_together([[WORKER, "contend", db, go, w, keys, rounds]
@@ -361,10 +348,13 @@ def test_processes_contending_on_one_file(tmp_path):
                 winner[key]
     assert {answer for _, _, answer in results} == {"ADMITTED", "REPLAY_IN_FLIGHT",
                                                     "COLLISION_CHANGED_BINDING"}
+    # One audit event per reservation: the refused admissions changed nothing.
+    reservations, events = stored(db)
+    assert len(reservations) == keys and Counter(a for _, a, _ in events) == {"admit": keys}
 
 
-def test_sigkill_loses_nothing_committed(tmp_path):
-    db = tmp_path / "crash.db"
+def test_sigkill_loses_nothing_committed(new_target):
+    db = new_target()
     ExecutionRegistry.create(db).close()
     proc = subprocess.Popen([sys.executable, str(WORKER), "loop", str(db)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env())
@@ -385,24 +375,27 @@ def test_sigkill_loses_nothing_committed(tmp_path):
     assert len(admitted) >= 60
 
     agent = "spiffe://agent.example/loop"
-    with ExecutionRegistry(db) as reg:
-        assert reg._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = {int(eid[5:]): (state, binding) for eid, state, binding in reg._db.execute(
-            "SELECT execution_id, state, binding FROM reservations")}
-        # Each admit commits before the next begins: the keys are exactly exec-0 .. exec-N, and
-        # every one the child reported is there, with its binding.
-        assert sorted(rows) == list(range(len(rows)))
-        assert admitted <= set(rows)
-        for n, (state, binding) in rows.items():
-            assert binding == f"sha256:{n:032x}{0:032x}"
-            if n in completed or n % 3:
-                # reported completed, or never finalized by the child
-                assert state == ("completed" if n % 3 == 0 else "in_flight"), (n, state)
-            else:
-                assert state in ("in_flight", "completed")  # killed between admit and finalize?
-        in_flight = {n for n, (state, _) in rows.items() if state == "in_flight"}
-        assert admitted - completed - {n for n in admitted if n % 3 == 0} <= in_flight
+    reservations, events = stored(db)
+    rows = {int(eid[5:]): (state, binding) for eid, state, binding, _ in reservations}
+    # Each admit commits before the next begins: the keys are exactly exec-0 .. exec-N, and
+    # every one the child reported is there, with its binding.
+    assert sorted(rows) == list(range(len(rows)))
+    assert admitted <= set(rows)
+    for n, (state, binding) in rows.items():
+        assert binding == f"sha256:{n:032x}{0:032x}"
+        if n in completed or n % 3:
+            # reported completed, or never finalized by the child
+            assert state == ("completed" if n % 3 == 0 else "in_flight"), (n, state)
+        else:
+            assert state in ("in_flight", "completed")  # killed between admit and finalize?
+    # The audit trail agrees with the reservations: one admit each, one finalize per completed.
+    assert Counter((int(eid[5:]), action) for eid, action, _ in events) == Counter(
+        [(n, "admit") for n in rows] + [(n, "finalize") for n, (state, _) in rows.items()
+                                        if state == "completed"])
+    in_flight = {n for n, (state, _) in rows.items() if state == "in_flight"}
+    assert admitted - completed - {n for n in admitted if n % 3 == 0} <= in_flight
 
+    with ExecutionRegistry(db) as reg:
         assert reg.recover() == len(in_flight)
         assert reg.recover() == 0
         for n in in_flight:
@@ -410,5 +403,81 @@ def test_sigkill_loses_nothing_committed(tmp_path):
             assert (sealed.state, sealed.finalized_by) == ("outcome_unknown", "recover")
             assert reg.admit(agent, f"exec-{n}", f"sha256:{n:032x}{0:032x}") is \
                 Admission.REPLAY_OUTCOME_UNKNOWN
+            assert [(e.action, e.state) for e in reg.history(agent, f"exec-{n}")] == \
+                [("admit", "in_flight"), ("recover", "outcome_unknown")]
         for n in completed:
             assert reg.get(agent, f"exec-{n}").state == "completed"
+
+
+def test_sigkill_inside_a_transaction(new_target):
+    """A client killed after writing a reservation and before its audit event and COMMIT: nothing
+    of that admission remains, the key is free, and the earlier reservations are recovered."""
+    db, before = new_target(), 7
+    ExecutionRegistry.create(db).close()
+    proc = subprocess.Popen([sys.executable, str(WORKER), "stall", db, str(before)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env())
+    try:
+        line = proc.stdout.readline()
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        err = proc.stderr.read()
+        proc.stderr.close()
+    assert line == b"inside\n", err.decode()
+
+    agent = "spiffe://agent.example/stall"
+    reservations, events = stored(db)
+    assert [eid for eid, *_ in reservations] == sorted(f"exec-{n}" for n in range(before))
+    assert events == [(f"exec-{n}", "admit", "in_flight") for n in range(before)]
+    with ExecutionRegistry(db, timeout=10) as reg:
+        assert reg.get(agent, f"exec-{before}") is None
+        assert reg.history(agent, f"exec-{before}") == []
+        assert reg.recover() == before
+        for n in range(before):
+            assert reg.admit(agent, f"exec-{n}", f"sha256:{n:032x}{0:032x}") is \
+                Admission.REPLAY_OUTCOME_UNKNOWN
+        # The killed client's lock is gone with it: the key is admitted now, once.
+        b = f"sha256:{before:032x}{0:032x}"
+        assert reg.admit(agent, f"exec-{before}", b, call_id="again") is Admission.ADMITTED
+        assert reg.get(agent, f"exec-{before}").call_id == "again"
+
+
+# ---------------------------------------------------------------------------------------------------
+# The audit trail
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_audit_trail_records_each_state_change_once(make_registry):
+    reg = make_registry()
+    assert reg.history(AGENT, "exec-1") == []
+    reg.admit(AGENT, "exec-1", B1, call_id="c1")
+    reg.admit(AGENT, "exec-2", B1, call_id="c2")
+    reg.admit(AGENT, "exec-3", B1)
+    for refused in (B1, B2):  # refusals change no state and record nothing
+        assert reg.admit(AGENT, "exec-1", refused, call_id="c9") is not Admission.ADMITTED
+    reg.finalize(AGENT, "exec-1", "completed", AUDIT)
+    reg.finalize(AGENT, "exec-1", "completed", AUDIT)  # a no-op: nothing recorded
+    reg.finalize(AGENT, "exec-2", "outcome_unknown")
+    with pytest.raises(ReservationStateError):
+        reg.finalize(AGENT, "exec-2", "completed")
+    assert reg.recover() == 1
+
+    def trail(eid):
+        return [(e.action, e.state, e.call_id, e.terminal_audit_entry_hash)
+                for e in reg.history(AGENT, eid)]
+
+    assert trail("exec-1") == [("admit", "in_flight", "c1", None),
+                               ("finalize", "completed", None, AUDIT)]
+    assert trail("exec-2") == [("admit", "in_flight", "c2", None),
+                               ("finalize", "outcome_unknown", None, None)]
+    assert trail("exec-3") == [("admit", "in_flight", None, None),
+                               ("recover", "outcome_unknown", None, None)]
+    assert reg.history(OTHER_AGENT, "exec-1") == []
+    events = [e for eid in ("exec-1", "exec-2", "exec-3") for e in reg.history(AGENT, eid)]
+    # Each event carries the time its change stored; seq orders the events of the registry.
+    for eid in ("exec-1", "exec-2", "exec-3"):
+        stored_row, trail_of = reg.get(AGENT, eid), reg.history(AGENT, eid)
+        assert trail_of[0].at == stored_row.admitted_at and trail_of[-1].at == stored_row.finalized_at
+    assert sorted(e.seq for e in events) == sorted({e.seq for e in events})
+    assert all(isinstance(e.state, ReservationState) for e in events)

@@ -33,14 +33,15 @@ from fastjcs.eab import (
     RegistryReadOnlyError,
     RegistryStorageError,
 )
-from fastjcs.eab.registry import _sqlite_error
+from fastjcs.eab._sqlite import _sqlite_error
 
 WORKER = Path(__file__).resolve().parent / "registry_worker.py"
 AGENT = "spiffe://agent.example/payments/prod"
 B1 = "sha256:" + "1" * 64
 
 # The table as fastjcs wrote it before registry files carried a marker (copied from that version,
-# not from the code under test): such a file must still open, keeping its reservations.
+# not from the code under test), the only table of formats 0 and 1: such a file must migrate,
+# keeping its reservations.
 LEGACY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS reservations (
     agent_identity            TEXT NOT NULL,
@@ -77,7 +78,7 @@ def refused(cls, path, call, *args, **kwargs) -> RegistryError:
 def assert_holds(path: Path, keys: int) -> None:
     """The registry at `path` opens, is sound, and answers a replay for each earlier key."""
     with ExecutionRegistry(path) as reg:
-        assert reg._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert reg._store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         for n in range(keys):
             assert reg.admit(AGENT, f"exec-{n}", B1) is Admission.REPLAY_IN_FLIGHT
 
@@ -131,7 +132,7 @@ def test_create_leaves_one_file_with_the_marker(tmp_path):
     header = path.read_bytes()[:100]
     assert header.startswith(b"SQLite format 3\x00")
     assert header[68:72] == b"FJXR"  # application_id, big-endian, at offset 68
-    assert int.from_bytes(header[60:64], "big") == 1  # user_version
+    assert int.from_bytes(header[60:64], "big") == 2  # user_version: the format with the audit trail
     assert header[18:20] == b"\x02\x02"  # WAL, set before anyone opens it
 
 
@@ -200,8 +201,8 @@ def _sqlite_file(path: Path, *statements: str) -> bytes:
     ([LEGACY_SCHEMA.replace("call_id  ", "call_ids ")], "other tables or another schema"),
     (["PRAGMA application_id = 1234", "CREATE TABLE t (a)"], "another application's"),
     (["PRAGMA user_version = 1", LEGACY_SCHEMA], "without the registry's marker"),
-    ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 2", LEGACY_SCHEMA],
-     "format version 2"),
+    ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 3", LEGACY_SCHEMA],
+     "format version 3"),
     ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"], "without tables"),
     (["PRAGMA user_version = 0"], "without tables"),
 ], ids=["foreign-table", "extra-table", "renamed-column", "foreign-id", "version-without-id",
@@ -214,15 +215,35 @@ def test_foreign_sqlite_database(tmp_path, statements, says):
     assert path.read_bytes() == before
 
 
-def test_registry_made_before_the_marker_opens_and_is_stamped(tmp_path):
+@pytest.mark.parametrize("version, marker", [
+    (0, []),
+    (1, [f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"]),
+], ids=["before-the-marker", "before-the-audit-trail"])
+def test_older_format_is_refused_until_migrated(tmp_path, version, marker):
+    """A registry of format 0 or 1 is not changed by opening: the error names migrate, which adds
+    the audit trail and keeps every reservation."""
     path = tmp_path / "reg.db"
-    _sqlite_file(path, LEGACY_SCHEMA,
-                 "INSERT INTO reservations (agent_identity, execution_id, binding, state, "
-                 f"admitted_at) VALUES ('{AGENT}', 'exec-0', '{B1}', 'in_flight', 0)")
-    assert_holds(path, 1)
+    before = _sqlite_file(path, *marker, LEGACY_SCHEMA,
+                          "INSERT INTO reservations (agent_identity, execution_id, binding, state, "
+                          f"admitted_at) VALUES ('{AGENT}', 'exec-0', '{B1}', 'in_flight', 0)")
+    err = refused(RegistryFormatError, path, ExecutionRegistry, path)
+    assert f"format version {version}" in str(err) and "ExecutionRegistry.migrate" in str(err)
+    assert path.read_bytes() == before
+    assert ExecutionRegistry.migrate(path) == (version, 2)
+    assert ExecutionRegistry.migrate(path) == (2, 2)  # nothing left to do
     header = path.read_bytes()[:100]
-    assert header[68:72] == b"FJXR" and int.from_bytes(header[60:64], "big") == 1
+    assert header[68:72] == b"FJXR" and int.from_bytes(header[60:64], "big") == 2
     assert_holds(path, 1)
+    with ExecutionRegistry(path) as reg:
+        assert reg.history(AGENT, "exec-0") == []  # the trail starts at the migration
+        reg.finalize(AGENT, "exec-0", "completed")
+        assert [e.action for e in reg.history(AGENT, "exec-0")] == ["finalize"]
+
+
+def test_migrate_never_creates(tmp_path):
+    refused(RegistryNotFoundError, tmp_path / "absent.db", ExecutionRegistry.migrate,
+            tmp_path / "absent.db")
+    assert os.listdir(tmp_path) == []
 
 
 def test_not_a_regular_file(tmp_path):
@@ -321,7 +342,7 @@ def test_full_disk(tmp_path):
             assert reg.get(AGENT, f"exec-{admitted}") is None
             for n in range(admitted):
                 assert reg.get(AGENT, f"exec-{n}").call_id == call_id
-            assert reg._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert reg._store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
             assert _run("mount", "-o", "remount,size=2m", str(mnt))
             assert reg.admit(AGENT, f"exec-{admitted}", B1) is Admission.ADMITTED
         assert_holds(path, admitted + 1)
@@ -376,7 +397,7 @@ def test_oversized_field(field):
         for text in ("x" * (4 << 20), "\u00e9" * 2048 + "x", "\U0001F600" * 1025):
             with pytest.raises(ValueError, match=f"{field} must be at most 4096 bytes"):
                 admit(reg, text)
-        assert reg._db.execute("SELECT count(*) FROM reservations").fetchone()[0] == 0
+        assert reg._store.db.execute("SELECT count(*) FROM reservations").fetchone()[0] == 0
         assert admit(reg, "\u00e9" * 2048) is Admission.ADMITTED  # exactly 4,096 bytes
 
 

@@ -29,49 +29,36 @@ entry hash given to `finalize`).
     >>> first.name, again.name, later.name
     ('ADMITTED', 'REPLAY_IN_FLIGHT', 'REPLAY_TERMINAL')
 
-Storage is SQLite: a file (several processes may share it) or ":memory:" (one connection). The
-file uses the WAL journal with synchronous=FULL, so an admission that returned is on disk; each
-admission is one BEGIN IMMEDIATE transaction, so two processes can never both be ADMITTED for one
-key; a busy timeout makes concurrent writers wait for each other instead of failing.
+Every state change (an admission, a finalize, a seal by recover) writes one audit event in the
+same transaction as the change (`history`).
 
-Creation is explicit: `ExecutionRegistry.create(path)` makes a new registry and never overwrites
-anything, `ExecutionRegistry(path)` opens one that exists and never creates one. A registry whose
-file was lost or emptied must not quietly start again empty, admitting every key a second time:
-opening refuses a missing, empty or foreign file. The file carries a marker (SQLite's
-application_id and user_version) and the table's schema, both checked at open.
+Storage is chosen by the target: SQLite (a path, ``sqlite:///PATH`` or ":memory:"; the module
+`_sqlite`) for the processes of one host, PostgreSQL (``postgresql://...``; `_postgres`) for
+service instances on many hosts. The rules are written once, here; each storage adapter supplies
+one transaction and the statements it runs, and guarantees that two clients can never both
+reserve one key.
+
+Creation is explicit: `ExecutionRegistry.create(target)` makes a new registry and never
+overwrites anything, `ExecutionRegistry(target)` opens one that exists and never creates one, and
+`ExecutionRegistry.migrate(target)` brings an older format to this one. A registry that was lost
+or emptied must not quietly start again empty, admitting every key a second time: opening refuses
+a missing, empty, foreign or older registry, naming the fix.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import errno
 import os
-import pathlib
 import re
-import secrets
-import sqlite3
-import stat
-import threading
 import time
 from types import TracebackType
-from typing import Iterator, NamedTuple, Optional, Type, Union
+from typing import Any, ContextManager, List, NamedTuple, Optional, Protocol, Tuple, Type, Union
 
-from .errors import (
-    RegistryClosedError,
-    RegistryCorruptError,
-    RegistryError,
-    RegistryExistsError,
-    RegistryFormatError,
-    RegistryNotFoundError,
-    RegistryReadOnlyError,
-    RegistryStorageError,
-    ReservationStateError,
-    UnknownReservationError,
-)
+from . import _postgres, _sqlite
+from .errors import ReservationStateError, UnknownReservationError
 from ..core.digests import parse_digest
 
-__all__ = ["Admission", "ReservationState", "Reservation", "ExecutionRegistry",
+__all__ = ["Admission", "ReservationState", "Reservation", "AuditEvent", "ExecutionRegistry",
            "MAX_TEXT_BYTES"]
 
 
@@ -180,317 +167,149 @@ def _disposition(value: object) -> ReservationState:
 
 
 # ---------------------------------------------------------------------------------------------------
-# The file: its marker and schema, and what a SQLite failure means
+# The registry: the rules, once, over either storage
 # ---------------------------------------------------------------------------------------------------
 
-# The marker in the database header: application_id "FJXR" (fastjcs execution registry) and the
-# format version in user_version.
-_APPLICATION_ID = 0x464A5852
-_FORMAT_VERSION = 1
-_TABLE = "reservations"
-# SQLite keeps the text of a CREATE statement as written: the schema check compares it exactly,
-# so this text, up to its final newline, is the one registries made before the marker hold.
-_SCHEMA = f"""CREATE TABLE {_TABLE} (
-    agent_identity            TEXT NOT NULL,
-    execution_id              TEXT NOT NULL,
-    binding                   TEXT NOT NULL,
-    state                     TEXT NOT NULL
-                              CHECK (state IN ('in_flight', 'completed', 'outcome_unknown')),
-    call_id                   TEXT,
-    terminal_audit_entry_hash TEXT,
-    admitted_at               REAL NOT NULL,
-    finalized_at              REAL,
-    finalized_by              TEXT CHECK (finalized_by IN ('finalize', 'recover')),
-    PRIMARY KEY (agent_identity, execution_id)
-) WITHOUT ROWID
-"""
-_COLUMNS = ("agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
-            "admitted_at, finalized_at, finalized_by")
-_TRANSIENT = ("", ":memory:")  # SQLite's temporary and in-memory databases: always new
-
-# The texts of SQLite's primary result codes, for Pythons before 3.11, whose sqlite3 exceptions do
-# not carry the code.
-_CODE_OF_MESSAGE = {
-    "database disk image is malformed": "SQLITE_CORRUPT",
-    "file is not a database": "SQLITE_NOTADB",
-    "attempt to write a readonly database": "SQLITE_READONLY",
-    "unable to open database file": "SQLITE_CANTOPEN",
-    "database or disk is full": "SQLITE_FULL",
-    "database is locked": "SQLITE_BUSY",
-    "database table is locked": "SQLITE_LOCKED",
-}
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+_SQLITE_SCHEME = "sqlite:///"
 
 
-def _writable(path: str) -> bool:
-    """Whether this process may write the file (if it exists) and create files beside it (the
-    -wal and -shm journals)."""
-    return ((not os.path.exists(path) or os.access(path, os.W_OK))
-            and os.access(os.path.dirname(path) or ".", os.W_OK))
-
-
-def _sqlite_error(path: str, exc: sqlite3.Error, timeout: float) -> RegistryError:
-    """The RegistryError that reports `exc`, raised by SQLite on the registry at `path`."""
-    name = getattr(exc, "sqlite_errorname", None) or _CODE_OF_MESSAGE.get(str(exc), "")
-    code = "_".join(name.split("_")[:2])  # the primary code: SQLITE_IOERR_WRITE -> SQLITE_IOERR
-    where = f"execution registry {path!r}"
-    if code == "SQLITE_CORRUPT":
-        return RegistryCorruptError(f"{where} is damaged ({exc}); restore it from a backup")
-    if code == "SQLITE_NOTADB":
-        return RegistryFormatError(f"{where} is not an execution registry: not a SQLite "
-                                   f"database ({exc})")
-    if code == "SQLITE_READONLY" or (code == "SQLITE_CANTOPEN" and path not in _TRANSIENT
-                                     and not _writable(path)):
-        return RegistryReadOnlyError(f"{where} cannot be written ({exc}): a registry needs to "
-                                     "write its file and the -wal and -shm files beside it")
-    if code == "SQLITE_FULL":
-        return RegistryStorageError(f"{where}: the disk is full ({exc}); nothing was changed")
-    if code in ("SQLITE_BUSY", "SQLITE_LOCKED"):
-        return RegistryStorageError(f"{where} stayed locked by another connection for the "
-                                    f"timeout of {timeout} s ({exc})")
-    return RegistryStorageError(f"{where}: SQLite failed ({exc})")
-
-
-def _os_error(path: str, exc: OSError) -> RegistryError:
-    """The RegistryError that reports `exc`, an OSError about the registry at `path`."""
-    where = f"execution registry {path!r}"
-    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return RegistryReadOnlyError(f"{where} cannot be written ({exc.strerror})")
-    return RegistryStorageError(f"{where}: {exc.strerror}")
-
-
-def _path_name(path: Union[str, "os.PathLike[str]"]) -> str:
-    name = os.fspath(path)
+def _storage(target: Union[str, "os.PathLike[str]"]) -> Tuple[str, str]:
+    """("sqlite", path) or ("postgresql", url) for a target as the constructors take it."""
+    name = os.fspath(target)
     if not isinstance(name, str):
-        raise TypeError(f"path must be a str or an os.PathLike of str, not {type(name).__name__}")
-    return name
+        raise TypeError(f"target must be a str or an os.PathLike of str, "
+                        f"not {type(name).__name__}")
+    if name.startswith(_POSTGRES_SCHEMES):
+        return "postgresql", name
+    if name.startswith(_SQLITE_SCHEME):
+        return "sqlite", name[len(_SQLITE_SCHEME):]
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", name):
+        raise ValueError(f"unknown registry URL scheme in {name.split('://')[0]!r}: use a path, "
+                         "sqlite:///PATH or postgresql://...")
+    return "sqlite", name
 
 
-def _check_existing(path: str) -> None:
-    """Refuse, before SQLite sees it, a path with nothing to open or that cannot be written."""
-    where = f"execution registry {path!r}"
-    if path in _TRANSIENT:
-        raise RegistryNotFoundError(
-            f"{where}: a temporary or in-memory database is always new; make it with "
-            f"ExecutionRegistry.create({path!r})")
-    try:
-        st = os.stat(path)
-    except FileNotFoundError as exc:
-        raise RegistryNotFoundError(
-            f"{where} does not exist; ExecutionRegistry(path) opens an existing registry, "
-            "ExecutionRegistry.create(path) makes a new one") from exc
-    except OSError as exc:
-        raise _os_error(path, exc) from exc
-    if not stat.S_ISREG(st.st_mode):
-        raise RegistryFormatError(f"{where} is not a regular file")
-    if st.st_size == 0:
-        raise RegistryFormatError(
-            f"{where} is empty (0 bytes), not an execution registry: it was truncated or never "
-            "made by ExecutionRegistry.create; restore it from a backup")
-    if not _writable(path):
-        raise RegistryReadOnlyError(
-            f"{where} cannot be written: a registry needs to write its file and the -wal and "
-            "-shm files in its directory")
+class AuditEvent(NamedTuple):
+    """One state change of a reservation, as `ExecutionRegistry.history` returns it.
 
-
-def _check_format(db: sqlite3.Connection, path: str) -> bool:
-    """Raise RegistryFormatError unless `db` is an execution registry.
-
-    Returns True for a registry made before the marker existed (no application_id, no
-    user_version, the same table and nothing else), which the caller stamps.
+    `action` is "admit" (the reservation made, state in_flight), "finalize" or "recover"; `state`
+    the state it left; `seq` orders the events of one registry; `at` is Unix seconds.
     """
-    where = f"execution registry {path!r}"
-    app_id = db.execute("PRAGMA application_id").fetchone()[0]
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    objects = db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
-    if app_id not in (0, _APPLICATION_ID):
-        raise RegistryFormatError(f"{where} is another application's SQLite database "
-                                  f"(application_id {app_id:#x}, not {_APPLICATION_ID:#x})")
-    if app_id == _APPLICATION_ID and version != _FORMAT_VERSION:
-        raise RegistryFormatError(f"{where} has registry format version {version}; this "
-                                  f"fastjcs reads version {_FORMAT_VERSION}")
-    if app_id == 0 and version != 0:
-        raise RegistryFormatError(f"{where} is not an execution registry: a SQLite database "
-                                  f"without the registry's marker, at user_version {version}")
-    if objects != [("table", _TABLE, _SCHEMA)]:
-        raise RegistryFormatError(
-            f"{where} is not an execution registry: a SQLite database "
-            + ("without tables" if not objects else "with other tables or another schema"))
-    return app_id == 0
 
-
-# ---------------------------------------------------------------------------------------------------
-# The registry
-# ---------------------------------------------------------------------------------------------------
+    seq: int
+    agent_identity: str
+    execution_id: str
+    action: str
+    state: ReservationState
+    call_id: Optional[str]
+    terminal_audit_entry_hash: Optional[str]
+    at: float
 
 
 class ExecutionRegistry:
-    """Reservations of (agent identity, execution_id) in a SQLite file, or in ":memory:".
+    """Reservations of (agent identity, execution_id), in SQLite or in PostgreSQL.
 
-    `ExecutionRegistry(path)` opens an existing registry and never creates one; a new registry
-    is made by `ExecutionRegistry.create(path)`. Opening refuses a path with nothing there
-    (RegistryNotFoundError, ":memory:" included), a file that is not an execution registry
-    (RegistryFormatError: empty, not SQLite, another application's database, another format
-    version; RegistryCorruptError when SQLite finds it damaged) and a file or directory this
-    process cannot write (RegistryReadOnlyError).
+    The target chooses the storage: a path, ``sqlite:///PATH`` (``sqlite:////abs/path`` for an
+    absolute one) or ":memory:" for SQLite; ``postgresql://...`` (or ``postgres://``, a libpq URL)
+    for PostgreSQL, which needs the `postgres` extra (psycopg 3). The rules (admission,
+    finalize, recover, the audit trail) are this class's, the same for both storages.
 
-    `timeout` is SQLite's busy timeout in seconds: how long a call waits for another process's
-    transaction before raising RegistryStorageError. One instance may be shared by threads
-    (calls are serialised); processes open their own instance on the same file.
+    `ExecutionRegistry(target)` opens an existing registry and never creates one; a new registry
+    is made with `ExecutionRegistry.create(target)`, which never overwrites; a registry of an
+    older format is refused with the fix, `ExecutionRegistry.migrate(target)`. Opening refuses,
+    with a RegistryError subclass that names the target: nothing there (RegistryNotFoundError),
+    something that is not a registry or has another format (RegistryFormatError), storage this
+    process cannot write (RegistryReadOnlyError), a server it cannot reach (RegistryStorageError).
 
-    Every failure of the storage is a RegistryError that names the path and the cause, with the
-    sqlite3 exception chained: RegistryStorageError (disk full, I/O error, locked past the
-    timeout, a database SQLite will not put in WAL mode), RegistryReadOnlyError,
-    RegistryCorruptError; a call after `close()` is RegistryClosedError.
+    `timeout` is how long a call waits for another client's lock (SQLite's busy timeout,
+    PostgreSQL's lock_timeout and connect timeout) before raising RegistryStorageError.
+    `pool_size` is the most PostgreSQL connections the instance holds at once. One instance may
+    be shared by threads: SQLite calls are serialised on one connection, PostgreSQL calls run on
+    pooled connections side by side. Processes open their own instance on the same target.
 
-    Argument errors raise ValueError before the database is touched: an execution_id that is not
+    Every failure of the storage is a RegistryError that names the target and the cause, with the
+    driver's exception chained: RegistryStorageError (disk full, I/O error, locked past the
+    timeout, a lost server connection, a SQLite file that will not take WAL),
+    RegistryReadOnlyError, RegistryCorruptError; a call after `close()` is RegistryClosedError.
+
+    Argument errors raise ValueError before the storage is touched: an execution_id that is not
     1-200 characters of 0x21-0x7e, a binding or terminal audit entry hash that is not a valid
     `<alg>:<hex>` (InvalidDigestError, a ValueError), an agent identity or call_id that is not a
     non-empty str of at most MAX_TEXT_BYTES (4096) bytes of UTF-8 without lone surrogates, a
     disposition other than "completed" and "outcome_unknown".
     """
 
-    def __init__(self, path: Union[str, "os.PathLike[str]"], *, timeout: float = 30.0) -> None:
-        name = _path_name(path)
-        _check_existing(name)
-        # mode=rw: SQLite opens the file or fails, and never creates one.
-        self._open(name, pathlib.Path(os.path.abspath(name)).as_uri() + "?mode=rw", timeout,
-                   create=False)
+    def __init__(self, target: Union[str, "os.PathLike[str]"], *, timeout: float = 30.0,
+                 pool_size: int = 4) -> None:
+        self._store = self._open_store(target, timeout, pool_size, "open")
+
+    @staticmethod
+    def _open_store(target: Union[str, "os.PathLike[str]"], timeout: float, pool_size: int,
+                    mode: str) -> "_Store":
+        kind, name = _storage(target)
+        if kind == "postgresql":
+            return _postgres.PostgresStore(name, timeout, pool_size, mode=mode)
+        if mode == "create":
+            return _sqlite.create_store(name, timeout)
+        return _sqlite.open_store(name, timeout, mode)
 
     @classmethod
-    def create(cls, path: Union[str, "os.PathLike[str]"], *,
-               timeout: float = 30.0) -> "ExecutionRegistry":
-        """Make a new, empty registry at `path` and open it; ":memory:" makes one in memory.
+    def create(cls, target: Union[str, "os.PathLike[str]"], *, timeout: float = 30.0,
+               pool_size: int = 4) -> "ExecutionRegistry":
+        """Make a new, empty registry at `target` and open it; ":memory:" makes one in memory.
 
-        Never overwrites: RegistryExistsError if anything exists at `path`. The registry is
-        built in a temporary file beside `path` and linked into place whole, so no process can
-        open it half made. Of several processes creating the same path at once, exactly one
-        succeeds and the others get RegistryExistsError; a deployment that creates the registry
-        on first start opens it after that error::
+        Never overwrites: RegistryExistsError if a file exists at the path, or if the PostgreSQL
+        schema holds any of the registry's tables. A SQLite registry is built in a temporary file
+        beside the path and linked into place whole; a PostgreSQL one in one transaction. Either
+        way no process can open it half made, and of several processes creating the same
+        registry at once exactly one succeeds while the others get RegistryExistsError; a
+        deployment that creates the registry on first start opens it after that error::
 
             try:
-                reg = ExecutionRegistry.create(path)
+                reg = ExecutionRegistry.create(target)
             except RegistryExistsError:
-                reg = ExecutionRegistry(path)
+                reg = ExecutionRegistry(target)
         """
-        name = _path_name(path)
-        if name in _TRANSIENT:
-            registry = cls.__new__(cls)
-            registry._open(name, name, timeout, create=True)
-            return registry
-        where = f"execution registry {name!r}"
-        if os.path.lexists(name):
-            raise RegistryExistsError(f"{where} exists already; ExecutionRegistry.create never "
-                                      "overwrites: open it with ExecutionRegistry(path)")
-        directory = os.path.dirname(os.path.abspath(name))
-        temporary = os.path.join(directory,
-                                 f".{os.path.basename(name)}.{secrets.token_hex(8)}.creating")
-        try:
-            try:
-                os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-                cls.__new__(cls)._open(name, pathlib.Path(temporary).as_uri() + "?mode=rw",
-                                       timeout, create=True).close()
-                os.link(temporary, name)  # fails if `name` appeared meanwhile: never replaces
-            except FileExistsError as exc:
-                raise RegistryExistsError(f"{where} was created by another process meanwhile; "
-                                          "open it with ExecutionRegistry(path)") from exc
-            except OSError as exc:
-                raise _os_error(name, exc) from exc
-        finally:
-            for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
-                with contextlib.suppress(OSError):  # absent, or never made (read-only directory)
-                    os.unlink(leftover)
-        try:  # make the new name durable
-            fd = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            raise _os_error(name, exc) from exc
-        return cls(name, timeout=timeout)
+        registry = cls.__new__(cls)
+        registry._store = cls._open_store(target, timeout, pool_size, "create")
+        return registry
+
+    @classmethod
+    def migrate(cls, target: Union[str, "os.PathLike[str]"], *,
+                timeout: float = 30.0) -> Tuple[int, int]:
+        """Bring the registry at `target` to this fastjcs's format; return (found, now).
+
+        Changes nothing when the format is current (found == now). A SQLite file of format 0
+        (made before the marker) or 1 (before the audit trail) gains the audit trail's table,
+        its reservations untouched, in one transaction; their history starts at the migration.
+        Never creates a registry (RegistryNotFoundError); a newer or foreign format is refused
+        (RegistryFormatError), as by opening. Run it once per registry, from one process.
+        """
+        store = cls._open_store(target, timeout, 1, "migrate")
+        found = store.found_version
+        registry = cls.__new__(cls)
+        registry._store = store
+        with registry:
+            return found, (_postgres._FORMAT_VERSION if store.kind == "postgresql"
+                           else _sqlite._FORMAT_VERSION)
 
     # -- plumbing ----------------------------------------------------------------------------------
 
-    def _open(self, path: str, target: str, timeout: float, *, create: bool) -> "ExecutionRegistry":
-        """Connect to `target` (a file name or URI) for the registry at `path`; set it up.
-
-        `create` writes the marker and the schema into the (new, empty) database; otherwise both
-        are checked before anything is written.
-        """
-        self._path, self._timeout = path, timeout
-        self._lock = threading.Lock()
-        self._db: Optional[sqlite3.Connection] = None
-        try:
-            self._db = sqlite3.connect(target, timeout=timeout, isolation_level=None,
-                                       check_same_thread=False, uri=target.startswith("file:"))
-            legacy = False if create else _check_format(self._db, path)
-            # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
-            # that will not take WAL (SQLite's temporary "" database, some network file systems)
-            # cannot give the concurrency and durability promised here, so it is refused.
-            mode = self._set_wal(timeout)
-            if mode != "wal" and path != ":memory:":
-                raise RegistryStorageError(f"SQLite would not put execution registry {path!r} "
-                                           f"in WAL mode (journal_mode is {mode!r})")
-            self._db.execute("PRAGMA synchronous=FULL")
-            if create or legacy:
-                with _Immediate(self._db):
-                    if create:
-                        self._db.execute(_SCHEMA)
-                    self._db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
-                    self._db.execute(f"PRAGMA user_version = {_FORMAT_VERSION}")
-        except BaseException as exc:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-            if isinstance(exc, sqlite3.Error):
-                raise _sqlite_error(path, exc, timeout) from exc
-            raise
-        return self
-
-    def _set_wal(self, timeout: float) -> str:
-        """PRAGMA journal_mode=WAL, retried while another process holds the lock it needs.
-
-        SQLite answers "database is locked" to this pragma at once, without its busy handler, when
-        another connection is opening the same file or is in a transaction (changing, or even
-        confirming, the journal mode takes a lock of its own): several processes starting together
-        meet it. It is retried with a short back-off until `timeout`, like any other busy wait.
-        """
-        deadline = time.monotonic() + timeout
-        delay = 0.001
-        while True:
-            try:
-                return self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() + delay > deadline:
-                    raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-
-    @contextlib.contextmanager
-    def _use(self) -> Iterator[sqlite3.Connection]:
-        """The connection, for one call: serialised, refused after close, SQLite errors mapped."""
-        with self._lock:
-            if self._db is None:
-                raise RegistryClosedError(f"execution registry {self._path!r} is closed")
-            try:
-                yield self._db
-            except sqlite3.Error as exc:
-                raise _sqlite_error(self._path, exc, self._timeout) from exc
-
     @property
     def path(self) -> str:
-        """The path the registry was opened or created with (":memory:" for one in memory)."""
-        return self._path
+        """The target the registry was opened with: its SQLite path (":memory:" for one in
+        memory), or its PostgreSQL URL without the password."""
+        return self._store.path
+
+    @property
+    def storage(self) -> str:
+        """"sqlite" or "postgresql"."""
+        return self._store.kind
 
     def close(self) -> None:
-        """Close the database connection (idempotent); any later call raises RegistryClosedError."""
-        with self._lock:
-            db, self._db = self._db, None
-            if db is not None:
-                try:
-                    db.close()
-                except sqlite3.Error as exc:
-                    raise _sqlite_error(self._path, exc, self._timeout) from exc
+        """Close the storage connections (idempotent); any later call raises RegistryClosedError."""
+        self._store.close()
 
     def __enter__(self) -> "ExecutionRegistry":
         return self
@@ -506,22 +325,19 @@ class ExecutionRegistry:
         """Reserve (agent_identity, execution_id) for `binding`, or say why not.
 
         Returns ADMITTED only for a key never seen before; the call it admits must be finalized
-        (or sealed by `recover`). See the module docstring for the other answers.
+        (or sealed by `recover`). See the module docstring for the other answers. The
+        reservation and its "admit" audit event are one transaction.
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         bnd = _rendered_digest(binding, "binding")
         cid = None if call_id is None else _text(call_id, "call_id")
-        with self._use() as db, _Immediate(db):
-            row = db.execute(
-                "SELECT state, binding FROM reservations WHERE agent_identity = ? "
-                "AND execution_id = ?", (agent, eid)).fetchone()
-            if row is not None:
-                return _decide(ReservationState(row[0]), row[1], bnd)
-            db.execute(
-                "INSERT INTO reservations (agent_identity, execution_id, binding, state, call_id, "
-                "admitted_at) VALUES (?, ?, ?, 'in_flight', ?, ?)",
-                (agent, eid, bnd, cid, time.time()))
+        now = time.time()
+        with self._store.transaction() as tx:
+            found = tx.reserve(agent, eid, bnd, cid, now)
+            if found is not None:
+                return _decide(ReservationState(found[0]), found[1], bnd)
+            tx.record(agent, eid, "admit", ReservationState.IN_FLIGHT.value, cid, None, now)
             return Admission.ADMITTED
 
     def finalize(self, agent_identity: str, execution_id: str, disposition: str,
@@ -540,21 +356,17 @@ class ExecutionRegistry:
         target = _disposition(disposition)
         audit = (None if terminal_audit_entry_hash is None
                  else _rendered_digest(terminal_audit_entry_hash, "terminal_audit_entry_hash"))
-        with self._use() as db, _Immediate(db):
-            row = db.execute(
-                "SELECT state, terminal_audit_entry_hash FROM reservations "
-                "WHERE agent_identity = ? AND execution_id = ?", (agent, eid)).fetchone()
+        with self._store.transaction() as tx:
+            row = tx.lock(agent, eid)
             if row is None:
                 raise UnknownReservationError(
                     f"no reservation for agent {agent!r} and execution_id {eid!r}: "
                     "finalize() needs an admitted call")
             state, stored_audit = ReservationState(row[0]), row[1]
             if state is ReservationState.IN_FLIGHT:
-                db.execute(
-                    "UPDATE reservations SET state = ?, terminal_audit_entry_hash = ?, "
-                    "finalized_at = ?, finalized_by = 'finalize' "
-                    "WHERE agent_identity = ? AND execution_id = ?",
-                    (target.value, audit, time.time(), agent, eid))
+                now = time.time()
+                tx.finish(agent, eid, target.value, audit, now, "finalize")
+                tx.record(agent, eid, "finalize", target.value, None, audit, now)
                 return target
             if state is not target:
                 raise ReservationStateError(
@@ -570,56 +382,50 @@ class ExecutionRegistry:
         """Seal every in_flight reservation as outcome_unknown; return how many were sealed.
 
         For start-up after a crash: nobody knows whether an in-flight call's effect happened. It
-        seals the in-flight calls of every process using the file, so run it only when no other
-        process is admitting (at start-up, under the deployment's own exclusion).
+        seals the in-flight calls of every client of the registry (every process on the file,
+        every host on the PostgreSQL database), so run it only when no other client is admitting
+        (at start-up, under the deployment's own exclusion).
         """
-        with self._use() as db, _Immediate(db):
-            cursor = db.execute(
-                "UPDATE reservations SET state = 'outcome_unknown', finalized_at = ?, "
-                "finalized_by = 'recover' WHERE state = 'in_flight'", (time.time(),))
-            return cursor.rowcount
+        now = time.time()
+        with self._store.transaction() as tx:
+            keys = tx.in_flight()
+            for agent, eid in keys:
+                tx.finish(agent, eid, ReservationState.OUTCOME_UNKNOWN.value, None, now, "recover")
+                tx.record(agent, eid, "recover", ReservationState.OUTCOME_UNKNOWN.value, None,
+                          None, now)
+            return len(keys)
 
     def get(self, agent_identity: str, execution_id: str) -> Optional[Reservation]:
         """The stored reservation of a key, or None."""
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
-        with self._use() as db:
-            row = db.execute(
-                f"SELECT {_COLUMNS} FROM reservations WHERE agent_identity = ? "
-                "AND execution_id = ?", (agent, eid)).fetchone()
+        with self._store.transaction(write=False) as tx:
+            row = tx.get(agent, eid)
         if row is None:
             return None
         return Reservation(row[0], row[1], row[2], ReservationState(row[3]), *row[4:])
 
+    def history(self, agent_identity: str, execution_id: str) -> List[AuditEvent]:
+        """The audit trail of a key, oldest first: one event per state change ([] if none).
 
-class _Immediate:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK when the block raises.
+        Each event was written in the transaction of the change it records, so the trail and the
+        reservation never disagree, whatever crashed when.
+        """
+        agent = _text(agent_identity, "agent_identity")
+        eid = _execution_id(execution_id)
+        with self._store.transaction(write=False) as tx:
+            rows = tx.history(agent, eid)
+        return [AuditEvent(r[0], r[1], r[2], r[3], ReservationState(r[4]), *r[5:]) for r in rows]
 
-    IMMEDIATE takes the write lock at BEGIN, before the SELECT: two processes cannot both read
-    "no reservation" and then both insert. (A deferred transaction would read first and fail to
-    upgrade its lock; SQLite cannot wait out that deadlock, so it would raise "database is
-    locked" at once, busy timeout or not.)
-    """
 
-    __slots__ = ("db",)
+class _Store(Protocol):
+    """What the rules need of a storage adapter (`_sqlite.SQLiteStore`,
+    `_postgres.PostgresStore`): a transaction whose object runs the rules' statements."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    kind: str
+    path: str
+    found_version: int
 
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+    def transaction(self, write: bool = True) -> ContextManager[Any]: ...
 
-    def __exit__(self, exc_type: Optional[Type[BaseException]],
-                 exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
-        if exc_type is None:
-            try:
-                self.db.execute("COMMIT")
-                return
-            except sqlite3.Error:  # a COMMIT that fails (SQLITE_FULL, ...) must not stay open
-                self._rollback()
-                raise
-        self._rollback()
-
-    def _rollback(self) -> None:
-        if self.db.in_transaction:  # SQLite may have rolled back already (SQLITE_FULL, ...)
-            self.db.execute("ROLLBACK")
+    def close(self) -> None: ...
