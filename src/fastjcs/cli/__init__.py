@@ -7,6 +7,7 @@
                    [--integers-only] [--max-depth N]
     fastjcs eab (--agent-id A --action-type T --action-scope S --action-timestamp TS | --preimage FILE)
                 [--algorithm sha256|sha384] [--verify BINDING] [--print-preimage]
+    fastjcs registry (create | migrate) TARGET
     fastjcs check [FILE] [--json] [--max-depth N]
     fastjcs vectors [PATH ...] [--json] [--no-probes]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
@@ -42,6 +43,7 @@ from .commands import (
     cmd_digest,
     cmd_eab,
     cmd_interop,
+    cmd_registry,
     cmd_serve_canon,
     cmd_serve_vector,
     cmd_vectors,
@@ -157,6 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 0 if BINDING is the binding, 1 if not, 2 if BINDING or the input is invalid")
     p.add_argument("--print-preimage", action="store_true", help="also print the JCS pre-image bytes")
     p.set_defaults(run=cmd_eab)
+
+    p = sub.add_parser("registry", help="create or migrate an execution registry (SQLite or PostgreSQL)",
+                       description="The explicit schema steps of the EAB execution registry: opening "
+                                   "a registry never creates or changes its tables. TARGET is a path, "
+                                   "sqlite:///PATH or postgresql://...")
+    p.add_argument("action", choices=("create", "migrate"))
+    p.add_argument("target", metavar="TARGET")
+    p.set_defaults(run=cmd_registry)
 
     p = sub.add_parser("check", help="the CPB checker: is a record in jcs-n normal form?",
                        description="Exit 0 verified, 1 non-conforming (violations listed as rule, "

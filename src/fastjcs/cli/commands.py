@@ -303,6 +303,26 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     return EXIT_OK if summary.ok else EXIT_NEGATIVE
 
 
+# ---- registry: make or migrate an execution registry ----------------------------------------
+
+
+def cmd_registry(args: argparse.Namespace) -> int:
+    """`fastjcs registry create|migrate TARGET`: the explicit schema steps of the execution
+    registry (opening one never creates or changes its tables)."""
+    from ..eab import ExecutionRegistry, RegistryError
+
+    try:
+        if args.action == "create":
+            with ExecutionRegistry.create(args.target) as registry:
+                print(f"created an empty execution registry at {registry.path}")   # no password shown
+        else:
+            found, now = ExecutionRegistry.migrate(args.target)
+            print(f"format {now}, already current" if found == now else f"migrated from format {found} to {now}")
+    except RegistryError as exc:  # its message names the registry, a URL without its password
+        raise CLIError(str(exc)) from exc
+    return EXIT_OK
+
+
 # ---- interop: the lab ------------------------------------------------------------------------
 
 

@@ -1,0 +1,54 @@
+"""`fastjcs registry create|migrate TARGET`: the explicit schema steps, from the command line.
+
+The PostgreSQL side of the same steps is tested in tests/eab (test_registry_postgres.py) against a
+real server; here the command's own work: its answers, exit statuses and one-line errors.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from fastjcs.eab import ExecutionRegistry
+from _cli import fastjcs, one_line_error
+
+AGENT = "spiffe://agent.example/cli"
+
+
+def test_create_makes_an_empty_registry_once(tmp_path):
+    path = tmp_path / "reg.db"
+    p = fastjcs("registry", "create", path)
+    assert p.returncode == 0 and p.stdout.decode() == f"created an empty execution registry at {path}\n"
+    with ExecutionRegistry(path) as reg:       # it opens: made whole, with its schema
+        assert reg.get(AGENT, "exec-1") is None
+    before = path.read_bytes()
+    p = fastjcs("registry", "create", path)
+    assert p.returncode == 2 and path.read_bytes() == before   # never overwrites
+    one_line_error(p, "exists already")
+
+
+def test_migrate_an_older_file_then_nothing_to_do(tmp_path):
+    path = tmp_path / "old.db"
+    with ExecutionRegistry.create(path):
+        pass
+    db = sqlite3.connect(path)                  # back to the format before the audit trail
+    db.execute("DROP TABLE reservation_events")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    p = fastjcs("registry", "migrate", path)
+    assert p.returncode == 0 and p.stdout == b"migrated from format 1 to 2\n", p.stderr
+    p = fastjcs("registry", "migrate", path)
+    assert p.returncode == 0 and p.stdout == b"format 2, already current\n"
+
+
+def test_migrate_never_creates(tmp_path):
+    p = fastjcs("registry", "migrate", tmp_path / "absent.db")
+    assert p.returncode == 2 and not (tmp_path / "absent.db").exists()
+    one_line_error(p, "does not exist")
+
+
+def test_an_unreachable_server_is_one_line_without_the_password():
+    p = fastjcs("registry", "migrate", "postgresql://user:s3cret@127.0.0.1:1/db")
+    assert p.returncode == 2
+    line = one_line_error(p)
+    assert "s3cret" not in line and "127.0.0.1" in line
