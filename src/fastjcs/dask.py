@@ -35,7 +35,8 @@ from .tools import jobs
 from .tools.jobs import Result
 from .tools.lines import Settings
 
-__all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "Result"]
+__all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks",
+           "Result"]
 
 
 def _options(algorithm: str, raw: bool, errors: str, max_depth: int, strict_integers: bool,
@@ -121,15 +122,14 @@ def digest_bag(bag: Any, *, algorithm: str = "sha256", raw: bool = False, errors
 # ---- jobs over files -------------------------------------------------------------------------
 
 
-def _client(client: Optional[Any]) -> Any:
-    return client if client is not None else distributed.get_client()
-
-
-def _run(tasks: List[jobs.Task], settings: Settings, client: Optional[Any],
-         on_result: Optional[Callable[[Result], None]]) -> List[Result]:
-    """One task per file on the cluster, results in input order; on_result(result) as each
-    file is done (progress). A file whose task fails (it cannot be read, say) raises its error."""
-    client = _client(client)
+def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] = None,
+              on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+    """Run the tasks of a planned job (`fastjcs.tools.jobs.plan`) on the cluster of `client`
+    (default: the current one), one task per file; their results in task order. on_result(result)
+    is called as each file is done (progress). A task that fails (an input that cannot be read, a
+    missing column) raises its error here; one whose worker dies is run again by the scheduler
+    (up to its `allowed-failures`), from the start of its file."""
+    client = client if client is not None else distributed.get_client()
     futures = client.map(jobs.run_task, tasks, settings=settings, pure=False,
                          key=[f"fastjcs-digest-{i}-{dask.base.tokenize(t)}" for i, t in enumerate(tasks)])
     order = {f.key: i for i, f in enumerate(futures)}
@@ -169,7 +169,7 @@ def digest_jsonl_files(inputs: jobs.Sources, output_dir: str, *, client: Optiona
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
     todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "jsonl", resume=resume)
-    return _merge(done, _run(todo, settings, client, on_result))
+    return _merge(done, run_tasks(todo, settings, client, on_result))
 
 
 def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
@@ -186,7 +186,7 @@ def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
     todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "parquet", column, append, resume)
-    return _merge(done, _run(todo, settings, client, on_result))
+    return _merge(done, run_tasks(todo, settings, client, on_result))
 
 
 def _merge(done: List[Result], ran: List[Result]) -> List[Result]:
