@@ -169,7 +169,7 @@ def digest_jsonl_files(inputs: jobs.Sources, output_dir: str, *, client: Optiona
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
     todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "jsonl", resume=resume)
-    return _merge(done, run_tasks(todo, settings, client, on_result))
+    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
 
 
 def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
@@ -186,9 +186,10 @@ def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
     todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "parquet", column, append, resume)
-    return _merge(done, run_tasks(todo, settings, client, on_result))
+    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
 
 
-def _merge(done: List[Result], ran: List[Result]) -> List[Result]:
-    """All the results, in the order of their inputs' outputs (the order `plan` saw them)."""
+def _merge(done: List[Result], ran: List[Result], output_dir: str) -> List[Result]:
+    """All the results, sorted by output path, once the leftovers of lost workers are removed."""
+    jobs.clean(output_dir)
     return sorted(done + ran, key=lambda r: r.output)

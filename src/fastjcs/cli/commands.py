@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from contextlib import contextmanager
@@ -184,8 +185,11 @@ def _client(spec: str) -> Iterator[Any]:
             workers = 0
         if workers < 1:
             raise CLIError(f"--cluster {spec}: local:N takes a number of workers >= 1")
+        # Quiet: the scheduler and the workers log to this command's stderr, which holds one line
+        # per failed input line (and a worker lost mid-job is run again, not an error of ours).
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
+                distributed.Client(cluster) as client:
             yield client
         return
     try:
@@ -228,6 +232,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
 
             with _client(args.cluster) as client:
                 ran = _dask.run_tasks(todo, settings, client, on_result)
+        jobs.clean(args.output_dir)  # what workers killed mid-file left
     except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         raise CLIError(f"{where}{getattr(exc, 'strerror', None) or exc}") from exc

@@ -13,7 +13,8 @@ A job takes input files (a list, or a glob: local paths, or any fsspec URL such 
 share an output. Each output is written to a hidden temporary file beside it (``.<name>.<random>
 .part``) and renamed into place only once complete: an output that exists is finished, so a rerun
 with `resume` skips its input, and a run that crashes (or a worker killed mid-file) leaves no
-half-written output; its leftover temporary files are removed by the next `plan` of the folder.
+half-written output; the temporary files of a worker killed mid-file are removed by `clean`, which
+a job calls when all its tasks are done (and `plan` before they start).
 
 `run_task` does one file, in any process (`fastjcs.dask` runs the tasks on a Dask cluster; the
 command line runs them in its own process when no cluster is given). Memory is bounded by the
@@ -100,7 +101,7 @@ def plan(sources: Sequence[str], output_dir: str, kind: str, column: Optional[st
     bare = [_bare(s) for s in sources]
     root = os.path.dirname(bare[0]) if len(bare) == 1 else os.path.commonpath(bare)
     os.makedirs(output_dir, exist_ok=True)
-    _clean(output_dir)
+    clean(output_dir)
     todo: List[Task] = []
     done: List[Result] = []
     seen = set()
@@ -116,7 +117,9 @@ def plan(sources: Sequence[str], output_dir: str, kind: str, column: Optional[st
     return todo, done
 
 
-def _clean(output_dir: str) -> None:
+def clean(output_dir: str) -> None:
+    """Remove the temporary files of unfinished outputs (a run that crashed, a worker killed
+    mid-file) from `output_dir`; only while no task of a job writes there."""
     for directory, _, files in os.walk(output_dir):
         for name in files:
             if name.startswith(".") and name.endswith(_PART):
