@@ -19,10 +19,10 @@ job must be one filesystem all the workers see. Needs the `dask` extra
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 try:
-    import dask
     import dask.bag  # noqa: F401
     import distributed
 except ImportError as exc:  # pragma: no cover - depends on the installation
@@ -130,8 +130,9 @@ def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] 
     missing column) raises its error here; one whose worker dies is run again by the scheduler
     (up to its `allowed-failures`), from the start of its file."""
     client = client if client is not None else distributed.get_client()
+    run = uuid.uuid4().hex  # keys of this run only: a rerun of the same files is a new run
     futures = client.map(jobs.run_task, tasks, settings=settings, pure=False,
-                         key=[f"fastjcs-digest-{i}-{dask.base.tokenize(t)}" for i, t in enumerate(tasks)])
+                         key=[f"fastjcs-digest-{run}-{i}" for i in range(len(tasks))])
     order = {f.key: i for i, f in enumerate(futures)}
     results: List[Optional[Result]] = [None] * len(tasks)
     try:
@@ -140,8 +141,9 @@ def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] 
             results[order[future.key]] = result
             if on_result is not None:
                 on_result(result)
-    finally:
-        client.cancel(futures)
+    except BaseException:
+        client.cancel(futures)  # the other files: not run for a job that failed
+        raise
     return [r for r in results if r is not None]
 
 
