@@ -23,7 +23,7 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 try:
-    import dask.bag  # noqa: F401
+    import dask  # noqa: F401 - the extra is installed (dask.dataframe and dask.bag are used lazily)
     import distributed
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(f"fastjcs.dask needs dask (pip install 'fastjcs[dask]'): {exc}") from exc
