@@ -202,6 +202,57 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
                                 size_t capacity, size_t *nfailures, size_t *nlines,
                                 size_t *consumed);
 
+/* ---- Arrow columns ---- */
+
+/*
+ * A column of JSON texts in the Arrow columnar format's variable-size binary layout (the string,
+ * binary, large_string and large_binary types): row i of the array (0-based) is the bytes
+ * data[offsets[offset + i] .. offsets[offset + i + 1]), and it is null when bit (offset + i) of the
+ * validity bitmap is 0 (bits numbered from the least significant bit of byte 0). The buffers are
+ * the array's own: nothing is copied. A row whose offsets decrease or pass data_len makes the call
+ * return FJCS_E_ENCODING (a malformed array), with the rows before it done.
+ */
+typedef struct fjcs_arrow_texts {
+    const void *offsets;      /* int32_t offsets, or int64_t when `large` is non-zero */
+    int large;
+    const char *data;
+    size_t data_len;          /* the size of the data buffer */
+    const uint8_t *validity;  /* NULL when no row is null */
+    size_t offset;            /* the array's offset into its buffers, in rows */
+} fjcs_arrow_texts;
+
+/*
+ * Canonicalize rows start..stop-1 of a column (fjcs_canonicalize's rules and flags, one parser
+ * reused for every row). Row i's canonical form is appended to out and offsets[i + 1] is set to
+ * out->len; offsets[start] must hold out->len when the call begins (0 for a first call with an
+ * empty out). A row with a result gets bit i of validity set (the caller zeroes the bitmap); a
+ * null row gets nothing (offsets[i + 1] = offsets[i]); a row that fails gets nothing in out and an
+ * fjcs_item in failures (err, and index i, start and len: the row's bytes in data). The call stops
+ * after the row that fills failures (capacity items, at least 1): *done is the row after the last
+ * one handled (stop, or where to call again), *nfailures the items written. Returns FJCS_OK,
+ * FJCS_E_ENCODING (a malformed array: *done is the row at fault) or FJCS_E_NOMEM.
+ */
+fjcs_code fjcs_arrow_canonicalize(const fjcs_arrow_texts *texts, size_t start, size_t stop,
+                                  size_t max_depth, fjcs_flags flags, fjcs_buf *out,
+                                  int64_t *offsets, uint8_t *validity, fjcs_item *failures,
+                                  size_t capacity, size_t *nfailures, size_t *done);
+
+/*
+ * Digests of rows start..stop-1 of a column, as fjcs_arrow_canonicalize handles the rows (nulls,
+ * failures, capacity, *done, validity). With prefix NULL, row i's raw digest goes to
+ * out[i * digest_size] (a fixed-size binary column; offsets unused, may be NULL). Otherwise it is
+ * rendered prefix[0..prefix_len) then lowercase hex at out + offsets[i], and offsets[i + 1] is
+ * offsets[i] plus that width for a row with a result, offsets[i] for any other; offsets[start]
+ * must be set by the caller (0 first), and out must hold (stop - start) renderings past it.
+ * Returns as fjcs_arrow_canonicalize does.
+ */
+fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t stop,
+                            size_t max_depth, fjcs_flags flags, fjcs_hash_fn hash,
+                            size_t digest_size, const char *prefix, size_t prefix_len,
+                            uint8_t *out, int64_t *offsets, uint8_t *validity,
+                            fjcs_item *failures, size_t capacity, size_t *nfailures,
+                            size_t *done);
+
 /* ---- cffi:end ---- */
 
 #ifdef __cplusplus

@@ -109,6 +109,24 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
                    help="jcs-n: leave out this top-level member (repeatable; CPB's exclusion set)")
 
 
+def _add_job_options(p: argparse.ArgumentParser) -> None:
+    """`digest` over many files: FILE is then a path, a glob or an fsspec URL (quoted)."""
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="--jsonl or --parquet: one output file per input file under DIR, each written "
+                        "atomically (FILE may be a glob or an fsspec URL)")
+    p.add_argument("--parquet", action="store_true",
+                   help="FILE is Parquet: digest the JSON texts of --column (with --output-dir)")
+    p.add_argument("--column", metavar="NAME", help="--parquet: the column of JSON texts")
+    p.add_argument("--append", action="store_true",
+                   help="--parquet: write the file's own columns, then digest and error (default: row, "
+                        "digest, error)")
+    p.add_argument("--cluster", metavar="ADDRESS|local:N",
+                   help="--output-dir: run one task per file on the Dask scheduler at ADDRESS, or on a "
+                        "local cluster of N worker processes (needs the dask extra)")
+    p.add_argument("--resume", action="store_true",
+                   help="--output-dir: skip the inputs whose output an earlier run finished")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fastjcs", description="RFC 8785 JSON canonicalization (JCS).")
     parser.add_argument("--version", action="store_true",
@@ -144,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
     p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
     p.add_argument("--chunk-bytes", type=_count, default=None, help=argparse.SUPPRESS)  # tests: many chunks
+    _add_job_options(p)
     _add_text_policy(p)
     p.set_defaults(run=cmd_digest)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..core.api import canonicalize_to
 from ..core.errors import FastJCSError
@@ -79,6 +81,8 @@ def _digest_settings(args: argparse.Namespace) -> Any:
 
 def cmd_digest(args: argparse.Namespace) -> int:
     settings = _digest_settings(args)
+    if _is_job(args):
+        return _digest_job(args, settings)
     if args.jsonl:
         return _digest_jsonl(args, settings)
     if args.jobs != 1 or args.fail_fast:
@@ -139,6 +143,109 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
         finally:
             close()
     out.flush()
+    return EXIT_NEGATIVE if failed else EXIT_OK
+
+
+# ---- digest over many files (--output-dir) ----------------------------------------------------
+
+
+def _is_job(args: argparse.Namespace) -> bool:
+    """Is this `digest` a job over files (--output-dir)? Refuses the options that need one."""
+    if args.output_dir is None:
+        for given, name in ((args.parquet, "--parquet"), (args.column, "--column"), (args.append, "--append"),
+                            (args.cluster, "--cluster"), (args.resume, "--resume")):
+            if given:
+                raise CLIError(f"{name} applies to a job over files: give --output-dir DIR")
+        return False
+    if args.jsonl == args.parquet:
+        raise CLIError("--output-dir takes --jsonl or --parquet (one of them)")
+    if args.parquet and not args.column:
+        raise CLIError("--parquet needs --column NAME (the column of JSON texts)")
+    if not args.parquet and (args.column or args.append):
+        raise CLIError("--column and --append apply to --parquet")
+    if args.file == "-":
+        raise CLIError("--output-dir reads files: give FILE (a path, a glob or a URL), not stdin")
+    if args.jobs != 1 or args.fail_fast:
+        raise CLIError("--jobs and --fail-fast apply to --jsonl on one file (a job's unit is a file; "
+                       "--cluster local:N runs N at once)")
+    return True
+
+
+@contextmanager
+def _client(spec: str) -> Iterator[Any]:
+    """A Dask client for --cluster: the scheduler at ADDRESS, or a local cluster (local:N)."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise CLIError(f"--cluster needs dask: pip install 'fastjcs[dask]' ({exc})") from exc
+    if spec.startswith("local:"):
+        try:
+            workers = int(spec[6:])
+        except ValueError:
+            workers = 0
+        if workers < 1:
+            raise CLIError(f"--cluster {spec}: local:N takes a number of workers >= 1")
+        # Quiet: the scheduler and the workers log to this command's stderr, which holds one line
+        # per failed input line (and a worker lost mid-job is run again, not an error of ours).
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
+                distributed.Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = distributed.Client(spec, timeout="20s")
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--cluster {spec}: cannot reach the scheduler ({exc})") from exc
+    with client:
+        yield client
+
+
+def _job_progress(args: argparse.Namespace, total: int) -> Callable[[Any], None]:
+    """A progress line on stderr, per file done, when stderr is a terminal."""
+    show = not args.no_progress and sys.stderr.isatty()
+    seen = [0, 0]
+
+    def on_result(result: Any) -> None:
+        seen[0] += 1
+        seen[1] += result.lines
+        if show:
+            sys.stderr.write(f"\rdigest: {seen[0]}/{total} files, {seen[1]:,} lines")
+            if seen[0] == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    return on_result
+
+
+def _digest_job(args: argparse.Namespace, settings: Any) -> int:
+    from ..tools import jobs
+
+    kind = "parquet" if args.parquet else "jsonl"
+    try:
+        todo, done = jobs.plan(jobs.sources_of(args.file), args.output_dir, kind, args.column,
+                               args.append, args.resume)
+        on_result = _job_progress(args, len(todo))
+        if args.cluster is None:
+            ran = jobs.run_local(todo, settings, on_result)
+        else:
+            from .. import dask as _dask
+
+            with _client(args.cluster) as client:
+                ran = _dask.run_tasks(todo, settings, client, on_result)
+        jobs.clean(args.output_dir)  # what workers killed mid-file left
+    except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        raise CLIError(f"{where}{getattr(exc, 'strerror', None) or exc}") from exc
+    results = sorted(done + ran, key=lambda r: r.output)
+    separator = ":" if kind == "jsonl" else ": "
+    failed = 0
+    for r in results:
+        for note in r.notes:
+            sys.stderr.write(f"fastjcs digest: {r.source}{separator}{note}\n")
+        failed += r.failed
+    print(f"{len(results)} files ({len(done)} done by an earlier run), "
+          f"{sum(r.lines for r in results)} {'lines' if kind == 'jsonl' else 'rows'}, "
+          f"{failed} failed: {args.output_dir}")
     return EXIT_NEGATIVE if failed else EXIT_OK
 
 

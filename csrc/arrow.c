@@ -1,0 +1,150 @@
+/*
+ * arrow.c: canonical forms and digests of a column of JSON texts held in Arrow buffers (the
+ * variable-size binary layout of the Arrow columnar format: an offsets buffer, a data buffer and
+ * an optional validity bitmap). The rows are read in place, one text canonicalizer (fjcs__text,
+ * text.c) is reused from row to row, and the results are written into column buffers the caller
+ * hands over, so a column costs one call and no allocation per row.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "fjcs_internal.h"
+
+static inline int is_null(const fjcs_arrow_texts *t, size_t slot) {
+    return t->validity != NULL && !((t->validity[slot >> 3] >> (slot & 7)) & 1);
+}
+
+static inline void set_valid(uint8_t *validity, size_t i) {
+    validity[i >> 3] = (uint8_t)(validity[i >> 3] | (1u << (i & 7)));
+}
+
+/* Where row i's bytes are in the data buffer; 0 when its offsets are out of order or out of the
+ * buffer (a malformed array: the call stops there). */
+static inline int row_span(const fjcs_arrow_texts *t, size_t i, size_t *begin, size_t *len) {
+    size_t slot = t->offset + i;
+    int64_t a, b;
+    if (t->large) {
+        const int64_t *o = (const int64_t *)t->offsets;
+        a = o[slot];
+        b = o[slot + 1];
+    } else {
+        const int32_t *o = (const int32_t *)t->offsets;
+        a = o[slot];
+        b = o[slot + 1];
+    }
+    if (a < 0 || b < a || (uint64_t)b > (uint64_t)t->data_len) return 0;
+    *begin = (size_t)a;
+    *len = (size_t)(b - a);
+    return 1;
+}
+
+/* The item describing row i's failure (err is already filled in by the parser). */
+static void record_failure(fjcs_item *item, const fjcs_error *err, size_t i, size_t begin,
+                           size_t len) {
+    item->err = *err;
+    item->start = begin;
+    item->len = len;
+    item->index = i;
+    item->out_at = 0;
+}
+
+fjcs_code fjcs_arrow_canonicalize(const fjcs_arrow_texts *texts, size_t start, size_t stop,
+                                  size_t max_depth, fjcs_flags flags, fjcs_buf *out,
+                                  int64_t *offsets, uint8_t *validity, fjcs_item *failures,
+                                  size_t capacity, size_t *nfailures, size_t *done) {
+    fjcs__text ps;
+    fjcs_error err;
+    fjcs__text_init(&ps, max_depth, flags);
+    size_t nf = 0, i = start;
+    int rc = FJCS_OK;
+    while (i < stop && nf < capacity) {
+        size_t mark = out->len;
+        if (!is_null(texts, texts->offset + i)) {
+            size_t begin, len;
+            if (!row_span(texts, i, &begin, &len)) {
+                rc = FJCS_E_ENCODING;
+                break;
+            }
+            int code = fjcs__text_run(&ps, texts->data + begin, len, out, &err);
+            if (code == FJCS_E_NOMEM) {
+                rc = code;
+                break;
+            }
+            if (code == FJCS_OK) {
+                set_valid(validity, i);
+            } else {
+                out->len = mark; /* what the parser wrote before it failed is not a result */
+                record_failure(&failures[nf++], &err, i, begin, len);
+            }
+        }
+        offsets[i + 1] = (int64_t)out->len;
+        i++;
+    }
+    *nfailures = nf;
+    *done = i;
+    fjcs__text_free(&ps);
+    return (fjcs_code)rc;
+}
+
+fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t stop,
+                            size_t max_depth, fjcs_flags flags, fjcs_hash_fn hash,
+                            size_t digest_size, const char *prefix, size_t prefix_len,
+                            uint8_t *out, int64_t *offsets, uint8_t *validity,
+                            fjcs_item *failures, size_t capacity, size_t *nfailures,
+                            size_t *done) {
+    static const char hex[] = "0123456789abcdef";
+    fjcs__text ps;
+    fjcs_buf canon = {0};
+    fjcs_error err;
+    uint8_t digest[FJCS_MAX_DIGEST];
+    fjcs__text_init(&ps, max_depth, flags);
+    size_t nf = 0, i = start;
+    int rc = FJCS_OK;
+    while (i < stop && nf < capacity) {
+        int ok = 0;
+        if (!is_null(texts, texts->offset + i)) {
+            size_t begin, len;
+            if (!row_span(texts, i, &begin, &len)) {
+                rc = FJCS_E_ENCODING;
+                break;
+            }
+            canon.len = 0;
+            int code = fjcs__text_run(&ps, texts->data + begin, len, &canon, &err);
+            if (code == FJCS_E_NOMEM) {
+                rc = code;
+                break;
+            }
+            if (code == FJCS_OK && hash((const uint8_t *)canon.data, canon.len, digest, digest_size) != 0)
+                code = fjcs__fail(&err, FJCS_E_HASH, 0, "the hash function failed");
+            if (code == FJCS_OK) {
+                ok = 1;
+                set_valid(validity, i);
+            } else {
+                record_failure(&failures[nf++], &err, i, begin, len);
+            }
+        }
+        if (prefix == NULL) {
+            if (ok) memcpy(out + i * digest_size, digest, digest_size);
+        } else {
+            int64_t at = offsets[i];
+            if (ok) {
+                uint8_t *p = out + at;
+                memcpy(p, prefix, prefix_len);
+                p += prefix_len;
+                for (size_t k = 0; k < digest_size; k++) {
+                    *p++ = (uint8_t)hex[digest[k] >> 4];
+                    *p++ = (uint8_t)hex[digest[k] & 15];
+                }
+                at += (int64_t)(prefix_len + 2 * digest_size);
+            }
+            offsets[i + 1] = at;
+        }
+        i++;
+    }
+    *nfailures = nf;
+    *done = i;
+    fjcs__text_free(&ps);
+    fjcs_buf_free(&canon);
+    return (fjcs_code)rc;
+}

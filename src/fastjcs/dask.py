@@ -1,0 +1,197 @@
+"""Digests on a Dask cluster: columns of DataFrames, Bags of texts, and jobs over many files.
+
+Dask's distributed scheduler runs the same code on a laptop (``distributed.LocalCluster``) and on
+a cluster (an existing scheduler, or one started by dask-kubernetes, dask-jobqueue or SSH), so
+this module is all fastjcs needs to run past one machine:
+
+- `digest_series(series)`: the digests of a Dask Series of JSON texts (a DataFrame column), lazily,
+  partition by partition through `fastjcs.arrow` (one C call per partition's Arrow chunk), never
+  collected to the client; `digest_bag(bag)` the same for a Bag of texts;
+- `digest_jsonl_files(inputs, output_dir)` and `digest_parquet_files(inputs, output_dir,
+  column=...)`: one task per input file (local paths or any fsspec URL), each writing its output
+  file atomically (`fastjcs.tools.jobs`), so a worker lost mid-file only costs that file again
+  (the scheduler reruns its task elsewhere) and `resume=True` skips the files already done.
+
+Every worker needs fastjcs installed (with the C core: a wheel), and the output folder of a file
+job must be one filesystem all the workers see. Needs the `dask` extra
+(``pip install 'fastjcs[dask]'``: dask[dataframe,distributed] and pyarrow).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable, Dict, List, Optional
+
+try:
+    import dask  # noqa: F401 - the extra is installed (dask.dataframe and dask.bag are used lazily)
+    import distributed
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError(f"fastjcs.dask needs dask (pip install 'fastjcs[dask]'): {exc}") from exc
+
+from . import arrow
+from .core.api import DEFAULT_MAX_DEPTH, check_depth
+from .core.hashing import check_algorithm
+from .tools import jobs
+from .tools.jobs import Result
+from .tools.lines import Settings
+
+__all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks",
+           "Result"]
+
+
+def _options(algorithm: str, raw: bool, errors: str, max_depth: int, strict_integers: bool,
+             integers_only: bool) -> Dict[str, Any]:
+    """The keywords of `fastjcs.arrow.digest_array`, checked on the client (not on a worker)."""
+    if errors not in arrow.POLICIES:
+        raise ValueError(f"errors must be 'raise' or 'null', not {errors!r}")
+    return dict(algorithm=check_algorithm(algorithm), raw=bool(raw), errors=errors,
+                max_depth=check_depth(max_depth), strict_integers=bool(strict_integers),
+                integers_only=bool(integers_only))
+
+
+# ---- columns and bags ------------------------------------------------------------------------
+
+
+def _digest_partition(part: Any, options: Dict[str, Any], name: str) -> Any:
+    """One partition (a pandas Series) through digest_array: an Arrow-backed Series, or with
+    errors="null" a DataFrame of `name` and `name`_error."""
+    import pandas as pd
+    import pyarrow as pa
+
+    texts = pa.array(part.array) if len(part) else pa.array([], pa.string())
+    if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)
+            or pa.types.is_binary(texts.type) or pa.types.is_large_binary(texts.type)):
+        texts = pa.array(part.to_list())  # object columns: str (or bytes) per row
+    result = arrow.digest_array(texts, **options)
+
+    def series(values: Any, label: str) -> Any:  # of the type the meta of digest_series says
+        if pa.types.is_large_string(values.type):
+            values = values.cast(pa.string())
+        return pd.Series(pd.arrays.ArrowExtensionArray(values), index=part.index, name=label)
+
+    if options["errors"] == "raise":
+        return series(result, name)
+    return pd.concat([series(result.values, name), series(result.errors, name + "_error")], axis=1)
+
+
+def digest_series(series: Any, *, algorithm: str = "sha256", raw: bool = False,
+                  errors: str = "raise", max_depth: int = DEFAULT_MAX_DEPTH,
+                  strict_integers: bool = False, integers_only: bool = False,
+                  name: str = "digest") -> Any:
+    """The digest of each JSON text of a Dask Series (str or bytes per row, nulls kept), lazily.
+
+    Returns a Dask Series named `name` (Arrow-backed strings ``"<alg>:<hex>"``, or bytes with
+    `raw`); with ``errors="null"`` a Dask DataFrame with `name` and `name` + "_error" (the
+    message of each failed row). With ``errors="raise"`` the first bad row of a partition fails
+    its task when the result is computed (the error of `fastjcs.arrow.digest_array`, whose
+    `index` counts rows within the partition). Options as in `fastjcs.arrow.digest_array`.
+    """
+    import pandas as pd
+    import pyarrow as pa
+
+    options = _options(algorithm, raw, errors, max_depth, strict_integers, integers_only)
+    kind = pd.ArrowDtype(pa.binary(32 if algorithm == "sha256" else 48) if raw else pa.string())
+    column = pd.Series([], dtype=kind, name=name)
+    meta = column if errors == "raise" else pd.concat(
+        [column, pd.Series([], dtype=pd.ArrowDtype(pa.string()), name=name + "_error")], axis=1)
+    return series.map_partitions(_digest_partition, options, name, meta=meta)
+
+
+def _digest_list(part: Any, options: Dict[str, Any]) -> List[Any]:
+    import pyarrow as pa
+
+    result = arrow.digest_array(pa.array(list(part)), **options)
+    if options["errors"] == "raise":
+        return result.to_pylist()
+    return [value if value is not None else error
+            for value, error in zip(result.values.to_pylist(), result.errors.to_pylist())]
+
+
+def digest_bag(bag: Any, *, algorithm: str = "sha256", raw: bool = False, errors: str = "raise",
+               max_depth: int = DEFAULT_MAX_DEPTH, strict_integers: bool = False,
+               integers_only: bool = False) -> Any:
+    """The digest of each JSON text (str or bytes) of a Dask Bag, lazily, a partition per call.
+
+    With ``errors="null"`` a failed text gives its message ("ErrorClass: message"), which never
+    looks like a digest (no "<alg>:" prefix of 64 or 96 hex digits); a null text gives None.
+    """
+    options = _options(algorithm, raw, errors, max_depth, strict_integers, integers_only)
+    return bag.map_partitions(_digest_list, options)
+
+
+# ---- jobs over files -------------------------------------------------------------------------
+
+
+def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] = None,
+              on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+    """Run the tasks of a planned job (`fastjcs.tools.jobs.plan`) on the cluster of `client`
+    (default: the current one), one task per file; their results in task order. on_result(result)
+    is called as each file is done (progress). A task that fails (an input that cannot be read, a
+    missing column) raises its error here; one whose worker dies is run again by the scheduler
+    (up to its `allowed-failures`), from the start of its file."""
+    client = client if client is not None else distributed.get_client()
+    run = uuid.uuid4().hex  # keys of this run only: a rerun of the same files is a new run
+    futures = client.map(jobs.run_task, tasks, settings=settings, pure=False,
+                         key=[f"fastjcs-digest-{run}-{i}" for i in range(len(tasks))])
+    order = {f.key: i for i, f in enumerate(futures)}
+    results: List[Optional[Result]] = [None] * len(tasks)
+    try:
+        for future in distributed.as_completed(futures):
+            result = future.result()
+            results[order[future.key]] = result
+            if on_result is not None:
+                on_result(result)
+    except BaseException:
+        client.cancel(futures)  # the other files: not run for a job that failed
+        raise
+    return [r for r in results if r is not None]
+
+
+def _settings(algorithm: str, max_depth: int, strict_integers: bool, integers_only: bool,
+              profile: str = "jcs", exclusion: tuple = ()) -> Settings:
+    return Settings(check_algorithm(algorithm), profile, tuple(exclusion), check_depth(max_depth),
+                    bool(strict_integers), bool(integers_only))
+
+
+def digest_jsonl_files(inputs: jobs.Sources, output_dir: str, *, client: Optional[Any] = None,
+                       algorithm: str = "sha256", max_depth: int = DEFAULT_MAX_DEPTH,
+                       strict_integers: bool = False, integers_only: bool = False,
+                       resume: bool = False,
+                       on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+    """Digest every line of many JSON Lines files on a Dask cluster (`client`, default the
+    current one), one task per file.
+
+    `inputs` is a path, a glob or an fsspec URL (or a list of them); each input gets
+    ``<output_dir>/<name>.digests``, byte for byte what ``fastjcs digest --jsonl <input>``
+    prints, written atomically. Returns a `fastjcs.tools.jobs.Result` per input (sorted by
+    output path):
+    its lines and a note per failed line ("LINE:COL: ErrorClass: message (byte N)"). With
+    `resume`, inputs whose output exists are not run again (their failed lines are read back
+    from the output).
+    """
+    settings = _settings(algorithm, max_depth, strict_integers, integers_only)
+    todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "jsonl", resume=resume)
+    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
+
+
+def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
+                         client: Optional[Any] = None, append: bool = False,
+                         algorithm: str = "sha256", max_depth: int = DEFAULT_MAX_DEPTH,
+                         strict_integers: bool = False, integers_only: bool = False,
+                         resume: bool = False,
+                         on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+    """Digest a column of JSON texts in many Parquet files on a Dask cluster, one task per file.
+
+    Each input gets ``<output_dir>/<name>.digests.parquet`` with the columns `row` (the row's
+    number in the file; with `append`, the file's own columns instead), `digest` and `error`.
+    Otherwise as `digest_jsonl_files`; a failed row's note is "row N: ErrorClass: message".
+    """
+    settings = _settings(algorithm, max_depth, strict_integers, integers_only)
+    todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "parquet", column, append, resume)
+    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
+
+
+def _merge(done: List[Result], ran: List[Result], output_dir: str) -> List[Result]:
+    """All the results, sorted by output path, once the leftovers of lost workers are removed."""
+    jobs.clean(output_dir)
+    return sorted(done + ran, key=lambda r: r.output)
