@@ -292,6 +292,9 @@ typedef struct fjcs__text {
 /* Ready t for texts nested at most max_depth deep, with fjcs_canonicalize's flags. */
 void fjcs__text_init(fjcs__text *t, size_t max_depth, int flags);
 
+/* Set the depth limit and flags of the texts t runs from now on (a parser kept between calls). */
+void fjcs__text_set_limits(fjcs__text *t, size_t max_depth, int flags);
+
 /* Canonicalize text[0..len) and append it to out: fjcs_canonicalize's answer and error record. */
 int fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *out, fjcs_error *err);
 
