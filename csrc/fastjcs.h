@@ -212,10 +212,11 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
  * once the thread has warmed up), and returns a pointer to the result: NUL-terminated (a
  * canonical form, a number or a digest never holds a NUL byte), lent until the caller hands it
  * back by setting the byte before it to 0 (result[-1] = 0) once it has copied it. A result is
- * never changed or freed while it is lent, even when the thread calls again first (a later call
- * then writes into a new buffer); the thread's state is freed when it ends, and a buffer a call
- * left larger than 64 KiB is freed by its next call. On any failure they return NULL and record
- * nothing: call the ordinary function on the same input for the error.
+ * not changed or freed while it is lent, even when the thread calls again first (a later call
+ * then writes into a new buffer; up to 8 such buffers are kept aside, the oldest freed past
+ * that); the thread's state is freed when it ends, and a buffer a call left larger than 64 KiB
+ * is freed by its next call. On any failure they return NULL and record nothing: call the
+ * ordinary function on the same input for the error.
  */
 
 /* fjcs_canonicalize. */

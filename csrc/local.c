@@ -11,10 +11,12 @@
  * the byte just before it (result[-1] = 0), after copying it. A call that finds the previous
  * result of its thread still lent (the caller never handed it back, or a second call was made
  * before the first was copied: a signal handler or a finalizer running between the two) leaves
- * that buffer alone, keeps it on a list, and writes into a new one; a listed buffer is freed by a
+ * that buffer alone, keeps it aside, and writes into a new one; a buffer kept aside is freed by a
  * later call once it has been handed back, and in any case when the thread ends. So a result is
- * never overwritten or freed while it is lent, and what a thread keeps is bounded: a buffer that
- * a call left larger than FJCS_LOCAL_KEEP bytes is freed by the next call.
+ * not overwritten or freed while it is lent; the one exception bounds what a thread keeps: at
+ * most RETIRED buffers are kept aside, and the oldest is freed to make room (a result is lost
+ * only when a caller never hands it back, or under RETIRED calls nested before the first copy).
+ * A buffer that a call left larger than FJCS_LOCAL_KEEP bytes is freed by the next call.
  *
  * Canonical JSON never contains a NUL byte (RFC 8785 escapes every control character), nor does a
  * rendered number or digest, so each result is NUL-terminated and its length is its strlen.
@@ -42,13 +44,16 @@
 #define FJCS_LOCAL_KEEP ((size_t)1 << 16)
 #endif
 
+/* The most lent buffers a thread keeps aside; past that, the oldest is freed. */
+#define RETIRED 8
+
 /* A thread's state. */
 typedef struct local {
     fjcs_buf out;       /* out.data[0] is the lent flag; the result starts at out.data + 1 */
     fjcs_buf canon;     /* the canonical bytes a digest hashes (never lent) */
     fjcs__text text;    /* the text parser, its stacks kept */
-    char **retired;     /* buffers still lent when a call needed one */
-    size_t nretired, retired_cap;
+    char *retired[RETIRED]; /* buffers still lent when a call needed one, oldest first */
+    size_t nretired;
 } local;
 
 static void local_free(void *p) {
@@ -58,7 +63,6 @@ static void local_free(void *p) {
     fjcs_buf_free(&c->canon);
     fjcs__text_free(&c->text);
     for (size_t i = 0; i < c->nretired; i++) free(c->retired[i]);
-    free(c->retired);
     free(c);
 }
 
@@ -138,8 +142,11 @@ static local *begin(void) {
     if (c == NULL) return NULL;
     if (c->nretired) sweep(c);
     if (c->out.data != NULL && c->out.data[0]) { /* still lent: keep it until handed back */
-        if (fjcs__grow((void **)&c->retired, &c->retired_cap, c->nretired, sizeof(char *), NULL) != FJCS_OK)
-            return NULL;
+        if (c->nretired == RETIRED) { /* never handed back (the caller stopped between the two) */
+            free(c->retired[0]);
+            memmove(c->retired, c->retired + 1, (RETIRED - 1) * sizeof c->retired[0]);
+            c->nretired--;
+        }
         c->retired[c->nretired++] = c->out.data;
         c->out.data = NULL;
         c->out.len = c->out.cap = 0;

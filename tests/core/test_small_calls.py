@@ -1,0 +1,90 @@
+"""The C backend's per-thread entry points (fjcs_local_*), which serve one small document per
+call: the result lent to the caller, the memory a thread keeps, the digest without the compiled
+one-shot. Answers are checked against the pure-Python backend or fixed expectations."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+import fastjcs
+from fastjcs.core import python_backend
+
+
+def test_results_hold_no_nul_byte_and_survive_the_nul_escape(backend):
+    # The per-thread results are NUL-terminated: a NUL in a string must come out escaped, whole.
+    assert fastjcs.dumps({"k\x00": "a\x00b"}) == b'{"k\\u0000":"a\\u0000b"}'
+    assert fastjcs.canonicalize(b'["a\\u0000b", 1]') == b'["a\\u0000b",1]'
+    assert fastjcs.digest("\x00") == python_backend.digest("\x00", 10, "sha256")
+
+
+def test_a_result_still_lent_is_not_overwritten(native):
+    """A second call before the first result is handed back (as from a signal handler or a
+    finalizer) writes elsewhere: the first result stays intact until it is handed back."""
+    from fastjcs._native_ext import ffi, lib
+
+    first = lib.fjcs_local_canonicalize(b'{"b":1,"a":2}', 13, 10, 0)
+    second = lib.fjcs_local_canonicalize(b"[3, 4]", 6, 10, 0)
+    assert ffi.string(second) == b"[3,4]"
+    second[-1] = b"\0"
+    third = lib.fjcs_local_format_double(0.5)
+    assert ffi.string(third) == b"0.5"
+    third[-1] = b"\0"
+    assert ffi.string(first) == b'{"a":2,"b":1}'
+    first[-1] = b"\0"
+
+
+def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
+    with pytest.raises(fastjcs.DuplicateKeyError) as info:
+        fastjcs.canonicalize(b'{"a":1,"a":2}')
+    assert info.value.offset == 7
+    assert fastjcs.canonicalize(b'{"a":1}') == b'{"a":1}'   # the thread's state is usable after
+    with pytest.raises(fastjcs.FloatDomainError):
+        fastjcs.format_double(float("nan"))
+    with pytest.raises(fastjcs.IntegerDomainError):
+        fastjcs.digest({"a": 2**53})
+    with pytest.raises(fastjcs.NonIntegerNumberError):
+        fastjcs.digest([1.5], integers_only=True)
+    assert fastjcs.format_double(1e21) == "1e+21"
+
+
+def test_digest_without_the_compiled_one_shot(native, monkeypatch):
+    """When pycryptodome's compiled one-shot is not found, digest hashes through its public API."""
+    from fastjcs._native_ext import ffi
+
+    value = {"b": [1.5, "\u20ac"], "a": None}
+    want = python_backend.digest(value, 100, "sha384")
+    monkeypatch.setitem(native._digest_args, "sha384", (ffi.NULL, 48, b"sha384:"))
+    assert native.digest(value, 100, "sha384") == want
+    with pytest.raises(fastjcs.CircularReferenceError):
+        cyclic: list = []
+        cyclic.append(cyclic)
+        native.digest(cyclic, 100, "sha384")
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_a_huge_result_is_not_kept_by_the_thread(native):
+    """A small encoding (11 kB: marshal writes each repeat as a back-reference) with a huge
+    canonical form (40 MB) makes the thread's buffer grow; the next small call frees it."""
+    def body() -> None:
+        # a list: 100 strings of 10,002 bytes, 99 commas and 2 brackets; 40 of them and 39 commas
+        value = [["x" * 10_000] * 100] * 40
+        before = _rss()
+        out = fastjcs.dumps(value)
+        assert len(out) == 40 * (100 * 10_002 + 99 + 2) + 39 + 2
+        del out
+        assert native.dumps([1], 10) == b"[1]"
+        results.append(_rss() - before)
+
+    results: list = []
+    thread = threading.Thread(target=body)   # a fresh thread: its buffer starts empty
+    thread.start()
+    thread.join()
+    assert results and results[0] < 8_000_000, results
