@@ -130,6 +130,9 @@ def measure(repeat: int) -> List[Ratio]:
         Ratio("format_double vs repr(float), 10k floats",
               loop_time(fastjcs.format_double, values, repeat), loop_time(repr, values, repeat),
               1 / 2, "within 2x (>= 0.5)"),
+        Ratio("format_double(0.1) vs repr(0.1)",
+              loop_time(fastjcs.format_double, [0.1] * 10_000, repeat),
+              loop_time(repr, [0.1] * 10_000, repeat), 1 / 2, "within 2x (>= 0.5)"),
     ]
 
     def corpus_time(fn: Callable[[Any], Any], doc: Any) -> float:

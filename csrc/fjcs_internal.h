@@ -250,6 +250,13 @@ static inline void fjcs__order_reset(fjcs__order *o) { o->nspans = o->nrecs = 0;
 
 void fjcs__order_free(fjcs__order *o);
 
+/* ---- The marshal reader (object.c) ------------------------------------------------------------ */
+
+/* fjcs_canonicalize_marshal, putting members in order with `order` (kept by the caller from one
+ * call to the next, so that its buffers are reused; NULL: a fresh one, freed before returning). */
+int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+                      fjcs_error *err, fjcs__order *order);
+
 /* ---- The text canonicalizer (text.c) ------------------------------------------------------------ */
 
 /* One open container of the text being read. */

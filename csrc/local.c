@@ -52,6 +52,7 @@ typedef struct local {
     fjcs_buf out;       /* out.data[0] is the lent flag; the result starts at out.data + 1 */
     fjcs_buf canon;     /* the canonical bytes a digest hashes (never lent) */
     fjcs__text text;    /* the text parser, its stacks kept */
+    fjcs__order order;  /* the marshal reader's member ordering, its buffers kept */
     char *retired[RETIRED]; /* buffers still lent when a call needed one, oldest first */
     size_t nretired;
 } local;
@@ -62,6 +63,7 @@ static void local_free(void *p) {
     fjcs_buf_free(&c->out);
     fjcs_buf_free(&c->canon);
     fjcs__text_free(&c->text);
+    fjcs__order_free(&c->order);
     for (size_t i = 0; i < c->nretired; i++) free(c->retired[i]);
     free(c);
 }
@@ -167,17 +169,28 @@ static const char *lend(local *c, int rc) {
     return c->out.data + 1;
 }
 
+/* Whether member ordering's buffers grew past what a thread keeps. */
+static int order_is_large(const fjcs__order *o) {
+    return o->scratch.cap > FJCS_LOCAL_KEEP || o->spans_cap * sizeof *o->spans > FJCS_LOCAL_KEEP ||
+           o->recs_cap * sizeof *o->recs > FJCS_LOCAL_KEEP;
+}
+
 /* Forget a parser's buffers when they grew past what a thread keeps. */
 static void trim_text(local *c) {
     fjcs__text *t = &c->text;
-    if (t->arena.cap > FJCS_LOCAL_KEEP || t->order.scratch.cap > FJCS_LOCAL_KEEP ||
+    if (t->arena.cap > FJCS_LOCAL_KEEP || order_is_large(&t->order) ||
         t->frames_cap * sizeof *t->frames > FJCS_LOCAL_KEEP ||
-        t->members_cap * sizeof *t->members > FJCS_LOCAL_KEEP ||
-        t->order.spans_cap * sizeof *t->order.spans > FJCS_LOCAL_KEEP ||
-        t->order.recs_cap * sizeof *t->order.recs > FJCS_LOCAL_KEEP) {
+        t->members_cap * sizeof *t->members > FJCS_LOCAL_KEEP) {
         fjcs__text_free(t);
         fjcs__text_init(t, 0, 0);
     }
+}
+
+static int run_marshal(local *c, const char *data, size_t len, size_t max_depth, fjcs_flags flags,
+                       fjcs_buf *out) {
+    int rc = fjcs__marshal_run(data, len, max_depth, (int)flags, out, NULL, &c->order);
+    if (order_is_large(&c->order)) fjcs__order_free(&c->order);
+    return rc;
 }
 
 static int run_text(local *c, const char *text, size_t len, size_t max_depth, fjcs_flags flags,
@@ -216,7 +229,7 @@ const char *fjcs_local_canonicalize_marshal(const char *data, size_t len, size_t
                                             fjcs_flags flags) {
     local *c = begin();
     if (c == NULL) return NULL;
-    return lend(c, fjcs_canonicalize_marshal(data, len, max_depth, flags, &c->out, NULL));
+    return lend(c, run_marshal(c, data, len, max_depth, flags, &c->out));
 }
 
 const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_depth,
@@ -225,7 +238,7 @@ const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_d
     local *c = begin();
     if (c == NULL) return NULL;
     c->canon.len = 0;
-    int rc = fjcs_canonicalize_marshal(data, len, max_depth, flags, &c->canon, NULL);
+    int rc = run_marshal(c, data, len, max_depth, flags, &c->canon);
     if (rc == FJCS_OK) rc = put_digest(c, hash, digest_size, prefix, prefix_len);
     return lend(c, rc);
 }
