@@ -12,6 +12,8 @@ import pytest
 import fastjcs
 from fastjcs.core import python_backend
 
+from _markers import rss_is_meaningful
+
 
 def test_results_hold_no_nul_byte_and_survive_the_nul_escape(backend):
     # The per-thread results are NUL-terminated: a NUL in a string must come out escaped, whole.
@@ -70,6 +72,7 @@ def _rss() -> int:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+@rss_is_meaningful
 def test_a_huge_result_is_not_kept_by_the_thread(native):
     """A small encoding (11 kB: marshal writes each repeat as a back-reference) with a huge
     canonical form (40 MB) makes the thread's buffer grow; the next small call frees it."""
