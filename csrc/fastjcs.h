@@ -216,24 +216,25 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
  * then writes into a new buffer; up to 8 such buffers are kept aside, the oldest freed past
  * that); the thread's state is freed when it ends, and a buffer a call left larger than 64 KiB
  * is freed by its next call. On any failure they return NULL and record nothing: call the
- * ordinary function on the same input for the error.
+ * ordinary function on the same input for the error. Their flags (fjcs_flags values, or-ed) are
+ * an int: cffi converts an int argument in a fraction of what an enum costs, on every call.
  */
 
 /* fjcs_canonicalize. */
-const char *fjcs_local_canonicalize(const char *text, size_t len, size_t max_depth, fjcs_flags flags);
+const char *fjcs_local_canonicalize(const char *text, size_t len, size_t max_depth, int flags);
 
 /* fjcs_canonicalize_marshal. */
 const char *fjcs_local_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
-                                            fjcs_flags flags);
+                                            int flags);
 
 /* fjcs_canonicalize_marshal, then hash the canonical form: the result is prefix[0..prefix_len)
  * followed by the digest (digest_size bytes, at most FJCS_MAX_DIGEST) in lowercase hex. */
 const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_depth,
-                                      fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size,
+                                      int flags, fjcs_hash_fn hash, size_t digest_size,
                                       const char *prefix, size_t prefix_len);
 
 /* fjcs_canonicalize, then hash, as fjcs_local_digest_marshal. */
-const char *fjcs_local_digest_text(const char *text, size_t len, size_t max_depth, fjcs_flags flags,
+const char *fjcs_local_digest_text(const char *text, size_t len, size_t max_depth, int flags,
                                    fjcs_hash_fn hash, size_t digest_size, const char *prefix,
                                    size_t prefix_len);
 

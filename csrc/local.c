@@ -186,16 +186,16 @@ static void trim_text(local *c) {
     }
 }
 
-static int run_marshal(local *c, const char *data, size_t len, size_t max_depth, fjcs_flags flags,
+static int run_marshal(local *c, const char *data, size_t len, size_t max_depth, int flags,
                        fjcs_buf *out) {
-    int rc = fjcs__marshal_run(data, len, max_depth, (int)flags, out, NULL, &c->order);
+    int rc = fjcs__marshal_run(data, len, max_depth, flags, out, NULL, &c->order);
     if (order_is_large(&c->order)) fjcs__order_free(&c->order);
     return rc;
 }
 
-static int run_text(local *c, const char *text, size_t len, size_t max_depth, fjcs_flags flags,
+static int run_text(local *c, const char *text, size_t len, size_t max_depth, int flags,
                     fjcs_buf *out) {
-    fjcs__text_set_limits(&c->text, max_depth, (int)flags);
+    fjcs__text_set_limits(&c->text, max_depth, flags);
     int rc = fjcs__text_run(&c->text, text, len, out, NULL);
     trim_text(c);
     return rc;
@@ -219,21 +219,21 @@ static int put_digest(local *c, fjcs_hash_fn hash, size_t digest_size, const cha
 
 /* ---- Entry points ------------------------------------------------------------------------ */
 
-const char *fjcs_local_canonicalize(const char *text, size_t len, size_t max_depth, fjcs_flags flags) {
+const char *fjcs_local_canonicalize(const char *text, size_t len, size_t max_depth, int flags) {
     local *c = begin();
     if (c == NULL) return NULL;
     return lend(c, run_text(c, text, len, max_depth, flags, &c->out));
 }
 
 const char *fjcs_local_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
-                                            fjcs_flags flags) {
+                                            int flags) {
     local *c = begin();
     if (c == NULL) return NULL;
     return lend(c, run_marshal(c, data, len, max_depth, flags, &c->out));
 }
 
 const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_depth,
-                                      fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size,
+                                      int flags, fjcs_hash_fn hash, size_t digest_size,
                                       const char *prefix, size_t prefix_len) {
     local *c = begin();
     if (c == NULL) return NULL;
@@ -243,7 +243,7 @@ const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_d
     return lend(c, rc);
 }
 
-const char *fjcs_local_digest_text(const char *text, size_t len, size_t max_depth, fjcs_flags flags,
+const char *fjcs_local_digest_text(const char *text, size_t len, size_t max_depth, int flags,
                                    fjcs_hash_fn hash, size_t digest_size, const char *prefix,
                                    size_t prefix_len) {
     local *c = begin();
