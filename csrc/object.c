@@ -136,6 +136,28 @@ static size_t enter_ref(reader *r, size_t pos) {
 static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii_only, int *plain,
                                 const uint8_t *at) {
     const uint8_t *p = s, *end = s + n;
+    if (ascii_only) {
+        /* The common case, a short ASCII string needing no escape: checked while it is copied, in
+         * one pass. At the first byte that is not so (to escape, or not ASCII), nothing has been
+         * committed to the output and the general path below starts over. */
+        fjcs_buf *out = r->out;
+        if (fjcs__buf_reserve(out, n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+        char *dst = out->data + out->len;
+        *dst++ = '"';
+        for (; end - p >= 8; p += 8, dst += 8) {
+            uint64_t v = fjcs__load_u64(p);
+            if (fjcs__swar_string_special(v)) break;
+            memcpy(dst, &v, 8);
+        }
+        for (; p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\'; p++) *dst++ = (char)*p;
+        if (p == end) {
+            *dst++ = '"';
+            out->len = (size_t)(dst - out->data);
+            *plain = 1;
+            return FJCS_OK;
+        }
+        p = s;
+    }
     int escapes = 0;
     while (p < end) {
         while (end - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) p += 8;
