@@ -4,6 +4,7 @@ one-shot. Answers are checked against the pure-Python backend or fixed expectati
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -102,3 +103,21 @@ def test_a_huge_result_is_not_kept_by_the_thread(native):
                          env={**os.environ, "FASTJCS_BACKEND": "native"}, timeout=120)
     assert run.returncode == 0, run.stderr
     assert int(run.stdout) < 8_000_000, run.stdout
+
+
+def test_remembered_member_orders_give_each_object_its_own_order(backend):
+    """The C core remembers the canonical order of recent sequences of names (within a call, and
+    from one small call to the next): objects of one shape, the same names in other input orders,
+    names that differ in one byte or in length, and a duplicate after its shape was remembered must
+    each still come out as the pure-Python backend writes them (or fail as it fails)."""
+    shapes = [["b", "a", "c"], ["a", "b", "c"], ["c", "b", "a"], ["b", "a", "cc"], ["b", "a", "d"],
+              ["\u20ac", "z", "\U0001f600", "\ufb33"], [f"k{i}" for i in range(16, 0, -1)],
+              [f"k{i}" for i in range(17, 0, -1)], ["x" * 300, "y" * 300]]
+    values = [{name: [i, j] for j, name in enumerate(shape)} for i in range(3) for shape in shapes]
+    for value in values + [values]:  # each alone (one call each), then all in one document
+        assert fastjcs.dumps(value) == python_backend.dumps(value, 100)
+        text = json.dumps(value).encode()
+        assert fastjcs.canonicalize(text) == python_backend.canonicalize(text, 100, False)
+    with pytest.raises(fastjcs.DuplicateKeyError) as info:
+        fastjcs.canonicalize(b'[{"b":1,"a":2},{"b":1,"a":2},{"b":1,"b":2}]')
+    assert info.value.offset == 36  # the second "b" of the third object: 29 + 7
