@@ -7,19 +7,21 @@
  * it), and the same header is compiled into the extension, so the compiler checks the two agree.
  *
  * Layout: the error record (codes, what the grammar expected), numbers, canonicalization, digests
- * in bulk. Conventions:
+ * in bulk, the per-thread entry points for small documents. Conventions:
  *  - every exported name starts with fjcs_ / FJCS_; internal names shared between the core's files
  *    start with fjcs__ (fjcs_internal.h) and are not exported; all else is static;
  *  - one return convention: every exported function that can fail returns an fjcs_code (FJCS_OK
  *    or the error), and hands back lengths and counts through pointer arguments. fjcs_buf_free,
- *    which cannot fail, returns nothing;
+ *    which cannot fail, returns nothing. The exception is the per-thread family (fjcs_local_*,
+ *    last below), which returns its result lent from the thread's own buffer, or NULL;
  *  - an error is described by an fjcs_error record (code, what was expected, byte offset, static
  *    message), filled in where the caller passes one (the pointer may be NULL). Callers that word
  *    errors their own way (the Python binding) build the words from the code and the fields,
  *    never from the message, which is English for C callers and may change;
  *  - every exported function is one the Python binding (src/fastjcs) calls: nothing is exported
  *    for tests alone (tests reach internal functions through builds of their own);
- *  - no global mutable state: every function is safe to call from several threads at once.
+ *  - no global mutable state: every function is safe to call from several threads at once (the
+ *    fjcs_local_* functions keep state per thread, never shared between threads).
  */
 #ifndef FASTJCS_H
 #define FASTJCS_H
@@ -201,6 +203,43 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
                                 size_t prefix_len, fjcs_buf *out, fjcs_item *failures,
                                 size_t capacity, size_t *nfailures, size_t *nlines,
                                 size_t *consumed);
+
+/* ---- One small document per call: results lent from a per-thread buffer ---- */
+
+/*
+ * Each of these does what the ordinary function named after it does, with the calling thread's
+ * own output buffer and parser, kept from one call to the next (so that a call allocates nothing
+ * once the thread has warmed up), and returns a pointer to the result: NUL-terminated (a
+ * canonical form, a number or a digest never holds a NUL byte), lent until the caller hands it
+ * back by setting the byte before it to 0 (result[-1] = 0) once it has copied it. A result is
+ * not changed or freed while it is lent, even when the thread calls again first (a later call
+ * then writes into a new buffer; up to 8 such buffers are kept aside, the oldest freed past
+ * that); the thread's state is freed when it ends, and a buffer a call left larger than 64 KiB
+ * is freed by its next call. On any failure they return NULL and record nothing: call the
+ * ordinary function on the same input for the error. Their flags (fjcs_flags values, or-ed) are
+ * an int: cffi converts an int argument in a fraction of what an enum costs, on every call.
+ */
+
+/* fjcs_canonicalize. */
+const char *fjcs_local_canonicalize(const char *text, size_t len, size_t max_depth, int flags);
+
+/* fjcs_canonicalize_marshal. */
+const char *fjcs_local_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
+                                            int flags);
+
+/* fjcs_canonicalize_marshal, then hash the canonical form: the result is prefix[0..prefix_len)
+ * followed by the digest (digest_size bytes, at most FJCS_MAX_DIGEST) in lowercase hex. */
+const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_depth,
+                                      int flags, fjcs_hash_fn hash, size_t digest_size,
+                                      const char *prefix, size_t prefix_len);
+
+/* fjcs_canonicalize, then hash, as fjcs_local_digest_marshal. */
+const char *fjcs_local_digest_text(const char *text, size_t len, size_t max_depth, int flags,
+                                   fjcs_hash_fn hash, size_t digest_size, const char *prefix,
+                                   size_t prefix_len);
+
+/* fjcs_format_double (NULL for NaN and the infinities). */
+const char *fjcs_local_format_double(double v);
 
 /* ---- Arrow columns ---- */
 

@@ -219,9 +219,29 @@ static inline void fjcs__nest_into(fjcs__nest *parent, const fjcs__nest *child) 
  * fjcs__order_finish writes every recorded object in one pass at the end. Immediate moves then
  * cost at most 8 times the output, and the final pass once more, whatever the nesting; a flat
  * record moves at once, as small objects are cheapest to move while they are in cache.
+ *
+ * Records share shapes: the canonical order of a few recent sequences of names (small objects
+ * only) is remembered, and an object whose names are exactly a remembered sequence, byte for
+ * byte, takes its order (and its freedom from duplicates) without sorting. What is remembered
+ * outlives fjcs__order_reset: a parser kept between calls keeps it.
  */
+/* The canonical order of one sequence of member names, remembered (fjcs__order.memo). */
+#define FJCS_MEMO_MEMBERS 16   /* objects of at most this many members */
+#define FJCS_MEMO_BYTES 480    /* whose names hold at most this many bytes in all */
+#define FJCS_MEMO_SLOTS 4
+
+typedef struct fjcs__order_memo {
+    uint8_t n;                           /* members; 0: the slot is empty */
+    uint8_t changed;                     /* the canonical order differs from the input order */
+    uint8_t perm[FJCS_MEMO_MEMBERS];     /* canonical position i holds input member perm[i] */
+    uint16_t len[FJCS_MEMO_MEMBERS];     /* the names' lengths, in input order */
+    uint8_t names[FJCS_MEMO_BYTES];      /* the names, in input order, end to end */
+} fjcs__order_memo;
+
 typedef struct fjcs__order {
     fjcs_buf scratch;           /* merge-sort space and copies of the bytes being moved */
+    fjcs__order_memo *memo;     /* FJCS_MEMO_SLOTS remembered orders (records share shapes),
+                                   allocated at the first object to order; NULL before */
     fjcs__span *spans;           /* member spans of the recorded objects, in canonical order */
     size_t nspans, spans_cap;
     fjcs__reorder *recs;         /* the recorded objects, in the order they closed */
@@ -249,6 +269,13 @@ int fjcs__order_finish(fjcs_buf *out, fjcs__order *o);
 static inline void fjcs__order_reset(fjcs__order *o) { o->nspans = o->nrecs = 0; }
 
 void fjcs__order_free(fjcs__order *o);
+
+/* ---- The marshal reader (object.c) ------------------------------------------------------------ */
+
+/* fjcs_canonicalize_marshal, putting members in order with `order` (kept by the caller from one
+ * call to the next, so that its buffers are reused; NULL: a fresh one, freed before returning). */
+int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+                      fjcs_error *err, fjcs__order *order);
 
 /* ---- The text canonicalizer (text.c) ------------------------------------------------------------ */
 
@@ -291,6 +318,9 @@ typedef struct fjcs__text {
 
 /* Ready t for texts nested at most max_depth deep, with fjcs_canonicalize's flags. */
 void fjcs__text_init(fjcs__text *t, size_t max_depth, int flags);
+
+/* Set the depth limit and flags of the texts t runs from now on (a parser kept between calls). */
+void fjcs__text_set_limits(fjcs__text *t, size_t max_depth, int flags);
 
 /* Canonicalize text[0..len) and append it to out: fjcs_canonicalize's answer and error record. */
 int fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *out, fjcs_error *err);

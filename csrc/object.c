@@ -67,7 +67,8 @@ typedef struct oframe {
 typedef struct reader {
     const uint8_t *base, *p, *end;
     fjcs_buf *out;
-    fjcs__order order;
+    fjcs__order *order; /* the caller's (fjcs__marshal_run) or own_order */
+    fjcs__order own_order;
     oframe *frames;
     size_t nframes, frames_cap;
     fjcs__member *members;
@@ -135,6 +136,28 @@ static size_t enter_ref(reader *r, size_t pos) {
 static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii_only, int *plain,
                                 const uint8_t *at) {
     const uint8_t *p = s, *end = s + n;
+    if (ascii_only) {
+        /* The common case, a short ASCII string needing no escape: checked while it is copied, in
+         * one pass. At the first byte that is not so (to escape, or not ASCII), nothing has been
+         * committed to the output and the general path below starts over. */
+        fjcs_buf *out = r->out;
+        if (fjcs__buf_reserve(out, n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
+        char *dst = out->data + out->len;
+        *dst++ = '"';
+        for (; end - p >= 8; p += 8, dst += 8) {
+            uint64_t v = fjcs__load_u64(p);
+            if (fjcs__swar_string_special(v)) break;
+            memcpy(dst, &v, 8);
+        }
+        for (; p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\'; p++) *dst++ = (char)*p;
+        if (p == end) {
+            *dst++ = '"';
+            out->len = (size_t)(dst - out->data);
+            *plain = 1;
+            return FJCS_OK;
+        }
+        p = s;
+    }
     int escapes = 0;
     while (p < end) {
         while (end - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) p += 8;
@@ -268,7 +291,7 @@ static int pop_frame(reader *r) {
         /* With no member read yet, members is NULL, and NULL + 0 is undefined behaviour in C. */
         int rc = n < 2 ? FJCS_OK
                        : fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &f->nest,
-                                             &r->order, &dup);
+                                             r->order, &dup);
         if (rc == FJCS_E_DUPKEY) return fail(r, rc, r->base + dup, "duplicate member name");
         if (rc != FJCS_OK) return fail(r, rc, r->p, "out of memory");
         r->nmembers = f->mbase;
@@ -530,6 +553,7 @@ static void reader_init(reader *r, const char *data, size_t len, size_t max_dept
     r->max_depth = max_depth;
     r->flags = flags;
     r->err = err;
+    r->order = &r->own_order;
     fjcs__fail(err, FJCS_OK, 0, NULL); /* a clean record until something fails */
 }
 
@@ -537,20 +561,29 @@ static void reader_free(reader *r) {
     fjcs__release(r->frames, r->frames_local);
     fjcs__release(r->members, r->members_local);
     fjcs__release(r->refs, r->refs_local);
-    fjcs__order_free(&r->order);
+    fjcs__order_free(&r->own_order);
+}
+
+int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+                      fjcs_error *err, fjcs__order *order) {
+    reader r;
+    reader_init(&r, data, len, max_depth, flags, out, err);
+    if (order != NULL) {
+        fjcs__order_reset(order);
+        r.order = order;
+    }
+    int rc = read_value(&r);
+    if (rc == FJCS_OK) rc = drive(&r, 0);
+    if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
+    if (rc == FJCS_OK && fjcs__order_finish(out, r.order) != FJCS_OK)
+        rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
+    reader_free(&r);
+    return rc;
 }
 
 fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
                                     fjcs_flags flags, fjcs_buf *out, fjcs_error *err) {
-    reader r;
-    reader_init(&r, data, len, max_depth, (int)flags, out, err);
-    int rc = read_value(&r);
-    if (rc == FJCS_OK) rc = drive(&r, 0);
-    if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
-    if (rc == FJCS_OK && fjcs__order_finish(out, &r.order) != FJCS_OK)
-        rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
-    reader_free(&r);
-    return rc;
+    return (fjcs_code)fjcs__marshal_run(data, len, max_depth, (int)flags, out, err, NULL);
 }
 
 /* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
@@ -596,10 +629,10 @@ fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_dep
     }
     for (size_t i = 0; i < items; i++) {
         out.len = 0;
-        fjcs__order_reset(&r.order);
+        fjcs__order_reset(r.order);
         rc = read_value(&r);
         if (rc == FJCS_OK) rc = drive(&r, 0);
-        if (rc == FJCS_OK && fjcs__order_finish(&out, &r.order) != FJCS_OK)
+        if (rc == FJCS_OK && fjcs__order_finish(&out, r.order) != FJCS_OK)
             rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
         if (rc == FJCS_OK && hash((const uint8_t *)out.data, out.len, digests + i * digest_size, digest_size) != 0)
             rc = fail(&r, FJCS_E_HASH, r.p, "the hash function failed");

@@ -548,13 +548,17 @@ member_name:
 
 void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
     memset(ps, 0, offsetof(parser, frames_local));
-    ps->max_depth = max_depth;
-    /* FJCS_INTEGERS_ONLY implies FJCS_STRICT_INTEGERS */
-    ps->flags = flags & FJCS_INTEGERS_ONLY ? flags | FJCS_STRICT_INTEGERS : flags;
+    fjcs__text_set_limits(ps, max_depth, flags);
     ps->frames = ps->frames_local;
     ps->frames_cap = sizeof ps->frames_local / sizeof ps->frames_local[0];
     ps->members = ps->members_local;
     ps->members_cap = sizeof ps->members_local / sizeof ps->members_local[0];
+}
+
+void fjcs__text_set_limits(fjcs__text *ps, size_t max_depth, int flags) {
+    ps->max_depth = max_depth;
+    /* FJCS_INTEGERS_ONLY implies FJCS_STRICT_INTEGERS */
+    ps->flags = flags & FJCS_INTEGERS_ONLY ? flags | FJCS_STRICT_INTEGERS : flags;
 }
 
 int fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {

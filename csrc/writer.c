@@ -188,20 +188,68 @@ static void sort_members(fjcs__member *m, size_t n, fjcs__member *tmp) {
     if (src != m) memcpy(m, src, n * sizeof *m);
 }
 
+static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
+                         fjcs__order *o);
+
+/* The memo slot for a sequence of n names starting with `first` (a cheap mix: records of one
+ * shape meet the same slot, nested objects of other shapes mostly others). */
+static fjcs__order_memo *memo_slot(fjcs__order *o, const fjcs__member *m, size_t n) {
+    if (o->memo == NULL) {
+        o->memo = (fjcs__order_memo *)calloc(FJCS_MEMO_SLOTS, sizeof *o->memo);
+        if (o->memo == NULL) return NULL;
+    }
+    size_t h = n * 31 + m[0].key_len * 7 + (m[0].key_len ? m[0].key[0] : 0);
+    return &o->memo[h % FJCS_MEMO_SLOTS];
+}
+
+/* Whether the names of m[0..n) are exactly those remembered in e, in the same order. */
+static int memo_matches(const fjcs__order_memo *e, const fjcs__member *m, size_t n) {
+    if (e->n != n) return 0;
+    const uint8_t *names = e->names;
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].key_len != e->len[i] || memcmp(m[i].key, names, m[i].key_len) != 0) return 0;
+        names += m[i].key_len;
+    }
+    return 1;
+}
+
+/* Remember the canonical order of m[0..n) (sorted, with input positions in `input`). */
+static void memo_store(fjcs__order_memo *e, const fjcs__member *input, const fjcs__member *sorted,
+                       size_t n, int changed) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += input[i].key_len;
+    if (total > FJCS_MEMO_BYTES) return;
+    uint8_t *names = e->names;
+    for (size_t i = 0; i < n; i++) {
+        e->len[i] = (uint16_t)input[i].key_len;
+        memcpy(names, input[i].key, input[i].key_len);
+        names += input[i].key_len;
+        /* Members are told apart by where they sit in the output, which is unique. */
+        for (size_t j = 0; j < n; j++)
+            if (sorted[i].start == input[j].start) e->perm[i] = (uint8_t)j;
+    }
+    e->n = (uint8_t)n;
+    e->changed = (uint8_t)changed;
+}
+
 int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
                         fjcs__order *o, size_t *dup_pos) {
     if (sorted || n < 2) return FJCS_OK;
-    /* Members sit in input order from m[0].start to m[n-1].end with one comma between each. */
-    size_t region = m[0].start, region_len = m[n - 1].end - region;
+    fjcs__order_memo *memo = n <= FJCS_MEMO_MEMBERS ? memo_slot(o, m, n) : NULL;
+    fjcs__member input[FJCS_MEMO_MEMBERS];
+    if (memo != NULL && memo_matches(memo, m, n)) {
+        if (!memo->changed) return FJCS_OK;
+        memcpy(input, m, n * sizeof *m);
+        for (size_t i = 0; i < n; i++) m[i] = input[memo->perm[i]];
+        return place_members(out, m, n, nest, o);
+    }
+    if (memo != NULL) memcpy(input, m, n * sizeof *m);
     size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs__member) : 0;
-    /* scratch holds the merge-sort space (aligned at its start), then a copy of the region. */
-    size_t copy_at = (tmp_bytes + 15) & ~(size_t)15;
-    int defer = nest->deferred || nest->moved > region_len - region_len / 8;
-    fjcs_buf *scratch = &o->scratch;
-    scratch->len = 0;
-    if (fjcs__buf_reserve(scratch, defer ? copy_at : copy_at + region_len) != FJCS_OK)
-        return FJCS_E_NOMEM;
-    sort_members(m, n, tmp_bytes ? (fjcs__member *)(void *)scratch->data : NULL);
+    if (tmp_bytes) { /* the merge sort's space */
+        o->scratch.len = 0;
+        if (fjcs__buf_reserve(&o->scratch, tmp_bytes) != FJCS_OK) return FJCS_E_NOMEM;
+    }
+    sort_members(m, n, tmp_bytes ? (fjcs__member *)(void *)o->scratch.data : NULL);
 
     /* The earliest member (in input order) whose name repeats one seen before it: after a stable
      * sort, equal names are adjacent and in input order, so that is the smallest position among
@@ -218,7 +266,25 @@ int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fj
         return FJCS_E_DUPKEY;
     }
     for (size_t i = 1; i < n; i++) changed |= m[i].start < m[i - 1].start;
+    if (memo != NULL) memo_store(memo, input, m, n, changed);
     if (!changed) return FJCS_OK;
+    return place_members(out, m, n, nest, o);
+}
+
+/* Write the members m[0..n), now in canonical order, in place of the region they sit in, in
+ * input order, separated by single commas (or record them for fjcs__order_finish). */
+static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
+                         fjcs__order *o) {
+    size_t region = SIZE_MAX, region_end = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].start < region) region = m[i].start;
+        if (m[i].end > region_end) region_end = m[i].end;
+    }
+    size_t region_len = region_end - region;
+    int defer = nest->deferred || nest->moved > region_len - region_len / 8;
+    fjcs_buf *scratch = &o->scratch;
+    scratch->len = 0;
+    if (!defer && fjcs__buf_reserve(scratch, region_len) != FJCS_OK) return FJCS_E_NOMEM;
 
     if (defer) { /* record it: fjcs__order_finish moves it with everything inside */
         if (fjcs__grow((void **)&o->recs, &o->recs_cap, o->nrecs, sizeof *o->recs, NULL) != FJCS_OK)
@@ -240,7 +306,7 @@ int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fj
         return FJCS_OK;
     }
 
-    char *copy = scratch->data + copy_at;
+    char *copy = scratch->data;
     memcpy(copy, out->data + region, region_len);
     char *dst = out->data + region;
     for (size_t i = 0; i < n; i++) {
@@ -342,6 +408,7 @@ int fjcs__order_finish(fjcs_buf *out, fjcs__order *o) {
 
 void fjcs__order_free(fjcs__order *o) {
     fjcs_buf_free(&o->scratch);
+    free(o->memo);
     free(o->spans);
     free(o->recs);
     memset(o, 0, sizeof *o);

@@ -185,3 +185,33 @@ def test_the_gil_is_released_during_c_calls():
     doc = _text(_records(20_000, 7))
     assert _ticks_during(lambda: _native.canonicalize(doc, 10_000, False)) > 0
     assert _ticks_during(lambda: sum(range(3 * 10**6))) == 0  # the control: the GIL held
+
+
+def test_many_threads_small_calls(backend):
+    """Eight threads make many small calls each (dumps, canonicalize, digest, format_double, and
+    failures between them): the C backend keeps a result buffer per thread, so a thread that
+    read another's buffer, or its own after a later call, would get a wrong answer here."""
+    values = _records(60, seed=15)
+    floats = [random.Random(i).uniform(-1e30, 1e30) for i in range(60)]
+    expected = {
+        "dumps": [fastjcs.dumps(v) for v in values],
+        "canonicalize": [fastjcs.canonicalize(_text(v)) for v in values],
+        "digest": [fastjcs.digest(v, "sha384") for v in values],
+        "format_double": [fastjcs.format_double(x) for x in floats],
+    }
+
+    def work(i: int) -> List[str]:
+        failures = []
+        for k in range(300):
+            j = (i * 7 + k) % len(values)
+            got = (fastjcs.dumps(values[j]), fastjcs.canonicalize(_text(values[j])),
+                   fastjcs.digest(values[j], "sha384"), fastjcs.format_double(floats[j]))
+            want = (expected["dumps"][j], expected["canonicalize"][j], expected["digest"][j],
+                    expected["format_double"][j])
+            if got != want:
+                failures.append(f"thread {i}, call {k}, value {j}")
+            if _outcome(fastjcs.canonicalize, b'{"a":1,"a":2}') != ("error", "DuplicateKeyError", 7):
+                failures.append(f"thread {i}, call {k}: the duplicate went unnoticed")
+        return failures
+
+    assert _run_threads(8, work) == []

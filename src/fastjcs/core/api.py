@@ -109,8 +109,13 @@ def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
     >>> canonicalize(b'{"b": 1E2, "a": [true, "\\\\u00e9"]}')
     b'{"a":[true,"\\xc3\\xa9"],"b":100}'
     """
-    return seam._impl.canonicalize(as_buffer(data), check_depth(max_depth), bool(strict_integers),
-                                   bool(integers_only))
+    if type(data) is not bytes:
+        data = as_buffer(data)
+    if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
+        max_depth = check_depth(max_depth)
+    if strict_integers or integers_only:
+        return seam._impl.canonicalize(data, max_depth, bool(strict_integers), bool(integers_only))
+    return seam._impl.canonicalize(data, max_depth, False, False)
 
 
 def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -128,9 +133,11 @@ def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int =
 
 def format_double(x: float) -> str:
     """The ECMAScript rendering of a float (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
-    if not isinstance(x, float):
-        raise TypeError(f"format_double needs a float, not {type(x).__name__}")
-    return seam._impl.format_double(float(x))
+    if type(x) is not float:  # an exact float needs no conversion (a hot path)
+        if not isinstance(x, float):
+            raise TypeError(f"format_double needs a float, not {type(x).__name__}")
+        x = float(x)
+    return seam._impl.format_double(x)
 
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

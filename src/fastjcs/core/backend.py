@@ -38,6 +38,9 @@ class Backend(Protocol):
     def format_double(self, x: float) -> str:
         """The ECMAScript rendering of a float."""
 
+    def digest(self, obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
+        """The digest of a value's canonical form, rendered "<algorithm>:<lowercase hex>"."""
+
     def digest_many(self, objs: list, max_depth: int, algorithm: str,
                     integers_only: bool = False) -> List[bytes]:
         """The raw digest of each value's canonical form; the first failure is raised with

@@ -65,8 +65,11 @@ def digest(obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_
     >>> digest({"x": 1}, "sha384")[:15]
     'sha384:9ce595e9'
     """
-    alg = check_algorithm(algorithm)
-    return render(alg, raw_digest(api.dumps(obj, max_depth=max_depth, integers_only=integers_only), alg))
+    # The default path checks nothing it need not (a hot path): an exact str the table holds.
+    alg = algorithm if type(algorithm) is str and algorithm in ALGORITHMS else check_algorithm(algorithm)
+    if max_depth is not DEFAULT_MAX_DEPTH:
+        max_depth = check_depth(max_depth)
+    return seam.impl().digest(obj, max_depth, alg, bool(integers_only))
 
 
 def digest_text(data: Data, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH,

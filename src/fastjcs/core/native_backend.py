@@ -1,4 +1,5 @@
-"""The C backend: the one module that touches cffi's `ffi` and `lib`.
+"""The C backend: with `fastjcs.core.arrow_native` (the Arrow column path, which words its
+errors through this module), the only module that touches cffi's `ffi` and `lib`.
 
 It implements the backend interface (`fastjcs.core.backend.Backend`) as
 `fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it raises ImportError when the extension `fastjcs._native_ext` is not built.
@@ -27,19 +28,30 @@ from .errors import (
 
 NAME = "native"
 
-# A call costs mostly cffi's overhead: the function, the types and the constants are bound once.
-_NUMBER_BUFSIZE = lib.FJCS_NUMBER_BUFSIZE
-_CHARS, _SIZE = ffi.typeof("char[]"), ffi.typeof("size_t *")
-_format_double, _new_cdata, _unpack_chars = lib.fjcs_format_double, ffi.new, ffi.unpack
+# A call costs mostly cffi's overhead: the functions and the constants are bound once.
+#
+# One small document per call goes through the per-thread entry points (fjcs_local_*, fastjcs.h):
+# one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string` and
+# handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any failure,
+# and the ordinary entry point is run on the same input for the error (a rare path). An input
+# larger than _SMALL takes the ordinary entry point from the start: its output buffer is freed as
+# soon as it is copied, rather than kept by the thread until its next call.
+_SMALL = 1 << 16
+_string, _DONE = ffi.string, b"\0"
+_local_format_double = lib.fjcs_local_format_double
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 def format_double(x: float) -> str:
     """ECMAScript rendering of a double, by the C core."""
-    buf = _new_cdata(_CHARS, _NUMBER_BUFSIZE)
-    size = _new_cdata(_SIZE)
-    if _format_double(x, buf, size):  # not FJCS_OK (0): NaN or an infinity
+    p = _local_format_double(x)
+    if p:
+        text = _string(p)
+        p[-1] = _DONE
+        return text.decode("ascii")
+    if x != x or x in _INFINITIES:
         raise FloatDomainError(f"{x!r} is not representable in JCS")
-    return _unpack_chars(buf, size[0]).decode("ascii")
+    raise MemoryError("fastjcs: out of memory")
 
 
 def format_doubles(values: Sequence[float]) -> List[str]:
@@ -160,8 +172,18 @@ def _run_text(data: Any, max_depth: int, flags: int, out: Any) -> None:
         raise _text_error(err, data, max_depth)
 
 
+_local_canonicalize = lib.fjcs_local_canonicalize
+
+
 def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
     """Canonical bytes of a JSON text, by the C parser (text.c)."""
+    if type(data) is bytes and len(data) <= _SMALL:
+        p = _local_canonicalize(data, len(data), max_depth,
+                                (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0))
+        if p:
+            text = _string(p)
+            p[-1] = _DONE
+            return text
     out = ffi.new("fjcs_buf *")
     try:
         _run_text(data, max_depth, _flags(strict_integers, integers_only), out)
@@ -204,6 +226,7 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 _marshal_dumps = marshal.dumps
 _new, _unpack, _NULL = ffi.new, ffi.unpack, ffi.NULL
 _canonicalize_marshal, _buf_free, _OK = lib.fjcs_canonicalize_marshal, lib.fjcs_buf_free, lib.FJCS_OK
+_local_canonicalize_marshal = lib.fjcs_local_canonicalize_marshal
 
 
 def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
@@ -212,6 +235,19 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
         return _python.dumps(obj, max_depth, integers_only)
+    if len(encoded) <= _SMALL:
+        p = _local_canonicalize_marshal(encoded, len(encoded), max_depth,
+                                        _INTEGERS_ONLY if integers_only else 0)
+        if p:
+            text = _string(p)
+            p[-1] = _DONE
+            return text
+    return _dumps_encoded(obj, encoded, max_depth, integers_only)
+
+
+def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool) -> bytes:
+    """dumps by the ordinary entry point, given marshal's encoding of obj: a large value, or the
+    error of one the C core refused."""
     out = _new("fjcs_buf *")
     try:
         rc = _canonicalize_marshal(encoded, len(encoded), max_depth,
@@ -314,6 +350,34 @@ def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool 
             # Item `done` failed: the per-item path below raises its proper error.
             return result + _digest_each(objs, done, max_depth, algorithm, integers_only)
     return _digest_each(objs, 0, max_depth, algorithm, integers_only)
+
+
+_local_digest_marshal = lib.fjcs_local_digest_marshal
+# Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:").
+_digest_args: Dict[str, Tuple[Any, int, bytes]] = {}
+
+
+def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
+    """The rendered digest "<algorithm>:<hex>" of a value's canonical form, canonicalized and
+    hashed in one C call (the public hash API when the compiled one-shot is not found)."""
+    args = _digest_args.get(algorithm)
+    if args is None:
+        args = _digest_args[algorithm] = (_hash_fn(algorithm), _DIGEST_SIZES[algorithm],
+                                          f"{algorithm}:".encode("ascii"))
+    fn, size, prefix = args
+    try:
+        encoded = _marshal_dumps(obj, 4)
+    except ValueError:
+        encoded = b""  # a subclass or a deep value: the pure-Python reader, through dumps
+    if fn != _NULL and 0 < len(encoded) <= _SMALL:
+        p = _local_digest_marshal(encoded, len(encoded), max_depth,
+                                  _INTEGERS_ONLY if integers_only else 0, fn, size, prefix, len(prefix))
+        if p:
+            text = _string(p)
+            p[-1] = _DONE
+            return text.decode("ascii")
+    # dumps raises the error of a value C refused; what it returns is hashed through the public API.
+    return _hash.render(algorithm, _public_digest(algorithm, dumps(obj, max_depth, integers_only)))
 
 
 def _digest_each(objs: list, start: int, max_depth: int, algorithm: str,

@@ -462,6 +462,11 @@ def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_dept
 # caller. The C backend does the same loop without coming back to Python per item.
 
 
+def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
+    """The rendered digest "<algorithm>:<hex>" of the canonical form of a value."""
+    return hashing.render(algorithm, hashing.oneshot(algorithm)(dumps(obj, max_depth, integers_only)))
+
+
 def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> List[bytes]:
     """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
     oneshot = hashing.oneshot(algorithm)

@@ -1,0 +1,123 @@
+"""The C backend's per-thread entry points (fjcs_local_*), which serve one small document per
+call: the result lent to the caller, the memory a thread keeps, the digest without the compiled
+one-shot. Answers are checked against the pure-Python backend or fixed expectations."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import fastjcs
+from fastjcs.core import python_backend
+
+from _markers import rss_is_meaningful
+
+
+def test_results_hold_no_nul_byte_and_survive_the_nul_escape(backend):
+    # The per-thread results are NUL-terminated: a NUL in a string must come out escaped, whole.
+    assert fastjcs.dumps({"k\x00": "a\x00b"}) == b'{"k\\u0000":"a\\u0000b"}'
+    assert fastjcs.canonicalize(b'["a\\u0000b", 1]') == b'["a\\u0000b",1]'
+    assert fastjcs.digest("\x00") == python_backend.digest("\x00", 10, "sha256")
+
+
+def test_a_result_still_lent_is_not_overwritten(native):
+    """A second call before the first result is handed back (as from a signal handler or a
+    finalizer) writes elsewhere: the first result stays intact until it is handed back."""
+    from fastjcs._native_ext import ffi, lib
+
+    first = lib.fjcs_local_canonicalize(b'{"b":1,"a":2}', 13, 10, 0)
+    second = lib.fjcs_local_canonicalize(b"[3, 4]", 6, 10, 0)
+    assert ffi.string(second) == b"[3,4]"
+    second[-1] = b"\0"
+    third = lib.fjcs_local_format_double(0.5)
+    assert ffi.string(third) == b"0.5"
+    third[-1] = b"\0"
+    assert ffi.string(first) == b'{"a":2,"b":1}'
+    first[-1] = b"\0"
+
+
+def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
+    with pytest.raises(fastjcs.DuplicateKeyError) as info:
+        fastjcs.canonicalize(b'{"a":1,"a":2}')
+    assert info.value.offset == 7
+    assert fastjcs.canonicalize(b'{"a":1}') == b'{"a":1}'   # the thread's state is usable after
+    with pytest.raises(fastjcs.FloatDomainError):
+        fastjcs.format_double(float("nan"))
+    with pytest.raises(fastjcs.IntegerDomainError):
+        fastjcs.digest({"a": 2**53})
+    with pytest.raises(fastjcs.NonIntegerNumberError):
+        fastjcs.digest([1.5], integers_only=True)
+    assert fastjcs.format_double(1e21) == "1e+21"
+
+
+def test_digest_without_the_compiled_one_shot(native, monkeypatch):
+    """When pycryptodome's compiled one-shot is not found, digest hashes through its public API."""
+    from fastjcs._native_ext import ffi
+
+    value = {"b": [1.5, "\u20ac"], "a": None}
+    want = python_backend.digest(value, 100, "sha384")
+    monkeypatch.setitem(native._digest_args, "sha384", (ffi.NULL, 48, b"sha384:"))
+    assert native.digest(value, 100, "sha384") == want
+    with pytest.raises(fastjcs.CircularReferenceError):
+        cyclic: list = []
+        cyclic.append(cyclic)
+        native.digest(cyclic, 100, "sha384")
+
+
+# Run in a fresh interpreter: in this one, what earlier tests allocated and freed moves glibc's
+# threshold between heap and mmap, and a freed block can then stay resident in a heap.
+_HUGE_THEN_SMALL = """
+import threading
+from fastjcs.core import native_backend as native
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+def body():
+    # a list: 100 strings of 10,002 bytes, 99 commas and 2 brackets; 40 of them and 39 commas
+    value = [["x" * 10_000] * 100] * 40
+    before = rss()
+    out = native.dumps(value, 10)
+    assert len(out) == 40 * (100 * 10_002 + 99 + 2) + 39 + 2
+    del out
+    assert native.dumps([1], 10) == b"[1]"
+    print(rss() - before)
+
+thread = threading.Thread(target=body)  # a fresh thread: its buffer starts empty
+thread.start()
+thread.join()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+@rss_is_meaningful
+def test_a_huge_result_is_not_kept_by_the_thread(native):
+    """A small encoding (11 kB: marshal writes each repeat as a back-reference) with a huge
+    canonical form (40 MB) makes the thread's buffer grow; the next small call frees it."""
+    run = subprocess.run([sys.executable, "-c", _HUGE_THEN_SMALL], capture_output=True, text=True,
+                         env={**os.environ, "FASTJCS_BACKEND": "native"}, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout) < 8_000_000, run.stdout
+
+
+def test_remembered_member_orders_give_each_object_its_own_order(backend):
+    """The C core remembers the canonical order of recent sequences of names (within a call, and
+    from one small call to the next): objects of one shape, the same names in other input orders,
+    names that differ in one byte or in length, and a duplicate after its shape was remembered must
+    each still come out as the pure-Python backend writes them (or fail as it fails)."""
+    shapes = [["b", "a", "c"], ["a", "b", "c"], ["c", "b", "a"], ["b", "a", "cc"], ["b", "a", "d"],
+              ["\u20ac", "z", "\U0001f600", "\ufb33"], [f"k{i}" for i in range(16, 0, -1)],
+              [f"k{i}" for i in range(17, 0, -1)], ["x" * 300, "y" * 300]]
+    values = [{name: [i, j] for j, name in enumerate(shape)} for i in range(3) for shape in shapes]
+    for value in values + [values]:  # each alone (one call each), then all in one document
+        assert fastjcs.dumps(value) == python_backend.dumps(value, 100)
+        text = json.dumps(value).encode()
+        assert fastjcs.canonicalize(text) == python_backend.canonicalize(text, 100, False)
+    with pytest.raises(fastjcs.DuplicateKeyError) as info:
+        fastjcs.canonicalize(b'[{"b":1,"a":2},{"b":1,"a":2},{"b":1,"b":2}]')
+    assert info.value.offset == 36  # the second "b" of the third object: 29 + 7
