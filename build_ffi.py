@@ -56,8 +56,16 @@ if sys.platform == "win32":
     _cflags: list[str] = []
 else:
     # -pthread: local.c keeps per-thread state behind a pthread key.
-    _cflags = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow",
-               "-fvisibility=hidden", "-pthread"]
+    _cflags = [
+        "-std=c11",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-Wmissing-prototypes",
+        "-Wshadow",
+        "-fvisibility=hidden",
+        "-pthread",
+    ]
     if _switch("FASTJCS_WERROR"):
         _cflags.append("-Werror")
 
@@ -83,16 +91,20 @@ ffibuilder.set_source(
 )
 
 
-
 def test_ffibuilder(module: str, cdef: str) -> FFI:
     """A builder for a test build of the core: the public cdef plus `cdef`, which declares the
     internal (fjcs__) functions a test calls. Nothing is exported for tests alone; tests reach the
     internals through builds of their own, from the same sources with the same flags."""
     builder = FFI()
     builder.cdef(_cdef_from_header(HEADER.read_text(encoding="utf-8")) + cdef)
-    builder.set_source(module, _GLUE + '#include "fjcs_internal.h"\n',
-                       sources=[str(HERE / s) for s in _sources], include_dirs=[str(CSRC)],
-                       depends=[str(HERE / d) for d in _depends], extra_compile_args=_cflags)
+    builder.set_source(
+        module,
+        _GLUE + '#include "fjcs_internal.h"\n',
+        sources=[str(HERE / s) for s in _sources],
+        include_dirs=[str(CSRC)],
+        depends=[str(HERE / d) for d in _depends],
+        extra_compile_args=_cflags,
+    )
     return builder
 
 

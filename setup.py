@@ -3,5 +3,4 @@
 # CPython from 3.9 on: the wheel is tagged cp39-abi3 accordingly.
 from setuptools import setup
 
-setup(cffi_modules=["build_ffi.py:ffibuilder"],
-      options={"bdist_wheel": {"py_limited_api": "cp39"}})
+setup(cffi_modules=["build_ffi.py:ffibuilder"], options={"bdist_wheel": {"py_limited_api": "cp39"}})

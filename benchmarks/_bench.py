@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 import corpus as corpora
 import impls
+import pytest
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 _REFERENCES = {}
@@ -32,8 +31,9 @@ def run_benchmark(benchmark, row, corpus_name):
     docs = impls.documents(c, row.kind)
     expected = row.expect(reference(corpus_name))
     benchmark.group = f"{corpus_name} ({row.kind})"
-    benchmark.extra_info.update(corpus=corpus_name, implementation=row.label, jcs=row.jcs,
-                                bytes=sum(len(b) for b in reference(corpus_name)))
+    benchmark.extra_info.update(
+        corpus=corpus_name, implementation=row.label, jcs=row.jcs, bytes=sum(len(b) for b in reference(corpus_name))
+    )
     try:
         outputs = row.run(docs)
     except Exception as exc:  # e.g. RecursionError on the deep corpus: recorded, then skipped

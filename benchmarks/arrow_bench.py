@@ -20,13 +20,14 @@ import os
 import sys
 import tempfile
 import time
-from typing import Callable, List
+from typing import Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 
 import corpus  # noqa: E402
+
 import fastjcs  # noqa: E402
 
 
@@ -39,7 +40,7 @@ def best(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
-def rows() -> List[bytes]:
+def rows() -> list[bytes]:
     import json
 
     out = list(corpus.load("eab").texts)
@@ -61,10 +62,14 @@ def column_figures(repeat: int) -> None:
     size = sum(map(len, texts))
     print(f"rows: {len(texts):,} ({size / len(texts):.0f} bytes each), backend {fastjcs.backend()}")
     print(f"  digest_texts            {t_texts * 1e3:8.1f} ms  {len(texts) / t_texts / 1e3:7.0f} k rows/s")
-    print(f"  digest_array            {t_array * 1e3:8.1f} ms  {len(texts) / t_array / 1e3:7.0f} k rows/s"
-          f"  ratio {t_texts / t_array:.2f}x")
-    print(f"  digest_array(raw=True)  {t_raw * 1e3:8.1f} ms  {len(texts) / t_raw / 1e3:7.0f} k rows/s"
-          f"  ratio {t_texts / t_raw:.2f}x")
+    print(
+        f"  digest_array            {t_array * 1e3:8.1f} ms  {len(texts) / t_array / 1e3:7.0f} k rows/s"
+        f"  ratio {t_texts / t_array:.2f}x"
+    )
+    print(
+        f"  digest_array(raw=True)  {t_raw * 1e3:8.1f} ms  {len(texts) / t_raw / 1e3:7.0f} k rows/s"
+        f"  ratio {t_texts / t_raw:.2f}x"
+    )
 
 
 def job_figures(files: int, lines: int, repeat: int) -> None:
@@ -90,16 +95,23 @@ def job_figures(files: int, lines: int, repeat: int) -> None:
         total = files * lines
         t_local = best(local, repeat)
         print(f"JSON Lines job: {files} files x {lines:,} lines, {size / 1e6:.0f} MB")
-        print(f"  one process (no cluster)   {t_local:6.2f} s  {total / t_local / 1e3:7.0f} k lines/s "
-              f"{size / t_local / 1e6:6.0f} MB/s")
+        print(
+            f"  one process (no cluster)   {t_local:6.2f} s  {total / t_local / 1e3:7.0f} k lines/s "
+            f"{size / t_local / 1e6:6.0f} MB/s"
+        )
         for workers in (1, 2):
-            with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=":0") as cluster, \
-                    distributed.Client(cluster) as client:
+            with (
+                distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                ) as cluster,
+                distributed.Client(cluster) as client,
+            ):
                 out = os.path.join(tmp, f"cluster{workers}")
-                t = best(lambda: fdask.digest_jsonl_files(pattern, out, client=client), repeat)
-            print(f"  LocalCluster, {workers} worker(s)   {t:6.2f} s  {total / t / 1e3:7.0f} k lines/s "
-                  f"{size / t / 1e6:6.0f} MB/s  vs one process {t_local / t:.2f}x")
+                t = best(lambda out=out, client=client: fdask.digest_jsonl_files(pattern, out, client=client), repeat)
+            print(
+                f"  LocalCluster, {workers} worker(s)   {t:6.2f} s  {total / t / 1e3:7.0f} k lines/s "
+                f"{size / t / 1e6:6.0f} MB/s  vs one process {t_local / t:.2f}x"
+            )
         print(f"  (the machine has {os.cpu_count()} cores)")
 
 

@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable
 
 import rfc8785
 from Crypto.Hash import SHA256
@@ -23,29 +23,32 @@ from Crypto.Hash import SHA256
 import fastjcs
 
 
-def eab_objects(n: int) -> List[Dict[str, Any]]:
+def eab_objects(n: int) -> list[dict[str, Any]]:
     """n distinct Execution Action Binding v1 pre-image objects (about 200 bytes of JCS each)."""
-    return [{
-        "domain": "cmcp.execution-action-binding",
-        "version": 1,
-        "agent_id": f"spiffe://agent.example/payments/prod-{i % 97}",
-        "action_type": ("transfer", "refund", "read")[i % 3],
-        "action_scope": f"account:merchant-{i}",
-        "action_timestamp": f"2026-09-10T16:{i // 60 % 60:02d}:{i % 60:02d}Z",
-    } for i in range(n)]
+    return [
+        {
+            "domain": "cmcp.execution-action-binding",
+            "version": 1,
+            "agent_id": f"spiffe://agent.example/payments/prod-{i % 97}",
+            "action_type": ("transfer", "refund", "read")[i % 3],
+            "action_scope": f"account:merchant-{i}",
+            "action_timestamp": f"2026-09-10T16:{i // 60 % 60:02d}:{i % 60:02d}Z",
+        }
+        for i in range(n)
+    ]
 
 
-def peer(objs: List[Dict[str, Any]]) -> List[str]:
+def peer(objs: list[dict[str, Any]]) -> list[str]:
     """The obvious loop a user writes today: rfc8785 then pycryptodome's one-shot SHA-256."""
     oneshot = getattr(SHA256, "digest", None) or (lambda data: SHA256.new(data).digest())
     return ["sha256:" + oneshot(rfc8785.dumps(obj)).hex() for obj in objs]
 
 
-def ours(objs: List[Dict[str, Any]]) -> List[str]:
+def ours(objs: list[dict[str, Any]]) -> list[str]:
     return fastjcs.digest_many(objs)
 
 
-def best_of(fn: Callable[[List[Dict[str, Any]]], List[str]], objs, repeat: int):
+def best_of(fn: Callable[[list[dict[str, Any]]], list[str]], objs, repeat: int):
     best, result = float("inf"), None
     for _ in range(repeat):
         start = time.perf_counter()
@@ -54,7 +57,7 @@ def best_of(fn: Callable[[List[Dict[str, Any]]], List[str]], objs, repeat: int):
     return best, result
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=100_000, help="objects per batch (100000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per side, best kept (3)")
@@ -76,12 +79,9 @@ def main(argv: List[str]) -> int:
     if args.json:
         print(json.dumps(row))
     else:
-        print(f"digest_many, {args.n} EAB-size objects, backend={fastjcs.backend()}, "
-              f"best of {args.repeat}")
-        print(f"  rfc8785.dumps + pycryptodome SHA-256  {peer_time:8.3f} s  "
-              f"{peer_time / args.n * 1e6:6.2f} us/object")
-        print(f"  fastjcs.digest_many                   {our_time:8.3f} s  "
-              f"{our_time / args.n * 1e6:6.2f} us/object")
+        print(f"digest_many, {args.n} EAB-size objects, backend={fastjcs.backend()}, best of {args.repeat}")
+        print(f"  rfc8785.dumps + pycryptodome SHA-256  {peer_time:8.3f} s  {peer_time / args.n * 1e6:6.2f} us/object")
+        print(f"  fastjcs.digest_many                   {our_time:8.3f} s  {our_time / args.n * 1e6:6.2f} us/object")
         print(f"  ratio {row['ratio']}x   output identical: {correct}")
     return 0 if correct else 1
 

@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import List, Tuple
 
 LOOP = """\
 import json, sys
@@ -45,19 +44,25 @@ def write_corpus(path: Path, n: int, seed: int = 8785) -> int:
     """n EAB-size JSONL lines (about 230 bytes each), as a client would send them."""
     rng = random.Random(seed)
     with open(path, "w", encoding="utf-8") as f:
-        for i in range(n):
-            f.write(json.dumps({
-                "domain": "cmcp.execution-action-binding",
-                "version": 1,
-                "agent_id": f"spiffe://agent.example/payments/prod-{rng.randrange(1000)}",
-                "action_type": rng.choice(["transfer", "refund", "read", "approve"]),
-                "action_scope": f"account:merchant-{rng.randrange(10 ** 6)}/\u5de5\u5177",
-                "action_timestamp": f"2026-09-{rng.randint(1, 30):02d}T16:{rng.randrange(60):02d}:00Z",
-            }, ensure_ascii=False) + "\n")
+        for _i in range(n):
+            f.write(
+                json.dumps(
+                    {
+                        "domain": "cmcp.execution-action-binding",
+                        "version": 1,
+                        "agent_id": f"spiffe://agent.example/payments/prod-{rng.randrange(1000)}",
+                        "action_type": rng.choice(["transfer", "refund", "read", "approve"]),
+                        "action_scope": f"account:merchant-{rng.randrange(10**6)}/\u5de5\u5177",
+                        "action_timestamp": f"2026-09-{rng.randint(1, 30):02d}T16:{rng.randrange(60):02d}:00Z",
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     return path.stat().st_size
 
 
-def timed(cmd: List[str], out: Path, repeat: int) -> Tuple[float, float]:
+def timed(cmd: list[str], out: Path, repeat: int) -> tuple[float, float]:
     """(best wall seconds, CPU seconds of that run's whole process tree)."""
     best, cpu = float("inf"), 0.0
     for _ in range(repeat):
@@ -73,7 +78,7 @@ def timed(cmd: List[str], out: Path, repeat: int) -> Tuple[float, float]:
     return best, cpu
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=100_000, help="lines (100000)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1], help="fastjcs --jobs values (1)")
@@ -85,8 +90,10 @@ def main(argv: List[str]) -> int:
         tmpdir = Path(tmp)
         corpus = tmpdir / "corpus.jsonl"
         size = write_corpus(corpus, args.n)
-        print(f"{args.n} lines, {size / 1e6:.1f} MB, best of {args.repeat}, backend "
-              f"{os.environ.get('FASTJCS_BACKEND') or 'default'}")
+        print(
+            f"{args.n} lines, {size / 1e6:.1f} MB, best of {args.repeat}, backend "
+            f"{os.environ.get('FASTJCS_BACKEND') or 'default'}"
+        )
         results = {}
         if not args.no_loop:
             script = tmpdir / "loop.py"
@@ -96,13 +103,20 @@ def main(argv: List[str]) -> int:
         for jobs in args.jobs:
             out = tmpdir / f"fastjcs-{jobs}.out"
             name = f"jobs {jobs}"
-            results[name], cpu = timed([sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--jobs", str(jobs),
-                                        str(corpus)], out, args.repeat)
-            line = (f"  fastjcs digest --jsonl --jobs {jobs}: {results[name]:.2f} s (CPU {cpu:.2f} s, "
-                    f"{size / 1e6 / results[name]:.0f} MB/s)")
+            results[name], cpu = timed(
+                [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--jobs", str(jobs), str(corpus)],
+                out,
+                args.repeat,
+            )
+            line = (
+                f"  fastjcs digest --jsonl --jobs {jobs}: {results[name]:.2f} s (CPU {cpu:.2f} s, "
+                f"{size / 1e6 / results[name]:.0f} MB/s)"
+            )
             if "loop" in results:
                 same = out.read_bytes() == (tmpdir / "loop.out").read_bytes()
-                line += f", {results['loop'] / results[name]:.1f}x the loop, output {'identical' if same else 'DIFFERENT'}"
+                line += (
+                    f", {results['loop'] / results[name]:.1f}x the loop, output {'identical' if same else 'DIFFERENT'}"
+                )
             if name != "jobs 1" and "jobs 1" in results:
                 line += f", {results['jobs 1'] / results[name]:.2f}x jobs 1"
             print(line)

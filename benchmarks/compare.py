@@ -23,7 +23,7 @@ import platform
 import sys
 import time
 import timeit
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -33,13 +33,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 import corpus as corpora  # noqa: E402
 import impls  # noqa: E402
 
-
 TIMERS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
-def measure(row: impls.Row, docs, expected: List[bytes], repeat: int,
-            timer: str = "wall") -> Dict[str, Any]:
-    result: Dict[str, Any] = {"implementation": row.label, "kind": row.kind, "jcs": row.jcs}
+def measure(row: impls.Row, docs, expected: list[bytes], repeat: int, timer: str = "wall") -> dict[str, Any]:
+    result: dict[str, Any] = {"implementation": row.label, "kind": row.kind, "jcs": row.jcs}
     if row.skip:
         result.update(status="skipped", reason=row.skip)
         return result
@@ -50,13 +48,12 @@ def measure(row: impls.Row, docs, expected: List[bytes], repeat: int,
         return result
     result["correct"] = outputs == row.expect(expected)
     gc.collect()
-    best = min(timeit.Timer(lambda: row.run(docs), timer=TIMERS[timer])
-               .repeat(repeat=repeat, number=1))
+    best = min(timeit.Timer(lambda: row.run(docs), timer=TIMERS[timer]).repeat(repeat=repeat, number=1))
     result.update(status="ok", seconds=best)
     return result
 
 
-def run(names: List[str], repeat: int, timer: str = "wall") -> List[Dict[str, Any]]:
+def run(names: list[str], repeat: int, timer: str = "wall") -> list[dict[str, Any]]:
     results = []
     for name in names:
         c = corpora.load(name)
@@ -66,8 +63,7 @@ def run(names: List[str], repeat: int, timer: str = "wall") -> List[Dict[str, An
             docs = impls.documents(c, kind)
             rows = [r for r in impls.rows() if r.kind == kind]
             measured = [measure(r, docs, expected, repeat, timer) for r in rows]
-            base: Optional[float] = next((m.get("seconds") for r, m in zip(rows, measured)
-                                          if r.baseline), None)
+            base: float | None = next((m.get("seconds") for r, m in zip(rows, measured) if r.baseline), None)
             for m in measured:
                 m["corpus"] = name
                 m["bytes"] = size
@@ -78,7 +74,7 @@ def run(names: List[str], repeat: int, timer: str = "wall") -> List[Dict[str, An
     return results
 
 
-def table(results: List[Dict[str, Any]]) -> str:
+def table(results: list[dict[str, Any]]) -> str:
     head = ("corpus", "implementation", "MB/s", "x rfc8785", "JCS-correct")
     lines = []
     for m in results:
@@ -103,26 +99,41 @@ def table(results: List[Dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per row; the best counts")
-    parser.add_argument("--corpus", action="append", choices=corpora.NAMES,
-                        help="corpus to measure (repeatable; default: all)")
-    parser.add_argument("--timer", choices=sorted(TIMERS), default="wall",
-                        help="wall clock (default), or this process's CPU time, steadier on a "
-                             "busy machine")
+    parser.add_argument(
+        "--corpus", action="append", choices=corpora.NAMES, help="corpus to measure (repeatable; default: all)"
+    )
+    parser.add_argument(
+        "--timer",
+        choices=sorted(TIMERS),
+        default="wall",
+        help="wall clock (default), or this process's CPU time, steadier on a busy machine",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     results = run(args.corpus or corpora.NAMES, max(1, args.repeat), args.timer)
     if args.json:
-        print(json.dumps({"python": platform.python_version(), "machine": platform.machine(),
-                          "repeat": args.repeat, "timer": args.timer, "results": results},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "python": platform.python_version(),
+                    "machine": platform.machine(),
+                    "repeat": args.repeat,
+                    "timer": args.timer,
+                    "results": results,
+                },
+                indent=2,
+            )
+        )
     else:
-        print(f"Python {platform.python_version()} on {platform.machine()}, best of "
-              f"{args.repeat} ({args.timer} time); MB/s of canonical output; "
-              f"x rfc8785 = speed ratio to the rfc8785 row of the same kind, same run (for "
-              f"digests: to rfc8785.dumps + pycryptodome SHA-256 in a loop)")
+        print(
+            f"Python {platform.python_version()} on {platform.machine()}, best of "
+            f"{args.repeat} ({args.timer} time); MB/s of canonical output; "
+            f"x rfc8785 = speed ratio to the rfc8785 row of the same kind, same run (for "
+            f"digests: to rfc8785.dumps + pycryptodome SHA-256 in a loop)"
+        )
         print(table(results))
     return 0
 

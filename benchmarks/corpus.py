@@ -20,8 +20,8 @@ import random
 import string
 import struct
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Callable, Dict, List
+from functools import cache
+from typing import Any, Callable
 
 SEED = 8785
 
@@ -30,25 +30,53 @@ SEED = 8785
 class Corpus:
     name: str
     description: str
-    objects: List[Any]  # the documents as Python values
-    texts: List[bytes]  # the same documents as (non-canonical) JSON text
+    objects: list[Any]  # the documents as Python values
+    texts: list[bytes]  # the same documents as (non-canonical) JSON text
 
     @property
     def text_bytes(self) -> int:
         return sum(len(t) for t in self.texts)
 
 
-_WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
-          "juliett", "kilo", "lima", "mike", "november", "oscar", "papa"]
-_NON_ASCII = ["Zürich", "São Paulo", "Kraków", "Malmö", "東京", "Москва", "Αθήνα", "québécois",
-              "naïve café", "€ 12,50", "Đà Nẵng", "İstanbul"]
+_WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliett",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+]
+_NON_ASCII = [
+    "Zürich",
+    "São Paulo",
+    "Kraków",
+    "Malmö",
+    "東京",
+    "Москва",
+    "Αθήνα",
+    "québécois",
+    "naïve café",
+    "€ 12,50",
+    "Đà Nẵng",
+    "İstanbul",
+]
 
 
-def _record(rng: random.Random, i: int) -> Dict[str, Any]:
+def _record(rng: random.Random, i: int) -> dict[str, Any]:
     city = rng.choice(_NON_ASCII) if rng.random() < 0.3 else rng.choice(_WORDS).title()
     return {
         "id": i,
-        "uuid": "%032x" % rng.getrandbits(128),
+        "uuid": f"{rng.getrandbits(128):032x}",
         "name": f"{rng.choice(_WORDS).title()} {rng.choice(_WORDS).title()}",
         "email": f"{rng.choice(_WORDS)}.{i}@example.org",
         "active": rng.random() < 0.5,
@@ -62,20 +90,23 @@ def _record(rng: random.Random, i: int) -> Dict[str, Any]:
             "geo": {"lat": rng.uniform(-90, 90), "lon": rng.uniform(-180, 180)},
         },
         "history": [
-            {"ts": 1_700_000_000 + rng.randint(0, 10**7), "event": rng.choice(_WORDS),
-             "amount": rng.randint(-10**6, 10**6) / 100}
+            {
+                "ts": 1_700_000_000 + rng.randint(0, 10**7),
+                "event": rng.choice(_WORDS),
+                "amount": rng.randint(-(10**6), 10**6) / 100,
+            }
             for _ in range(rng.randint(0, 4))
         ],
         "note": None if rng.random() < 0.5 else rng.choice(_NON_ASCII + _WORDS),
     }
 
 
-def _records(rng: random.Random) -> List[Any]:
+def _records(rng: random.Random) -> list[Any]:
     return [[_record(rng, i) for i in range(1000)]]
 
 
-def _floats(rng: random.Random) -> List[Any]:
-    out: List[float] = []
+def _floats(rng: random.Random) -> list[Any]:
+    out: list[float] = []
     while len(out) < 10_000:
         kind = rng.random()
         if kind < 0.6:  # every exponent: a random bit pattern, finite only
@@ -87,22 +118,40 @@ def _floats(rng: random.Random) -> List[Any]:
         elif kind < 0.9:  # subnormals
             x = struct.unpack("<d", rng.getrandbits(52).to_bytes(8, "little"))[0]
         else:  # integral values, plain and past 1e21
-            x = float(rng.randint(-10**rng.randint(1, 25), 10**rng.randint(1, 25)))
+            x = float(rng.randint(-(10 ** rng.randint(1, 25)), 10 ** rng.randint(1, 25)))
         out.append(x)
     return [out]
 
 
-_SPECIALS = ['"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "\u2028",
-             "é", "ß", "€", "\ufb33", "\U0001f600", "\U0001f602", "中文"]
+_SPECIALS = [
+    '"',
+    "\\",
+    "/",
+    "\b",
+    "\f",
+    "\n",
+    "\r",
+    "\t",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "\u2028",
+    "é",
+    "ß",
+    "€",
+    "\ufb33",
+    "\U0001f600",
+    "\U0001f602",
+    "中文",
+]
 
 
-def _strings(rng: random.Random) -> List[Any]:
+def _strings(rng: random.Random) -> list[Any]:
     def one() -> str:
         parts = []
         for _ in range(rng.randint(1, 12)):
             if rng.random() < 0.6:
-                parts.append("".join(rng.choice(string.ascii_letters + " ")
-                                     for _ in range(rng.randint(1, 24))))
+                parts.append("".join(rng.choice(string.ascii_letters + " ") for _ in range(rng.randint(1, 24))))
             else:
                 parts.append(rng.choice(_SPECIALS + _NON_ASCII))
         return "".join(parts)
@@ -110,26 +159,28 @@ def _strings(rng: random.Random) -> List[Any]:
     return [{f"k{i}-{one()}": [one() for _ in range(rng.randint(1, 6))] for i in range(2000)}]
 
 
-def _eab(rng: random.Random) -> List[Any]:
+def _eab(rng: random.Random) -> list[Any]:
     docs = []
     for i in range(10_000):
-        docs.append({
-            "domain": "cmcp.execution-action-binding",
-            "version": 1,
-            "agent_id": f"agent-{rng.getrandbits(64):016x}",
-            "action_type": rng.choice(["tools/call", "resources/read", "prompts/get", "sampling"]),
-            "action_scope": f"{rng.choice(_WORDS)}:{rng.choice(_WORDS)}/{i}",
-            "action_timestamp": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T"
-                                f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:"
-                                f"{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d}Z",
-        })
+        docs.append(
+            {
+                "domain": "cmcp.execution-action-binding",
+                "version": 1,
+                "agent_id": f"agent-{rng.getrandbits(64):016x}",
+                "action_type": rng.choice(["tools/call", "resources/read", "prompts/get", "sampling"]),
+                "action_scope": f"{rng.choice(_WORDS)}:{rng.choice(_WORDS)}/{i}",
+                "action_timestamp": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T"
+                f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:"
+                f"{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d}Z",
+            }
+        )
     return docs
 
 
 DEEP_LEVELS = 5000
 
 
-def _deep(rng: random.Random) -> List[Any]:
+def _deep(rng: random.Random) -> list[Any]:
     value: Any = {"leaf": [1, 2.5, "x"]}
     for level in range(DEEP_LEVELS - 1):
         value = [value] if level % 2 == 0 else {"a": value, "b": level}
@@ -138,8 +189,8 @@ def _deep(rng: random.Random) -> List[Any]:
 
 def _deep_text() -> bytes:
     # json.dumps recurses on the C stack and stops at the recursion limit: write the text by hand.
-    head: List[str] = []
-    tail: List[str] = []
+    head: list[str] = []
+    tail: list[str] = []
     for level in reversed(range(DEEP_LEVELS - 1)):
         if level % 2 == 0:
             head.append("[")
@@ -150,7 +201,7 @@ def _deep_text() -> bytes:
     return ("".join(head) + '{"leaf": [1, 2.5, "x"]}' + "".join(reversed(tail))).encode()
 
 
-_BUILDERS: Dict[str, "tuple[str, Callable[[random.Random], List[Any]]]"] = {
+_BUILDERS: dict[str, tuple[str, Callable[[random.Random], list[Any]]]] = {
     "records": ("1k records, nested objects, some non-ASCII", _records),
     "floats": ("10k floats across magnitudes, one list", _floats),
     "strings": ("string-heavy: escapes, controls, non-ASCII, astral", _strings),
@@ -161,7 +212,7 @@ _BUILDERS: Dict[str, "tuple[str, Callable[[random.Random], List[Any]]]"] = {
 NAMES = list(_BUILDERS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> Corpus:
     description, build = _BUILDERS[name]
     objects = build(random.Random(f"{SEED}-{name}"))

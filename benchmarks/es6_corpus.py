@@ -39,8 +39,10 @@ def main() -> int:
         else:
             verdict, ok = f"MISMATCH (published {published})", False
         print(f"{n:>11,} lines  {digests[n]}  {verdict}")
-    print(f"{args.renderer} renderer, {args.lines:,} lines in {elapsed:.1f} s "
-          f"({elapsed / args.lines * 1e9:.0f} ns per line, generation and hashing included)")
+    print(
+        f"{args.renderer} renderer, {args.lines:,} lines in {elapsed:.1f} s "
+        f"({elapsed / args.lines * 1e9:.0f} ns per line, generation and hashing included)"
+    )
     return 0 if ok else 1
 
 

@@ -49,8 +49,10 @@ def main() -> int:
             for call_name, fn, build, scaled in calls:
                 k = shape.scale(backend_name) if scaled else 1
                 t1, t4, ratio = growth(fn, build(k), build(4 * k), attempts=1, bound=shape.bound)
-                print(f"{shape_name:24} {backend_name:7} {call_name:13} {t1 * 1e3:8.1f}ms "
-                      f"{t4 * 1e3:8.1f}ms {ratio:6.2f} {shape.bound:6.1f}")
+                print(
+                    f"{shape_name:24} {backend_name:7} {call_name:13} {t1 * 1e3:8.1f}ms "
+                    f"{t4 * 1e3:8.1f}ms {ratio:6.2f} {shape.bound:6.1f}"
+                )
     return 0
 
 

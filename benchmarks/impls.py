@@ -19,8 +19,9 @@ function over the list of documents and append a `Row` in `rows()`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable
 
 import rfc8785
 from Crypto.Hash import SHA256
@@ -33,22 +34,22 @@ try:
     from fastjcs.core import native_backend as _native
 except ImportError as exc:  # pragma: no cover - depends on the build
     _native = None
-    _NATIVE_MISSING: Optional[str] = f"C extension not built ({exc})"
+    _NATIVE_MISSING: str | None = f"C extension not built ({exc})"
 else:
     _NATIVE_MISSING = None
 
-Run = Callable[[Sequence[Any]], List[bytes]]
+Run = Callable[[Sequence[Any]], list[bytes]]
 
 
 @dataclass
 class Row:
     name: str
-    kind: str                  # "object" or "text"
+    kind: str  # "object" or "text"
     run: Run
-    jcs: bool = True           # False: a peer that is not JCS, timed for scale only
-    baseline: bool = False     # the row others are compared with (rfc8785, per kind)
-    skip: Optional[str] = None  # why the row cannot run here
-    expect: Callable[[List[bytes]], List[bytes]] = field(default=lambda refs: refs)
+    jcs: bool = True  # False: a peer that is not JCS, timed for scale only
+    baseline: bool = False  # the row others are compared with (rfc8785, per kind)
+    skip: str | None = None  # why the row cannot run here
+    expect: Callable[[list[bytes]], list[bytes]] = field(default=lambda refs: refs)
 
     @property
     def label(self) -> str:
@@ -61,32 +62,41 @@ def each(fn: Callable[[Any], bytes]) -> Run:
 
 
 def _unavailable(reason: str) -> Run:
-    def run(docs: Sequence[Any]) -> List[bytes]:  # pragma: no cover - the row is skipped
+    def run(docs: Sequence[Any]) -> list[bytes]:  # pragma: no cover - the row is skipped
         raise RuntimeError(reason)
+
     return run
 
 
-def rows() -> List[Row]:
+def rows() -> list[Row]:
     """One object row and one text row per canonicalizer of `fastjcs bench` (the one registry,
     fastjcs.tools.bench: JCS-correct or not by its probes), then the batch digest rows."""
     depth = DEFAULT_MAX_DEPTH
     found, skipped = bench.candidates()
-    out: List[Row] = []
+    out: list[Row] = []
     for kind in ("object", "text"):
         for c in found:
             run = each(c.from_obj) if kind == "object" else each(c.text)
-            out.append(Row(c.name, kind, run, jcs=c.not_jcs is None and not bench.probe(c),
-                           baseline=c.name == "rfc8785"))
+            out.append(
+                Row(c.name, kind, run, jcs=c.not_jcs is None and not bench.probe(c), baseline=c.name == "rfc8785")
+            )
         out += [Row(name, kind, _unavailable(why), skip=why) for name, why in skipped.items()]
     # ---- digests of Python values (each value's SHA-256, raw) ----
     out += [
-        Row("rfc8785.dumps+SHA256 loop", "digest", each(_rfc8785_sha256), baseline=True,
-            expect=_sha256_all),
-        Row("fastjcs (python) digest_many", "digest",
-            lambda docs: _python.digest_many(list(docs), depth, "sha256"), expect=_sha256_all),
-        Row("fastjcs (native) digest_many", "digest",
-            lambda docs: _native.digest_many(list(docs), depth, "sha256"), skip=_NATIVE_MISSING,
-            expect=_sha256_all),
+        Row("rfc8785.dumps+SHA256 loop", "digest", each(_rfc8785_sha256), baseline=True, expect=_sha256_all),
+        Row(
+            "fastjcs (python) digest_many",
+            "digest",
+            lambda docs: _python.digest_many(list(docs), depth, "sha256"),
+            expect=_sha256_all,
+        ),
+        Row(
+            "fastjcs (native) digest_many",
+            "digest",
+            lambda docs: _native.digest_many(list(docs), depth, "sha256"),
+            skip=_NATIVE_MISSING,
+            expect=_sha256_all,
+        ),
     ]
     return out
 
@@ -96,11 +106,11 @@ def _rfc8785_sha256(obj: Any) -> bytes:
     return SHA256.new(rfc8785.dumps(obj)).digest()
 
 
-def _sha256_all(refs: List[bytes]) -> List[bytes]:
+def _sha256_all(refs: list[bytes]) -> list[bytes]:
     return [SHA256.new(r).digest() for r in refs]
 
 
-def reference(objects: Sequence[Any]) -> List[bytes]:
+def reference(objects: Sequence[Any]) -> list[bytes]:
     """The JCS bytes of each document, by rfc8785 (the recursion limit raised for deep ones)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 50_000))

@@ -42,8 +42,20 @@ def short_decimals(count: int, rng: random.Random) -> list:
 def build(cc: str) -> Path:
     BIN.mkdir(parents=True, exist_ok=True)
     exe = BIN / "number_bench"
-    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow", f"-I{ROOT / 'csrc'}", "-o", str(exe),
-           str(ROOT / "benchmarks" / "number_bench.c"), str(ROOT / "csrc" / "number_format.c")]
+    cmd = [
+        cc,
+        "-std=c11",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-Wmissing-prototypes",
+        "-Wshadow",
+        f"-I{ROOT / 'csrc'}",
+        "-o",
+        str(exe),
+        str(ROOT / "benchmarks" / "number_bench.c"),
+        str(ROOT / "csrc" / "number_format.c"),
+    ]
     subprocess.run(cmd, check=True)
     return exe
 
@@ -60,7 +72,8 @@ def time_repr(values: list, repeat: int) -> float:
 def sample_agrees(values: list) -> bool:
     """fastjcs.core.native_backend against fastjcs.core.python_backend on a sample, where the extension is built."""
     try:
-        from fastjcs.core import native_backend as _native, python_backend as _python
+        from fastjcs.core import native_backend as _native
+        from fastjcs.core import python_backend as _python
     except ImportError:
         return True
     sample = values[:: max(1, len(values) // 2000)]
@@ -77,24 +90,25 @@ def main() -> int:
 
     exe = build(args.cc)
     rng = random.Random(args.seed)
-    sets = {"random bits": random_bits(args.count, rng),
-            "short decimals": short_decimals(args.count, rng)}
+    sets = {"random bits": random_bits(args.count, rng), "short decimals": short_decimals(args.count, rng)}
     print(f"{args.count:,} doubles per set, best of {args.repeat}; ns per double")
-    print(f"{'set':<16}{'fjcs (C)':>10}{'snprintf':>10}{'repr':>9}"
-          f"{'fjcs/snprintf':>15}{'fjcs/repr':>11}  correct")
+    print(f"{'set':<16}{'fjcs (C)':>10}{'snprintf':>10}{'repr':>9}{'fjcs/snprintf':>15}{'fjcs/repr':>11}  correct")
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for name, values in sets.items():
             path = Path(tmp) / "doubles.bin"
             path.write_bytes(struct.pack(f"<{len(values)}d", *values))
-            line = subprocess.run([str(exe), str(path), str(args.repeat)], check=True,
-                                  capture_output=True, text=True).stdout.split()
+            line = subprocess.run(
+                [str(exe), str(path), str(args.repeat)], check=True, capture_output=True, text=True
+            ).stdout.split()
             fjcs, snp, roundtrip = float(line[1]), float(line[3]), line[5]
             rep = time_repr(values, args.repeat)
             correct = roundtrip == "ok" and sample_agrees(values)
             ok &= correct
-            print(f"{name:<16}{fjcs:>10.1f}{snp:>10.1f}{rep:>9.1f}"
-                  f"{fjcs / snp:>14.3f}x{fjcs / rep:>10.3f}x  {'yes' if correct else 'NO'}")
+            print(
+                f"{name:<16}{fjcs:>10.1f}{snp:>10.1f}{rep:>9.1f}"
+                f"{fjcs / snp:>14.3f}x{fjcs / rep:>10.3f}x  {'yes' if correct else 'NO'}"
+            )
     return 0 if ok else 1
 
 

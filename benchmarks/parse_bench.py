@@ -40,17 +40,27 @@ def short_tokens(n: int, rnd: random.Random) -> list[str]:
 
 
 def build(cc: str, out: Path) -> None:
-    cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow", f"-I{ROOT / 'csrc'}",
-           str(ROOT / "benchmarks" / "parse_bench.c"), str(ROOT / "csrc" / "number_parse.c"),
-           "-o", str(out)]
+    cmd = [
+        cc,
+        "-std=c11",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-Wmissing-prototypes",
+        "-Wshadow",
+        f"-I{ROOT / 'csrc'}",
+        str(ROOT / "benchmarks" / "parse_bench.c"),
+        str(ROOT / "csrc" / "number_parse.c"),
+        "-o",
+        str(out),
+    ]
     subprocess.run(cmd, check=True)
 
 
 def run(exe: Path, tokens: list[str], repeats: int, work: Path) -> dict[str, str]:
     data = work / "tokens.txt"
     data.write_text("\n".join(tokens) + "\n", encoding="ascii")
-    proc = subprocess.run([str(exe), str(data), str(repeats)], check=True, capture_output=True,
-                          text=True)
+    proc = subprocess.run([str(exe), str(data), str(repeats)], check=True, capture_output=True, text=True)
     return dict(line.split() for line in proc.stdout.splitlines())
 
 
@@ -75,8 +85,10 @@ def main() -> int:
         for name, tokens in kinds.items():
             r = run(exe, tokens, args.repeats, work)
             fj, st = float(r["fjcs__parse_double"]), float(r["strtod"])
-            print(f"{name:<10} {int(r['tokens']):>9} {fj:>9.1f} {st:>10.1f} {st / fj:>6.2f}x  "
-                  f"{'yes' if r['agree'] == '1' else 'NO'}")
+            print(
+                f"{name:<10} {int(r['tokens']):>9} {fj:>9.1f} {st:>10.1f} {st / fj:>6.2f}x  "
+                f"{'yes' if r['agree'] == '1' else 'NO'}"
+            )
     return 0
 
 

@@ -23,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Callable, List, Tuple
+from typing import Callable
 
 from fastjcs.eab import ExecutionRegistry, RegistryError
 
@@ -52,8 +52,7 @@ def throughput(target: str, clients: int, seconds: float) -> float:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     start = time.time() + 2.0  # after every process has started and connected
-    procs = [ctx.Process(target=_client, args=(target, c, start, seconds, out))
-             for c in range(clients)]
+    procs = [ctx.Process(target=_client, args=(target, c, start, seconds, out)) for c in range(clients)]
     for p in procs:
         p.start()
     counts = [out.get(timeout=seconds + 120) for _ in procs]
@@ -64,9 +63,9 @@ def throughput(target: str, clients: int, seconds: float) -> float:
     return sum(counts) / seconds
 
 
-def latency(target: str, count: int) -> Tuple[float, float]:
+def latency(target: str, count: int) -> tuple[float, float]:
     """Median and 99th percentile of one admit, in milliseconds."""
-    times: List[float] = []
+    times: list[float] = []
     with ExecutionRegistry(target) as reg:
         for n in range(count):
             t0 = time.perf_counter()
@@ -76,21 +75,24 @@ def latency(target: str, count: int) -> Tuple[float, float]:
     return statistics.median(times) * 1e3, times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3
 
 
-def run(name: str, fresh: Callable[[], str], clients: List[int], seconds: float,
-        count: int) -> None:
+def run(name: str, fresh: Callable[[], str], clients: list[int], seconds: float, count: int) -> None:
     for n in clients:
         target = fresh()
-        print(f"{name:<10} {n} client{'s' if n > 1 else ' '}  "
-              f"{throughput(target, n, seconds):>9,.0f} admits/s", flush=True)
+        print(
+            f"{name:<10} {n} client{'s' if n > 1 else ' '}  {throughput(target, n, seconds):>9,.0f} admits/s",
+            flush=True,
+        )
     median, p99 = latency(fresh(), count)
-    print(f"{name:<10} one admit: median {median:.3f} ms, p99 {p99:.3f} ms "
-          f"({count} admits)", flush=True)
+    print(f"{name:<10} one admit: median {median:.3f} ms, p99 {p99:.3f} ms ({count} admits)", flush=True)
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--postgres", default=os.environ.get("FASTJCS_TEST_POSTGRES_URL", ""),
-                        help="a PostgreSQL URL where a schema may be created")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("FASTJCS_TEST_POSTGRES_URL", ""),
+        help="a PostgreSQL URL where a schema may be created",
+    )
     parser.add_argument("--clients", default="1,2,4,8")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--latency", type=int, default=2000)
@@ -111,9 +113,11 @@ def main(argv: List[str] = None) -> int:
             print("postgresql: left out (no --postgres URL and FASTJCS_TEST_POSTGRES_URL unset)")
             return 0
         import psycopg
+
         schemas = []
         admin = psycopg.connect(args.postgres, autocommit=True)
         try:
+
             def postgres_target() -> str:
                 schema = f"fastjcs_bench_{secrets.token_hex(4)}"
                 admin.execute(f"CREATE SCHEMA {schema}")
@@ -132,8 +136,7 @@ def main(argv: List[str] = None) -> int:
         print(f"registry benchmark: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     except Exception as exc:  # psycopg errors, without importing psycopg for the SQLite-only run
-        print(f"registry benchmark: {type(exc).__name__}: {' '.join(str(exc).split())}",
-              file=sys.stderr)
+        print(f"registry benchmark: {type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     return 0
 

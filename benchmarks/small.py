@@ -23,17 +23,18 @@ import os
 import platform
 import sys
 import timeit
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 
+import corpus as corpora  # noqa: E402
 import rfc8785  # noqa: E402
 from Crypto.Hash import SHA256  # noqa: E402
 
-import corpus as corpora  # noqa: E402
 import fastjcs  # noqa: E402
 
 try:
@@ -60,13 +61,13 @@ class Ratio:
 
     name: str
     ours: float
-    peer: Optional[float]
+    peer: float | None
     goal: float
     goal_text: str
     note: str = ""
 
     @property
-    def ratio(self) -> Optional[float]:
+    def ratio(self) -> float | None:
         return None if self.peer is None else self.peer / self.ours
 
     @property
@@ -77,19 +78,19 @@ class Ratio:
         return "PASS" if r >= self.goal else f"MISS ({r / self.goal:.0%} of goal)"
 
 
-def _orjson_sorted() -> Optional[Callable[[Any], bytes]]:
+def _orjson_sorted() -> Callable[[Any], bytes] | None:
     if orjson is None:
         return None
     option, dumps = orjson.OPT_SORT_KEYS, orjson.dumps
     return lambda o: dumps(o, option=option)
 
 
-def _check(name: str, got: List[Any], want: List[Any]) -> None:
+def _check(name: str, got: list[Any], want: list[Any]) -> None:
     if got != want:
         raise SystemExit(f"small.py: {name} gave wrong results; no figures printed")
 
 
-def measure(repeat: int) -> List[Ratio]:
+def measure(repeat: int) -> list[Ratio]:
     eab = corpora.load("eab")
     objs, texts = eab.objects, eab.texts
     floats = corpora.load("floats")
@@ -105,34 +106,58 @@ def measure(repeat: int) -> List[Ratio]:
     digests = ["sha256:" + SHA256.new(w).hexdigest() for w in want]
     _check("digest", [fastjcs.digest(o) for o in objs], digests)
     _check("digest_many", fastjcs.digest_many(objs), digests)
-    _check("format_double", [fastjcs.format_double(x) for x in values],
-           [rfc8785.dumps(x).decode() for x in values])
+    _check("format_double", [fastjcs.format_double(x) for x in values], [rfc8785.dumps(x).decode() for x in values])
 
     oneshot = getattr(SHA256, "digest", None) or (lambda data: SHA256.new(data).digest())
     rfc_digest = lambda o: "sha256:" + oneshot(rfc8785.dumps(o)).hex()  # noqa: E731
 
     dumps = loop_time(fastjcs.dumps, objs, repeat)
     out = [
-        Ratio("EAB dumps vs rfc8785.dumps", dumps, loop_time(rfc8785.dumps, objs, repeat),
-              10, ">= 10x"),
-        Ratio("EAB dumps vs orjson sorted", dumps,
-              loop_time(orj, objs, repeat) if orj else None, 1 / 3, "within 3x (>= 0.33)",
-              "" if orj else no_orjson),
-        Ratio("EAB canonicalize(text) vs orjson.dumps(sorted) of the object",
-              loop_time(fastjcs.canonicalize, texts, repeat),
-              loop_time(orj, objs, repeat) if orj else None, 1 / 2, "within 2x (>= 0.5)",
-              "" if orj else no_orjson),
-        Ratio("EAB digest(obj) vs rfc8785 + pycryptodome one-shot",
-              loop_time(fastjcs.digest, objs, repeat), loop_time(rfc_digest, objs, repeat),
-              12, ">= 12x"),
-        Ratio("EAB digest_many per object vs dumps per object",
-              batch_time(fastjcs.digest_many, objs, repeat), dumps, 1 / 2, "within 2x (>= 0.5)"),
-        Ratio("format_double vs repr(float), 10k floats",
-              loop_time(fastjcs.format_double, values, repeat), loop_time(repr, values, repeat),
-              1 / 2, "within 2x (>= 0.5)"),
-        Ratio("format_double(0.1) vs repr(0.1)",
-              loop_time(fastjcs.format_double, [0.1] * 10_000, repeat),
-              loop_time(repr, [0.1] * 10_000, repeat), 1 / 2, "within 2x (>= 0.5)"),
+        Ratio("EAB dumps vs rfc8785.dumps", dumps, loop_time(rfc8785.dumps, objs, repeat), 10, ">= 10x"),
+        Ratio(
+            "EAB dumps vs orjson sorted",
+            dumps,
+            loop_time(orj, objs, repeat) if orj else None,
+            1 / 3,
+            "within 3x (>= 0.33)",
+            "" if orj else no_orjson,
+        ),
+        Ratio(
+            "EAB canonicalize(text) vs orjson.dumps(sorted) of the object",
+            loop_time(fastjcs.canonicalize, texts, repeat),
+            loop_time(orj, objs, repeat) if orj else None,
+            1 / 2,
+            "within 2x (>= 0.5)",
+            "" if orj else no_orjson,
+        ),
+        Ratio(
+            "EAB digest(obj) vs rfc8785 + pycryptodome one-shot",
+            loop_time(fastjcs.digest, objs, repeat),
+            loop_time(rfc_digest, objs, repeat),
+            12,
+            ">= 12x",
+        ),
+        Ratio(
+            "EAB digest_many per object vs dumps per object",
+            batch_time(fastjcs.digest_many, objs, repeat),
+            dumps,
+            1 / 2,
+            "within 2x (>= 0.5)",
+        ),
+        Ratio(
+            "format_double vs repr(float), 10k floats",
+            loop_time(fastjcs.format_double, values, repeat),
+            loop_time(repr, values, repeat),
+            1 / 2,
+            "within 2x (>= 0.5)",
+        ),
+        Ratio(
+            "format_double(0.1) vs repr(0.1)",
+            loop_time(fastjcs.format_double, [0.1] * 10_000, repeat),
+            loop_time(repr, [0.1] * 10_000, repeat),
+            1 / 2,
+            "within 2x (>= 0.5)",
+        ),
     ]
 
     def corpus_time(fn: Callable[[Any], Any], doc: Any) -> float:
@@ -141,25 +166,39 @@ def measure(repeat: int) -> List[Ratio]:
     rec_obj = records.objects[0]
     rec_dumps = corpus_time(fastjcs.dumps, rec_obj)
     out += [
-        Ratio("records dumps vs rfc8785.dumps", rec_dumps, corpus_time(rfc8785.dumps, rec_obj),
-              30, ">= 30x"),
-        Ratio("records dumps vs orjson sorted", rec_dumps,
-              corpus_time(orj, rec_obj) if orj else None, 0.6, ">= 0.6x", "" if orj else no_orjson),
+        Ratio("records dumps vs rfc8785.dumps", rec_dumps, corpus_time(rfc8785.dumps, rec_obj), 30, ">= 30x"),
+        Ratio(
+            "records dumps vs orjson sorted",
+            rec_dumps,
+            corpus_time(orj, rec_obj) if orj else None,
+            0.6,
+            ">= 0.6x",
+            "" if orj else no_orjson,
+        ),
     ]
     fl_obj, fl_text = floats.objects[0], floats.texts[0]
     orj_round = (lambda t: orj(orjson.loads(t))) if orj else None
     out += [
-        Ratio("floats canonicalize vs orjson loads+dumps(sorted)",
-              corpus_time(fastjcs.canonicalize, fl_text),
-              corpus_time(orj_round, fl_text) if orj_round else None, 1.5, ">= 1.5x",
-              "" if orj else no_orjson),
-        Ratio("floats dumps vs rfc8785.dumps", corpus_time(fastjcs.dumps, fl_obj),
-              corpus_time(rfc8785.dumps, fl_obj), 50, ">= 50x"),
+        Ratio(
+            "floats canonicalize vs orjson loads+dumps(sorted)",
+            corpus_time(fastjcs.canonicalize, fl_text),
+            corpus_time(orj_round, fl_text) if orj_round else None,
+            1.5,
+            ">= 1.5x",
+            "" if orj else no_orjson,
+        ),
+        Ratio(
+            "floats dumps vs rfc8785.dumps",
+            corpus_time(fastjcs.dumps, fl_obj),
+            corpus_time(rfc8785.dumps, fl_obj),
+            50,
+            ">= 50x",
+        ),
     ]
     return out
 
 
-def table(ratios: List[Ratio]) -> str:
+def table(ratios: list[Ratio]) -> str:
     head = ("ratio", "fastjcs", "peer", "x", "goal", "verdict")
     rows = []
     for r in ratios:
@@ -173,22 +212,34 @@ def table(ratios: List[Ratio]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per row; the best counts")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     ratios = measure(max(1, args.repeat))
     if args.json:
-        print(json.dumps({"python": platform.python_version(), "backend": fastjcs.backend(),
-                          "orjson": getattr(orjson, "__version__", None), "repeat": args.repeat,
-                          "ratios": [dict(name=r.name, fastjcs=r.ours, peer=r.peer, ratio=r.ratio,
-                                          goal=r.goal, verdict=r.verdict) for r in ratios]},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "python": platform.python_version(),
+                    "backend": fastjcs.backend(),
+                    "orjson": getattr(orjson, "__version__", None),
+                    "repeat": args.repeat,
+                    "ratios": [
+                        dict(name=r.name, fastjcs=r.ours, peer=r.peer, ratio=r.ratio, goal=r.goal, verdict=r.verdict)
+                        for r in ratios
+                    ],
+                },
+                indent=2,
+            )
+        )
         return 0
-    print(f"Python {platform.python_version()} on {platform.machine()}, fastjcs backend "
-          f"{fastjcs.backend()}, orjson {getattr(orjson, '__version__', 'absent')}; best of "
-          f"{args.repeat}; times per document (per call); x = peer time / fastjcs time")
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, fastjcs backend "
+        f"{fastjcs.backend()}, orjson {getattr(orjson, '__version__', 'absent')}; best of "
+        f"{args.repeat}; times per document (per call); x = peer time / fastjcs time"
+    )
     print(table(ratios))
     return 0
 

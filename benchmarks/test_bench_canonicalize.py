@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 import corpus as corpora
 import impls
+import pytest
 from _bench import run_benchmark
 
 ROWS = [r for r in impls.rows() if r.kind == "text"]

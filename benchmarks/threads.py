@@ -24,10 +24,17 @@ import fastjcs
 def records(n: int, seed: int) -> list:
     rng = random.Random(seed)
     words = ["alpha", "\u00e9t\u00e9", "\u20ac", "\U0001f602", "tab\there", 'q"uote', "plain"]
-    return [{f"f{rng.randrange(60)}": rng.choice(words) for _ in range(10)}
-            | {"id": i, "n": rng.randrange(-(2**53) + 1, 2**53), "ok": i % 3 == 0, "none": None,
-               "nested": {"z": [i, str(i), {"b": True, "a": []}], "y": rng.random() < 0.5}}
-            for i in range(n)]
+    return [
+        {f"f{rng.randrange(60)}": rng.choice(words) for _ in range(10)}
+        | {
+            "id": i,
+            "n": rng.randrange(-(2**53) + 1, 2**53),
+            "ok": i % 3 == 0,
+            "none": None,
+            "nested": {"z": [i, str(i), {"b": True, "a": []}], "y": rng.random() < 0.5},
+        }
+        for i in range(n)
+    ]
 
 
 def best(fn, repeat: int) -> float:
@@ -60,8 +67,10 @@ def measure(name: str, call, inputs: list, expected: list, repeat: int) -> None:
     ok_one = outputs == expected
     two = best(parallel, repeat)
     ok_two = outputs == expected
-    print(f"{name:13s} 1 thread {one * 1000:8.1f} ms   2 threads {two * 1000:8.1f} ms   "
-          f"speed-up {one / two:4.2f}x   correct: {ok_one and ok_two}")
+    print(
+        f"{name:13s} 1 thread {one * 1000:8.1f} ms   2 threads {two * 1000:8.1f} ms   "
+        f"speed-up {one / two:4.2f}x   correct: {ok_one and ok_two}"
+    )
 
 
 def main() -> None:
@@ -70,13 +79,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     if fastjcs.backend() != "native":
-        raise SystemExit("the C backend is not in use (fastjcs.backend() == %r)" % fastjcs.backend())
+        raise SystemExit(f"the C backend is not in use (fastjcs.backend() == {fastjcs.backend()!r})")
     n = int(args.mb * 1e6 / 420)  # about 420 bytes of text per record
     values = [records(n, seed) for seed in (1, 2)]
     docs = [json.dumps(v, indent=1).encode() for v in values]
     canon = [fastjcs.canonicalize(d) for d in docs]
-    print(f"fastjcs {fastjcs.__version__} ({fastjcs.backend()}), {os.cpu_count()} CPUs, "
-          f"documents of {len(docs[0]) / 1e6:.1f} and {len(docs[1]) / 1e6:.1f} MB")
+    print(
+        f"fastjcs {fastjcs.__version__} ({fastjcs.backend()}), {os.cpu_count()} CPUs, "
+        f"documents of {len(docs[0]) / 1e6:.1f} and {len(docs[1]) / 1e6:.1f} MB"
+    )
     measure("canonicalize", fastjcs.canonicalize, docs, canon, args.repeat)
     measure("dumps", fastjcs.dumps, values, canon, args.repeat)
 

@@ -43,19 +43,19 @@ HEADER_PATH = Path(__file__).resolve().parent / "pow5_table.h"
 def floor_log2_pow5(q: int) -> int:
     """floor(log2(5^q)), exactly."""
     if q >= 0:
-        return (5 ** q).bit_length() - 1
+        return (5**q).bit_length() - 1
     # 5^-q is not a power of two, so log2(5^-q) is not an integer: floor(-x) = -ceil(x) and
     # ceil(log2(n)) = n.bit_length() for n > 1 that is not a power of two.
-    return -((5 ** -q).bit_length())
+    return -((5**-q).bit_length())
 
 
 def pow5_128(q: int) -> int:
     """T_q = floor(5^q * 2^(127 - b_q))."""
     shift = 127 - floor_log2_pow5(q)
     if q >= 0:
-        num, den = 5 ** q, 1
+        num, den = 5**q, 1
     else:
-        num, den = 1, 5 ** -q
+        num, den = 1, 5**-q
     if shift >= 0:
         num <<= shift
     else:
@@ -85,8 +85,7 @@ def log2_5_multiplier() -> int:
     """
     low = (5 ** (1 << LOG2_5_SHIFT)).bit_length() - 1
     for mul in (low, low + 1):
-        if all(c_floor_log2_pow5(q, mul) == floor_log2_pow5(q)
-               for q in range(POW5_MIN_Q, POW5_MAX_Q + 1)):
+        if all(c_floor_log2_pow5(q, mul) == floor_log2_pow5(q) for q in range(POW5_MIN_Q, POW5_MAX_Q + 1)):
             return mul
     raise AssertionError("no multiply-shift constant is exact over the range")
 
@@ -100,7 +99,7 @@ def verify(mul: int, exact_q: int) -> None:
         assert c_floor_log2_pow5(q, mul) == b, (q, mul)
         t = pow5_128(q)
         assert 1 << 127 <= t < 1 << 128, q
-        scaled = p5 * Fraction(2) ** (127 - b)     # T_q + eps
+        scaled = p5 * Fraction(2) ** (127 - b)  # T_q + eps
         assert t <= scaled < t + 1, q
         assert (t == scaled) == (0 <= q <= exact_q), q
     # The offset keeps the shifted quantity non-negative and inside int32 over the whole range.
@@ -155,8 +154,7 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="compare with the committed header instead of writing it")
+    parser.add_argument("--check", action="store_true", help="compare with the committed header instead of writing it")
     args = parser.parse_args(argv)
     text = render()
     if args.check:

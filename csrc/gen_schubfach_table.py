@@ -43,6 +43,7 @@ INT32_MAX = 2**31 - 1
 
 # ---- exact floor logarithms (the definitions the multiply-shift constants are checked against) ----
 
+
 def floor_log(value: Fraction, base: int) -> int:
     """The integer m with base^m <= value < base^(m+1), for value > 0, by exact comparison.
 
@@ -76,6 +77,7 @@ def exact_flog2_pow10(e: int) -> int:
 
 # ---- multiply-shift evaluators ----
 
+
 def find_multiply_shift(name, exact, lo, hi, alpha, offset=0.0):
     """The smallest shift S, with a multiplier M and subtrahend C, such that
     floor((x * M - C) / 2^S) == exact(x) for every x in [lo, hi].
@@ -103,7 +105,7 @@ def find_multiply_shift(name, exact, lo, hi, alpha, offset=0.0):
     raise RuntimeError(f"no multiply-shift constant found for {name}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def build():
     k_min = exact_flog10_pow2(Q_MIN)  # -324: the smallest k of any double (regular case)
     k_min = min(k_min, exact_flog10_3q_pow2(Q_MIN + 1))
@@ -111,8 +113,7 @@ def build():
 
     log10_2 = math.log10(2)
     f10p2 = find_multiply_shift("flog10_pow2", exact_flog10_pow2, Q_MIN, Q_MAX, log10_2)
-    f10tq = find_multiply_shift("flog10_3q_pow2", exact_flog10_3q_pow2, Q_MIN + 1, Q_MAX,
-                                log10_2, math.log10(0.75))
+    f10tq = find_multiply_shift("flog10_3q_pow2", exact_flog10_3q_pow2, Q_MIN + 1, Q_MAX, log10_2, math.log10(0.75))
     f2p10 = find_multiply_shift("flog2_pow10", exact_flog2_pow10, -k_max, -k_min, math.log2(10))
 
     table = []
@@ -142,7 +143,7 @@ def render() -> str:
     w(f"#define FJCS_K_MIN ({k_min})  /* range of k = the decimal exponent of the step 10^k */")
     w(f"#define FJCS_K_MAX {k_max}")
     w("")
-    for name, (m, s, c, bias, t), dom in (
+    for name, (m, s, _c, bias, t), dom in (
         ("FLOG10_POW2", f10p2, "floor(q * log10(2)), q in [Q_MIN, Q_MAX]"),
         ("FLOG10_3Q_POW2", f10tq, "floor(log10(3/4 * 2^q)), q in [Q_MIN + 1, Q_MAX]"),
         ("FLOG2_POW10", f2p10, "floor(e * log2(10)), e in [-K_MAX, -K_MIN]"),

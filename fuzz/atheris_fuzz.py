@@ -17,9 +17,10 @@ import atheris
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 with atheris.instrument_imports():
+    import fuzzlib
+
     import fastjcs.core.native_backend  # noqa: F401 - fail now, not in the first input, if C is missing
     import fastjcs.core.python_backend  # noqa: F401
-    import fuzzlib
 
 CHECKS = {"text": fuzzlib.check_text, "dumps": fuzzlib.check_dumps}
 

@@ -17,19 +17,20 @@ import struct
 from collections import OrderedDict
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any, List, Optional, Tuple
+from typing import Any
 
 DEFAULT_DEPTH = 10_000
 
 
-def backends() -> Tuple[Any, Any]:
+def backends() -> tuple[Any, Any]:
     """(pure-Python backend, C backend); ImportError when the C extension is not built."""
-    from fastjcs.core import native_backend as _native, python_backend as _python
+    from fastjcs.core import native_backend as _native
+    from fastjcs.core import python_backend as _python
 
     return _python, _native
 
 
-def outcome(fn, *args) -> Tuple[str, Any, Any]:
+def outcome(fn, *args) -> tuple[str, Any, Any]:
     """("ok", output, None) or ("error", class name, offset)."""
     try:
         return ("ok", fn(*args), None)
@@ -37,16 +38,24 @@ def outcome(fn, *args) -> Tuple[str, Any, Any]:
         return ("error", type(exc).__name__, getattr(exc, "offset", None))
 
 
-_CANON_ERRORS = {"InvalidJSONError", "DuplicateKeyError", "DepthLimitError", "FloatDomainError",
-                 "IntegerDomainError", "UnsupportedTypeError", "CircularReferenceError",
-                 "CanonicalizationError"}
+_CANON_ERRORS = {
+    "InvalidJSONError",
+    "DuplicateKeyError",
+    "DepthLimitError",
+    "FloatDomainError",
+    "IntegerDomainError",
+    "UnsupportedTypeError",
+    "CircularReferenceError",
+    "CanonicalizationError",
+}
 
 
-def _expected_error(result: Tuple[str, Any, Any]) -> bool:
+def _expected_error(result: tuple[str, Any, Any]) -> bool:
     return result[0] == "ok" or result[1] in _CANON_ERRORS
 
 
 # ---- text ------------------------------------------------------------------------------------
+
 
 def check_text(data: bytes) -> None:
     py, nat = backends()
@@ -87,8 +96,24 @@ def check_text(data: bytes) -> None:
 # surrogates, out-of-range ints, NaN and infinities. encode_value writes such a program for a plain
 # value (the seed corpus).
 
-OP_NONE, OP_TRUE, OP_FALSE, OP_SMALL_INT, OP_INT64, OP_BIG_INT, OP_FLOAT, OP_STR_BYTES, \
-    OP_STR_CODES, OP_LIST, OP_TUPLE, OP_DICT, OP_SHARED, OP_CYCLE, OP_SUBCLASS, OP_UNSUPPORTED = range(16)
+(
+    OP_NONE,
+    OP_TRUE,
+    OP_FALSE,
+    OP_SMALL_INT,
+    OP_INT64,
+    OP_BIG_INT,
+    OP_FLOAT,
+    OP_STR_BYTES,
+    OP_STR_CODES,
+    OP_LIST,
+    OP_TUPLE,
+    OP_DICT,
+    OP_SHARED,
+    OP_CYCLE,
+    OP_SUBCLASS,
+    OP_UNSUPPORTED,
+) = range(16)
 N_OPS = 16
 MAX_NEST = 40
 
@@ -131,8 +156,8 @@ class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.i = 0
-        self.made: List[Any] = []  # containers built so far (for OP_SHARED)
-        self.path: List[Any] = []  # mutable containers being built (for OP_CYCLE)
+        self.made: list[Any] = []  # containers built so far (for OP_SHARED)
+        self.path: list[Any] = []  # mutable containers being built (for OP_CYCLE)
 
     def byte(self) -> int:
         if self.i >= len(self.data):
@@ -142,7 +167,7 @@ class _Reader:
         return b
 
     def take(self, n: int) -> bytes:
-        chunk = self.data[self.i: self.i + n]
+        chunk = self.data[self.i : self.i + n]
         self.i += n
         return chunk.ljust(n, b"\0")
 
@@ -240,11 +265,21 @@ def _value(r: _Reader, depth: int) -> Any:
         return _Tuple(inner) if type(inner) in (list, tuple) else _Tuple((inner,))
     # OP_UNSUPPORTED
     b = r.byte()
-    return [set(), frozenset({1}), b"bytes", bytearray(b"x"), 1j, Decimal("1.5"), object(), ...,
-            MappingProxyType({"a": 1}), range(2)][b % 10]
+    return [
+        set(),
+        frozenset({1}),
+        b"bytes",
+        bytearray(b"x"),
+        1j,
+        Decimal("1.5"),
+        object(),
+        ...,
+        MappingProxyType({"a": 1}),
+        range(2),
+    ][b % 10]
 
 
-def build_value(data: bytes) -> Tuple[Any, int]:
+def build_value(data: bytes) -> tuple[Any, int]:
     """(value, max_depth) for a fuzz input."""
     r = _Reader(data)
     first = r.byte()
@@ -252,7 +287,7 @@ def build_value(data: bytes) -> Tuple[Any, int]:
     return _value(r, 0), max_depth
 
 
-def encode_value(value: Any, max_depth: Optional[int] = None) -> bytes:
+def encode_value(value: Any, max_depth: int | None = None) -> bytes:
     """A program for build_value that builds `value` (plain JSON types, tuples, lone surrogates)."""
     out = bytearray([0 if max_depth is None else 0xF0 + max_depth])
 

@@ -21,8 +21,16 @@ sys.path.insert(0, str(HERE))
 
 import fuzzlib  # noqa: E402
 from fuzzlib import (  # noqa: E402
-    OP_CYCLE, OP_DICT, OP_FLOAT, OP_LIST, OP_SHARED, OP_SMALL_INT, OP_STR_BYTES, OP_SUBCLASS,
-    OP_TUPLE, OP_UNSUPPORTED,
+    OP_CYCLE,
+    OP_DICT,
+    OP_FLOAT,
+    OP_LIST,
+    OP_SHARED,
+    OP_SMALL_INT,
+    OP_STR_BYTES,
+    OP_SUBCLASS,
+    OP_TUPLE,
+    OP_UNSUPPORTED,
 )
 
 TEXTS = {
@@ -42,17 +50,17 @@ TEXTS = {
     "string-plain": b'"plain"',
     "string-escapes": b'"\\"\\\\\\/\\b\\f\\n\\r\\t\\u0000\\u001f\\u007f\\u00e9"',
     "string-pairs": b'"\\ud83d\\ude02\\uD800\\uDC00\\udbff\\udfff"',
-    "string-utf8": "\"\u00e9\u20ac\U0001f602\u2028\ue000\ufb33\x7f\"".encode("utf-8"),
+    "string-utf8": '"\u00e9\u20ac\U0001f602\u2028\ue000\ufb33\x7f"'.encode("utf-8"),
     # containers
-    "empty": b"[{},[],\"\",{\"\":[]}]",
+    "empty": b'[{},[],"",{"":[]}]',
     "object-unsorted": b'{"b":1,"a":2,"c":{"z":null,"y":[true,false]}}',
-    "object-utf16-order": "{\"\ufb33\":1,\"\U0001f602\":2,\"\u00e9\":3,\"e\":4}".encode("utf-8"),
+    "object-utf16-order": '{"\ufb33":1,"\U0001f602":2,"\u00e9":3,"e":4}'.encode("utf-8"),
     "object-escaped-keys": b'{"\\u0062":1,"a\\n":2,"a":3}',
     "object-prefix-keys": b'{"abc":1,"ab":2,"abcd":3,"a":4,"":5}',
     "whitespace": b' \t\n\r{ "a" :\n[ 1 ,\t2 ] , "b" : { } }\r\n',
-    "nested": b"[[[[[[[[[[[[{\"a\":[[[]]]}]]]]]]]]]]]]",
+    "nested": b'[[[[[[[[[[[[{"a":[[[]]]}]]]]]]]]]]]]',
     "record": b'{"id":42,"name":"Ada","tags":["x","y"],"score":9.5,"ok":true,"next":null,'
-              b'"nested":{"b":[1,2,{"c":"d"}],"a":-7}}',
+    b'"nested":{"b":[1,2,{"c":"d"}],"a":-7}}',
     "jsonl": b'{"a":1}\n[2,1]\n"x"\n{"a":1,"a":2}\n\n{"b":\n',
     # near misses: one error each
     "bad-bom": b"\xef\xbb\xbf{}",
@@ -84,33 +92,61 @@ def _marshal_values() -> dict:
     for _ in range(60):
         deep = [deep]
     return {
-        "none": None, "true": True, "false": False,
-        "int-small": -7, "int-int32": 2**31 - 1, "int-long": 2**40, "int-max-safe": 2**53 - 1,
-        "int-too-big": 2**53, "int-huge": -(2**100),
-        "float": 1.5, "float-zero": -0.0, "float-tiny": 5e-324, "float-nan": float("nan"),
-        "float-inf": float("-inf"), "float-e": 1e-7,
-        "str-ascii": "plain", "str-long-ascii": "x" * 300, "str-escapes": "\"\\\n\t\x00\x1f",
-        "str-unicode": "\u00e9\u20ac\U0001f602\u2028\ue000", "str-surrogate": "a\ud800b",
-        "list": [1, "a", None, True, 2.5], "tuple": (1, (2, 3)), "tuple-big": tuple(range(300)),
-        "dict-sorted": {"a": 1, "b": [2]}, "dict-unsorted": {"b": 1, "a": {"d": 4, "c": 3}},
+        "none": None,
+        "true": True,
+        "false": False,
+        "int-small": -7,
+        "int-int32": 2**31 - 1,
+        "int-long": 2**40,
+        "int-max-safe": 2**53 - 1,
+        "int-too-big": 2**53,
+        "int-huge": -(2**100),
+        "float": 1.5,
+        "float-zero": -0.0,
+        "float-tiny": 5e-324,
+        "float-nan": float("nan"),
+        "float-inf": float("-inf"),
+        "float-e": 1e-7,
+        "str-ascii": "plain",
+        "str-long-ascii": "x" * 300,
+        "str-escapes": '"\\\n\t\x00\x1f',
+        "str-unicode": "\u00e9\u20ac\U0001f602\u2028\ue000",
+        "str-surrogate": "a\ud800b",
+        "list": [1, "a", None, True, 2.5],
+        "tuple": (1, (2, 3)),
+        "tuple-big": tuple(range(300)),
+        "dict-sorted": {"a": 1, "b": [2]},
+        "dict-unsorted": {"b": 1, "a": {"d": 4, "c": 3}},
         "dict-utf16-order": {"\ufb33": 1, "\U0001f602": 2, "\u00e9": 3},
-        "dict-escaped-keys": {"a\n": 1, "a": 2, "\"": 3},
-        "dict-int-key": {1: "x"}, "dict-surrogate-key": {"\udc80": 1},
+        "dict-escaped-keys": {"a\n": 1, "a": 2, '"': 3},
+        "dict-int-key": {1: "x"},
+        "dict-surrogate-key": {"\udc80": 1},
         "shared": {"x": shared, "y": [shared, shared], "s": ["k", "k", "k"]},
-        "cycle-list": cyclic_list, "cycle-dict": cyclic_dict,
+        "cycle-list": cyclic_list,
+        "cycle-dict": cyclic_dict,
         "deep": deep,
-        "bytes": [b"x"], "set": {1, 2}, "frozenset": frozenset(), "complex": 1j, "ellipsis": ...,
+        "bytes": [b"x"],
+        "set": {1, 2},
+        "frozenset": frozenset(),
+        "complex": 1j,
+        "ellipsis": ...,
         "batch": [{"id": i, "v": [i, str(i)], "f": i / 4} for i in range(6)],
     }
 
 
 def _dumps_programs() -> dict:
     plain = {
-        "record": {"id": 42, "name": "Ada", "tags": ["x", "y"], "ok": True, "next": None,
-                   "nested": {"b": [1, 2, {"c": "d"}], "a": -7}},
+        "record": {
+            "id": 42,
+            "name": "Ada",
+            "tags": ["x", "y"],
+            "ok": True,
+            "next": None,
+            "nested": {"b": [1, 2, {"c": "d"}], "a": -7},
+        },
         "unsorted": {"b": 1, "a": 2, "\ufb33": 3, "\U0001f602": 4},
         "scalars": [None, True, False, 0, -1, 2**53 - 1, 2**53, -(2**70), 1.0, 2.5, "s"],
-        "strings": ["", "\"\\\n\x00", "\u00e9\u20ac", "a\ud800"],
+        "strings": ["", '"\\\n\x00', "\u00e9\u20ac", "a\ud800"],
         "tuples": (1, (2, [3]), ()),
         "floats": [float("nan"), float("inf"), -0.0, 0.1, 1e21, 5e-324],
     }
@@ -118,16 +154,11 @@ def _dumps_programs() -> dict:
     programs["depth-limit"] = fuzzlib.encode_value([[[1]]], max_depth=2)
     # Hand-written: the operations encode_value does not produce.
     programs["cycle-list"] = bytes([0, OP_LIST, 2, OP_SMALL_INT, 5, OP_CYCLE, 0])
-    programs["cycle-deep"] = bytes([0, OP_DICT, 1, 0, 1, ord("k"), OP_LIST, 1, OP_DICT, 1, 0, 1,
-                                    ord("j"), OP_CYCLE, 0])
-    programs["shared"] = bytes([0, OP_LIST, 3, OP_LIST, 1, OP_SMALL_INT, 1, OP_SHARED, 0,
-                                OP_SHARED, 0])
-    programs["subclasses"] = bytes([0, OP_LIST, 8] + [b for k in range(8) for b in
-                                                      (OP_SUBCLASS, k, OP_SMALL_INT, k)])
-    programs["unsupported"] = bytes([0, OP_TUPLE, 5] + [b for k in range(5) for b in
-                                                       (OP_UNSUPPORTED, k)])
-    programs["non-str-keys"] = bytes([0, OP_DICT, 2, 9, OP_SMALL_INT, 1, 0, 1, ord("a"),
-                                      OP_FLOAT] + [0] * 8)
+    programs["cycle-deep"] = bytes([0, OP_DICT, 1, 0, 1, ord("k"), OP_LIST, 1, OP_DICT, 1, 0, 1, ord("j"), OP_CYCLE, 0])
+    programs["shared"] = bytes([0, OP_LIST, 3, OP_LIST, 1, OP_SMALL_INT, 1, OP_SHARED, 0, OP_SHARED, 0])
+    programs["subclasses"] = bytes([0, OP_LIST, 8] + [b for k in range(8) for b in (OP_SUBCLASS, k, OP_SMALL_INT, k)])
+    programs["unsupported"] = bytes([0, OP_TUPLE, 5] + [b for k in range(5) for b in (OP_UNSUPPORTED, k)])
+    programs["non-str-keys"] = bytes([0, OP_DICT, 2, 9, OP_SMALL_INT, 1, 0, 1, ord("a"), OP_FLOAT] + [0] * 8)
     programs["surrogate-bytes"] = bytes([0, OP_STR_BYTES, 3, ord("a"), 0xFF, ord("b")])
     return programs
 

@@ -13,14 +13,14 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any
 
 from conftest import REPO  # noqa: F401 - tests/test_readme_cli.py imports it from here
 
 
-
-def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+def env(extra: dict[str, str] | None = None) -> dict[str, str]:
     e = dict(os.environ)
     if e.get("PYTHONPATH"):
         e["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in e["PYTHONPATH"].split(os.pathsep) if p)
@@ -28,12 +28,23 @@ def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     return e
 
 
-def fastjcs(*args: Union[str, Path], input: bytes = b"", cwd: Optional[Path] = None,
-            extra_env: Optional[Dict[str, str]] = None, timeout: float = 120,
-            stderr=subprocess.PIPE) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fastjcs", *map(str, args)], input=input,
-                          stdout=subprocess.PIPE, stderr=stderr, cwd=cwd, env=env(extra_env),
-                          timeout=timeout)
+def fastjcs(
+    *args: str | Path,
+    input: bytes = b"",
+    cwd: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+    timeout: float = 120,
+    stderr=subprocess.PIPE,
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fastjcs", *map(str, args)],
+        input=input,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        cwd=cwd,
+        env=env(extra_env),
+        timeout=timeout,
+    )
 
 
 def me(*args: str) -> str:
@@ -54,12 +65,14 @@ def lines(data: bytes) -> Sequence[str]:
     return data.decode("utf-8").splitlines()
 
 
-def run_together(argvs: Sequence[Sequence[str]], go: Path, timeout: float = 60) -> List[Any]:
+def run_together(argvs: Sequence[Sequence[str]], go: Path, timeout: float = 60) -> list[Any]:
     """Start `python ARGV...` once per argv, the children waiting for the file `go`; create it
     once they have had time to start, so they begin together; return what each printed, read as
     JSON, in order. Each must exit 0 with nothing on stderr."""
-    procs = [subprocess.Popen([sys.executable, *map(str, argv)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=env()) for argv in argvs]
+    procs = [
+        subprocess.Popen([sys.executable, *map(str, argv)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+        for argv in argvs
+    ]
     time.sleep(0.3)  # let the interpreters start, so they begin together
     go.touch()
     results = []

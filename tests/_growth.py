@@ -14,7 +14,7 @@ import ctypes.util
 import gc
 import sys
 import time
-from typing import Any, Callable, Tuple
+from typing import Any, Callable
 
 RATIO = 6.0  # time(4n) / time(n): 4 for linear, ~4.5 for n log n, 16 for quadratic
 
@@ -33,13 +33,12 @@ def _steady_allocator() -> None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD: glibc's maximum, no longer adjusted
-        libc.mallopt(-1, 1 << 30)   # M_TRIM_THRESHOLD: keep freed memory
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: keep freed memory
     except (OSError, AttributeError):  # not glibc: timings as they come
         pass
 
 
 _steady_allocator()
-
 
 
 def best_time(fn: Callable[[Any], Any], arg: Any, repeat: int = 3, budget: float = 0.25) -> float:
@@ -64,8 +63,9 @@ def best_time(fn: Callable[[Any], Any], arg: Any, repeat: int = 3, budget: float
     return best
 
 
-def growth(fn: Callable[[Any], Any], small: Any, large: Any, *, repeat: int = 3,
-           attempts: int = 3, bound: float = RATIO) -> Tuple[float, float, float]:
+def growth(
+    fn: Callable[[Any], Any], small: Any, large: Any, *, repeat: int = 3, attempts: int = 3, bound: float = RATIO
+) -> tuple[float, float, float]:
     """(time small, time large, ratio) of fn, the ratio under `bound` if any attempt makes it."""
     for _ in range(attempts):
         t_small = best_time(fn, small, repeat)
@@ -76,12 +76,15 @@ def growth(fn: Callable[[Any], Any], small: Any, large: Any, *, repeat: int = 3,
     return t_small, t_large, ratio
 
 
-def assert_linear(fn: Callable[[Any], Any], small: Any, large: Any, *, what: str = "",
-                  bound: float = RATIO, repeat: int = 3) -> None:
+def assert_linear(
+    fn: Callable[[Any], Any], small: Any, large: Any, *, what: str = "", bound: float = RATIO, repeat: int = 3
+) -> None:
     """Fail unless fn's time on `large` (4x `small`) is under `bound` times its time on `small`."""
     t_small, t_large, ratio = growth(fn, small, large, repeat=repeat, bound=bound)
-    assert ratio < bound, (f"{what}: time grows {ratio:.1f}x for 4x the input "
-                           f"({t_small * 1e3:.1f} ms -> {t_large * 1e3:.1f} ms); bound {bound}x")
+    assert ratio < bound, (
+        f"{what}: time grows {ratio:.1f}x for 4x the input "
+        f"({t_small * 1e3:.1f} ms -> {t_large * 1e3:.1f} ms); bound {bound}x"
+    )
 
 
 def child_cpu(args: Any, data: bytes, extra_env: Any, runs: int = 3) -> float:

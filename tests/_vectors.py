@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Union
+from typing import Any
 
 import pytest
-
 from conftest import VECTORS
 
 
-def load(relpath: str) -> Dict[str, Any]:
+def load(relpath: str) -> dict[str, Any]:
     with open(VECTORS / relpath, encoding="utf-8") as f:
         return json.load(f)
 
 
-def cases(directory: str) -> List[Any]:
+def cases(directory: str) -> list[Any]:
     """Every vector of every file in vectors/<directory>/, as pytest params with readable ids."""
     params = []
     for path in sorted((VECTORS / directory).glob("*.json")):
@@ -25,11 +24,11 @@ def cases(directory: str) -> List[Any]:
     return params
 
 
-def _parts(parts: List[List[Any]]) -> str:
+def _parts(parts: list[list[Any]]) -> str:
     return "".join(text * count for text, count in parts)
 
 
-def input_of(v: Dict[str, Any]) -> Union[bytes, str]:
+def input_of(v: dict[str, Any]) -> bytes | str:
     """The text to canonicalize: bytes, except for `input_str` vectors (passed as a str)."""
     if "input_hex" in v:
         return bytes.fromhex(v["input_hex"])
@@ -40,7 +39,7 @@ def input_of(v: Dict[str, Any]) -> Union[bytes, str]:
     return v["input"].encode("utf-8")
 
 
-def output_of(v: Dict[str, Any]) -> bytes:
+def output_of(v: dict[str, Any]) -> bytes:
     if "output_parts" in v:
         return _parts(v["output_parts"]).encode("utf-8")
     return v["output"].encode("utf-8")

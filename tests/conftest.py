@@ -26,12 +26,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from fastjcs import tools
-from fastjcs.core import python_backend as _python, seam
+from fastjcs.core import python_backend as _python
+from fastjcs.core import seam
 
 #: The checkout, and the data the tests read from it.
 REPO = Path(__file__).resolve().parents[1]
-VECTORS = REPO / "vectors"                       # rfc8785/, text-canonical/, text-must-fail/
-SUITES = tools.SUITES                            # the suites the CLI ships: cpb/, eab/
+VECTORS = REPO / "vectors"  # rfc8785/, text-canonical/, text-must-fail/
+SUITES = tools.SUITES  # the suites the CLI ships: cpb/, eab/
 FUZZ = REPO / "fuzz"
 CSRC = REPO / "csrc"
 #: The upstream suites, read in place when present (tests that need them skip otherwise).
@@ -55,20 +56,27 @@ BACKENDS = {"python": _python, "native": _native}
 # select a module, identical for every example, so function scope is harmless under @given.
 _SUPPRESS = [HealthCheck.function_scoped_fixture]
 settings.register_profile("default", max_examples=200, deadline=None, suppress_health_check=_SUPPRESS)
-settings.register_profile("ci", max_examples=2000, deadline=None,
-                          suppress_health_check=_SUPPRESS + [HealthCheck.too_slow])
+settings.register_profile(
+    "ci", max_examples=2000, deadline=None, suppress_health_check=_SUPPRESS + [HealthCheck.too_slow]
+)
 settings.register_profile("quick", max_examples=30, deadline=None, suppress_health_check=_SUPPRESS)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_addoption(parser):
     env = os.environ.get("FASTJCS_ES6_LINES")
-    parser.addoption("--es6-lines", type=int, default=int(env) if env else None,
-                     help="lines of the ES6 number corpus to check (default 100000, or "
-                          "$FASTJCS_ES6_LINES; CI 1000000)")
-    parser.addoption("--slow", action="store_true",
-                     default=os.environ.get("FASTJCS_SLOW", "") not in ("", "0"),
-                     help="also run the tests marked slow (or FASTJCS_SLOW=1; CI does)")
+    parser.addoption(
+        "--es6-lines",
+        type=int,
+        default=int(env) if env else None,
+        help="lines of the ES6 number corpus to check (default 100000, or $FASTJCS_ES6_LINES; CI 1000000)",
+    )
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=os.environ.get("FASTJCS_SLOW", "") not in ("", "0"),
+        help="also run the tests marked slow (or FASTJCS_SLOW=1; CI does)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

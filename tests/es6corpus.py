@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
-from typing import Callable, Iterator, List, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Callable
 
 from Crypto.Hash import SHA256
 
@@ -26,10 +27,9 @@ from fastjcs.tools.corpus import ES6_STATIC_VALUES as STATIC_VALUES
 from fastjcs.tools.corpus import es6_bit_patterns as bit_patterns
 from fastjcs.tools.corpus import es6_static_values as static_values
 
-__all__ = ["PUBLISHED", "STATIC_VALUES", "bit_patterns", "static_values", "RENDERERS",
-           "render_lines", "sha256_at"]
+__all__ = ["PUBLISHED", "STATIC_VALUES", "bit_patterns", "static_values", "RENDERERS", "render_lines", "sha256_at"]
 
-Renderer = Callable[[List[float]], List[str]]
+Renderer = Callable[[list[float]], list[str]]
 
 
 def python_renderer() -> Renderer:
@@ -48,8 +48,7 @@ def native_renderer() -> Renderer:
 RENDERERS = {"python": python_renderer, "native": native_renderer}
 
 
-def render_lines(renderer: Renderer, lines: int, stops: Sequence[int] = (),
-                 chunk: int = 1 << 16) -> Iterator[tuple]:
+def render_lines(renderer: Renderer, lines: int, stops: Sequence[int] = (), chunk: int = 1 << 16) -> Iterator[tuple]:
     """The first `lines` corpus lines as (lines done so far, ASCII bytes of the next lines), in
     chunks of up to `chunk` lines, cut so that every count in `stops` ends a chunk."""
     patterns = bit_patterns()
@@ -80,15 +79,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--renderer", choices=sorted(RENDERERS), default="python")
-    parser.add_argument("--sha256", action="store_true",
-                        help="print the SHA-256 of the lines instead of the lines")
+    parser.add_argument("--sha256", action="store_true", help="print the SHA-256 of the lines instead of the lines")
     args = parser.parse_args(argv)
     renderer = RENDERERS[args.renderer]()
     if args.sha256:
         digest = sha256_at(renderer, [args.lines])[args.lines]
         published = PUBLISHED.get(args.lines)
-        verdict = "no published hash" if published is None else (
-            "matches the published hash" if digest == published else "MISMATCH with " + published)
+        verdict = (
+            "no published hash"
+            if published is None
+            else ("matches the published hash" if digest == published else "MISMATCH with " + published)
+        )
         print(f"{args.lines} lines: {digest} ({verdict})")
         return 0 if published in (None, digest) else 1
     out = sys.stdout.buffer

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable
 
 import fastjcs
 
@@ -30,7 +30,7 @@ def dumps(value: Any) -> bytes:
 class Shape:
     description: str
     text: Callable[[int], bytes]
-    value: Optional[Callable[[int], Any]] = None
+    value: Callable[[int], Any] | None = None
     # time(4n)/time(n) allowed: 4 for linear work. Sorting is n log n (4.5x), and a sort whose
     # working set outgrows the caches measured up to 8x here: still far from a quadratic 16x.
     bound: float = 6.0
@@ -63,12 +63,12 @@ def _in_arrays_text(k: int) -> bytes:
     return ('{"b":[' * d + '"' + "y" * (250_000 * k) + '"' + '],"a":0}' * d).encode()
 
 
-def _many_members(k: int) -> Dict[str, int]:
+def _many_members(k: int) -> dict[str, int]:
     n = 20_000 * k
     return {f"k{n - i:08d}": i for i in range(n)}
 
 
-def _long_prefixes(k: int) -> Dict[str, int]:
+def _long_prefixes(k: int) -> dict[str, int]:
     n = 1_000 * k
     prefix = "p" * 2_000
     return {f"{prefix}{n - i:06d}": i for i in range(n)}
@@ -78,21 +78,31 @@ def _records(k: int) -> list:
     return [{"b": i, "a": {"d": [i, "x"], "c": None}} for i in range(20_000 * k)]
 
 
-SHAPES: Dict[str, Shape] = {
+SHAPES: dict[str, Shape] = {
     "nested-disorder": Shape(
         "objects 1000 * k deep, each out of order, around a 1 MB * k string",
         lambda k: nested_disorder_text(1_000 * k, 1_000_000 * k),
-        lambda k: nested_disorder_value(450 * k, 1_000_000 * k)),
+        lambda k: nested_disorder_value(450 * k, 1_000_000 * k),
+    ),
     "disorder-through-arrays": Shape(
-        "objects out of order 500 * k deep, each member value an array, around 250 kB * k",
-        _in_arrays_text),
+        "objects out of order 500 * k deep, each member value an array, around 250 kB * k", _in_arrays_text
+    ),
     "many-members": Shape(
         "one object of 20k * k members in reverse order",
-        lambda k: json.dumps(_many_members(k)).encode(), _many_members, bound=10.0),
+        lambda k: json.dumps(_many_members(k)).encode(),
+        _many_members,
+        bound=10.0,
+    ),
     "long-prefixes": Shape(
         "1000 * k members in reverse order whose names share a 2 kB prefix",
-        lambda k: json.dumps(_long_prefixes(k)).encode(), _long_prefixes, bound=10.0),
+        lambda k: json.dumps(_long_prefixes(k)).encode(),
+        _long_prefixes,
+        bound=10.0,
+    ),
     "records": Shape(
         "an array of 20k * k small records, members out of order",
-        lambda k: json.dumps(_records(k)).encode(), _records, native_scale=2),
+        lambda k: json.dumps(_records(k)).encode(),
+        _records,
+        native_scale=2,
+    ),
 }

@@ -12,11 +12,10 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
-
-import fastjcs
 
 import _cli
+
+import fastjcs
 
 PACKAGE = Path(fastjcs.__file__).resolve().parent
 
@@ -42,7 +41,7 @@ def _layer(module: str) -> str:
     return first if first in MAY_IMPORT else "core"
 
 
-def _imported(module: str, source: str) -> List[str]:
+def _imported(module: str, source: str) -> list[str]:
     """The modules of the package that `source` (the text of `module`) imports, resolved."""
     package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
     package = [p for p in package if p != "__init__"]
@@ -51,15 +50,15 @@ def _imported(module: str, source: str) -> List[str]:
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
+            base = package[: len(package) - node.level + 1] if node.level else []
             target = ".".join(base + ([node.module] if node.module else []))
             # `from . import x` names submodules: each is an import of its own
             found += [f"{target}.{a.name}" for a in node.names] if not node.module else [target]
     return [name for name in found if name == "fastjcs" or name.startswith("fastjcs.")]
 
 
-def upward_imports(sources: Dict[str, str]) -> List[str]:
-    """"module -> target" for every import that does not run downward."""
+def upward_imports(sources: dict[str, str]) -> list[str]:
+    """ "module -> target" for every import that does not run downward."""
     bad = []
     for module, source in sorted(sources.items()):
         layer = _layer(module)
@@ -69,7 +68,7 @@ def upward_imports(sources: Dict[str, str]) -> List[str]:
     return bad
 
 
-def package_sources() -> Dict[str, str]:
+def package_sources() -> dict[str, str]:
     sources = {}
     for path in PACKAGE.rglob("*.py"):
         rel = path.relative_to(PACKAGE).with_suffix("")
@@ -104,8 +103,7 @@ def test_the_check_catches_an_upward_or_sideways_import():
 
 def test_import_fastjcs_loads_only_the_core():
     code = "import fastjcs, sys; print(sorted(m for m in sys.modules if m.startswith('fastjcs')))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=_cli.env(), check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_cli.env(), check=True)
     loaded = eval(done.stdout)
     assert "fastjcs.core.api" in loaded
     assert [m for m in loaded if _layer(m) != "core"] == []

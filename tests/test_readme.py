@@ -43,7 +43,7 @@ def test_the_pages_have_examples():
 
 @pytest.mark.parametrize("page", WITH_EXAMPLES, ids=_name)
 def test_page_examples(backend, page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)   # an example that touches a file touches a scratch directory
+    monkeypatch.chdir(tmp_path)  # an example that touches a file touches a scratch directory
     test = doctest.DocTestParser().get_doctest(examples(page), {}, _name(page), str(page), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)

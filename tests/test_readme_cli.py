@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-
 from _cli import REPO, env
 
 README = REPO / "README.md"
@@ -41,21 +40,27 @@ def sessions():
 def test_the_pages_have_examples():
     ids = [p.id for p in sessions()]
     assert sum(i.startswith("README.md-") for i in ids) >= 1
-    assert sum(i.startswith("docs/cli.md-") for i in ids) >= 7   # the CLI reference's sessions
+    assert sum(i.startswith("docs/cli.md-") for i in ids) >= 7  # the CLI reference's sessions
     steps = sum(len(p.values[0]) for p in sessions() if not p.id.startswith("README.md-"))
-    assert steps >= 14   # every console command of the README of before runs on some page
+    assert steps >= 14  # every console command of the README of before runs on some page
 
 
 @pytest.mark.parametrize("steps", list(sessions()))
 def test_console_block(tmp_path, steps, cli_backend):
     prelude = f'fastjcs() {{ {shlex.quote(sys.executable)} -m fastjcs "$@"; }}\n'
     for command, expected in steps:
-        p = subprocess.run(["bash", "-c", prelude + command], cwd=tmp_path, env=env(cli_backend),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        p = subprocess.run(
+            ["bash", "-c", prelude + command],
+            cwd=tmp_path,
+            env=env(cli_backend),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=60,
+        )
         got = p.stdout.decode("utf-8").splitlines()
         assert len(got) == len(expected) and all(
-            g.startswith(e[:-3]) if e.endswith("...") else g == e for g, e in zip(got, expected)), \
-            f"$ {command}\n" + "\n".join(got)
+            g.startswith(e[:-3]) if e.endswith("...") else g == e for g, e in zip(got, expected)
+        ), f"$ {command}\n" + "\n".join(got)
 
 
 def _two_commands(page):
@@ -72,9 +77,8 @@ def test_the_two_commands():
     # form (no newline of its own; `echo` ends the line), then its digest.
     install = "python3 -m pip install . && "
     assert run.startswith(install)
-    command = run[len(install):].replace("python3 ", shlex.quote(sys.executable) + " ")
-    p = subprocess.run(["bash", "-c", command], cwd=REPO, env=env(), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=60)
+    command = run[len(install) :].replace("python3 ", shlex.quote(sys.executable) + " ")
+    p = subprocess.run(["bash", "-c", command], cwd=REPO, env=env(), capture_output=True, timeout=60)
     assert p.returncode == 0 and p.stderr == b""
     canon, digest = p.stdout.decode("utf-8").splitlines()
     assert canon.startswith('{"customer":{"email":"zoe@example.com","name":"Zo\u00eb M\u00fcller"},')

@@ -12,5 +12,6 @@ import sys
 if __name__ == "__main__":
     ascii_only = "--ascii" in sys.argv[1:]
     value = json.loads(sys.stdin.buffer.read())
-    sys.stdout.buffer.write(json.dumps(value, sort_keys=True, separators=(",", ":"),
-                                       ensure_ascii=ascii_only).encode("utf-8"))
+    sys.stdout.buffer.write(
+        json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=ascii_only).encode("utf-8")
+    )

@@ -10,11 +10,11 @@ generator and are left to it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Sequence
 
 
-def sync(files: Dict[str, str], default_out: Path, argv: List[str], others: Sequence[str] = ()) -> int:
+def sync(files: dict[str, str], default_out: Path, argv: list[str], others: Sequence[str] = ()) -> int:
     """Write or check `files` (path relative to the output folder -> text); the exit status."""
     out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else default_out
     stale = []
@@ -28,8 +28,7 @@ def sync(files: Dict[str, str], default_out: Path, argv: List[str], others: Sequ
         path.write_text(text, encoding="utf-8")
     if out.exists():
         present = (p.relative_to(out) for p in out.rglob("*") if p.is_file())
-        stale += sorted(p.as_posix() for p in present
-                        if p.parts[0] not in others and p.as_posix() not in files)
+        stale += sorted(p.as_posix() for p in present if p.parts[0] not in others and p.as_posix() not in files)
     if stale:
         print("stale or extra:", ", ".join(stale))
         return 1

@@ -23,7 +23,9 @@ of their own: `fastjcs.eab` (Execution Action Binding v1 and the execution regis
 from __future__ import annotations
 
 # The names each module exports are listed once, in that module's __all__.
-from .core import api as _api, digests as _digests, errors as _errors
+from .core import api as _api
+from .core import digests as _digests
+from .core import errors as _errors
 from .core.api import *  # noqa: F401,F403 - dumps, dump, canonicalize, canonicalize_to, ...
 from .core.digests import *  # noqa: F401,F403 - digest, digest_many, parse_digest, ...
 from .core.errors import *  # noqa: F401,F403 - FastJCSError and its subclasses

@@ -37,7 +37,7 @@ Python values (not JSON text) keep going through `fastjcs.digest_many`. Needs py
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, NamedTuple, Union
 
 try:
     import pyarrow as pa
@@ -67,10 +67,10 @@ class Results(NamedTuple):
 class _Job(NamedTuple):
     """One call's settings."""
 
-    digest: bool            # digests (else canonical forms)
+    digest: bool  # digests (else canonical forms)
     algorithm: str
-    raw: bool               # raw digests (fixed_size_binary) rather than "<alg>:<hex>"
-    raise_first: bool       # errors="raise"
+    raw: bool  # raw digests (fixed_size_binary) rather than "<alg>:<hex>"
+    raise_first: bool  # errors="raise"
     max_depth: int
     strict_integers: bool
     integers_only: bool
@@ -79,9 +79,14 @@ class _Job(NamedTuple):
 # ---- the public functions --------------------------------------------------------------------
 
 
-def canonicalize_array(arr: ArrayLike, *, errors: str = "raise", max_depth: int = DEFAULT_MAX_DEPTH,
-                       strict_integers: bool = False,
-                       integers_only: bool = False) -> Union[ArrayLike, Results]:
+def canonicalize_array(
+    arr: ArrayLike,
+    *,
+    errors: str = "raise",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+) -> ArrayLike | Results:
     """The canonical form (RFC 8785) of each JSON text of a pyarrow Array or ChunkedArray.
 
     Returns binary (large_binary for a large_string or large_binary input), of the same shape;
@@ -94,10 +99,16 @@ def canonicalize_array(arr: ArrayLike, *, errors: str = "raise", max_depth: int 
     return _apply(arr, job)
 
 
-def digest_array(arr: ArrayLike, *, algorithm: str = "sha256", raw: bool = False,
-                 errors: str = "raise", max_depth: int = DEFAULT_MAX_DEPTH,
-                 strict_integers: bool = False,
-                 integers_only: bool = False) -> Union[ArrayLike, Results]:
+def digest_array(
+    arr: ArrayLike,
+    *,
+    algorithm: str = "sha256",
+    raw: bool = False,
+    errors: str = "raise",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+) -> ArrayLike | Results:
     """The digest of the canonical form of each JSON text of a pyarrow Array or ChunkedArray:
     ``fastjcs.digest_text`` per row.
 
@@ -111,12 +122,14 @@ def digest_array(arr: ArrayLike, *, algorithm: str = "sha256", raw: bool = False
     return _apply(arr, job)
 
 
-def _job(digest: bool, algorithm: str, raw: bool, errors: str, max_depth: int,
-         strict_integers: bool, integers_only: bool) -> _Job:
+def _job(
+    digest: bool, algorithm: str, raw: bool, errors: str, max_depth: int, strict_integers: bool, integers_only: bool
+) -> _Job:
     if errors not in POLICIES:
         raise ValueError(f"errors must be 'raise' or 'null', not {errors!r}")
-    return _Job(digest, algorithm, raw, errors == "raise", check_depth(max_depth),
-                bool(strict_integers), bool(integers_only))
+    return _Job(
+        digest, algorithm, raw, errors == "raise", check_depth(max_depth), bool(strict_integers), bool(integers_only)
+    )
 
 
 # ---- arrays and chunks -----------------------------------------------------------------------
@@ -127,8 +140,10 @@ def _is_large(t: Any) -> bool:
         return True
     if pa.types.is_string(t) or pa.types.is_binary(t):
         return False
-    raise TypeError(f"an array of JSON texts is string, large_string, binary or large_binary, not "
-                    f"{t}; cast it first (arr.cast(pa.large_string()))")
+    raise TypeError(
+        f"an array of JSON texts is string, large_string, binary or large_binary, not "
+        f"{t}; cast it first (arr.cast(pa.large_string()))"
+    )
 
 
 def _result_type(job: _Job, large: bool) -> Any:
@@ -139,19 +154,21 @@ def _result_type(job: _Job, large: bool) -> Any:
     return pa.large_string() if large else pa.string()
 
 
-def _apply(arr: ArrayLike, job: _Job) -> Union[ArrayLike, Results]:
+def _apply(arr: ArrayLike, job: _Job) -> ArrayLike | Results:
     if isinstance(arr, pa.ChunkedArray):
         chunks, chunked = list(arr.chunks), True
     elif isinstance(arr, pa.Array):
         chunks, chunked = [arr], False
     else:
-        raise TypeError("canonicalize_array and digest_array take a pyarrow Array or ChunkedArray of "
-                        f"JSON texts, not {type(arr).__name__} (Python values: fastjcs.digest_many; "
-                        "a list of texts: fastjcs.digest_texts)")
+        raise TypeError(
+            "canonicalize_array and digest_array take a pyarrow Array or ChunkedArray of "
+            f"JSON texts, not {type(arr).__name__} (Python values: fastjcs.digest_many; "
+            "a list of texts: fastjcs.digest_texts)"
+        )
     large = _is_large(arr.type)
     out_type = _result_type(job, large)
-    values: List[Any] = []
-    messages: List[Any] = []
+    values: list[Any] = []
+    messages: list[Any] = []
     base = 0
     for chunk in chunks:
         result, failures = _chunk(chunk, job, large, out_type)
@@ -170,34 +187,35 @@ def _apply(arr: ArrayLike, job: _Job) -> Union[ArrayLike, Results]:
     return out if job.raise_first else Results(out, errors)
 
 
-def _messages(n: int, failures: List[Tuple[int, CanonicalizationError]]) -> Any:
+def _messages(n: int, failures: list[tuple[int, CanonicalizationError]]) -> Any:
     """The error-message column of a chunk: "ErrorClass: message" per failed row."""
     if not failures:
         return pa.nulls(n, pa.string())
-    texts: List[Optional[str]] = [None] * n
+    texts: list[str | None] = [None] * n
     for row, exc in failures:
         texts[row] = f"{type(exc).__name__}: {exc}"
     return pa.array(texts, pa.string())
 
 
 def _malformed(row: int) -> ValueError:
-    return ValueError(f"malformed Arrow array: the offsets of row {row} decrease or point past the "
-                      "data buffer")
+    return ValueError(f"malformed Arrow array: the offsets of row {row} decrease or point past the data buffer")
 
 
-def _buffers(chunk: Any, large: bool) -> Tuple[Any, Any, Any]:
+def _buffers(chunk: Any, large: bool) -> tuple[Any, Any, Any]:
     """(validity or None, offsets, data) of a chunk, checked to cover its rows."""
     validity, offsets, data = chunk.buffers()[:3]
     n, first = len(chunk), chunk.offset
     width = 8 if large else 4
-    if offsets is None or offsets.size < (first + n + 1) * width or \
-            (validity is not None and validity.size * 8 < first + n):
+    if (
+        offsets is None
+        or offsets.size < (first + n + 1) * width
+        or (validity is not None and validity.size * 8 < first + n)
+    ):
         raise ValueError("malformed Arrow array: its buffers are smaller than its length says")
     return validity, offsets, data
 
 
-def _chunk(chunk: Any, job: _Job, large: bool,
-           out_type: Any) -> Tuple[Any, List[Tuple[int, CanonicalizationError]]]:
+def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list[tuple[int, CanonicalizationError]]]:
     """One chunk's result array and its failed rows (only the first with errors="raise")."""
     n = len(chunk)
     if n == 0:
@@ -213,14 +231,21 @@ def _chunk(chunk: Any, job: _Job, large: bool,
 # ---- the C path ------------------------------------------------------------------------------
 
 
-def _native_chunk(chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any,
-                  data: Any) -> Optional[Tuple[Any, List[Tuple[int, CanonicalizationError]]]]:
+def _native_chunk(
+    chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
+) -> tuple[Any, list[tuple[int, CanonicalizationError]]] | None:
     from .core import arrow_native as _c
 
     n = len(chunk)
-    col = _c.Column(offsets.address, large, data.address if data is not None else 0,
-                    data.size if data is not None else 0,
-                    validity.address if validity is not None else 0, chunk.offset, n)
+    col = _c.Column(
+        offsets.address,
+        large,
+        data.address if data is not None else 0,
+        data.size if data is not None else 0,
+        validity.address if validity is not None else 0,
+        chunk.offset,
+        n,
+    )
     options = (col, job.max_depth, job.strict_integers, job.integers_only)
     if job.digest:
         done = _c.digest_column(*options, job.algorithm, not job.raw, job.raise_first)
@@ -231,16 +256,15 @@ def _native_chunk(chunk: Any, job: _Job, large: bool, out_type: Any, validity: A
             raise _malformed(bad)
         if job.raw:
             return pa.Array.from_buffers(out_type, n, [pa.py_buffer(valid), pa.py_buffer(values)]), failures
-        wide = pa.Array.from_buffers(pa.large_string(), n, [pa.py_buffer(valid), pa.py_buffer(offs),
-                                                            pa.py_buffer(values)])
+        wide = pa.Array.from_buffers(
+            pa.large_string(), n, [pa.py_buffer(valid), pa.py_buffer(offs), pa.py_buffer(values)]
+        )
     else:
-        (address, size, owner), offs, valid, failures, bad = _c.canonicalize_column(*options,
-                                                                                  job.raise_first)
+        (address, size, owner), offs, valid, failures, bad = _c.canonicalize_column(*options, job.raise_first)
         if bad is not None:
             raise _malformed(bad)
         payload = pa.foreign_buffer(address, size, base=owner) if size else pa.py_buffer(b"")
-        wide = pa.Array.from_buffers(pa.large_binary(), n, [pa.py_buffer(valid), pa.py_buffer(offs),
-                                                            payload])
+        wide = pa.Array.from_buffers(pa.large_binary(), n, [pa.py_buffer(valid), pa.py_buffer(offs), payload])
     return _narrow(wide, out_type), failures
 
 
@@ -251,26 +275,29 @@ def _narrow(arr: Any, out_type: Any) -> Any:
     try:
         return arr.cast(out_type)
     except pa.ArrowInvalid as exc:
-        raise OverflowError(f"the results of one chunk pass 2 GiB, the most a {out_type} array "
-                            f"holds; cast the input to a large_ type first ({exc})") from None
+        raise OverflowError(
+            f"the results of one chunk pass 2 GiB, the most a {out_type} array "
+            f"holds; cast the input to a large_ type first ({exc})"
+        ) from None
 
 
 # ---- the Python path -------------------------------------------------------------------------
 
 
-def _python_chunk(chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any,
-                  data: Any) -> Tuple[Any, List[Tuple[int, CanonicalizationError]]]:
+def _python_chunk(
+    chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
+) -> tuple[Any, list[tuple[int, CanonicalizationError]]]:
     """The same answers by a loop over the rows, through the backend in use."""
     n, first = len(chunk), chunk.offset
     size = 8 if large else 4
-    offs = memoryview(offsets)[:(first + n + 1) * size].cast("q" if large else "i")
+    offs = memoryview(offsets)[: (first + n + 1) * size].cast("q" if large else "i")
     payload = memoryview(data) if data is not None else memoryview(b"")
     bits = memoryview(validity) if validity is not None else None
     canonicalize = seam.impl().canonicalize
     oneshot = hashing.oneshot(job.algorithm) if job.digest else None
     prefix = job.algorithm + ":"
-    results: List[Any] = []
-    failures: List[Tuple[int, CanonicalizationError]] = []
+    results: list[Any] = []
+    failures: list[tuple[int, CanonicalizationError]] = []
     for i in range(n):
         slot = first + i
         if bits is not None and not (bits[slot >> 3] >> (slot & 7)) & 1:
@@ -280,8 +307,7 @@ def _python_chunk(chunk: Any, job: _Job, large: bool, out_type: Any, validity: A
         if a < 0 or b < a or b > len(payload):
             raise _malformed(i)
         try:
-            canonical = canonicalize(bytes(payload[a:b]), job.max_depth, job.strict_integers,
-                                     job.integers_only)
+            canonical = canonicalize(bytes(payload[a:b]), job.max_depth, job.strict_integers, job.integers_only)
         except CanonicalizationError as exc:
             exc.index = i  # type: ignore[attr-defined]
             failures.append((i, exc.with_traceback(None)))

@@ -20,7 +20,7 @@ job must be one filesystem all the workers see. Needs the `dask` extra
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable
 
 try:
     import dask  # noqa: F401 - the extra is installed (dask.dataframe and dask.bag are used lazily)
@@ -35,32 +35,41 @@ from .tools import jobs
 from .tools.jobs import Result
 from .tools.lines import Settings
 
-__all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks",
-           "Result"]
+__all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks", "Result"]
 
 
-def _options(algorithm: str, raw: bool, errors: str, max_depth: int, strict_integers: bool,
-             integers_only: bool) -> Dict[str, Any]:
+def _options(
+    algorithm: str, raw: bool, errors: str, max_depth: int, strict_integers: bool, integers_only: bool
+) -> dict[str, Any]:
     """The keywords of `fastjcs.arrow.digest_array`, checked on the client (not on a worker)."""
     if errors not in arrow.POLICIES:
         raise ValueError(f"errors must be 'raise' or 'null', not {errors!r}")
-    return dict(algorithm=check_algorithm(algorithm), raw=bool(raw), errors=errors,
-                max_depth=check_depth(max_depth), strict_integers=bool(strict_integers),
-                integers_only=bool(integers_only))
+    return dict(
+        algorithm=check_algorithm(algorithm),
+        raw=bool(raw),
+        errors=errors,
+        max_depth=check_depth(max_depth),
+        strict_integers=bool(strict_integers),
+        integers_only=bool(integers_only),
+    )
 
 
 # ---- columns and bags ------------------------------------------------------------------------
 
 
-def _digest_partition(part: Any, options: Dict[str, Any], name: str) -> Any:
+def _digest_partition(part: Any, options: dict[str, Any], name: str) -> Any:
     """One partition (a pandas Series) through digest_array: an Arrow-backed Series, or with
     errors="null" a DataFrame of `name` and `name`_error."""
     import pandas as pd
     import pyarrow as pa
 
     texts = pa.array(part.array) if len(part) else pa.array([], pa.string())
-    if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)
-            or pa.types.is_binary(texts.type) or pa.types.is_large_binary(texts.type)):
+    if not (
+        pa.types.is_string(texts.type)
+        or pa.types.is_large_string(texts.type)
+        or pa.types.is_binary(texts.type)
+        or pa.types.is_large_binary(texts.type)
+    ):
         texts = pa.array(part.to_list())  # object columns: str (or bytes) per row
     result = arrow.digest_array(texts, **options)
 
@@ -74,10 +83,17 @@ def _digest_partition(part: Any, options: Dict[str, Any], name: str) -> Any:
     return pd.concat([series(result.values, name), series(result.errors, name + "_error")], axis=1)
 
 
-def digest_series(series: Any, *, algorithm: str = "sha256", raw: bool = False,
-                  errors: str = "raise", max_depth: int = DEFAULT_MAX_DEPTH,
-                  strict_integers: bool = False, integers_only: bool = False,
-                  name: str = "digest") -> Any:
+def digest_series(
+    series: Any,
+    *,
+    algorithm: str = "sha256",
+    raw: bool = False,
+    errors: str = "raise",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+    name: str = "digest",
+) -> Any:
     """The digest of each JSON text of a Dask Series (str or bytes per row, nulls kept), lazily.
 
     Returns a Dask Series named `name` (Arrow-backed strings ``"<alg>:<hex>"``, or bytes with
@@ -92,24 +108,36 @@ def digest_series(series: Any, *, algorithm: str = "sha256", raw: bool = False,
     options = _options(algorithm, raw, errors, max_depth, strict_integers, integers_only)
     kind = pd.ArrowDtype(pa.binary(32 if algorithm == "sha256" else 48) if raw else pa.string())
     column = pd.Series([], dtype=kind, name=name)
-    meta = column if errors == "raise" else pd.concat(
-        [column, pd.Series([], dtype=pd.ArrowDtype(pa.string()), name=name + "_error")], axis=1)
+    meta = (
+        column
+        if errors == "raise"
+        else pd.concat([column, pd.Series([], dtype=pd.ArrowDtype(pa.string()), name=name + "_error")], axis=1)
+    )
     return series.map_partitions(_digest_partition, options, name, meta=meta)
 
 
-def _digest_list(part: Any, options: Dict[str, Any]) -> List[Any]:
+def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
     import pyarrow as pa
 
     result = arrow.digest_array(pa.array(list(part)), **options)
     if options["errors"] == "raise":
         return result.to_pylist()
-    return [value if value is not None else error
-            for value, error in zip(result.values.to_pylist(), result.errors.to_pylist())]
+    return [
+        value if value is not None else error
+        for value, error in zip(result.values.to_pylist(), result.errors.to_pylist())
+    ]
 
 
-def digest_bag(bag: Any, *, algorithm: str = "sha256", raw: bool = False, errors: str = "raise",
-               max_depth: int = DEFAULT_MAX_DEPTH, strict_integers: bool = False,
-               integers_only: bool = False) -> Any:
+def digest_bag(
+    bag: Any,
+    *,
+    algorithm: str = "sha256",
+    raw: bool = False,
+    errors: str = "raise",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+) -> Any:
     """The digest of each JSON text (str or bytes) of a Dask Bag, lazily, a partition per call.
 
     With ``errors="null"`` a failed text gives its message ("ErrorClass: message"), which never
@@ -122,8 +150,12 @@ def digest_bag(bag: Any, *, algorithm: str = "sha256", raw: bool = False, errors
 # ---- jobs over files -------------------------------------------------------------------------
 
 
-def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] = None,
-              on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+def run_tasks(
+    tasks: list[jobs.Task],
+    settings: Settings,
+    client: Any | None = None,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
     """Run the tasks of a planned job (`fastjcs.tools.jobs.plan`) on the cluster of `client`
     (default: the current one), one task per file; their results in task order. on_result(result)
     is called as each file is done (progress). A task that fails (an input that cannot be read, a
@@ -131,10 +163,15 @@ def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] 
     (up to its `allowed-failures`), from the start of its file."""
     client = client if client is not None else distributed.get_client()
     run = uuid.uuid4().hex  # keys of this run only: a rerun of the same files is a new run
-    futures = client.map(jobs.run_task, tasks, settings=settings, pure=False,
-                         key=[f"fastjcs-digest-{run}-{i}" for i in range(len(tasks))])
+    futures = client.map(
+        jobs.run_task,
+        tasks,
+        settings=settings,
+        pure=False,
+        key=[f"fastjcs-digest-{run}-{i}" for i in range(len(tasks))],
+    )
     order = {f.key: i for i, f in enumerate(futures)}
-    results: List[Optional[Result]] = [None] * len(tasks)
+    results: list[Result | None] = [None] * len(tasks)
     try:
         for future in distributed.as_completed(futures):
             result = future.result()
@@ -147,17 +184,36 @@ def run_tasks(tasks: List[jobs.Task], settings: Settings, client: Optional[Any] 
     return [r for r in results if r is not None]
 
 
-def _settings(algorithm: str, max_depth: int, strict_integers: bool, integers_only: bool,
-              profile: str = "jcs", exclusion: tuple = ()) -> Settings:
-    return Settings(check_algorithm(algorithm), profile, tuple(exclusion), check_depth(max_depth),
-                    bool(strict_integers), bool(integers_only))
+def _settings(
+    algorithm: str,
+    max_depth: int,
+    strict_integers: bool,
+    integers_only: bool,
+    profile: str = "jcs",
+    exclusion: tuple = (),
+) -> Settings:
+    return Settings(
+        check_algorithm(algorithm),
+        profile,
+        tuple(exclusion),
+        check_depth(max_depth),
+        bool(strict_integers),
+        bool(integers_only),
+    )
 
 
-def digest_jsonl_files(inputs: jobs.Sources, output_dir: str, *, client: Optional[Any] = None,
-                       algorithm: str = "sha256", max_depth: int = DEFAULT_MAX_DEPTH,
-                       strict_integers: bool = False, integers_only: bool = False,
-                       resume: bool = False,
-                       on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+def digest_jsonl_files(
+    inputs: jobs.Sources,
+    output_dir: str,
+    *,
+    client: Any | None = None,
+    algorithm: str = "sha256",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+    resume: bool = False,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
     """Digest every line of many JSON Lines files on a Dask cluster (`client`, default the
     current one), one task per file.
 
@@ -174,12 +230,20 @@ def digest_jsonl_files(inputs: jobs.Sources, output_dir: str, *, client: Optiona
     return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
 
 
-def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
-                         client: Optional[Any] = None, append: bool = False,
-                         algorithm: str = "sha256", max_depth: int = DEFAULT_MAX_DEPTH,
-                         strict_integers: bool = False, integers_only: bool = False,
-                         resume: bool = False,
-                         on_result: Optional[Callable[[Result], None]] = None) -> List[Result]:
+def digest_parquet_files(
+    inputs: jobs.Sources,
+    output_dir: str,
+    *,
+    column: str,
+    client: Any | None = None,
+    append: bool = False,
+    algorithm: str = "sha256",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+    resume: bool = False,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
     """Digest a column of JSON texts in many Parquet files on a Dask cluster, one task per file.
 
     Each input gets ``<output_dir>/<name>.digests.parquet`` with the columns `row` (the row's
@@ -191,7 +255,7 @@ def digest_parquet_files(inputs: jobs.Sources, output_dir: str, *, column: str,
     return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
 
 
-def _merge(done: List[Result], ran: List[Result], output_dir: str) -> List[Result]:
+def _merge(done: list[Result], ran: list[Result], output_dir: str) -> list[Result]:
     """All the results, sorted by output path, once the leftovers of lost workers are removed."""
     jobs.clean(output_dir)
     return sorted(done + ran, key=lambda r: r.output)

@@ -12,14 +12,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from typing import Any, List
+from typing import Any
 
 import pytest
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
 
-import fastjcs  # noqa: E402
 from conftest import REPO, VECTORS  # noqa: E402
+
+import fastjcs  # noqa: E402
 from fastjcs.arrow import Results, canonicalize_array, digest_array  # noqa: E402
 from fastjcs.tools.corpus import VECTOR_FOLDERS, vector_cases  # noqa: E402
 
@@ -37,11 +38,11 @@ def _benchmark_corpus() -> Any:
     return sys.modules[name]
 
 
-def corpus_rows() -> List[bytes]:
+def corpus_rows() -> list[bytes]:
     """Every document of the benchmark corpora, and every element of the documents that are
     lists (the records one by one, the floats one by one), as non-canonical JSON text."""
     bench = _benchmark_corpus()
-    rows: List[bytes] = []
+    rows: list[bytes] = []
     for name in bench.NAMES:
         c = bench.load(name)
         rows += c.texts
@@ -52,11 +53,11 @@ def corpus_rows() -> List[bytes]:
 
 
 @pytest.fixture(scope="module")
-def rows() -> List[bytes]:
+def rows() -> list[bytes]:
     return corpus_rows()
 
 
-def _column(texts: List[Any], t: Any) -> Any:
+def _column(texts: list[Any], t: Any) -> Any:
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         texts = [x.decode("utf-8") if isinstance(x, bytes) else x for x in texts]
     return pa.array(texts, t)
@@ -88,7 +89,7 @@ def test_corpora_canonical_forms(backend, rows):
     assert canonicalize_array(pa.array(rows, pa.large_binary())).type == pa.large_binary()
 
 
-def _vector_cases() -> List[Any]:
+def _vector_cases() -> list[Any]:
     return vector_cases([VECTORS / f for f in VECTOR_FOLDERS])
 
 
@@ -108,9 +109,9 @@ def test_the_jcs_vectors(backend):
             assert (value, message) == (c.expected, None), c.id
     # Digests: row for row what digest_texts gives, the refused rows' messages as its errors say.
     digests = digest_array(col, errors="null")
-    for i, (expected, value, message) in enumerate(zip(fastjcs.digest_texts(texts),
-                                                       digests.values.to_pylist(),
-                                                       digests.errors.to_pylist())):
+    for i, (expected, value, message) in enumerate(
+        zip(fastjcs.digest_texts(texts), digests.values.to_pylist(), digests.errors.to_pylist())
+    ):
         if isinstance(expected, str):
             assert (value, message) == (expected, None), cases[i].id
         else:
@@ -120,8 +121,7 @@ def test_the_jcs_vectors(backend):
 
 # ---- nulls, slices, chunks, types -------------------------------------------------------------
 
-TEXTS = [b'{"b":2,"a":1}', b"[1.0, 2e0]", None, b'"\\u00e9"', b"  3  ", None, b'{"z":{"y":[]}}',
-         b"true"]
+TEXTS = [b'{"b":2,"a":1}', b"[1.0, 2e0]", None, b'"\\u00e9"', b"  3  ", None, b'{"z":{"y":[]}}', b"true"]
 
 
 @pytest.mark.parametrize("t", TYPES, ids=TYPE_IDS)
@@ -132,8 +132,7 @@ def test_nulls_stay_null(backend, t):
     assert digest_array(col).to_pylist() == expected
     values, errors = digest_array(col, errors="null")
     assert values.to_pylist() == expected and errors.to_pylist() == [None] * len(TEXTS)
-    assert canonicalize_array(col).to_pylist() == [None if x is None else fastjcs.canonicalize(x)
-                                                   for x in TEXTS]
+    assert canonicalize_array(col).to_pylist() == [None if x is None else fastjcs.canonicalize(x) for x in TEXTS]
 
 
 def test_all_null_and_empty_arrays(backend):
@@ -150,12 +149,12 @@ def test_sliced_arrays_read_from_their_offset(backend, t):
     for start, length in ((1, 5), (2, 6), (3, 1), (7, 1), (5, 0)):
         part = col.slice(start, length)
         assert part.offset == start
-        want = [None if x is None else fastjcs.digest_text(x) for x in TEXTS[start:start + length]]
+        want = [None if x is None else fastjcs.digest_text(x) for x in TEXTS[start : start + length]]
         assert digest_array(part).to_pylist() == want
-        assert digest_array(part, raw=True).to_pylist() == [
-            None if d is None else bytes.fromhex(d[7:]) for d in want]
+        assert digest_array(part, raw=True).to_pylist() == [None if d is None else bytes.fromhex(d[7:]) for d in want]
         assert canonicalize_array(part).to_pylist() == [
-            None if x is None else fastjcs.canonicalize(x) for x in TEXTS[start:start + length]]
+            None if x is None else fastjcs.canonicalize(x) for x in TEXTS[start : start + length]
+        ]
 
 
 def test_chunked_arrays_keep_their_chunks(backend):
@@ -176,8 +175,14 @@ def test_a_row_of_any_bytes(backend):
     values, errors = digest_array(pa.array(texts, pa.binary()), errors="null")
     assert values.to_pylist() == [None, fastjcs.digest_text(b"[1]"), None, None, None, None]
     names = [None if m is None else m.split(":")[0] for m in errors.to_pylist()]
-    assert names == ["InvalidJSONError", None, "InvalidJSONError", "DuplicateKeyError",
-                     "InvalidJSONError", "FloatDomainError"]
+    assert names == [
+        "InvalidJSONError",
+        None,
+        "InvalidJSONError",
+        "DuplicateKeyError",
+        "InvalidJSONError",
+        "FloatDomainError",
+    ]
 
 
 def test_the_text_options_are_passed_on(backend):
@@ -198,8 +203,8 @@ def test_raise_names_the_row_and_the_byte(backend):
     chunked = pa.chunked_array([pa.array(['{"a":1}', None, "[]"]), pa.array(["[2]", '{"a": 1,}', "{"])])
     with pytest.raises(fastjcs.InvalidJSONError) as info:
         digest_array(chunked)
-    assert info.value.index == 4          # the row in the whole array, chunks counted
-    assert info.value.offset == 8         # '}' where a member name was expected
+    assert info.value.index == 4  # the row in the whole array, chunks counted
+    assert info.value.offset == 8  # '}' where a member name was expected
     with pytest.raises(fastjcs.InvalidJSONError) as direct:
         fastjcs.canonicalize('{"a": 1,}')
     assert str(info.value) == str(direct.value)
@@ -279,5 +284,6 @@ def test_buffers_too_small_for_the_length_are_refused(backend):
             return [None, pa.py_buffer(bytes(12)), pa.py_buffer(b"[1][2]")]
 
     with pytest.raises(ValueError, match="smaller than its length"):
-        fastjcs.arrow._chunk(Short(), fastjcs.arrow._job(True, "sha256", False, "raise", 9, False, False),
-                             False, pa.string())
+        fastjcs.arrow._chunk(
+            Short(), fastjcs.arrow._job(True, "sha256", False, "raise", 9, False, False), False, pa.string()
+        )

@@ -15,23 +15,24 @@ from pathlib import Path
 
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
-                                                        "(pip install 'fastjcs[dask]')")
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install 'fastjcs[dask]')"
+)
 pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[dask]')")
 
 import _cli  # noqa: E402
+from test_jobs import make_inputs, reference  # noqa: E402
+
 import fastjcs  # noqa: E402
 import fastjcs.dask as fdask  # noqa: E402
 from fastjcs.tools import jobs  # noqa: E402
 from fastjcs.tools.lines import Settings  # noqa: E402
-from test_jobs import make_inputs, reference  # noqa: E402
 
 SETTINGS = Settings("sha256", "jcs", (), fastjcs.DEFAULT_MAX_DEPTH, False)
 
 
-def _cluster() -> "distributed.LocalCluster":
-    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                    dashboard_address=":0")
+def _cluster() -> distributed.LocalCluster:
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +44,9 @@ def client():
 def test_the_jsonl_job_on_the_cluster(client, tmp_path):
     inputs = make_inputs(tmp_path / "in")
     seen = []
-    results = fdask.digest_jsonl_files(str(tmp_path / "in" / "**" / "*.jsonl"), str(tmp_path / "out"),
-                                       client=client, on_result=seen.append)
+    results = fdask.digest_jsonl_files(
+        str(tmp_path / "in" / "**" / "*.jsonl"), str(tmp_path / "out"), client=client, on_result=seen.append
+    )
     assert len(seen) == len(results) == 4
     for name, path in inputs.items():
         assert (tmp_path / "out" / (name + ".digests")).read_bytes() == reference(path), name
@@ -60,8 +62,7 @@ def test_the_command_line_with_a_local_cluster_is_the_single_process_one(tmp_pat
     inputs = make_inputs(tmp_path / "in", lines=2000)
     glob = tmp_path / "in" / "**" / "*.jsonl"
     alone = _cli.fastjcs("digest", "--jsonl", glob, "--output-dir", tmp_path / "alone")
-    p = _cli.fastjcs("digest", "--jsonl", glob, "--output-dir", tmp_path / "out", "--cluster", "local:2",
-                     timeout=300)
+    p = _cli.fastjcs("digest", "--jsonl", glob, "--output-dir", tmp_path / "out", "--cluster", "local:2", timeout=300)
     assert p.returncode == alone.returncode == 1
     assert p.stdout.replace(b"/out", b"/alone") == alone.stdout
     assert p.stderr.decode().splitlines() == alone.stderr.decode().splitlines()
@@ -82,8 +83,11 @@ def test_a_worker_killed_mid_file_costs_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("FASTJCS_BACKEND", "python")
     with _cluster() as cluster, distributed.Client(cluster) as client:
         outcome: list = []
-        job = threading.Thread(target=lambda: outcome.append(fdask.digest_jsonl_files(
-            str(root / "**" / "*.jsonl"), str(tmp_path / "out"), client=client)))
+        job = threading.Thread(
+            target=lambda: outcome.append(
+                fdask.digest_jsonl_files(str(root / "**" / "*.jsonl"), str(tmp_path / "out"), client=client)
+            )
+        )
         job.start()
         victim = None
         deadline = time.monotonic() + 120

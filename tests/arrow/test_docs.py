@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import REPO
 
 PAGE = REPO / "docs" / "arrow.md"

@@ -10,16 +10,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Dict, List
-
-import pytest
 
 import _cli
+import pytest
+
 import fastjcs
 from fastjcs.tools import jobs
 
 
-def make_inputs(root: Path, lines: int = 300) -> Dict[str, Path]:
+def make_inputs(root: Path, lines: int = 300) -> dict[str, Path]:
     """JSON Lines files in two folders (two share a name), one with a bad line and a CRLF line."""
     files = {"a/one.jsonl": 0, "a/two.jsonl": 1, "b/one.jsonl": 2, "b/c/empty.jsonl": None}
     made = {}
@@ -29,8 +28,9 @@ def make_inputs(root: Path, lines: int = 300) -> Dict[str, Path]:
         if k is None:
             path.write_bytes(b"")
         else:
-            rows = [json.dumps({"k": k, "i": i, "v": [i / 7, "\u00e9\U0001F600"], "z": None}).encode()
-                    for i in range(lines)]
+            rows = [
+                json.dumps({"k": k, "i": i, "v": [i / 7, "\u00e9\U0001f600"], "z": None}).encode() for i in range(lines)
+            ]
             if k == 1:
                 rows[100] = b'{"a": 1, "a": 2}'
                 rows[200] = b'{"x": [1, 2}'
@@ -47,8 +47,15 @@ def reference(path: Path) -> bytes:
 
 def test_a_jsonl_job_is_the_single_file_command_per_file(tmp_path, cli_backend):
     inputs = make_inputs(tmp_path / "in")
-    p = _cli.fastjcs("digest", "--jsonl", tmp_path / "in" / "**" / "*.jsonl", "--output-dir",
-                     tmp_path / "out", "--no-progress", extra_env=cli_backend)
+    p = _cli.fastjcs(
+        "digest",
+        "--jsonl",
+        tmp_path / "in" / "**" / "*.jsonl",
+        "--output-dir",
+        tmp_path / "out",
+        "--no-progress",
+        extra_env=cli_backend,
+    )
     assert p.returncode == 1, p.stderr  # a failed line: a negative verdict
     for name, path in inputs.items():
         out = tmp_path / "out" / (name + ".digests")
@@ -57,13 +64,21 @@ def test_a_jsonl_job_is_the_single_file_command_per_file(tmp_path, cli_backend):
     two = inputs["a/two.jsonl"]
     duplicate = two.read_bytes().index(b'{"a": 1, "a"') + 9
     bracket = two.read_bytes().index(b"[1, 2}") + 5
-    assert errors == [f"fastjcs digest: {two}:101:10: DuplicateKeyError: duplicate member name 'a' "
-                      f"(byte {duplicate})",
-                      f"fastjcs digest: {two}:201:12: InvalidJSONError: unexpected character '}}', "
-                      f"expected ',' or ']' (byte {bracket})"]
+    assert errors == [
+        f"fastjcs digest: {two}:101:10: DuplicateKeyError: duplicate member name 'a' (byte {duplicate})",
+        f"fastjcs digest: {two}:201:12: InvalidJSONError: unexpected character '}}', "
+        f"expected ',' or ']' (byte {bracket})",
+    ]
     assert p.stdout.decode().startswith("4 files (0 done by an earlier run), 900 lines, 2 failed")
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == [
-        "a", "b", "c", "empty.jsonl.digests", "one.jsonl.digests", "one.jsonl.digests", "two.jsonl.digests"]
+        "a",
+        "b",
+        "c",
+        "empty.jsonl.digests",
+        "one.jsonl.digests",
+        "one.jsonl.digests",
+        "two.jsonl.digests",
+    ]
 
 
 def test_resume_skips_finished_files_and_still_reports_their_failures(tmp_path):
@@ -72,7 +87,7 @@ def test_resume_skips_finished_files_and_still_reports_their_failures(tmp_path):
     assert _cli.fastjcs(*argv).returncode == 1
     outputs = sorted((tmp_path / "out").rglob("*.digests"))
     before = {p: p.stat().st_mtime_ns for p in outputs}
-    first = (tmp_path / "out" / "a" / "one.jsonl.digests")
+    first = tmp_path / "out" / "a" / "one.jsonl.digests"
     kept = first.read_bytes()
     first.unlink()
     (tmp_path / "out" / "a" / ".one.jsonl.digests.123.part").write_bytes(b"half")  # a crash's leftover
@@ -83,7 +98,8 @@ def test_resume_skips_finished_files_and_still_reports_their_failures(tmp_path):
     assert all(p.stat().st_mtime_ns == t for p, t in before.items() if p != first)
     assert [line.split(": ", 2)[2] for line in p.stderr.decode().splitlines()] == [
         "DuplicateKeyError: duplicate member name 'a'",
-        "InvalidJSONError: unexpected character '}', expected ',' or ']'"]
+        "InvalidJSONError: unexpected character '}', expected ',' or ']'",
+    ]
     assert not list((tmp_path / "out").rglob("*.part"))
 
 
@@ -100,18 +116,21 @@ def test_an_output_is_written_whole_or_not_at_all(tmp_path):
     assert target.read_bytes() == b"done\n" and list(tmp_path.iterdir()) == [target]
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--parquet", "X", "--output-dir", "o"], "--parquet needs --column"),
-    (["--jsonl", "X", "--output-dir", "o", "--parquet", "--column", "c"], "--jsonl or --parquet"),
-    (["X", "--output-dir", "o"], "--jsonl or --parquet"),
-    (["--jsonl", "X", "--cluster", "local:2"], "--cluster applies to a job over files"),
-    (["--jsonl", "X", "--resume"], "--resume applies"),
-    (["--jsonl", "--output-dir", "o"], "not stdin"),
-    (["--jsonl", "X", "--output-dir", "o", "--jobs", "2"], "--jobs and --fail-fast"),
-    (["--jsonl", "--output-dir", "o", "nothing/*.jsonl"], "no file matches nothing/*.jsonl"),
-    (["--jsonl", "X", "--output-dir", "o", "--column", "c"], "apply to --parquet"),
-    (["--jsonl", "X", "--output-dir", "o", "--cluster", "local:0"], "local:N"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--parquet", "X", "--output-dir", "o"], "--parquet needs --column"),
+        (["--jsonl", "X", "--output-dir", "o", "--parquet", "--column", "c"], "--jsonl or --parquet"),
+        (["X", "--output-dir", "o"], "--jsonl or --parquet"),
+        (["--jsonl", "X", "--cluster", "local:2"], "--cluster applies to a job over files"),
+        (["--jsonl", "X", "--resume"], "--resume applies"),
+        (["--jsonl", "--output-dir", "o"], "not stdin"),
+        (["--jsonl", "X", "--output-dir", "o", "--jobs", "2"], "--jobs and --fail-fast"),
+        (["--jsonl", "--output-dir", "o", "nothing/*.jsonl"], "no file matches nothing/*.jsonl"),
+        (["--jsonl", "X", "--output-dir", "o", "--column", "c"], "apply to --parquet"),
+        (["--jsonl", "X", "--output-dir", "o", "--cluster", "local:0"], "local:N"),
+    ],
+)
 def test_usage_errors_are_one_line(tmp_path, argv, needle):
     p = _cli.fastjcs("digest", *argv, cwd=tmp_path)
     assert p.returncode == 2
@@ -121,7 +140,7 @@ def test_usage_errors_are_one_line(tmp_path, argv, needle):
 # ---- Parquet ---------------------------------------------------------------------------------
 
 
-def _parquet_inputs(root: Path) -> List[Path]:
+def _parquet_inputs(root: Path) -> list[Path]:
     pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
     import pyarrow.parquet as pq
 
@@ -140,12 +159,21 @@ def test_a_parquet_job(tmp_path, cli_backend, append):
     import pyarrow.parquet as pq
 
     paths = _parquet_inputs(tmp_path / "in")
-    p = _cli.fastjcs("digest", "--parquet", tmp_path / "in" / "*.parquet", "--column", "payload",
-                     "--output-dir", tmp_path / "out", *(["--append"] if append else []),
-                     extra_env=cli_backend)
+    p = _cli.fastjcs(
+        "digest",
+        "--parquet",
+        tmp_path / "in" / "*.parquet",
+        "--column",
+        "payload",
+        "--output-dir",
+        tmp_path / "out",
+        *(["--append"] if append else []),
+        extra_env=cli_backend,
+    )
     assert p.returncode == 1
-    assert p.stderr.decode() == (f"fastjcs digest: {paths[0]}: row 2: FloatDomainError: number overflows "
-                                 "a double: line 1 column 7 (byte 6)\n")
+    assert p.stderr.decode() == (
+        f"fastjcs digest: {paths[0]}: row 2: FloatDomainError: number overflows a double: line 1 column 7 (byte 6)\n"
+    )
     for path in paths:
         source = pq.read_table(path).to_pylist()
         table = pq.read_table(tmp_path / "out" / (path.name + ".digests.parquet"))
@@ -162,8 +190,9 @@ def test_a_parquet_job(tmp_path, cli_backend, append):
 
 def test_a_parquet_column_that_is_not_there(tmp_path):
     _parquet_inputs(tmp_path / "in")
-    p = _cli.fastjcs("digest", "--parquet", tmp_path / "in" / "*.parquet", "--column", "body",
-                     "--output-dir", tmp_path / "out")
+    p = _cli.fastjcs(
+        "digest", "--parquet", tmp_path / "in" / "*.parquet", "--column", "body", "--output-dir", tmp_path / "out"
+    )
     assert p.returncode == 2
     _cli.one_line_error(p, "no column 'body' (it has id, payload)")
     assert not [f for f in (tmp_path / "out").rglob("*") if f.is_file()]

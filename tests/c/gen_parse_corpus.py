@@ -17,7 +17,7 @@ import argparse
 import random
 import struct
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 MAX_FINITE_BITS = 0x7FEFFFFFFFFFFFFF
 
@@ -53,7 +53,7 @@ def midpoint_digits(bits: int) -> tuple[int, int]:
     h, g = 2 * m + 1, e - 1
     if g >= 0:
         return h << g, 0
-    return h * 5 ** -g, g
+    return h * 5**-g, g
 
 
 def halfway_tokens(bits: int, nudges: tuple[int, ...]) -> Iterator[str]:
@@ -62,7 +62,7 @@ def halfway_tokens(bits: int, nudges: tuple[int, ...]) -> Iterator[str]:
     digits, exp = midpoint_digits(bits)
     yield f"{digits}e{exp}"
     for n in nudges:
-        scaled = digits * 10 ** n
+        scaled = digits * 10**n
         yield f"{scaled + 1}e{exp - n}"
         yield f"{scaled - 1}e{exp - n}"
 
@@ -100,7 +100,7 @@ def corpus(scale: int, seed: int) -> Iterator[str]:
     # Short decimals (the common case in JSON documents) and integers.
     for _ in range(20000 * scale):
         yield "%.3f" % (rnd.random() * 10 ** rnd.randint(0, 6))
-        yield str(rnd.randint(-10 ** rnd.randint(1, 20), 10 ** rnd.randint(1, 20)))
+        yield str(rnd.randint(-(10 ** rnd.randint(1, 20)), 10 ** rnd.randint(1, 20)))
     # Exact halfway cases, normal and subnormal, with nudges in a near and a far digit, and one
     # beyond the digits the exact path keeps (the sticky bit decides those).
     for _ in range(2500 * scale):
@@ -112,7 +112,7 @@ def corpus(scale: int, seed: int) -> Iterator[str]:
     for _ in range(30000 * scale):
         yield random_token(rnd)
     # 19- and 20-digit significands near 10^19 and 2^64 (the edge of the 64-bit w).
-    for base in (10 ** 19, 2 ** 64, 10 ** 18, 2 ** 63):
+    for base in (10**19, 2**64, 10**18, 2**63):
         for delta in range(-300, 301):
             for exp in ("", "e-5", "e-300", "e20", "e-320"):
                 yield f"{base + delta}{exp}"

@@ -13,7 +13,8 @@ import random
 
 import pytest
 
-from fastjcs.core import jsonl, python_backend as _python
+from fastjcs.core import jsonl
+from fastjcs.core import python_backend as _python
 
 pytestmark = pytest.mark.usefixtures("native")
 
@@ -46,9 +47,23 @@ def test_lines_hex_native_equals_python(native, algorithm, bad_share):
 # Failures whose wording depends on the bytes at the error: the character (ASCII, control,
 # non-ASCII, a lone or truncated UTF-8 byte, a byte order mark at the start of a line, the end of
 # the line), the repeated name (escaped or not), the depth limit.
-WORDED = ['{"a": \u00e9}', '[1, \x01]', '[1, \u2028]', '{"a":"\u00e9"} \ufeff', '\ufeff[1]', "[1, 2",
-          '{"a\\u0062": 1, "ab": 2}', '{"\\"": 1, "\\"": 2}', '{"k": {"x": 1, "x": 2}}',
-          '{"\u00e9": 1, "\\u00e9": 2}', "[[[[[[1]]]]]]", "[1, 2]]", "{'a': 1}", "[tru]", "nul"]
+WORDED = [
+    '{"a": \u00e9}',
+    "[1, \x01]",
+    "[1, \u2028]",
+    '{"a":"\u00e9"} \ufeff',
+    "\ufeff[1]",
+    "[1, 2",
+    '{"a\\u0062": 1, "ab": 2}',
+    '{"\\"": 1, "\\"": 2}',
+    '{"k": {"x": 1, "x": 2}}',
+    '{"\u00e9": 1, "\\u00e9": 2}',
+    "[[[[[[1]]]]]]",
+    "[1, 2]]",
+    "{'a': 1}",
+    "[tru]",
+    "nul",
+]
 
 
 def test_failures_worded_once_per_kind_read_as_each_exception_says(native):
@@ -60,8 +75,7 @@ def test_failures_worded_once_per_kind_read_as_each_exception_says(native):
     got = native.digest_lines_hex(data, 5, False, "sha256", "sha256:")
     want = _python.digest_lines_hex(data, 5, False, "sha256", "sha256:")
     assert got == want
-    assert {what.split(":")[0] for *_, what in got[2]} == {"InvalidJSONError", "DuplicateKeyError",
-                                                          "DepthLimitError"}
+    assert {what.split(":")[0] for *_, what in got[2]} == {"InvalidJSONError", "DuplicateKeyError", "DepthLimitError"}
 
 
 def test_failure_records_are_read_in_the_c_layout(native):
@@ -72,18 +86,28 @@ def test_failure_records_are_read_in_the_c_layout(native):
     ffi = native.ffi
     assert native._ITEM.size == ffi.sizeof("fjcs_item")
     head = "@iiNPNNNN"
-    fields = (("err", "code"), ("err", "expected"), ("err", "offset"), ("err", "message"), ("start",),
-              ("len",), ("index",), ("out_at",))
+    fields = (
+        ("err", "code"),
+        ("err", "expected"),
+        ("err", "offset"),
+        ("err", "message"),
+        ("start",),
+        ("len",),
+        ("index",),
+        ("out_at",),
+    )
     for i, path in enumerate(fields):
-        assert struct.calcsize(head[:i + 2]) - struct.calcsize("@" + head[i + 1]) == \
-            ffi.offsetof("fjcs_item", *path), path
+        assert struct.calcsize(head[: i + 2]) - struct.calcsize("@" + head[i + 1]) == ffi.offsetof(
+            "fjcs_item", *path
+        ), path
 
 
 def test_lines_native_equals_python(native):
     data = _jsonl(random.Random(7), 500, 0.2)
     got, want = native.digest_lines(data, 100, True, "sha256"), _python.digest_lines(data, 100, True, "sha256")
-    assert [r if type(r) is bytes else (type(r).__name__, r.offset, r.index) for r in got] == \
-        [r if type(r) is bytes else (type(r).__name__, r.offset, r.index) for r in want]
+    assert [r if type(r) is bytes else (type(r).__name__, r.offset, r.index) for r in got] == [
+        r if type(r) is bytes else (type(r).__name__, r.offset, r.index) for r in want
+    ]
 
 
 def test_many_stops_at_the_first_bad_item(native):
@@ -101,11 +125,17 @@ def test_public_api_fallback_gives_the_same_digests(native, monkeypatch):
     data = _jsonl(random.Random(3), 400, 0.3)
     texts = jsonl.split_lines(data)
     objs = [GOOD[i % len(GOOD)] for i in range(50)]
-    fast = (native.digest_many(objs, 100, "sha384"), native.digest_lines_hex(data, 100, False, "sha384", "p:"),
-            native.digest_texts(texts, 100, False, "sha384"))
+    fast = (
+        native.digest_many(objs, 100, "sha384"),
+        native.digest_lines_hex(data, 100, False, "sha384", "p:"),
+        native.digest_texts(texts, 100, False, "sha384"),
+    )
     monkeypatch.setattr(native, "_hash_fns", {"sha256": native.ffi.NULL, "sha384": native.ffi.NULL})
-    slow = (native.digest_many(objs, 100, "sha384"), native.digest_lines_hex(data, 100, False, "sha384", "p:"),
-            native.digest_texts(texts, 100, False, "sha384"))
+    slow = (
+        native.digest_many(objs, 100, "sha384"),
+        native.digest_lines_hex(data, 100, False, "sha384", "p:"),
+        native.digest_texts(texts, 100, False, "sha384"),
+    )
     assert fast[0] == slow[0]
     assert fast[1] == slow[1]
     assert [r if type(r) is bytes else str(r) for r in fast[2]] == [r if type(r) is bytes else str(r) for r in slow[2]]

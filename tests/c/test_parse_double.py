@@ -26,19 +26,20 @@ from pathlib import Path
 from typing import Callable, Union
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "c"))
-import gen_parse_corpus as corpus  # noqa: E402  (the sanitizer corpus shares these helpers)
 import cbuild  # noqa: E402
+import gen_parse_corpus as corpus  # noqa: E402  (the sanitizer corpus shares these helpers)
 
 try:
     import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
+
     # The reader is internal (text.c calls it): a test build of the core declares it.
-    _test_build = cbuild.load("_fjcs_test_parse",
-                              "int fjcs__parse_double(const char *tok, size_t len, double *out);")
+    _test_build = cbuild.load("_fjcs_test_parse", "int fjcs__parse_double(const char *tok, size_t len, double *out);")
 except ImportError as exc:  # pragma: no cover - depends on the build
     if REQUIRE_NATIVE:
         raise
@@ -103,6 +104,7 @@ def from_bits(bits: int) -> float:
 
 # ---- Mutants: plausible wrong readers, each caught by some cases below ----
 
+
 def mutant_half_up(token: str) -> Outcome:
     """Exact, but ties round up: what a reader that adds half an ulp and truncates does."""
     negative = token.startswith("-")
@@ -149,16 +151,16 @@ def midpoint(bits: int, nudge: int = 0, places: int = 0) -> str:
     """The exact midpoint above the double `bits`, plus nudge units `places` decimal places past
     its last digit, as a token."""
     digits, exp = corpus.midpoint_digits(bits)
-    return f"{digits * 10 ** places + nudge}e{exp - places}"
+    return f"{digits * 10**places + nudge}e{exp - places}"
 
 
 # (token, mutant it catches): the correct answer differs from the mutant's on each.
 MUTANT_CASES = [
     # Ties to even, not up: 2^53 + 1 lies halfway between 2^53 (even) and 2^53 + 2.
     ("9007199254740993", mutant_half_up),
-    (midpoint(0x0000000000000000), mutant_half_up),       # 2^-1075: between 0 and 5e-324 -> 0
-    (midpoint(0x0000000000000002), mutant_half_up),       # subnormal tie, even side is below
-    (midpoint(0x3FF0000000000000), mutant_half_up),       # 1 + 2^-53 -> 1
+    (midpoint(0x0000000000000000), mutant_half_up),  # 2^-1075: between 0 and 5e-324 -> 0
+    (midpoint(0x0000000000000002), mutant_half_up),  # subnormal tie, even side is below
+    (midpoint(0x3FF0000000000000), mutant_half_up),  # 1 + 2^-53 -> 1
     # Digits past the 19th decide: the first 19 are at or below the midpoint (an exact tie in the
     # first case), a later nonzero digit puts the value above it.
     ("9007199254740993.00000000000000000000000000001", mutant_19_digits),
@@ -176,8 +178,7 @@ MUTANT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("token, mutant", MUTANT_CASES,
-                         ids=[f"{m.__name__}:{t[:30]}" for t, m in MUTANT_CASES])
+@pytest.mark.parametrize("token, mutant", MUTANT_CASES, ids=[f"{m.__name__}:{t[:30]}" for t, m in MUTANT_CASES])
 def test_case_catches_its_mutant(token, mutant):
     assert parse(token) == by_float(token)
     assert mutant(token) != by_float(token), "this case would not catch the mutant"
@@ -186,34 +187,61 @@ def test_case_catches_its_mutant(token, mutant):
 # ---- Fixed edge cases ----
 
 EDGE_CASES = [
-    ("0", 0), ("-0", NEG_ZERO_BITS), ("-0.0", NEG_ZERO_BITS), ("-0e5", NEG_ZERO_BITS),
-    ("0e99999", 0), ("-0.000E-99999999999999999999999", NEG_ZERO_BITS), ("0.0", 0),
-    ("1", 0x3FF0000000000000), ("-1", 0xBFF0000000000000), ("0.1", 0x3FB999999999999A),
-    ("1e23", 0x44B52D02C7E14AF6), ("8.98846567431158e307", 0x7FE0000000000000),
+    ("0", 0),
+    ("-0", NEG_ZERO_BITS),
+    ("-0.0", NEG_ZERO_BITS),
+    ("-0e5", NEG_ZERO_BITS),
+    ("0e99999", 0),
+    ("-0.000E-99999999999999999999999", NEG_ZERO_BITS),
+    ("0.0", 0),
+    ("1", 0x3FF0000000000000),
+    ("-1", 0xBFF0000000000000),
+    ("0.1", 0x3FB999999999999A),
+    ("1e23", 0x44B52D02C7E14AF6),
+    ("8.98846567431158e307", 0x7FE0000000000000),
     # subnormals and the boundaries of the subnormal range
-    ("5e-324", 0x0000000000000001), ("4.9406564584124654e-324", 0x0000000000000001),
-    ("2.4703282292062327e-324", 0), ("2.4703282292062328e-324", 0x0000000000000001),
-    ("-2.4703282292062327e-324", NEG_ZERO_BITS), ("1e-324", 0), ("3e-324", 0x0000000000000001),
+    ("5e-324", 0x0000000000000001),
+    ("4.9406564584124654e-324", 0x0000000000000001),
+    ("2.4703282292062327e-324", 0),
+    ("2.4703282292062328e-324", 0x0000000000000001),
+    ("-2.4703282292062327e-324", NEG_ZERO_BITS),
+    ("1e-324", 0),
+    ("3e-324", 0x0000000000000001),
     ("7.4109846876186982e-324", 0x0000000000000002),
-    ("2.2250738585072009e-308", 0x000FFFFFFFFFFFFF), ("2.2250738585072011e-308", 0x000FFFFFFFFFFFFF),
-    ("2.2250738585072012e-308", 0x0010000000000000), ("2.2250738585072014e-308", 0x0010000000000000),
+    ("2.2250738585072009e-308", 0x000FFFFFFFFFFFFF),
+    ("2.2250738585072011e-308", 0x000FFFFFFFFFFFFF),
+    ("2.2250738585072012e-308", 0x0010000000000000),
+    ("2.2250738585072014e-308", 0x0010000000000000),
     ("2.2250738585072013830902327173324040642192159804623318306e-308", 0x0010000000000000),
     # the overflow edge
-    ("1.7976931348623157e308", MAX_FINITE_BITS), ("1.7976931348623158e308", MAX_FINITE_BITS),
-    ("-1.7976931348623158e308", 0xFFEFFFFFFFFFFFFF), ("1.7976931348623159e308", "overflow"),
-    ("1e309", "overflow"), ("1e400", "overflow"), ("-1e400", "overflow"),
-    ("179769313486231570814527423731704356798070567525844996598917476803157260780028538760589"
-     "55863276687817154045895351438246423432132688946418276846754670353751698604991057655128"
-     "20762454900903893289440758685084551339423045832369032229481658085593321233482747978262"
-     "04144723168738177180919299881250404026184124858368", MAX_FINITE_BITS),
-    ("1e-400", 0), ("-1e-400", NEG_ZERO_BITS),
-    ("1e+99999999999999999999", "overflow"), ("-1e+99999999999999999999", "overflow"),
-    ("1e-99999999999999999999", 0), ("-1e-99999999999999999999", NEG_ZERO_BITS),
+    ("1.7976931348623157e308", MAX_FINITE_BITS),
+    ("1.7976931348623158e308", MAX_FINITE_BITS),
+    ("-1.7976931348623158e308", 0xFFEFFFFFFFFFFFFF),
+    ("1.7976931348623159e308", "overflow"),
+    ("1e309", "overflow"),
+    ("1e400", "overflow"),
+    ("-1e400", "overflow"),
+    (
+        "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589"
+        "55863276687817154045895351438246423432132688946418276846754670353751698604991057655128"
+        "20762454900903893289440758685084551339423045832369032229481658085593321233482747978262"
+        "04144723168738177180919299881250404026184124858368",
+        MAX_FINITE_BITS,
+    ),
+    ("1e-400", 0),
+    ("-1e-400", NEG_ZERO_BITS),
+    ("1e+99999999999999999999", "overflow"),
+    ("-1e+99999999999999999999", "overflow"),
+    ("1e-99999999999999999999", 0),
+    ("-1e-99999999999999999999", NEG_ZERO_BITS),
     ("1E+0000000000000000000000000000000000000001", 0x4024000000000000),
     # significands at the edge of 64 bits
-    ("18446744073709551615", 0x43F0000000000000), ("18446744073709551616", 0x43F0000000000000),
-    ("9999999999999999999", 0x43E158E460913D00), ("10000000000000000000", 0x43E158E460913D00),
-    ("9007199254740993", 0x4340000000000000), ("9007199254740995", 0x4340000000000002),
+    ("18446744073709551615", 0x43F0000000000000),
+    ("18446744073709551616", 0x43F0000000000000),
+    ("9999999999999999999", 0x43E158E460913D00),
+    ("10000000000000000000", 0x43E158E460913D00),
+    ("9007199254740993", 0x4340000000000000),
+    ("9007199254740995", 0x4340000000000002),
 ]
 
 
@@ -229,10 +257,32 @@ def test_signed_zero_has_the_sign_bit():
         assert math.copysign(1.0, from_bits(parse(token))) == -1.0
 
 
-@pytest.mark.parametrize("token", [
-    "", "-", "01", "-01", "1.", ".5", "1e", "1e+", "+1", "1x", "--1", "1.5e3.0", "1..2", "1e5e5",
-    "0x10", "NaN", "Infinity", " 1", "1 ", "1,5", "\u0661",
-])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "",
+        "-",
+        "01",
+        "-01",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "+1",
+        "1x",
+        "--1",
+        "1.5e3.0",
+        "1..2",
+        "1e5e5",
+        "0x10",
+        "NaN",
+        "Infinity",
+        " 1",
+        "1 ",
+        "1,5",
+        "\u0661",
+    ],
+)
 def test_tokens_outside_the_grammar_are_refused(token):
     # The caller checks the grammar; this only shows a wrong caller cannot make the reader
     # misbehave (no out-of-bounds read, no stored value).
@@ -251,7 +301,8 @@ def test_token_is_read_only_up_to_len():
 
 # ---- Clinger's range: significand <= 2^53, |exponent| <= 22 ----
 
-@given(st.integers(0, 2 ** 53), st.integers(-22, 22), st.integers(0, 16))
+
+@given(st.integers(0, 2**53), st.integers(-22, 22), st.integers(0, 16))
 def test_clinger_range(w, q, shift):
     check(f"{w}e{q}")
     digits = str(w)
@@ -262,8 +313,9 @@ def test_clinger_range(w, q, shift):
             check(f"{digits[:point]}.{digits[point:]}e{q + shift}" if shift else digits)
 
 
-@pytest.mark.parametrize("token", ["123e30", "9007199254740992e22", "1e37", "99e35", "1e38",
-                                   "9007199254740993e22", "4503599627370497e23"])
+@pytest.mark.parametrize(
+    "token", ["123e30", "9007199254740992e22", "1e37", "99e35", "1e38", "9007199254740993e22", "4503599627370497e23"]
+)
 def test_clinger_extended_range(token):
     check(token)
 
@@ -271,12 +323,16 @@ def test_clinger_extended_range(token):
 # ---- Random doubles in their usual renderings ----
 
 RENDERINGS: list[Callable[[float], str]] = [
-    repr, lambda x: "%.17g" % x, lambda x: "%.25e" % x, lambda x: "%.40e" % x,
-    lambda x: "%.16g" % x, lambda x: "%.15g" % x,
+    repr,
+    lambda x: f"{x:.17g}",
+    lambda x: f"{x:.25e}",
+    lambda x: f"{x:.40e}",
+    lambda x: f"{x:.16g}",
+    lambda x: f"{x:.15g}",
 ]
 
 
-@given(st.integers(0, 2 ** 64 - 1))
+@given(st.integers(0, 2**64 - 1))
 @example(0x0000000000000001)
 @example(0x000FFFFFFFFFFFFF)
 @example(0x0010000000000000)
@@ -291,7 +347,7 @@ def test_random_doubles_round_trip(pattern):
         assert parse(token) == by_float(token), token
     # The shortest and the 17-digit renderings read back to the double itself.
     assert parse(repr(x)) == pattern
-    assert parse("%.17g" % x) == pattern
+    assert parse(f"{x:.17g}") == pattern
 
 
 def test_many_random_doubles():
@@ -305,16 +361,23 @@ def test_many_random_doubles():
 
 # ---- Random digit strings with random exponents ----
 
+
 @st.composite
 def number_tokens(draw):
     sign = draw(st.sampled_from(["", "-"]))
     int_part = draw(st.one_of(st.just("0"), st.from_regex(r"\A[1-9][0-9]{0,40}\Z")))
     frac = draw(st.one_of(st.just(""), st.from_regex(r"\A\.[0-9]{1,40}\Z")))
-    exp = draw(st.one_of(
-        st.just(""),
-        st.builds(lambda e, s, n: f"{e}{s}{n}", st.sampled_from("eE"),
-                  st.sampled_from(["", "+", "-"]), st.integers(0, 400)),
-    ))
+    exp = draw(
+        st.one_of(
+            st.just(""),
+            st.builds(
+                lambda e, s, n: f"{e}{s}{n}",
+                st.sampled_from("eE"),
+                st.sampled_from(["", "+", "-"]),
+                st.integers(0, 400),
+            ),
+        )
+    )
     return sign + int_part + frac + exp
 
 
@@ -333,6 +396,7 @@ def test_random_digit_strings(token):
 
 
 # ---- Exact halfway cases, and the nudges that must break them ----
+
 
 def halfway_expectation(bits: int) -> tuple[Outcome, Outcome, Outcome]:
     """(down neighbour, tie winner, up neighbour) for the midpoint above `bits`."""
@@ -371,14 +435,13 @@ def test_halfway_subnormal(bits, places):
 def test_halfway_rendered_with_a_point():
     # The same midpoints written as plain decimals ("0.000...") and negative.
     rnd = random.Random(1075)
-    for bits in [0, 1, 5, (1 << 52) - 1, 1 << 52] + [rnd.randrange(0x3C00000000000000,
-                                                                  0x4400000000000000)
-                                                      for _ in range(300)]:
+    for bits in [0, 1, 5, (1 << 52) - 1, 1 << 52] + [
+        rnd.randrange(0x3C00000000000000, 0x4400000000000000) for _ in range(300)
+    ]:
         digits, exp = corpus.midpoint_digits(bits)
         text = str(digits)
         if exp < 0:
-            whole, frac = (text[:exp], text[exp:]) if len(text) > -exp else \
-                ("0", "0" * (-exp - len(text)) + text)
+            whole, frac = (text[:exp], text[exp:]) if len(text) > -exp else ("0", "0" * (-exp - len(text)) + text)
             token = f"{whole or '0'}.{frac}"
         else:
             token = text
@@ -390,17 +453,17 @@ def test_halfway_rendered_with_a_point():
 def test_overflow_threshold_is_a_tie_to_infinity():
     # 2^1024 - 2^970 is halfway between DBL_MAX (odd mantissa) and 2^1024: IEEE rounds it up,
     # to infinity; one unit less in any digit stays at DBL_MAX.
-    threshold = 2 ** 1024 - 2 ** 970
+    threshold = 2**1024 - 2**970
     assert parse(str(threshold)) == "overflow"
     assert parse(str(threshold - 1)) == MAX_FINITE_BITS
-    assert parse(f"{threshold * 10 ** 50 - 1}e-50") == MAX_FINITE_BITS
+    assert parse(f"{threshold * 10**50 - 1}e-50") == MAX_FINITE_BITS
     assert parse(f"{threshold}{'0' * 1000}e-1000") == "overflow"
 
 
 def test_smallest_subnormal_threshold():
     # 2^-1075 is halfway between 0 (even) and 2^-1074: it rounds to 0; anything above to 5e-324.
-    half = Fraction(1, 2 ** 1075)
-    digits, exp = half.numerator * 5 ** 1075, -1075
+    half = Fraction(1, 2**1075)
+    digits, exp = half.numerator * 5**1075, -1075
     assert parse(f"{digits}e{exp}") == 0
     assert parse(f"{digits}0000000000001e{exp - 13}") == 1
     assert parse(f"{digits - 1}9999999999999e{exp - 13}") == 0
@@ -414,8 +477,8 @@ def test_kept_digit_bound_suffices():
     # here over every binary exponent, with L the exact floor(log10(2^(g + 55))).
     def floor_log10_pow2(x: int) -> int:
         if x >= 0:
-            return len(str(2 ** x)) - 1
-        return len(str(5 ** -x)) - 1 + x  # 2^x = 5^-x / 10^-x
+            return len(str(2**x)) - 1
+        return len(str(5**-x)) - 1 + x  # 2^x = 5^-x / 10^-x
 
     needed = max(floor_log10_pow2(g + 55) - g + 1 for g in range(-1075, 971))
     assert needed == 768
@@ -426,14 +489,15 @@ def test_kept_digit_bound_suffices():
 
 # ---- Significands of 19 and 20 digits: the truncation boundary of the 64-bit w ----
 
-@pytest.mark.parametrize("base", [10 ** 18, 10 ** 19, 2 ** 63, 2 ** 64, 10 ** 19 - 10 ** 3])
+
+@pytest.mark.parametrize("base", [10**18, 10**19, 2**63, 2**64, 10**19 - 10**3])
 @pytest.mark.parametrize("exp", ["", "e-5", "e-22", "e-300", "e-330", "e20", "e288"])
 def test_significands_near_19_digits(base, exp):
     for delta in range(-200, 201):
         check(f"{base + delta}{exp}")
 
 
-@given(st.integers(10 ** 18, 10 ** 20 - 1), st.integers(-340, 300))
+@given(st.integers(10**18, 10**20 - 1), st.integers(-340, 300))
 def test_random_19_and_20_digit_significands(w, q):
     check(f"{w}e{q}")
     check(f"{w}.{w % 1000}e{q}")
@@ -455,11 +519,20 @@ def test_20_digit_truncation_straddles_a_midpoint():
 
 # ---- Powers of ten, spelled several ways ----
 
+
 def test_powers_of_ten_spelled_several_ways():
     for k in range(-350, 311):
         want = by_float(f"1e{k}")
-        spellings = [f"1e{k}", f"10e{k - 1}", f"0.1e{k + 1}", f"1E{k:+d}", f"100e{k - 2}",
-                     f"0.01e{k + 2}", f"1.000e{k}", f"-1e{k}"]
+        spellings = [
+            f"1e{k}",
+            f"10e{k - 1}",
+            f"0.1e{k + 1}",
+            f"1E{k:+d}",
+            f"100e{k - 2}",
+            f"0.01e{k + 2}",
+            f"1.000e{k}",
+            f"-1e{k}",
+        ]
         spellings.append(("0." + "0" * (-k - 1) + "1") if k < 0 else "1" + "0" * k)
         for token in spellings:
             got = parse(token)
@@ -467,8 +540,7 @@ def test_powers_of_ten_spelled_several_ways():
                 assert got == (want if want == "overflow" else want | NEG_ZERO_BITS), token
             else:
                 assert got == want, token
-    assert parse("0.00001") == parse("1e-5") == parse("10e-6") == parse("0.1e-4") \
-        == corpus.bits_of(1e-5)
+    assert parse("0.00001") == parse("1e-5") == parse("10e-6") == parse("0.1e-4") == corpus.bits_of(1e-5)
 
 
 # ---- Long tokens: linear time, bounded memory ----
@@ -476,22 +548,37 @@ def test_powers_of_ten_spelled_several_ways():
 LONG = 100_000
 
 
-@pytest.mark.parametrize("token_fn, want", [
-    (lambda: "1" + "0" * LONG, "overflow"),
-    (lambda: "1" + "0" * LONG + "e-100000", 0x3FF0000000000000),
-    (lambda: "1" + "0" * LONG + "e-99999999999999999999", 0),
-    (lambda: "0." + "0" * LONG + "1", 0),
-    (lambda: "0." + "0" * LONG + "1e100001", 0x3FF0000000000000),
-    (lambda: "0." + "0" * LONG + "15e100001", 0x3FF8000000000000),
-    (lambda: "0." + "3" * LONG, corpus.bits_of(1 / 3)),
-    (lambda: "3" * LONG + "e-100000", corpus.bits_of(1 / 3)),
-    (lambda: "1e" + "9" * LONG, "overflow"),
-    (lambda: "1e-" + "9" * LONG, 0),
-    (lambda: "1e+" + "0" * LONG + "5", 0x40F86A0000000000),
-    (lambda: "-0." + "0" * LONG, NEG_ZERO_BITS),
-], ids=["int-1e100000", "int-scaled-back", "int-huge-negative-exp", "fraction-zeros",
-        "fraction-zeros-scaled", "fraction-zeros-1.5", "fraction-thirds", "int-thirds",
-        "exp-digits", "neg-exp-digits", "exp-leading-zeros", "negative-zero"])
+@pytest.mark.parametrize(
+    "token_fn, want",
+    [
+        (lambda: "1" + "0" * LONG, "overflow"),
+        (lambda: "1" + "0" * LONG + "e-100000", 0x3FF0000000000000),
+        (lambda: "1" + "0" * LONG + "e-99999999999999999999", 0),
+        (lambda: "0." + "0" * LONG + "1", 0),
+        (lambda: "0." + "0" * LONG + "1e100001", 0x3FF0000000000000),
+        (lambda: "0." + "0" * LONG + "15e100001", 0x3FF8000000000000),
+        (lambda: "0." + "3" * LONG, corpus.bits_of(1 / 3)),
+        (lambda: "3" * LONG + "e-100000", corpus.bits_of(1 / 3)),
+        (lambda: "1e" + "9" * LONG, "overflow"),
+        (lambda: "1e-" + "9" * LONG, 0),
+        (lambda: "1e+" + "0" * LONG + "5", 0x40F86A0000000000),
+        (lambda: "-0." + "0" * LONG, NEG_ZERO_BITS),
+    ],
+    ids=[
+        "int-1e100000",
+        "int-scaled-back",
+        "int-huge-negative-exp",
+        "fraction-zeros",
+        "fraction-zeros-scaled",
+        "fraction-zeros-1.5",
+        "fraction-thirds",
+        "int-thirds",
+        "exp-digits",
+        "neg-exp-digits",
+        "exp-leading-zeros",
+        "negative-zero",
+    ],
+)
 def test_long_tokens(token_fn, want):
     token = token_fn()
     assert parse(token) == want
@@ -523,15 +610,25 @@ def test_random_long_tokens():
 PATHS = ["zero", "range", "clinger", "el", "el_wide", "exact_ambiguous", "exact_truncated"]
 
 PATH_CASES = [
-    ("0", "zero"), ("-0.0e5", "zero"), ("0e99999", "zero"),
-    ("1e-400", "range"), ("1e400", "range"), ("1e+99999999999999999999", "range"),
-    ("1.5", "clinger"), ("0.1", "clinger"), ("123e30", "clinger"), ("-9007199254740992", "clinger"),
-    ("1.7976931348623157e308", "el"), ("5e-324", "el"), ("0.30000000000000004", "el"),
+    ("0", "zero"),
+    ("-0.0e5", "zero"),
+    ("0e99999", "zero"),
+    ("1e-400", "range"),
+    ("1e400", "range"),
+    ("1e+99999999999999999999", "range"),
+    ("1.5", "clinger"),
+    ("0.1", "clinger"),
+    ("123e30", "clinger"),
+    ("-9007199254740992", "clinger"),
+    ("1.7976931348623157e308", "el"),
+    ("5e-324", "el"),
+    ("0.30000000000000004", "el"),
     ("12345678901234567890123", "el"),
     # An exact tie with an exact product: stage 2 sees R == 0 and rounds to even.
     ("9007199254740993", "el_wide"),
     # A tie with an inexact power of five (q < 0): the product cannot tell, the exact path can.
-    ("9007199254740993.0", "exact_ambiguous"), ("9007199254740995.0", "exact_ambiguous"),
+    ("9007199254740993.0", "exact_ambiguous"),
+    ("9007199254740995.0", "exact_ambiguous"),
     # The first 19 digits of a 55-digit midpoint round down, w + 1 rounds up.
     (midpoint(0x3FF8000000000000), "exact_truncated"),
     (midpoint(0x3FF8000000000000, 1, 30), "exact_truncated"),
@@ -550,14 +647,28 @@ def parse_check(tmp_path_factory):
             pytest.fail("no C compiler to build tests/c/parse_check.c")
         pytest.skip("no C compiler to build tests/c/parse_check.c")
     exe = tmp_path_factory.mktemp("parse_check") / "parse_check"
-    subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'csrc'}",
-                    str(ROOT / "tests" / "c" / "parse_check.c"), "-o", str(exe)], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-std=c11",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{ROOT / 'csrc'}",
+            str(ROOT / "tests" / "c" / "parse_check.c"),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+    )
     return exe
 
 
 def driver_paths(exe: Path, tokens: list[str]) -> list[tuple[str, Outcome]]:
-    proc = subprocess.run([str(exe), "--paths"], input="\n".join(tokens) + "\n", text=True,
-                          capture_output=True, check=True)
+    proc = subprocess.run(
+        [str(exe), "--paths"], input="\n".join(tokens) + "\n", text=True, capture_output=True, check=True
+    )
     rows = []
     for line in proc.stdout.splitlines():
         path, result = line.split()
@@ -582,7 +693,7 @@ def test_this_module_exercises_every_path(parse_check):
         bits = rnd.randrange(0, MAX_FINITE_BITS)
         tokens += [midpoint(bits), midpoint(bits, 1, 30), midpoint(bits, -1, 900)]
         x = corpus.random_double(rnd)
-        tokens += [repr(x), "%.17g" % x, "%.40e" % x, "%.3f" % (rnd.random() * 1000)]
+        tokens += [repr(x), f"{x:.17g}", f"{x:.40e}", "%.3f" % (rnd.random() * 1000)]
     seen: dict[str, int] = {}
     for token, (path, result) in zip(tokens, driver_paths(parse_check, tokens)):
         seen[path] = seen.get(path, 0) + 1
@@ -596,15 +707,31 @@ def test_sanitizer_corpus_with_exact_path_only(parse_check, tmp_path):
     # of the sanitizer corpus (the full corpus runs in run_parse_sanitized.sh).
     cc = _compiler()
     exe = tmp_path / "parse_check_exact"
-    subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror",
-                    "-DFJCS_PARSE_CLINGER=0", "-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_HAVE_INT128=0",
-                    "-DFJCS_HAVE_BUILTINS=0", "-DFJCS_PARSE_SWAR=0",
-                    f"-I{ROOT / 'csrc'}", str(ROOT / "tests" / "c" / "parse_check.c"),
-                    "-o", str(exe)], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-std=c11",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-DFJCS_PARSE_CLINGER=0",
+            "-DFJCS_PARSE_EISEL_LEMIRE=0",
+            "-DFJCS_HAVE_INT128=0",
+            "-DFJCS_HAVE_BUILTINS=0",
+            "-DFJCS_PARSE_SWAR=0",
+            f"-I{ROOT / 'csrc'}",
+            str(ROOT / "tests" / "c" / "parse_check.c"),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+    )
     lines = []
     for i, token in enumerate(corpus.corpus(1, 7)):
         if i % 20 == 0 and len(token) < 5000:
             lines.append(f"{token},{corpus.expected(token)}")
-    proc = subprocess.run([str(exe), "--require-paths", "exact_forced"],
-                          input="\n".join(lines) + "\n", text=True, capture_output=True)
+    proc = subprocess.run(
+        [str(exe), "--require-paths", "exact_forced"], input="\n".join(lines) + "\n", text=True, capture_output=True
+    )
     assert proc.returncode == 0, proc.stderr

@@ -11,8 +11,8 @@ import re
 from fractions import Fraction
 
 import pytest
-
 from conftest import REPO as ROOT
+
 HEADER = ROOT / "csrc" / "pow5_table.h"
 GENERATOR = ROOT / "csrc" / "gen_pow5_table.py"
 
@@ -33,8 +33,9 @@ def committed_entries() -> dict[int, int]:
 
 
 def test_header_is_what_the_generator_writes(gen):
-    assert HEADER.read_bytes() == gen.render().encode("utf-8"), \
+    assert HEADER.read_bytes() == gen.render().encode("utf-8"), (
         "csrc/pow5_table.h is stale or edited by hand: rerun csrc/gen_pow5_table.py"
+    )
 
 
 def test_header_names_its_generator():
@@ -50,9 +51,9 @@ def test_entries_are_truncated_leading_bits_of_pow5():
     for q in (-342, -341, -28, -27, -5, -1, 0, 1, 27, 55, 56, 100, 307, 308):
         value = Fraction(5) ** q
         s = 0
-        while value * Fraction(2) ** s >= 2 ** 128:
+        while value * Fraction(2) ** s >= 2**128:
             s -= 1
-        while value * Fraction(2) ** s < 2 ** 127:
+        while value * Fraction(2) ** s < 2**127:
             s += 1
         scaled = value * Fraction(2) ** s
         assert entries[q] <= scaled < entries[q] + 1, q
@@ -62,7 +63,7 @@ def test_exactness_bound(gen):
     # 5^55 < 2^128 <= 5^56: beyond q = 55 the table is truncated, and number_parse.c must not
     # treat a product there as exact (it would then detect ties that are not ties).
     assert gen.exact_max_q() == 55
-    assert (5 ** 55).bit_length() <= 128 < (5 ** 56).bit_length()
+    assert (5**55).bit_length() <= 128 < (5**56).bit_length()
     assert "#define FJCS_POW5_EXACT_MAX_Q 55" in HEADER.read_text(encoding="utf-8")
 
 

@@ -11,9 +11,9 @@ import shlex
 import sys
 
 import pytest
+from _cli import fastjcs, lines, one_line_error
 
 from fastjcs.tools import bench as _bench
-from _cli import fastjcs, lines, one_line_error
 
 QUICK = ("--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")
 
@@ -30,7 +30,7 @@ def test_json_rows_and_correctness_labels():
     assert {"astral-vs-private-use", "1e-7", "-0", "integral-float", "1e21"} <= set(wrong["failed_probes"])
     assert all(r["mb_per_s"] > 0 for r in rows.values())
     for name in ("canonicaljson", "jcs", "json-canonical", "jsoncanon", "jcs-admit"):
-        assert (name in rows) != (name in body["skipped"])      # measured, or skipped with a reason
+        assert (name in rows) != (name in body["skipped"])  # measured, or skipped with a reason
     assert body["mode"] == "text" and body["corpus_bytes"] >= 20000
 
 
@@ -77,7 +77,7 @@ def test_plot_draws_a_png(tmp_path):
 def test_probes_catch_each_wrong_construction():
     import rfc8785
 
-    def code_point_sorted(o):     # rfc8785 with a code-point member sort
+    def code_point_sorted(o):  # rfc8785 with a code-point member sort
         if isinstance(o, dict):
             return b"{" + b",".join(rfc8785.dumps(k) + b":" + code_point_sorted(o[k]) for k in sorted(o)) + b"}"
         if isinstance(o, list):
@@ -85,18 +85,23 @@ def test_probes_catch_each_wrong_construction():
         return rfc8785.dumps(o)
 
     assert _bench.probe(_bench.Candidate("ok", rfc8785.dumps)) == []
-    assert _bench.probe(_bench.Candidate("sort", code_point_sorted)) == ["rfc8785-3.2.3-sorting",
-                                                                         "astral-vs-private-use",
-                                                                         "astral-vs-bmp-top-escaped"]
+    assert _bench.probe(_bench.Candidate("sort", code_point_sorted)) == [
+        "rfc8785-3.2.3-sorting",
+        "astral-vs-private-use",
+        "astral-vs-bmp-top-escaped",
+    ]
     upper = _bench.Candidate("upper", lambda o: rfc8785.dumps(o).replace(b"\\u001f", b"\\u001F"))
     assert _bench.probe(upper) == ["controls"]
-    ascii_ = _bench.Candidate("ascii", lambda o: json.dumps(o, ensure_ascii=True, sort_keys=True,
-                                                            separators=(",", ":")).encode())
+    ascii_ = _bench.Candidate(
+        "ascii", lambda o: json.dumps(o, ensure_ascii=True, sort_keys=True, separators=(",", ":")).encode()
+    )
     assert {"non-ascii-raw", "rfc8785-3.2.2-string"} <= set(_bench.probe(ascii_))
 
 
-@pytest.mark.parametrize("args", [["bench", "--repeat", "0"], ["bench", "--corpus-size", "0"],
-                                  ["crosscheck", "--impl", "cat", "--parallel", "0"]])
+@pytest.mark.parametrize(
+    "args",
+    [["bench", "--repeat", "0"], ["bench", "--corpus-size", "0"], ["crosscheck", "--impl", "cat", "--parallel", "0"]],
+)
 def test_a_count_where_zero_means_nothing_is_a_usage_error(args):
     p = fastjcs(*args)
     assert p.returncode == 2 and p.stdout == b""
@@ -138,7 +143,7 @@ def test_impl_cmd_is_probed_and_timed_per_process(tmp_path):
     peer = rows["peer"]
     assert peer["correct"] and peer["command"] and peer["documents"] == 2
     assert peer["mb_per_s"] > 0 and peer["ms_per_document"] > 0 and peer["ratio"] > 0
-    assert {"int-2^64", "int-17-digits"} <= set(peer["refused_probes"])   # rfc8785 inside refuses them
+    assert {"int-2^64", "int-17-digits"} <= set(peer["refused_probes"])  # rfc8785 inside refuses them
 
 
 def test_trailing_newline_is_a_protocol_option(tmp_path):
@@ -154,8 +159,15 @@ def test_trailing_newline_is_a_protocol_option(tmp_path):
 
 
 def test_a_command_that_cannot_start_is_one_line_exit_2(tmp_path):
-    p = fastjcs("bench", _corpus(tmp_path, "[1]"), "--only", "rfc8785",
-                "--impl-cmd", "ghost=/nonexistent/canonicalizer --flag", *QUICK)
+    p = fastjcs(
+        "bench",
+        _corpus(tmp_path, "[1]"),
+        "--only",
+        "rfc8785",
+        "--impl-cmd",
+        "ghost=/nonexistent/canonicalizer --flag",
+        *QUICK,
+    )
     assert p.returncode == 2 and p.stdout == b""
     one_line_error(p, "cannot start", "/nonexistent/canonicalizer")
     p = fastjcs("bench", "--impl-cmd", "no-equals-sign", *QUICK)
@@ -179,8 +191,20 @@ def test_rfc8785_refusing_one_document_keeps_every_ratio(tmp_path):
 
 def test_a_peer_refusing_some_documents_is_compared_on_the_rest(tmp_path):
     corpus = _corpus(tmp_path, '{"a": 1.5}', BIG.replace("n", "m"), '[1, "x"]')
-    p = fastjcs("bench", corpus, "--json", "--mode", "object", "--only", "rfc8785", "--only", "native",
-                "--impl-cmd", f"peer={_peer(tmp_path)}", *QUICK)
+    p = fastjcs(
+        "bench",
+        corpus,
+        "--json",
+        "--mode",
+        "object",
+        "--only",
+        "rfc8785",
+        "--only",
+        "native",
+        "--impl-cmd",
+        f"peer={_peer(tmp_path)}",
+        *QUICK,
+    )
     rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
     # in object mode the big integer is a Python int: fastjcs and rfc8785 both refuse it
     assert rows["peer"]["refused"].keys() == {"1"} and rows["peer"]["ratio_documents"] == 2
@@ -196,15 +220,25 @@ def _serve(candidate=None):
 
 def test_a_batch_peer_is_probed_and_timed_through_one_process(tmp_path):
     corpus = _corpus(tmp_path, '{"b": 1, "a": [1.0, "x"]}', "[1e21]", BIG)
-    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--peer", f"rfc8785={_serve('rfc8785')}",
-                "--peer", f"served={_serve()}", *QUICK)
+    p = fastjcs(
+        "bench",
+        corpus,
+        "--json",
+        "--only",
+        "rfc8785",
+        "--peer",
+        f"rfc8785={_serve('rfc8785')}",
+        "--peer",
+        f"served={_serve()}",
+        *QUICK,
+    )
     assert p.returncode == 0, p.stderr
     rows = {r["name"]: r for r in json.loads(p.stdout)["rows"]}
     # the in-process rfc8785 and the one behind the pipe keep a row each
     assert {"rfc8785", "rfc8785 (batch)", "served"} <= set(rows)
     batch = rows["rfc8785 (batch)"]
     assert batch["batch"] and batch["mb_per_s"] > 0 and batch["ratio"] > 0
-    assert batch["documents"] == 2 and list(batch["refused"]) == ["2"]     # rfc8785 refuses 2^64
+    assert batch["documents"] == 2 and list(batch["refused"]) == ["2"]  # rfc8785 refuses 2^64
     assert {"int-2^64", "int-17-digits"} <= set(batch["refused_probes"])
     served = rows["served"]
     assert served["correct"] and served["documents"] == 3 and served["refused"] == {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import rfc8785
-
 from _cli import fastjcs, one_line_error
 
 
@@ -17,7 +16,7 @@ def test_canonical_bytes_without_trailing_newline():
 
 
 def test_same_bytes_as_rfc8785_from_a_file(tmp_path):
-    value = {"\U0001F602": [-0.0, 1e21, 1e-7, 333333333.3333334], "\uFB33": "\u2028\u007f/", "a": {"x": 1.5}}
+    value = {"\U0001f602": [-0.0, 1e21, 1e-7, 333333333.3333334], "\ufb33": "\u2028\u007f/", "a": {"x": 1.5}}
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(value, indent=2, ensure_ascii=True))
     p = fastjcs("canon", path)
@@ -52,7 +51,7 @@ def test_output_file_is_written_atomically(tmp_path):
     target.write_bytes(b"previous content")
     p = fastjcs("canon", "-o", target, input=b'{"a": [1, 2,]}')
     assert p.returncode == 2
-    assert target.read_bytes() == b"previous content"           # untouched on error
+    assert target.read_bytes() == b"previous content"  # untouched on error
     assert [x.name for x in tmp_path.iterdir()] == ["out.json"]  # no temporary file left
     p = fastjcs("canon", "-o", target, input=b'{"b": 1, "a": 2}')
     assert p.returncode == 0 and p.stdout == b""
@@ -111,7 +110,7 @@ def test_check_says_whether_the_input_is_canonical(tmp_path):
     assert p.returncode == 1 and p.stdout == b""
     one_line_error(p, "not in canonical form")
     assert fastjcs("canon", "--check", input=b'{"a":1.0}').returncode == 1
-    assert fastjcs("canon", "--check", input=b'{"a":1}\n').returncode == 1   # the newline is not canonical
+    assert fastjcs("canon", "--check", input=b'{"a":1}\n').returncode == 1  # the newline is not canonical
     assert fastjcs("canon", "--check", input=b'{"a":').returncode == 2
 
 

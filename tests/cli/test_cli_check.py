@@ -17,7 +17,7 @@ def test_non_conforming_lists_rule_path_code_and_position(tmp_path):
     path.write_bytes(b'{"a": {"b": null},\n "c": 12.50, "d": [{"e": []}],\n "f": 1, "f\\u0301": 2}')
     p = fastjcs("check", path)
     assert p.returncode == 1 and p.stderr == b""
-    assert lines(p.stdout) == [           # f and f+U+0301 are not NFC-equal: no R for them
+    assert lines(p.stdout) == [  # f and f+U+0301 are not NFC-equal: no R for them
         "non-conforming",
         f'P $["a"]["b"] empty-member {path}:1:8',
         f'R $["c"] non-integer-number {path}:2:7',
@@ -43,7 +43,9 @@ def test_json_output():
     body = json.loads(p.stdout)
     assert body["verdict"] == "non-conforming"
     assert [(v["path"], v["rule"], v["code"], v["line"], v["column"]) for v in body["violations"]] == [
-        ('$["x"]', "R", "non-integer-number", 1, 7), ('$["y"]', "P", "empty-member", 1, 11)]
+        ('$["x"]', "R", "non-integer-number", 1, 7),
+        ('$["y"]', "P", "empty-member", 1, 11),
+    ]
     p = fastjcs("check", "--json", input=b"[1]")
     assert p.returncode == 0 and json.loads(p.stdout) == {"verdict": "verified", "violations": []}
 

@@ -13,10 +13,11 @@ import shlex
 import sys
 
 import pytest
-
-from fastjcs.tools import crosscheck as cc, peers
-from conftest import REPO, SUITES, UPSTREAM
 from _cli import fastjcs, lines, me, one_line_error
+from conftest import REPO, SUITES, UPSTREAM
+
+from fastjcs.tools import crosscheck as cc
+from fastjcs.tools import peers
 
 KATS = SUITES / "cpb" / "jcs-n"
 CHECKS = SUITES / "cpb" / "cpb-check"
@@ -55,7 +56,7 @@ def test_serve_vector_checker_verdicts_and_skips():
     p = fastjcs("serve-vector", CHECKS / "03-several-in-document-order.json")
     assert p.returncode == 1 and json.loads(p.stdout)["verdict"] == "non-conforming"
     p = fastjcs("serve-vector", SUITES / "cpb" / "typed-refs" / "06-extra-fields-ignored.json")
-    assert (p.returncode, p.stdout) == (0, b"")                  # skipped: a verifier's verdict
+    assert (p.returncode, p.stdout) == (0, b"")  # skipped: a verifier's verdict
 
 
 def test_serve_vector_eab():
@@ -80,16 +81,18 @@ def test_serve_vector_bad_input_is_exit_2():
 
 
 def test_fastjcs_against_itself_over_the_vector_protocol():
-    code, body = crosscheck("--impl", "FASTJCS_BACKEND=python " + me("serve-vector"),
-                            "--vectors", KATS, "--vectors", EAB_ACCEPT)
+    code, body = crosscheck(
+        "--impl", "FASTJCS_BACKEND=python " + me("serve-vector"), "--vectors", KATS, "--vectors", EAB_ACCEPT
+    )
     assert code == 0 and body["disagreements"] == []
     assert body["vectors"]["agree"] == 15 + 6 and body["vectors"]["disagree"] == 0
 
 
 def test_outside_the_checkout_the_shipped_suites_are_the_default(tmp_path):
-    code, body = crosscheck("--impl", "exit 1", cwd=tmp_path)     # refuses every vector
-    shipped = sum(len(json.loads(p.read_bytes())["vectors"]) if p.parent.name == "eab" else 1
-                  for p in SUITES.rglob("*.json"))
+    code, body = crosscheck("--impl", "exit 1", cwd=tmp_path)  # refuses every vector
+    shipped = sum(
+        len(json.loads(p.read_bytes())["vectors"]) if p.parent.name == "eab" else 1 for p in SUITES.rglob("*.json")
+    )
     assert code == 1 and body["vectors"]["agree"] > 0 and body["vectors"]["disagree"] > 0
     assert sum(body["vectors"].values()) == shipped
 
@@ -98,10 +101,17 @@ def test_an_implementation_that_refuses_everything():
     code, body = crosscheck("--impl", "exit 3", "--vectors", KATS)
     assert code == 1
     # the 8 vectors we answer with a pre-image disagree; the 7 MUST-FAIL ones agree
-    assert body["vectors"] == {"agree": 7, "disagree": 8, "skipped": 0, "protocol-difference": 0,
-                               "not-answered-by-fastjcs": 0, "cannot-start": 0, "crash": 0, "timeout": 0}
-    assert {d["where"] for d in body["disagreements"]} == {
-        p.name for p in KATS.iterdir() if "must-fail" not in p.name}
+    assert body["vectors"] == {
+        "agree": 7,
+        "disagree": 8,
+        "skipped": 0,
+        "protocol-difference": 0,
+        "not-answered-by-fastjcs": 0,
+        "cannot-start": 0,
+        "crash": 0,
+        "timeout": 0,
+    }
+    assert {d["where"] for d in body["disagreements"]} == {p.name for p in KATS.iterdir() if "must-fail" not in p.name}
     assert all(d["theirs"].startswith("refused (exit 3") for d in body["disagreements"])
 
 
@@ -131,10 +141,10 @@ def test_json_dumps_sort_keys_is_caught_on_numbers_and_member_order():
     by_kind = {d["kind"]: d for d in body["disagreements"]}
     assert {"number-format", "member-order"} <= set(by_kind)
     order = json.loads(by_kind["member-order"]["reproducer"])
-    assert isinstance(order, dict) and len(order) == 2          # shrunk to the two keys that matter
+    assert isinstance(order, dict) and len(order) == 2  # shrunk to the two keys that matter
     assert max(map(ord, "".join(order))) > 0xFFFF
     number = json.loads(by_kind["number-format"]["reproducer"])
-    assert isinstance(number, (int, float))                     # shrunk to the number alone
+    assert isinstance(number, (int, float))  # shrunk to the number alone
 
 
 def test_ensure_ascii_is_caught_on_string_escaping():
@@ -151,8 +161,9 @@ def test_text_report_and_usage():
     assert p.returncode == 1
     out = lines(p.stdout)
     assert out[0].startswith("DISAGREE [") and out[1].startswith("  reproducer: ")
-    assert out[-1].endswith("disagreement(s): " + ", ".join(sorted({x[10:].split("]")[0] for x in out
-                                                                      if x.startswith("DISAGREE [")})))
+    assert out[-1].endswith(
+        "disagreement(s): " + ", ".join(sorted({x[10:].split("]")[0] for x in out if x.startswith("DISAGREE [")}))
+    )
     p = fastjcs("crosscheck")
     assert p.returncode == 2
     one_line_error(p, "--impl CMD")
@@ -161,20 +172,23 @@ def test_text_report_and_usage():
 # ---- the pieces, in process --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ours, theirs, kind", [
-    (b'{"a":1,"b":2}', b'{"b":2,"a":1}', "member-order"),
-    (b'[1e-7]', b'[1e-07]', "number-format"),
-    (b'{"x":[0]}', b'{"x":[-0.0]}', "number-format"),
-    (b'["\xc3\xa9"]', b'["\\u00e9"]', "string-escaping"),
-    (b'["a"]', b'["b"]', "other"),
-    (b'[1]', b'[1,2]', "other"),
-    (b'[1]', b'not json', "other"),
-    (b'{"a":"b"}', b'{"a":"b"}\n', "trailing-newline"),
-    (b'{"a":["b",1]}', b'{"a": ["b", 1]}', "whitespace"),
-    (b'{"a":"b c"}', b'{"a": "b\\u0020c"}', "string-escaping"),
-    (b'["\\"", 1]', b'["\\"",1]', "whitespace"),
-    (b'{"a":"b"}', b'{"a":"b"}\r\n', "trailing-newline"),
-])
+@pytest.mark.parametrize(
+    "ours, theirs, kind",
+    [
+        (b'{"a":1,"b":2}', b'{"b":2,"a":1}', "member-order"),
+        (b"[1e-7]", b"[1e-07]", "number-format"),
+        (b'{"x":[0]}', b'{"x":[-0.0]}', "number-format"),
+        (b'["\xc3\xa9"]', b'["\\u00e9"]', "string-escaping"),
+        (b'["a"]', b'["b"]', "other"),
+        (b"[1]", b"[1,2]", "other"),
+        (b"[1]", b"not json", "other"),
+        (b'{"a":"b"}', b'{"a":"b"}\n', "trailing-newline"),
+        (b'{"a":["b",1]}', b'{"a": ["b", 1]}', "whitespace"),
+        (b'{"a":"b c"}', b'{"a": "b\\u0020c"}', "string-escaping"),
+        (b'["\\"", 1]', b'["\\"",1]', "whitespace"),
+        (b'{"a":"b"}', b'{"a":"b"}\r\n', "trailing-newline"),
+    ],
+)
 def test_difference_kind(ours, theirs, kind):
     assert cc.difference_kind(ours, theirs) == kind
 
@@ -199,9 +213,9 @@ def test_eab_files_are_sent_one_vector_at_a_time():
     reject = SUITES / "eab" / "eab-reject.json"
     items = list(cc.vector_items([reject]))
     vectors = json.loads(reject.read_text("ascii"))["vectors"]
-    assert [json.loads(raw) for _, raw in items] == vectors       # lone surrogates included
+    assert [json.loads(raw) for _, raw in items] == vectors  # lone surrogates included
     assert items[0][0] == "eab-reject.json#" + vectors[0]["id"]
-    assert all(cc.protocol.answer(raw).status == "fail" for _, raw in items)   # every one refused
+    assert all(cc.protocol.answer(raw).status == "fail" for _, raw in items)  # every one refused
 
 
 def test_generator_is_seeded():
@@ -213,8 +227,12 @@ def test_generator_is_seeded():
 # ---- contrast vectors: a protocol difference, not a digest disagreement -------------------------
 
 UPSTREAM_KATS = UPSTREAM / "cpb-vectors" / "jcs-n" / "kats"
-CONTRAST = ["13-nfc-boundary-contrast.json", "27-esc-uppercase-contrast.json", "28-tab-long-form-contrast.json",
-            "29-control-key-escaped-sort-contrast.json"]
+CONTRAST = [
+    "13-nfc-boundary-contrast.json",
+    "27-esc-uppercase-contrast.json",
+    "28-tab-long-form-contrast.json",
+    "29-control-key-escaped-sort-contrast.json",
+]
 
 
 @pytest.mark.skipif(not UPSTREAM_KATS.is_dir(), reason=f"the upstream CPB suite is not at {UPSTREAM_KATS}")
@@ -226,8 +244,9 @@ def test_contrast_vectors_refused_as_must_fail_are_a_protocol_difference():
     positive = (UPSTREAM_KATS / "01-basic.json").read_bytes()
     assert cc.compare_vector("01-basic.json", positive, refused)[0] == "disagree"
     # the upstream runner's behaviour: exit non-zero on every must_fail, else answer (here: as fastjcs does)
-    upstream_style = (f"{shlex.quote(sys.executable)} -c {shlex.quote(_REFUSE_MUST_FAIL)} "
-                      f"{shlex.quote(me('serve-vector'))}")
+    upstream_style = (
+        f"{shlex.quote(sys.executable)} -c {shlex.quote(_REFUSE_MUST_FAIL)} {shlex.quote(me('serve-vector'))}"
+    )
     code, body = crosscheck("--impl", upstream_style, "--vectors", UPSTREAM_KATS)
     assert code == 0, body
     assert body["disagreements"] == []
@@ -239,7 +258,8 @@ _REFUSE_MUST_FAIL = (
     "import json, subprocess, sys\n"
     "raw = sys.stdin.buffer.read()\n"
     "sys.exit(1 if json.loads(raw).get('must_fail') is True else "
-    "subprocess.run(sys.argv[1], shell=True, input=raw).returncode)\n")
+    "subprocess.run(sys.argv[1], shell=True, input=raw).returncode)\n"
+)
 
 
 # ---- honest verdicts: nothing compared, hidden counts, newlines, peers that give no answer -------
@@ -258,7 +278,8 @@ _APPEND_NEWLINE = (
     "p = subprocess.run([sys.executable, '-m', 'fastjcs', 'canon'], input=sys.stdin.buffer.read(),\n"
     "                   stdout=subprocess.PIPE)\n"
     "sys.stdout.buffer.write(p.stdout + b'\\n')\n"
-    "sys.exit(p.returncode)\n")
+    "sys.exit(p.returncode)\n"
+)
 
 
 def test_documents_0_compares_nothing_and_is_exit_2():
@@ -300,21 +321,24 @@ def test_per_kind_0_hides_no_count_and_the_exit_code_follows_the_counts():
 
 def test_a_trailing_newline_is_a_protocol_option(tmp_path):
     peer = _peer(tmp_path, "newline.py", _APPEND_NEWLINE)
-    code, body = crosscheck("--canon-impl", peer, "--documents", "6")      # default: strip
+    code, body = crosscheck("--canon-impl", peer, "--documents", "6")  # default: strip
     assert code == 0 and body["documents"]["agree"] == 6, body
     code, body = crosscheck("--canon-impl", peer, "--documents", "6", "--newline", "keep", "--per-kind", "1")
-    assert code == 1 and body["kinds"] == {"trailing-newline": 6}         # not string-escaping
+    assert code == 1 and body["kinds"] == {"trailing-newline": 6}  # not string-escaping
     assert [d["kind"] for d in body["disagreements"]] == ["trailing-newline"]
 
 
 def test_a_command_that_does_not_exist_is_exit_2_in_one_line(tmp_path):
     missing = str(tmp_path / "no-such-canonicalizer")
-    for args in (("--canon-impl", missing, "--documents", "5"), ("--canon-impl", "exit 127", "--documents", "5"),
-                 ("--impl", missing, "--vectors", KATS)):
+    for args in (
+        ("--canon-impl", missing, "--documents", "5"),
+        ("--canon-impl", "exit 127", "--documents", "5"),
+        ("--impl", missing, "--vectors", KATS),
+    ):
         p = fastjcs("crosscheck", *args)
         assert p.returncode == 2 and p.stdout == b"", args
         one_line_error(p, "cannot start (exit 127")
-    p = fastjcs("crosscheck", "--canon-impl", str(tmp_path), "--documents", "3")   # a folder: exit 126
+    p = fastjcs("crosscheck", "--canon-impl", str(tmp_path), "--documents", "3")  # a folder: exit 126
     assert p.returncode == 2
     one_line_error(p, "cannot start (exit 126")
 
@@ -342,8 +366,9 @@ def test_a_time_out_is_classified_as_a_time_out(tmp_path):
     assert code == 1
     assert body["documents"] == {"agree": 0, "disagree": 0, "cannot-start": 0, "crash": 0, "timeout": 2}
     assert body["faults"][0]["theirs"] == "timeout (no answer within 0.5s)"
-    code, body = crosscheck("--impl", peer, "--vectors", KATS / "kat-12-must-fail-one-point-zero.json",
-                            "--timeout", "0.5")
+    code, body = crosscheck(
+        "--impl", peer, "--vectors", KATS / "kat-12-must-fail-one-point-zero.json", "--timeout", "0.5"
+    )
     assert code == 1 and body["vectors"]["timeout"] == 1 and body["vectors"]["agree"] == 0
 
 

@@ -11,9 +11,8 @@ import textwrap
 
 import pytest
 import rfc8785
-from Crypto.Hash import SHA256, SHA384
-
 from _cli import env, fastjcs, lines, one_line_error
+from Crypto.Hash import SHA256, SHA384
 
 DOC = b'{"b": 2, "a": [1.5, "\\u00e9"]}'
 CANONICAL = b'{"a":[1.5,"\xc3\xa9"],"b":2}'
@@ -68,7 +67,7 @@ def expected(line: bytes, algorithm: str = "sha256") -> str:
 def test_jsonl_one_line_per_line_in_order_with_failures_in_the_middle_and_at_the_end(tmp_path):
     body = [GOOD[0], b'{"a": 1,}', GOOD[1], b"", GOOD[2], b'{"k": 1, "k": 2}', GOOD[3], b"[1, 2"]
     path = tmp_path / "in.jsonl"
-    path.write_bytes(b"\n".join(body))              # no newline after the last line
+    path.write_bytes(b"\n".join(body))  # no newline after the last line
     p = fastjcs("digest", "--jsonl", path)
     assert p.returncode == 1
     out = lines(p.stdout)
@@ -84,8 +83,9 @@ def test_jsonl_one_line_per_line_in_order_with_failures_in_the_middle_and_at_the
     errors = lines(p.stderr)
     assert len(errors) == 4
     offset_of_line_6 = sum(len(x) + 1 for x in body[:5])
-    assert errors[2] == (f"fastjcs digest: {path}:6:10: DuplicateKeyError: duplicate member name 'k' "
-                         f"(byte {offset_of_line_6 + 9})")
+    assert errors[2] == (
+        f"fastjcs digest: {path}:6:10: DuplicateKeyError: duplicate member name 'k' (byte {offset_of_line_6 + 9})"
+    )
     assert errors[3].startswith(f"fastjcs digest: {path}:8:")
 
 
@@ -122,7 +122,7 @@ def _many_lines(n: int) -> bytes:
     rows = []
     for i in range(n):
         if i % 97 == 13:
-            rows.append(b'{"bad": ' + str(i).encode())             # a failure now and then
+            rows.append(b'{"bad": ' + str(i).encode())  # a failure now and then
         else:
             rows.append(b'{"i": %d, "s": "\\u00e9%d", "l": [true, null, %d]}' % (i, i, -i))
     return b"\n".join(rows) + b"\n"
@@ -140,8 +140,7 @@ def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source, workers):
     stdin = b"" if source == "file" else data
     # small chunks: many of them, cut at line boundaries, reassembled in order
     one = fastjcs("digest", "--jsonl", "--chunk-bytes", "4096", *args, input=stdin)
-    two = fastjcs("digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", *args, input=stdin,
-                  extra_env=workers)
+    two = fastjcs("digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", *args, input=stdin, extra_env=workers)
     whole = fastjcs("digest", "--jsonl", *args, input=stdin)
     assert one.returncode == two.returncode == whole.returncode == 1
     assert one.stdout == two.stdout == whole.stdout
@@ -160,8 +159,7 @@ def test_lines_shorter_and_longer_than_a_chunk(tmp_path, jobs):
     import random
 
     rng = random.Random(5)
-    body = [b'{"s": "%s", "n": %d}' % (b"x" * rng.choice([0, 10, 900, 995, 1000, 2500, 7000]), i)
-            for i in range(300)]
+    body = [b'{"s": "%s", "n": %d}' % (b"x" * rng.choice([0, 10, 900, 995, 1000, 2500, 7000]), i) for i in range(300)]
     data = b"\n".join(body) + b"\n"
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(data)
@@ -212,8 +210,13 @@ def stub_tqdm(tmp_path):
 def _run_with_terminal_stderr(args, extra_env):
     """Run fastjcs with stderr on a pseudo-terminal; return (returncode, stdout, terminal text)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "fastjcs", *map(str, args)], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=slave, env=env(extra_env))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", *map(str, args)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env(extra_env),
+    )
     os.close(slave)
     seen = b""
     while True:
@@ -222,7 +225,7 @@ def _run_with_terminal_stderr(args, extra_env):
             break
         try:
             chunk = os.read(master, 4096)
-        except OSError:       # EIO: the child closed the terminal
+        except OSError:  # EIO: the child closed the terminal
             break
         if not chunk:
             break
@@ -258,8 +261,14 @@ def test_no_progress_bar_for_stdin_even_on_a_terminal(tmp_path, stub_tqdm):
     path.write_bytes(_many_lines(50))
     master, slave = pty.openpty()
     with open(path, "rb") as f:
-        p = subprocess.run([sys.executable, "-m", "fastjcs", "digest", "--jsonl"], stdin=f,
-                           stdout=subprocess.PIPE, stderr=slave, env=env(stub_tqdm), timeout=60)
+        p = subprocess.run(
+            [sys.executable, "-m", "fastjcs", "digest", "--jsonl"],
+            stdin=f,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            env=env(stub_tqdm),
+            timeout=60,
+        )
     os.close(slave)
     seen = b""
     while select.select([master], [], [], 0.2)[0]:
@@ -280,8 +289,7 @@ def test_works_without_tqdm(tmp_path):
     paths = [str(blocker)] + [p for p in env().get("PYTHONPATH", "").split(os.pathsep) if p]
     path = tmp_path / "in.jsonl"
     path.write_bytes(_many_lines(20))
-    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", path],
-                                                    {"PYTHONPATH": os.pathsep.join(paths)})
+    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", path], {"PYTHONPATH": os.pathsep.join(paths)})
     assert code == 1 and len(lines(out)) == 20
 
 
@@ -290,7 +298,9 @@ def test_integers_only_one_text_and_jsonl():
     assert p.returncode == 2
     one_line_error(p, "NonIntegerNumberError", "<stdin>:1:7:")
     assert fastjcs("digest", "--integers-only", input=GOOD[0]).stdout.decode().strip() == expected(GOOD[0])
-    p = fastjcs("digest", "--jsonl", "--integers-only", input=b"\n".join([GOOD[0], b"[1e2]", b"[9007199254740993]", GOOD[1]]))
+    p = fastjcs(
+        "digest", "--jsonl", "--integers-only", input=b"\n".join([GOOD[0], b"[1e2]", b"[9007199254740993]", GOOD[1]])
+    )
     assert p.returncode == 1
     out = lines(p.stdout)
     assert out[0] == expected(GOOD[0]) and out[3] == expected(GOOD[1])

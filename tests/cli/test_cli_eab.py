@@ -5,19 +5,30 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from conftest import UPSTREAM
 from _cli import fastjcs, lines, one_line_error
+from conftest import UPSTREAM
 
 # EAB-001 and EAB-005 of the upstream file (docs/spec of cMCP); pinned here so the test runs without it
-FIELDS = ["--agent-id", "spiffe://agent.example/payments/prod", "--action-type", "transfer",
-          "--action-scope", "account:merchant-7", "--action-timestamp", "2026-09-10T16:30:00Z"]
+FIELDS = [
+    "--agent-id",
+    "spiffe://agent.example/payments/prod",
+    "--action-type",
+    "transfer",
+    "--action-scope",
+    "account:merchant-7",
+    "--action-timestamp",
+    "2026-09-10T16:30:00Z",
+]
 B256 = "sha256:305b05b249b159fa9dea8cbbfaa0c19b71aa867a6da718693c1c7d4b83f52fe4"
-B384 = ("sha384:14e4e39e8eaaccd693e4120e6df5baaf2a351d4f74d0648ad586232403569d3b7313cb54b5517de7777565633"
-        "bf30021")
-PREIMAGE = {"domain": "cmcp.execution-action-binding", "version": 1,
-            "agent_id": "spiffe://agent.example/payments/prod", "action_type": "transfer",
-            "action_scope": "account:merchant-7", "action_timestamp": "2026-09-10T16:30:00Z"}
+B384 = "sha384:14e4e39e8eaaccd693e4120e6df5baaf2a351d4f74d0648ad586232403569d3b7313cb54b5517de7777565633bf30021"
+PREIMAGE = {
+    "domain": "cmcp.execution-action-binding",
+    "version": 1,
+    "agent_id": "spiffe://agent.example/payments/prod",
+    "action_type": "transfer",
+    "action_scope": "account:merchant-7",
+    "action_timestamp": "2026-09-10T16:30:00Z",
+}
 
 
 def test_compute_from_the_fields():
@@ -28,7 +39,7 @@ def test_compute_from_the_fields():
 
 def test_verify_match_mismatch_invalid():
     assert fastjcs("eab", *FIELDS, "--verify", B256).returncode == 0
-    assert fastjcs("eab", *FIELDS, "--verify", B384).returncode == 0      # the binding's own algorithm
+    assert fastjcs("eab", *FIELDS, "--verify", B384).returncode == 0  # the binding's own algorithm
     other = FIELDS[:-1] + ["2026-09-10T16:30:01Z"]
     p = fastjcs("eab", *other, "--verify", B256)
     assert p.returncode == 1 and p.stdout.startswith(b"mismatch: the pre-image binds to sha256:")
@@ -47,26 +58,29 @@ def test_invalid_fields_are_exit_2():
     p = fastjcs("eab", *FIELDS[:4])
     assert p.returncode == 2
     one_line_error(p, "missing --action-scope, --action-timestamp")
-    p = fastjcs("eab", *FIELDS[:-1], "", "--verify", B256)          # invalid input, not a mismatch
+    p = fastjcs("eab", *FIELDS[:-1], "", "--verify", B256)  # invalid input, not a mismatch
     assert p.returncode == 2
 
 
 def test_from_a_preimage_file(tmp_path):
     path = tmp_path / "pre.json"
-    path.write_text(json.dumps(PREIMAGE, indent=2) + "\n")        # any spelling of the object
+    path.write_text(json.dumps(PREIMAGE, indent=2) + "\n")  # any spelling of the object
     assert fastjcs("eab", "--preimage", path).stdout == (B256 + "\n").encode()
     assert fastjcs("eab", "--preimage", path, "--verify", B256).returncode == 0
     p = fastjcs("eab", "--preimage", "-", "--print-preimage", input=json.dumps(dict(PREIMAGE, version=1.0)).encode())
     assert lines(p.stdout) == [json.dumps(PREIMAGE, sort_keys=True, separators=(",", ":")), B256]
 
 
-@pytest.mark.parametrize("change, error", [
-    ({"domain": "cmcp.other-binding"}, "NotV1BindingError"),
-    ({"version": 2}, "NotV1BindingError"),
-    ({"extra": "x"}, "unexpected member"),
-    ({"agent_id": ""}, "agent_id must not be empty"),
-    ({"version": True}, "NotV1BindingError"),
-])
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        ({"domain": "cmcp.other-binding"}, "NotV1BindingError"),
+        ({"version": 2}, "NotV1BindingError"),
+        ({"extra": "x"}, "unexpected member"),
+        ({"agent_id": ""}, "agent_id must not be empty"),
+        ({"version": True}, "NotV1BindingError"),
+    ],
+)
 def test_not_a_v1_preimage_is_exit_2(tmp_path, change, error):
     p = fastjcs("eab", "--preimage", "-", "--verify", B256, input=json.dumps(dict(PREIMAGE, **change)).encode())
     assert p.returncode == 2 and p.stdout == b""

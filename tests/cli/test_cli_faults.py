@@ -23,13 +23,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 import rfc8785
-from Crypto.Hash import SHA256
-
 from _cli import env, fastjcs, me, one_line_error
+from Crypto.Hash import SHA256
 
 DOC = b'{"b": [1E2, "\\u00e9"], "a": 1.0}'
 CANON = rfc8785.dumps(json.loads(DOC))
@@ -41,8 +39,12 @@ def digest_line(line: bytes) -> bytes:
 
 
 JSONL = b"\n".join(LINES) + b"\n"
-JSONL_OUT = digest_line(LINES[0]) + b"error:2:7: InvalidJSONError: " + \
-    b"unexpected character ']', expected a value\n" + digest_line(LINES[2])
+JSONL_OUT = (
+    digest_line(LINES[0])
+    + b"error:2:7: InvalidJSONError: "
+    + b"unexpected character ']', expected a value\n"
+    + digest_line(LINES[2])
+)
 
 
 def no_traceback(p: subprocess.CompletedProcess) -> None:
@@ -55,12 +57,11 @@ def check_jsonl_result(p: subprocess.CompletedProcess) -> None:
     one_line_error(p, ":2:7: InvalidJSONError")
 
 
-def bash(script: str, extra_env: Dict[str, str], **kw) -> subprocess.CompletedProcess:
+def bash(script: str, extra_env: dict[str, str], **kw) -> subprocess.CompletedProcess:
     path = shutil.which("bash")
     if path is None:
         pytest.skip("no bash here")
-    return subprocess.run([path, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          env=env(extra_env), timeout=120, **kw)
+    return subprocess.run([path, "-c", script], capture_output=True, env=env(extra_env), timeout=120, **kw)
 
 
 # ---- inputs that are not regular files: read to their end ------------------------------------
@@ -68,8 +69,10 @@ def bash(script: str, extra_env: Dict[str, str], **kw) -> subprocess.CompletedPr
 
 def test_named_pipe_is_read_to_its_end(tmp_path, cli_backend):
     """A FIFO has size 0 (fstat): it was read as empty."""
-    for args, data, check in ((["canon"], DOC, lambda p: p.returncode == 0 and p.stdout == CANON),
-                              (["digest", "--jsonl"], JSONL, None)):
+    for args, data, check in (
+        (["canon"], DOC, lambda p: p.returncode == 0 and p.stdout == CANON),
+        (["digest", "--jsonl"], JSONL, None),
+    ):
         fifo = tmp_path / "fifo"
         os.mkfifo(fifo)
 
@@ -134,9 +137,12 @@ def test_jsonl_input_truncated_during_the_run(tmp_path, cli_backend):
     path = tmp_path / "log.jsonl"
     lines = 300_000 if cli_backend["FASTJCS_BACKEND"] == "native" else 40_000
     path.write_bytes(LINE * lines)
-    child = subprocess.Popen([sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--chunk-bytes",
-                              "65536", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=env(cli_backend))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--chunk-bytes", "65536", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(cli_backend),
+    )
     head = os.read(child.stdout.fileno(), 200)  # the run has begun: its first chunk is written
     os.truncate(path, 100_000)
     rest, err = child.communicate(timeout=120)
@@ -164,8 +170,12 @@ def test_canon_input_truncated_during_the_run(tmp_path, cli_backend):
     path.write_bytes(b"[" + b",".join([json.dumps(item).encode()] * n) + b"]")
     want = b"[" + b",".join([rfc8785.dumps(item)] * n) + b"]"
     for _ in range(3):
-        child = subprocess.Popen([sys.executable, "-m", "fastjcs", "canon", str(path)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(cli_backend))
+        child = subprocess.Popen(
+            [sys.executable, "-m", "fastjcs", "canon", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env(cli_backend),
+        )
         deadline = time.monotonic() + 30
         while not _open_by(child.pid, path) and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.001)
@@ -190,8 +200,20 @@ STDOUT_COMMANDS = [
     (["digest"], DOC),
     (["digest", "--jsonl"], JSONL),
     (["check", "--json"], b'{"a": 1}'),
-    (["eab", "--agent-id", "a", "--action-type", "t", "--action-scope", "s",
-      "--action-timestamp", "2025-01-01T00:00:00Z"], b""),
+    (
+        [
+            "eab",
+            "--agent-id",
+            "a",
+            "--action-type",
+            "t",
+            "--action-scope",
+            "s",
+            "--action-timestamp",
+            "2025-01-01T00:00:00Z",
+        ],
+        b"",
+    ),
     (["--version"], b""),
 ]
 
@@ -202,8 +224,14 @@ def test_stdout_on_a_full_device_is_exit_2(args, data, cli_backend):
     """`> /dev/full`: every write fails with ENOSPC. It was a traceback (exit 1), or exit 0 where
     the write happened at the interpreter's exit."""
     with open("/dev/full", "wb") as full:
-        p = subprocess.run([sys.executable, "-m", "fastjcs", *args], input=data, stdout=full,
-                           stderr=subprocess.PIPE, env=env(cli_backend), timeout=60)
+        p = subprocess.run(
+            [sys.executable, "-m", "fastjcs", *args],
+            input=data,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=env(cli_backend),
+            timeout=60,
+        )
     no_traceback(p)
     assert p.returncode == 2
     one_line_error(p, "<stdout>: No space left on device")
@@ -213,9 +241,11 @@ def test_output_targets_that_cannot_be_written(tmp_path, cli_backend):
     """-o into a missing directory, onto a directory, or an empty path: one line, exit 2, and
     nothing created."""
     (tmp_path / "dir").mkdir()
-    for target, needle in ((tmp_path / "missing" / "x.json", "No such file or directory"),
-                           (tmp_path / "dir", "Is a directory"),
-                           ("", "empty path")):
+    for target, needle in (
+        (tmp_path / "missing" / "x.json", "No such file or directory"),
+        (tmp_path / "dir", "Is a directory"),
+        ("", "empty path"),
+    ):
         p = fastjcs("canon", "-o", target, input=DOC, extra_env=cli_backend, cwd=tmp_path)
         no_traceback(p)
         assert p.returncode == 2 and p.stdout == b""
@@ -228,8 +258,10 @@ def test_output_targets_that_cannot_be_written(tmp_path, cli_backend):
 def test_plot_targets_that_cannot_be_written(tmp_path):
     """bench --plot writes through the same checked, atomic path as canon -o."""
     quick = ("--only", "json.dumps", "--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")
-    for target, needle in ((tmp_path / "missing" / "chart.png", "No such file or directory"),
-                           (tmp_path / "chart.xyz", "Format 'xyz' is not supported")):
+    for target, needle in (
+        (tmp_path / "missing" / "chart.png", "No such file or directory"),
+        (tmp_path / "chart.xyz", "Format 'xyz' is not supported"),
+    ):
         p = fastjcs("bench", "--plot", target, *quick)
         no_traceback(p)
         assert p.returncode == 2
@@ -245,8 +277,7 @@ def tiny_fs(tmp_path):
         pytest.skip("mounting a tiny tmpfs needs root and mount(8)")
     where = tmp_path / "tiny"
     where.mkdir()
-    p = subprocess.run([mount, "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run([mount, "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)], capture_output=True)
     if p.returncode != 0:
         pytest.skip(f"mount failed: {p.stderr.decode(errors='replace').strip()}")
     try:
@@ -274,9 +305,14 @@ def test_full_filesystem(tiny_fs, cli_backend):
     assert [x.name for x in tiny_fs.iterdir()] == ["out.json"]
     for args, text in ((["canon"], data), (["digest", "--jsonl"], (LINES[0] + b"\n") * 2000)):
         with open(tiny_fs / "stdout", "wb") as redirected:
-            p = subprocess.run([sys.executable, "-m", "fastjcs", *args], input=text,
-                               stdout=redirected, stderr=subprocess.PIPE, env=env(cli_backend),
-                               timeout=60)
+            p = subprocess.run(
+                [sys.executable, "-m", "fastjcs", *args],
+                input=text,
+                stdout=redirected,
+                stderr=subprocess.PIPE,
+                env=env(cli_backend),
+                timeout=60,
+            )
         no_traceback(p)
         assert p.returncode == 2
         one_line_error(p, "<stdout>: No space left on device")
@@ -286,12 +322,17 @@ def test_full_filesystem(tiny_fs, cli_backend):
 # ---- closed standard streams ------------------------------------------------------------------
 
 
-def _closed(fd: int, args: List[str], extra_env: Dict[str, str], data: bytes = b"") -> subprocess.CompletedProcess:
+def _closed(fd: int, args: list[str], extra_env: dict[str, str], data: bytes = b"") -> subprocess.CompletedProcess:
     """Run fastjcs with descriptor fd closed (as `<&-`, `>&-` or `2>&-` would)."""
-    return subprocess.run([sys.executable, "-m", "fastjcs", *args], input=None if fd == 0 else data,
-                          stdin=subprocess.DEVNULL if fd == 0 else None, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=env(extra_env), timeout=60,
-                          preexec_fn=lambda: os.close(fd))
+    return subprocess.run(
+        [sys.executable, "-m", "fastjcs", *args],
+        input=None if fd == 0 else data,
+        stdin=subprocess.DEVNULL if fd == 0 else None,
+        capture_output=True,
+        env=env(extra_env),
+        timeout=60,
+        preexec_fn=lambda: os.close(fd),
+    )
 
 
 def test_closed_stdout_is_exit_2_and_never_writes_into_the_input(tmp_path, cli_backend):
@@ -334,8 +375,7 @@ def test_reader_gone_ends_quietly_as_a_unix_tool_does(tmp_path, cli_backend):
     killed by SIGPIPE, as cat would be, which a shell reports as 141."""
     path = tmp_path / "in.jsonl"
     path.write_bytes((LINES[0] + b"\n") * 200_000)
-    p = bash(f"{me('digest', '--jsonl')} {path} | head -1; echo \"status ${{PIPESTATUS[0]}}\" >&2",
-             cli_backend)
+    p = bash(f'{me("digest", "--jsonl")} {path} | head -1; echo "status ${{PIPESTATUS[0]}}" >&2', cli_backend)
     assert p.stdout == digest_line(LINES[0])
     assert p.stderr == b"status 141\n"
 

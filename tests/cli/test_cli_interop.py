@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _cli import fastjcs, one_line_error
 
 FAKE = Path(__file__).resolve().parents[1] / "tools" / "fake_peer.py"
@@ -50,10 +49,24 @@ def test_serve_canon_names_an_unknown_candidate_in_one_line():
 
 @pytest.mark.parametrize("backend", ["native", "python"])
 def test_fastjcs_against_itself_agrees_everywhere(tmp_path, backend):
-    p, report = interop("--fastjcs", *SMALL, "--corpus", "es6:200", tmp_path=tmp_path,
-                        ) if backend == "native" else interop(
-        "--peer", f"self=FASTJCS_BACKEND=python {shlex.quote(sys.executable)} -m fastjcs serve-canon",
-        *SMALL, "--corpus", "es6:200", tmp_path=tmp_path)
+    p, report = (
+        interop(
+            "--fastjcs",
+            *SMALL,
+            "--corpus",
+            "es6:200",
+            tmp_path=tmp_path,
+        )
+        if backend == "native"
+        else interop(
+            "--peer",
+            f"self=FASTJCS_BACKEND=python {shlex.quote(sys.executable)} -m fastjcs serve-canon",
+            *SMALL,
+            "--corpus",
+            "es6:200",
+            tmp_path=tmp_path,
+        )
+    )
     assert p.returncode == 0, p.stdout.decode()
     (result,) = report["results"]
     assert result["ok"] and result["failures"] == 0 and result["answered"] == result["cases"]
@@ -78,8 +91,7 @@ def test_a_command_that_cannot_start_beside_one_that_runs_is_a_fault_not_a_disag
 
 
 def test_counters_agree_with_each_other_and_with_the_exit_status(tmp_path):
-    p, report = interop("--peer", f"sorted={fake()}", "--peer", f"ascii={fake('ascii')}", *SMALL,
-                        tmp_path=tmp_path)
+    p, report = interop("--peer", f"sorted={fake()}", "--peer", f"ascii={fake('ascii')}", *SMALL, tmp_path=tmp_path)
     assert p.returncode == 1 and not report["ok"]
     for r in report["results"]:
         assert sum(r["totals"].values()) == r["cases"] == report["meta"]["cases"]
@@ -87,7 +99,7 @@ def test_counters_agree_with_each_other_and_with_the_exit_status(tmp_path):
         assert r["failures"] == r["cases"] - r["totals"].get("agree", 0) > 0
         assert r["ok"] is False
         classes = {e["class"] for e in r["examples"]}
-        assert classes == set(r["totals"]) - {"agree"}        # a reproducer for every class found
+        assert classes == set(r["totals"]) - {"agree"}  # a reproducer for every class found
     # json.dumps(sort_keys) gets numbers, order and duplicates wrong; ensure_ascii strings too
     totals = report["results"][1]["totals"]
     assert {"wrong-number", "wrong-order", "wrong-string", "accepts-invalid"} <= set(totals)
@@ -97,8 +109,16 @@ def test_counters_agree_with_each_other_and_with_the_exit_status(tmp_path):
 def test_a_trailing_newline_is_the_one_shot_protocol_option(tmp_path, newline, code):
     docs = tmp_path / "docs.jsonl"
     docs.write_bytes(b'{"b":[true],"a":"x"}\n[null,"y"]\n')
-    p, report = interop("--one-shot", f"nl={fake('newline', '--one-shot')}", "--newline", newline,
-                        "--corpus", str(docs), "--no-progress", tmp_path=tmp_path)
+    p, report = interop(
+        "--one-shot",
+        f"nl={fake('newline', '--one-shot')}",
+        "--newline",
+        newline,
+        "--corpus",
+        str(docs),
+        "--no-progress",
+        tmp_path=tmp_path,
+    )
     assert p.returncode == code
     (r,) = report["results"]
     assert r["totals"] == ({"agree": 2} if newline == "strip" else {"wrong-whitespace": 2})
@@ -107,8 +127,9 @@ def test_a_trailing_newline_is_the_one_shot_protocol_option(tmp_path, newline, c
 def test_a_peer_that_hangs_is_a_timeout_counted_and_the_rest_compared(tmp_path):
     docs = tmp_path / "docs.jsonl"
     docs.write_bytes(b'["hang"]\n[1]\n{"a":[]}\n')
-    p, report = interop("--peer", f"h={fake('hang')}", "--timeout", "0.5", "--corpus", str(docs),
-                        "--no-progress", tmp_path=tmp_path)
+    p, report = interop(
+        "--peer", f"h={fake('hang')}", "--timeout", "0.5", "--corpus", str(docs), "--no-progress", tmp_path=tmp_path
+    )
     assert p.returncode == 1
     (r,) = report["results"]
     assert r["totals"] == {"timeout": 1, "agree": 2} and r["answered"] == 2
@@ -117,21 +138,34 @@ def test_a_peer_that_hangs_is_a_timeout_counted_and_the_rest_compared(tmp_path):
 
 def test_reports_are_written_markdown_and_html(tmp_path):
     md, page = tmp_path / "m.md", tmp_path / "m.html"
-    p = fastjcs("interop", "--fastjcs", "--peer", f"ascii={fake('ascii')}", *SMALL, "--markdown", md,
-                "--html", page, timeout=600)
+    p = fastjcs(
+        "interop",
+        "--fastjcs",
+        "--peer",
+        f"ascii={fake('ascii')}",
+        *SMALL,
+        "--markdown",
+        md,
+        "--html",
+        page,
+        timeout=600,
+    )
     assert p.returncode == 1
     text = md.read_text("utf-8")
     assert "| fastjcs |" in text and "| ascii |" in text and "### ascii" in text
     assert page.read_text("utf-8").startswith("<!doctype html>")
 
 
-@pytest.mark.parametrize("args, needle", [
-    ((), "no peer to run"),
-    (("--fastjcs", "--corpus", "no/such/corpus.jsonl"), "--corpus"),
-    (("--fastjcs", "--corpus", "es6:x"), "es6"),
-    (("--peers", "no/such/peers.json"), "no/such/peers.json"),
-    (("--peer", "a=x", "--peer", "a=y"), "share a name"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ((), "no peer to run"),
+        (("--fastjcs", "--corpus", "no/such/corpus.jsonl"), "--corpus"),
+        (("--fastjcs", "--corpus", "es6:x"), "es6"),
+        (("--peers", "no/such/peers.json"), "no/such/peers.json"),
+        (("--peer", "a=x", "--peer", "a=y"), "share a name"),
+    ],
+)
 def test_usage_errors_are_one_line_exit_2(args, needle):
     p = fastjcs("interop", *args, "--no-progress")
     assert p.returncode == 2

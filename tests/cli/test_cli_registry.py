@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from fastjcs.eab import ExecutionRegistry
 from _cli import fastjcs, one_line_error
+
+from fastjcs.eab import ExecutionRegistry
 
 AGENT = "spiffe://agent.example/cli"
 
@@ -18,11 +19,11 @@ def test_create_makes_an_empty_registry_once(tmp_path):
     path = tmp_path / "reg.db"
     p = fastjcs("registry", "create", path)
     assert p.returncode == 0 and p.stdout.decode() == f"created an empty execution registry at {path}\n"
-    with ExecutionRegistry(path) as reg:       # it opens: made whole, with its schema
+    with ExecutionRegistry(path) as reg:  # it opens: made whole, with its schema
         assert reg.get(AGENT, "exec-1") is None
     before = path.read_bytes()
     p = fastjcs("registry", "create", path)
-    assert p.returncode == 2 and path.read_bytes() == before   # never overwrites
+    assert p.returncode == 2 and path.read_bytes() == before  # never overwrites
     one_line_error(p, "exists already")
 
 
@@ -30,7 +31,7 @@ def test_migrate_an_older_file_then_nothing_to_do(tmp_path):
     path = tmp_path / "old.db"
     with ExecutionRegistry.create(path):
         pass
-    db = sqlite3.connect(path)                  # back to the format before the audit trail
+    db = sqlite3.connect(path)  # back to the format before the audit trail
     db.execute("DROP TABLE reservation_events")
     db.execute("PRAGMA user_version = 1")
     db.commit()

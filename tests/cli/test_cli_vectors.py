@@ -6,11 +6,11 @@ import json
 import shutil
 
 import pytest
+from _cli import fastjcs, lines
+from conftest import SUITES, UPSTREAM
 
 from fastjcs import eab
 from fastjcs.tools import eab_vectors as _eab_vectors
-from conftest import SUITES, UPSTREAM
-from _cli import fastjcs, lines
 
 OURS_CPB = SUITES / "cpb"
 OURS_EAB = SUITES / "eab"
@@ -41,7 +41,7 @@ def test_default_runs_the_shipped_suites_and_upstream_only_when_named():
     p = fastjcs("vectors", "--no-probes", cwd=OURS_EAB)
     assert p.returncode == 0, p.stdout
     suites = [line.split(":")[0] for line in lines(p.stdout) if "vectors passed" in line]
-    assert suites == [str(OURS_CPB), str(OURS_EAB)]      # never found by walking up
+    assert suites == [str(OURS_CPB), str(OURS_EAB)]  # never found by walking up
 
 
 def test_outside_the_checkout_the_shipped_suites_run(tmp_path):
@@ -61,8 +61,9 @@ def test_a_wrong_pinned_digest_fails_the_suite(tmp_path):
     path.write_text(json.dumps(doc))
     p = fastjcs("vectors", suite)
     assert p.returncode == 1
-    assert any(line.startswith("FAIL kat-02-three-level-cascade.json: ") and "digest" in line
-               for line in lines(p.stdout))
+    assert any(
+        line.startswith("FAIL kat-02-three-level-cascade.json: ") and "digest" in line for line in lines(p.stdout)
+    )
     assert lines(p.stdout)[-1].startswith("FAILED: ")
 
 
@@ -98,17 +99,30 @@ def test_eab_runner_passes_unmutated(backend):
     summary = _eab_vectors.run(EAB_FILES, "ours")
     assert summary.ok and len(summary.vectors) == 39
     assert {p.category for p in summary.probes} >= {
-        "eab:domain", "eab:version", "eab:members", "eab:non-canonical-bytes", "eab:unsupported-algorithm",
-        "eab:field:agent_id", "eab:field:action_scope"}
+        "eab:domain",
+        "eab:version",
+        "eab:members",
+        "eab:non-canonical-bytes",
+        "eab:unsupported-algorithm",
+        "eab:field:agent_id",
+        "eab:field:action_scope",
+    }
 
 
-@pytest.mark.parametrize("name, attribute, mutant, caught", [
-    ("version not checked", "_is_json_one", lambda value: True, "R"),
-    ("domain and version not hashed", "_v1_bytes",
-     lambda fields: fastjcs.dumps(dict(zip(eab.FIELDS, fields))), "A"),
-    ("empty fields allowed", "_field", lambda name, value: value, "R"),
-    ("algorithm ignored", "check_algorithm", lambda algorithm: "sha256", "R"),
-])
+@pytest.mark.parametrize(
+    "name, attribute, mutant, caught",
+    [
+        ("version not checked", "_is_json_one", lambda value: True, "R"),
+        (
+            "domain and version not hashed",
+            "_v1_bytes",
+            lambda fields: fastjcs.dumps(dict(zip(eab.FIELDS, fields))),
+            "A",
+        ),
+        ("empty fields allowed", "_field", lambda name, value: value, "R"),
+        ("algorithm ignored", "check_algorithm", lambda algorithm: "sha256", "R"),
+    ],
+)
 def test_eab_runner_catches_mutants(monkeypatch, name, attribute, mutant, caught):
     monkeypatch.setattr(eab.bindings, attribute, mutant)
     failed = _failed()

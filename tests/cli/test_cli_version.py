@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tomllib
 
 import pytest
+import tomllib
+from _cli import env, one_line_error
+from _cli import fastjcs as run_fastjcs
+from conftest import REPO
 
 import fastjcs
-from conftest import REPO
-from _cli import env, fastjcs as run_fastjcs, one_line_error
 
 NATIVE = pytest.mark.skipif(fastjcs.backend() != "native", reason="the C core is not built here")
 BLOCKED = "import sys; sys.modules['fastjcs._native_ext'] = None; "
@@ -56,21 +57,22 @@ def test_verbose_version_when_python_is_asked_for_warns_nothing():
 
 
 def test_a_fallback_nobody_asked_for_is_announced_once_with_its_cause():
-    code = BLOCKED + ("import fastjcs, fastjcs.cli, importlib; import fastjcs.core.seam; "
-                      "from fastjcs.cli import main; main(['--version', '--verbose'])")
+    code = BLOCKED + (
+        "import fastjcs, fastjcs.cli, importlib; import fastjcs.core.seam; "
+        "from fastjcs.cli import main; main(['--version', '--verbose'])"
+    )
     p = child(code, FASTJCS_BACKEND="")
     out, err = p.stdout.decode(), p.stderr.decode()
     assert p.returncode == 0, err
     assert "(python backend)" in out and "backend: the C core is not available (ModuleNotFoundError" in out
-    assert err.count("FallbackWarning") == 1 and err.count("\n") == 1       # one line, once
+    assert err.count("FallbackWarning") == 1 and err.count("\n") == 1  # one line, once
     assert "FASTJCS_BACKEND=python" in err and "_native_ext" in err
 
 
 def test_the_fallback_warning_is_a_class_users_can_filter():
-    code = BLOCKED + ("import warnings; warnings.simplefilter('error'); "
-                      "import fastjcs")
+    code = BLOCKED + ("import warnings; warnings.simplefilter('error'); import fastjcs")
     p = child(code, FASTJCS_BACKEND="")
-    assert p.returncode != 0 and b"FallbackWarning" in p.stderr             # raised as an error
+    assert p.returncode != 0 and b"FallbackWarning" in p.stderr  # raised as an error
     assert issubclass(fastjcs.FallbackWarning, RuntimeWarning)
 
 

@@ -10,21 +10,32 @@ from pathlib import Path
 import pytest
 
 import fastjcs
-from fastjcs.core import backend as backend_interface, python_backend, seam
+from fastjcs.core import backend as backend_interface
+from fastjcs.core import python_backend, seam
 
-OPERATIONS = sorted(name for name, value in vars(backend_interface.Backend).items()
-                    if inspect.isfunction(value) and not name.startswith("_"))
+OPERATIONS = sorted(
+    name
+    for name, value in vars(backend_interface.Backend).items()
+    if inspect.isfunction(value) and not name.startswith("_")
+)
 PACKAGE = Path(fastjcs.__file__).resolve().parent
 
 
 def _parameters(fn):
-    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()
-            if p.name != "self"]
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values() if p.name != "self"]
 
 
 def test_the_protocol_lists_what_the_api_asks_of_a_backend():
-    assert OPERATIONS == ["canonicalize", "canonicalize_to", "digest", "digest_lines_hex",
-                          "digest_many", "digest_texts", "dumps", "format_double"]
+    assert OPERATIONS == [
+        "canonicalize",
+        "canonicalize_to",
+        "digest",
+        "digest_lines_hex",
+        "digest_many",
+        "digest_texts",
+        "dumps",
+        "format_double",
+    ]
 
 
 @pytest.mark.parametrize("name", OPERATIONS)
@@ -36,7 +47,7 @@ def test_each_backend_implements_each_operation(backend, name):
 
 
 def test_backend_names_the_backend_in_use_and_follows_a_swap(backend, monkeypatch):
-    assert fastjcs.backend() == backend.NAME        # the fixture swapped the seam's backend
+    assert fastjcs.backend() == backend.NAME  # the fixture swapped the seam's backend
     monkeypatch.setattr(seam, "_impl", python_backend)
     assert fastjcs.backend() == "python"
     assert seam.impl() is python_backend
@@ -45,8 +56,9 @@ def test_backend_names_the_backend_in_use_and_follows_a_swap(backend, monkeypatc
 def _backend_uses(path: Path):
     """(line, attribute) of every `<x>._impl` or `<x>.impl()` reached outside the core."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [(node.lineno, node.attr) for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and node.attr == "_impl"]
+    return [
+        (node.lineno, node.attr) for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "_impl"
+    ]
 
 
 def test_only_the_core_api_and_seam_read_the_backend_variable():

@@ -19,9 +19,11 @@ def test_cli_check_positions(tmp_path, capsys):
     path.write_bytes(b'[\n {"a": null},\n\n   {"b": 1.5, "a": []}]')
     assert cli.main(["check", str(path)]) == cpb.EXIT_NON_CONFORMING
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1:] == [f"P $[0][\"a\"] empty-member {path}:2:3",
-                         f"R $[1][\"b\"] non-integer-number {path}:4:10",
-                         f"P $[1][\"a\"] empty-member {path}:4:15"]
+    assert lines[1:] == [
+        f'P $[0]["a"] empty-member {path}:2:3',
+        f'R $[1]["b"] non-integer-number {path}:4:10',
+        f'P $[1]["a"] empty-member {path}:4:15',
+    ]
 
 
 def _direct_line_col(data: bytes, offset: int):

@@ -17,13 +17,13 @@ tools around it:
 from __future__ import annotations
 
 import pytest
-from Crypto.Hash import SHA256
-
 from _cli import fastjcs, lines
 from _growth import RATIO, assert_linear, child_cpu
 from _markers import timed
-from fastjcs import cli, cpb
+from Crypto.Hash import SHA256
 from shapes import SHAPES, canonicalize, dumps
+
+from fastjcs import cli, cpb
 
 # Each check times two sizes, a few seconds apiece: slow (deselected unless --slow; CI runs them).
 pytestmark = [timed, pytest.mark.slow]
@@ -37,16 +37,14 @@ def test_canonicalize_grows_linearly(backend, name):
     shape = SHAPES[name]
     k = shape.scale(backend.__name__.rsplit("_", 1)[-1])
     small, large = shape.text(k), shape.text(4 * k)
-    assert_linear(canonicalize, small, large, bound=shape.bound,
-                  what=f"canonicalize {name} ({backend.__name__})")
+    assert_linear(canonicalize, small, large, bound=shape.bound, what=f"canonicalize {name} ({backend.__name__})")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, s in SHAPES.items() if s.value is not None))
 def test_dumps_grows_linearly(backend, name):
     shape = SHAPES[name]
     small, large = shape.value(1), shape.value(4)
-    assert_linear(dumps, small, large, bound=shape.bound,
-                  what=f"dumps {name} ({backend.__name__})")
+    assert_linear(dumps, small, large, bound=shape.bound, what=f"dumps {name} ({backend.__name__})")
 
 
 # ---- check: many findings --------------------------------------------------------------------------
@@ -89,6 +87,7 @@ def test_cli_check_is_linear_in_findings(backend, tmp_path, capsys, mode):
 def test_a_long_stdin_line_takes_linear_time(cli_backend):
     """One line of n and 4n bytes on a pipe, read in 16 KiB blocks: each block was joined to
     everything before it and the whole scanned again (a line of 800 MB took 55 s, 200 MB 3.7 s)."""
+
     def line(n: int) -> bytes:
         return b'{"a":"' + b"x" * n + b'"}\n'
 
@@ -107,11 +106,11 @@ def test_a_failing_line_costs_a_few_good_ones(cli_backend):
     good = b"".join(b'{"id":%d,"name":"abc","v":[1,2]}\n' % i for i in range(n))
     bad = b"".join(b'{"id":%d,"name":"abc","v":[1,2],}\n' % i for i in range(n))
     start = child_cpu(("digest", "--jsonl"), b"", cli_backend)
-    good_cpu, bad_cpu = (child_cpu(("digest", "--jsonl"), data, cli_backend) - start
-                         for data in (good, bad))
+    good_cpu, bad_cpu = (child_cpu(("digest", "--jsonl"), data, cli_backend) - start for data in (good, bad))
     assert bad_cpu / good_cpu < 5, (good_cpu, bad_cpu)
     p = fastjcs("digest", "--jsonl", input=bad[:200], extra_env=cli_backend)
     # line 1 is 33 bytes with its newline; the "}" of line 2 is its 32nd byte
     assert lines(p.stdout)[1] == "error:2:32: InvalidJSONError: unexpected character '}', expected a member name"
-    assert lines(p.stderr)[1] == ("fastjcs digest: <stdin>:2:32: InvalidJSONError: unexpected character '}', "
-                      "expected a member name (byte 64)")
+    assert lines(p.stderr)[1] == (
+        "fastjcs digest: <stdin>:2:32: InvalidJSONError: unexpected character '}', expected a member name (byte 64)"
+    )

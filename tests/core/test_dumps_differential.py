@@ -12,11 +12,22 @@ from collections import OrderedDict
 
 import pytest
 import rfc8785
+from _strategies import (
+    Color,
+    MyDict,
+    MyList,
+    MyTuple,
+    Word,
+    any_values,
+    float_bits,
+    ints,
+    json_values,
+    lone_surrogate_text,
+    with_backend,
+)
 from hypothesis import example, given
 
 import fastjcs
-from _strategies import (Color, MyDict, MyList, MyTuple, Word, any_values, float_bits, ints,
-                         json_values, lone_surrogate_text, with_backend)
 
 
 def rfc8785_outcome(value):
@@ -54,7 +65,7 @@ def check_same_as_rfc8785(dumps, value) -> None:
 @given(any_values)
 @example({"\ufb33": 1, "\U0001f600": 2, "\ue000": 3, "\uffff": 4, "\U00010000": 5})
 @example([1e-7, 1e21, 1e20, -0.0, 5e-324, 2**53 - 1, -(2**53 - 1), 0.1, 100.0])
-@example(["\x00\x1f\x7f\u2028/\"\\\b\f\n\r\t"])
+@example(['\x00\x1f\x7f\u2028/"\\\b\f\n\r\t'])
 @example([Color.RED, Color.EDGE, Word.EURO, {Word.EMOJI: Word.CONTROL}])
 @example(OrderedDict([("b", 1), ("a", MyList([MyTuple((1,)), MyDict(c=2)]))]))
 def test_dumps_matches_rfc8785(backend, value):
@@ -92,8 +103,9 @@ def test_int_domain_edges(backend):
             fastjcs.dumps(n)
 
 
-@pytest.mark.parametrize("value", [{1: 2}, {None: 1}, {"a": 1, 2: 3}, {True: 1}, {(1,): 1},
-                                   {Color.RED: 1}, {b"a": 1}, {1.5: 1}])
+@pytest.mark.parametrize(
+    "value", [{1: 2}, {None: 1}, {"a": 1, 2: 3}, {True: 1}, {(1,): 1}, {Color.RED: 1}, {b"a": 1}, {1.5: 1}]
+)
 def test_non_str_keys(backend, value):
     check_same_as_rfc8785(fastjcs.dumps, value)
     with pytest.raises(fastjcs.UnsupportedTypeError):
@@ -101,6 +113,7 @@ def test_non_str_keys(backend, value):
 
 
 # ---- documented improvements over rfc8785 (docs/contract.md, "Python values in") ----
+
 
 @with_backend
 @given(lone_surrogate_text)
@@ -145,8 +158,14 @@ def _cycles():
         node.append([])
         node = node[0]
     node.append(deep)
-    return {"list": a, "dict": d, "through a tuple": mixed, "list subclass": sub_list,
-            "dict subclass": sub_dict, "50 levels down": deep}
+    return {
+        "list": a,
+        "dict": d,
+        "through a tuple": mixed,
+        "list subclass": sub_list,
+        "dict subclass": sub_dict,
+        "50 levels down": deep,
+    }
 
 
 @pytest.mark.parametrize("name", sorted(_cycles()))

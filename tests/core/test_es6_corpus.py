@@ -6,11 +6,9 @@ backends. The 10^8-line run is by hand: benchmarks/es6_corpus.py.
 
 from __future__ import annotations
 
-from conftest import REPO
-
-import pytest
-
 import es6corpus
+import pytest
+from conftest import REPO
 
 DEFAULT_LINES = 100_000
 
@@ -24,16 +22,16 @@ def es6_lines(request) -> int:
 def test_corpus_sha256(backend, es6_lines):
     counts = [n for n in es6corpus.PUBLISHED if n <= es6_lines]
     assert counts, f"--es6-lines {es6_lines} is below every published count"
-    renderer = (lambda xs: [backend.format_double(x) for x in xs]) if backend.NAME == "python" \
-        else backend.format_doubles
+    renderer = (
+        (lambda xs: [backend.format_double(x) for x in xs]) if backend.NAME == "python" else backend.format_doubles
+    )
     digests = es6corpus.sha256_at(renderer, counts)
     assert digests == {n: es6corpus.PUBLISHED[n] for n in counts}
 
 
 def test_corpus_first_lines():
     """The head of the corpus, as the conformance notes describe it."""
-    lines = b"".join(data for _, data in es6corpus.render_lines(
-        es6corpus.python_renderer(), 172)).decode().splitlines()
+    lines = b"".join(data for _, data in es6corpus.render_lines(es6corpus.python_renderer(), 172)).decode().splitlines()
     assert lines[:4] == ["0,0", "8000000000000000,0", "1,5e-324", "8000000000000001,-5e-324"]
     assert lines[168] == "10000000000000,2.2250738585072014e-308"
     assert lines[169] == "10000000000001,2.225073858507202e-308"

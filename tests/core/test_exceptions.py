@@ -111,13 +111,16 @@ def _raised(data, **kw):
     raise AssertionError("no error")
 
 
-@pytest.mark.parametrize("data, kw", [
-    (b'{"a":1,\n"a":2}', {}),
-    (b"[\n\n  01]", {}),
-    (b"[1e400]", {}),
-    (b"[[[]]]", {"max_depth": 2}),
-    (b"9007199254740992", {"strict_integers": True}),
-])
+@pytest.mark.parametrize(
+    "data, kw",
+    [
+        (b'{"a":1,\n"a":2}', {}),
+        (b"[\n\n  01]", {}),
+        (b"[1e400]", {}),
+        (b"[[[]]]", {"max_depth": 2}),
+        (b"9007199254740992", {"strict_integers": True}),
+    ],
+)
 def test_pickling_keeps_the_position(backend, data, kw):
     err = _raised(data, **kw)
     for clone in (pickle.loads(pickle.dumps(err)), copy.copy(err)):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from conftest import FUZZ
 
 if not (FUZZ / "fuzzlib.py").is_file():  # pragma: no cover - a copy of tests/ without fuzz/
@@ -28,8 +27,7 @@ def _files(harness: str) -> list:
     for kind in ("corpus", "regressions"):
         directory = FUZZ / kind / harness
         if directory.is_dir():
-            found += [pytest.param(p, id=f"{kind}/{harness}/{p.name}")
-                      for p in sorted(directory.iterdir())]
+            found += [pytest.param(p, id=f"{kind}/{harness}/{p.name}") for p in sorted(directory.iterdir())]
     return found
 
 
@@ -43,9 +41,19 @@ def test_dumps_inputs(path):
     fuzzlib.check_dumps(path.read_bytes())
 
 
-_MARSHAL_CODES = {"FJCS_OK", "FJCS_E_NOMEM", "FJCS_E_SURROGATE", "FJCS_E_DUPKEY", "FJCS_E_DEPTH",
-                  "FJCS_E_FLOAT_DOMAIN", "FJCS_E_INT_DOMAIN", "FJCS_E_TYPE", "FJCS_E_KEY_TYPE",
-                  "FJCS_E_CYCLE", "FJCS_E_ENCODING"}
+_MARSHAL_CODES = {
+    "FJCS_OK",
+    "FJCS_E_NOMEM",
+    "FJCS_E_SURROGATE",
+    "FJCS_E_DUPKEY",
+    "FJCS_E_DEPTH",
+    "FJCS_E_FLOAT_DOMAIN",
+    "FJCS_E_INT_DOMAIN",
+    "FJCS_E_TYPE",
+    "FJCS_E_KEY_TYPE",
+    "FJCS_E_CYCLE",
+    "FJCS_E_ENCODING",
+}
 
 
 def _marshal(data: bytes, max_depth: int):

@@ -15,13 +15,12 @@ import re
 
 import pytest
 import rfc8785
+from _strategies import with_backend
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fastjcs
 from fastjcs import IntegerDomainError, NonIntegerNumberError
-
-from _strategies import with_backend
 
 LIMIT = 2**53 - 1  # 9007199254740991
 NOT_INTEGER = "number with a fraction or an exponent part (integers_only)"
@@ -34,9 +33,25 @@ class FloatSub(float):
 
 # ---- Python values ----
 
-@pytest.mark.parametrize("value", [1.0, -0.0, 0.0, 0.5, 1e300, 1e-7, float("nan"), float("inf"),
-                                   FloatSub(2.0), [1, 2.0], {"a": {"b": [3, 4.5]}}, (1.0,),
-                                   {"a": FloatSub(1.0)}])
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        1.0,
+        -0.0,
+        0.0,
+        0.5,
+        1e300,
+        1e-7,
+        float("nan"),
+        float("inf"),
+        FloatSub(2.0),
+        [1, 2.0],
+        {"a": {"b": [3, 4.5]}},
+        (1.0,),
+        {"a": FloatSub(1.0)},
+    ],
+)
 def test_a_float_value_is_refused(backend, value):
     with pytest.raises(NonIntegerNumberError) as info:
         fastjcs.dumps(value, integers_only=True)
@@ -59,8 +74,10 @@ def test_an_unsafe_int_value_is_refused(backend, value):
 
 def test_ints_up_to_the_limit_are_accepted(backend):
     value = {"max": LIMIT, "min": -LIMIT, "zero": 0, "t": True, "n": None, "s": "1.5", "l": [1, -1]}
-    assert fastjcs.dumps(value, integers_only=True) == \
-        b'{"l":[1,-1],"max":9007199254740991,"min":-9007199254740991,"n":null,"s":"1.5","t":true,"zero":0}'
+    assert (
+        fastjcs.dumps(value, integers_only=True)
+        == b'{"l":[1,-1],"max":9007199254740991,"min":-9007199254740991,"n":null,"s":"1.5","t":true,"zero":0}'
+    )
 
 
 def test_the_default_takes_floats_as_before(backend):
@@ -70,6 +87,7 @@ def test_the_default_takes_floats_as_before(backend):
 
 def test_dump_takes_the_option(backend):
     import io
+
     out = io.BytesIO()
     with pytest.raises(NonIntegerNumberError):
         fastjcs.dump([1.5], out, integers_only=True)
@@ -78,11 +96,22 @@ def test_dump_takes_the_option(backend):
 
 # ---- JSON text ----
 
-@pytest.mark.parametrize("text, offset", [
-    (b"1.0", 0), (b"1e2", 0), (b"-0.0", 0), (b"0.5", 0), (b"1E+2", 0), (b"1e-0", 0),
-    (b"1.5e400", 0),           # would overflow: the shape is judged first
-    (b"[1, 2, 3.0]", 7), (b'{"a": 1e2}', 6), (b'{"a": [0, -1.25]}', 10),
-])
+
+@pytest.mark.parametrize(
+    "text, offset",
+    [
+        (b"1.0", 0),
+        (b"1e2", 0),
+        (b"-0.0", 0),
+        (b"0.5", 0),
+        (b"1E+2", 0),
+        (b"1e-0", 0),
+        (b"1.5e400", 0),  # would overflow: the shape is judged first
+        (b"[1, 2, 3.0]", 7),
+        (b'{"a": 1e2}', 6),
+        (b'{"a": [0, -1.25]}', 10),
+    ],
+)
 def test_a_fraction_or_exponent_token_is_refused_at_its_first_byte(backend, text, offset):
     with pytest.raises(NonIntegerNumberError) as info:
         fastjcs.canonicalize(text, integers_only=True)
@@ -98,8 +127,7 @@ def test_the_position_counts_lines(backend):
     assert str(info.value) == f"{NOT_INTEGER}: line 3 column 8 (byte {text.index(b'2.50')})"
 
 
-@pytest.mark.parametrize("text", [b"9007199254740992", b"-9007199254740992", b"1" * 400,
-                                  b"[0, 12345678901234567]"])
+@pytest.mark.parametrize("text", [b"9007199254740992", b"-9007199254740992", b"1" * 400, b"[0, 12345678901234567]"])
 def test_an_unsafe_integer_token_is_refused(backend, text):
     with pytest.raises(IntegerDomainError) as info:
         fastjcs.canonicalize(text, integers_only=True)  # strict_integers is implied
@@ -107,10 +135,16 @@ def test_an_unsafe_integer_token_is_refused(backend, text):
     assert info.value.offset == (4 if text.startswith(b"[") else 0)
 
 
-@pytest.mark.parametrize("text, canonical", [
-    (b"9007199254740991", b"9007199254740991"), (b"-9007199254740991", b"-9007199254740991"),
-    (b"-0", b"0"), (b"0", b"0"), (b'{"b": [1, -2], "a": "3.5"}', b'{"a":"3.5","b":[1,-2]}'),
-])
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        (b"9007199254740991", b"9007199254740991"),
+        (b"-9007199254740991", b"-9007199254740991"),
+        (b"-0", b"0"),
+        (b"0", b"0"),
+        (b'{"b": [1, -2], "a": "3.5"}', b'{"a":"3.5","b":[1,-2]}'),
+    ],
+)
 def test_integer_tokens_in_range_are_accepted(backend, text, canonical):
     # -0 is an integer token (no fraction, no exponent) whose value is 0: accepted, written 0.
     assert fastjcs.canonicalize(text, integers_only=True) == canonical
@@ -142,6 +176,7 @@ def test_canonicalize_to_and_str_input(backend):
 
 # ---- Digests and batches ----
 
+
 def test_digest_and_digest_text(backend):
     with pytest.raises(NonIntegerNumberError):
         fastjcs.digest({"a": 1.0}, integers_only=True)
@@ -149,12 +184,16 @@ def test_digest_and_digest_text(backend):
         fastjcs.digest_text(b'{"a": 1.0}', integers_only=True)
     with pytest.raises(IntegerDomainError):
         fastjcs.digest_text(b'{"a": 9007199254740993}', integers_only=True)
-    assert fastjcs.digest_text(b'{"a": 1}', integers_only=True) == fastjcs.digest({"a": 1}) == \
-        fastjcs.digest({"a": 1}, integers_only=True)
+    assert (
+        fastjcs.digest_text(b'{"a": 1}', integers_only=True)
+        == fastjcs.digest({"a": 1})
+        == fastjcs.digest({"a": 1}, integers_only=True)
+    )
 
 
-@pytest.mark.parametrize("bad, cls", [(1.5, NonIntegerNumberError), (FloatSub(1.0), NonIntegerNumberError),
-                                      (2**53, IntegerDomainError)])
+@pytest.mark.parametrize(
+    "bad, cls", [(1.5, NonIntegerNumberError), (FloatSub(1.0), NonIntegerNumberError), (2**53, IntegerDomainError)]
+)
 def test_digest_many_refuses_the_item(backend, bad, cls):
     with pytest.raises(cls) as info:
         fastjcs.digest_many([{"a": 1}, [2, {"b": bad}], 3], integers_only=True)
@@ -163,26 +202,26 @@ def test_digest_many_refuses_the_item(backend, bad, cls):
 
 
 def test_digest_texts_refuses_per_item(backend):
-    results = fastjcs.digest_texts([b"1", b"[1, 1.0]", b"9007199254740992", b"-0", b"1e2"],
-                                   integers_only=True)
+    results = fastjcs.digest_texts([b"1", b"[1, 1.0]", b"9007199254740992", b"-0", b"1e2"], integers_only=True)
     assert results[0] == fastjcs.digest(1) and results[3] == fastjcs.digest(0)
-    for i, cls, offset in ((1, NonIntegerNumberError, 4), (2, IntegerDomainError, 0),
-                           (4, NonIntegerNumberError, 0)):
+    for i, cls, offset in ((1, NonIntegerNumberError, 4), (2, IntegerDomainError, 0), (4, NonIntegerNumberError, 0)):
         assert type(results[i]) is cls
         assert (results[i].index, results[i].offset) == (i, offset)
     assert all(isinstance(r, str) for r in fastjcs.digest_texts([b"1.0", b"1e2"]))
 
 
 def test_digest_lines_hex_words_the_failure(backend):
-    out, lines, failures = backend.digest_lines_hex(b'1\n[2.5]\n9007199254740992\n', 100, False,
-                                                    "sha256", "", True)
+    out, lines, failures = backend.digest_lines_hex(b"1\n[2.5]\n9007199254740992\n", 100, False, "sha256", "", True)
     assert lines == 3
     assert out == fastjcs.digest(1).split(":")[1].encode() + b"\n"
     assert [(f[0], f[3], f[4]) for f in failures] == [
-        (1, 1, f"NonIntegerNumberError: {NOT_INTEGER}"), (2, 0, f"IntegerDomainError: {UNSAFE}")]
+        (1, 1, f"NonIntegerNumberError: {NOT_INTEGER}"),
+        (2, 0, f"IntegerDomainError: {UNSAFE}"),
+    ]
 
 
 # ---- The C object path itself (the Python fallback would hide a missing check) ----
+
 
 def test_the_marshal_reader_refuses_a_float_under_the_flag(native):
     from fastjcs._native_ext import ffi, lib
@@ -200,19 +239,29 @@ def test_the_marshal_reader_refuses_a_float_under_the_flag(native):
 # ---- The property: accepted exactly when every number token is a safe integer token ----
 
 _digits = st.text("0123456789", min_size=1, max_size=20)
-_int_part = st.one_of(st.just("0"), st.builds(lambda a, b: a + b, st.sampled_from("123456789"),
-                                               st.text("0123456789", max_size=18)),
-                      st.sampled_from(["9007199254740991", "9007199254740992", "9007199254740993"]))
-_tokens = st.builds(lambda sign, i, frac, exp: sign + i + frac + exp,
-                    st.sampled_from(["", "", "-"]), _int_part,
-                    st.one_of(st.just(""), st.just(""), _digits.map(lambda d: "." + d)),
-                    st.one_of(st.just(""), st.just(""), st.builds(lambda e, s, d: e + s + d[:3],
-                              st.sampled_from("eE"), st.sampled_from(["", "+", "-"]), _digits)))
-_tree = st.recursive(st.one_of(_tokens, st.sampled_from(['"s"', "true", "null"])),
-                     lambda kids: st.one_of(st.lists(kids, max_size=4),
-                                            st.dictionaries(st.text("abc", min_size=1, max_size=3),
-                                                            kids, max_size=4)),
-                     max_leaves=12)
+_int_part = st.one_of(
+    st.just("0"),
+    st.builds(lambda a, b: a + b, st.sampled_from("123456789"), st.text("0123456789", max_size=18)),
+    st.sampled_from(["9007199254740991", "9007199254740992", "9007199254740993"]),
+)
+_tokens = st.builds(
+    lambda sign, i, frac, exp: sign + i + frac + exp,
+    st.sampled_from(["", "", "-"]),
+    _int_part,
+    st.one_of(st.just(""), st.just(""), _digits.map(lambda d: "." + d)),
+    st.one_of(
+        st.just(""),
+        st.just(""),
+        st.builds(lambda e, s, d: e + s + d[:3], st.sampled_from("eE"), st.sampled_from(["", "+", "-"]), _digits),
+    ),
+)
+_tree = st.recursive(
+    st.one_of(_tokens, st.sampled_from(['"s"', "true", "null"])),
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=4), st.dictionaries(st.text("abc", min_size=1, max_size=3), kids, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def _render(node) -> str:
@@ -254,10 +303,15 @@ def test_integers_only_refuses_exactly_the_non_integer_tokens(backend, text):
 
 
 @with_backend
-@given(st.recursive(st.one_of(st.integers(-2**60, 2**60), st.floats(), st.none(), st.booleans()),
-                    lambda kids: st.one_of(st.lists(kids, max_size=4),
-                                           st.dictionaries(st.text("ab", max_size=2), kids, max_size=4)),
-                    max_leaves=10))
+@given(
+    st.recursive(
+        st.one_of(st.integers(-(2**60), 2**60), st.floats(), st.none(), st.booleans()),
+        lambda kids: st.one_of(
+            st.lists(kids, max_size=4), st.dictionaries(st.text("ab", max_size=2), kids, max_size=4)
+        ),
+        max_leaves=10,
+    )
+)
 def test_integers_only_values_match_their_leaves(backend, value):
     leaves = []
     stack = [value]
@@ -276,5 +330,6 @@ def test_integers_only_values_match_their_leaves(backend, value):
     else:
         with pytest.raises((NonIntegerNumberError, IntegerDomainError)) as info:
             fastjcs.dumps(value, integers_only=True)
-        assert type(info.value) is (NonIntegerNumberError if not unsafe else
-                                    IntegerDomainError if not floats else type(info.value))
+        assert type(info.value) is (
+            NonIntegerNumberError if not unsafe else IntegerDomainError if not floats else type(info.value)
+        )

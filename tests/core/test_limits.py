@@ -18,9 +18,9 @@ from decimal import Decimal
 from types import MappingProxyType
 
 import pytest
+from _markers import rss_is_meaningful
 
 import fastjcs
-from _markers import rss_is_meaningful
 from fastjcs import (
     CanonicalizationError,
     CircularReferenceError,
@@ -147,7 +147,7 @@ def _escape(char: str) -> bytes:
     return short.get(char, f"\\u{ord(char):04x}".encode())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _million_members() -> tuple:
     """(the names in canonical order, the same shuffled), built once for both backends."""
     keys = [f"k{i:07d}" for i in range(10**6)]
@@ -156,7 +156,7 @@ def _million_members() -> tuple:
     return keys, shuffled
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _million_members_text() -> tuple:
     keys, shuffled = _million_members()
     # The values follow the names: member k0000012 has the value 12 in both texts.
@@ -183,7 +183,7 @@ def test_million_members_object(backend):
     assert out == ("{" + ",".join([f'"{k}":null' for k in keys]) + "}").encode()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _prefix_keys() -> tuple:
     """10^5 keys sharing a 256-character prefix, in groups of five that differ only in their last
     character, where UTF-16 order and code point order disagree (U+E000..U+FFFF against
@@ -263,8 +263,9 @@ def test_invalid_utf8_at_the_end_of_the_input(backend, name):
 @pytest.mark.parametrize("name", sorted(BAD_UTF8))
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
 def test_invalid_utf8_outside_strings(backend, name, where):
-    data = {"start": BAD_UTF8[name] + b"[1]", "middle": b"[1," + BAD_UTF8[name] + b"]",
-            "end": b"[1]" + BAD_UTF8[name]}[where]
+    data = {"start": BAD_UTF8[name] + b"[1]", "middle": b"[1," + BAD_UTF8[name] + b"]", "end": b"[1]" + BAD_UTF8[name]}[
+        where
+    ]
     with pytest.raises(InvalidJSONError) as info:
         fastjcs.canonicalize(data)
     assert info.value.offset == {"start": 0, "middle": 3, "end": 3}[where]
@@ -356,8 +357,14 @@ def _cycles() -> dict:
     via_tuple[0].append(via_tuple)
     ordered = OrderedDict(k=[])
     ordered["k"].append(ordered)
-    return {"direct-list": direct_list, "direct-dict": direct_dict, "dict-list-dict": deep,
-            "inner": mid, "tuple": via_tuple, "ordered-dict": ordered}
+    return {
+        "direct-list": direct_list,
+        "direct-dict": direct_dict,
+        "dict-list-dict": deep,
+        "inner": mid,
+        "tuple": via_tuple,
+        "ordered-dict": ordered,
+    }
 
 
 @pytest.mark.parametrize("name", sorted(_cycles()))
@@ -376,10 +383,19 @@ def test_shared_is_not_a_cycle(backend):
 
 
 UNSUPPORTED = {
-    "set": {1}, "frozenset": frozenset({1}), "bytes": b"x", "bytearray": bytearray(b"x"),
-    "memoryview": memoryview(b"x"), "complex": 1j, "decimal": Decimal("1.5"), "ellipsis": ...,
-    "object": object(), "mapping-proxy": MappingProxyType({"a": 1}), "range": range(3),
-    "type": int, "function": len,
+    "set": {1},
+    "frozenset": frozenset({1}),
+    "bytes": b"x",
+    "bytearray": bytearray(b"x"),
+    "memoryview": memoryview(b"x"),
+    "complex": 1j,
+    "decimal": Decimal("1.5"),
+    "ellipsis": ...,
+    "object": object(),
+    "mapping-proxy": MappingProxyType({"a": 1}),
+    "range": range(3),
+    "type": int,
+    "function": len,
 }
 
 
@@ -407,10 +423,19 @@ def _rss() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-_GOOD = (b'{"z":[1,2,{"y":"\\u00e9\\n","x":null}],"b":true,"a":"' + b"s" * 300 + b'",'
-         + b",".join(b'"k%d":%d' % (i, i) for i in range(40, 0, -1)) + b"}")
-_VALUE = {"z": [1, 2, {"y": "\u00e9\n", "x": None}], "b": True, "a": "s" * 300,
-          **{f"k{i}": i for i in range(40, 0, -1)}}
+_GOOD = (
+    b'{"z":[1,2,{"y":"\\u00e9\\n","x":null}],"b":true,"a":"'
+    + b"s" * 300
+    + b'",'
+    + b",".join(b'"k%d":%d' % (i, i) for i in range(40, 0, -1))
+    + b"}"
+)
+_VALUE = {
+    "z": [1, 2, {"y": "\u00e9\n", "x": None}],
+    "b": True,
+    "a": "s" * 300,
+    **{f"k{i}": i for i in range(40, 0, -1)},
+}
 _CYCLE: list = [{"a": 1}]
 _CYCLE.append(_CYCLE)
 

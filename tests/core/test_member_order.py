@@ -16,11 +16,11 @@ import random
 
 import pytest
 import rfc8785
-
-import fastjcs
 from shapes import nested_disorder_text, nested_disorder_value
 
-NAMES = ["a", "b", "c", "aa", "\u00e9", "\U0001F602", "\uFB33", "z", "m", "k0", "k1"]
+import fastjcs
+
+NAMES = ["a", "b", "c", "aa", "\u00e9", "\U0001f602", "\ufb33", "z", "m", "k0", "k1"]
 
 
 def _value(rng: random.Random, depth: int, budget: list):
@@ -32,8 +32,9 @@ def _value(rng: random.Random, depth: int, budget: list):
     if roll < 0.35:
         return [_value(rng, depth - 1, budget) for _ in range(rng.randint(0, 4))]
     count = rng.choice([1, 2, 3, 5, 20])  # 20: past the insertion-sort cutoff of the C sort
-    names = rng.sample(NAMES, min(count, len(NAMES))) + [f"n{rng.randint(0, 999):03d}"
-                                                         for _ in range(max(0, count - len(NAMES)))]
+    names = rng.sample(NAMES, min(count, len(NAMES))) + [
+        f"n{rng.randint(0, 999):03d}" for _ in range(max(0, count - len(NAMES)))
+    ]
     names = list(dict.fromkeys(names))
     if rng.random() < 0.3:
         names.sort()  # a sorted object between unsorted ones
@@ -61,8 +62,7 @@ def test_deep_disorder_matches_rfc8785(backend, depth, size):
     canonical = ('{"a":0,"b":' * depth + '"' + "x" * size + '"' + "}" * depth).encode()
     assert fastjcs.canonicalize(text) == canonical
     if depth <= 1500:
-        assert got == ('{"a":0,"b":' * min(depth, 1500) + '"' + "x" * size + '"'
-                       + "}" * min(depth, 1500)).encode()
+        assert got == ('{"a":0,"b":' * min(depth, 1500) + '"' + "x" * size + '"' + "}" * min(depth, 1500)).encode()
 
 
 def test_siblings_and_arrays_of_deep_disorder(backend):

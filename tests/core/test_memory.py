@@ -15,12 +15,13 @@ import subprocess
 import sys
 
 import pytest
+from _cli import env
+from _markers import rss_is_meaningful
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _cli import env
-from _markers import rss_is_meaningful
-from fastjcs.core import parser, python_backend as _python
+from fastjcs.core import parser
+from fastjcs.core import python_backend as _python
 
 _LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 
@@ -51,8 +52,12 @@ print(json.dumps({"backend": fastjcs.backend(), "outcome": outcome, "grew": (pea
 
 
 def _run(path, mode: str, backend: str) -> dict:
-    p = subprocess.run([sys.executable, "-c", _CHILD, str(path), mode], capture_output=True,
-                       env=env({"FASTJCS_BACKEND": backend}), timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path), mode],
+        capture_output=True,
+        env=env({"FASTJCS_BACKEND": backend}),
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr.decode()
     result = json.loads(p.stdout)
     assert result["backend"] == backend
@@ -63,7 +68,9 @@ def _representative(size: int) -> bytes:
     """Records, long strings (one with an astral character) and many numbers, about `size` bytes."""
     records = ",".join(
         f'{{"id": {i}, "name": "user {i}", "city": "Z\u00fcrich", "tags": ["a", "b\\n"], '
-        f'"score": {i * 1.25}, "ok": true, "none": null}}' for i in range(size // 400))
+        f'"score": {i * 1.25}, "ok": true, "none": null}}'
+        for i in range(size // 400)
+    )
     numbers = ", ".join(str(i * 0.001) for i in range(size // 40))
     long_strings = ", ".join(f'"{c * (size // 16)}"' for c in ("x", "\u00e9", "\U0001f600"))
     return f'{{"records": [{records}], "numbers": [{numbers}], "strings": [{long_strings}]}}'.encode()
@@ -89,8 +96,7 @@ ERROR_CASES = {
     "duplicate early": (b'[{"a":1,"a":2},"' + _BODY + b'"]', ["DuplicateKeyError", 8]),
     # An unexpected (astral) character at the end of a long run of whitespace, which the parser
     # holds nothing for: the error's line, column and offset are all there is to pay for.
-    "unexpected late": (b"[" + b" \n" * (_SIZE // 2) + "\U0001f600".encode() + b"]",
-                        ["InvalidJSONError", _SIZE + 1]),
+    "unexpected late": (b"[" + b" \n" * (_SIZE // 2) + "\U0001f600".encode() + b"]", ["InvalidJSONError", _SIZE + 1]),
 }
 # What the call may cost beyond the input, in input sizes: the Python backend holds the input's
 # text (one byte per input byte); the error itself must not add a copy of the input.
@@ -120,11 +126,17 @@ def test_an_error_costs_what_it_reports(tmp_path, backend_name, case, mode):
 # ---- the streaming writer gives the bytes of parse-then-dumps, its rope paths included ---------
 
 _leaves = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(st.sampled_from(["a", "\u00e9", "\U0001f600", "\n", '"', "\\", "\u20ac"]), max_size=30))
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(st.sampled_from(["a", "\u00e9", "\U0001f600", "\n", '"', "\\", "\u20ac"]), max_size=30),
+)
 _documents = st.recursive(
-    _leaves, lambda c: st.one_of(st.lists(c, max_size=9), st.dictionaries(st.text(max_size=4), c, max_size=6)),
-    max_leaves=60)
+    _leaves,
+    lambda c: st.one_of(st.lists(c, max_size=9), st.dictionaries(st.text(max_size=4), c, max_size=6)),
+    max_leaves=60,
+)
 
 
 @given(_documents, st.booleans())

@@ -11,17 +11,17 @@ import io
 import json
 import re
 
-import pytest
-
-import fastjcs
-from fastjcs.core import parser, python_backend as _python, seam
-
 import es6corpus
+import pytest
 import test_dumps_differential as differential
 import test_properties as properties
 import test_rfc8785_examples as rfc_examples
 import test_text_errors as text_errors
 from _vectors import cases
+
+import fastjcs
+from fastjcs.core import parser, seam
+from fastjcs.core import python_backend as _python
 
 CHECK_FAILED = (AssertionError, pytest.fail.Exception)
 
@@ -113,14 +113,15 @@ def test_nan_as_text_is_caught(mutate):
 
 def test_uppercase_hex_escape_is_caught(mutate):
     real = _python._escape
-    mutate.setattr(_python, "_escape",
-                   lambda s: re.sub(r"\\u00[0-9a-f]{2}", lambda m: m.group(0).upper()
-                                    .replace("\\U", "\\u"), real(s)))
+    mutate.setattr(
+        _python,
+        "_escape",
+        lambda s: re.sub(r"\\u00[0-9a-f]{2}", lambda m: m.group(0).upper().replace("\\U", "\\u"), real(s)),
+    )
     with pytest.raises(CHECK_FAILED):
         differential.check_same_as_rfc8785(fastjcs.dumps, "\x1f")
     with pytest.raises(CHECK_FAILED):
-        text_errors.test_canonical(_python,
-                                   _vector("text-canonical", "other controls: lowercase hex"))
+        text_errors.test_canonical(_python, _vector("text-canonical", "other controls: lowercase hex"))
     with pytest.raises(CHECK_FAILED):
         rfc_examples.test_worked_example_canonicalize(_python, "values")  # \u000f
 
@@ -145,8 +146,9 @@ def test_character_offsets_are_caught(mutate):
         with pytest.raises(CHECK_FAILED):
             text_errors.check_must_fail(fastjcs.canonicalize, _vector("text-must-fail", name))
     with pytest.raises(CHECK_FAILED):
-        text_errors.check_must_fail(fastjcs.canonicalize, _vector(
-            "text-must-fail", "multi-line: the column counts bytes, not characters"))
+        text_errors.check_must_fail(
+            fastjcs.canonicalize, _vector("text-must-fail", "multi-line: the column counts bytes, not characters")
+        )
 
 
 def test_depth_off_by_one_is_caught(mutate):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from typing import Any, Tuple
+from typing import Any
 
 import pytest
 from hypothesis import assume, example, given
@@ -24,41 +24,50 @@ pytestmark = pytest.mark.usefixtures("native")
 
 # Characters: the whole range, weighted towards the places where canonical JSON is delicate
 # (controls, quote and backslash, U+007F, U+2028, U+E000..U+FFFF against astral characters).
-_delicate = st.sampled_from(list('"\\/\b\f\n\r\t\x00\x1f\x7f\x80\u2028\u2029\ue000\uffff\ufb33'
-                                 "\U0001f602\U00010000\U0010ffff\u20ac\u00f6"))
-_chars = st.one_of(_delicate, st.characters(exclude_categories=["Cs"]),
-                   st.characters(max_codepoint=0x7F))
+_delicate = st.sampled_from(
+    list('"\\/\b\f\n\r\t\x00\x1f\x7f\x80\u2028\u2029\ue000\uffff\ufb33\U0001f602\U00010000\U0010ffff\u20ac\u00f6')
+)
+_chars = st.one_of(_delicate, st.characters(exclude_categories=["Cs"]), st.characters(max_codepoint=0x7F))
 text_strings = st.text(_chars, max_size=12)
-surrogate_strings = st.text(st.one_of(_chars, st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)),
-                            max_size=6)
+surrogate_strings = st.text(st.one_of(_chars, st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)), max_size=6)
 safe_ints = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
-all_ints = st.one_of(safe_ints, st.integers(min_value=-(2**64), max_value=2**64),
-                     st.sampled_from([2**53, -(2**53), 2**53 - 1, 2**31, -(2**31) - 1, 2**60]))
+all_ints = st.one_of(
+    safe_ints,
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.sampled_from([2**53, -(2**53), 2**53 - 1, 2**31, -(2**31) - 1, 2**60]),
+)
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 
 json_scalars = st.one_of(st.none(), st.booleans(), safe_ints, finite_floats, text_strings)
 
 
 def _containers(children):
-    return st.one_of(st.lists(children, max_size=5),
-                     st.dictionaries(text_strings, children, max_size=5))
+    return st.one_of(st.lists(children, max_size=5), st.dictionaries(text_strings, children, max_size=5))
 
 
 json_values = st.recursive(json_scalars, _containers, max_leaves=25)
 
 # Values that exercise the refusals too: out-of-range ints, NaN/inf, lone surrogates, non-str
 # keys, unsupported types, tuples.
-any_scalars = st.one_of(st.none(), st.booleans(), all_ints, st.floats(), surrogate_strings,
-                        st.sampled_from([b"x", {1}, frozenset(), 1j, Ellipsis, bytearray(b"y")]))
+any_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    all_ints,
+    st.floats(),
+    surrogate_strings,
+    st.sampled_from([b"x", {1}, frozenset(), 1j, Ellipsis, bytearray(b"y")]),
+)
 any_keys = st.one_of(surrogate_strings, st.integers(0, 3), st.none())
 any_values = st.recursive(
     any_scalars,
-    lambda c: st.one_of(st.lists(c, max_size=4), st.lists(c, max_size=3).map(tuple),
-                        st.dictionaries(any_keys, c, max_size=4)),
-    max_leaves=15)
+    lambda c: st.one_of(
+        st.lists(c, max_size=4), st.lists(c, max_size=3).map(tuple), st.dictionaries(any_keys, c, max_size=4)
+    ),
+    max_leaves=15,
+)
 
 
-def outcome(fn, *args) -> Tuple[str, Any, Any, str]:
+def outcome(fn, *args) -> tuple[str, Any, Any, str]:
     """("ok", bytes, None, "") or ("error", class name, offset, message): the backends word their
     errors the same way too."""
     try:
@@ -110,10 +119,10 @@ def _mutate(data: bytes, kind: int, where: int, byte: int) -> bytes:
     i = where % (len(data) + 1)
     if kind == 0 and data:  # flip
         i = min(i, len(data) - 1)
-        return data[:i] + bytes([byte]) + data[i + 1:]
+        return data[:i] + bytes([byte]) + data[i + 1 :]
     if kind == 1 and data:  # drop
         i = min(i, len(data) - 1)
-        return data[:i] + data[i + 1:]
+        return data[:i] + data[i + 1 :]
     return data[:i] + bytes([byte]) + data[i:]  # insert
 
 
@@ -121,16 +130,20 @@ def _mutate(data: bytes, kind: int, where: int, byte: int) -> bytes:
 _bytes = st.one_of(st.integers(0, 255), st.sampled_from(list(b'{}[]",:\\u0e.-+ \x00\x80\xbf\xc0\xed\xef\xf0\xf4\xf5')))
 
 
-@given(json_values, st.booleans(),
-       st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10**6), _bytes), min_size=1, max_size=3))
+@given(
+    json_values,
+    st.booleans(),
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10**6), _bytes), min_size=1, max_size=3),
+)
 @example({"a": [1, "b"]}, False, [(0, 2, 0x41)])
 def test_corrupted_text_same_outcome(native, value, ensure_ascii, edits):
     data = json.dumps(value, ensure_ascii=ensure_ascii).encode("utf-8")
     for kind, where, byte in edits:
         data = _mutate(data, kind, where, byte)
     for strict in (False, True):
-        assert outcome(native.canonicalize, data, 10_000, strict) == \
-            outcome(_python.canonicalize, data, 10_000, strict), data
+        assert outcome(native.canonicalize, data, 10_000, strict) == outcome(
+            _python.canonicalize, data, 10_000, strict
+        ), data
 
 
 @given(st.binary(max_size=40))
@@ -147,10 +160,32 @@ def test_json_alphabet_same_outcome(native, text):
 # The Python parser reads the input as latin-1 and decodes each string from its own bytes: raw
 # non-ASCII characters, escapes giving non-ASCII characters, a backslash before a literal "u",
 # undecodable bytes, lone and paired surrogate escapes, in names and in values.
-_string_piece = st.sampled_from([
-    b"a", b"\xc3\xa9", b"\\u00e9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\\\\u00e9", b"\\\\",
-    b"\\n", b'\\"', b"\\ud83d\\ude00", b"\\ud800", b"\\udc00", b"\\u0000", b"\\x", b"\\u12",
-    b"\xff", b"\xc3", b"\xe2\x82", b"\x7f", b"\x1f", b"\xef\xbb\xbf", b"\n"])
+_string_piece = st.sampled_from(
+    [
+        b"a",
+        b"\xc3\xa9",
+        b"\\u00e9",
+        b"\xe2\x82\xac",
+        b"\xf0\x9f\x98\x80",
+        b"\\\\u00e9",
+        b"\\\\",
+        b"\\n",
+        b'\\"',
+        b"\\ud83d\\ude00",
+        b"\\ud800",
+        b"\\udc00",
+        b"\\u0000",
+        b"\\x",
+        b"\\u12",
+        b"\xff",
+        b"\xc3",
+        b"\xe2\x82",
+        b"\x7f",
+        b"\x1f",
+        b"\xef\xbb\xbf",
+        b"\n",
+    ]
+)
 _string_body = st.lists(_string_piece, max_size=8).map(b"".join)
 
 
@@ -158,7 +193,7 @@ _string_body = st.lists(_string_piece, max_size=8).map(b"".join)
 def test_strings_same_outcome(native, name, value, cut):
     data = b'{"' + name + b'": ["x", "' + value + b'"], "b\xc3\xa9": 1}'
     if cut:
-        data = data[:len(data) // 2]
+        data = data[: len(data) // 2]
     assert outcome(native.canonicalize, data, 8, False) == outcome(_python.canonicalize, data, 8, False)
 
 
@@ -176,8 +211,7 @@ def _raw_marshal(native_module, data: bytes):
         lib.fjcs_buf_free(out)
 
 
-@given(any_values, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10**6), st.integers(0, 255)),
-                            max_size=3))
+@given(any_values, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10**6), st.integers(0, 255)), max_size=3))
 def test_marshal_reader_survives_corruption(native, value, edits):
     try:
         data = marshal.dumps(value, 4)
@@ -201,6 +235,7 @@ def test_marshal_reader_survives_random_bytes(native, data):
 # (leading and trailing zeros, the point anywhere, exponents of both cases and signs) near the
 # limits of that shortcut: 15 and 16 digits, the normal-range edges 1e-306 and 1e308.
 
+
 @st.composite
 def number_tokens(draw) -> str:
     digits = draw(st.text("0123456789", min_size=1, max_size=20))
@@ -208,11 +243,15 @@ def number_tokens(draw) -> str:
     point = draw(st.integers(0, len(digits)))
     whole, frac = digits[:point].lstrip("0") or "0", digits[point:]
     token = whole + ("." + frac if frac else "")
-    exponent = draw(st.one_of(st.none(), st.integers(-330, 330),
-                              st.sampled_from([-306, -307, -305, 308, 307, 309, 20, 21, -7, -6])))
+    exponent = draw(
+        st.one_of(st.none(), st.integers(-330, 330), st.sampled_from([-306, -307, -305, 308, 307, 309, 20, 21, -7, -6]))
+    )
     if exponent is not None:
-        token += draw(st.sampled_from(["e", "E"])) + draw(st.sampled_from(["", "+"]) if exponent >= 0
-                                                            else st.just("")) + str(exponent)
+        token += (
+            draw(st.sampled_from(["e", "E"]))
+            + draw(st.sampled_from(["", "+"]) if exponent >= 0 else st.just(""))
+            + str(exponent)
+        )
     return draw(st.sampled_from(["", "-"])) + token
 
 

@@ -149,8 +149,9 @@ def test_rfc8785_appendix_b(backend, bits, expected):
     check(backend, from_bits(bits), expected)
 
 
-@pytest.mark.parametrize("bits", APPENDIX_B_INVALID + [0xFFF0000000000000, 0xFFF8000000000000,
-                                                       0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF])
+@pytest.mark.parametrize(
+    "bits", APPENDIX_B_INVALID + [0xFFF0000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF]
+)
 def test_nan_and_infinities_are_refused(backend, bits):
     with pytest.raises(FloatDomainError):
         backend.format_double(from_bits(bits))
@@ -183,6 +184,7 @@ def test_layout_boundaries(backend):
 
 
 # ---- the classic edges -----------------------------------------------------------------------------
+
 
 def test_every_power_of_two_both_signs(backend):
     """2^-1074 .. 2^1023: at a power-of-two significand the lower neighbour is twice as close."""
@@ -254,8 +256,14 @@ def test_exact_ties_go_to_even(backend):
 
 
 def test_values_needing_seventeen_digits(backend):
-    values = [0.1 + 0.2, 1.0000000000000002, 2.0000000000000004, 1.7976931348623157e308,
-              2.2250738585072014e-308, 9.999999999999999e22 * 1.0000000000000002]
+    values = [
+        0.1 + 0.2,
+        1.0000000000000002,
+        2.0000000000000004,
+        1.7976931348623157e308,
+        2.2250738585072014e-308,
+        9.999999999999999e22 * 1.0000000000000002,
+    ]
     rng = random.Random(17)
     while len(values) < 500:
         x = from_bits(rng.getrandbits(64))
@@ -285,8 +293,7 @@ def test_integers_and_short_decimals(backend):
 # The backend fixtures hold no per-example state (a module, and one attribute set for the test).
 fixture_ok = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-finite_bits = st.integers(min_value=0, max_value=2**64 - 1).filter(
-    lambda b: (b >> 52) & 0x7FF != 0x7FF)
+finite_bits = st.integers(min_value=0, max_value=2**64 - 1).filter(lambda b: (b >> 52) & 0x7FF != 0x7FF)
 
 
 @given(finite_bits)
@@ -322,6 +329,7 @@ def test_property_floats(backend, x):
 
 # ---- the batch -------------------------------------------------------------------------------------
 
+
 def test_format_doubles_batch(native):
     rng = random.Random(5)
     values = [from_bits(rng.getrandbits(64)) for _ in range(20000)]
@@ -339,19 +347,23 @@ def test_format_doubles_batch(native):
 
 # ---- the oracle itself -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("x,wrong", [
-    (5e-324, "4.9e-324"),                                 # Java's two digits: not the shortest
-    (0.1, "0.10000000000000001"),                         # round-trips, but not the shortest
-    (from_bits(0x43143FF3C1CB0959), "1424953923781206.3"),  # the tie to the odd digit
-    (2.0**-25, "2.9802322387695313e-8"),                  # the tie to the odd digit
-    (0.1 + 0.2, "0.30000000000000005"),                   # round-trips, but not the nearest
-    (1e23, "9.999999999999999e+22"),                      # does not round-trip
-    (1.0, "1.0"),                                         # layout: no ".0"
-    (1e21, "1000000000000000000000"),                     # layout: 1e21 is exponent form
-    (1e-7, "0.0000001"),                                  # layout: 1e-7 is exponent form
-    (1e-6, "1e-6"),                                       # layout: 1e-6 is plain
-    (-1.5, "1.5"),                                        # the sign
-])
+
+@pytest.mark.parametrize(
+    "x,wrong",
+    [
+        (5e-324, "4.9e-324"),  # Java's two digits: not the shortest
+        (0.1, "0.10000000000000001"),  # round-trips, but not the shortest
+        (from_bits(0x43143FF3C1CB0959), "1424953923781206.3"),  # the tie to the odd digit
+        (2.0**-25, "2.9802322387695313e-8"),  # the tie to the odd digit
+        (0.1 + 0.2, "0.30000000000000005"),  # round-trips, but not the nearest
+        (1e23, "9.999999999999999e+22"),  # does not round-trip
+        (1.0, "1.0"),  # layout: no ".0"
+        (1e21, "1000000000000000000000"),  # layout: 1e21 is exponent form
+        (1e-7, "0.0000001"),  # layout: 1e-7 is exponent form
+        (1e-6, "1e-6"),  # layout: 1e-6 is plain
+        (-1.5, "1.5"),  # the sign
+    ],
+)
 def test_oracle_rejects_wrong_renderings(x, wrong):
     """Each exact check above catches the mistake it is there for."""
     with pytest.raises(AssertionError):

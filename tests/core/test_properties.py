@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from _strategies import finite_floats, json_values, keys, lone_surrogate_text, with_backend
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 import fastjcs
-from _strategies import finite_floats, json_values, keys, lone_surrogate_text, with_backend
 
 
 def _same(a, b) -> bool:
@@ -24,8 +24,13 @@ def _same(a, b) -> bool:
         return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, float) or isinstance(b, float):
         numbers = (int, float)
-        return (isinstance(a, numbers) and isinstance(b, numbers) and
-                not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+        return (
+            isinstance(a, numbers)
+            and isinstance(b, numbers)
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and a == b
+        )
     return type(a) is type(b) and a == b
 
 
@@ -100,8 +105,20 @@ def check_utf16_order(dumps, names) -> None:
     assert member_names_in_order(dumps(d)) == expected
 
 
-UTF16_WITNESSES = ["\U0001f600", "\ufb33", "\ue000", "\uffff", "\U00010000", "\ud7ff", "a", "",
-                   "aa", "\u20ac", "\r", "\U0010ffff"]
+UTF16_WITNESSES = [
+    "\U0001f600",
+    "\ufb33",
+    "\ue000",
+    "\uffff",
+    "\U00010000",
+    "\ud7ff",
+    "a",
+    "",
+    "aa",
+    "\u20ac",
+    "\r",
+    "\U0010ffff",
+]
 
 
 @with_backend

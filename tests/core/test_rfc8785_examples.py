@@ -11,9 +11,9 @@ import json
 import struct
 
 import pytest
+from _vectors import load
 
 import fastjcs
-from _vectors import load
 
 APPENDIX_B = load("rfc8785/appendix-b.json")["rows"]
 EXAMPLES = {e["name"]: e for e in load("rfc8785/examples.json")["examples"]}
@@ -24,8 +24,7 @@ def _double(row) -> float:
 
 
 FINITE = [pytest.param(r, id=r["ieee754"]) for r in APPENDIX_B if r["json"] is not None]
-NOT_FINITE = [pytest.param(r, id=f"{r['ieee754']} {r['comment']}") for r in APPENDIX_B
-              if r["json"] is None]
+NOT_FINITE = [pytest.param(r, id=f"{r['ieee754']} {r['comment']}") for r in APPENDIX_B if r["json"] is None]
 
 
 def test_appendix_b_is_complete():

@@ -10,11 +10,10 @@ import subprocess
 import sys
 
 import pytest
+from _markers import rss_is_meaningful
 
 import fastjcs
 from fastjcs.core import python_backend
-
-from _markers import rss_is_meaningful
 
 
 def test_results_hold_no_nul_byte_and_survive_the_nul_escape(backend):
@@ -44,7 +43,7 @@ def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
     with pytest.raises(fastjcs.DuplicateKeyError) as info:
         fastjcs.canonicalize(b'{"a":1,"a":2}')
     assert info.value.offset == 7
-    assert fastjcs.canonicalize(b'{"a":1}') == b'{"a":1}'   # the thread's state is usable after
+    assert fastjcs.canonicalize(b'{"a":1}') == b'{"a":1}'  # the thread's state is usable after
     with pytest.raises(fastjcs.FloatDomainError):
         fastjcs.format_double(float("nan"))
     with pytest.raises(fastjcs.IntegerDomainError):
@@ -99,8 +98,13 @@ thread.join()
 def test_a_huge_result_is_not_kept_by_the_thread(native):
     """A small encoding (11 kB: marshal writes each repeat as a back-reference) with a huge
     canonical form (40 MB) makes the thread's buffer grow; the next small call frees it."""
-    run = subprocess.run([sys.executable, "-c", _HUGE_THEN_SMALL], capture_output=True, text=True,
-                         env={**os.environ, "FASTJCS_BACKEND": "native"}, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", _HUGE_THEN_SMALL],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "FASTJCS_BACKEND": "native"},
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert int(run.stdout) < 8_000_000, run.stdout
 
@@ -110,9 +114,17 @@ def test_remembered_member_orders_give_each_object_its_own_order(backend):
     from one small call to the next): objects of one shape, the same names in other input orders,
     names that differ in one byte or in length, and a duplicate after its shape was remembered must
     each still come out as the pure-Python backend writes them (or fail as it fails)."""
-    shapes = [["b", "a", "c"], ["a", "b", "c"], ["c", "b", "a"], ["b", "a", "cc"], ["b", "a", "d"],
-              ["\u20ac", "z", "\U0001f600", "\ufb33"], [f"k{i}" for i in range(16, 0, -1)],
-              [f"k{i}" for i in range(17, 0, -1)], ["x" * 300, "y" * 300]]
+    shapes = [
+        ["b", "a", "c"],
+        ["a", "b", "c"],
+        ["c", "b", "a"],
+        ["b", "a", "cc"],
+        ["b", "a", "d"],
+        ["\u20ac", "z", "\U0001f600", "\ufb33"],
+        [f"k{i}" for i in range(16, 0, -1)],
+        [f"k{i}" for i in range(17, 0, -1)],
+        ["x" * 300, "y" * 300],
+    ]
     values = [{name: [i, j] for j, name in enumerate(shape)} for i in range(3) for shape in shapes]
     for value in values + [values]:  # each alone (one call each), then all in one document
         assert fastjcs.dumps(value) == python_backend.dumps(value, 100)

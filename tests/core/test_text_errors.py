@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from _strategies import json_values, with_backend
+from _vectors import cases, input_of, output_of
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fastjcs
-from _strategies import json_values, with_backend
-from _vectors import cases, input_of, output_of
 
 MUST_FAIL = cases("text-must-fail")
 CANONICAL = cases("text-canonical")
@@ -105,16 +105,17 @@ def test_text_must_be_bytes_or_str(backend, bad):
 
 # ---- any text: only CanonicalizationError, and agreement with json.loads where both accept ----
 
-_JSONISH = st.sampled_from(list('{}[],:"\\ \n\t0123456789-+.eEtrufalsn') + ["u00e9", "ud83d",
-                           "ude00", "\u00e9", "\x01", "NaN", "\ufeff", "/", "x"])
+_JSONISH = st.sampled_from(
+    list('{}[],:"\\ \n\t0123456789-+.eEtrufalsn')
+    + ["u00e9", "ud83d", "ude00", "\u00e9", "\x01", "NaN", "\ufeff", "/", "x"]
+)
 
 
 def check_any_text(text) -> None:
     try:
         out = fastjcs.canonicalize(text)
     except fastjcs.CanonicalizationError as exc:
-        assert exc.offset is not None and 0 <= exc.offset <= len(text.encode("utf-8",
-                                                                              "surrogatepass"))
+        assert exc.offset is not None and 0 <= exc.offset <= len(text.encode("utf-8", "surrogatepass"))
         return
     # Accepted: the stdlib accepts it too, and reads the same value (numbers as doubles).
     assert out == fastjcs.dumps(json.loads(text, parse_int=float))
@@ -134,5 +135,5 @@ def test_near_valid_text_fails_cleanly(backend, value, data):
     i = data.draw(st.integers(0, len(text)))
     edit = data.draw(st.sampled_from(["insert", "delete", "replace"]))
     c = data.draw(_JSONISH)
-    tail = text[i + 1:] if edit != "insert" else text[i:]
+    tail = text[i + 1 :] if edit != "insert" else text[i:]
     check_any_text(text[:i] + ("" if edit == "delete" else c) + tail)

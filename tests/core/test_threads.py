@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable
 
 import pytest
 
@@ -16,14 +16,31 @@ import fastjcs
 
 def _records(n: int, seed: int) -> list:
     rng = random.Random(seed)
-    words = ["alpha", "\u00e9t\u00e9", "\u20ac", "\U0001f602", "\ufb33", "tab\there", 'q"uote',
-             "line\nbreak", "\x00nul", "plain"]
+    words = [
+        "alpha",
+        "\u00e9t\u00e9",
+        "\u20ac",
+        "\U0001f602",
+        "\ufb33",
+        "tab\there",
+        'q"uote',
+        "line\nbreak",
+        "\x00nul",
+        "plain",
+    ]
     out = []
     for i in range(n):
         rec = {f"f{rng.randrange(50)}": rng.choice(words) for _ in range(8)}
-        rec.update({"id": i, "n": rng.randrange(-(2**53) + 1, 2**53), "ok": rng.random() < 0.5,
-                    "none": None, "nested": {"z": [i, str(i), {"b": True, "a": []}], "y": {}},
-                    rng.choice(words): [rng.randrange(1000) for _ in range(5)]})
+        rec.update(
+            {
+                "id": i,
+                "n": rng.randrange(-(2**53) + 1, 2**53),
+                "ok": rng.random() < 0.5,
+                "none": None,
+                "nested": {"z": [i, str(i), {"b": True, "a": []}], "y": {}},
+                rng.choice(words): [rng.randrange(1000) for _ in range(5)],
+            }
+        )
         out.append(rec)
     return out
 
@@ -35,17 +52,17 @@ def _text(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True, indent=1).encode()
 
 
-def _outcome(fn: Callable, *args) -> Tuple[str, Any, Any]:
+def _outcome(fn: Callable, *args) -> tuple[str, Any, Any]:
     try:
         return ("ok", fn(*args), None)
     except fastjcs.CanonicalizationError as exc:
         return ("error", type(exc).__name__, exc.offset)
 
 
-def _run_threads(n_threads: int, work: Callable[[int], List[str]]) -> List[str]:
+def _run_threads(n_threads: int, work: Callable[[int], list[str]]) -> list[str]:
     """Run work(i) in n threads started together; return every failure they report."""
     barrier = threading.Barrier(n_threads)
-    failures: List[str] = []
+    failures: list[str] = []
     lock = threading.Lock()
 
     def body(i: int) -> None:
@@ -69,11 +86,13 @@ def test_four_threads_mixed_workloads(backend):
     size = 2000 if backend.NAME == "native" else 150
     values = [_records(size, seed) for seed in range(3)]
     texts = [_text(v) for v in values]
-    bad = [texts[0][:-3] + b',"id":1}]',  # a duplicate, found when the last object closes
-           texts[1][: len(texts[1]) // 2],  # cut in the middle
-           texts[2].replace(b'"none"', b'"\xed\xa0\x80"', 1)]  # an encoded surrogate
+    bad = [
+        texts[0][:-3] + b',"id":1}]',  # a duplicate, found when the last object closes
+        texts[1][: len(texts[1]) // 2],  # cut in the middle
+        texts[2].replace(b'"none"', b'"\xed\xa0\x80"', 1),
+    ]  # an encoded surrogate
     shared_buffer = bytearray(texts[1])
-    tasks: List[Tuple[str, Callable, tuple]] = []
+    tasks: list[tuple[str, Callable, tuple]] = []
     for i, v in enumerate(values):
         tasks.append((f"dumps {i}", fastjcs.dumps, (v,)))
         tasks.append((f"canonicalize {i}", fastjcs.canonicalize, (texts[i],)))
@@ -84,10 +103,17 @@ def test_four_threads_mixed_workloads(backend):
     if backend.NAME == "native":
         lines = b"\n".join(_text(r).replace(b"\n", b"") for r in values[0][:500]) + b"\n{bad\n"
         tasks.append(("digest_lines", lambda d: _digests(backend.digest_lines(d, 10_000, False, "sha256")), (lines,)))
-        tasks.append(("digest_texts", lambda t: _digests(backend.digest_texts(t, 10_000, True, "sha256")),
-                      (lines.split(b"\n"),)))
+        tasks.append(
+            ("digest_texts", lambda t: _digests(backend.digest_texts(t, 10_000, True, "sha256")), (lines.split(b"\n"),))
+        )
         tasks.append(("digest_many", lambda v: backend.digest_many(v, 10_000, "sha384"), (values[1],)))
-        tasks.append(("digest_many cycle", _digest_many_error, (backend, values[2]),))
+        tasks.append(
+            (
+                "digest_many cycle",
+                _digest_many_error,
+                (backend, values[2]),
+            )
+        )
 
     expected = {name: _outcome(fn, *args) for name, fn, args in tasks}
     assert expected["dumps 0"][1] == expected["canonicalize 0"][1]
@@ -96,7 +122,7 @@ def test_four_threads_mixed_workloads(backend):
     assert expected["canonicalize bad 0"][1] == "DuplicateKeyError"
     assert expected["canonicalize bad 1"][1] == "InvalidJSONError"
 
-    def work(i: int) -> List[str]:
+    def work(i: int) -> list[str]:
         order = tasks[:]
         random.Random(i).shuffle(order)
         failures = []
@@ -132,7 +158,7 @@ def test_two_threads_large_documents(backend):
     expected_docs = [fastjcs.canonicalize(d) for d in docs]
     expected_objs = [fastjcs.dumps(o) for o in objs]
 
-    def work(i: int) -> List[str]:
+    def work(i: int) -> list[str]:
         failures = []
         for k in range(4):
             if fastjcs.canonicalize(docs[(i + k) % 2]) != expected_docs[(i + k) % 2]:
@@ -200,14 +226,22 @@ def test_many_threads_small_calls(backend):
         "format_double": [fastjcs.format_double(x) for x in floats],
     }
 
-    def work(i: int) -> List[str]:
+    def work(i: int) -> list[str]:
         failures = []
         for k in range(300):
             j = (i * 7 + k) % len(values)
-            got = (fastjcs.dumps(values[j]), fastjcs.canonicalize(_text(values[j])),
-                   fastjcs.digest(values[j], "sha384"), fastjcs.format_double(floats[j]))
-            want = (expected["dumps"][j], expected["canonicalize"][j], expected["digest"][j],
-                    expected["format_double"][j])
+            got = (
+                fastjcs.dumps(values[j]),
+                fastjcs.canonicalize(_text(values[j])),
+                fastjcs.digest(values[j], "sha384"),
+                fastjcs.format_double(floats[j]),
+            )
+            want = (
+                expected["dumps"][j],
+                expected["canonicalize"][j],
+                expected["digest"][j],
+                expected["format_double"][j],
+            )
             if got != want:
                 failures.append(f"thread {i}, call {k}, value {j}")
             if _outcome(fastjcs.canonicalize, b'{"a":1,"a":2}') != ("error", "DuplicateKeyError", 7):

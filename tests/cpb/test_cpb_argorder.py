@@ -40,15 +40,17 @@ def test_algorithm_and_exclusion_set_are_keyword_only_after_the_values(name):
     keyword_only = [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
     assert len(positional) == len(values)
     assert all(p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) for p in params)
-    assert keyword_only[:len(keywords)] == keywords          # same names, same order, right after the values
-    for extra in ("jcs", ["id"]):                              # an algorithm, then an exclusion set, by position
+    assert keyword_only[: len(keywords)] == keywords  # same names, same order, right after the values
+    for extra in ("jcs", ["id"]):  # an algorithm, then an exclusion set, by position
         with pytest.raises(TypeError, match="positional argument"):
             fn(*values, extra)
 
 
 def test_the_value_parameters_are_named_alike():
-    names = {name: [p for p in inspect.signature(fn).parameters if p not in ("algorithm", "exclusion_set")][:len(v)]
-             for name, (fn, v, _) in FUNCTIONS.items()}
+    names = {
+        name: [p for p in inspect.signature(fn).parameters if p not in ("algorithm", "exclusion_set")][: len(v)]
+        for name, (fn, v, _) in FUNCTIONS.items()
+    }
     assert names["canonical_digest"] == names["pre_image"] == names["normalize"] == ["value"]
     assert names["canonical_digest_text"] == names["pre_image_text"] == ["data"]
     assert names["derived_identifier"] == ["payload"]
@@ -62,9 +64,13 @@ def test_no_public_cpb_function_takes_algorithm_or_exclusion_set_by_position():
     seen = []
     for name in cpb.__all__:
         obj = getattr(cpb, name)
-        members = [(name, obj)] if inspect.isfunction(obj) else [
-            (f"{name}.{m}", f) for m, f in vars(obj).items()
-            if not m.startswith("_") and inspect.isfunction(f)] if inspect.isclass(obj) else []
+        members = (
+            [(name, obj)]
+            if inspect.isfunction(obj)
+            else [(f"{name}.{m}", f) for m, f in vars(obj).items() if not m.startswith("_") and inspect.isfunction(f)]
+            if inspect.isclass(obj)
+            else []
+        )
         for qual, fn in members:
             for p in inspect.signature(fn).parameters.values():
                 if p.name in ("algorithm", "exclusion_set"):
@@ -75,7 +81,7 @@ def test_no_public_cpb_function_takes_algorithm_or_exclusion_set_by_position():
 
 def test_keywords_keep_their_meaning():
     """The values come from rfc8785 and SHA-256, not from the code under test."""
-    rest = {"b": 1}                                    # jcs-n also drops the null member
+    rest = {"b": 1}  # jcs-n also drops the null member
     assert cpb.pre_image(VALUE, algorithm="jcs", exclusion_set=["id"]) == rfc8785.dumps({"b": 1, "a": None})
     assert cpb.pre_image_text(TEXT, exclusion_set=["id"]) == rfc8785.dumps(rest)
     assert cpb.canonical_digest(VALUE, exclusion_set=["id"]) == sha(rfc8785.dumps(rest))

@@ -11,14 +11,13 @@ import json
 
 import pytest
 import rfc8785
+from conftest import UPSTREAM
 from Crypto.Hash import SHA256
 
 from fastjcs import cpb
 from fastjcs.cpb import ContextConstraints, ContextViolationError, Registry, RegistryFormatError
 from fastjcs.cpb import TypedRefVerdict as V
 from fastjcs.cpb.constraints import KNOWN_PROSE
-
-from conftest import UPSTREAM
 
 REGISTRY = Registry.bundled()
 EQUIVALENCE = REGISTRY.context("machine-mandate", "equivalence")
@@ -34,14 +33,23 @@ def b64(b: bytes) -> str:
     return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
 
 
-JWS = ".".join([b64(b'{"alg":"ES256","typ":"dc+sd-jwt"}'), b64(b'{"_sd":["x"],"iss":"https://issuer"}'),
-                b64(b"\x01\x02\x03signature")])
+JWS = ".".join(
+    [
+        b64(b'{"alg":"ES256","typ":"dc+sd-jwt"}'),
+        b64(b'{"_sd":["x"],"iss":"https://issuer"}'),
+        b64(b"\x01\x02\x03signature"),
+    ]
+)
 DISCLOSURE = b64(b'["salt","given_name","Ada"]')
 
 
 def equivalence_ref(digest_hex: str) -> dict:
-    return {"type": "machine-mandate", "purpose": "equivalence", "digest_alg": "SHA-256",
-            "digest": "sha256:" + digest_hex}
+    return {
+        "type": "machine-mandate",
+        "purpose": "equivalence",
+        "digest_alg": "SHA-256",
+        "digest": "sha256:" + digest_hex,
+    }
 
 
 def verify(artifact, digest_hex):
@@ -49,8 +57,11 @@ def verify(artifact, digest_hex):
 
 
 def field_set_prose(type_name: str, purpose: str) -> str:
-    raw = json.loads(open(UPSTREAM / "cpb-registry.json", encoding="utf-8").read()) if (
-        UPSTREAM / "cpb-registry.json").exists() else REGISTRY.raw
+    raw = (
+        json.loads(open(UPSTREAM / "cpb-registry.json", encoding="utf-8").read())
+        if (UPSTREAM / "cpb-registry.json").exists()
+        else REGISTRY.raw
+    )
     for c in raw["artifact_types"][type_name]["digest_contexts"]:
         if c["purpose"] == purpose:
             return c["field_set"]
@@ -64,7 +75,7 @@ def field_set_prose(type_name: str, purpose: str) -> str:
 
 def test_the_constraints_are_read_from_the_registrys_exact_words():
     # The bundled snapshot is upstream's file verbatim; the built-in reading applies to that prose only.
-    for (type_name, purpose, prose) in KNOWN_PROSE:
+    for type_name, purpose, prose in KNOWN_PROSE:
         assert field_set_prose(type_name, purpose) == prose
     for ctx in (EQUIVALENCE, MM_IDENTIFIER, CAPSULE):
         assert ctx.constraints is not None and ctx.not_machine_checked == ()
@@ -112,7 +123,7 @@ def test_clause_a_floating_point_value_is_rejected_rather_than_digested():
     text = b'{"action_id":"a-1","outcome":1.5}'
     rt = verify(text, sha(text))
     assert (rt.verdict, rt.violation.constraint, rt.violation.path) == (r.verdict, "number-policy", '$["outcome"]')
-    for token in (b"1.0", b"1e2", b"-0.0"):   # a fraction or an exponent, whatever its value
+    for token in (b"1.0", b"1e2", b"-0.0"):  # a fraction or an exponent, whatever its value
         text = b'{"action_id":"a-1","outcome":' + token + b"}"
         assert verify(text, "0" * 64).violation.constraint == "number-policy", token
 
@@ -120,7 +131,7 @@ def test_clause_a_floating_point_value_is_rejected_rather_than_digested():
 def test_clause_an_unsafe_integer_is_rejected_value_and_text_alike():
     # "an integer whose magnitude exceeds 2^53−1 (the ECMAScript safe-integer bound) is rejected as a typed error"
     assert "an integer whose magnitude exceeds 2^53\u22121" in EQUIVALENCE.field_set
-    rounded = sha(b'{"outcome":9007199254740992}')   # what a reader through doubles digests
+    rounded = sha(b'{"outcome":9007199254740992}')  # what a reader through doubles digests
     text = verify(b'{"outcome":9007199254740993}', rounded)
     value = verify({"outcome": 9007199254740993}, rounded)
     for r in (text, value):
@@ -156,13 +167,27 @@ def test_clause_sd_jwt_first_component_only():
     assert r.verdict is V.DIGEST_MISMATCH
 
 
-@pytest.mark.parametrize("bad", [
-    "a.b~", "only-one-part~", "a.b.c.d~", "a..c~", "a.b.c d~", "a.b.c=~", "e30.e30.a~", "~" + JWS,
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "a.b~",
+        "only-one-part~",
+        "a.b.c.d~",
+        "a..c~",
+        "a.b.c d~",
+        "a.b.c=~",
+        "e30.e30.a~",
+        "~" + JWS,
+    ],
+)
 def test_clause_sd_jwt_a_malformed_jws_is_refused(bad):
     # "RFC 7515 §7.1 compact serialization": three base64url parts separated by dots
-    ref = {"type": "machine-mandate", "purpose": "identifier", "digest_alg": "SHA-256",
-           "digest": sha(bad.split("~")[0].encode())}
+    ref = {
+        "type": "machine-mandate",
+        "purpose": "identifier",
+        "digest_alg": "SHA-256",
+        "digest": sha(bad.split("~")[0].encode()),
+    }
     r = cpb.verify_typed_reference(ref, bad.encode(), registry=REGISTRY)
     assert r.verdict is V.ARTIFACT_VIOLATES_CONTEXT
     assert r.violation.constraint == "byte-selector"
@@ -178,7 +203,10 @@ def test_clause_capsule_all_fields_open_and_integers_only():
     ref = {"type": "agent-action-capsule", "digest_alg": "SHA-256", "digest": "0" * 64}
     r = cpb.verify_typed_reference(ref, {"action": "x", "confidence": 0.95}, registry=REGISTRY)
     assert (r.verdict, r.violation.constraint, r.violation.path) == (
-        V.ARTIFACT_VIOLATES_CONTEXT, "number-policy", '$["confidence"]')
+        V.ARTIFACT_VIOLATES_CONTEXT,
+        "number-policy",
+        '$["confidence"]',
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -187,37 +215,74 @@ def test_clause_capsule_all_fields_open_and_integers_only():
 
 
 def registry_with(context: dict) -> Registry:
-    doc = {"schema_version": "1", "canonicalization_algorithms": {},
-           "artifact_types": {"order": {"reference": "x", "status": "provisional", "digest_contexts": [
-               {"purpose": "identifier", "algorithm": "jcs", "exclusion_set": "{order_id}",
-                "representation": "bare-hex", **context}]}}}
+    doc = {
+        "schema_version": "1",
+        "canonicalization_algorithms": {},
+        "artifact_types": {
+            "order": {
+                "reference": "x",
+                "status": "provisional",
+                "digest_contexts": [
+                    {
+                        "purpose": "identifier",
+                        "algorithm": "jcs",
+                        "exclusion_set": "{order_id}",
+                        "representation": "bare-hex",
+                        **context,
+                    }
+                ],
+            }
+        },
+    }
     return Registry.from_json(doc)
 
 
 def test_user_declared_constraints():
-    reg = registry_with({"field_set": "{order_id, sku, qty}", "constraints": {
-        "field_set": "closed", "members": {"order_id": "string", "sku": "string", "qty": "integer"},
-        "required": ["sku", "qty"], "number_policy": "integers-only",
-        "clauses": {"field-set": "{order_id, sku, qty}, closed"}}})
+    reg = registry_with(
+        {
+            "field_set": "{order_id, sku, qty}",
+            "constraints": {
+                "field_set": "closed",
+                "members": {"order_id": "string", "sku": "string", "qty": "integer"},
+                "required": ["sku", "qty"],
+                "number_policy": "integers-only",
+                "clauses": {"field-set": "{order_id, sku, qty}, closed"},
+            },
+        }
+    )
     ctx = reg.context("order")
     ok = {"order_id": "o-1", "sku": "A", "qty": 2}
     assert ctx.identifier(ok) == sha(rfc8785.dumps({"qty": 2, "sku": "A"}))
     ref = {"type": "order", "digest_alg": "SHA-256", "digest": ctx.identifier(ok)}
     assert cpb.verify_typed_reference(ref, ok, registry=reg).verified
-    cases = {"field-set": {"sku": "A", "qty": 2, "x": 1}, "required-member": {"sku": "A"},
-             "member-type": {"sku": "A", "qty": "2"}, "number-policy": {"sku": "A", "qty": 2.0}}
+    cases = {
+        "field-set": {"sku": "A", "qty": 2, "x": 1},
+        "required-member": {"sku": "A"},
+        "member-type": {"sku": "A", "qty": "2"},
+        "number-policy": {"sku": "A", "qty": 2.0},
+    }
     for constraint, art in cases.items():
         r = cpb.verify_typed_reference(ref, art, registry=reg)
         assert (r.verdict, r.violation.constraint) == (V.ARTIFACT_VIOLATES_CONTEXT, constraint)
-    assert cpb.verify_typed_reference(ref, {"sku": "A", "qty": 2, "x": 1}, registry=reg).violation.clause == \
-        "{order_id, sku, qty}, closed"
+    assert (
+        cpb.verify_typed_reference(ref, {"sku": "A", "qty": 2, "x": 1}, registry=reg).violation.clause
+        == "{order_id, sku, qty}, closed"
+    )
 
 
-@pytest.mark.parametrize("bad", [
-    {"field_set": "half-open"}, {"number_policy": "floats"}, {"byte_selector": "jwe"},
-    {"members": {"a": "decimal"}}, {"required": "a"}, {"unknown_key": 1},
-    {"field_set": "closed", "members": {"a": "string"}, "required": ["b"]}, "closed",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"field_set": "half-open"},
+        {"number_policy": "floats"},
+        {"byte_selector": "jwe"},
+        {"members": {"a": "decimal"}},
+        {"required": "a"},
+        {"unknown_key": 1},
+        {"field_set": "closed", "members": {"a": "string"}, "required": ["b"]},
+        "closed",
+    ],
+)
 def test_malformed_constraints_are_refused_when_loading(bad):
     with pytest.raises(RegistryFormatError):
         registry_with({"constraints": bad})
@@ -230,8 +295,10 @@ def test_prose_with_no_machine_form_is_reported_not_machine_checked():
     assert ctx.constraints is None and ctx.not_machine_checked == (prose,)
     art = {"sku": "A", "qty": 2}
     ref = {"type": "order", "digest_alg": "SHA-256", "digest": sha(rfc8785.dumps(art))}
-    for r in (cpb.verify_typed_reference(ref, art, registry=reg),
-              cpb.verify_typed_reference({**ref, "digest": "0" * 64}, art, registry=reg)):
+    for r in (
+        cpb.verify_typed_reference(ref, art, registry=reg),
+        cpb.verify_typed_reference({**ref, "digest": "0" * 64}, art, registry=reg),
+    ):
         assert r.not_machine_checked == (prose,)
     assert cpb.check(b'{"sku":"A","qty":2}', context=ctx).not_machine_checked == (prose,)
     # a declared constraints object can name the clauses it leaves unchecked
@@ -264,12 +331,14 @@ def test_derived_identifier_with_constraints():
     with pytest.raises(ContextViolationError):
         cpb.derived_identifier({**art, "x": "y"}, algorithm="jcs", exclusion_set=(), constraints=c)
     with pytest.raises(ContextViolationError):
-        cpb.verify_derived_identifier(b'{"outcome":9007199254740993}', "0" * 64, algorithm="jcs", exclusion_set=(),
-                                      constraints=c)
+        cpb.verify_derived_identifier(
+            b'{"outcome":9007199254740993}', "0" * 64, algorithm="jcs", exclusion_set=(), constraints=c
+        )
     sel = MM_IDENTIFIER.constraints
     whole = (JWS + "~" + DISCLOSURE + "~").encode()
-    assert cpb.derived_identifier(whole, algorithm="as-transmitted", exclusion_set=None or (),
-                                  constraints=sel) == sha(JWS.encode())
+    assert cpb.derived_identifier(whole, algorithm="as-transmitted", exclusion_set=None or (), constraints=sel) == sha(
+        JWS.encode()
+    )
 
 
 def test_checker_reports_context_violations_as_rule_c():
@@ -278,7 +347,8 @@ def test_checker_reports_context_violations_as_rule_c():
     r = cpb.check(text, context=EQUIVALENCE)
     assert r.verdict == "non-conforming"
     assert [v.as_dict() for v in r.violations] == [
-        {"path": '$["note"]', "rule": "C", "code": "field-set", "offset": -1}]
+        {"path": '$["note"]', "rule": "C", "code": "field-set", "offset": -1}
+    ]
     assert cpb.check(b'{"action_id":"a-1","outcome":"done"}', context=EQUIVALENCE).verdict == "verified"
 
 

@@ -24,11 +24,13 @@ def sha(b: bytes) -> str:
 
 def oracle_jcs_n(value, exclusion=()):
     """Independent jcs-n (docs/contract.md) in a few lines over rfc8785."""
+
     def norm(v):
         if isinstance(v, dict):
             out = {k: norm(x) for k, x in v.items()}
             return {k: x for k, x in out.items() if not (x is None or x == [] or x == {})}
         return [norm(x) for x in v] if isinstance(v, list) else v
+
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in exclusion}
     return rfc8785.dumps(norm(value))
@@ -49,10 +51,13 @@ def test_registry_names_are_exact():
 
 
 def test_withdrawn_cde_n_fails_closed_everywhere():
-    for call in (lambda: cpb.canonical_digest({}, algorithm="cde-n"),
-                 lambda: cpb.canonical_digest_text(b"{}", algorithm="cde-n"),
-                 lambda: cpb.pre_image({}, algorithm="cde-n"), lambda: cpb.pre_image_text(b"{}", algorithm="cde-n"),
-                 lambda: cpb.get_algorithm("cde-n")):
+    for call in (
+        lambda: cpb.canonical_digest({}, algorithm="cde-n"),
+        lambda: cpb.canonical_digest_text(b"{}", algorithm="cde-n"),
+        lambda: cpb.pre_image({}, algorithm="cde-n"),
+        lambda: cpb.pre_image_text(b"{}", algorithm="cde-n"),
+        lambda: cpb.get_algorithm("cde-n"),
+    ):
         with pytest.raises(cpb.WithdrawnAlgorithmError):
             call()
 
@@ -62,7 +67,7 @@ def test_as_transmitted_digests_the_octets_and_nothing_else():
     assert cpb.canonical_digest_text(raw, algorithm="as-transmitted") == sha(raw)
     assert cpb.canonical_digest(bytearray(raw), algorithm="as-transmitted") == sha(raw)
     with pytest.raises(cpb.AlgorithmUsageError):
-        cpb.canonical_digest_text(raw.decode(), algorithm="as-transmitted")      # a str has no octets
+        cpb.canonical_digest_text(raw.decode(), algorithm="as-transmitted")  # a str has no octets
     with pytest.raises(cpb.AlgorithmUsageError):
         cpb.canonical_digest({"a": 1}, algorithm="as-transmitted")
     with pytest.raises(cpb.AlgorithmUsageError):
@@ -89,15 +94,18 @@ def test_jcs_is_rfc8785_as_is(backend):
 # ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, want", [
-    ({"outer": [{"x": None}]}, b'{"outer":[{}]}'),
-    ([None], b"[null]"),
-    ({"a": {"b": {"c": None}}}, b"{}"),
-    ({"a": [[], {}], "b": {"c": []}}, b'{"a":[[],{}]}'),
-    ({"k": "A\u030a"}, '{"k":"A\u030a"}'.encode()),      # strings are not NFC-normalized
-    (None, b"null"),
-    ("x", b'"x"'),
-])
+@pytest.mark.parametrize(
+    "value, want",
+    [
+        ({"outer": [{"x": None}]}, b'{"outer":[{}]}'),
+        ([None], b"[null]"),
+        ({"a": {"b": {"c": None}}}, b"{}"),
+        ({"a": [[], {}], "b": {"c": []}}, b'{"a":[[],{}]}'),
+        ({"k": "A\u030a"}, '{"k":"A\u030a"}'.encode()),  # strings are not NFC-normalized
+        (None, b"null"),
+        ("x", b'"x"'),
+    ],
+)
 def test_normal_form(backend, value, want):
     assert cpb.pre_image(value) == want
     assert cpb.pre_image_text(json.dumps(value)) == want
@@ -106,9 +114,9 @@ def test_normal_form(backend, value, want):
 def test_exclusion_is_top_level_and_exact(backend):
     value = {"id": 1, "ID": 2, "sub": {"id": 3}}
     assert cpb.pre_image(value, exclusion_set=["id"]) == b'{"ID":2,"sub":{"id":3}}'
-    assert cpb.pre_image([{"id": 1}], exclusion_set=["id"]) == b'[{"id":1}]'   # no object at the top: no-op
+    assert cpb.pre_image([{"id": 1}], exclusion_set=["id"]) == b'[{"id":1}]'  # no object at the top: no-op
     with pytest.raises(TypeError):
-        cpb.pre_image(value, exclusion_set="id")       # a bare str would exclude "i" and "d"
+        cpb.pre_image(value, exclusion_set="id")  # a bare str would exclude "i" and "d"
     with pytest.raises(TypeError):
         cpb.pre_image(value, exclusion_set=[1])
 
@@ -118,17 +126,20 @@ def test_exclusion_is_top_level_and_exact(backend):
 # ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, cls, path, offset", [
-    (b'{"a": -0}', cpb.NonIntegerNumberError, '$["a"]', 6),
-    (b'{"a": [1, 1.0]}', cpb.NonIntegerNumberError, '$["a"][1]', 10),
-    (b'{"a": 1e2}', cpb.NonIntegerNumberError, '$["a"]', 6),
-    (b'{"a": 0.0}', cpb.NonIntegerNumberError, '$["a"]', 6),
-    (b'{"a": 9007199254740992}', cpb.UnsafeIntegerError, '$["a"]', 6),
-    (b'[-9007199254740992]', cpb.UnsafeIntegerError, "$[0]", 1),
-    (b'{"x": {"a": 1, "a": 2}}', cpb.DuplicateNameTextError, '$["x"]["a"]', 15),
-    ('{"x": {"\u00c5": 1, "A\u030a": 2}}'.encode(), cpb.DuplicateNameTextError, '$["x"]["A\u030a"]', 16),
-    (b'{"K": 1, "\\u212a": 2}', cpb.DuplicateNameTextError, '$["\u212a"]', 9),
-])
+@pytest.mark.parametrize(
+    "text, cls, path, offset",
+    [
+        (b'{"a": -0}', cpb.NonIntegerNumberError, '$["a"]', 6),
+        (b'{"a": [1, 1.0]}', cpb.NonIntegerNumberError, '$["a"][1]', 10),
+        (b'{"a": 1e2}', cpb.NonIntegerNumberError, '$["a"]', 6),
+        (b'{"a": 0.0}', cpb.NonIntegerNumberError, '$["a"]', 6),
+        (b'{"a": 9007199254740992}', cpb.UnsafeIntegerError, '$["a"]', 6),
+        (b"[-9007199254740992]", cpb.UnsafeIntegerError, "$[0]", 1),
+        (b'{"x": {"a": 1, "a": 2}}', cpb.DuplicateNameTextError, '$["x"]["a"]', 15),
+        ('{"x": {"\u00c5": 1, "A\u030a": 2}}'.encode(), cpb.DuplicateNameTextError, '$["x"]["A\u030a"]', 16),
+        (b'{"K": 1, "\\u212a": 2}', cpb.DuplicateNameTextError, '$["\u212a"]', 9),
+    ],
+)
 def test_text_refusals_name_rule_and_place(backend, text, cls, path, offset):
     with pytest.raises(cls) as info:
         cpb.canonical_digest_text(text)
@@ -146,7 +157,7 @@ def test_first_finding_in_document_order_wins(backend):
 
 def test_json_loads_would_lose_these_and_the_text_path_does_not(backend):
     for text in (b'{"a": -0}', b'{"a": 1, "a": 1}'):
-        json.loads(text)               # accepted, and collapsed
+        json.loads(text)  # accepted, and collapsed
         with pytest.raises(cpb.WireRuleError):
             cpb.pre_image_text(text)
 
@@ -161,11 +172,32 @@ def test_exact_duplicates_are_refused_where_canonicalize_refuses_them(backend):
     assert (ours.value.offset, ours.value.key) == (theirs.value.offset, theirs.value.key)
 
 
-@pytest.mark.parametrize("text", [
-    b"", b" ", b"{", b"[1,]", b'{"a":1,}', b"\xef\xbb\xbf{}", b'{"a":"\xff"}', b'"\\ud800"', b"01", b"-",
-    b"1.", b"1e", b"nul", b'{"a" 1}', b"[1 2]", b"1e400", b'"\x01"', b'{"a": -0, "b": }', b"[-0] x",
-    b'{"a": 1.5, "b": tru}', b"[" * 50 + b"]" * 49,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b" ",
+        b"{",
+        b"[1,]",
+        b'{"a":1,}',
+        b"\xef\xbb\xbf{}",
+        b'{"a":"\xff"}',
+        b'"\\ud800"',
+        b"01",
+        b"-",
+        b"1.",
+        b"1e",
+        b"nul",
+        b'{"a" 1}',
+        b"[1 2]",
+        b"1e400",
+        b'"\x01"',
+        b'{"a": -0, "b": }',
+        b"[-0] x",
+        b'{"a": 1.5, "b": tru}',
+        b"[" * 50 + b"]" * 49,
+    ],
+)
 def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
     with pytest.raises(fastjcs.CanonicalizationError) as theirs:
         _core.canonicalize(text)
@@ -174,8 +206,11 @@ def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
             cpb.pre_image_text(text, algorithm=algorithm, exclusion_set=["x"])
         assert type(ours.value) is type(theirs.value)
         # Same class and position on either backend (the C core's messages are its own).
-        assert (ours.value.offset, ours.value.lineno, ours.value.colno) == \
-            (theirs.value.offset, theirs.value.lineno, theirs.value.colno)
+        assert (ours.value.offset, ours.value.lineno, ours.value.colno) == (
+            theirs.value.offset,
+            theirs.value.lineno,
+            theirs.value.colno,
+        )
     with pytest.raises(type(theirs.value)):
         cpb.check(text)
 
@@ -183,11 +218,12 @@ def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
 def test_wire_rules_cover_what_the_digest_covers(backend):
     """Exclusion comes first: a float inside an excluded member is not digested, so not refused."""
     assert cpb.pre_image_text(b'{"id": {"x": 1.5}, "a": 1}', exclusion_set=["id"]) == b'{"a":1}'
-    assert cpb.pre_image_text('{"\u00c5": 1, "A\u030a": 2}'.encode(), exclusion_set=["\u00c5"]) \
-        == '{"A\u030a":2}'.encode()
-    with pytest.raises(cpb.DuplicateNameTextError):   # two NFC-equal names survive the exclusion
+    assert (
+        cpb.pre_image_text('{"\u00c5": 1, "A\u030a": 2}'.encode(), exclusion_set=["\u00c5"]) == '{"A\u030a":2}'.encode()
+    )
+    with pytest.raises(cpb.DuplicateNameTextError):  # two NFC-equal names survive the exclusion
         cpb.pre_image_text('{"\u00c5": 1, "A\u030a": 2, "\u212b": 3}'.encode(), exclusion_set=["\u00c5"])
-    with pytest.raises(cpb.DuplicateNameTextError):   # an exact duplicate is RFC 8259/I-JSON: always refused
+    with pytest.raises(cpb.DuplicateNameTextError):  # an exact duplicate is RFC 8259/I-JSON: always refused
         cpb.pre_image_text(b'{"id": 1, "id": 2}', exclusion_set=["id"])
 
 
@@ -204,13 +240,16 @@ class Ratio(float):
     pass
 
 
-@pytest.mark.parametrize("value, cls, path", [
-    ({"a": 1.0}, cpb.NonIntegerNumberError, '$["a"]'),
-    ({"a": [Ratio(2)]}, cpb.NonIntegerNumberError, '$["a"][0]'),
-    ({"a": {"b": [2**53]}}, cpb.UnsafeIntegerError, '$["a"]["b"][0]'),
-    ({"a": -(2**53)}, cpb.UnsafeIntegerError, '$["a"]'),
-    ({"s": {"\u00c5": 1, "A\u030a": 2}}, cpb.DuplicateNameError, '$["s"]["A\u030a"]'),
-])
+@pytest.mark.parametrize(
+    "value, cls, path",
+    [
+        ({"a": 1.0}, cpb.NonIntegerNumberError, '$["a"]'),
+        ({"a": [Ratio(2)]}, cpb.NonIntegerNumberError, '$["a"][0]'),
+        ({"a": {"b": [2**53]}}, cpb.UnsafeIntegerError, '$["a"]["b"][0]'),
+        ({"a": -(2**53)}, cpb.UnsafeIntegerError, '$["a"]'),
+        ({"s": {"\u00c5": 1, "A\u030a": 2}}, cpb.DuplicateNameError, '$["s"]["A\u030a"]'),
+    ],
+)
 def test_value_refusals(backend, value, cls, path):
     with pytest.raises(cls) as info:
         cpb.canonical_digest(value)
@@ -218,10 +257,12 @@ def test_value_refusals(backend, value, cls, path):
 
 
 def test_value_edges(backend):
-    assert cpb.pre_image({"t": True, "c": Colour.RED, "x": (INT_MAX, -INT_MAX)}) == \
-        b'{"c":1,"t":true,"x":[9007199254740991,-9007199254740991]}'
+    assert (
+        cpb.pre_image({"t": True, "c": Colour.RED, "x": (INT_MAX, -INT_MAX)})
+        == b'{"c":1,"t":true,"x":[9007199254740991,-9007199254740991]}'
+    )
     with pytest.raises(fastjcs.UnsupportedTypeError):
-        cpb.pre_image({1: None})            # a non-str key is refused even when normalization would drop it
+        cpb.pre_image({1: None})  # a non-str key is refused even when normalization would drop it
     with pytest.raises(fastjcs.UnsupportedTypeError):
         cpb.pre_image({"a": {1, 2}})
     cyclic: dict = {}
@@ -236,7 +277,7 @@ def test_depth_bound_without_recursion(backend):
     for _ in range(3000):
         node.append({"a": [], "k": 1})
         node = node[0]["a"]
-    assert cpb.pre_image(deep_ok).count(b'"k":1') == 3000          # far past the recursion limit
+    assert cpb.pre_image(deep_ok).count(b'"k":1') == 3000  # far past the recursion limit
     with pytest.raises(fastjcs.DepthLimitError):
         cpb.pre_image(deep_ok, max_depth=100)
     with pytest.raises(fastjcs.DepthLimitError):
@@ -255,14 +296,16 @@ def test_depth_bound_without_recursion(backend):
 # properties: text path == value path == an independent jcs-n
 # ---------------------------------------------------------------------------------------------------
 
-names = st.sampled_from(["a", "b", "id", "\u00e9", "\ue000", "\ufb33", "\U0001F602", "A\u030a", "\u20ac", ""])
+names = st.sampled_from(["a", "b", "id", "\u00e9", "\ue000", "\ufb33", "\U0001f602", "A\u030a", "\u20ac", ""])
 leaves = st.none() | st.booleans() | st.integers(-INT_MAX, INT_MAX) | st.text(max_size=5)
-values = st.recursive(leaves, lambda kids: st.lists(kids, max_size=4) | st.dictionaries(names, kids, max_size=4),
-                      max_leaves=20)
+values = st.recursive(
+    leaves, lambda kids: st.lists(kids, max_size=4) | st.dictionaries(names, kids, max_size=4), max_leaves=20
+)
 
 
 def nfc_distinct(value) -> bool:
     import unicodedata
+
     if isinstance(value, dict):
         forms = [unicodedata.normalize("NFC", k) for k in value]
         return len(set(forms)) == len(forms) and all(nfc_distinct(v) for v in value.values())
@@ -280,8 +323,10 @@ def test_jcs_n_agrees_with_an_independent_oracle(value, exclusion):
     want = oracle_jcs_n(value, exclusion)
     assert cpb.pre_image(value, algorithm="jcs-n", exclusion_set=exclusion) == want
     assert cpb.pre_image_text(json.dumps(value), algorithm="jcs-n", exclusion_set=exclusion) == want
-    assert cpb.pre_image_text(json.dumps(value, ensure_ascii=False, indent=1), algorithm="jcs-n",
-                              exclusion_set=exclusion) == want
+    assert (
+        cpb.pre_image_text(json.dumps(value, ensure_ascii=False, indent=1), algorithm="jcs-n", exclusion_set=exclusion)
+        == want
+    )
     assert cpb.pre_image(value, algorithm="jcs") == rfc8785.dumps(value)
     assert cpb.normalize(value, exclusion_set=exclusion) == json.loads(want)
 
@@ -294,7 +339,7 @@ def test_scanner_refuses_exactly_what_canonicalize_refuses(data):
         with pytest.raises(fastjcs.DuplicateKeyError):
             cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"])
         return
-    except Exception as exc:   # any class: the reference parser's own failures (b"0E0E") are shared too
+    except Exception as exc:  # any class: the reference parser's own failures (b"0E0E") are shared too
         with pytest.raises(type(exc)) as info:
             cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"])
         assert getattr(info.value, "offset", None) == getattr(exc, "offset", None)

@@ -3,15 +3,15 @@ domain transforms."""
 
 from __future__ import annotations
 
-import rfc8785
 import pytest
+import rfc8785
+from conftest import UPSTREAM
 from Crypto.Hash import SHA256
 
 import fastjcs
 from fastjcs import cpb
-from fastjcs.cpb import DigestContext, LookupVerdict, Registry, Representation, Status, TypedRefVerdict as V
-
-from conftest import UPSTREAM
+from fastjcs.cpb import DigestContext, LookupVerdict, Registry, Representation, Status
+from fastjcs.cpb import TypedRefVerdict as V
 
 UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
 
@@ -38,13 +38,23 @@ def test_checker_verdicts_and_exit_codes():
 
 
 def test_checker_judges_the_raw_tokens_not_the_values():
-    assert [v.code for v in cpb.check(b'{"x": [-0, 1E2, 9007199254740992]}').violations] == \
-        ["non-integer-number", "non-integer-number", "unsafe-integer"]
-    assert cpb.check(b'{"a": {}}').violations[0].path == '$["a"]'   # the member that is empty, not its parent
+    assert [v.code for v in cpb.check(b'{"x": [-0, 1E2, 9007199254740992]}').violations] == [
+        "non-integer-number",
+        "non-integer-number",
+        "unsafe-integer",
+    ]
+    assert cpb.check(b'{"a": {}}').violations[0].path == '$["a"]'  # the member that is empty, not its parent
 
 
-@pytest.mark.parametrize("text, cls", [(b"{", fastjcs.InvalidJSONError), (b"[" * 20, fastjcs.DepthLimitError),
-                                       (b'{"a": NaN}', fastjcs.InvalidJSONError), (b"1e999", fastjcs.FloatDomainError)])
+@pytest.mark.parametrize(
+    "text, cls",
+    [
+        (b"{", fastjcs.InvalidJSONError),
+        (b"[" * 20, fastjcs.DepthLimitError),
+        (b'{"a": NaN}', fastjcs.InvalidJSONError),
+        (b"1e999", fastjcs.FloatDomainError),
+    ],
+)
 def test_text_that_is_not_json_is_an_error_not_a_verdict(text, cls):
     with pytest.raises(cls) as info:
         cpb.check(text, max_depth=10)
@@ -59,51 +69,78 @@ def test_text_that_is_not_json_is_an_error_not_a_verdict(text, cls):
 def test_bundled_registry_reads_the_upstream_format():
     reg = Registry.bundled()
     assert {n: (a.status, a.live) for n, a in reg.algorithms.items()} == {
-        "jcs-n": (Status.OWNER_CONFIRMED, True), "jcs": (Status.STANDARDS_REFERENCED, True),
-        "cde-n": (Status.WITHDRAWN, False), "as-transmitted": (Status.OWNER_CONFIRMED, True)}
+        "jcs-n": (Status.OWNER_CONFIRMED, True),
+        "jcs": (Status.STANDARDS_REFERENCED, True),
+        "cde-n": (Status.WITHDRAWN, False),
+        "as-transmitted": (Status.OWNER_CONFIRMED, True),
+    }
     capsule = reg.context("agent-action-capsule")
-    assert (capsule.algorithm, capsule.exclusion_set, capsule.representation) == \
-        ("jcs-n", ("capsule_id", "chain"), Representation.BARE_HEX)
+    assert (capsule.algorithm, capsule.exclusion_set, capsule.representation) == (
+        "jcs-n",
+        ("capsule_id", "chain"),
+        Representation.BARE_HEX,
+    )
     mandate = reg.artifact_types["machine-mandate"].contexts
     assert [(c.purpose, c.algorithm, c.exclusion_set, c.representation) for c in mandate] == [
         ("identifier", "as-transmitted", None, Representation.BARE_HEX),
-        ("equivalence", "jcs", (), Representation.SHA256_PREFIXED)]
+        ("equivalence", "jcs", (), Representation.SHA256_PREFIXED),
+    ]
     with pytest.raises(KeyError):
-        reg.context("machine-mandate")          # two contexts: the purpose is required
+        reg.context("machine-mandate")  # two contexts: the purpose is required
 
 
 def test_bundled_snapshot_hash_does_not_reproduce_but_the_vector_snapshots_do():
-    assert Registry.bundled().snapshot_hash_matches is False     # upstream's; reported in vectors/README.md
+    assert Registry.bundled().snapshot_hash_matches is False  # upstream's; reported in vectors/README.md
     if UPSTREAM_VECTORS.is_dir():
         for name in ("snapshot-v0.json", "snapshot-v1.json"):
             assert Registry.load(UPSTREAM_VECTORS / "registry" / name).snapshot_hash_matches is True
 
 
 def test_statuses_and_legacy_spellings():
-    assert [s.value for s in Status if s.live] == ["owner-confirmed", "third-party-documented", "provisional",
-                                                   "standards-referenced"]
-    doc = {"schema_version": "1", "canonicalization_algorithms": {
-        "a": {"status": "Registered"}, "b": {"status": "Reserved"}, "c": {"status": "provisional"},
-        "d": {"status": "withdrawn"}}}
+    assert [s.value for s in Status if s.live] == [
+        "owner-confirmed",
+        "third-party-documented",
+        "provisional",
+        "standards-referenced",
+    ]
+    doc = {
+        "schema_version": "1",
+        "canonicalization_algorithms": {
+            "a": {"status": "Registered"},
+            "b": {"status": "Reserved"},
+            "c": {"status": "provisional"},
+            "d": {"status": "withdrawn"},
+        },
+    }
     reg = Registry.from_json(doc)
     assert [reg.lookup_algorithm(n).verdict for n in "abcde"] == [
-        LookupVerdict.VERIFIED, LookupVerdict.HELD, LookupVerdict.VERIFIED, LookupVerdict.WITHDRAWN,
-        LookupVerdict.UNKNOWN_ID]
-    for bad in ({"schema_version": "2"}, {"schema_version": "1", "canonicalization_algorithms": {"a": {"status": "ok"}}},
-                {"schema_version": "1", "artifact_types": {"t": {"status": "provisional",
-                                                                  "digest_contexts": [{"purpose": "x"}]}}}):
+        LookupVerdict.VERIFIED,
+        LookupVerdict.HELD,
+        LookupVerdict.VERIFIED,
+        LookupVerdict.WITHDRAWN,
+        LookupVerdict.UNKNOWN_ID,
+    ]
+    for bad in (
+        {"schema_version": "2"},
+        {"schema_version": "1", "canonicalization_algorithms": {"a": {"status": "ok"}}},
+        {
+            "schema_version": "1",
+            "artifact_types": {"t": {"status": "provisional", "digest_contexts": [{"purpose": "x"}]}},
+        },
+    ):
         with pytest.raises(cpb.RegistryFormatError):
             Registry.from_json(doc if bad is None else bad)
 
 
 def test_pinned_lookups_tell_not_registered_from_not_in_my_snapshot():
-    old = Registry.from_json({"schema_version": "1", "canonicalization_algorithms": {"jcs-n": {"status": "Registered"}}},
-                             pinned=True)
+    old = Registry.from_json(
+        {"schema_version": "1", "canonicalization_algorithms": {"jcs-n": {"status": "Registered"}}}, pinned=True
+    )
     now = Registry.bundled()
     assert old.lookup_algorithm("as-transmitted").verdict is LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT
     assert old.lookup_algorithm("as-transmitted", current=now).verdict is LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT
     assert old.lookup_algorithm("nope", current=now).verdict is LookupVerdict.UNKNOWN_ID
-    assert old.lookup_algorithm("nope").verdict is LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT   # cannot know better
+    assert old.lookup_algorithm("nope").verdict is LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT  # cannot know better
     assert now.lookup_algorithm("nope").verdict is LookupVerdict.UNKNOWN_ID
 
 
@@ -140,7 +177,7 @@ def test_carried_identifier_mismatch_is_its_own_error(backend, carried):
 # ---------------------------------------------------------------------------------------------------
 
 DOC = {"doc_id": None, "subject": "WS-42", "scope": "temperature-write", "issued_at": "2026-07-24T00:00:00Z"}
-DOC_ID = "0c837d01faa4106c63367f199af9bfa729d1917f36dc91f9dfeb6de6ec7c6bdb"   # pinned by upstream typed-refs
+DOC_ID = "0c837d01faa4106c63367f199af9bfa729d1917f36dc91f9dfeb6de6ec7c6bdb"  # pinned by upstream typed-refs
 AUTH = DigestContext("authorization-doc", None, "jcs-n", ("doc_id",))
 
 
@@ -149,8 +186,12 @@ def registry(*contexts: DigestContext, **statuses: Status) -> Registry:
     for c in contexts:
         prev = reg.artifact_types.get(c.artifact_type)
         reg.artifact_types[c.artifact_type] = cpb.ArtifactType(
-            c.artifact_type, "", statuses.get(c.artifact_type.replace("-", "_"), Status.PROVISIONAL), "",
-            (prev.contexts if prev else ()) + (c,))
+            c.artifact_type,
+            "",
+            statuses.get(c.artifact_type.replace("-", "_"), Status.PROVISIONAL),
+            "",
+            (prev.contexts if prev else ()) + (c,),
+        )
     return reg
 
 
@@ -168,8 +209,10 @@ def test_typed_reference_verifies_and_ignores_unknown_fields(backend):
 
 
 def test_every_failure_has_its_own_verdict(backend):
-    two = (DigestContext("authorization-doc", "identifier", "jcs-n", ("doc_id",)),
-           DigestContext("authorization-doc", "equivalence", "jcs", (), Representation.SHA256_PREFIXED))
+    two = (
+        DigestContext("authorization-doc", "identifier", "jcs-n", ("doc_id",)),
+        DigestContext("authorization-doc", "equivalence", "jcs", (), Representation.SHA256_PREFIXED),
+    )
     cases = [
         (verdict("not an object"), V.MALFORMED_REFERENCE),
         (verdict(ref(type=7)), V.MALFORMED_REFERENCE),
@@ -216,12 +259,18 @@ def test_type_not_in_registry_vs_not_in_this_snapshot(backend):
 
 def test_machine_mandate_equivalence_is_sha256_prefixed(backend):
     action = {"action_id": "a-1", "outcome": "done"}
-    reference = {"type": "machine-mandate", "purpose": "equivalence", "digest_alg": "SHA-256",
-                 "digest": "sha256:" + sha(rfc8785.dumps(action))}
+    reference = {
+        "type": "machine-mandate",
+        "purpose": "equivalence",
+        "digest_alg": "SHA-256",
+        "digest": "sha256:" + sha(rfc8785.dumps(action)),
+    }
     reg = Registry.bundled()
     assert cpb.verify_typed_reference(reference, action, registry=reg).verified
-    assert cpb.verify_typed_reference(dict(reference, digest=reference["digest"][7:]), action,
-                                      registry=reg).verdict is V.REPRESENTATION_MISMATCH
+    assert (
+        cpb.verify_typed_reference(dict(reference, digest=reference["digest"][7:]), action, registry=reg).verdict
+        is V.REPRESENTATION_MISMATCH
+    )
     as_sent = b"eyJhbGciOiJFUzI1NiJ9.e30.sig"
     identifier = {"type": "machine-mandate", "purpose": "identifier", "digest_alg": "SHA-256", "digest": sha(as_sent)}
     assert cpb.verify_typed_reference(identifier, as_sent, registry=reg).verified
@@ -235,28 +284,39 @@ def test_machine_mandate_equivalence_is_sha256_prefixed(backend):
 def test_stream_reassembly():
     assert cpb.reassemble_stream([{"chunk": '{"a":'}, {"chunk": "1}", "done": True}]) == b'{"a":1}'
     with pytest.raises(cpb.StreamIncompleteError):
-        cpb.reassemble_stream([{"chunk": '{"a":1}'}])          # valid JSON, still incomplete
+        cpb.reassemble_stream([{"chunk": '{"a":1}'}])  # valid JSON, still incomplete
     with pytest.raises(cpb.StreamIncompleteError):
         cpb.reassemble_stream([])
-    for bad in ([{"chunk": "", "done": True}, {"chunk": "x"}], [{"chunk": 1, "done": True}],
-                [{"chunk": "", "done": "yes"}]):
+    for bad in (
+        [{"chunk": "", "done": True}, {"chunk": "x"}],
+        [{"chunk": 1, "done": True}],
+        [{"chunk": "", "done": "yes"}],
+    ):
         with pytest.raises(cpb.StreamError):
             cpb.reassemble_stream(bad)
 
 
 def test_member_mapping_assembly():
     source = {"a/b": {"c": [10, 20]}, "m~": 1, "t": "x"}
-    mapping = {"fields": [{"source_pointer": "/a~1b/c/1", "preimage_pointer": "/x/y"},
-                          {"source_pointer": "/m~0", "preimage_pointer": "/m"}],
-               "constants": [{"value": "v1", "preimage_pointer": "/rule"}]}
+    mapping = {
+        "fields": [
+            {"source_pointer": "/a~1b/c/1", "preimage_pointer": "/x/y"},
+            {"source_pointer": "/m~0", "preimage_pointer": "/m"},
+        ],
+        "constants": [{"value": "v1", "preimage_pointer": "/rule"}],
+    }
     assert cpb.assemble_preimage(source, mapping) == {"x": {"y": 20}, "m": 1, "rule": "v1"}
     with pytest.raises(cpb.MemberMappingUndeclaredError):
         cpb.assemble_preimage(source, None)
-    for bad in ({"fields": [{"source_pointer": "/nope", "preimage_pointer": "/x"}]},
-                {"fields": [{"source_pointer": "/t", "preimage_pointer": "/x"}],
-                 "constants": [{"value": 1, "preimage_pointer": "/x"}]},
-                {"fields": [{"source_pointer": "/a~1b/c/01", "preimage_pointer": "/x"}]},
-                {"fields": [{"source_pointer": "", "preimage_pointer": "/x"}]}):
+    for bad in (
+        {"fields": [{"source_pointer": "/nope", "preimage_pointer": "/x"}]},
+        {
+            "fields": [{"source_pointer": "/t", "preimage_pointer": "/x"}],
+            "constants": [{"value": 1, "preimage_pointer": "/x"}],
+        },
+        {"fields": [{"source_pointer": "/a~1b/c/01", "preimage_pointer": "/x"}]},
+        {"fields": [{"source_pointer": "", "preimage_pointer": "/x"}]},
+    ):
         with pytest.raises(cpb.MemberMappingError):
             cpb.assemble_preimage(source, bad)
 
@@ -269,5 +329,6 @@ def test_errors_subclass_the_hierarchy():
     assert issubclass(cpb.DuplicateNameTextError, fastjcs.DuplicateKeyError)
     assert issubclass(cpb.WithdrawnAlgorithmError, fastjcs.UnsupportedAlgorithmError)
     import pickle
+
     err = pickle.loads(pickle.dumps(cpb.NonIntegerNumberError("x", '$["a"]', b'{"a":1.5}', 5)))
     assert (err.path, err.offset, err.colno) == ('$["a"]', 5, 6)

@@ -52,8 +52,13 @@ def reference(obj, algorithm="sha256") -> str:
 
 # JSON values rfc8785 accepts (no lone surrogates, ints within +/-(2^53-1), finite floats).
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
-_scalars = (st.none() | st.booleans() | st.integers(-(2**53 - 1), 2**53 - 1)
-            | st.floats(allow_nan=False, allow_infinity=False) | _text)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53 - 1), 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text
+)
 json_values = st.recursive(
     _scalars,
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(_text, kids, max_size=4),
@@ -64,7 +69,7 @@ fixture_ok = settings(suppress_health_check=[HealthCheck.function_scoped_fixture
 
 SAMPLES = [
     {"x": 1},
-    {"b": [1.0, "\u20ac", None, True], "a": {"\U0001F602": 1e21, "\uFB33": -0.0}},
+    {"b": [1.0, "\u20ac", None, True], "a": {"\U0001f602": 1e21, "\ufb33": -0.0}},
     [],
     "",
     1e-7,
@@ -84,13 +89,12 @@ def test_digest_matches_rfc8785_plus_pycryptodome(backend, obj, algorithm):
 
 def test_digest_pinned_strings(backend):
     # Exact strings (sha256 of b'{"x":1}' and of b'{}'), not recomputed by anything under test.
-    assert digest({"x": 1.0}) == \
-        "sha256:5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22"
+    assert digest({"x": 1.0}) == "sha256:5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22"
     assert digest({}) == "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
     # coreutils sha384sum of the two bytes "{}"
     assert digest({}, "sha384") == (
-        "sha384:d2a23bc783e3aa38f401e13c7488505137c4954a7fd88331f1597c5ff71111dc"
-        "807c7370a5b282c6da541c56ede69f30")
+        "sha384:d2a23bc783e3aa38f401e13c7488505137c4954a7fd88331f1597c5ff71111dc807c7370a5b282c6da541c56ede69f30"
+    )
 
 
 @fixture_ok
@@ -123,9 +127,29 @@ def test_digest_text_options(backend):
 # Algorithm names: exact
 # ---------------------------------------------------------------------------------------------------
 
-REFUSED_ALGORITHMS = ["sha512", "SHA256", "sha-256", "Sha256", "SHA384", "sha_256", " sha256",
-                      "sha256 ", "sha256\n", "sha256\x00", "sha1", "md5", "sha3-256", "", "sha",
-                      "256", "\uff53ha256", None, b"sha256", 256, ["sha256"]]
+REFUSED_ALGORITHMS = [
+    "sha512",
+    "SHA256",
+    "sha-256",
+    "Sha256",
+    "SHA384",
+    "sha_256",
+    " sha256",
+    "sha256 ",
+    "sha256\n",
+    "sha256\x00",
+    "sha1",
+    "md5",
+    "sha3-256",
+    "",
+    "sha",
+    "256",
+    "\uff53ha256",
+    None,
+    b"sha256",
+    256,
+    ["sha256"],
+]
 
 
 def assert_refuses(algorithm) -> None:
@@ -197,10 +221,13 @@ HEX64 = "0123456789abcdef" * 4
 HEX96 = "0123456789abcdef" * 6
 
 
-@pytest.mark.parametrize("value,algorithm,hexpart", [
-    ("sha256:" + HEX64, "sha256", HEX64),
-    ("sha384:" + HEX96, "sha384", HEX96),
-])
+@pytest.mark.parametrize(
+    "value,algorithm,hexpart",
+    [
+        ("sha256:" + HEX64, "sha256", HEX64),
+        ("sha384:" + HEX96, "sha384", HEX96),
+    ],
+)
 def test_parse_digest_accepts(value, algorithm, hexpart):
     parsed = parse_digest(value)
     assert parsed == ParsedDigest(algorithm, hexpart)
@@ -249,8 +276,9 @@ def test_trailing_newline_is_a_real_trap():
     assert naive.match(BAD_PREFIXED["trailing newline"]) is not None
 
 
-@pytest.mark.parametrize("value", [("sha256:" + HEX64).encode(), bytearray(32), bytes(32),
-                                   memoryview(bytes(32)), None, 5])
+@pytest.mark.parametrize(
+    "value", [("sha256:" + HEX64).encode(), bytearray(32), bytes(32), memoryview(bytes(32)), None, 5]
+)
 def test_parse_digest_refuses_non_str(value):
     with pytest.raises(TypeError):
         parse_digest(value)
@@ -263,8 +291,17 @@ def test_parse_digest_never_adds_a_prefix():
 
 def test_parse_hex_digest():
     assert parse_hex_digest(HEX64) == HEX64
-    for bad in (HEX64.upper(), HEX64[:-1], HEX64 + "0", HEX96, "sha256:" + HEX64,
-                HEX64 + "\n", " " + HEX64, "", HEX64[:-1] + "\uff10"):
+    for bad in (
+        HEX64.upper(),
+        HEX64[:-1],
+        HEX64 + "0",
+        HEX96,
+        "sha256:" + HEX64,
+        HEX64 + "\n",
+        " " + HEX64,
+        "",
+        HEX64[:-1] + "\uff10",
+    ):
         with pytest.raises(InvalidDigestError):
             parse_hex_digest(bad)
     for bad in (bytes(32), HEX64.encode(), None):
@@ -308,12 +345,15 @@ def test_digest_many_takes_any_iterable(backend):
     assert digest_many([]) == []
 
 
-@pytest.mark.parametrize("bad,cls", [
-    ({1: "x"}, UnsupportedTypeError),
-    (2**53, IntegerDomainError),
-    (float("nan"), FloatDomainError),
-    ({"s": "\ud800"}, CanonicalizationError),
-])
+@pytest.mark.parametrize(
+    "bad,cls",
+    [
+        ({1: "x"}, UnsupportedTypeError),
+        (2**53, IntegerDomainError),
+        (float("nan"), FloatDomainError),
+        ({"s": "\ud800"}, CanonicalizationError),
+    ],
+)
 def test_digest_many_raises_the_first_error_with_its_index(backend, bad, cls):
     objs = [{"ok": 1}, [], bad, {2: "also bad"}, float("inf")]
     with pytest.raises(cls) as info:
@@ -333,13 +373,7 @@ def test_single_digest_errors_have_no_index(backend):
     assert info.value.index is None
 
 
-JSONL = (b'{"b": 2, "a": 1}\n'
-         b'{"a": 1,}\n'
-         b'\n'
-         b'[1.0, "\\u20ac"]\r\n'
-         b'{"k": 1, "k": 2}\n'
-         b'1e400\n'
-         b'12345678901234567890\n')
+JSONL = b'{"b": 2, "a": 1}\n{"a": 1,}\n\n[1.0, "\\u20ac"]\r\n{"k": 1, "k": 2}\n1e400\n12345678901234567890\n'
 
 
 def test_digest_texts_one_result_per_line(backend):
@@ -349,8 +383,7 @@ def test_digest_texts_one_result_per_line(backend):
     assert results[0] == reference({"a": 1, "b": 2})
     assert results[3] == reference([1, "\u20ac"])
     assert results[6] == reference(12345678901234567890.0)
-    expected_errors = {1: InvalidJSONError, 2: InvalidJSONError, 4: DuplicateKeyError,
-                       5: FloatDomainError}
+    expected_errors = {1: InvalidJSONError, 2: InvalidJSONError, 4: DuplicateKeyError, 5: FloatDomainError}
     for index, cls in expected_errors.items():
         err = results[index]
         assert type(err) is cls, (index, err)
@@ -383,14 +416,23 @@ def test_digest_texts_refuses_a_non_text_item_for_the_whole_call(backend):
 
 
 def test_backend_batch_signatures(backend):
-    assert list(inspect.signature(backend.digest_many).parameters) == \
-        ["objs", "max_depth", "algorithm", "integers_only"]
-    assert list(inspect.signature(backend.digest_texts).parameters) == \
-        ["texts", "max_depth", "strict_integers", "algorithm", "integers_only"]
+    assert list(inspect.signature(backend.digest_many).parameters) == [
+        "objs",
+        "max_depth",
+        "algorithm",
+        "integers_only",
+    ]
+    assert list(inspect.signature(backend.digest_texts).parameters) == [
+        "texts",
+        "max_depth",
+        "strict_integers",
+        "algorithm",
+        "integers_only",
+    ]
 
 
 def test_backend_batch_returns_raw_digests(backend):
-    objs = [{"x": 1}, ["\U0001F602"]]
+    objs = [{"x": 1}, ["\U0001f602"]]
     raws = backend.digest_many(objs, 100, "sha384")
     assert raws == [SHA384.new(rfc8785.dumps(o)).digest() for o in objs]
     out = backend.digest_texts([b"[1]", b"[", b"{}"], 100, False, "sha256")
@@ -405,6 +447,7 @@ def test_backend_batch_returns_raw_digests(backend):
 
 def test_digests_equal_across_representations():
     from Crypto.Hash import SHA256
+
     h = SHA256.new(b'{"a":1}').hexdigest()
     assert fastjcs.digests_equal(h, "sha256:" + h) and fastjcs.digests_equal("sha256:" + h, h)
     assert fastjcs.digests_equal(h, h)
@@ -412,8 +455,19 @@ def test_digests_equal_across_representations():
     assert not fastjcs.digests_equal("sha384:" + "ab" * 48, "ab" * 32)
 
 
-@pytest.mark.parametrize("bad", ["sha512:" + "ab" * 32, "SHA256:" + "ab" * 32, "AB" * 32, "ab" * 31,
-                                 " " + "ab" * 32, "sha256:" + "ab" * 31, "md5:" + "ab" * 16, ""])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "sha512:" + "ab" * 32,
+        "SHA256:" + "ab" * 32,
+        "AB" * 32,
+        "ab" * 31,
+        " " + "ab" * 32,
+        "sha256:" + "ab" * 31,
+        "md5:" + "ab" * 16,
+        "",
+    ],
+)
 def test_digests_equal_refuses_what_it_cannot_read(bad):
     with pytest.raises(fastjcs.InvalidDigestError):
         fastjcs.digests_equal(bad, "ab" * 32)

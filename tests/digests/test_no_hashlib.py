@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable
 
 import fastjcs
 
@@ -28,13 +28,13 @@ def _crypto_hash(name: str) -> bool:
     return name == "Crypto.Hash" or name.startswith("Crypto.Hash.")
 
 
-def hashlib_imports(root: Path, forbidden: Callable[[str], bool] = _forbidden) -> List[str]:
+def hashlib_imports(root: Path, forbidden: Callable[[str], bool] = _forbidden) -> list[str]:
     """`file:line` of every import of hashlib (or of what `forbidden` names) under `root`."""
     found = []
     for path in sorted(root.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in ast.walk(tree):
-            names: List[str] = []
+            names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -43,8 +43,7 @@ def hashlib_imports(root: Path, forbidden: Callable[[str], bool] = _forbidden) -
                 func = node.func
                 called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 first = node.args[0] if node.args else None
-                if called in _IMPORT_FUNCTIONS and isinstance(first, ast.Constant) \
-                        and isinstance(first.value, str):
+                if called in _IMPORT_FUNCTIONS and isinstance(first, ast.Constant) and isinstance(first.value, str):
                     names = [first.value]
             if any(forbidden(name) for name in names):
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
@@ -53,8 +52,17 @@ def hashlib_imports(root: Path, forbidden: Callable[[str], bool] = _forbidden) -
 
 def test_the_scan_covers_the_package():
     files = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")}
-    assert {"__init__.py", "core/digests.py", "core/hashing.py", "eab/bindings.py", "eab/registry.py",
-            "core/python_backend.py", "cpb/_digest.py", "tools/protocol.py", "cli/__init__.py"} <= files
+    assert {
+        "__init__.py",
+        "core/digests.py",
+        "core/hashing.py",
+        "eab/bindings.py",
+        "eab/registry.py",
+        "core/python_backend.py",
+        "cpb/_digest.py",
+        "tools/protocol.py",
+        "cli/__init__.py",
+    } <= files
 
 
 def test_the_package_never_imports_hashlib():
@@ -67,9 +75,13 @@ def test_only_the_hashing_module_imports_crypto_hash():
 
 
 def test_the_scan_flags_every_spelling_of_crypto_hash(tmp_path):
-    spellings = ["from Crypto.Hash import SHA256", "import Crypto.Hash.SHA384 as h",
-                 "from Crypto import Hash", "def f():\n    from Crypto.Hash import SHA256\n",
-                 "__import__('Crypto.Hash.SHA256')"]
+    spellings = [
+        "from Crypto.Hash import SHA256",
+        "import Crypto.Hash.SHA384 as h",
+        "from Crypto import Hash",
+        "def f():\n    from Crypto.Hash import SHA256\n",
+        "__import__('Crypto.Hash.SHA256')",
+    ]
     for number, source in enumerate(spellings):
         (tmp_path / f"m{number}.py").write_text(source + "\n")
     (tmp_path / "clean.py").write_text("from Crypto.Util import _raw_api\nimport Crypto\n")

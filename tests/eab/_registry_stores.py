@@ -14,7 +14,7 @@ import functools
 import os
 import secrets
 import sqlite3
-from typing import Iterator, List, Tuple
+from collections.abc import Iterator
 
 import pytest
 
@@ -22,12 +22,11 @@ PG_URL = os.environ.get("FASTJCS_TEST_POSTGRES_URL", "")
 PG_CTL = os.environ.get("FASTJCS_TEST_POSTGRES_CTL", "")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _postgres_missing() -> str:
     """Why the PostgreSQL cases cannot run here, or ""."""
     if not PG_URL:
-        return ("FASTJCS_TEST_POSTGRES_URL is unset (`. .ci/postgres.sh start` starts a server "
-                "and sets it)")
+        return "FASTJCS_TEST_POSTGRES_URL is unset (`. .ci/postgres.sh start` starts a server and sets it)"
     try:
         import psycopg
     except ImportError:
@@ -49,6 +48,7 @@ def postgres_url() -> str:
 def admin():
     """An autocommit connection to the test server."""
     import psycopg
+
     return psycopg.connect(postgres_url(), autocommit=True)
 
 
@@ -98,10 +98,12 @@ def new_target(request, tmp_path):
 def make_registry(request, tmp_path):
     """A factory of fresh registries: in memory, in a file, in PostgreSQL (one per call)."""
     from fastjcs.eab import ExecutionRegistry
+
     opened = []
     kind = {"memory": "memory", "file": "sqlite", "postgresql": "postgresql"}[request.param]
     for made in targets(kind, tmp_path):
-        def make():
+
+        def make(made=made):
             reg = ExecutionRegistry.create(made.new())
             opened.append(reg)
             return reg
@@ -111,22 +113,26 @@ def make_registry(request, tmp_path):
             reg.close()
 
 
-def stored(target: str) -> Tuple[List[tuple], List[tuple]]:
+def stored(target: str) -> tuple[list[tuple], list[tuple]]:
     """Read behind the registry's back: every reservation (execution_id, state, binding, call_id)
     and every audit event (execution_id, action, state), in order. A SQLite file is checked for
     integrity first."""
-    reservations = ("SELECT execution_id, state, binding, call_id FROM {} "
-                    "ORDER BY agent_identity, execution_id")
+    reservations = "SELECT execution_id, state, binding, call_id FROM {} ORDER BY agent_identity, execution_id"
     events = "SELECT execution_id, action, state FROM {} ORDER BY seq"
     if target.startswith("postgresql://"):
         import psycopg
+
         with psycopg.connect(target) as conn:
-            return (conn.execute(reservations.format("fastjcs_reservations")).fetchall(),
-                    conn.execute(events.format("fastjcs_reservation_events")).fetchall())
+            return (
+                conn.execute(reservations.format("fastjcs_reservations")).fetchall(),
+                conn.execute(events.format("fastjcs_reservation_events")).fetchall(),
+            )
     db = sqlite3.connect(target)
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return (db.execute(reservations.format("reservations")).fetchall(),
-                db.execute(events.format("reservation_events")).fetchall())
+        return (
+            db.execute(reservations.format("reservations")).fetchall(),
+            db.execute(events.format("reservation_events")).fetchall(),
+        )
     finally:
         db.close()

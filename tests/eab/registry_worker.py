@@ -112,8 +112,7 @@ def through_restart(db: str, worker: int, stop_file: str) -> None:
             errors = 0
             while True:
                 try:
-                    answer = reg.admit(agent_for(key), f"exec-{key}", binding_for(key, 0),
-                                       call_id=f"w{worker}")
+                    answer = reg.admit(agent_for(key), f"exec-{key}", binding_for(key, 0), call_id=f"w{worker}")
                     break
                 except RegistryError:
                     errors += 1

@@ -24,8 +24,12 @@ from fastjcs.eab import (
     UnknownReservationError,
 )
 
-FIELDS = {"agent_id": "spiffe://agent.example/payments/prod", "action_type": "transfer",
-          "action_scope": "account:merchant-7", "action_timestamp": "2026-09-10T16:30:00Z"}
+FIELDS = {
+    "agent_id": "spiffe://agent.example/payments/prod",
+    "action_type": "transfer",
+    "action_scope": "account:merchant-7",
+    "action_timestamp": "2026-09-10T16:30:00Z",
+}
 EAB_001 = "sha256:305b05b249b159fa9dea8cbbfaa0c19b71aa867a6da718693c1c7d4b83f52fe4"
 
 
@@ -41,8 +45,7 @@ field_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, ma
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(a=field_text, t=field_text, s=field_text, ts=field_text,
-       algorithm=st.sampled_from(["sha256", "sha384"]))
+@given(a=field_text, t=field_text, s=field_text, ts=field_text, algorithm=st.sampled_from(["sha256", "sha384"]))
 def test_binding_property(backend, a, t, s, ts, algorithm):
     jcs = rfc8785.dumps(v1_object(agent_id=a, action_type=t, action_scope=s, action_timestamp=ts))
     module = SHA256 if algorithm == "sha256" else SHA384
@@ -65,8 +68,7 @@ def test_str_subclass_fields_are_taken_by_their_characters(backend):
 
 def test_field_refusals_name_the_field(backend):
     for name in eab.FIELDS:
-        for bad, words in (("", "empty"), ("x\udfff", "lone surrogate"), (b"x", "bytes"),
-                           (None, "NoneType")):
+        for bad, words in (("", "empty"), ("x\udfff", "lone surrogate"), (b"x", "bytes"), (None, "NoneType")):
             with pytest.raises(ActionBindingError, match=words) as info:
                 eab.binding(**dict(FIELDS, **{name: bad}))
             assert info.value.field == name
@@ -166,8 +168,8 @@ CASES = [
     ([1, 2.0], [1, 2.0], True, True),
     ([1, 2.0], [1.0, 2], True, False),
     ([{"y": [0]}], [{"y": [-0.0]}], True, False),  # deep: a walker that stops early misses it
-    ((1, "a"), [1, "a"], True, True),              # tuple and list are both arrays
-    (0.0, -0.0, True, True),                       # the same float kind, the same JCS bytes
+    ((1, "a"), [1, "a"], True, True),  # tuple and list are both arrays
+    (0.0, -0.0, True, True),  # the same float kind, the same JCS bytes
     (True, 1, False, False),
     ({"a": 1, "b": 2.5}, {"b": 2.5, "a": 1}, True, True),
 ]
@@ -219,8 +221,9 @@ def test_batch_index_survives_pickling(backend):
     assert (clone.index, clone.offset, clone.key) == (1, 7, "a")  # the repeated name
 
 
-@pytest.mark.parametrize("name", ["fastjcs.core.digests", "fastjcs.eab.bindings",
-                                  "fastjcs.eab.registry", "fastjcs.core.hashing"])
+@pytest.mark.parametrize(
+    "name", ["fastjcs.core.digests", "fastjcs.eab.bindings", "fastjcs.eab.registry", "fastjcs.core.hashing"]
+)
 def test_docstring_examples(backend, name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, extraglobs={"fastjcs": fastjcs}, report=True)

@@ -14,20 +14,21 @@ import json
 
 import pytest
 import rfc8785
+from conftest import UPSTREAM
 from Crypto.Hash import SHA256, SHA384
 
 import fastjcs
 from fastjcs import UnsupportedAlgorithmError, eab
 from fastjcs.eab import Disposition, NotV1BindingError, Semantics
 
-from conftest import UPSTREAM
-
 VECTORS_FILE = UPSTREAM / "execution-action-binding-v1-vectors.json"
 
 if not VECTORS_FILE.exists():
-    pytest.skip(f"upstream EAB vectors not found at {VECTORS_FILE} (they live beside the "
-                "repository, in ../shared/upstream/; see vectors/eab.md)",
-                allow_module_level=True)
+    pytest.skip(
+        f"upstream EAB vectors not found at {VECTORS_FILE} (they live beside the "
+        "repository, in ../shared/upstream/; see vectors/eab.md)",
+        allow_module_level=True,
+    )
 
 DOC = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
 VECTORS = {v["id"]: v for v in DOC["vectors"]}
@@ -94,8 +95,7 @@ def test_sha256_and_sha384_bindings_of_one_action_differ(backend):
     assert not eab.same_binding(v256["binding"], v384["binding"])
     assert eab.same_binding(v256["binding"], v256["binding"])
     # The hex of one is never compared on its own: the prefix is part of the binding.
-    assert not eab.same_binding(v256["binding"],
-                                "sha256:" + "0" * 64)
+    assert not eab.same_binding(v256["binding"], "sha256:" + "0" * 64)
 
 
 # ---------------------------------------------------------------------------------------------------

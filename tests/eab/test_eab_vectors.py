@@ -12,12 +12,11 @@ import importlib.util
 import json
 
 import pytest
+from conftest import REPO, SUITES
 
 import fastjcs
 from fastjcs import UnsupportedAlgorithmError, eab
 from fastjcs.eab import ActionBindingError, Disposition, NotV1BindingError
-
-from conftest import REPO, SUITES
 
 VECTOR_DIR = SUITES / "eab"
 GENERATOR = REPO / "vectors" / "gen_eab.py"
@@ -32,8 +31,15 @@ REJECT = _load("eab-reject.json")
 
 # reason -> the exact exception class parse_preimage raises
 NOT_V1 = {"other_domain", "other_version"}
-INPUT_ERRORS = {"empty_field", "lone_surrogate", "wrong_type", "extra_member", "missing_member",
-                "renamed_member", "non_canonical_bytes"}
+INPUT_ERRORS = {
+    "empty_field",
+    "lone_surrogate",
+    "wrong_type",
+    "extra_member",
+    "missing_member",
+    "renamed_member",
+    "non_canonical_bytes",
+}
 FIELD_ERRORS = {"empty_field", "lone_surrogate", "wrong_type"}
 
 
@@ -60,8 +66,7 @@ def test_generator_is_independent_of_fastjcs():
 def test_every_refusal_kind_is_covered():
     reasons = {v["reason"] for v in REJECT.values()}
     assert reasons == NOT_V1 | INPUT_ERRORS | {"unsupported_algorithm"}
-    assert {v["field"] for v in REJECT.values() if v["reason"] == "lone_surrogate"} >= {
-        "agent_id", "action_scope"}
+    assert {v["field"] for v in REJECT.values() if v["reason"] == "lone_surrogate"} >= {"agent_id", "action_scope"}
 
 
 @pytest.mark.parametrize("vector_id", ACCEPT)
@@ -131,10 +136,10 @@ def test_reject_vector(backend, vector_id):
             with pytest.raises(ActionBindingError) as info:
                 call(**fields)
             assert type(info.value) is ActionBindingError and info.value.field == v["field"]
-    action_members = {k: val for k, val in data.items() if k not in ("domain", "version")} \
-        if isinstance(data, dict) else {}
-    if reason in ("extra_member", "missing_member", "renamed_member") \
-            and set(action_members) != set(eab.FIELDS):
+    action_members = (
+        {k: val for k, val in data.items() if k not in ("domain", "version")} if isinstance(data, dict) else {}
+    )
+    if reason in ("extra_member", "missing_member", "renamed_member") and set(action_members) != set(eab.FIELDS):
         # The functions take exactly the four fields: no more, no fewer, no other names.
         with pytest.raises(TypeError):
             eab.binding(**action_members)

@@ -17,9 +17,11 @@ import threading
 import time
 from collections import Counter
 
-import pytest
-
 import _cli
+import pytest
+from _registry_stores import make_registry, new_target, stored  # noqa: F401 - fixtures
+from conftest import REPO
+
 from fastjcs import InvalidDigestError
 from fastjcs.eab import (
     Admission,
@@ -29,11 +31,11 @@ from fastjcs.eab import (
     ReservationState,
     ReservationStateError,
     UnknownReservationError,
+)
+from fastjcs.eab import (
     registry as registry_module,
 )
 
-from conftest import REPO
-from _registry_stores import make_registry, new_target, stored  # noqa: F401 - fixtures
 WORKER = REPO / "tests" / "eab" / "registry_worker.py"
 
 AGENT = "spiffe://agent.example/payments/prod"
@@ -70,8 +72,12 @@ TABLE = {
     "outcome_unknown": (Admission.REPLAY_OUTCOME_UNKNOWN, Admission.COLLISION_CHANGED_BINDING),
     "sealed_by_recover": (Admission.REPLAY_OUTCOME_UNKNOWN, Admission.COLLISION_CHANGED_BINDING),
 }
-STORED_STATE = {"in_flight": "in_flight", "completed": "completed",
-                "outcome_unknown": "outcome_unknown", "sealed_by_recover": "outcome_unknown"}
+STORED_STATE = {
+    "in_flight": "in_flight",
+    "completed": "completed",
+    "outcome_unknown": "outcome_unknown",
+    "sealed_by_recover": "outcome_unknown",
+}
 
 
 def check_admission_table(make) -> None:
@@ -86,8 +92,7 @@ def check_admission_table(make) -> None:
             if state != "absent":
                 # The stored reservation is unchanged: binding, state, the first attempt's call_id.
                 stored = reg.get(AGENT, "exec-1")
-                assert (stored.binding, stored.state, stored.call_id) == \
-                    (B1, STORED_STATE[state], "first"), state
+                assert (stored.binding, stored.state, stored.call_id) == (B1, STORED_STATE[state], "first"), state
                 # The same execution_id under another agent identity is another key.
                 assert reg.admit(OTHER_AGENT, "exec-1", binding) is Admission.ADMITTED
                 assert reg.get(AGENT, "exec-1").state == STORED_STATE[state]
@@ -127,9 +132,13 @@ def test_mutant_state_outranks_collision_is_caught(make_registry, monkeypatch):
 
 
 def test_admission_members():
-    assert [a.name for a in Admission] == ["ADMITTED", "COLLISION_CHANGED_BINDING",
-                                           "REPLAY_IN_FLIGHT", "REPLAY_OUTCOME_UNKNOWN",
-                                           "REPLAY_TERMINAL"]
+    assert [a.name for a in Admission] == [
+        "ADMITTED",
+        "COLLISION_CHANGED_BINDING",
+        "REPLAY_IN_FLIGHT",
+        "REPLAY_OUTCOME_UNKNOWN",
+        "REPLAY_TERMINAL",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -155,8 +164,7 @@ def test_finalize_is_idempotent(make_registry, disposition):
     reg.admit(AGENT, "exec-1", B1)
     assert reg.finalize(AGENT, "exec-1", disposition, AUDIT) == disposition
     first = reg.get(AGENT, "exec-1")
-    assert (first.state, first.terminal_audit_entry_hash, first.finalized_by) == \
-        (disposition, AUDIT, "finalize")
+    assert (first.state, first.terminal_audit_entry_hash, first.finalized_by) == (disposition, AUDIT, "finalize")
     time.sleep(0.01)
     assert reg.finalize(AGENT, "exec-1", disposition) == disposition
     assert reg.finalize(AGENT, "exec-1", ReservationState(disposition), AUDIT) == disposition
@@ -223,10 +231,36 @@ def guarded():
     reg.close()
 
 
-BAD_EXECUTION_IDS = ["", "a" * 201, "a b", " a", "a\n", "a\t", "caf\u00e9", "\u0663", "a\x7f",
-                     "a\x00", "\x20", "id\u2028", 5, None, b"exec-1"]
-BAD_BINDINGS = ["", B1.upper(), B1[7:], B1 + "\n", " " + B1, "sha512:" + "1" * 128,
-                "sha256:" + "1" * 63, "SHA256:" + "1" * 64, B1.encode(), None, 5]
+BAD_EXECUTION_IDS = [
+    "",
+    "a" * 201,
+    "a b",
+    " a",
+    "a\n",
+    "a\t",
+    "caf\u00e9",
+    "\u0663",
+    "a\x7f",
+    "a\x00",
+    "\x20",
+    "id\u2028",
+    5,
+    None,
+    b"exec-1",
+]
+BAD_BINDINGS = [
+    "",
+    B1.upper(),
+    B1[7:],
+    B1 + "\n",
+    " " + B1,
+    "sha512:" + "1" * 128,
+    "sha256:" + "1" * 63,
+    "SHA256:" + "1" * 64,
+    B1.encode(),
+    None,
+    5,
+]
 BAD_TEXT = ["", "\ud800x", None, 5, b"agent"]
 
 
@@ -260,8 +294,7 @@ def test_bad_agent_identity_and_call_id(guarded, value):
             guarded.admit(AGENT, "exec-1", B1, call_id=value)
 
 
-@pytest.mark.parametrize("disposition", ["COMPLETED", "in_flight", "done", "", None, 1,
-                                         ReservationState.IN_FLIGHT])
+@pytest.mark.parametrize("disposition", ["COMPLETED", "in_flight", "done", "", None, 1, ReservationState.IN_FLIGHT])
 def test_bad_disposition(guarded, disposition):
     with pytest.raises(ValueError, match="disposition"):
         guarded.finalize(AGENT, "exec-1", disposition)
@@ -314,6 +347,7 @@ def test_memory_registries_are_separate():
 def test_threads_share_one_registry(new_target):
     answers = []
     with ExecutionRegistry.create(new_target()) as reg:
+
         def run():
             answers.extend(reg.admit(AGENT, f"exec-{n % 25}", B1) for n in range(100))
 
@@ -330,8 +364,11 @@ def test_processes_contending(new_target, tmp_path):
     db, go = new_target(), tmp_path / "go"
     workers, keys, rounds = 8, 100, 2
     ExecutionRegistry.create(db).close()
-    results = [r for out in _cli.run_together([[WORKER, "contend", db, go, w, keys, rounds]
-                                               for w in range(workers)], go) for r in out]
+    results = [
+        r
+        for out in _cli.run_together([[WORKER, "contend", db, go, w, keys, rounds] for w in range(workers)], go)
+        for r in out
+    ]
     assert len(results) == workers * keys * rounds
 
     admitted = Counter(key for key, _, answer in results if answer == "ADMITTED")
@@ -341,13 +378,10 @@ def test_processes_contending(new_target, tmp_path):
         for key, binding, answer in results:
             if answer == "ADMITTED":
                 continue
-            expected = "REPLAY_IN_FLIGHT" if binding == winner[key] else \
-                "COLLISION_CHANGED_BINDING"
+            expected = "REPLAY_IN_FLIGHT" if binding == winner[key] else "COLLISION_CHANGED_BINDING"
             assert answer == expected, (key, binding, answer)
-            assert reg.get(f"spiffe://agent.example/w{key % 3}", f"exec-{key}").binding == \
-                winner[key]
-    assert {answer for _, _, answer in results} == {"ADMITTED", "REPLAY_IN_FLIGHT",
-                                                    "COLLISION_CHANGED_BINDING"}
+            assert reg.get(f"spiffe://agent.example/w{key % 3}", f"exec-{key}").binding == winner[key]
+    assert {answer for _, _, answer in results} == {"ADMITTED", "REPLAY_IN_FLIGHT", "COLLISION_CHANGED_BINDING"}
     # One audit event per reservation: the refused admissions changed nothing.
     reservations, events = stored(db)
     assert len(reservations) == keys and Counter(a for _, a, _ in events) == {"admit": keys}
@@ -356,8 +390,9 @@ def test_processes_contending(new_target, tmp_path):
 def test_sigkill_loses_nothing_committed(new_target):
     db = new_target()
     ExecutionRegistry.create(db).close()
-    proc = subprocess.Popen([sys.executable, str(WORKER), "loop", str(db)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env())
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), "loop", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env()
+    )
     admitted, completed = set(), set()
     try:
         for line in proc.stdout:
@@ -390,8 +425,8 @@ def test_sigkill_loses_nothing_committed(new_target):
             assert state in ("in_flight", "completed")  # killed between admit and finalize?
     # The audit trail agrees with the reservations: one admit each, one finalize per completed.
     assert Counter((int(eid[5:]), action) for eid, action, _ in events) == Counter(
-        [(n, "admit") for n in rows] + [(n, "finalize") for n, (state, _) in rows.items()
-                                        if state == "completed"])
+        [(n, "admit") for n in rows] + [(n, "finalize") for n, (state, _) in rows.items() if state == "completed"]
+    )
     in_flight = {n for n, (state, _) in rows.items() if state == "in_flight"}
     assert admitted - completed - {n for n in admitted if n % 3 == 0} <= in_flight
 
@@ -401,10 +436,11 @@ def test_sigkill_loses_nothing_committed(new_target):
         for n in in_flight:
             sealed = reg.get(agent, f"exec-{n}")
             assert (sealed.state, sealed.finalized_by) == ("outcome_unknown", "recover")
-            assert reg.admit(agent, f"exec-{n}", f"sha256:{n:032x}{0:032x}") is \
-                Admission.REPLAY_OUTCOME_UNKNOWN
-            assert [(e.action, e.state) for e in reg.history(agent, f"exec-{n}")] == \
-                [("admit", "in_flight"), ("recover", "outcome_unknown")]
+            assert reg.admit(agent, f"exec-{n}", f"sha256:{n:032x}{0:032x}") is Admission.REPLAY_OUTCOME_UNKNOWN
+            assert [(e.action, e.state) for e in reg.history(agent, f"exec-{n}")] == [
+                ("admit", "in_flight"),
+                ("recover", "outcome_unknown"),
+            ]
         for n in completed:
             assert reg.get(agent, f"exec-{n}").state == "completed"
 
@@ -414,8 +450,12 @@ def test_sigkill_inside_a_transaction(new_target):
     of that admission remains, the key is free, and the earlier reservations are recovered."""
     db, before = new_target(), 7
     ExecutionRegistry.create(db).close()
-    proc = subprocess.Popen([sys.executable, str(WORKER), "stall", db, str(before)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli.env())
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), "stall", db, str(before)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_cli.env(),
+    )
     try:
         line = proc.stdout.readline()
     finally:
@@ -435,8 +475,7 @@ def test_sigkill_inside_a_transaction(new_target):
         assert reg.history(agent, f"exec-{before}") == []
         assert reg.recover() == before
         for n in range(before):
-            assert reg.admit(agent, f"exec-{n}", f"sha256:{n:032x}{0:032x}") is \
-                Admission.REPLAY_OUTCOME_UNKNOWN
+            assert reg.admit(agent, f"exec-{n}", f"sha256:{n:032x}{0:032x}") is Admission.REPLAY_OUTCOME_UNKNOWN
         # The killed client's lock is gone with it: the key is admitted now, once.
         b = f"sha256:{before:032x}{0:032x}"
         assert reg.admit(agent, f"exec-{before}", b, call_id="again") is Admission.ADMITTED
@@ -464,15 +503,11 @@ def test_audit_trail_records_each_state_change_once(make_registry):
     assert reg.recover() == 1
 
     def trail(eid):
-        return [(e.action, e.state, e.call_id, e.terminal_audit_entry_hash)
-                for e in reg.history(AGENT, eid)]
+        return [(e.action, e.state, e.call_id, e.terminal_audit_entry_hash) for e in reg.history(AGENT, eid)]
 
-    assert trail("exec-1") == [("admit", "in_flight", "c1", None),
-                               ("finalize", "completed", None, AUDIT)]
-    assert trail("exec-2") == [("admit", "in_flight", "c2", None),
-                               ("finalize", "outcome_unknown", None, None)]
-    assert trail("exec-3") == [("admit", "in_flight", None, None),
-                               ("recover", "outcome_unknown", None, None)]
+    assert trail("exec-1") == [("admit", "in_flight", "c1", None), ("finalize", "completed", None, AUDIT)]
+    assert trail("exec-2") == [("admit", "in_flight", "c2", None), ("finalize", "outcome_unknown", None, None)]
+    assert trail("exec-3") == [("admit", "in_flight", None, None), ("recover", "outcome_unknown", None, None)]
     assert reg.history(OTHER_AGENT, "exec-1") == []
     events = [e for eid in ("exec-1", "exec-2", "exec-3") for e in reg.history(AGENT, eid)]
     # Each event carries the time its change stored; seq orders the events of the registry.

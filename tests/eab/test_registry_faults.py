@@ -18,9 +18,9 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import _cli
 import pytest
 
-import _cli
 from fastjcs.eab import (
     Admission,
     ExecutionRegistry,
@@ -152,8 +152,9 @@ def test_concurrent_creators(tmp_path):
 # ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("content", [bytes(range(256)) * 32, b"reservations\n" * 500,
-                                     b"SQLite format 3"], ids=["binary", "text", "short"])
+@pytest.mark.parametrize(
+    "content", [bytes(range(256)) * 32, b"reservations\n" * 500, b"SQLite format 3"], ids=["binary", "text", "short"]
+)
 def test_not_a_sqlite_file(tmp_path, content):
     path = tmp_path / "reg.db"
     path.write_bytes(content)
@@ -195,18 +196,29 @@ def _sqlite_file(path: Path, *statements: str) -> bytes:
     return path.read_bytes()
 
 
-@pytest.mark.parametrize("statements, says", [
-    (["CREATE TABLE accounts (id INTEGER PRIMARY KEY)"], "other tables or another schema"),
-    ([LEGACY_SCHEMA, "CREATE TABLE extra (a)"], "other tables or another schema"),
-    ([LEGACY_SCHEMA.replace("call_id  ", "call_ids ")], "other tables or another schema"),
-    (["PRAGMA application_id = 1234", "CREATE TABLE t (a)"], "another application's"),
-    (["PRAGMA user_version = 1", LEGACY_SCHEMA], "without the registry's marker"),
-    ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 3", LEGACY_SCHEMA],
-     "format version 3"),
-    ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"], "without tables"),
-    (["PRAGMA user_version = 0"], "without tables"),
-], ids=["foreign-table", "extra-table", "renamed-column", "foreign-id", "version-without-id",
-        "newer-version", "marker-without-table", "empty-database"])
+@pytest.mark.parametrize(
+    "statements, says",
+    [
+        (["CREATE TABLE accounts (id INTEGER PRIMARY KEY)"], "other tables or another schema"),
+        ([LEGACY_SCHEMA, "CREATE TABLE extra (a)"], "other tables or another schema"),
+        ([LEGACY_SCHEMA.replace("call_id  ", "call_ids ")], "other tables or another schema"),
+        (["PRAGMA application_id = 1234", "CREATE TABLE t (a)"], "another application's"),
+        (["PRAGMA user_version = 1", LEGACY_SCHEMA], "without the registry's marker"),
+        ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 3", LEGACY_SCHEMA], "format version 3"),
+        ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"], "without tables"),
+        (["PRAGMA user_version = 0"], "without tables"),
+    ],
+    ids=[
+        "foreign-table",
+        "extra-table",
+        "renamed-column",
+        "foreign-id",
+        "version-without-id",
+        "newer-version",
+        "marker-without-table",
+        "empty-database",
+    ],
+)
 def test_foreign_sqlite_database(tmp_path, statements, says):
     path = tmp_path / "reg.db"
     before = _sqlite_file(path, *statements)
@@ -215,17 +227,25 @@ def test_foreign_sqlite_database(tmp_path, statements, says):
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("version, marker", [
-    (0, []),
-    (1, [f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"]),
-], ids=["before-the-marker", "before-the-audit-trail"])
+@pytest.mark.parametrize(
+    "version, marker",
+    [
+        (0, []),
+        (1, [f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"]),
+    ],
+    ids=["before-the-marker", "before-the-audit-trail"],
+)
 def test_older_format_is_refused_until_migrated(tmp_path, version, marker):
     """A registry of format 0 or 1 is not changed by opening: the error names migrate, which adds
     the audit trail and keeps every reservation."""
     path = tmp_path / "reg.db"
-    before = _sqlite_file(path, *marker, LEGACY_SCHEMA,
-                          "INSERT INTO reservations (agent_identity, execution_id, binding, state, "
-                          f"admitted_at) VALUES ('{AGENT}', 'exec-0', '{B1}', 'in_flight', 0)")
+    before = _sqlite_file(
+        path,
+        *marker,
+        LEGACY_SCHEMA,
+        "INSERT INTO reservations (agent_identity, execution_id, binding, state, "
+        f"admitted_at) VALUES ('{AGENT}', 'exec-0', '{B1}', 'in_flight', 0)",
+    )
     err = refused(RegistryFormatError, path, ExecutionRegistry, path)
     assert f"format version {version}" in str(err) and "ExecutionRegistry.migrate" in str(err)
     assert path.read_bytes() == before
@@ -241,8 +261,7 @@ def test_older_format_is_refused_until_migrated(tmp_path, version, marker):
 
 
 def test_migrate_never_creates(tmp_path):
-    refused(RegistryNotFoundError, tmp_path / "absent.db", ExecutionRegistry.migrate,
-            tmp_path / "absent.db")
+    refused(RegistryNotFoundError, tmp_path / "absent.db", ExecutionRegistry.migrate, tmp_path / "absent.db")
     assert os.listdir(tmp_path) == []
 
 
@@ -314,8 +333,7 @@ def test_read_only_directory(tmp_path):
         if not _run("mount", "-o", "remount,bind,ro", str(folder)):
             pytest.skip("a read-only bind mount is not permitted here")
         refused(RegistryReadOnlyError, path, ExecutionRegistry, path)
-        refused(RegistryReadOnlyError, folder / "new.db", ExecutionRegistry.create,
-                folder / "new.db")
+        refused(RegistryReadOnlyError, folder / "new.db", ExecutionRegistry.create, folder / "new.db")
         assert os.listdir(folder) == ["reg.db"]
     assert_holds(path, 3)
 
@@ -375,8 +393,12 @@ def test_use_after_close(tmp_path, where):
     reg.admit(AGENT, "exec-0", B1)
     reg.close()
     reg.close()  # idempotent
-    for call, args in ((reg.admit, (AGENT, "exec-1", B1)), (reg.get, (AGENT, "exec-0")),
-                       (reg.finalize, (AGENT, "exec-0", "completed")), (reg.recover, ())):
+    for call, args in (
+        (reg.admit, (AGENT, "exec-1", B1)),
+        (reg.get, (AGENT, "exec-0")),
+        (reg.finalize, (AGENT, "exec-0", "completed")),
+        (reg.recover, ()),
+    ):
         err = refused(RegistryClosedError, path, call, *args)
         assert "closed" in str(err)
     if where == "file":
@@ -388,28 +410,32 @@ def test_use_after_close(tmp_path, where):
 @pytest.mark.parametrize("field", ["agent_identity", "call_id"])
 def test_oversized_field(field):
     """A limit of 4,096 UTF-8 bytes, refused with ValueError before SQLite sees the value."""
+
     def admit(reg, text):
         if field == "agent_identity":
             return reg.admit(text, "exec-1", B1)
         return reg.admit(AGENT, "exec-1", B1, call_id=text)
 
     with ExecutionRegistry.create(":memory:") as reg:
-        for text in ("x" * (4 << 20), "\u00e9" * 2048 + "x", "\U0001F600" * 1025):
+        for text in ("x" * (4 << 20), "\u00e9" * 2048 + "x", "\U0001f600" * 1025):
             with pytest.raises(ValueError, match=f"{field} must be at most 4096 bytes"):
                 admit(reg, text)
         assert reg._store.db.execute("SELECT count(*) FROM reservations").fetchone()[0] == 0
         assert admit(reg, "\u00e9" * 2048) is Admission.ADMITTED  # exactly 4,096 bytes
 
 
-@pytest.mark.parametrize("exc, cls, says", [
-    (sqlite3.DatabaseError("database disk image is malformed"), RegistryCorruptError, "damaged"),
-    (sqlite3.DatabaseError("file is not a database"), RegistryFormatError, "not a SQLite"),
-    (sqlite3.OperationalError("attempt to write a readonly database"), RegistryReadOnlyError,
-     "cannot be written"),
-    (sqlite3.OperationalError("database or disk is full"), RegistryStorageError, "disk is full"),
-    (sqlite3.OperationalError("database is locked"), RegistryStorageError, "locked"),
-    (sqlite3.OperationalError("disk I/O error"), RegistryStorageError, "SQLite failed"),
-], ids=lambda v: type(v).__name__ if isinstance(v, type) else None)
+@pytest.mark.parametrize(
+    "exc, cls, says",
+    [
+        (sqlite3.DatabaseError("database disk image is malformed"), RegistryCorruptError, "damaged"),
+        (sqlite3.DatabaseError("file is not a database"), RegistryFormatError, "not a SQLite"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), RegistryReadOnlyError, "cannot be written"),
+        (sqlite3.OperationalError("database or disk is full"), RegistryStorageError, "disk is full"),
+        (sqlite3.OperationalError("database is locked"), RegistryStorageError, "locked"),
+        (sqlite3.OperationalError("disk I/O error"), RegistryStorageError, "SQLite failed"),
+    ],
+    ids=lambda v: type(v).__name__ if isinstance(v, type) else None,
+)
 def test_errors_without_a_result_code(exc, cls, says):
     """Before Python 3.11 sqlite3 exceptions carry no result code: the message decides."""
     assert not hasattr(exc, "sqlite_errorname")

@@ -16,10 +16,11 @@ import threading
 import time
 from collections import Counter
 
-import pytest
-
 import _cli
+import pytest
 from _registry_stores import PG_CTL, Targets, admin, postgres_url, stored
+from conftest import REPO
+
 from fastjcs.eab import (
     Admission,
     ExecutionRegistry,
@@ -30,7 +31,6 @@ from fastjcs.eab import (
     RegistryStorageError,
 )
 
-from conftest import REPO
 WORKER = REPO / "tests" / "eab" / "registry_worker.py"
 AGENT = "spiffe://agent.example/payments/prod"
 B1 = "sha256:" + "1" * 64
@@ -55,8 +55,9 @@ def test_open_never_creates(schemas):
     with pytest.raises(RegistryNotFoundError):
         ExecutionRegistry.migrate(url)
     with admin() as conn:
-        assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = %s",
-                            (_schema_of(url),)).fetchone()[0] == 0
+        assert (
+            conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = %s", (_schema_of(url),)).fetchone()[0] == 0
+        )
 
 
 def test_search_path_without_a_schema(schemas):
@@ -83,14 +84,12 @@ def test_create_never_overwrites(schemas):
         assert reg.admit(AGENT, "exec-0", B1) is Admission.REPLAY_IN_FLIGHT
 
 
-@pytest.mark.parametrize("version, says", [(0, r"ExecutionRegistry.migrate\(url\)"),
-                                           (2, "upgrade fastjcs")])
+@pytest.mark.parametrize("version, says", [(0, r"ExecutionRegistry.migrate\(url\)"), (2, "upgrade fastjcs")])
 def test_other_format_versions_are_refused(schemas, version, says):
     url = schemas.new()
     ExecutionRegistry.create(url).close()
     with admin() as conn:
-        conn.execute(f"UPDATE {_schema_of(url)}.fastjcs_registry_version SET version = %s",
-                     (version,))
+        conn.execute(f"UPDATE {_schema_of(url)}.fastjcs_registry_version SET version = %s", (version,))
     with pytest.raises(RegistryFormatError, match=says):
         ExecutionRegistry(url)
     with pytest.raises(RegistryFormatError, match=says):
@@ -131,8 +130,12 @@ def test_use_after_close(schemas):
     reg.admit(AGENT, "exec-0", B1)
     reg.close()
     reg.close()
-    for call, args in ((reg.admit, (AGENT, "exec-1", B1)), (reg.get, (AGENT, "exec-0")),
-                       (reg.finalize, (AGENT, "exec-0", "completed")), (reg.recover, ())):
+    for call, args in (
+        (reg.admit, (AGENT, "exec-1", B1)),
+        (reg.get, (AGENT, "exec-0")),
+        (reg.finalize, (AGENT, "exec-0", "completed")),
+        (reg.recover, ()),
+    ):
         with pytest.raises(RegistryClosedError, match="closed"):
             call(*args)
 
@@ -154,9 +157,11 @@ def test_concurrent_creators(schemas, tmp_path):
 def _hold_row_lock(url: str, eid: str):
     """An outside connection holding the row lock of (AGENT, eid) until closed."""
     import psycopg
+
     conn = psycopg.connect(url)
-    conn.execute("SELECT 1 FROM fastjcs_reservations WHERE agent_identity = %s "
-                 "AND execution_id = %s FOR UPDATE", (AGENT, eid))
+    conn.execute(
+        "SELECT 1 FROM fastjcs_reservations WHERE agent_identity = %s AND execution_id = %s FOR UPDATE", (AGENT, eid)
+    )
     return conn
 
 
@@ -171,11 +176,11 @@ def test_pool_runs_threads_side_by_side(schemas):
             reg.admit(AGENT, f"held-{size}", B1)
             outside = _hold_row_lock(url, f"held-{size}")
 
-            def finalize():
+            def finalize(reg=reg, size=size, ends=ends):
                 reg.finalize(AGENT, f"held-{size}", "completed")
                 ends.append("finalize")
 
-            def release():
+            def release(outside=outside):
                 time.sleep(1.0)
                 outside.close()
 
@@ -228,8 +233,10 @@ def _ctl(*args: str) -> None:
 def restartable():
     postgres_url()
     if not PG_CTL:
-        pytest.skip("FASTJCS_TEST_POSTGRES_CTL is unset: no control of the server to restart it "
-                    "(`. .ci/postgres.sh start` sets it)")
+        pytest.skip(
+            "FASTJCS_TEST_POSTGRES_CTL is unset: no control of the server to restart it "
+            "(`. .ci/postgres.sh start` sets it)"
+        )
     yield _ctl
     # Whatever happened, leave the server running for the tests after this one.
     subprocess.run([*shlex.split(PG_CTL), "start"], capture_output=True, timeout=120)
@@ -257,9 +264,15 @@ def test_server_restart_during_a_race(schemas, restartable, tmp_path):
     saw its own reservation as REPLAY_IN_FLIGHT; nobody else got ADMITTED."""
     url, stop = schemas.new(), tmp_path / "stop"
     ExecutionRegistry.create(url).close()
-    procs = [subprocess.Popen([sys.executable, str(WORKER), "through-restart", url, str(w),
-                               str(stop)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=_cli.env()) for w in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), "through-restart", url, str(w), str(stop)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_cli.env(),
+        )
+        for w in range(4)
+    ]
     try:
         for proc in procs:
             assert proc.stdout.readline() == b"ready\n"
@@ -275,8 +288,7 @@ def test_server_restart_during_a_race(schemas, restartable, tmp_path):
     for w, (proc, (out, err)) in enumerate(zip(procs, outs)):
         assert proc.returncode == 0 and err == b"", err.decode()
         answers[w] = {key: (answer, errors) for key, answer, errors in json.loads(out)}
-    assert sum(errors for a in answers.values() for _, errors in a.values()) > 0, \
-        "no worker saw the restart"
+    assert sum(errors for a in answers.values() for _, errors in a.values()) > 0, "no worker saw the restart"
 
     reservations, events = stored(url)
     holder = {int(eid[5:]): call_id for eid, _, _, call_id in reservations}

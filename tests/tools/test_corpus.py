@@ -13,31 +13,38 @@ import shutil
 import struct
 from collections import defaultdict
 from fractions import Fraction
-from typing import Dict, List
 
 import pytest
 import rfc8785
+from conftest import VECTORS
 
 import fastjcs
-from conftest import VECTORS
 from fastjcs.tools import corpus
 from fastjcs.tools.corpus import Case, CorpusCheckError, CorpusError
 
 SEED = 8785
 #: What each category means to give: only valid documents unless named here.
-BOTH = {"number-overflow", "number-spelling", "string-control", "string-escape",
-        "string-surrogate", "string-utf8", "string-bom", "structure-duplicate"}
+BOTH = {
+    "number-overflow",
+    "number-spelling",
+    "string-control",
+    "string-escape",
+    "string-surrogate",
+    "string-utf8",
+    "string-bom",
+    "structure-duplicate",
+}
 INVALID_ONLY = {"whitespace-illegal", "syntax-lenient", "syntax-broken"}
 _NUMBER = re.compile(rb"-?[0-9][0-9.eE+-]*")
 
 
 @pytest.fixture(scope="module")
-def generated() -> List[Case]:
+def generated() -> list[Case]:
     return corpus.generate(SEED, 60)
 
 
-def _by_category(cases: List[Case]) -> Dict[str, List[Case]]:
-    out: Dict[str, List[Case]] = defaultdict(list)
+def _by_category(cases: list[Case]) -> dict[str, list[Case]]:
+    out: dict[str, list[Case]] = defaultdict(list)
     for c in cases:
         out[c.category].append(c)
     return out
@@ -85,8 +92,9 @@ def test_same_seed_same_cases_other_seed_other_cases(generated):
 def test_more_cases_per_category_keep_the_first_ones(generated):
     """Each category has its own random stream: asking for more extends it, ids stay stable."""
     fewer = {c.id: c for c in corpus.generate(SEED, 20)}
-    assert fewer and all(generated_case == fewer[generated_case.id]
-                         for generated_case in generated if generated_case.id in fewer)
+    assert fewer and all(
+        generated_case == fewer[generated_case.id] for generated_case in generated if generated_case.id in fewer
+    )
     assert len(fewer) == sum(min(20, len(v)) for v in _by_category(generated).values())
 
 
@@ -156,8 +164,7 @@ def test_choices_fastjcs_makes_are_the_expected_answers(generated):
 
 
 def test_depth_reaches_the_default_limit_and_no_further():
-    depths = [int(c.note.split()[1]) for c in corpus.generate(SEED, 200)
-              if c.category == "structure-depth"]
+    depths = [int(c.note.split()[1]) for c in corpus.generate(SEED, 200) if c.category == "structure-depth"]
     assert max(depths) == fastjcs.DEFAULT_MAX_DEPTH and min(depths) >= 1
 
 
@@ -197,8 +204,13 @@ def test_the_validity_check_fires_on_a_canonicalizer_that_refuses_too_much(monke
 
 def test_the_order_check_fires_on_code_point_order(monkeypatch):
     monkeypatch.setattr(corpus, "_REGISTRY", {"order-utf16": corpus._REGISTRY["order-utf16"]})
-    monkeypatch.setattr(fastjcs, "canonicalize", lambda text, **kw: json.dumps(
-        json.loads(text), sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode())
+    monkeypatch.setattr(
+        fastjcs,
+        "canonicalize",
+        lambda text, **kw: json.dumps(
+            json.loads(text), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        ).encode(),
+    )
     with pytest.raises(CorpusCheckError, match="UTF-16 order"):
         corpus.generate(SEED, 30)
 
@@ -328,7 +340,10 @@ def test_user_folder(tmp_path):
     (root / "sub" / "c.json").write_bytes(b"{}")
     cases = corpus.user_cases(root)
     assert [(c.id, c.expected) for c in cases] == [
-        ("user/docs/a.json", None), ("user/docs/b.json", b"[1,2]"), ("user/docs/sub/c.json", b"{}")]
+        ("user/docs/a.json", None),
+        ("user/docs/b.json", b"[1,2]"),
+        ("user/docs/sub/c.json", b"{}"),
+    ]
     assert cases[1].text == b"[1,2]\n"
 
 

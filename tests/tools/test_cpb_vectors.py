@@ -11,19 +11,20 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pytest
+from conftest import REPO, SUITES, UPSTREAM
 
 import fastjcs
 from fastjcs import cpb
-from fastjcs.core import python_backend as _python, seam
-from fastjcs.tools import cpb_vectors as vectors
+from fastjcs.core import python_backend as _python
+from fastjcs.core import seam
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
-
-from conftest import REPO, SUITES, UPSTREAM
+from fastjcs.tools import cpb_vectors as vectors
 
 UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
 OURS = SUITES / "cpb"
@@ -68,8 +69,16 @@ def test_upstream_suite_is_the_77_files_we_account_for():
     assert len(summary.vectors) + len(summary.unclaimed) == 77
     assert summary.unclaimed == []
     assert summary.counts() == {
-        "cpb-check": 13, "domain-transform": 2, "assembled-preimage": 2, "derived-id": 3, "jcs-n-kat": 37,
-        "typed-ref": 10, "profile-independence": 2, "registry-lookup": 2, "registry-snapshot": 2, "jcs-vs-jcs-n": 4,
+        "cpb-check": 13,
+        "domain-transform": 2,
+        "assembled-preimage": 2,
+        "derived-id": 3,
+        "jcs-n-kat": 37,
+        "typed-ref": 10,
+        "profile-independence": 2,
+        "registry-lookup": 2,
+        "registry-snapshot": 2,
+        "jcs-vs-jcs-n": 4,
     }
 
 
@@ -84,8 +93,9 @@ def _failure_reasons(node: Any) -> Iterable[str]:
             yield from _failure_reasons(v)
 
 
-@pytest.mark.parametrize("root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
-                                  pytest.param(OURS, id="ours")])
+@pytest.mark.parametrize(
+    "root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"), pytest.param(OURS, id="ours")]
+)
 def test_every_failure_reason_is_mapped(root):
     reasons = {r for p in vectors.iter_files(root) for r in _failure_reasons(json.loads(p.read_bytes()))}
     assert reasons, "no MUST-FAIL vectors found"
@@ -98,8 +108,10 @@ def test_a_file_nobody_claims_fails_the_run(tmp_path):
     (tmp_path / "suite" / "notes.json").write_text("not a vector")
     summary = vectors.run(tmp_path / "suite", probes=False)
     assert not summary.ok
-    assert summary.unclaimed == ["jcs-n/new-kind.json", "notes.json (unreadable: Expecting value: line 1 column 1 "
-                                                          "(char 0))"]
+    assert summary.unclaimed == [
+        "jcs-n/new-kind.json",
+        "notes.json (unreadable: Expecting value: line 1 column 1 (char 0))",
+    ]
 
 
 def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
@@ -113,17 +125,22 @@ def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
 
 
 def test_an_unmapped_failure_reason_fails_the_vector(tmp_path):
-    (tmp_path / "v.json").write_text('{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "a_new_reason",'
-                                     ' "input": {"a": 1.5}}')
+    (tmp_path / "v.json").write_text(
+        '{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "a_new_reason", "input": {"a": 1.5}}'
+    )
     summary = vectors.run(tmp_path)
     assert [v.failures for v in summary.failed] == [
-        ["failure_reason 'a_new_reason' is not mapped to an exception",
-         "failure_reason 'a_new_reason' is not mapped to an exception"]]
+        [
+            "failure_reason 'a_new_reason' is not mapped to an exception",
+            "failure_reason 'a_new_reason' is not mapped to an exception",
+        ]
+    ]
 
 
 def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
-    (tmp_path / "v.json").write_text('{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "duplicate_key",'
-                                     ' "input": {"a": 1, "b": 2}}')
+    (tmp_path / "v.json").write_text(
+        '{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "duplicate_key", "input": {"a": 1, "b": 2}}'
+    )
     summary = vectors.run(tmp_path)
     assert not summary.ok
     assert "accepted" in summary.failed[0].failures[0]
@@ -134,8 +151,9 @@ def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
 # ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
-                                  pytest.param(OURS, id="ours")])
+@pytest.mark.parametrize(
+    "root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"), pytest.param(OURS, id="ours")]
+)
 def test_every_fired_check_flips_on_its_mutant(backend, root):
     summary = vectors.run(root)
     assert summary.ok, summary.report()
@@ -150,13 +168,25 @@ def test_every_fired_check_flips_on_its_mutant(backend, root):
 def test_upstream_fires_these_categories():
     fired = vectors.run(UPSTREAM_VECTORS, probes=False).categories()
     assert sorted(fired) == [
-        "assembled:MemberMappingUndeclaredError", "contrast:key_sort_by_escaped_bytes_not_code_units",
-        "contrast:nfc_normalisation_deviation", "contrast:string_escape_long_form_for_named_char",
-        "contrast:string_escape_uppercase_hex", "cpb-check:P:empty-member", "cpb-check:R:duplicate-name",
-        "cpb-check:R:non-integer-number", "derived-id:carried-id-mismatch", "jcs-n:duplicate-name",
-        "jcs-n:non-integer-number", "jcs-n:unsafe-integer", "profile-independence:violation",
-        "registry:id-unknown-to-snapshot", "registry:unknown-id", "stream:StreamIncompleteError",
-        "typed-ref:artifact-type-mismatch", "typed-ref:digest-alg-mismatch", "typed-ref:digest-mismatch",
+        "assembled:MemberMappingUndeclaredError",
+        "contrast:key_sort_by_escaped_bytes_not_code_units",
+        "contrast:nfc_normalisation_deviation",
+        "contrast:string_escape_long_form_for_named_char",
+        "contrast:string_escape_uppercase_hex",
+        "cpb-check:P:empty-member",
+        "cpb-check:R:duplicate-name",
+        "cpb-check:R:non-integer-number",
+        "derived-id:carried-id-mismatch",
+        "jcs-n:duplicate-name",
+        "jcs-n:non-integer-number",
+        "jcs-n:unsafe-integer",
+        "profile-independence:violation",
+        "registry:id-unknown-to-snapshot",
+        "registry:unknown-id",
+        "stream:StreamIncompleteError",
+        "typed-ref:artifact-type-mismatch",
+        "typed-ref:digest-alg-mismatch",
+        "typed-ref:digest-mismatch",
         "typed-ref:representation-mismatch",
     ]
 
@@ -173,6 +203,7 @@ def test_a_category_without_generator_is_assertion_free(monkeypatch):
 
 def test_a_mutant_that_keeps_the_defect_is_assertion_free(monkeypatch):
     """A generator that flips the expectation but leaves the defect in: the check still fires."""
+
     def keeps_defect(v, handler, category):
         return v.mutant(category, vectors._passing(v.doc, category))
 
@@ -183,20 +214,24 @@ def test_a_mutant_that_keeps_the_defect_is_assertion_free(monkeypatch):
 
 def test_a_check_that_cannot_fire_is_caught(monkeypatch):
     """A checker that never reports P: its MUST-FAIL vectors fail outright."""
+
     def blind(data, **kw):
         real = cpb.check(data, **kw)
         return CheckResult(tuple(x for x in real.violations if x.rule != "P"))
 
     summary = vectors.run(OURS, vectors.Implementation("blind-to-P", check=blind))
-    assert {v.name for v in summary.failed} == {"cpb-check/02-empty-in-object-in-array.json",
-                                                 "cpb-check/03-several-in-document-order.json",
-                                                 "cpb-check/05-escaped-name-in-path.json"}
+    assert {v.name for v in summary.failed} == {
+        "cpb-check/02-empty-in-object-in-array.json",
+        "cpb-check/03-several-in-document-order.json",
+        "cpb-check/05-escaped-name-in-path.json",
+    }
 
 
 def test_generators_do_not_use_the_code_under_test():
     text = b'{"a": 12.50, "b": -0, "c": 9007199254740992, "d": {"\\u00c5": null, "A\\u030a": 1}, "e": {"f": []}}'
     assert vectors._without_non_integers(text) == (
-        b'{"a":"12.50","b":"-0","c":9007199254740992,"d":{"\xc3\x85":null,"A\xcc\x8a":1},"e":{"f":[]}}')
+        b'{"a":"12.50","b":"-0","c":9007199254740992,"d":{"\xc3\x85":null,"A\xcc\x8a":1},"e":{"f":[]}}'
+    )
     assert vectors._without_unsafe_integers(text).startswith(b'{"a":12.50,"b":-0,"c":"9007199254740992"')
     assert vectors._without_duplicates(text).endswith(b'"d":{"\xc3\x85":null},"e":{"f":[]}}')
     assert vectors._without_empty_members(text) == b'{"a":12.50,"b":-0,"c":9007199254740992,"d":{"A\xcc\x8a":1}}'
@@ -224,13 +259,19 @@ def _no_cascade(value: Any, max_depth: int) -> Any:
 
 def test_mutant_jcs_n_without_the_cascade_is_caught(backend, monkeypatch):
     from fastjcs.cpb import _digest, _identifiers
+
     monkeypatch.setattr(_digest, "normal_form", _no_cascade)
     monkeypatch.setattr(_identifiers, "normal_form", _no_cascade)
-    assert {"jcs-n/kat-02-three-level-cascade.json", "jcs-n/kat-04-top-level-becomes-empty.json",
-            "divergence/02-cascade-to-empty.json"} <= _failed(OURS)
+    assert {
+        "jcs-n/kat-02-three-level-cascade.json",
+        "jcs-n/kat-04-top-level-becomes-empty.json",
+        "divergence/02-cascade-to-empty.json",
+    } <= _failed(OURS)
     if UPSTREAM_VECTORS.is_dir():
-        assert {"jcs-n/kats/06-nested-null-bottom-up.json",
-                "jcs-n/kats/07-nested-empty-array-bottom-up.json"} <= _failed(UPSTREAM_VECTORS)
+        assert {
+            "jcs-n/kats/06-nested-null-bottom-up.json",
+            "jcs-n/kats/07-nested-empty-array-bottom-up.json",
+        } <= _failed(UPSTREAM_VECTORS)
 
 
 def _json_loads_check(data: Any, **kw: Any) -> CheckResult:
@@ -254,8 +295,11 @@ def test_mutant_checker_parsing_with_json_loads_is_caught(backend):
     impl = vectors.Implementation("json.loads-checker", check=_json_loads_check)
     assert "cpb-check/04-nfc-duplicate-nested.json" in _failed(OURS, impl)
     if UPSTREAM_VECTORS.is_dir():
-        assert {"cpb-check/non-conforming/07-negative-zero.json", "cpb-check/non-conforming/09-duplicate-key.json",
-                "cpb-check/non-conforming/10-duplicate-key-nested.json"} <= _failed(UPSTREAM_VECTORS, impl)
+        assert {
+            "cpb-check/non-conforming/07-negative-zero.json",
+            "cpb-check/non-conforming/09-duplicate-key.json",
+            "cpb-check/non-conforming/10-duplicate-key-nested.json",
+        } <= _failed(UPSTREAM_VECTORS, impl)
 
 
 def _casefolding_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
@@ -268,16 +312,21 @@ def _casefolding_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
 def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend):
     impl = vectors.Implementation("case-folding", verify_typed_reference=_casefolding_verify)
     assert _failed(OURS, impl) == {"typed-refs/01-digest-alg-lowercase.json"}
-    if UPSTREAM_VECTORS.is_dir():   # upstream alone cannot see it: every digest_alg it pins differs in more than case
+    if UPSTREAM_VECTORS.is_dir():  # upstream alone cannot see it: every digest_alg it pins differs in more than case
         assert _failed(UPSTREAM_VECTORS, impl) == set()
 
 
 def _constraint_blind_verify(reference: Any, artifact: Any, *, registry: Any, **kw: Any) -> Any:
     """The verifier before digest-context constraints: the registry's contexts without them."""
     from dataclasses import replace
-    blind = cpb.Registry(registry.algorithms, {
-        name: replace(t, contexts=tuple(replace(c, constraints=None) for c in t.contexts))
-        for name, t in registry.artifact_types.items()})
+
+    blind = cpb.Registry(
+        registry.algorithms,
+        {
+            name: replace(t, contexts=tuple(replace(c, constraints=None) for c in t.contexts))
+            for name, t in registry.artifact_types.items()
+        },
+    )
     return cpb.verify_typed_reference(reference, artifact, registry=blind, **kw)
 
 
@@ -287,14 +336,20 @@ def test_mutant_verifier_blind_to_context_constraints_is_caught(backend):
     # every vector but the conforming JSON artifacts (the SD-JWT ones too: it hashes the whole SD-JWT; and
     # 2^53+1 as a value, which it calls not canonicalizable instead of a context violation)
     assert caught == {p.name for p in vectors.iter_files(OURS / "contexts")} - {
-        "01-equivalence-conforming.json", "02-equivalence-conforming-text.json", "17-capsule-open-field-set.json"}
-    if UPSTREAM_VECTORS.is_dir():   # upstream has no vector on a registered context's constraints
+        "01-equivalence-conforming.json",
+        "02-equivalence-conforming-text.json",
+        "17-capsule-open-field-set.json",
+    }
+    if UPSTREAM_VECTORS.is_dir():  # upstream has no vector on a registered context's constraints
         assert _failed(UPSTREAM_VECTORS, impl) == set()
 
 
 def test_context_vectors_are_what_their_generator_writes():
-    done = subprocess.run([sys.executable, str(REPO / "vectors" / "gen_contexts.py"), "--check", "--out",
-                           str(OURS / "contexts")], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "vectors" / "gen_contexts.py"), "--check", "--out", str(OURS / "contexts")],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -303,11 +358,12 @@ def test_mutant_sort_by_code_point_is_caught(monkeypatch):
     so it runs on the Python backend only)."""
     monkeypatch.setattr(seam, "_impl", _python)
     monkeypatch.setattr(_python, "_utf16_key", lambda key: key)
-    assert fastjcs.dumps({"\U0001F602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001F602":1}'.encode()
+    assert fastjcs.dumps({"\U0001f602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001f602":1}'.encode()
     assert "jcs-n/kat-01-astral-vs-private-use.json" in _failed(OURS)
     if UPSTREAM_VECTORS.is_dir():
-        assert {"jcs-n/kats/18-utf16-key-order.json", "jcs-n/kats/19-rfc8785-sorting-example.json"} \
-            <= _failed(UPSTREAM_VECTORS)
+        assert {"jcs-n/kats/18-utf16-key-order.json", "jcs-n/kats/19-rfc8785-sorting-example.json"} <= _failed(
+            UPSTREAM_VECTORS
+        )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -316,8 +372,11 @@ def test_mutant_sort_by_code_point_is_caught(monkeypatch):
 
 
 def test_our_vectors_are_what_the_generator_writes():
-    done = subprocess.run([sys.executable, str(REPO / "vectors" / "gen_cpb.py"), "--check", "--out", str(OURS)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "vectors" / "gen_cpb.py"), "--check", "--out", str(OURS)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -15,7 +15,6 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -34,11 +33,11 @@ class Case:
     category: str
     clause: str
     text: bytes
-    expected: Optional[bytes]
+    expected: bytes | None
     note: str = ""
 
 
-DOCS = [b'{"b":1,"a":2}', b'[1,2', b'"boom"', b'{"z":[true]}', b'"hang"', b'"junk"', b'[null]']
+DOCS = [b'{"b":1,"a":2}', b"[1,2", b'"boom"', b'{"z":[true]}', b'"hang"', b'"junk"', b"[null]"]
 SORTED = {0: b'{"a":2,"b":1}', 3: b'{"z":[true]}', 2: b'"boom"', 4: b'"hang"', 5: b'"junk"', 6: b"[null]"}
 
 
@@ -85,7 +84,7 @@ def test_a_line_that_is_no_answer_is_a_protocol_error_not_a_refusal():
 def test_a_peer_that_exits_early_is_restarted_and_every_document_answered():
     with peers.BatchPeer(fake("once")) as p:
         out = p.run(DOCS)
-        assert p.restarts >= 2      # it did exit early, more than once
+        assert p.restarts >= 2  # it did exit early, more than once
     assert statuses(out) == ["ok", "error", "ok", "ok", "ok", "ok", "ok"]
 
 
@@ -128,21 +127,24 @@ def test_serve_answers_the_protocol_with_fastjcs():
 # ---- classes ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("expected, outcome, cls", [
-    (b'{"a":1}', peers.Outcome("ok", b'{"a":1}'), "agree"),
-    (None, peers.Outcome("error", b"no"), "agree"),
-    (None, peers.Outcome("ok", b'{"a":2}'), "accepts-invalid"),
-    (b'{"a":1}', peers.Outcome("error", b"no"), "refuses-valid"),
-    (b"[1e-7]", peers.Outcome("ok", b"[1e-07]"), "wrong-number"),
-    ("[\"\u2028\"]".encode(), peers.Outcome("ok", b'["\\u2028"]'), "wrong-string"),
-    (b'{"a":1,"b":2}', peers.Outcome("ok", b'{"b":2,"a":1}'), "wrong-order"),
-    (b'{"a":1}', peers.Outcome("ok", b'{"a":1}\n'), "wrong-whitespace"),
-    (b'{"a":1}', peers.Outcome("ok", b'{ "a": 1 }'), "wrong-whitespace"),
-    (b"[1]", peers.Outcome("ok", b'["1"]'), "wrong-other"),
-    (None, peers.Outcome("crash", b"", "SIGSEGV"), "crash"),
-    (b"[1]", peers.Outcome("timeout"), "timeout"),
-    (b"[1]", peers.Outcome("protocol-error"), "protocol-error"),
-])
+@pytest.mark.parametrize(
+    "expected, outcome, cls",
+    [
+        (b'{"a":1}', peers.Outcome("ok", b'{"a":1}'), "agree"),
+        (None, peers.Outcome("error", b"no"), "agree"),
+        (None, peers.Outcome("ok", b'{"a":2}'), "accepts-invalid"),
+        (b'{"a":1}', peers.Outcome("error", b"no"), "refuses-valid"),
+        (b"[1e-7]", peers.Outcome("ok", b"[1e-07]"), "wrong-number"),
+        ('["\u2028"]'.encode(), peers.Outcome("ok", b'["\\u2028"]'), "wrong-string"),
+        (b'{"a":1,"b":2}', peers.Outcome("ok", b'{"b":2,"a":1}'), "wrong-order"),
+        (b'{"a":1}', peers.Outcome("ok", b'{"a":1}\n'), "wrong-whitespace"),
+        (b'{"a":1}', peers.Outcome("ok", b'{ "a": 1 }'), "wrong-whitespace"),
+        (b"[1]", peers.Outcome("ok", b'["1"]'), "wrong-other"),
+        (None, peers.Outcome("crash", b"", "SIGSEGV"), "crash"),
+        (b"[1]", peers.Outcome("timeout"), "timeout"),
+        (b"[1]", peers.Outcome("protocol-error"), "protocol-error"),
+    ],
+)
 def test_classify(expected, outcome, cls):
     assert lab.classify(expected, outcome) == cls
 
@@ -151,51 +153,60 @@ def _case(i: int, category: str, text: bytes) -> Case:
     return Case(f"t/{i}", category, "RFC 8785 3.2", text, lab.expected_of(text))
 
 
-CASES = [_case(i, cat, t) for i, (cat, t) in enumerate([
-    ("structure-order", b'{"b":1,"a":[2,{"d":0,"c":1}]}'),
-    ("number-small", b'{"x":[1.5,1e-7,"pad"],"y":true}'),
-    ("string-separators", b'{"k":["a","\xe2\x80\xa8",3]}'),
-    ("structure-duplicates", b'{"q":0,"a":1,"a":2}'),
-    ("syntax-trailing-comma", b"[1,2,]"),
-    ("number-int", b"[1,2,3]"),
-    ("order-astral", '{"\ue000":1,"\U0001F600":2}'.encode()),
-])]
+CASES = [
+    _case(i, cat, t)
+    for i, (cat, t) in enumerate(
+        [
+            ("structure-order", b'{"b":1,"a":[2,{"d":0,"c":1}]}'),
+            ("number-small", b'{"x":[1.5,1e-7,"pad"],"y":true}'),
+            ("string-separators", b'{"k":["a","\xe2\x80\xa8",3]}'),
+            ("structure-duplicates", b'{"q":0,"a":1,"a":2}'),
+            ("syntax-trailing-comma", b"[1,2,]"),
+            ("number-int", b"[1,2,3]"),
+            ("order-astral", '{"\ue000":1,"\U0001f600":2}'.encode()),
+        ]
+    )
+]
 
 
 def test_run_peer_counts_every_case_and_shrinks_one_reproducer_per_class():
     result = lab.run_peer(lab.PeerSpec("fake", fake("ascii")), CASES)
     assert result.cases == 7 and result.answered == 7
     # sort_keys orders by code point (U+E000 before U+1F600), JCS by UTF-16 units (D83D before E000)
-    assert result.totals == {"agree": 3, "wrong-number": 1, "wrong-string": 1, "accepts-invalid": 1,
-                             "wrong-order": 1}
+    assert result.totals == {"agree": 3, "wrong-number": 1, "wrong-string": 1, "accepts-invalid": 1, "wrong-order": 1}
     assert not result.ok and result.failures == sum(result.totals.values()) - result.totals["agree"]
-    assert set(result.examples) == {"wrong-number number", "wrong-string string", "wrong-order order",
-                                    "accepts-invalid structure"}
+    assert set(result.examples) == {
+        "wrong-number number",
+        "wrong-string string",
+        "wrong-order order",
+        "accepts-invalid structure",
+    }
     for key, example in result.examples.items():
         again = lab.classify(example.reproducer_expected, example.reproducer_got)
-        assert f"{again} {lab.family(example.category)}" == key   # the reproducer is of its class
-        assert len(example.reproducer) <= len(example.text)      # never bigger
+        assert f"{again} {lab.family(example.category)}" == key  # the reproducer is of its class
+        assert len(example.reproducer) <= len(example.text)  # never bigger
     # the smallest text with U+2028 that ensure_ascii escapes (the value inside, alone)
     assert result.examples["wrong-string string"].reproducer == b'"\xe2\x80\xa8"'
     dupes = result.examples["accepts-invalid structure"].reproducer
     assert len(dupes) < len(b'{"q":0,"a":1,"a":2}')
-    assert len(result.examples["wrong-number number"].reproducer) <= len(b"1e-7")   # one number, alone
+    assert len(result.examples["wrong-number number"].reproducer) <= len(b"1e-7")  # one number, alone
 
 
 def test_a_trailing_newline_is_a_protocol_option_of_the_one_shot_mode():
     cases = [CASES[0], CASES[5]]
     strip = lab.run_peer(lab.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="strip")
-    keep = lab.run_peer(lab.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="keep",
-                        shrink_budget=0)
+    keep = lab.run_peer(
+        lab.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="keep", shrink_budget=0
+    )
     assert strip.ok and strip.totals == {"agree": 2}
     assert keep.totals == {"wrong-whitespace": 2}
 
 
 def test_a_refusing_peer_is_refuses_valid_with_a_minimal_reproducer():
     result = lab.run_peer(lab.PeerSpec("strict", fake("strict")), CASES)
-    assert result.totals["refuses-valid"] == 2          # U+2028 and the astral/private-use keys
+    assert result.totals["refuses-valid"] == 2  # U+2028 and the astral/private-use keys
     refusals = {k: e for k, e in result.examples.items() if e.cls == "refuses-valid"}
-    assert set(refusals) == {"refuses-valid string", "refuses-valid order"}   # one per family
+    assert set(refusals) == {"refuses-valid string", "refuses-valid order"}  # one per family
     for example in refusals.values():
         shrunk = example.reproducer
         # one string of one non-ASCII character, alone: all that is left of each object
@@ -211,12 +222,14 @@ def test_fastjcs_served_agrees_with_itself_on_both_backends():
 
 def test_show_is_printable_and_unambiguous():
     assert lab.show(b'{"a":"\xe2\x80\xa8\\n"}\xff') == '{"a":"\\u{2028}\\n"}\\xFF'
-    assert lab.show("\U0001F600\x00".encode()) == "\\u{1F600}\\u{0000}"
+    assert lab.show("\U0001f600\x00".encode()) == "\\u{1F600}\\u{0000}"
 
 
 def test_reports_carry_the_matrix_and_the_reproducers():
-    results = [lab.run_peer(lab.PeerSpec("fake", fake("ascii")), CASES),
-               lab.run_peer(lab.PeerSpec("self", f"{shlex.quote(sys.executable)} -m fastjcs serve-canon"), CASES)]
+    results = [
+        lab.run_peer(lab.PeerSpec("fake", fake("ascii")), CASES),
+        lab.run_peer(lab.PeerSpec("self", f"{shlex.quote(sys.executable)} -m fastjcs serve-canon"), CASES),
+    ]
     matrix = lab.Matrix(results, {"date": "D", "cases": 7, "seed": 1, "corpus": "test"})
     md = matrix.markdown()
     assert "| fake |" in md and "| self |" in md and "pass (" in md

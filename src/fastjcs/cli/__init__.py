@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn, Optional, Sequence
+from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import __version__
 from ..core.api import DEFAULT_MAX_DEPTH
@@ -49,12 +50,13 @@ from .commands import (
     cmd_vectors,
 )
 from .streams import (
-    CLIError,
     EXIT_ERROR,
     EXIT_OK,
+    CLIError,
     _reader_gone,
     _standard_streams,
 )
+
 
 def _count(text: str) -> int:
     """A number of things where 0 means something (none; for --jobs, one per CPU)."""
@@ -92,73 +94,112 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_text_policy(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--strict-integers", action="store_true",
-                   help="refuse integer tokens outside +/-(2^53-1) instead of rounding them (I-JSON)")
-    p.add_argument("--integers-only", action="store_true",
-                   help="integer-only JCS: also refuse number tokens with a fraction or an exponent "
-                        "part (1.0, 1e2, -0.0)")
-    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N",
-                   help=f"deepest nesting allowed (default {DEFAULT_MAX_DEPTH})")
+    p.add_argument(
+        "--strict-integers",
+        action="store_true",
+        help="refuse integer tokens outside +/-(2^53-1) instead of rounding them (I-JSON)",
+    )
+    p.add_argument(
+        "--integers-only",
+        action="store_true",
+        help="integer-only JCS: also refuse number tokens with a fraction or an exponent part (1.0, 1e2, -0.0)",
+    )
+    p.add_argument(
+        "--max-depth",
+        type=_depth,
+        default=DEFAULT_MAX_DEPTH,
+        metavar="N",
+        help=f"deepest nesting allowed (default {DEFAULT_MAX_DEPTH})",
+    )
 
 
 def _add_profile(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", choices=("jcs", "jcs-n"), default="jcs",
-                   help="jcs: RFC 8785 (default); jcs-n: CPB's normal form first (null, [] and {} "
-                        "members removed, integers only, NFC-distinct names)")
-    p.add_argument("--exclude", action="append", metavar="NAME",
-                   help="jcs-n: leave out this top-level member (repeatable; CPB's exclusion set)")
+    p.add_argument(
+        "--profile",
+        choices=("jcs", "jcs-n"),
+        default="jcs",
+        help="jcs: RFC 8785 (default); jcs-n: CPB's normal form first (null, [] and {} "
+        "members removed, integers only, NFC-distinct names)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="NAME",
+        help="jcs-n: leave out this top-level member (repeatable; CPB's exclusion set)",
+    )
 
 
 def _add_job_options(p: argparse.ArgumentParser) -> None:
     """`digest` over many files: FILE is then a path, a glob or an fsspec URL (quoted)."""
-    p.add_argument("--output-dir", metavar="DIR",
-                   help="--jsonl or --parquet: one output file per input file under DIR, each written "
-                        "atomically (FILE may be a glob or an fsspec URL)")
-    p.add_argument("--parquet", action="store_true",
-                   help="FILE is Parquet: digest the JSON texts of --column (with --output-dir)")
+    p.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="--jsonl or --parquet: one output file per input file under DIR, each written "
+        "atomically (FILE may be a glob or an fsspec URL)",
+    )
+    p.add_argument(
+        "--parquet", action="store_true", help="FILE is Parquet: digest the JSON texts of --column (with --output-dir)"
+    )
     p.add_argument("--column", metavar="NAME", help="--parquet: the column of JSON texts")
-    p.add_argument("--append", action="store_true",
-                   help="--parquet: write the file's own columns, then digest and error (default: row, "
-                        "digest, error)")
-    p.add_argument("--cluster", metavar="ADDRESS|local:N",
-                   help="--output-dir: run one task per file on the Dask scheduler at ADDRESS, or on a "
-                        "local cluster of N worker processes (needs the dask extra)")
-    p.add_argument("--resume", action="store_true",
-                   help="--output-dir: skip the inputs whose output an earlier run finished")
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="--parquet: write the file's own columns, then digest and error (default: row, digest, error)",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS|local:N",
+        help="--output-dir: run one task per file on the Dask scheduler at ADDRESS, or on a "
+        "local cluster of N worker processes (needs the dask extra)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="--output-dir: skip the inputs whose output an earlier run finished"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fastjcs", description="RFC 8785 JSON canonicalization (JCS).")
-    parser.add_argument("--version", action="store_true",
-                        help="print the version and the backend in use, and exit")
-    parser.add_argument("--verbose", action="store_true",
-                        help="with --version: also why the C core is or is not in use, and the versions "
-                             "of Python, cffi and pycryptodome")
+    parser.add_argument("--version", action="store_true", help="print the version and the backend in use, and exit")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="with --version: also why the C core is or is not in use, and the versions "
+        "of Python, cffi and pycryptodome",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("canon", help="write the canonical form of a JSON text",
-                       description="Write the RFC 8785 canonical form of FILE (or stdin) to stdout, "
-                                   "byte-exact, with no trailing newline.")
+    p = sub.add_parser(
+        "canon",
+        help="write the canonical form of a JSON text",
+        description="Write the RFC 8785 canonical form of FILE (or stdin) to stdout, "
+        "byte-exact, with no trailing newline.",
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE")
-    p.add_argument("-o", "--output", metavar="PATH",
-                   help="write to PATH atomically (nothing is written on error)")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 0 if the input is already canonical, 1 if not")
+    p.add_argument("-o", "--output", metavar="PATH", help="write to PATH atomically (nothing is written on error)")
+    p.add_argument(
+        "--check", action="store_true", help="write nothing; exit 0 if the input is already canonical, 1 if not"
+    )
     _add_profile(p)
     _add_text_policy(p)
     p.set_defaults(run=cmd_canon)
 
-    p = sub.add_parser("digest", help="digest a JSON text, or every line of a JSONL file",
-                       description="Print the digest of the canonical form of FILE (or stdin): "
-                                   "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier).")
+    p = sub.add_parser(
+        "digest",
+        help="digest a JSON text, or every line of a JSONL file",
+        description="Print the digest of the canonical form of FILE (or stdin): "
+        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier).",
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE")
-    p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None,
-                   help="sha256 (default) or sha384")
+    p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None, help="sha256 (default) or sha384")
     _add_profile(p)
-    p.add_argument("--jsonl", action="store_true",
-                   help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...'")
-    p.add_argument("--jobs", type=_count, default=1, metavar="N",
-                   help="--jsonl: worker processes (0: one per CPU; default 1)")
+    p.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...'",
+    )
+    p.add_argument(
+        "--jobs", type=_count, default=1, metavar="N", help="--jsonl: worker processes (0: one per CPU; default 1)"
+    )
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
     p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
     p.add_argument("--chunk-bytes", type=_count, default=None, help=argparse.SUPPRESS)  # tests: many chunks
@@ -166,130 +207,219 @@ def build_parser() -> argparse.ArgumentParser:
     _add_text_policy(p)
     p.set_defaults(run=cmd_digest)
 
-    p = sub.add_parser("eab", help="compute or verify an Execution Action Binding v1",
-                       description="Compute the cMCP Execution Action Binding v1 of an action, from "
-                                   "the four fields or a JSON pre-image file; --verify compares.")
+    p = sub.add_parser(
+        "eab",
+        help="compute or verify an Execution Action Binding v1",
+        description="Compute the cMCP Execution Action Binding v1 of an action, from "
+        "the four fields or a JSON pre-image file; --verify compares.",
+    )
     for name in _EAB_FIELDS:
         p.add_argument("--" + name.replace("_", "-"), dest=name, metavar="TEXT")
     p.add_argument("--preimage", metavar="FILE", help="a JSON pre-image object ('-' for stdin)")
-    p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None,
-                   help="sha256 (default; with --verify, the binding's own)")
-    p.add_argument("--verify", metavar="BINDING",
-                   help="exit 0 if BINDING is the binding, 1 if not, 2 if BINDING or the input is invalid")
+    p.add_argument(
+        "--algorithm",
+        choices=tuple(ALGORITHMS),
+        default=None,
+        help="sha256 (default; with --verify, the binding's own)",
+    )
+    p.add_argument(
+        "--verify",
+        metavar="BINDING",
+        help="exit 0 if BINDING is the binding, 1 if not, 2 if BINDING or the input is invalid",
+    )
     p.add_argument("--print-preimage", action="store_true", help="also print the JCS pre-image bytes")
     p.set_defaults(run=cmd_eab)
 
-    p = sub.add_parser("registry", help="create or migrate an execution registry (SQLite or PostgreSQL)",
-                       description="The explicit schema steps of the EAB execution registry: opening "
-                                   "a registry never creates or changes its tables. TARGET is a path, "
-                                   "sqlite:///PATH or postgresql://...")
+    p = sub.add_parser(
+        "registry",
+        help="create or migrate an execution registry (SQLite or PostgreSQL)",
+        description="The explicit schema steps of the EAB execution registry: opening "
+        "a registry never creates or changes its tables. TARGET is a path, "
+        "sqlite:///PATH or postgresql://...",
+    )
     p.add_argument("action", choices=("create", "migrate"))
     p.add_argument("target", metavar="TARGET")
     p.set_defaults(run=cmd_registry)
 
-    p = sub.add_parser("check", help="the CPB checker: is a record in jcs-n normal form?",
-                       description="Exit 0 verified, 1 non-conforming (violations listed as rule, "
-                                   "JSON path, code, position), 2 not JSON or another error.")
+    p = sub.add_parser(
+        "check",
+        help="the CPB checker: is a record in jcs-n normal form?",
+        description="Exit 0 verified, 1 non-conforming (violations listed as rule, "
+        "JSON path, code, position), 2 not JSON or another error.",
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE")
     p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
     p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N")
     p.set_defaults(run=cmd_check)
 
-    p = sub.add_parser("vectors", help="run vector suites with mutation probes",
-                       description="Run CPB suites (directories) and EAB vector files; default: the "
-                                   "CPB and EAB suites shipped with fastjcs.")
+    p = sub.add_parser(
+        "vectors",
+        help="run vector suites with mutation probes",
+        description="Run CPB suites (directories) and EAB vector files; default: the "
+        "CPB and EAB suites shipped with fastjcs.",
+    )
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-probes", action="store_true", help="skip the mutation probes")
     p.set_defaults(run=cmd_vectors)
 
-    p = sub.add_parser("crosscheck", help="hold another implementation against fastjcs",
-                       description="Run the vectors through CMD over the vector protocol and/or "
-                                   "generated documents through CMD over the canon protocol; report "
-                                   "each disagreement (shrunk); exit 1 if any.")
-    p.add_argument("--impl", metavar="CMD", help="vector protocol: a vector on stdin, "
-                   '{"pre_image", "digest"} on stdout, non-zero exit to refuse')
-    p.add_argument("--canon-impl", metavar="CMD", help="canon protocol: a JSON text on stdin, its "
-                   "canonical bytes on stdout, non-zero exit to refuse")
+    p = sub.add_parser(
+        "crosscheck",
+        help="hold another implementation against fastjcs",
+        description="Run the vectors through CMD over the vector protocol and/or "
+        "generated documents through CMD over the canon protocol; report "
+        "each disagreement (shrunk); exit 1 if any.",
+    )
+    p.add_argument(
+        "--impl",
+        metavar="CMD",
+        help='vector protocol: a vector on stdin, {"pre_image", "digest"} on stdout, non-zero exit to refuse',
+    )
+    p.add_argument(
+        "--canon-impl",
+        metavar="CMD",
+        help="canon protocol: a JSON text on stdin, its canonical bytes on stdout, non-zero exit to refuse",
+    )
     p.add_argument("--vectors", action="append", metavar="PATH", help="suites for --impl (default: as `vectors`)")
-    p.add_argument("--documents", type=_count, default=None, metavar="N",
-                   help="generated documents for --canon-impl (default 200; 0 compares nothing: exit 2)")
+    p.add_argument(
+        "--documents",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="generated documents for --canon-impl (default 200; 0 compares nothing: exit 2)",
+    )
     p.add_argument("--seed", type=int, default=8785)
-    p.add_argument("--per-kind", type=_count, default=2, metavar="N",
-                   help="disagreements shrunk and shown per kind (default 2); all are counted")
-    p.add_argument("--newline", choices=("strip", "keep"), default="strip",
-                   help="canon protocol: strip one final line ending from each answer (default), or "
-                        "keep it and compare bytes exactly")
+    p.add_argument(
+        "--per-kind",
+        type=_count,
+        default=2,
+        metavar="N",
+        help="disagreements shrunk and shown per kind (default 2); all are counted",
+    )
+    p.add_argument(
+        "--newline",
+        choices=("strip", "keep"),
+        default="strip",
+        help="canon protocol: strip one final line ending from each answer (default), or "
+        "keep it and compare bytes exactly",
+    )
     p.add_argument("--shrink-budget", type=_count, default=300, metavar="CALLS")
     p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS", help="per call")
     p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once (default 2)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_crosscheck)
 
-    p = sub.add_parser("serve-vector", help="answer one vector over the vector protocol",
-                       description='Read one vector; print {"pre_image", "digest"} and exit 0, exit 1 '
-                                   "to refuse it, or print nothing (skipped).")
+    p = sub.add_parser(
+        "serve-vector",
+        help="answer one vector over the vector protocol",
+        description='Read one vector; print {"pre_image", "digest"} and exit 0, exit 1 '
+        "to refuse it, or print nothing (skipped).",
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE")
     p.set_defaults(run=cmd_serve_vector)
 
-    p = sub.add_parser("interop", help="the interop lab: run canonicalizers over a corpus, write the matrix",
-                       description="Put every case of the corpus to each peer (batch protocol, or one "
-                                   "process per document), classify every answer, shrink a reproducer "
-                                   "per class of failure, print the matrix (docs/interop.md). Exit 1 when "
-                                   "a peer fails a case, 2 when nothing was compared.")
+    p = sub.add_parser(
+        "interop",
+        help="the interop lab: run canonicalizers over a corpus, write the matrix",
+        description="Put every case of the corpus to each peer (batch protocol, or one "
+        "process per document), classify every answer, shrink a reproducer "
+        "per class of failure, print the matrix (docs/interop.md). Exit 1 when "
+        "a peer fails a case, 2 when nothing was compared.",
+    )
     p.add_argument("--peer", action="append", metavar="NAME=CMD", help="a peer speaking the batch protocol")
-    p.add_argument("--one-shot", action="append", metavar="NAME=CMD",
-                   help="a peer run once per document (JSON on stdin, canonical bytes on stdout)")
+    p.add_argument(
+        "--one-shot",
+        action="append",
+        metavar="NAME=CMD",
+        help="a peer run once per document (JSON on stdin, canonical bytes on stdout)",
+    )
     p.add_argument("--peers", action="append", metavar="FILE", help="a peers manifest (interop/setup.sh writes one)")
     p.add_argument("--fastjcs", action="store_true", help="also run fastjcs itself, as a peer (the reference row)")
     p.add_argument("--only", action="append", metavar="NAME", help="peers whose name contains NAME")
-    p.add_argument("--corpus", action="append", metavar="SOURCE",
-                   help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents "
-                        "(default: gen, es6:2000)")
+    p.add_argument(
+        "--corpus",
+        action="append",
+        metavar="SOURCE",
+        help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)",
+    )
     p.add_argument("--seed", type=int, default=8785)
     p.add_argument("--per-category", type=_positive, default=50, metavar="N", help="generated cases per category")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per answer")
     p.add_argument("--shrink-budget", type=_count, default=400, metavar="CASES", help="per class of failure")
-    p.add_argument("--newline", choices=("strip", "keep"), default="strip",
-                   help="--one-shot: strip one final line ending from each answer (default) or keep it")
+    p.add_argument(
+        "--newline",
+        choices=("strip", "keep"),
+        default="strip",
+        help="--one-shot: strip one final line ending from each answer (default) or keep it",
+    )
     p.add_argument("--markdown", metavar="PATH", help="write the matrix as markdown")
     p.add_argument("--html", metavar="PATH", help="write the matrix as a self-contained HTML page")
     p.add_argument("--json", dest="json_report", metavar="PATH", help="write everything as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.set_defaults(run=cmd_interop)
 
-    p = sub.add_parser("serve-canon", help="canonicalize documents over the batch protocol",
-                       description="Read base64 lines (one document each) until end of input; answer "
-                                   "each with `ok <base64 canonical bytes>` or `error <why>` "
-                                   "(docs/interop.md).")
-    p.add_argument("--candidate", metavar="NAME",
-                   help="answer with this in-process canonicalizer of `fastjcs bench` instead of fastjcs")
+    p = sub.add_parser(
+        "serve-canon",
+        help="canonicalize documents over the batch protocol",
+        description="Read base64 lines (one document each) until end of input; answer "
+        "each with `ok <base64 canonical bytes>` or `error <why>` "
+        "(docs/interop.md).",
+    )
+    p.add_argument(
+        "--candidate",
+        metavar="NAME",
+        help="answer with this in-process canonicalizer of `fastjcs bench` instead of fastjcs",
+    )
     p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N")
     p.set_defaults(run=cmd_serve_canon)
 
-    p = sub.add_parser("bench", help="compare the canonicalizers installed",
-                       description="Probe each canonicalizer for JCS correctness, then time it on "
-                                   "the built-in corpus or FILE (a JSON text or JSONL).")
+    p = sub.add_parser(
+        "bench",
+        help="compare the canonicalizers installed",
+        description="Probe each canonicalizer for JCS correctness, then time it on "
+        "the built-in corpus or FILE (a JSON text or JSONL).",
+    )
     p.add_argument("file", nargs="?", default=None, metavar="FILE")
-    p.add_argument("--mode", choices=("text", "object"), default="text",
-                   help="text: JSON text in (default); object: parsed values in")
+    p.add_argument(
+        "--mode",
+        choices=("text", "object"),
+        default="text",
+        help="text: JSON text in (default); object: parsed values in",
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="PATH", help="draw a bar chart (needs the `plot` extra)")
     p.add_argument("--only", action="append", metavar="NAME", help="candidates whose name contains NAME")
     p.add_argument("--min-time", type=float, default=0.3, metavar="SECONDS")
     p.add_argument("--repeat", type=_positive, default=3)
     p.add_argument("--corpus-size", type=_positive, default=1 << 20, metavar="BYTES")
-    p.add_argument("--impl-cmd", action="append", metavar="NAME=COMMAND",
-                   help="also time COMMAND, one process per document: JSON text on stdin, canonical "
-                        "bytes on stdout and exit 0, or a non-zero exit to refuse (repeatable)")
-    p.add_argument("--peer", action="append", metavar="NAME=COMMAND",
-                   help="time a command speaking the batch protocol (one process for all documents)")
-    p.add_argument("--peers", action="append", metavar="FILE",
-                   help="time every peer of a manifest (interop/setup.sh writes one)")
-    p.add_argument("--strip-newline", action="store_true",
-                   help="the --impl-cmd commands end their output with one newline, not part of the bytes")
-    p.add_argument("--impl-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="per document for --impl-cmd and --peer (a timeout is a refusal)")
+    p.add_argument(
+        "--impl-cmd",
+        action="append",
+        metavar="NAME=COMMAND",
+        help="also time COMMAND, one process per document: JSON text on stdin, canonical "
+        "bytes on stdout and exit 0, or a non-zero exit to refuse (repeatable)",
+    )
+    p.add_argument(
+        "--peer",
+        action="append",
+        metavar="NAME=COMMAND",
+        help="time a command speaking the batch protocol (one process for all documents)",
+    )
+    p.add_argument(
+        "--peers", action="append", metavar="FILE", help="time every peer of a manifest (interop/setup.sh writes one)"
+    )
+    p.add_argument(
+        "--strip-newline",
+        action="store_true",
+        help="the --impl-cmd commands end their output with one newline, not part of the bytes",
+    )
+    p.add_argument(
+        "--impl-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per document for --impl-cmd and --peer (a timeout is a refusal)",
+    )
     p.set_defaults(run=cmd_bench)
     return parser
 
@@ -310,11 +440,18 @@ def version_report(verbose: bool = False) -> str:
         from ..core import native_backend
 
         lines.append(f"C core: {native_backend.extension_path()}")
-        lines.append("digests in C: pycryptodome's compiled SHA-256 one-shot "
-                     + ("found" if native_backend.has_compiled_oneshot("sha256") else
-                        "not found (digests hash through pycryptodome's Python API)"))
-    lines.append(f"python: {platform.python_implementation()} {platform.python_version()} on "
-                 f"{platform.system()} {platform.machine()}")
+        lines.append(
+            "digests in C: pycryptodome's compiled SHA-256 one-shot "
+            + (
+                "found"
+                if native_backend.has_compiled_oneshot("sha256")
+                else "not found (digests hash through pycryptodome's Python API)"
+            )
+        )
+    lines.append(
+        f"python: {platform.python_implementation()} {platform.python_version()} on "
+        f"{platform.system()} {platform.machine()}"
+    )
     for dist in ("cffi", "pycryptodome"):
         lines.append(f"{dist}: {_dist_version(dist)}")
     return "\n".join(lines)
@@ -329,7 +466,7 @@ def _dist_version(name: str) -> str:
         return "not installed"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     _standard_streams()
     name = "fastjcs"
     try:

@@ -7,17 +7,18 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable
 
 from ..core.api import canonicalize_to
 from ..core.errors import FastJCSError
 from ..tools import default_suites
 from .streams import (
-    CLIError,
     EXIT_NEGATIVE,
     EXIT_OK,
+    CLIError,
     describe,
     open_input,
     open_output,
@@ -26,7 +27,8 @@ from .streams import (
     source_name,
 )
 
-def _profile_args(args: argparse.Namespace) -> Tuple[str, Tuple[str, ...]]:
+
+def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
     exclusion = tuple(args.exclude or ())
     if exclusion and args.profile != "jcs-n":
         raise CLIError("--exclude applies to --profile jcs-n (CPB's exclusion set)")
@@ -44,15 +46,20 @@ def cmd_canon(args: argparse.Namespace) -> int:
             if profile == "jcs-n":
                 from ..cpb import pre_image_text
 
-                result = pre_image_text(bytes(data), algorithm="jcs-n", exclusion_set=exclusion,
-                                        max_depth=args.max_depth)
+                result = pre_image_text(
+                    bytes(data), algorithm="jcs-n", exclusion_set=exclusion, max_depth=args.max_depth
+                )
                 run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
             else:
                 run = lambda write: canonicalize_to(  # noqa: E731
-                    data, write, max_depth=args.max_depth, strict_integers=args.strict_integers,
-                    integers_only=args.integers_only)
+                    data,
+                    write,
+                    max_depth=args.max_depth,
+                    strict_integers=args.strict_integers,
+                    integers_only=args.integers_only,
+                )
             if args.check:
-                seen: List[bytes] = []
+                seen: list[bytes] = []
                 run(lambda out: seen.append(bytes(out)))
                 if seen[0] != bytes(data):
                     print(f"{source}: not in canonical form", file=sys.stderr)
@@ -75,8 +82,9 @@ def _digest_settings(args: argparse.Namespace) -> Any:
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
         raise CLIError("--profile jcs-n is SHA-256 only (CPB); leave out --algorithm or give sha256")
-    return Settings(args.algorithm or "sha256", profile, exclusion, args.max_depth, args.strict_integers,
-                    args.integers_only)
+    return Settings(
+        args.algorithm or "sha256", profile, exclusion, args.max_depth, args.strict_integers, args.integers_only
+    )
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
@@ -93,21 +101,26 @@ def cmd_digest(args: argparse.Namespace) -> int:
             if settings.profile == "jcs-n":
                 from ..cpb import canonical_digest_text
 
-                line = canonical_digest_text(bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion,
-                                             max_depth=settings.max_depth)
+                line = canonical_digest_text(
+                    bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion, max_depth=settings.max_depth
+                )
             else:
                 from ..core.digests import digest_text
 
-                line = digest_text(data, settings.algorithm, max_depth=settings.max_depth,
-                                   strict_integers=settings.strict_integers,
-                                   integers_only=settings.integers_only)
+                line = digest_text(
+                    data,
+                    settings.algorithm,
+                    max_depth=settings.max_depth,
+                    strict_integers=settings.strict_integers,
+                    integers_only=settings.integers_only,
+                )
         except FastJCSError as exc:
             raise CLIError(describe(exc, source)) from exc
     sys.stdout.write(line + "\n")
     return EXIT_OK
 
 
-def _progress_bar(args: argparse.Namespace) -> Tuple[Optional[Callable[[int], None]], Callable[[], None]]:
+def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
     """A progress bar on stderr when stderr is a terminal and the input a named file, drawn by
     tqdm when it is installed (the `progress` extra); nothing otherwise."""
     if args.no_progress or args.file == "-" or not sys.stderr.isatty():
@@ -116,8 +129,15 @@ def _progress_bar(args: argparse.Namespace) -> Tuple[Optional[Callable[[int], No
         from tqdm import tqdm
     except ImportError:
         return None, lambda: None
-    bar = tqdm(total=os.path.getsize(args.file), unit="B", unit_scale=True, unit_divisor=1024,
-               desc="digest", file=sys.stderr, leave=False)
+    bar = tqdm(
+        total=os.path.getsize(args.file),
+        unit="B",
+        unit_scale=True,
+        unit_divisor=1024,
+        desc="digest",
+        file=sys.stderr,
+        leave=False,
+    )
     return bar.update, bar.close
 
 
@@ -130,7 +150,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
 
     where = f"fastjcs digest: {source}:"
 
-    def report(notes: List[str]) -> None:
+    def report(notes: list[str]) -> None:
         out.flush()  # the error lines first: a failing stdout is reported before any note
         for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
             sys.stderr.write(text)
@@ -138,8 +158,9 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
     with open_source(args.file) as stream:
         update, close = _progress_bar(args)
         try:
-            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update,
-                                args.chunk_bytes or _jsonl.CHUNK)
+            failed = _jsonl.run(
+                stream, settings, jobs, out.write, report, args.fail_fast, update, args.chunk_bytes or _jsonl.CHUNK
+            )
         finally:
             close()
     out.flush()
@@ -152,8 +173,13 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
 def _is_job(args: argparse.Namespace) -> bool:
     """Is this `digest` a job over files (--output-dir)? Refuses the options that need one."""
     if args.output_dir is None:
-        for given, name in ((args.parquet, "--parquet"), (args.column, "--column"), (args.append, "--append"),
-                            (args.cluster, "--cluster"), (args.resume, "--resume")):
+        for given, name in (
+            (args.parquet, "--parquet"),
+            (args.column, "--column"),
+            (args.append, "--append"),
+            (args.cluster, "--cluster"),
+            (args.resume, "--resume"),
+        ):
             if given:
                 raise CLIError(f"{name} applies to a job over files: give --output-dir DIR")
         return False
@@ -166,8 +192,10 @@ def _is_job(args: argparse.Namespace) -> bool:
     if args.file == "-":
         raise CLIError("--output-dir reads files: give FILE (a path, a glob or a URL), not stdin")
     if args.jobs != 1 or args.fail_fast:
-        raise CLIError("--jobs and --fail-fast apply to --jsonl on one file (a job's unit is a file; "
-                       "--cluster local:N runs N at once)")
+        raise CLIError(
+            "--jobs and --fail-fast apply to --jsonl on one file (a job's unit is a file; "
+            "--cluster local:N runs N at once)"
+        )
     return True
 
 
@@ -187,9 +215,16 @@ def _client(spec: str) -> Iterator[Any]:
             raise CLIError(f"--cluster {spec}: local:N takes a number of workers >= 1")
         # Quiet: the scheduler and the workers log to this command's stderr, which holds one line
         # per failed input line (and a worker lost mid-job is run again, not an error of ours).
-        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
-                distributed.Client(cluster) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.CRITICAL,
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
             yield client
         return
     try:
@@ -222,8 +257,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
 
     kind = "parquet" if args.parquet else "jsonl"
     try:
-        todo, done = jobs.plan(jobs.sources_of(args.file), args.output_dir, kind, args.column,
-                               args.append, args.resume)
+        todo, done = jobs.plan(jobs.sources_of(args.file), args.output_dir, kind, args.column, args.append, args.resume)
         on_result = _job_progress(args, len(todo))
         if args.cluster is None:
             ran = jobs.run_local(todo, settings, on_result)
@@ -243,9 +277,11 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         for note in r.notes:
             sys.stderr.write(f"fastjcs digest: {r.source}{separator}{note}\n")
         failed += r.failed
-    print(f"{len(results)} files ({len(done)} done by an earlier run), "
-          f"{sum(r.lines for r in results)} {'lines' if kind == 'jsonl' else 'rows'}, "
-          f"{failed} failed: {args.output_dir}")
+    print(
+        f"{len(results)} files ({len(done)} done by an earlier run), "
+        f"{sum(r.lines for r in results)} {'lines' if kind == 'jsonl' else 'rows'}, "
+        f"{failed} failed: {args.output_dir}"
+    )
     return EXIT_NEGATIVE if failed else EXIT_OK
 
 
@@ -336,7 +372,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def suite_kind(path: Path) -> str:
-    """"eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
+    """ "eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
     from ..tools.eab_vectors import is_eab_file
 
     files = [path] if path.is_file() else sorted(path.rglob("*.json"))
@@ -349,7 +385,8 @@ def suite_kind(path: Path) -> str:
 
 
 def run_suite(path: Path, probes: bool):
-    from ..tools import cpb_vectors as vectors, eab_vectors as _eab_vectors
+    from ..tools import cpb_vectors as vectors
+    from ..tools import eab_vectors as _eab_vectors
 
     if suite_kind(path) == "eab":
         files = [path] if path.is_file() else sorted(path.rglob("*.json"))
@@ -373,8 +410,10 @@ def cmd_vectors(args: argparse.Namespace) -> int:
             print(s.report())
         total = sum(len(s.vectors) for s in summaries)
         failed = sum(len(s.failed) + len(s.unclaimed) + len(s.assertion_free) for s in summaries)
-        print(f"{'OK' if ok else 'FAILED'}: {len(summaries)} suite(s), {total} vectors, "
-              f"{sum(len(s.probes) for s in summaries)} mutation probes, {failed} problem(s)")
+        print(
+            f"{'OK' if ok else 'FAILED'}: {len(summaries)} suite(s), {total} vectors, "
+            f"{sum(len(s.probes) for s in summaries)} mutation probes, {failed} problem(s)"
+        )
     return EXIT_OK if ok else EXIT_NEGATIVE
 
 
@@ -388,8 +427,9 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
     # An option for a protocol that is not run would be silently ignored: refuse it.
     if args.vectors and args.impl is None:
-        raise CLIError("--vectors feeds --impl (the vector protocol); --canon-impl takes generated "
-                       "documents (--documents N)")
+        raise CLIError(
+            "--vectors feeds --impl (the vector protocol); --canon-impl takes generated documents (--documents N)"
+        )
     if args.documents is not None and args.canon_impl is None:
         raise CLIError("--documents feeds --canon-impl (the canon protocol); --impl takes vectors (--vectors PATH)")
     summary = cc.Summary()
@@ -398,9 +438,17 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
             paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
             cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
         if args.canon_impl is not None:
-            cc.run_documents(args.canon_impl, 200 if args.documents is None else args.documents, args.seed,
-                             summary, args.timeout, args.parallel, args.shrink_budget, args.per_kind,
-                             args.newline)
+            cc.run_documents(
+                args.canon_impl,
+                200 if args.documents is None else args.documents,
+                args.seed,
+                summary,
+                args.timeout,
+                args.parallel,
+                args.shrink_budget,
+                args.per_kind,
+                args.newline,
+            )
     except cc.NothingCompared as exc:
         raise CLIError(str(exc)) from exc
     if args.json:
@@ -421,7 +469,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
     try:
         if args.action == "create":
             with ExecutionRegistry.create(args.target) as registry:
-                print(f"created an empty execution registry at {registry.path}")   # no password shown
+                print(f"created an empty execution registry at {registry.path}")  # no password shown
         else:
             found, now = ExecutionRegistry.migrate(args.target)
             print(f"format {now}, already current" if found == now else f"migrated from format {found} to {now}")
@@ -433,12 +481,12 @@ def cmd_registry(args: argparse.Namespace) -> int:
 # ---- interop: the lab ------------------------------------------------------------------------
 
 
-def _lab_peers(args: argparse.Namespace) -> Tuple[List[Any], List[Dict[str, str]]]:
+def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]]]:
     """The peers named on the command line (and their manifests' skipped peers)."""
     from ..tools import lab
 
-    specs: List[Any] = []
-    skipped: List[Dict[str, str]] = []
+    specs: list[Any] = []
+    skipped: list[dict[str, str]] = []
     try:
         for path in args.peers or ():
             specs += lab.read_peers(path)
@@ -453,8 +501,18 @@ def _lab_peers(args: argparse.Namespace) -> Tuple[List[Any], List[Dict[str, str]
     if args.fastjcs:
         from .. import __version__
 
-        specs.insert(0, lab.PeerSpec("fastjcs", f"{sys.executable} -m fastjcs serve-canon", "batch", "PyPI",
-                                     "Python + C", "fastjcs", __version__))
+        specs.insert(
+            0,
+            lab.PeerSpec(
+                "fastjcs",
+                f"{sys.executable} -m fastjcs serve-canon",
+                "batch",
+                "PyPI",
+                "Python + C",
+                "fastjcs",
+                __version__,
+            ),
+        )
     if args.only:
         specs = [s for s in specs if any(o in s.name for o in args.only)]
     if not specs:
@@ -477,19 +535,28 @@ def cmd_interop(args: argparse.Namespace) -> int:
         cases = corpus.load(sources, args.seed, args.per_category)
     except (OSError, ValueError, corpus.CorpusCheckError) as exc:
         raise CLIError(f"--corpus: {exc}") from exc
-    meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "fastjcs": __version__, "seed": args.seed, "per_category": args.per_category,
-            "corpus": ", ".join(sources),
-            "command": "fastjcs interop " + " ".join(f"--corpus {s}" for s in sources)
-                       + f" --seed {args.seed} --per-category {args.per_category}"}
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "fastjcs": __version__,
+        "seed": args.seed,
+        "per_category": args.per_category,
+        "corpus": ", ".join(sources),
+        "command": "fastjcs interop "
+        + " ".join(f"--corpus {s}" for s in sources)
+        + f" --seed {args.seed} --per-category {args.per_category}",
+    }
     try:
-        matrix = lab.run_matrix(specs, cases, meta, args.timeout, args.shrink_budget, args.newline,
-                                not args.no_progress)
+        matrix = lab.run_matrix(
+            specs, cases, meta, args.timeout, args.shrink_budget, args.newline, not args.no_progress
+        )
     except lab.NothingCompared as exc:
         raise CLIError(str(exc)) from exc
     matrix.skipped = skipped
-    for path, render in ((args.markdown, matrix.markdown), (args.html, matrix.html),
-                         (args.json_report, lambda: json.dumps(matrix.as_dict(), ensure_ascii=False, indent=1))):
+    for path, render in (
+        (args.markdown, matrix.markdown),
+        (args.html, matrix.html),
+        (args.json_report, lambda: json.dumps(matrix.as_dict(), ensure_ascii=False, indent=1)),
+    ):
         if path is not None:
             with open_output(path) as out:
                 out.write(render().encode("utf-8"))
@@ -529,8 +596,7 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
         chosen = [c for c in found if c.name == args.candidate]
         if not chosen:
             why = skipped.get(args.candidate, "not a candidate `fastjcs bench` knows")
-            raise CLIError(f"--candidate {args.candidate}: {why} (known: "
-                           f"{', '.join(c.name for c in found)})")
+            raise CLIError(f"--candidate {args.candidate}: {why} (known: {', '.join(c.name for c in found)})")
         canon = chosen[0].text
     _peers.serve(canon, sys.stdin.buffer, sys.stdout.buffer)
     return EXIT_OK
@@ -539,7 +605,7 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
 # ---- bench -----------------------------------------------------------------------------------
 
 
-def _bench_peers(args: argparse.Namespace) -> List[Any]:
+def _bench_peers(args: argparse.Namespace) -> list[Any]:
     """The batch peers of `bench --peer NAME=CMD` and `--peers FILE`."""
     from ..tools import lab
 

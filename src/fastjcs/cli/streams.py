@@ -10,8 +10,9 @@ import signal
 import stat
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO, Iterator, Optional
+from typing import Any, BinaryIO
 
 from ..core.errors import CanonicalizationError, FastJCSError
 
@@ -20,8 +21,6 @@ EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
 
 class CLIError(Exception):
     """A one-line error for stderr; exit status 2."""
-
-
 
 
 class Input:
@@ -44,7 +43,7 @@ class Input:
         if self._expected is not None:
             self._expected -= stream.tell()
 
-    def _size(self) -> Optional[int]:
+    def _size(self) -> int | None:
         """The size of a regular file; None for anything else (or a closed stdin: reading says so)."""
         try:
             info = os.fstat(self._stream.fileno())
@@ -74,8 +73,10 @@ class Input:
         self._done += got
         expected = self._expected
         if at_end and expected is not None and self._done < expected and (self._size() or 0) < expected:
-            raise CLIError(f"{self.name}: the file shrank while it was read (it ended after "
-                           f"{self._done} of its {expected} bytes): truncated or rotated?")
+            raise CLIError(
+                f"{self.name}: the file shrank while it was read (it ended after "
+                f"{self._done} of its {expected} bytes): truncated or rotated?"
+            )
 
 
 @contextmanager
@@ -100,7 +101,7 @@ def open_input(path: str) -> Iterator[bytes]:
 
 
 @contextmanager
-def open_output(path: Optional[str]) -> Iterator[BinaryIO]:
+def open_output(path: str | None) -> Iterator[BinaryIO]:
     """stdout, or PATH written atomically: a temporary file beside it, flushed to the disk and
     renamed into place only when the block succeeds, removed otherwise, so PATH never holds a
     partial result. A failed write, flush, sync or rename is a CLIError naming PATH."""
@@ -196,13 +197,15 @@ def _standard_streams() -> None:
                 os.dup2(held, fd)
                 os.close(held)
     if sys.stdin is None:
-        sys.stdin = open(0, "r", closefd=False)
+        sys.stdin = open(0, closefd=False)
     for fd, name, strict in ((1, "<stdout>", True), (2, "<stderr>", False)):
         old = sys.stdout if fd == 1 else sys.stderr
-        stream = io.TextIOWrapper(io.BufferedWriter(_Stream(fd, name, strict)),
-                                  encoding=getattr(old, "encoding", None) or "utf-8",
-                                  errors=getattr(old, "errors", None) or ("strict" if strict else "backslashreplace"),
-                                  line_buffering=getattr(old, "line_buffering", not strict))
+        stream = io.TextIOWrapper(
+            io.BufferedWriter(_Stream(fd, name, strict)),
+            encoding=getattr(old, "encoding", None) or "utf-8",
+            errors=getattr(old, "errors", None) or ("strict" if strict else "backslashreplace"),
+            line_buffering=getattr(old, "line_buffering", not strict),
+        )
         if fd == 1:
             sys.stdout = stream
         else:

@@ -47,8 +47,7 @@ def dumps(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool =
     return seam._impl.dumps(obj, max_depth)
 
 
-def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH,
-         integers_only: bool = False) -> None:
+def dump(obj: Any, fp: BinaryIO, *, max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool = False) -> None:
     """Write the canonical form of `obj` to the binary stream `fp`.
 
     The bytes are computed in full before the first write: when canonicalization fails, nothing
@@ -68,7 +67,7 @@ def refuse_single(items: Any, takes: str, hint: str) -> None:
         raise TypeError(f"{takes}, not {type(items).__name__}; {hint}")
 
 
-def as_buffer(data: Data) -> "bytes | bytearray | memoryview":
+def as_buffer(data: Data) -> bytes | bytearray | memoryview:
     """JSON text as a contiguous bytes-like object; a str is encoded to UTF-8 (a lone surrogate
     becomes invalid UTF-8, refused at its position), a non-contiguous memoryview is copied (its
     bytes in logical order, as bytes(view) reads them)."""
@@ -87,8 +86,9 @@ def as_bytes(data: Data) -> bytes:
     return buf if type(buf) is bytes else bytes(buf)
 
 
-def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
-                 strict_integers: bool = False, integers_only: bool = False) -> bytes:
+def canonicalize(
+    data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH, strict_integers: bool = False, integers_only: bool = False
+) -> bytes:
     """Return the RFC 8785 canonical form of a JSON text.
 
     The text is parsed strictly (RFC 8259 and I-JSON, RFC 7493): UTF-8 only, no byte-order mark,
@@ -118,8 +118,14 @@ def canonicalize(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
     return seam._impl.canonicalize(data, max_depth, False, False)
 
 
-def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
-                    strict_integers: bool = False, integers_only: bool = False) -> None:
+def canonicalize_to(
+    data: Data,
+    write: Callable[[Any], Any],
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    strict_integers: bool = False,
+    integers_only: bool = False,
+) -> None:
     """Canonicalize a JSON text and pass the result to `write` (e.g. a binary stream's write),
     in one call, and only when canonicalization succeeds.
 
@@ -127,8 +133,9 @@ def canonicalize_to(data: Data, write: Callable[[Any], Any], *, max_depth: int =
     second copy of the output is made: for a large text, the peak memory is the input plus the
     output.
     """
-    seam._impl.canonicalize_to(as_buffer(data), write, check_depth(max_depth), bool(strict_integers),
-                               bool(integers_only))
+    seam._impl.canonicalize_to(
+        as_buffer(data), write, check_depth(max_depth), bool(strict_integers), bool(integers_only)
+    )
 
 
 def format_double(x: float) -> str:

@@ -11,10 +11,9 @@ Importing it raises ImportError when the extension is not built.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, NamedTuple
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
-
 from . import native_backend as _native
 from .errors import CanonicalizationError
 
@@ -39,7 +38,7 @@ _CAPACITY = 256
 #: A failed row: its number in the column and the exception canonicalize raises for its bytes.
 #: Each function below also gives back the first row whose offsets decrease or point past the data
 #: buffer (not a valid Arrow array; the rows after it are not done), or None.
-Failure = Tuple[int, CanonicalizationError]
+Failure = tuple[int, CanonicalizationError]
 
 
 def _texts(col: Column) -> Any:
@@ -53,9 +52,9 @@ def _texts(col: Column) -> Any:
     return texts
 
 
-def _failures(items: Any, count: int, col: Column, max_depth: int) -> List[Failure]:
+def _failures(items: Any, count: int, col: Column, max_depth: int) -> list[Failure]:
     """The exception of each failed row, worded as canonicalize words it, `index` set to the row."""
-    found: List[Failure] = []
+    found: list[Failure] = []
     for k in range(count):
         item = items[k]
         if item.err.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
@@ -67,13 +66,13 @@ def _failures(items: Any, count: int, col: Column, max_depth: int) -> List[Failu
     return found
 
 
-def _run(call: Any, col: Column, first_only: bool, max_depth: int) -> Tuple[List[Failure], Optional[int]]:
+def _run(call: Any, col: Column, first_only: bool, max_depth: int) -> tuple[list[Failure], int | None]:
     """Call `call(start, items, capacity, counts)` until every row is done (or, with
     `first_only`, until the first failure); the failed rows, and the malformed row or None."""
     capacity = 1 if first_only else _CAPACITY
     items = ffi.new("fjcs_item[]", capacity)
     counts = ffi.new("size_t[2]")  # failures, done
-    failures: List[Failure] = []
+    failures: list[Failure] = []
     done = 0
     while done < col.length:
         rc = call(done, items, capacity, counts)
@@ -88,8 +87,9 @@ def _run(call: Any, col: Column, first_only: bool, max_depth: int) -> Tuple[List
     return failures, None
 
 
-def canonicalize_column(col: Column, max_depth: int, strict_integers: bool, integers_only: bool,
-                        first_only: bool) -> Tuple[Tuple[int, int, Any], bytearray, bytearray, List[Failure], Optional[int]]:
+def canonicalize_column(
+    col: Column, max_depth: int, strict_integers: bool, integers_only: bool, first_only: bool
+) -> tuple[tuple[int, int, Any], bytearray, bytearray, list[Failure], int | None]:
     """The canonical form of every row: ((data address, size, owner), int64 offsets, validity
     bitmap, failed rows, malformed row). The data is C memory, freed when `owner` is collected."""
     flags = _native._flags(strict_integers, integers_only)
@@ -103,16 +103,24 @@ def canonicalize_column(col: Column, max_depth: int, strict_integers: bool, inte
     c_validity = ffi.from_buffer("uint8_t[]", validity)
 
     def call(start: int, items: Any, capacity: int, counts: Any) -> int:
-        return lib.fjcs_arrow_canonicalize(texts, start, n, max_depth, flags, out, c_offsets,
-                                           c_validity, items, capacity, counts, counts + 1)
+        return lib.fjcs_arrow_canonicalize(
+            texts, start, n, max_depth, flags, out, c_offsets, c_validity, items, capacity, counts, counts + 1
+        )
 
     failures, bad = _run(call, col, first_only, max_depth)
     address = int(ffi.cast("uintptr_t", out.data))
     return (address, int(out.len), owner), offsets, validity, failures, bad
 
 
-def digest_column(col: Column, max_depth: int, strict_integers: bool, integers_only: bool,
-                  algorithm: str, rendered: bool, first_only: bool) -> Optional[Tuple[bytearray, Optional[bytearray], bytearray, List[Failure], Optional[int]]]:
+def digest_column(
+    col: Column,
+    max_depth: int,
+    strict_integers: bool,
+    integers_only: bool,
+    algorithm: str,
+    rendered: bool,
+    first_only: bool,
+) -> tuple[bytearray, bytearray | None, bytearray, list[Failure], int | None] | None:
     """The digest of every row: (values, int64 offsets or None, validity bitmap, failed rows,
     malformed row).
 
@@ -138,9 +146,24 @@ def digest_column(col: Column, max_depth: int, strict_integers: bool, integers_o
     c_prefix = prefix if rendered else ffi.NULL
 
     def call(start: int, items: Any, capacity: int, counts: Any) -> int:
-        return lib.fjcs_arrow_digest(texts, start, n, max_depth, flags, fn, size, c_prefix,
-                                     len(prefix), c_values, c_offsets, c_validity, items, capacity,
-                                     counts, counts + 1)
+        return lib.fjcs_arrow_digest(
+            texts,
+            start,
+            n,
+            max_depth,
+            flags,
+            fn,
+            size,
+            c_prefix,
+            len(prefix),
+            c_values,
+            c_offsets,
+            c_validity,
+            items,
+            capacity,
+            counts,
+            counts + 1,
+        )
 
     failures, bad = _run(call, col, first_only, max_depth)
     return values, offsets, validity, failures, bad

@@ -11,7 +11,7 @@ exponent part with NonIntegerNumberError, and implies `strict_integers` for text
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Protocol, Tuple, Union
+from typing import Any, Callable, Protocol, Union
 
 from .errors import CanonicalizationError
 
@@ -27,12 +27,17 @@ class Backend(Protocol):
     def dumps(self, obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
         """The canonical UTF-8 bytes of a Python value."""
 
-    def canonicalize(self, data: Buffer, max_depth: int, strict_integers: bool,
-                     integers_only: bool = False) -> bytes:
+    def canonicalize(self, data: Buffer, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
         """The canonical UTF-8 bytes of a JSON text, parsed strictly."""
 
-    def canonicalize_to(self, data: Buffer, write: Callable[[Any], Any], max_depth: int,
-                        strict_integers: bool, integers_only: bool = False) -> None:
+    def canonicalize_to(
+        self,
+        data: Buffer,
+        write: Callable[[Any], Any],
+        max_depth: int,
+        strict_integers: bool,
+        integers_only: bool = False,
+    ) -> None:
         """Canonicalize, then pass the result to `write` in one call, only on success."""
 
     def format_double(self, x: float) -> str:
@@ -41,18 +46,25 @@ class Backend(Protocol):
     def digest(self, obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
         """The digest of a value's canonical form, rendered "<algorithm>:<lowercase hex>"."""
 
-    def digest_many(self, objs: list, max_depth: int, algorithm: str,
-                    integers_only: bool = False) -> List[bytes]:
+    def digest_many(self, objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
         """The raw digest of each value's canonical form; the first failure is raised with
         `index` set to its position."""
 
-    def digest_texts(self, texts: List[bytes], max_depth: int, strict_integers: bool,
-                     algorithm: str, integers_only: bool = False) -> List[Union[bytes, CanonicalizationError]]:
+    def digest_texts(
+        self, texts: list[bytes], max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+    ) -> list[bytes | CanonicalizationError]:
         """Per text: the raw digest of its canonical form, or the error it raised (`index`
         set); nothing is raised for a bad text."""
 
-    def digest_lines_hex(self, data: Buffer, max_depth: int, strict_integers: bool, algorithm: str,
-                         prefix: str, integers_only: bool = False) -> Tuple[bytes, int, list]:
+    def digest_lines_hex(
+        self,
+        data: Buffer,
+        max_depth: int,
+        strict_integers: bool,
+        algorithm: str,
+        prefix: str,
+        integers_only: bool = False,
+    ) -> tuple[bytes, int, list]:
         """The lines of a JSONL text (`fastjcs.core.jsonl.split_lines`) digested for the command
         line: (output, number of lines, failures). The output holds, per line that
         canonicalizes, prefix + hex digest + "\\n"; a failing line puts nothing there and adds

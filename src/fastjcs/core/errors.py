@@ -25,8 +25,6 @@ errors raised for Python objects have them set to None. The batch digests also s
 
 from __future__ import annotations
 
-from typing import Optional
-
 
 class FastJCSError(ValueError):
     """Base class of every error fastjcs raises on purpose."""
@@ -38,12 +36,12 @@ class CanonicalizationError(FastJCSError):
     `offset`, `lineno` and `colno` locate the error in text input; they are None for objects.
     """
 
-    offset: Optional[int] = None
-    lineno: Optional[int] = None
-    colno: Optional[int] = None
-    index: Optional[int] = None  # position in a batch (digest_many, digest_texts)
+    offset: int | None = None
+    lineno: int | None = None
+    colno: int | None = None
+    index: int | None = None  # position in a batch (digest_many, digest_texts)
 
-    def __init__(self, msg: str, data: "bytes | None" = None, offset: Optional[int] = None) -> None:
+    def __init__(self, msg: str, data: bytes | None = None, offset: int | None = None) -> None:
         self.msg = msg
         if offset is not None:
             self.offset = offset
@@ -105,8 +103,7 @@ class InvalidJSONError(CanonicalizationError):
 class DuplicateKeyError(InvalidJSONError):
     """An object repeats a member name, compared after unescaping. `key` holds the name."""
 
-    def __init__(self, msg: str, data: "bytes | None" = None, offset: Optional[int] = None,
-                 key: Optional[str] = None) -> None:
+    def __init__(self, msg: str, data: bytes | None = None, offset: int | None = None, key: str | None = None) -> None:
         self.key = key
         super().__init__(msg, data, offset)
 
@@ -127,14 +124,14 @@ class InvalidDigestError(FastJCSError):
 _CHUNK = 1 << 20  # a memoryview has no count(): it is scanned in copies of this many bytes
 
 
-def _newlines(data: "bytes | bytearray | memoryview", start: int, end: int) -> "tuple[int, int]":
+def _newlines(data: bytes | bytearray | memoryview, start: int, end: int) -> tuple[int, int]:
     """(number of b"\n" in data[start:end], offset of the last one or -1), without copying more
     than _CHUNK bytes at a time."""
     if isinstance(data, (bytes, bytearray)):
         return data.count(b"\n", start, end), data.rfind(b"\n", start, end)
     count, last = 0, -1
     for at in range(start, end, _CHUNK):
-        chunk = bytes(data[at:min(at + _CHUNK, end)])
+        chunk = bytes(data[at : min(at + _CHUNK, end)])
         n = chunk.count(b"\n")
         if n:
             count += n
@@ -151,13 +148,13 @@ class LineIndex:
 
     __slots__ = ("data", "pos", "line", "line_start")
 
-    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
+    def __init__(self, data: bytes | bytearray | memoryview) -> None:
         self.data = data
-        self.pos = 0          # the offset the counts below hold for
-        self.line = 1         # the line of `pos`
-        self.line_start = 0   # the offset where that line starts
+        self.pos = 0  # the offset the counts below hold for
+        self.line = 1  # the line of `pos`
+        self.line_start = 0  # the offset where that line starts
 
-    def __call__(self, offset: int) -> "tuple[int, int]":
+    def __call__(self, offset: int) -> tuple[int, int]:
         if offset < self.pos:
             self.pos, self.line, self.line_start = 0, 1, 0
         count, last = _newlines(self.data, self.pos, offset)
@@ -168,7 +165,7 @@ class LineIndex:
         return self.line, offset - self.line_start + 1
 
 
-def _line_col(data: "bytes | bytearray | memoryview", offset: int) -> "tuple[int, int]":
+def _line_col(data: bytes | bytearray | memoryview, offset: int) -> tuple[int, int]:
     """1-based line and byte column of `offset` in `data`."""
     return LineIndex(data)(offset)
 

@@ -8,14 +8,14 @@ milliseconds that a caller who only canonicalizes should not pay.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable
 
 from .errors import UnsupportedAlgorithmError
 
 #: The algorithms fastjcs offers: name -> digest size in bytes. Names are exact: lowercase, no dash.
-ALGORITHMS: Dict[str, int] = {"sha256": 32, "sha384": 48}
+ALGORITHMS: dict[str, int] = {"sha256": 32, "sha384": 48}
 
-_ONESHOT: Dict[str, Callable[[bytes], bytes]] = {}
+_ONESHOT: dict[str, Callable[[bytes], bytes]] = {}
 
 
 def check_algorithm(algorithm: object) -> str:
@@ -25,13 +25,15 @@ def check_algorithm(algorithm: object) -> str:
     subclass (a StrEnum member) is taken by its characters, never by its __eq__.
     """
     if not isinstance(algorithm, str):
-        raise UnsupportedAlgorithmError("digest algorithm must be the str 'sha256' or 'sha384', "
-                                        f"not {type(algorithm).__name__}")
+        raise UnsupportedAlgorithmError(
+            f"digest algorithm must be the str 'sha256' or 'sha384', not {type(algorithm).__name__}"
+        )
     name = str.__str__(algorithm)  # an exact str with the same characters
     if name not in ALGORITHMS:
         raise UnsupportedAlgorithmError(
             f"unsupported digest algorithm {name!r}: fastjcs offers 'sha256' and 'sha384' "
-            "(names are exact and lowercase)")
+            "(names are exact and lowercase)"
+        )
     return name
 
 

@@ -4,10 +4,9 @@ rendering per-line digest results as the command line writes them."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
 
 
-def split_lines(data: bytes) -> List[bytes]:
+def split_lines(data: bytes) -> list[bytes]:
     """The lines of a JSONL text: split at b"\\n"; a final newline ends the last line rather than
     starting an empty one; empty input has no lines. (A "\\r" before the newline is JSON
     whitespace and stays with its line.)
@@ -23,12 +22,12 @@ def split_lines(data: bytes) -> List[bytes]:
     return lines
 
 
-def lines_hex_from(results: list, data: bytes, prefix: str) -> "Tuple[bytes, int, list]":
+def lines_hex_from(results: list, data: bytes, prefix: str) -> tuple[bytes, int, list]:
     """A backend's `digest_lines_hex` answer from its `digest_lines` answer: (output, lines,
     failures), see `fastjcs.core.backend.Backend.digest_lines_hex`."""
-    out: List[str] = []
+    out: list[str] = []
     failures: list = []
-    starts: Optional[List[int]] = None
+    starts: list[int] | None = None
     size = 0
     for i, r in enumerate(results):
         if type(r) is bytes:

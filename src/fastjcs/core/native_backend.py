@@ -2,7 +2,8 @@
 errors through this module), the only module that touches cffi's `ffi` and `lib`.
 
 It implements the backend interface (`fastjcs.core.backend.Backend`) as
-`fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it raises ImportError when the extension `fastjcs._native_ext` is not built.
+`fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it
+raises ImportError when the extension `fastjcs._native_ext` is not built.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import marshal
 import re
 import struct
+from collections.abc import Sequence
 from json.decoder import scanstring
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
-
-from . import hashing as _hash, jsonl, parser, python_backend as _python
+from . import hashing as _hash
+from . import jsonl, parser
+from . import python_backend as _python
 from .errors import (
     CanonicalizationError,
     DepthLimitError,
@@ -54,7 +57,7 @@ def format_double(x: float) -> str:
     raise MemoryError("fastjcs: out of memory")
 
 
-def format_doubles(values: Sequence[float]) -> List[str]:
+def format_doubles(values: Sequence[float]) -> list[str]:
     """Render many doubles (the corpus check and the benchmarks use it)."""
     return [format_double(x) for x in values]
 
@@ -65,7 +68,7 @@ def format_doubles(values: Sequence[float]) -> List[str]:
 
 # The exception class and, where it does not depend on the input, the message of each code. The
 # words are the pure-Python backend's: the C core's own messages (for C callers) are never shown.
-_TEXT_ERRORS: Dict[int, Tuple[type, str]] = {
+_TEXT_ERRORS: dict[int, tuple[type, str]] = {
     lib.FJCS_E_SYNTAX: (InvalidJSONError, ""),  # from `expected` and the input: _error_parts
     lib.FJCS_E_ESCAPE: (InvalidJSONError, "invalid escape sequence"),
     lib.FJCS_E_CONTROL: (InvalidJSONError, "control character in string (must be escaped)"),
@@ -81,7 +84,7 @@ _TEXT_ERRORS: Dict[int, Tuple[type, str]] = {
 }
 
 # What the grammar wanted, for FJCS_E_SYNTAX, in the words of the unexpected-character messages.
-_EXPECTED: Dict[int, str] = {
+_EXPECTED: dict[int, str] = {
     lib.FJCS_EXPECT_VALUE: "a value",
     lib.FJCS_EXPECT_DIGIT: "a digit",
     lib.FJCS_EXPECT_FRACTION_DIGIT: "a digit after the decimal point",
@@ -102,7 +105,7 @@ def _member_name(data: Any, offset: int) -> str:
     the input that grows until it holds the closing quote: the cost follows the name's length."""
     size = 256
     while True:
-        window = str(data[offset:offset + size], "utf-8", "surrogateescape")
+        window = str(data[offset : offset + size], "utf-8", "surrogateescape")
         try:
             return scanstring(window, 1)[0]
         except ValueError:  # the window ends inside the name
@@ -124,8 +127,7 @@ def _text_error(err: Any, data: Any, max_depth: int) -> Exception:
     return cls(message, data, offset)
 
 
-def _error_parts(code: int, expected: int, data: Any, offset: int,
-                 max_depth: int) -> Tuple[type, str, Optional[str]]:
+def _error_parts(code: int, expected: int, data: Any, offset: int, max_depth: int) -> tuple[type, str, str | None]:
     """(exception class, message, repeated name or None) for a C error at data[offset].
 
     Messages are built from the code and the record's fields, as the Python backend words them:
@@ -136,8 +138,7 @@ def _error_parts(code: int, expected: int, data: Any, offset: int,
     if cls is None:  # pragma: no cover - the text path returns no other code
         return CanonicalizationError, f"unexpected error code {code}", None
     if code == lib.FJCS_E_SYNTAX:
-        message = parser.unexpected_message(parser.char_at(data, offset), offset == 0,
-                                            _EXPECTED[expected])
+        message = parser.unexpected_message(parser.char_at(data, offset), offset == 0, _EXPECTED[expected])
     elif cls is DuplicateKeyError:
         # The offset is the opening quote of the repeated name, already validated by C.
         key = _member_name(data, offset)
@@ -178,8 +179,9 @@ _local_canonicalize = lib.fjcs_local_canonicalize
 def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
     """Canonical bytes of a JSON text, by the C parser (text.c)."""
     if type(data) is bytes and len(data) <= _SMALL:
-        p = _local_canonicalize(data, len(data), max_depth,
-                                (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0))
+        p = _local_canonicalize(
+            data, len(data), max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
+        )
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -192,8 +194,7 @@ def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only
         lib.fjcs_buf_free(out)
 
 
-def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool,
-                    integers_only: bool = False) -> None:
+def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> None:
     """Canonicalize, then hand write() a view of the C buffer: no second copy of the output."""
     out = ffi.new("fjcs_buf *")
     try:
@@ -236,8 +237,7 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
     except ValueError:
         return _python.dumps(obj, max_depth, integers_only)
     if len(encoded) <= _SMALL:
-        p = _local_canonicalize_marshal(encoded, len(encoded), max_depth,
-                                        _INTEGERS_ONLY if integers_only else 0)
+        p = _local_canonicalize_marshal(encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0)
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -250,8 +250,7 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
     error of one the C core refused."""
     out = _new("fjcs_buf *")
     try:
-        rc = _canonicalize_marshal(encoded, len(encoded), max_depth,
-                                   _INTEGERS_ONLY if integers_only else 0, out, _NULL)
+        rc = _canonicalize_marshal(encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0, out, _NULL)
         if rc == _OK:
             return _unpack(out.data, out.len)
     finally:
@@ -261,7 +260,8 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
     _python.dumps(obj, max_depth, integers_only)  # raises the error rfc8785 would
     _python.dumps(marshal.loads(encoded), max_depth, integers_only)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
-        f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts")
+        f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
 # off, the batch falls back to a loop over the public API (tested both ways).
 
 _DIGEST_SIZES = _hash.ALGORITHMS
-_hash_fns: Dict[str, Any] = {}
+_hash_fns: dict[str, Any] = {}
 
 
 def _public_digest(algorithm: str, data: bytes) -> bytes:
@@ -291,13 +291,14 @@ def _find_oneshot(algorithm: str) -> Any:
         if getattr(_raw_api, "backend", None) != "cffi":
             return ffi.NULL
         library = getattr(_hash.hash_module(algorithm), f"_raw_{algorithm}_lib")
-        fn = getattr(library, f"{algorithm.upper()}_oneshot")   # SHA256_oneshot, SHA384_oneshot
+        fn = getattr(library, f"{algorithm.upper()}_oneshot")  # SHA256_oneshot, SHA384_oneshot
         pointer = ffi.cast("fjcs_hash_fn", int(_raw_api.ffi.cast("uintptr_t", fn)))
         size = _DIGEST_SIZES[algorithm]
         for probe in (b"", b"abc", bytes(range(256)) * 3):
             out = ffi.new("uint8_t[]", size)
-            if pointer(probe, len(probe), out, size) != 0 or \
-                    ffi.buffer(out, size)[:] != _public_digest(algorithm, probe):
+            if pointer(probe, len(probe), out, size) != 0 or ffi.buffer(out, size)[:] != _public_digest(
+                algorithm, probe
+            ):
                 return ffi.NULL
         return pointer
     except Exception:  # noqa: BLE001 - any surprise means: use the public API
@@ -323,7 +324,7 @@ def _hash_fn(algorithm: str) -> Any:
     return fn
 
 
-def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> List[bytes]:
+def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
     """Raw digests of the canonical forms of many values; the first failure is raised, with
     `index` set to its position."""
     size = _DIGEST_SIZES[algorithm]
@@ -331,18 +332,27 @@ def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool 
     n = len(objs)
     if fn != ffi.NULL and n:
         try:
-            encoded: Optional[bytes] = marshal.dumps(objs, 4)
+            encoded: bytes | None = marshal.dumps(objs, 4)
         except ValueError:
             encoded = None  # subclasses or deep values somewhere: per item below
         if encoded is not None:
             digests = ffi.new("uint8_t[]", n * size)
             count = ffi.new("size_t *")
-            rc = lib.fjcs_digest_marshal_items(encoded, len(encoded), max_depth,
-                                               _INTEGERS_ONLY if integers_only else 0, fn, size,
-                                               digests, n, count, ffi.NULL)
+            rc = lib.fjcs_digest_marshal_items(
+                encoded,
+                len(encoded),
+                max_depth,
+                _INTEGERS_ONLY if integers_only else 0,
+                fn,
+                size,
+                digests,
+                n,
+                count,
+                ffi.NULL,
+            )
             done = int(count[0])
             raw = ffi.buffer(digests, done * size)[:]
-            result = [raw[i * size:(i + 1) * size] for i in range(done)]
+            result = [raw[i * size : (i + 1) * size] for i in range(done)]
             if rc == lib.FJCS_OK:
                 return result
             if rc == lib.FJCS_E_NOMEM:
@@ -354,7 +364,7 @@ def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool 
 
 _local_digest_marshal = lib.fjcs_local_digest_marshal
 # Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:").
-_digest_args: Dict[str, Tuple[Any, int, bytes]] = {}
+_digest_args: dict[str, tuple[Any, int, bytes]] = {}
 
 
 def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
@@ -362,16 +372,20 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     hashed in one C call (the public hash API when the compiled one-shot is not found)."""
     args = _digest_args.get(algorithm)
     if args is None:
-        args = _digest_args[algorithm] = (_hash_fn(algorithm), _DIGEST_SIZES[algorithm],
-                                          f"{algorithm}:".encode("ascii"))
+        args = _digest_args[algorithm] = (
+            _hash_fn(algorithm),
+            _DIGEST_SIZES[algorithm],
+            f"{algorithm}:".encode("ascii"),
+        )
     fn, size, prefix = args
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
         encoded = b""  # a subclass or a deep value: the pure-Python reader, through dumps
     if fn != _NULL and 0 < len(encoded) <= _SMALL:
-        p = _local_digest_marshal(encoded, len(encoded), max_depth,
-                                  _INTEGERS_ONLY if integers_only else 0, fn, size, prefix, len(prefix))
+        p = _local_digest_marshal(
+            encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0, fn, size, prefix, len(prefix)
+        )
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -380,8 +394,7 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     return _hash.render(algorithm, _public_digest(algorithm, dumps(obj, max_depth, integers_only)))
 
 
-def _digest_each(objs: list, start: int, max_depth: int, algorithm: str,
-                 integers_only: bool) -> List[bytes]:
+def _digest_each(objs: list, start: int, max_depth: int, algorithm: str, integers_only: bool) -> list[bytes]:
     out = []
     for i in range(start, len(objs)):
         try:
@@ -392,8 +405,8 @@ def _digest_each(objs: list, start: int, max_depth: int, algorithm: str,
     return out
 
 
-def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_depth: int) -> List[Any]:
-    results: List[Any] = []
+def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_depth: int) -> list[Any]:
+    results: list[Any] = []
     for i in range(n):
         item = items[i]
         code = item.err.code
@@ -408,8 +421,9 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_de
     return results
 
 
-def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: str,
-                 integers_only: bool = False) -> List[Any]:
+def digest_texts(
+    texts: list, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+) -> list[Any]:
     """Per text: the raw digest of its canonical form, or the CanonicalizationError instance."""
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
@@ -428,22 +442,22 @@ def digest_texts(texts: list, max_depth: int, strict_integers: bool, algorithm: 
     return _items_results(items, n, size, texts, max_depth)
 
 
-def digest_lines(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
-                 integers_only: bool = False) -> List[Any]:
+def digest_lines(
+    data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+) -> list[Any]:
     """digest_texts over the lines of a JSONL text (split at b"\\n"; a final newline ends the
     last line; empty input has no lines)."""
-    return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm,
-                        integers_only)
+    return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm, integers_only)
 
 
-def _python_texts(texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str,
-                  integers_only: bool = False) -> List[Any]:
+def _python_texts(
+    texts: Sequence[Any], max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+) -> list[Any]:
     """The fallback: canonicalize each text in C, hash it through pycryptodome's public API."""
-    results: List[Any] = []
+    results: list[Any] = []
     for i, text in enumerate(texts):
         try:
-            results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers,
-                                                                  integers_only)))
+            results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers, integers_only)))
         except CanonicalizationError as exc:
             exc.index = i  # type: ignore[attr-defined]
             results.append(exc.with_traceback(None))
@@ -466,8 +480,9 @@ def _what(code: int, expected: int, data: Any, offset: int, max_depth: int) -> s
 _ITEM = struct.Struct("@iiNPNNNN48x")
 
 
-def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm: str,
-                     prefix: str, integers_only: bool = False) -> Tuple[bytes, int, List[Tuple[Any, ...]]]:
+def digest_lines_hex(
+    data: Any, max_depth: int, strict_integers: bool, algorithm: str, prefix: str, integers_only: bool = False
+) -> tuple[bytes, int, list[tuple[Any, ...]]]:
     """JSON Lines for the CLI: (output, lines, failures), as `_python.digest_lines_hex` gives them.
 
     A failed line costs no exception: its message is worded by the same rules as the exception's
@@ -475,8 +490,9 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
     fn = _hash_fn(algorithm)
     if fn == ffi.NULL:
         data = bytes(data)
-        return jsonl.lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm,
-                                                 integers_only), data, prefix)
+        return jsonl.lines_hex_from(
+            digest_lines(data, max_depth, strict_integers, algorithm, integers_only), data, prefix
+        )
     size = _DIGEST_SIZES[algorithm]
     flags = _flags(strict_integers, integers_only)
     capacity = 256
@@ -485,8 +501,8 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
     counts = ffi.new("size_t[3]")  # failures, lines, consumed
     out = ffi.new("fjcs_buf *")
     prefix_bytes = prefix.encode("ascii")
-    failures: List[Tuple[Any, ...]] = []
-    worded: Dict[Any, str] = {}
+    failures: list[tuple[Any, ...]] = []
+    worded: dict[Any, str] = {}
     known, add = worded.get, failures.append
     view = memoryview(data).cast("B")
     lines = done = 0
@@ -494,14 +510,28 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
         with ffi.from_buffer(data) as buf:
             total = len(buf)
             while done < total:
-                rc = lib.fjcs_digest_lines_hex(buf + done, total - done, max_depth, flags, fn, size,
-                                               prefix_bytes, len(prefix_bytes), out, items, capacity,
-                                               counts, counts + 1, counts + 2)
+                rc = lib.fjcs_digest_lines_hex(
+                    buf + done,
+                    total - done,
+                    max_depth,
+                    flags,
+                    fn,
+                    size,
+                    prefix_bytes,
+                    len(prefix_bytes),
+                    out,
+                    items,
+                    capacity,
+                    counts,
+                    counts + 1,
+                    counts + 2,
+                )
                 if rc == lib.FJCS_E_NOMEM:
                     raise MemoryError("fastjcs: out of memory")
                 nf = int(counts[0])
-                for code, expected, offset, _message, start, length, index, out_at in \
-                        _ITEM.iter_unpack(records[:nf * _ITEM.size]):
+                for code, expected, offset, _message, start, length, index, out_at in _ITEM.iter_unpack(
+                    records[: nf * _ITEM.size]
+                ):
                     start += done
                     # The wording depends only on the code, what was expected and the character at
                     # the error (a duplicate: the name): worded once per call for each such key.
@@ -513,12 +543,10 @@ def digest_lines_hex(data: Any, max_depth: int, strict_integers: bool, algorithm
                             what = worded[key] = _what(code, expected, key, 0, max_depth)
                     else:
                         byte = view[at] if offset < length else -1
-                        key = (code, expected, byte if byte < 0x80 else bytes(view[at: at + 4]),
-                               offset == 0)
+                        key = (code, expected, byte if byte < 0x80 else bytes(view[at : at + 4]), offset == 0)
                         what = known(key)
                         if what is None:
-                            what = worded[key] = _what(code, expected, view[start: start + length],
-                                                       offset, max_depth)
+                            what = worded[key] = _what(code, expected, view[start : start + length], offset, max_depth)
                     add((lines + index, start, out_at, offset, what))
                 lines += int(counts[1])
                 done += int(counts[2])

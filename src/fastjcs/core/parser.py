@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from json.decoder import scanstring as _scanstring
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from .errors import (
     CanonicalizationError,
@@ -55,8 +55,7 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
-                   "t": "\t"}
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 class Text:
@@ -69,21 +68,21 @@ class Text:
 
     __slots__ = ("data", "text")
 
-    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
+    def __init__(self, data: bytes | bytearray | memoryview) -> None:
         self.data = data
         self.text = str(data, "latin-1")  # any bytes-like object
 
-    def fail(self, cls: type, msg: str, offset: int, **kw: Any) -> "CanonicalizationError":
+    def fail(self, cls: type, msg: str, offset: int, **kw: Any) -> CanonicalizationError:
         return cls(msg, self.data, offset, **kw)
 
 
-def char_at(data: "bytes | bytearray | memoryview", offset: int) -> Optional[str]:
+def char_at(data: bytes | bytearray | memoryview, offset: int) -> str | None:
     """The character whose UTF-8 encoding starts at `offset` (None at the end of the input); a
     byte that starts no valid sequence is one lone surrogate U+DC80..U+DCFF (surrogateescape)."""
-    return str(data[offset:offset + 4], "utf-8", "surrogateescape")[:1] or None
+    return str(data[offset : offset + 4], "utf-8", "surrogateescape")[:1] or None
 
 
-def unexpected_message(c: Optional[str], at_start: bool, what: str) -> str:
+def unexpected_message(c: str | None, at_start: bool, what: str) -> str:
     """The message for a character the grammar did not expect (None: the end of the input).
 
     Shared with the C backend, whose error record says what was expected (a code) and where: its
@@ -103,7 +102,7 @@ def unexpected(src: Text, i: int, what: str) -> CanonicalizationError:
     return src.fail(InvalidJSONError, unexpected_message(char_at(src.data, i), i == 0, what), i)
 
 
-def scan_string(src: Text, i: int) -> Tuple[str, int]:
+def scan_string(src: Text, i: int) -> tuple[str, int]:
     """Read the string whose opening quote is at i; return (value, index after the closing quote)."""
     try:
         s, end = _scanstring(src.text, i + 1, True)
@@ -135,19 +134,23 @@ def _string_error(src: Text, i: int) -> None:
         if c == '"':
             break
         if c == "\\":
-            e = text[j + 1: j + 2]
+            e = text[j + 1 : j + 2]
             if e in _SIMPLE_ESCAPES:
                 j += 2
                 continue
             if e != "u" or _HEX4.fullmatch(text, j + 2, j + 6) is None:
                 raise src.fail(InvalidJSONError, "invalid escape sequence", j)
-            cp = int(text[j + 2: j + 6], 16)
+            cp = int(text[j + 2 : j + 6], 16)
             if 0xDC00 <= cp <= 0xDFFF:
                 raise src.fail(InvalidJSONError, "lone surrogate escape", j)
             if 0xD800 <= cp <= 0xDBFF:
-                low = text[j + 6: j + 12]
-                if (len(low) == 6 and low[:2] == "\\u" and _HEX4.fullmatch(low, 2) is not None
-                        and 0xDC00 <= int(low[2:], 16) <= 0xDFFF):
+                low = text[j + 6 : j + 12]
+                if (
+                    len(low) == 6
+                    and low[:2] == "\\u"
+                    and _HEX4.fullmatch(low, 2) is not None
+                    and 0xDC00 <= int(low[2:], 16) <= 0xDFFF
+                ):
                     j += 12
                     continue
                 raise src.fail(InvalidJSONError, "lone surrogate escape", j)
@@ -201,18 +204,21 @@ def _number_error(src: Text, i: int) -> None:
     raise unexpected(src, j, "the end of the number")  # pragma: no cover
 
 
-def _match_number(src: Text, i: int) -> "re.Match[str]":
+def _match_number(src: Text, i: int) -> re.Match[str]:
     """The number token at i, or InvalidJSONError at the first character that breaks its grammar."""
     text = src.text
     m = _NUMBER.match(text, i)
     if m is None:
         _number_error(src, i)
-    nxt = text[m.end(): m.end() + 1]
+    nxt = text[m.end() : m.end() + 1]
     # The match stops early when the grammar broke inside the token: a '.' not followed by a digit
     # (only before any fraction or exponent), an 'e' without exponent digits, or a digit after a
     # leading zero. Anything else after the token is the next structural character's business.
-    if nxt and (("0" <= nxt <= "9") or (nxt in "eE" and m.group(2) is None)
-                or (nxt == "." and m.group(1) is None and m.group(2) is None)):
+    if nxt and (
+        ("0" <= nxt <= "9")
+        or (nxt in "eE" and m.group(2) is None)
+        or (nxt == "." and m.group(1) is None and m.group(2) is None)
+    ):
         _number_error(src, i)
     return m
 
@@ -220,7 +226,7 @@ def _match_number(src: Text, i: int) -> "re.Match[str]":
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 
-def _literal(src: Text, i: int, table: Dict[str, Tuple[str, Any]]) -> Tuple[Any, int]:
+def _literal(src: Text, i: int, table: dict[str, tuple[str, Any]]) -> tuple[Any, int]:
     """The literal at i, valued by `table` (first letter -> (word, value))."""
     text = src.text
     word, value = table[text[i]]
@@ -234,7 +240,7 @@ def _literal(src: Text, i: int, table: Dict[str, Tuple[str, Any]]) -> Tuple[Any,
     raise AssertionError("literal mismatch")  # pragma: no cover
 
 
-def integer_token_refusal(m: "re.Match[str]") -> Optional[type]:
+def integer_token_refusal(m: re.Match[str]) -> type | None:
     """Integer-only JCS's judgement of a number token (a match of the number grammar): None for
     an integer token within +/-(2^53-1) (`-0` included), NonIntegerNumberError for a token with a
     fraction or an exponent part ("1.0", "1e2", "-0.0"), IntegerDomainError for an integer token
@@ -255,7 +261,7 @@ class Frame:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        self.key: Optional[str] = None
+        self.key: str | None = None
         self.key_index = 0
         self.dup: Any = None  # what the first repeated name needs for its error
 
@@ -273,21 +279,20 @@ class Parser:
     """
 
     frame_type: type = Frame
-    literals: Dict[str, Tuple[str, Any]] = _LITERALS
-    scan_string = staticmethod(scan_string)   # (src, index of the quote) -> (value, end)
-    spill_at = sys.maxsize                     # never: the array's list is its value
+    literals: dict[str, tuple[str, Any]] = _LITERALS
+    scan_string = staticmethod(scan_string)  # (src, index of the quote) -> (value, end)
+    spill_at = sys.maxsize  # never: the array's list is its value
 
-    def __init__(self, data: bytes, max_depth: int, strict_integers: bool = False,
-                 integers_only: bool = False) -> None:
+    def __init__(self, data: bytes, max_depth: int, strict_integers: bool = False, integers_only: bool = False) -> None:
         self.src = Text(data)
         self.max_depth = max_depth
         self.strict_integers = strict_integers or integers_only  # integers_only implies it
         self.integers_only = integers_only
-        self.stack: List[Any] = []
+        self.stack: list[Any] = []
 
     # ---- hooks ----
 
-    def number(self, m: "re.Match[str]", i: int) -> Any:
+    def number(self, m: re.Match[str], i: int) -> Any:
         """The value of the number token m, which starts at i."""
         token = m.group(0)
         if self.strict_integers:
@@ -345,7 +350,7 @@ class Parser:
                 if c == "{":
                     frame = new_frame({})
                     stack.append(frame)
-                    if text[i: i + 1] == "}":
+                    if text[i : i + 1] == "}":
                         i += 1
                         value = close(stack.pop())
                     else:
@@ -353,7 +358,7 @@ class Parser:
                         continue
                 else:
                     stack.append(new_frame([]))
-                    if text[i: i + 1] == "]":
+                    if text[i : i + 1] == "]":
                         i += 1
                         value = close(stack.pop())
                     else:
@@ -376,7 +381,7 @@ class Parser:
                     return value
                 frame = stack[-1]
                 i = ws(text, i).end()
-                c = text[i: i + 1]
+                c = text[i : i + 1]
                 container = frame.value
                 if type(container) is list:
                     container.append(value)
@@ -402,8 +407,7 @@ class Parser:
                 raise unexpected(src, i, "',' or '}'")
 
 
-def parse(data: bytes, max_depth: int, strict_integers: bool = False,
-          integers_only: bool = False) -> Any:
+def parse(data: bytes, max_depth: int, strict_integers: bool = False, integers_only: bool = False) -> Any:
     """Parse strict JSON text into Python values (every number a float), iteratively."""
     return Parser(data, max_depth, strict_integers, integers_only).parse()
 
@@ -411,11 +415,11 @@ def parse(data: bytes, max_depth: int, strict_integers: bool = False,
 def _member_key(src: Text, frame: Any, i: int) -> int:
     """Read `"name" :` at i into frame; return the index where the member's value starts."""
     text = src.text
-    if text[i: i + 1] != '"':
+    if text[i : i + 1] != '"':
         raise unexpected(src, i, "a member name")
     frame.key_index = i
     frame.key, i = scan_string(src, i)
     i = WS.match(text, i).end()
-    if text[i: i + 1] != ":":
+    if text[i : i + 1] != ":":
         raise unexpected(src, i, "':'")
     return WS.match(text, i + 1).end()

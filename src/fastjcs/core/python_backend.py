@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import re
 from json.encoder import encode_basestring as _escape
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable
 
 from . import hashing
 from .errors import (
@@ -31,7 +31,7 @@ from .errors import (
     UnsupportedTypeError,
 )
 from .jsonl import lines_hex_from, split_lines
-from .parser import INT_MAX, SURROGATE, Parser, Text, Frame, scan_string
+from .parser import INT_MAX, SURROGATE, Frame, Parser, Text, scan_string
 
 NAME = "python"
 
@@ -58,10 +58,10 @@ def format_double(x: float) -> str:
         if r[-1] > "9":  # inf, -inf, nan
             raise FloatDomainError(f"{r} is not representable in JCS")
         return r
-    e = int(r[i + 1:])  # repr's exponent: the value is d1.d2...dk x 10^e
+    e = int(r[i + 1 :])  # repr's exponent: the value is d1.d2...dk x 10^e
     if e < -6 or e > 20:
         # Exponent notation in both: the same digits; repr pads the exponent to two digits.
-        return r[:i + 2] + r[i + 3:] if -10 < e < 0 else r
+        return r[: i + 2] + r[i + 3 :] if -10 < e < 0 else r
     # 1e-6 <= |x| < 1e-4 or 1e16 <= |x| < 1e21: repr writes an exponent, ECMAScript does not.
     sign = ""
     mantissa = r[:i]
@@ -119,7 +119,7 @@ def _sorted_keys(d: dict) -> list:
 def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
     """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively.
     With `integers_only`, every float is refused (NonIntegerNumberError)."""
-    out: List[str] = []
+    out: list[str] = []
     try:
         _render(obj, max_depth, out, _refuse_float if integers_only else format_double)
     except CanonicalizationError:
@@ -131,7 +131,7 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
     return _encode(out)
 
 
-def _encode(out: List[str]) -> bytes:
+def _encode(out: list[str]) -> bytes:
     try:
         return "".join(out).encode("utf-8")
     except UnicodeEncodeError:
@@ -150,7 +150,7 @@ def _refuse_float(x: float) -> str:
     raise NonIntegerNumberError(f"{float.__repr__(x)} is a float; integers_only allows integers only")
 
 
-def _render(obj: Any, max_depth: int, out: List[str], fmt: Callable[[float], str] = format_double) -> None:
+def _render(obj: Any, max_depth: int, out: list[str], fmt: Callable[[float], str] = format_double) -> None:
     """Append the canonical text of obj to out, as str pieces.
 
     The stack holds one entry per open container: (iterator over its elements, or over its sorted
@@ -165,7 +165,7 @@ def _render(obj: Any, max_depth: int, out: List[str], fmt: Callable[[float], str
     emit = out.append
     escape = _escape
     lo, hi = _INT_MIN, INT_MAX
-    stack: List[Tuple[Any, Any, int, str]] = [(iter((obj,)), None, 0, "")]
+    stack: list[tuple[Any, Any, int, str]] = [(iter((obj,)), None, 0, "")]
     open_ids: set = set()
     limit = max_depth + 1  # the pseudo-array does not count
     while True:
@@ -295,8 +295,8 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit, fmt: Callabl
 # output; but the members of an open object are held as strs until it closes (an object with
 # many small members costs more, per member, than its text).
 
-_SHORT = 512          # a closed container's text shorter than this (in characters) is one str
-_SPILL_AT = 4096      # an open array's elements are made one rope every this many
+_SHORT = 512  # a closed container's text shorter than this (in characters) is one str
+_SPILL_AT = 4096  # an open array's elements are made one rope every this many
 _ENCODE_SLICE = 1 << 20  # a str piece longer than this is encoded slice by slice
 
 _CANONICAL_LITERALS = {"t": ("true", "true"), "f": ("false", "false"), "n": ("null", "null")}
@@ -306,7 +306,7 @@ def _merged(parts: list) -> list:
     """A rope of parts (strs and ropes, in output order): each run of short strs joined into one
     (a long str is kept as it is, not copied, nor widened by a character of another run)."""
     rope: list = []
-    run: List[str] = []
+    run: list[str] = []
     for part in parts:
         if type(part) is str and len(part) < _SHORT:
             run.append(part)
@@ -344,8 +344,8 @@ class _Open(Frame):
         self.key = None
         self.key_index = 0
         self.dup = None
-        self.runs: Optional[list] = None  # an array's spilled elements, as ropes
-        self.ropes = False                # a rope or a long str among the values held
+        self.runs: list | None = None  # an array's spilled elements, as ropes
+        self.ropes = False  # a rope or a long str among the values held
 
 
 class _Canonical(Parser):
@@ -355,7 +355,7 @@ class _Canonical(Parser):
     literals = _CANONICAL_LITERALS
     spill_at = _SPILL_AT
 
-    def scan_string(self, src: Text, i: int) -> Tuple[str, int]:
+    def scan_string(self, src: Text, i: int) -> tuple[str, int]:
         """The string at i as its canonical (escaped) text; a long one is kept apart (a rope)."""
         s, end = scan_string(src, i)
         s = _escape(s)
@@ -363,7 +363,7 @@ class _Canonical(Parser):
             self.stack[-1].ropes = True
         return s, end
 
-    def number(self, m: "re.Match[str]", i: int) -> str:
+    def number(self, m: re.Match[str], i: int) -> str:
         return format_double(Parser.number(self, m, i))
 
     def spill(self, frame: Any) -> None:
@@ -395,8 +395,7 @@ class _Canonical(Parser):
             return "{}"
         elif not frame.ropes:
             escape = _escape
-            value = _enclosed("{", ",".join([escape(key) + ":" + members[key]
-                                             for key in _sorted_keys(members)]), "}")
+            value = _enclosed("{", ",".join([escape(key) + ":" + members[key] for key in _sorted_keys(members)]), "}")
         else:
             parts = ["{"]
             for key in _sorted_keys(members):
@@ -417,7 +416,7 @@ def _rope_bytes(value: Any) -> bytes:
         return value.encode("utf-8")
     out = io.BytesIO()
     write = out.write
-    run: List[str] = []
+    run: list[str] = []
     size = 0
     stack = [iter(value)]
     while stack:
@@ -429,7 +428,7 @@ def _rope_bytes(value: Any) -> bytes:
                 write("".join(run).encode("utf-8"))
                 run, size = [], 0
                 for at in range(0, len(piece), _ENCODE_SLICE):
-                    write(piece[at:at + _ENCODE_SLICE].encode("utf-8"))
+                    write(piece[at : at + _ENCODE_SLICE].encode("utf-8"))
                 continue
             run.append(piece)
             size += len(piece)
@@ -442,14 +441,16 @@ def _rope_bytes(value: Any) -> bytes:
     return out.getvalue()
 
 
-def canonicalize(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
-                 integers_only: bool = False) -> bytes:
+def canonicalize(
+    data: bytes | bytearray | memoryview, max_depth: int, strict_integers: bool, integers_only: bool = False
+) -> bytes:
     """Canonical UTF-8 bytes of a JSON text (docs/contract.md, "JSON text in"), written as it is parsed."""
     return _rope_bytes(_Canonical(data, max_depth, strict_integers, integers_only).parse())
 
 
-def canonicalize_to(data: "bytes | bytearray | memoryview", write: Any, max_depth: int,
-                    strict_integers: bool, integers_only: bool = False) -> None:
+def canonicalize_to(
+    data: bytes | bytearray | memoryview, write: Any, max_depth: int, strict_integers: bool, integers_only: bool = False
+) -> None:
     """Canonicalize, then pass the result to write (only on success)."""
     write(canonicalize(data, max_depth, strict_integers, integers_only))
 
@@ -467,10 +468,10 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     return hashing.render(algorithm, hashing.oneshot(algorithm)(dumps(obj, max_depth, integers_only)))
 
 
-def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> List[bytes]:
+def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
     """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
     oneshot = hashing.oneshot(algorithm)
-    out: List[bytes] = []
+    out: list[bytes] = []
     append = out.append
     for index, obj in enumerate(objs):
         try:
@@ -481,8 +482,9 @@ def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool 
     return out
 
 
-def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
-                 algorithm: str, integers_only: bool = False) -> list:
+def digest_texts(
+    texts: list[bytes], max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+) -> list:
     """Per text: the raw digest of its canonical form, or the CanonicalizationError it raised.
 
     The errors carry `index`; their tracebacks are dropped (they would keep this frame, and so
@@ -505,19 +507,29 @@ def digest_texts(texts: List[bytes], max_depth: int, strict_integers: bool,
 # ---------------------------------------------------------------------------------------------------
 
 
-def digest_lines(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
-                 algorithm: str, integers_only: bool = False) -> list:
+def digest_lines(
+    data: bytes | bytearray | memoryview,
+    max_depth: int,
+    strict_integers: bool,
+    algorithm: str,
+    integers_only: bool = False,
+) -> list:
     """digest_texts over the lines of a JSONL text (see split_lines)."""
     return digest_texts(split_lines(bytes(data)), max_depth, strict_integers, algorithm, integers_only)
 
 
-def digest_lines_hex(data: "bytes | bytearray | memoryview", max_depth: int, strict_integers: bool,
-                     algorithm: str, prefix: str, integers_only: bool = False) -> "Tuple[bytes, int, list]":
+def digest_lines_hex(
+    data: bytes | bytearray | memoryview,
+    max_depth: int,
+    strict_integers: bool,
+    algorithm: str,
+    prefix: str,
+    integers_only: bool = False,
+) -> tuple[bytes, int, list]:
     """JSON Lines for the CLI: (output, lines, failures). The output holds, per line that
     canonicalizes, prefix + hex digest + "\\n". Lines that fail put nothing in the output; each
     gives a tuple (line index, line start, position of its line in the output, byte offset of the
     error in the line or None, "ErrorClass: message" on one line without the position): plain
     values, as a file of failing lines should cost little more than a file of good ones."""
     data = bytes(data)
-    return lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm, integers_only),
-                          data, prefix)
+    return lines_hex_from(digest_lines(data, max_depth, strict_integers, algorithm, integers_only), data, prefix)

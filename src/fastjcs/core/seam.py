@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import TYPE_CHECKING, Tuple
+from typing import TYPE_CHECKING
 
 from . import python_backend
 
@@ -32,7 +32,7 @@ class FallbackWarning(RuntimeWarning):
     choose it without the warning, or install a wheel (or a compiler) to get the C core."""
 
 
-def _load(choice: str) -> "Tuple[Backend, str]":
+def _load(choice: str) -> tuple[Backend, str]:
     """The backend for a FASTJCS_BACKEND value, and why it is the one."""
     if choice == "python":
         return python_backend, "the pure-Python backend, as FASTJCS_BACKEND=python asks"
@@ -46,9 +46,14 @@ def _load(choice: str) -> "Tuple[Backend, str]":
         except ImportError as exc:
             why = f"the C core is not available ({type(exc).__name__}: {exc})"
             # One line on stderr (no source line to quote), once: this runs once per process.
-            warnings.warn_explicit(f"{why}; running on the pure-Python backend, 10-40x slower "
-                                   "(FASTJCS_BACKEND=python chooses it without this warning)",
-                                   FallbackWarning, "fastjcs", 0, module="fastjcs")
+            warnings.warn_explicit(
+                f"{why}; running on the pure-Python backend, 10-40x slower "
+                "(FASTJCS_BACKEND=python chooses it without this warning)",
+                FallbackWarning,
+                "fastjcs",
+                0,
+                module="fastjcs",
+            )
             return python_backend, why
         return native_backend, "the C core (built and loaded)"
     raise ImportError(f"FASTJCS_BACKEND must be 'native', 'python' or unset, not {choice!r}")
@@ -57,13 +62,13 @@ def _load(choice: str) -> "Tuple[Backend, str]":
 _impl, _why = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
 
 
-def impl() -> "Backend":
+def impl() -> Backend:
     """The backend module in use (`python_backend` or `native_backend`)."""
     return _impl
 
 
 def backend() -> str:
-    """"native" when the C core is in use, "python" otherwise (read now, never stale).
+    """ "native" when the C core is in use, "python" otherwise (read now, never stale).
 
     >>> backend() in ("native", "python")
     True

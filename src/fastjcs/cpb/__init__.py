@@ -26,6 +26,18 @@ from ._digest import (
     pre_image,
     pre_image_text,
 )
+from ._identifiers import derived_identifier, normalize, verify_derived_identifier
+from .checker import (
+    EXIT_ERROR,
+    EXIT_NON_CONFORMING,
+    EXIT_VERIFIED,
+    NON_CONFORMING,
+    VERIFIED,
+    CheckResult,
+    Violation,
+    check,
+)
+from .constraints import ContextConstraints, ContextViolation, ContextViolationError
 from .errors import (
     AlgorithmUsageError,
     CPBError,
@@ -43,17 +55,6 @@ from .errors import (
     WireRuleError,
     WithdrawnAlgorithmError,
 )
-from ._identifiers import derived_identifier, normalize, verify_derived_identifier
-from .checker import (
-    EXIT_ERROR,
-    EXIT_NON_CONFORMING,
-    EXIT_VERIFIED,
-    NON_CONFORMING,
-    VERIFIED,
-    CheckResult,
-    Violation,
-    check,
-)
 from .registry import (
     AlgorithmEntry,
     ArtifactType,
@@ -65,32 +66,67 @@ from .registry import (
     Status,
     artifact_digest,
 )
-from .constraints import ContextConstraints, ContextViolation, ContextViolationError
 from .transforms import assemble_preimage, reassemble_stream
 from .typed_refs import TypedRefResult, TypedRefVerdict, resolve_context, verify_typed_reference
 
 __all__ = [
     # algorithms and digests
-    "ALGORITHMS", "Algorithm", "get_algorithm",
-    "canonical_digest", "canonical_digest_text", "pre_image", "pre_image_text", "normalize",
+    "ALGORITHMS",
+    "Algorithm",
+    "get_algorithm",
+    "canonical_digest",
+    "canonical_digest_text",
+    "pre_image",
+    "pre_image_text",
+    "normalize",
     "artifact_digest",
     # derived identifiers
-    "derived_identifier", "verify_derived_identifier",
+    "derived_identifier",
+    "verify_derived_identifier",
     # registries
-    "Registry", "AlgorithmEntry", "ArtifactType", "DigestContext", "Status", "Representation",
-    "Lookup", "LookupVerdict",
+    "Registry",
+    "AlgorithmEntry",
+    "ArtifactType",
+    "DigestContext",
+    "Status",
+    "Representation",
+    "Lookup",
+    "LookupVerdict",
     # digest-context constraints
-    "ContextConstraints", "ContextViolation", "ContextViolationError",
+    "ContextConstraints",
+    "ContextViolation",
+    "ContextViolationError",
     # typed references
-    "verify_typed_reference", "resolve_context", "TypedRefResult", "TypedRefVerdict",
+    "verify_typed_reference",
+    "resolve_context",
+    "TypedRefResult",
+    "TypedRefVerdict",
     # checker
-    "check", "CheckResult", "Violation", "VERIFIED", "NON_CONFORMING",
-    "EXIT_VERIFIED", "EXIT_NON_CONFORMING", "EXIT_ERROR",
+    "check",
+    "CheckResult",
+    "Violation",
+    "VERIFIED",
+    "NON_CONFORMING",
+    "EXIT_VERIFIED",
+    "EXIT_NON_CONFORMING",
+    "EXIT_ERROR",
     # transforms
-    "reassemble_stream", "assemble_preimage",
+    "reassemble_stream",
+    "assemble_preimage",
     # errors
-    "CPBError", "WireRuleError", "NonIntegerNumberError", "UnsafeIntegerError", "DuplicateNameError",
-    "DuplicateNameTextError", "UnknownAlgorithmError", "WithdrawnAlgorithmError",
-    "AlgorithmUsageError", "IdentifierMismatchError", "RegistryFormatError", "StreamError",
-    "StreamIncompleteError", "MemberMappingError", "MemberMappingUndeclaredError",
+    "CPBError",
+    "WireRuleError",
+    "NonIntegerNumberError",
+    "UnsafeIntegerError",
+    "DuplicateNameError",
+    "DuplicateNameTextError",
+    "UnknownAlgorithmError",
+    "WithdrawnAlgorithmError",
+    "AlgorithmUsageError",
+    "IdentifierMismatchError",
+    "RegistryFormatError",
+    "StreamError",
+    "StreamIncompleteError",
+    "MemberMappingError",
+    "MemberMappingUndeclaredError",
 ]

@@ -11,13 +11,15 @@ step is fastjcs's own (`fastjcs.core.api.dumps` / `canonicalize`), so both backe
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Tuple
-
+from typing import Any
 
 from ..core import api
 from ..core.api import DEFAULT_MAX_DEPTH, Data
 from ..core.hashing import hex_digest
+from ._normalize import exclude, exclusion_names, normal_form
+from ._scan import Finding, format_path, scan
 from .errors import (
     AlgorithmUsageError,
     DuplicateNameTextError,
@@ -27,8 +29,6 @@ from .errors import (
     WireRuleError,
     WithdrawnAlgorithmError,
 )
-from ._normalize import exclude, exclusion_names, normal_form
-from ._scan import Finding, format_path, scan
 
 _Octets = (bytes, bytearray, memoryview)
 
@@ -43,16 +43,22 @@ class Algorithm:
     hash_name: str = "SHA-256"  # the digest_alg a typed reference must carry, byte for byte
 
 
-ALGORITHMS: Dict[str, Algorithm] = {
-    a.name: a for a in (
+ALGORITHMS: dict[str, Algorithm] = {
+    a.name: a
+    for a in (
         Algorithm("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
-        Algorithm("jcs-n", "RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
-                  "removed bottom-up; integers only; NFC-distinct names); SHA-256; bare lowercase hex",
-                  True),
-        Algorithm("as-transmitted", "no canonicalisation: the exact octets a cited production "
-                  "names; SHA-256; bare lowercase hex", True),
-        Algorithm("cde-n", "withdrawn: reserved for a deterministic CBOR profile, never defined",
-                  False),
+        Algorithm(
+            "jcs-n",
+            "RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
+            "removed bottom-up; integers only; NFC-distinct names); SHA-256; bare lowercase hex",
+            True,
+        ),
+        Algorithm(
+            "as-transmitted",
+            "no canonicalisation: the exact octets a cited production names; SHA-256; bare lowercase hex",
+            True,
+        ),
+        Algorithm("cde-n", "withdrawn: reserved for a deterministic CBOR profile, never defined", False),
     )
 }
 
@@ -61,8 +67,7 @@ def get_algorithm(name: str) -> Algorithm:
     """The registered algorithm `name` (exact, case-sensitive); unknown and withdrawn names raise."""
     algorithm = ALGORITHMS.get(name) if isinstance(name, str) else None
     if algorithm is None:
-        raise UnknownAlgorithmError(
-            f"unknown canonicalization algorithm {name!r}; registered: {', '.join(ALGORITHMS)}")
+        raise UnknownAlgorithmError(f"unknown canonicalization algorithm {name!r}; registered: {', '.join(ALGORITHMS)}")
     if not algorithm.live:
         raise WithdrawnAlgorithmError(f"canonicalization algorithm {name!r} is withdrawn")
     return algorithm
@@ -77,8 +82,9 @@ def sha256_hex(octets: bytes) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image(value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
-              max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+def pre_image(
+    value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+) -> bytes:
     """The octets `canonical_digest` hashes: the JCS UTF-8 bytes of the (normalized) value.
 
     For `as-transmitted` the value must already be the octets (bytes-like) and there is no
@@ -95,12 +101,12 @@ def pre_image(value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[s
         return api.dumps(exclude(value, names), max_depth=max_depth)
     # normal_form refuses floats and unsafe integers with their JSON path first; the core's
     # integer-only JCS is the rule that stands behind it (one rule for values and text).
-    return api.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth,
-                     integers_only=True)
+    return api.dumps(normal_form(exclude(value, names), max_depth), max_depth=max_depth, integers_only=True)
 
 
-def canonical_digest(value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
-                     max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+def canonical_digest(
+    value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+) -> str:
     """SHA-256 of `pre_image(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})
@@ -109,13 +115,15 @@ def canonical_digest(value: Any, *, algorithm: str = "jcs-n", exclusion_set: Ite
     return sha256_hex(pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
 
 
-def _as_transmitted(value: Any, names: Tuple[str, ...]) -> bytes:
+def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
     if names:
-        raise AlgorithmUsageError("as-transmitted has a byte-boundary selector, not a field set: "
-                                  "an exclusion set does not apply")
+        raise AlgorithmUsageError(
+            "as-transmitted has a byte-boundary selector, not a field set: an exclusion set does not apply"
+        )
     if not isinstance(value, _Octets):
-        raise AlgorithmUsageError("as-transmitted digests the exact octets as transmitted; pass "
-                                  f"bytes, not {type(value).__name__}")
+        raise AlgorithmUsageError(
+            f"as-transmitted digests the exact octets as transmitted; pass bytes, not {type(value).__name__}"
+        )
     return bytes(value)
 
 
@@ -124,8 +132,9 @@ def _as_transmitted(value: Any, names: Tuple[str, ...]) -> bytes:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image_text(data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
-                   max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+def pre_image_text(
+    data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+) -> bytes:
     """The pre-image of a JSON text. jcs-n judges the tokens themselves before anything collapses
     them: `-0`, `1.0` and `1e2` are refused although json.loads would make them 0, 1.0 and 100.0.
 
@@ -148,12 +157,12 @@ def pre_image_text(data: Data, *, algorithm: str = "jcs-n", exclusion_set: Itera
     result = scan(raw, max_depth, "jcs-n")
     for finding in _applicable(result.findings, names, type(result.value) is dict):
         raise finding_error(finding, raw)
-    return api.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth,
-                     integers_only=True)
+    return api.dumps(normal_form(exclude(result.value, names), max_depth), max_depth=max_depth, integers_only=True)
 
 
-def canonical_digest_text(data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
-                          max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+def canonical_digest_text(
+    data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+) -> str:
     """SHA-256 of `pre_image_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest_text(b'{"b": "x", "a": null}')
@@ -162,8 +171,7 @@ def canonical_digest_text(data: Data, *, algorithm: str = "jcs-n", exclusion_set
     return sha256_hex(pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
 
 
-def _applicable(findings: List[Finding], names: Tuple[str, ...], top_object: bool
-                ) -> Iterator[Finding]:
+def _applicable(findings: list[Finding], names: tuple[str, ...], top_object: bool) -> Iterator[Finding]:
     """The findings the digest covers, first in document order: those under an excluded top-level
     member are dropped (that member is not digested). A top-level duplicate stays only if both it
     and one of the names it repeats survive the exclusion."""
@@ -182,12 +190,13 @@ def finding_error(f: Finding, data: bytes) -> WireRuleError:
     """The exception for a wire-rule finding in text."""
     path = format_path(f.path)
     if f.code == "non-integer-number":
-        return NonIntegerNumberError(f"number token {f.token} is not an integer token "
-                                     "(0|-?[1-9][0-9]*)", path, data, f.offset)
+        return NonIntegerNumberError(
+            f"number token {f.token} is not an integer token (0|-?[1-9][0-9]*)", path, data, f.offset
+        )
     if f.code == "unsafe-integer":
-        return UnsafeIntegerError(f"integer token {f.token} is outside +/-(2^53-1)",
-                                  path, data, f.offset)
+        return UnsafeIntegerError(f"integer token {f.token} is outside +/-(2^53-1)", path, data, f.offset)
     if f.code == "duplicate-name":
-        return DuplicateNameTextError(f"member name {f.key!r} equals {f.earlier[0]!r} after NFC "
-                                      "normalization", path, data, f.offset, key=f.key)
+        return DuplicateNameTextError(
+            f"member name {f.key!r} equals {f.earlier[0]!r} after NFC normalization", path, data, f.offset, key=f.key
+        )
     raise AssertionError(f"no error for finding {f.code}")  # pragma: no cover

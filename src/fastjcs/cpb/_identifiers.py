@@ -8,17 +8,24 @@ For a registered artifact type, take the context from the registry instead:
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from ..core.api import DEFAULT_MAX_DEPTH
-from .errors import IdentifierMismatchError
 from ._normalize import exclude, exclusion_names, normal_form
 from .constraints import ContextConstraints
+from .errors import IdentifierMismatchError
 from .registry import artifact_digest
 
 
-def derived_identifier(payload: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (),
-                       max_depth: int = DEFAULT_MAX_DEPTH, constraints: Optional[ContextConstraints] = None) -> str:
+def derived_identifier(
+    payload: Any,
+    *,
+    algorithm: str = "jcs-n",
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    constraints: ContextConstraints | None = None,
+) -> str:
     """The derived identifier (bare lowercase hex) of a payload: a Python value, or JSON text as bytes.
 
     `constraints`, when given, are checked first (ContextViolationError, nothing hashed); a
@@ -37,19 +44,25 @@ def derived_identifier(payload: Any, *, algorithm: str = "jcs-n", exclusion_set:
     return artifact_digest(payload, algorithm=algorithm, exclusion_set=names, max_depth=max_depth)
 
 
-def verify_derived_identifier(payload: Any, carried: Any, *, algorithm: str = "jcs-n",
-                              exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH,
-                              constraints: Optional[ContextConstraints] = None) -> str:
+def verify_derived_identifier(
+    payload: Any,
+    carried: Any,
+    *,
+    algorithm: str = "jcs-n",
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    constraints: ContextConstraints | None = None,
+) -> str:
     """Recompute the identifier and return it; IdentifierMismatchError if `carried` is not it."""
-    recomputed = derived_identifier(payload, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth,
-                                    constraints=constraints)
+    recomputed = derived_identifier(
+        payload, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth, constraints=constraints
+    )
     if type(carried) is not str or carried != recomputed:
         raise IdentifierMismatchError(carried, recomputed)
     return recomputed
 
 
-def normalize(value: Any, *, exclusion_set: Iterable[str] = (),
-              max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+def normalize(value: Any, *, exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """The jcs-n normal form of a Python value (exclusion applied), as fresh dicts and lists.
 
     >>> normalize({"id": 1, "a": {"b": None}, "c": [{"d": []}, None]}, exclusion_set=["id"])

@@ -14,20 +14,20 @@ limit exactly where `fastjcs.dumps` would.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Tuple
+from collections.abc import Iterable
+from typing import Any
 
 from ..core.api import refuse_single
 from ..core.errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
-from .errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
 from ..core.parser import INT_MAX
 from ._scan import Path, format_path, nfc
+from .errors import DuplicateNameError, NonIntegerNumberError, UnsafeIntegerError
 
 
-def exclusion_names(exclusion_set: Iterable[str]) -> Tuple[str, ...]:
+def exclusion_names(exclusion_set: Iterable[str]) -> tuple[str, ...]:
     """The exclusion set as a tuple of exact names; a bare str, bytes-like object or mapping is
     refused (it would iterate characters, bytes or keys)."""
-    refuse_single(exclusion_set, "exclusion_set takes a collection of member names",
-                  "to exclude one name pass [name]")
+    refuse_single(exclusion_set, "exclusion_set takes a collection of member names", "to exclude one name pass [name]")
     names = tuple(exclusion_set)
     for name in names:
         if not isinstance(name, str):
@@ -35,7 +35,7 @@ def exclusion_names(exclusion_set: Iterable[str]) -> Tuple[str, ...]:
     return names
 
 
-def exclude(value: Any, names: Tuple[str, ...]) -> Any:
+def exclude(value: Any, names: tuple[str, ...]) -> Any:
     """The payload minus the top-level members named in `names` (compared exactly); nested
     members of the same name stay. A value that is not an object is returned as it is."""
     if names and isinstance(value, dict):
@@ -53,11 +53,11 @@ class _Open:
         self.index = 0
         self.out = out
         self.ident = ident
-        self.key: Optional[str] = None
-        self.names: Optional[dict] = {} if type(out) is dict else None
+        self.key: str | None = None
+        self.names: dict | None = {} if type(out) is dict else None
 
 
-def _path(stack: List[_Open]) -> Path:
+def _path(stack: list[_Open]) -> Path:
     return tuple(f.key if type(f.out) is dict else f.index - 1 for f in stack)  # type: ignore[misc]
 
 
@@ -67,7 +67,7 @@ def _empty(v: Any) -> bool:
 
 def normal_form(value: Any, max_depth: int) -> Any:
     """The jcs-n normal form of `value` (fresh dicts and lists; leaves shared), checking the rules."""
-    stack: List[_Open] = []
+    stack: list[_Open] = []
     open_ids: set = set()
     while True:
         # ---- look at `value`: a leaf becomes `result`; a non-empty container is opened ----
@@ -77,7 +77,8 @@ def normal_form(value: Any, max_depth: int) -> Any:
             ident = id(value)
             if ident in open_ids:
                 raise CircularReferenceError(
-                    f"circular reference: a container contains itself at {format_path(_path(stack))}")
+                    f"circular reference: a container contains itself at {format_path(_path(stack))}"
+                )
             if len(stack) >= max_depth:
                 raise DepthLimitError(f"nesting deeper than max_depth={max_depth}")
             if isinstance(value, dict):
@@ -91,12 +92,13 @@ def normal_form(value: Any, max_depth: int) -> Any:
                 stack.append(_Open(items, result, ident))
                 opened = True
         elif isinstance(value, float):
-            raise NonIntegerNumberError(f"{value!r} is a float; jcs-n carries integers only "
-                                        "(write an exact decimal string)", format_path(_path(stack)))
+            raise NonIntegerNumberError(
+                f"{value!r} is a float; jcs-n carries integers only (write an exact decimal string)",
+                format_path(_path(stack)),
+            )
         elif isinstance(value, int) and not isinstance(value, bool):
             if not -INT_MAX <= int(value) <= INT_MAX:
-                raise UnsafeIntegerError(f"integer {int(value)} is outside +/-(2^53-1)",
-                                         format_path(_path(stack)))
+                raise UnsafeIntegerError(f"integer {int(value)} is outside +/-(2^53-1)", format_path(_path(stack)))
 
         # ---- hand results up; step to the next child ----
         while True:
@@ -127,12 +129,14 @@ def normal_form(value: Any, max_depth: int) -> Any:
             result = frame.out
 
 
-def _check_name(frame: _Open, key: Any, stack: List[_Open]) -> None:
+def _check_name(frame: _Open, key: Any, stack: list[_Open]) -> None:
     if not isinstance(key, str):
-        raise UnsupportedTypeError(f"object keys must be strings, not {type(key).__name__}, "
-                                   f"at {format_path(_path(stack[:-1]))}")
+        raise UnsupportedTypeError(
+            f"object keys must be strings, not {type(key).__name__}, at {format_path(_path(stack[:-1]))}"
+        )
     form = nfc(key)
     first = frame.names.setdefault(form, key)  # type: ignore[union-attr]
     if first is not key and first != key:
-        raise DuplicateNameError(f"member name {key!r} equals {first!r} after NFC normalization",
-                                 format_path(_path(stack)), key=key)
+        raise DuplicateNameError(
+            f"member name {key!r} equals {first!r} after NFC normalization", format_path(_path(stack)), key=key
+        )

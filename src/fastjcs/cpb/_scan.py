@@ -29,11 +29,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from json.encoder import encode_basestring as _json_string
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, NamedTuple, Union
 
-from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError
-from ..core.errors import IntegerDomainError
-from ..core.parser import INF, INT_MAX, WS, Parser, Text, integer_token_refusal, scan_string, unexpected
+from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError, IntegerDomainError
+from ..core.parser import INF, WS, Parser, Text, integer_token_refusal, scan_string, unexpected
 from .errors import DuplicateNameTextError
 
 #: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches
@@ -42,7 +41,7 @@ from .errors import DuplicateNameTextError
 INTEGER_TOKEN = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")
 
 PathSegment = Union[str, int]
-Path = Tuple[PathSegment, ...]
+Path = tuple[PathSegment, ...]
 
 
 def format_path(path: Path) -> str:
@@ -60,21 +59,21 @@ def nfc(name: str) -> str:
 class Finding(NamedTuple):
     """One rule violation found in the text."""
 
-    rule: str          # "P" or "R"
-    code: str          # empty-member, non-integer-number, unsafe-integer, duplicate-name
-    path: Path         # where: the member (P, duplicate-name) or the number's place (R numbers)
-    offset: int        # byte offset: the member name's quote, or the number token
-    token: Optional[str] = None            # the number token, for R numbers
-    earlier: Tuple[str, ...] = ()          # duplicate-name: the earlier names it repeats (NFC-equal)
+    rule: str  # "P" or "R"
+    code: str  # empty-member, non-integer-number, unsafe-integer, duplicate-name
+    path: Path  # where: the member (P, duplicate-name) or the number's place (R numbers)
+    offset: int  # byte offset: the member name's quote, or the number token
+    token: str | None = None  # the number token, for R numbers
+    earlier: tuple[str, ...] = ()  # duplicate-name: the earlier names it repeats (NFC-equal)
 
     @property
-    def key(self) -> Optional[str]:
+    def key(self) -> str | None:
         return self.path[-1] if self.path and type(self.path[-1]) is str else None  # type: ignore[return-value]
 
 
 class Scan(NamedTuple):
-    value: Any                 # Python values: safe integer tokens as int, other numbers as float
-    findings: List[Finding]    # in the order met (not sorted)
+    value: Any  # Python values: safe integer tokens as int, other numbers as float
+    findings: list[Finding]  # in the order met (not sorted)
 
 
 class _Frame:
@@ -82,15 +81,15 @@ class _Frame:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        self.key: Optional[str] = None
+        self.key: str | None = None
         self.key_index = 0
-        self.names: Optional[Dict[str, List[str]]] = {} if type(value) is dict else None
-        self.dup: Optional[Tuple[int, str, Path]] = None  # first exact duplicate, raised at close
+        self.names: dict[str, list[str]] | None = {} if type(value) is dict else None
+        self.dup: tuple[int, str, Path] | None = None  # first exact duplicate, raised at close
 
 
-def _path(stack: List[_Frame]) -> Path:
+def _path(stack: list[_Frame]) -> Path:
     """The JSON path of the value being stored in the innermost open container."""
-    out: List[PathSegment] = []
+    out: list[PathSegment] = []
     for frame in stack:
         container = frame.value
         out.append(len(container) if type(container) is list else frame.key)  # type: ignore[arg-type]
@@ -107,9 +106,9 @@ class _Scanner(Parser):
         self.mode = mode
         self.record = mode != "jcs"
         self.check = mode == "check"
-        self.findings: List[Finding] = []
+        self.findings: list[Finding] = []
 
-    def number(self, m: "re.Match[str]", i: int) -> Any:
+    def number(self, m: re.Match[str], i: int) -> Any:
         token = m.group(0)
         value = float(token)
         if value == INF or value == -INF:
@@ -133,8 +132,7 @@ class _Scanner(Parser):
                 self.findings.append(Finding("P", "empty-member", _path(self.stack), at))
             earlier = frame.names.setdefault(nfc(key), [])
             if earlier and (self.check or key not in earlier):
-                self.findings.append(Finding("R", "duplicate-name", _path(self.stack), at, None,
-                                             tuple(earlier)))
+                self.findings.append(Finding("R", "duplicate-name", _path(self.stack), at, None, tuple(earlier)))
             if key not in earlier:
                 earlier.append(key)
         if not self.check and key in container and frame.dup is None:
@@ -161,7 +159,7 @@ def scan(data: bytes, max_depth: int, mode: str) -> Scan:
     return Scan(scanner.parse(), scanner.findings)
 
 
-def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int, int]]:
+def top_level_spans(data: bytes, max_depth: int = 10_000) -> dict[str, tuple[int, int]]:
     """Byte spans (start, end) of the values of a top-level object's members, last one winning.
 
     For reading a document that embeds raw JSON (a vector file's `input` or `record_raw`-like
@@ -170,25 +168,25 @@ def top_level_spans(data: bytes, max_depth: int = 10_000) -> Dict[str, Tuple[int
     src = Text(data)
     text = src.text
     ws = WS.match
-    spans: Dict[str, Tuple[int, int]] = {}
+    spans: dict[str, tuple[int, int]] = {}
     i = ws(text, 0).end()
-    if text[i: i + 1] != "{":
+    if text[i : i + 1] != "{":
         raise unexpected(src, i, "'{'")
     i = ws(text, i + 1).end()
-    if text[i: i + 1] == "}":
+    if text[i : i + 1] == "}":
         return spans
     while True:
-        if text[i: i + 1] != '"':
+        if text[i : i + 1] != '"':
             raise unexpected(src, i, "a member name")
         key, i = scan_string(src, i)
         i = ws(text, i).end()
-        if text[i: i + 1] != ":":
+        if text[i : i + 1] != ":":
             raise unexpected(src, i, "':'")
         start = ws(text, i + 1).end()
         end = _skip_value(src, start, max_depth)
         spans[key] = (start, end)
         i = ws(text, end).end()
-        c = text[i: i + 1]
+        c = text[i : i + 1]
         if c == "}":
             return spans
         if c != ",":

@@ -22,9 +22,9 @@ deeper than `max_depth` is neither: `check` raises the CanonicalizationError tha
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any
 
-from ..core.api import DEFAULT_MAX_DEPTH, Data, check_depth, as_bytes
+from ..core.api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_depth
 from ._scan import format_path, scan
 from .constraints import ContextViolationError
 
@@ -36,25 +36,25 @@ NON_CONFORMING = "non-conforming"
 
 EXIT_VERIFIED = 0
 EXIT_NON_CONFORMING = 1
-EXIT_ERROR = 2   # for the CLI: the input is not JSON, too deep, unreadable
+EXIT_ERROR = 2  # for the CLI: the input is not JSON, too deep, unreadable
 
 
 @dataclass(frozen=True)
 class Violation:
-    path: str      # e.g. $["payload"]["amount"]
-    rule: str      # "P", "R", or "C" (a digest-context constraint)
-    code: str      # empty-member, non-integer-number, unsafe-integer, duplicate-name; for C the
-                   # constraint: field-set, required-member, member-type, number-policy
-    offset: int    # byte offset of the member name (P, duplicate-name) or of the number token
+    path: str  # e.g. $["payload"]["amount"]
+    rule: str  # "P", "R", or "C" (a digest-context constraint)
+    code: str  # empty-member, non-integer-number, unsafe-integer, duplicate-name; for C the
+    # constraint: field-set, required-member, member-type, number-policy
+    offset: int  # byte offset of the member name (P, duplicate-name) or of the number token
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "rule": self.rule, "code": self.code, "offset": self.offset}
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    violations: Tuple[Violation, ...]
-    not_machine_checked: Tuple[str, ...] = ()
+    violations: tuple[Violation, ...]
+    not_machine_checked: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -64,30 +64,30 @@ class CheckResult:
     def exit_code(self) -> int:
         return EXIT_NON_CONFORMING if self.violations else EXIT_VERIFIED
 
-    def as_dict(self) -> Dict[str, Any]:
-        out: Dict[str, Any] = {"verdict": self.verdict, "violations": [v.as_dict() for v in self.violations]}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.verdict, "violations": [v.as_dict() for v in self.violations]}
         if self.not_machine_checked:
             out["not_machine_checked"] = list(self.not_machine_checked)
         return out
 
 
-def check(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH,
-          context: "Optional[DigestContext]" = None) -> CheckResult:
+def check(data: Data, *, max_depth: int = DEFAULT_MAX_DEPTH, context: DigestContext | None = None) -> CheckResult:
     """Judge a JSON text; violations come in document order (by byte offset). With `context`, the
     first constraint of that digest context the text breaks follows them (rule C, offset -1)."""
     raw = as_bytes(data)
     findings = scan(raw, check_depth(max_depth), "check").findings
-    violations: List[Violation] = [
+    violations: list[Violation] = [
         Violation(format_path(f.path), f.rule, f.code, f.offset)
         for f in sorted(findings, key=lambda f: (f.offset, f.rule))
     ]
-    unchecked: Tuple[str, ...] = ()
+    unchecked: tuple[str, ...] = ()
     if context is not None:
         unchecked = context.not_machine_checked
         if context.constraints is not None and context.algorithm != "as-transmitted":
             try:
-                context.constraints.check(raw, exclusion_set=context.exclusion_set or (), as_text=True,
-                                          max_depth=max_depth)
+                context.constraints.check(
+                    raw, exclusion_set=context.exclusion_set or (), as_text=True, max_depth=max_depth
+                )
             except ContextViolationError as exc:
                 v = exc.violation
                 violations.append(Violation(v.path, "C", v.constraint, -1))

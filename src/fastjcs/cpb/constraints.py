@@ -25,8 +25,9 @@ verdict for it is `artifact-violates-context`, distinct from a digest mismatch.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any
 
 from ..core import api
 from ..core.errors import IntegerDomainError, NonIntegerNumberError
@@ -46,9 +47,9 @@ _B64URL = re.compile(r"\A[A-Za-z0-9_-]+\Z")
 class ContextViolation:
     """One way an artifact breaks its digest context: nothing was hashed."""
 
-    constraint: str      # field-set, required-member, member-type, number-policy, byte-selector
-    path: str            # a JSON path ($["outcome"]) or "$" for the whole artifact
-    clause: str          # the registry's words the constraint encodes
+    constraint: str  # field-set, required-member, member-type, number-policy, byte-selector
+    path: str  # a JSON path ($["outcome"]) or "$" for the whole artifact
+    clause: str  # the registry's words the constraint encodes
     detail: str = ""
 
     def __str__(self) -> str:
@@ -67,24 +68,31 @@ class ContextViolationError(CPBError):
 class ContextConstraints:
     """The constraints a digest context declares (see the module docstring)."""
 
-    field_set: Optional[str] = None
-    members: Tuple[Tuple[str, str], ...] = ()
-    required: Tuple[str, ...] = ()
+    field_set: str | None = None
+    members: tuple[tuple[str, str], ...] = ()
+    required: tuple[str, ...] = ()
     number_policy: str = "any"
     byte_selector: str = "whole"
-    clauses: Tuple[Tuple[str, str], ...] = ()       # (constraint, the prose it encodes)
-    not_machine_checked: Tuple[str, ...] = ()
+    clauses: tuple[tuple[str, str], ...] = ()  # (constraint, the prose it encodes)
+    not_machine_checked: tuple[str, ...] = ()
 
     def clause(self, constraint: str) -> str:
         return dict(self.clauses).get(constraint, "")
 
     @classmethod
-    def from_json(cls, doc: Any, *, prose: Optional[str] = None) -> "ContextConstraints":
+    def from_json(cls, doc: Any, *, prose: str | None = None) -> ContextConstraints:
         """Read the `constraints` object of a registry digest context (schema: docs/cpb.md)."""
         if not isinstance(doc, Mapping):
             raise RegistryFormatError("constraints must be an object")
-        unknown = set(doc) - {"field_set", "members", "required", "number_policy", "byte_selector",
-                              "clauses", "not_machine_checked"}
+        unknown = set(doc) - {
+            "field_set",
+            "members",
+            "required",
+            "number_policy",
+            "byte_selector",
+            "clauses",
+            "not_machine_checked",
+        }
         if unknown:
             raise RegistryFormatError(f"constraints: unknown member(s) {sorted(unknown)}")
         field_set = doc.get("field_set")
@@ -112,8 +120,15 @@ class ContextConstraints:
             raise RegistryFormatError("constraints.not_machine_checked must be a list of prose clauses")
         default = prose or "the registry's constraints object"
         names = ("field-set", "required-member", "member-type", "number-policy", "byte-selector")
-        return cls(field_set, tuple(members.items()), tuple(required), number_policy, byte_selector,
-                   tuple((n, clauses.get(n, default)) for n in names), tuple(unchecked))
+        return cls(
+            field_set,
+            tuple(members.items()),
+            tuple(required),
+            number_policy,
+            byte_selector,
+            tuple((n, clauses.get(n, default)) for n in names),
+            tuple(unchecked),
+        )
 
     # ---- the checks, before hashing ----
     def select(self, octets: bytes) -> bytes:
@@ -135,35 +150,59 @@ class ContextConstraints:
             raise ContextViolationError(ContextViolation("byte-selector", "$", self.clause("byte-selector"), bad))
         return jws
 
-    def check_value(self, value: Any, *, exclusion_set: Tuple[str, ...] = ()) -> None:
+    def check_value(self, value: Any, *, exclusion_set: tuple[str, ...] = ()) -> None:
         """Check a Python value (already parsed, numbers already judged): the field set."""
         if self.field_set is None and not self.members and not self.required:
             return
         if type(value) is not dict:
-            raise ContextViolationError(ContextViolation(
-                "field-set", "$", self.clause("field-set"), f"the artifact is a {_json_type(value)}, not an object"))
+            raise ContextViolationError(
+                ContextViolation(
+                    "field-set", "$", self.clause("field-set"), f"the artifact is a {_json_type(value)}, not an object"
+                )
+            )
         names = [k for k in value if k not in exclusion_set]
         types = dict(self.members)
         if self.field_set == "closed":
             for name in names:
                 if name not in types:
-                    raise ContextViolationError(ContextViolation(
-                        "field-set", format_path((name,)), self.clause("field-set"),
-                        f"member {name!r} is outside the closed field set {sorted(types)}"))
+                    raise ContextViolationError(
+                        ContextViolation(
+                            "field-set",
+                            format_path((name,)),
+                            self.clause("field-set"),
+                            f"member {name!r} is outside the closed field set {sorted(types)}",
+                        )
+                    )
         for name in self.required:
             if name not in value:
-                raise ContextViolationError(ContextViolation(
-                    "required-member", format_path((name,)), self.clause("required-member"),
-                    f"required member {name!r} is absent"))
+                raise ContextViolationError(
+                    ContextViolation(
+                        "required-member",
+                        format_path((name,)),
+                        self.clause("required-member"),
+                        f"required member {name!r} is absent",
+                    )
+                )
         for name in names:
             want = types.get(name)
             if want is not None and not _is_type(value[name], want):
-                raise ContextViolationError(ContextViolation(
-                    "member-type", format_path((name,)), self.clause("member-type"),
-                    f"member {name!r} is a {_json_type(value[name])}, not a {want}"))
+                raise ContextViolationError(
+                    ContextViolation(
+                        "member-type",
+                        format_path((name,)),
+                        self.clause("member-type"),
+                        f"member {name!r} is a {_json_type(value[name])}, not a {want}",
+                    )
+                )
 
-    def check(self, artifact: Any, *, exclusion_set: Tuple[str, ...] = (), as_text: bool = False,
-              max_depth: int = api.DEFAULT_MAX_DEPTH) -> None:
+    def check(
+        self,
+        artifact: Any,
+        *,
+        exclusion_set: tuple[str, ...] = (),
+        as_text: bool = False,
+        max_depth: int = api.DEFAULT_MAX_DEPTH,
+    ) -> None:
         """Check an artifact (a Python value, or JSON text when `as_text`): number policy first (on
         the tokens, for text), then the field set. Raises ContextViolationError; a text that is not
         JSON raises the CanonicalizationError canonicalize raises."""
@@ -195,11 +234,12 @@ class ContextConstraints:
             else:
                 what = "a number that is not an integer"
             path = getattr(exc, "path", None) or _number_path(artifact, as_text, getattr(exc, "offset", None))
-            raise ContextViolationError(ContextViolation(
-                "number-policy", path, self.clause("number-policy"), f"{what}: {exc}")) from exc
+            raise ContextViolationError(
+                ContextViolation("number-policy", path, self.clause("number-policy"), f"{what}: {exc}")
+            ) from exc
 
 
-def _first_non_integer(artifact: Any) -> Optional[Tuple[Tuple[Any, ...], Any]]:
+def _first_non_integer(artifact: Any) -> tuple[tuple[Any, ...], Any] | None:
     """(path, value) of the first float or integer outside +/-(2^53-1) in a Python value, in order."""
     stack: list = [((), artifact)]
     while stack:
@@ -213,7 +253,7 @@ def _first_non_integer(artifact: Any) -> Optional[Tuple[Tuple[Any, ...], Any]]:
     return None
 
 
-def _number_path(artifact: Any, as_text: bool, offset: Optional[int]) -> str:
+def _number_path(artifact: Any, as_text: bool, offset: int | None) -> str:
     """The JSON path of a refused number when the core's error gives only an offset (text) or nothing."""
     if as_text:
         if offset is not None:
@@ -252,18 +292,22 @@ def _is_type(value: Any, want: str) -> bool:
 # The bundled registry's contexts, written from its words
 # ---------------------------------------------------------------------------------------------------
 
-_MM_EQUIVALENCE = ("{action_id, outcome}, closed \u2014 every member is a string; a floating-point value is "
-                   "rejected rather than digested, and an integer whose magnitude exceeds 2^53\u22121 (the "
-                   "ECMAScript safe-integer bound) is rejected as a typed error rather than serialized")
-_MM_IDENTIFIER = ("byte-boundary selector \u2014 the issuer-signed JWS component of the SD-JWT (RFC 7515 \u00a77.1 "
-                  "compact serialization; the first ~-separated component exactly as transmitted); everything "
-                  "after the first ~ is outside the pre-image")
+_MM_EQUIVALENCE = (
+    "{action_id, outcome}, closed \u2014 every member is a string; a floating-point value is "
+    "rejected rather than digested, and an integer whose magnitude exceeds 2^53\u22121 (the "
+    "ECMAScript safe-integer bound) is rejected as a typed error rather than serialized"
+)
+_MM_IDENTIFIER = (
+    "byte-boundary selector \u2014 the issuer-signed JWS component of the SD-JWT (RFC 7515 \u00a77.1 "
+    "compact serialization; the first ~-separated component exactly as transmitted); everything "
+    "after the first ~ is outside the pre-image"
+)
 _AAC_IDENTIFIER = "all capsule fields"
 
 #: (artifact type, purpose, the exact field_set prose) -> the constraints that prose states. A
 #: registry whose prose differs (a revised entry) does not match: its context is reported as not
 #: machine-checked instead of being checked against words it no longer says.
-KNOWN_PROSE: Dict[Tuple[str, str, str], ContextConstraints] = {
+KNOWN_PROSE: dict[tuple[str, str, str], ContextConstraints] = {
     ("machine-mandate", "equivalence", _MM_EQUIVALENCE): ContextConstraints(
         field_set="closed",
         members=(("action_id", "string"), ("outcome", "string")),
@@ -273,27 +317,44 @@ KNOWN_PROSE: Dict[Tuple[str, str, str], ContextConstraints] = {
             ("field-set", "{action_id, outcome}, closed"),
             ("required-member", "{action_id, outcome}, closed"),
             ("member-type", "every member is a string"),
-            ("number-policy", "a floating-point value is rejected rather than digested, and an integer whose "
-                              "magnitude exceeds 2^53\u22121 (the ECMAScript safe-integer bound) is rejected as "
-                              "a typed error rather than serialized"),
-        )),
+            (
+                "number-policy",
+                "a floating-point value is rejected rather than digested, and an integer whose "
+                "magnitude exceeds 2^53\u22121 (the ECMAScript safe-integer bound) is rejected as "
+                "a typed error rather than serialized",
+            ),
+        ),
+    ),
     ("machine-mandate", "identifier", _MM_IDENTIFIER): ContextConstraints(
         byte_selector="sd-jwt-issuer-jws",
-        clauses=(("byte-selector", "the issuer-signed JWS component of the SD-JWT (RFC 7515 \u00a77.1 compact "
-                                   "serialization; the first ~-separated component exactly as transmitted); "
-                                   "everything after the first ~ is outside the pre-image"),)),
+        clauses=(
+            (
+                "byte-selector",
+                "the issuer-signed JWS component of the SD-JWT (RFC 7515 \u00a77.1 compact "
+                "serialization; the first ~-separated component exactly as transmitted); "
+                "everything after the first ~ is outside the pre-image",
+            ),
+        ),
+    ),
     ("agent-action-capsule", "identifier", _AAC_IDENTIFIER): ContextConstraints(
         field_set="open",
         number_policy="integers-only",
-        clauses=(("field-set", "all capsule fields"),
-                 ("number-policy", "jcs-n: JSON floating-point numbers MUST NOT appear in any field from "
-                                   "which a digest is computed (draft-mih-sokolov-scitt-payload-binding "
-                                   "\u00a711.3)"))),
+        clauses=(
+            ("field-set", "all capsule fields"),
+            (
+                "number-policy",
+                "jcs-n: JSON floating-point numbers MUST NOT appear in any field from "
+                "which a digest is computed (draft-mih-sokolov-scitt-payload-binding "
+                "\u00a711.3)",
+            ),
+        ),
+    ),
 }
 
 
-def constraints_for(type_name: str, purpose: Optional[str], field_set_prose: Optional[str],
-                    declared: Any = None) -> Tuple[Optional[ContextConstraints], Tuple[str, ...]]:
+def constraints_for(
+    type_name: str, purpose: str | None, field_set_prose: str | None, declared: Any = None
+) -> tuple[ContextConstraints | None, tuple[str, ...]]:
     """The constraints of a registry digest context and the prose clauses no machine form covers.
 
     A `constraints` object in the document wins; else the built-in reading of prose we know word

@@ -27,15 +27,15 @@ Wire-rule errors carry `rule` ("R" for the token rules), `code` (a stable kebab-
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ..core.errors import (
     CanonicalizationError,
     DuplicateKeyError,
     FastJCSError,
     IntegerDomainError,
-    NonIntegerNumberError as _CoreNonIntegerNumberError,
     UnsupportedAlgorithmError,
+)
+from ..core.errors import (
+    NonIntegerNumberError as _CoreNonIntegerNumberError,
 )
 
 
@@ -53,11 +53,9 @@ class WireRuleError(CPBError, CanonicalizationError):
     rule = "R"
     code = "wire-rule"
 
-    def __init__(self, msg: str, path: str, data: "bytes | None" = None,
-                 offset: Optional[int] = None) -> None:
+    def __init__(self, msg: str, path: str, data: bytes | None = None, offset: int | None = None) -> None:
         self.path = path
-        CanonicalizationError.__init__(self, f"jcs-n rule {self.rule} ({self.code}) at {path}: {msg}",
-                                       data, offset)
+        CanonicalizationError.__init__(self, f"jcs-n rule {self.rule} ({self.code}) at {path}: {msg}", data, offset)
 
 
 class NonIntegerNumberError(WireRuleError, _CoreNonIntegerNumberError):
@@ -80,8 +78,9 @@ class DuplicateNameError(WireRuleError):
 
     code = "duplicate-name"
 
-    def __init__(self, msg: str, path: str, data: "bytes | None" = None,
-                 offset: Optional[int] = None, key: Optional[str] = None) -> None:
+    def __init__(
+        self, msg: str, path: str, data: bytes | None = None, offset: int | None = None, key: str | None = None
+    ) -> None:
         self.key = key
         WireRuleError.__init__(self, msg, path, data, offset)
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
+from typing import Any
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
 from ._digest import ALGORITHMS, canonical_digest, canonical_digest_text, sha256_hex
@@ -70,10 +71,10 @@ def parse_status(text: Any) -> Status:
 class Representation(str, Enum):
     """How a digest is written where it is carried; the forms are distinct, never coerced."""
 
-    BARE_HEX = "bare-hex"                 # 64 lowercase hex characters
-    SHA256_PREFIXED = "sha256-prefixed"   # "sha256:" then 64 lowercase hex characters
+    BARE_HEX = "bare-hex"  # 64 lowercase hex characters
+    SHA256_PREFIXED = "sha256-prefixed"  # "sha256:" then 64 lowercase hex characters
 
-    def grammar(self) -> "re.Pattern[str]":
+    def grammar(self) -> re.Pattern[str]:
         return _GRAMMAR[self]
 
     def render(self, hex_digest: str) -> str:
@@ -87,7 +88,7 @@ _GRAMMAR = {
 }
 
 
-def parse_representation(text: Any) -> Optional[Representation]:
+def parse_representation(text: Any) -> Representation | None:
     """The representation a registry entry declares in prose, or None when it declares none we know."""
     if not isinstance(text, str):
         return None
@@ -100,7 +101,7 @@ def parse_representation(text: Any) -> Optional[Representation]:
     return None
 
 
-def parse_exclusion_set(value: Any) -> Optional[Tuple[str, ...]]:
+def parse_exclusion_set(value: Any) -> tuple[str, ...] | None:
     """An exclusion set as written in a registry: a list, "{a, b}", "none", or "N/A ..." (None)."""
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
@@ -121,22 +122,22 @@ class DigestContext:
     """One registered way to digest an artifact type: the context a typed reference resolves to."""
 
     artifact_type: str
-    purpose: Optional[str]
+    purpose: str | None
     algorithm: str
-    exclusion_set: Optional[Tuple[str, ...]] = ()   # None: not applicable (as-transmitted)
-    representation: Optional[Representation] = Representation.BARE_HEX
-    profile_version: Optional[str] = None
-    field_set: Optional[str] = None
-    domain_separation: Optional[str] = None
-    pre_image_encoding: Optional[str] = None
-    representation_text: Optional[str] = None
+    exclusion_set: tuple[str, ...] | None = ()  # None: not applicable (as-transmitted)
+    representation: Representation | None = Representation.BARE_HEX
+    profile_version: str | None = None
+    field_set: str | None = None
+    domain_separation: str | None = None
+    pre_image_encoding: str | None = None
+    representation_text: str | None = None
     #: What the context declares about its artifacts, checked before hashing (None: nothing machine-readable).
-    constraints: Optional[ContextConstraints] = None
+    constraints: ContextConstraints | None = None
     #: Prose clauses of the context that no machine form covers: reported by every verdict relying on it.
-    not_machine_checked: Tuple[str, ...] = ()
+    not_machine_checked: tuple[str, ...] = ()
 
     @property
-    def hash_name(self) -> Optional[str]:
+    def hash_name(self) -> str | None:
         """The digest_alg a reference under this context must carry (None if the algorithm is unknown)."""
         algorithm = ALGORITHMS.get(self.algorithm)
         return algorithm.hash_name if algorithm is not None else None
@@ -154,7 +155,7 @@ class DigestContext:
         if self.algorithm == "as-transmitted":
             if isinstance(artifact, (bytes, bytearray, memoryview)):
                 return c.select(bytes(artifact))
-            return artifact   # as-transmitted refuses a value itself (AlgorithmUsageError)
+            return artifact  # as-transmitted refuses a value itself (AlgorithmUsageError)
         text = isinstance(artifact, (bytes, bytearray, memoryview))
         c.check(artifact, exclusion_set=self.exclusion_set or (), as_text=text, max_depth=max_depth)
         return artifact
@@ -163,8 +164,9 @@ class DigestContext:
         """The artifact's digest under this context, bare hex (JSON text if bytes-like, else a value),
         after its constraints are checked (ContextViolationError if the artifact breaks one)."""
         checked = self.check(artifact, max_depth=max_depth)
-        return artifact_digest(checked, algorithm=self.algorithm, exclusion_set=self.exclusion_set or (),
-                               max_depth=max_depth)
+        return artifact_digest(
+            checked, algorithm=self.algorithm, exclusion_set=self.exclusion_set or (), max_depth=max_depth
+        )
 
     def identifier(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
         """The digest rendered in this context's representation."""
@@ -172,8 +174,7 @@ class DigestContext:
             raise RegistryFormatError(f"{self.artifact_type}: the context declares no known representation")
         return self.representation.render(self.digest(artifact, max_depth=max_depth))
 
-    def verify_carried(self, artifact: Any, carried: Any, *,
-                       max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    def verify_carried(self, artifact: Any, carried: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
         """Recompute the identifier and compare it with a carried one, exactly; return it.
 
         Raises IdentifierMismatchError when they differ: the carried value is only advisory.
@@ -184,8 +185,9 @@ class DigestContext:
         return recomputed
 
 
-def artifact_digest(artifact: Any, *, algorithm: str, exclusion_set: Iterable[str] = (),
-                    max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+def artifact_digest(
+    artifact: Any, *, algorithm: str, exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+) -> str:
     """Digest of a cited artifact: bytes-like is JSON text (or the octets, for as-transmitted), any
     other value is a Python value (a str is a JSON string, not text to parse)."""
     if isinstance(artifact, (bytes, bytearray, memoryview)):
@@ -212,7 +214,7 @@ class ArtifactType:
     reference: str
     status: Status
     status_text: str
-    contexts: Tuple[DigestContext, ...]
+    contexts: tuple[DigestContext, ...]
 
     @property
     def live(self) -> bool:
@@ -230,7 +232,7 @@ class LookupVerdict(str, Enum):
 @dataclass(frozen=True)
 class Lookup:
     verdict: LookupVerdict
-    entry: Union[AlgorithmEntry, ArtifactType, None] = None
+    entry: AlgorithmEntry | ArtifactType | None = None
 
     @property
     def verified(self) -> bool:
@@ -243,42 +245,48 @@ class Registry:
     a name absent from it is `id-unknown-to-snapshot`, not `unknown-id`, unless the `current`
     registry given to the lookup lacks it too."""
 
-    algorithms: Dict[str, AlgorithmEntry] = field(default_factory=dict)
-    artifact_types: Dict[str, ArtifactType] = field(default_factory=dict)
+    algorithms: dict[str, AlgorithmEntry] = field(default_factory=dict)
+    artifact_types: dict[str, ArtifactType] = field(default_factory=dict)
     pinned: bool = False
     schema_version: str = "1"
-    snapshot_sha256: Optional[str] = None
-    raw: Optional[Mapping[str, Any]] = None
+    snapshot_sha256: str | None = None
+    raw: Mapping[str, Any] | None = None
 
     # ---- loading ----
     @classmethod
-    def from_json(cls, data: Union[bytes, str, Mapping[str, Any]], *, pinned: bool = False) -> "Registry":
+    def from_json(cls, data: bytes | str | Mapping[str, Any], *, pinned: bool = False) -> Registry:
         doc = json.loads(data) if isinstance(data, (bytes, str)) else data
         if not isinstance(doc, Mapping) or doc.get("schema_version") != "1":
             raise RegistryFormatError("not a schema_version 1 registry snapshot")
         algorithms = {}
         for name, entry in _members(doc, "canonicalization_algorithms").items():
-            algorithms[name] = AlgorithmEntry(name, _text(entry, "description"), _text(entry, "reference"),
-                                              parse_status(entry.get("status")), entry["status"])
+            algorithms[name] = AlgorithmEntry(
+                name,
+                _text(entry, "description"),
+                _text(entry, "reference"),
+                parse_status(entry.get("status")),
+                entry["status"],
+            )
         types = {}
         for name, entry in _members(doc, "artifact_types").items():
             contexts = tuple(_context(name, c) for c in entry.get("digest_contexts", ()))
-            types[name] = ArtifactType(name, _text(entry, "reference"), parse_status(entry.get("status")),
-                                       entry["status"], contexts)
+            types[name] = ArtifactType(
+                name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
+            )
         digest = doc.get("snapshot_sha256")
         return cls(algorithms, types, pinned, "1", digest if isinstance(digest, str) else None, doc)
 
     @classmethod
-    def load(cls, path: Union[str, Path], *, pinned: bool = False) -> "Registry":
+    def load(cls, path: str | Path, *, pinned: bool = False) -> Registry:
         return cls.from_json(Path(path).read_bytes(), pinned=pinned)
 
     @classmethod
-    def bundled(cls) -> "Registry":
+    def bundled(cls) -> Registry:
         """The upstream snapshot shipped with fastjcs (cpb-registry.json, copied verbatim)."""
         return cls.load(BUNDLED_SNAPSHOT)
 
     # ---- integrity ----
-    def computed_snapshot_sha256(self) -> Optional[str]:
+    def computed_snapshot_sha256(self) -> str | None:
         """SHA-256 of the JCS bytes of the snapshot without its `snapshot_sha256` member (the
         construction the upstream vector snapshots use)."""
         if self.raw is None:
@@ -286,19 +294,19 @@ class Registry:
         return sha256_hex(dumps({k: v for k, v in self.raw.items() if k != "snapshot_sha256"}))
 
     @property
-    def snapshot_hash_matches(self) -> Optional[bool]:
+    def snapshot_hash_matches(self) -> bool | None:
         if self.snapshot_sha256 is None or self.raw is None:
             return None
         return self.computed_snapshot_sha256() == self.snapshot_sha256
 
     # ---- lookups ----
-    def lookup_algorithm(self, name: str, *, current: Optional["Registry"] = None) -> Lookup:
+    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup:
         return self._lookup(self.algorithms, name, None if current is None else current.algorithms)
 
-    def lookup_artifact_type(self, name: str, *, current: Optional["Registry"] = None) -> Lookup:
+    def lookup_artifact_type(self, name: str, *, current: Registry | None = None) -> Lookup:
         return self._lookup(self.artifact_types, name, None if current is None else current.artifact_types)
 
-    def _lookup(self, table: Mapping[str, Any], name: str, current: Optional[Mapping[str, Any]]) -> Lookup:
+    def _lookup(self, table: Mapping[str, Any], name: str, current: Mapping[str, Any] | None) -> Lookup:
         entry = table.get(name) if isinstance(name, str) else None
         if entry is None:
             if self.pinned and (current is None or name in current):
@@ -310,7 +318,7 @@ class Registry:
             return Lookup(LookupVerdict.HELD, entry)
         return Lookup(LookupVerdict.VERIFIED, entry)
 
-    def context(self, artifact_type: str, purpose: Optional[str] = None) -> DigestContext:
+    def context(self, artifact_type: str, purpose: str | None = None) -> DigestContext:
         """The one digest context of a live artifact type for `purpose` (optional when it has one).
 
         Raises KeyError when the type is not found or not live, or when not exactly one context
@@ -322,8 +330,9 @@ class Registry:
         contexts = found.entry.contexts  # type: ignore[union-attr]
         matches = [c for c in contexts if purpose is None or c.purpose == purpose]
         if len(matches) != 1:
-            raise KeyError(f"artifact type {artifact_type!r} has {len(matches)} digest contexts "
-                           f"for purpose {purpose!r}")
+            raise KeyError(
+                f"artifact type {artifact_type!r} has {len(matches)} digest contexts for purpose {purpose!r}"
+            )
         return matches[0]
 
 

@@ -11,7 +11,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..core.api import refuse_single
 from .errors import MemberMappingError, MemberMappingUndeclaredError, StreamError, StreamIncompleteError
@@ -24,9 +25,8 @@ def reassemble_stream(source: Sequence[Mapping[str, Any]]) -> bytes:
     item or for chunks after the terminal one; TypeError when `source` is one chunk object, a
     str or a bytes-like object rather than a sequence of chunks.
     """
-    refuse_single(source, "reassemble_stream takes a sequence of chunk objects",
-                  "pass a one-chunk stream as [chunk]")
-    parts: List[str] = []
+    refuse_single(source, "reassemble_stream takes a sequence of chunk objects", "pass a one-chunk stream as [chunk]")
+    parts: list[str] = []
     done = False
     for n, item in enumerate(source):
         if done:
@@ -39,12 +39,13 @@ def reassemble_stream(source: Sequence[Mapping[str, Any]]) -> bytes:
         parts.append(item["chunk"])
         done = marker
     if not done:
-        raise StreamIncompleteError("the stream ends without its terminal chunk (`done: true`); "
-                                    "a partial stream has no pre-image")
+        raise StreamIncompleteError(
+            "the stream ends without its terminal chunk (`done: true`); a partial stream has no pre-image"
+        )
     return "".join(parts).encode("utf-8", "surrogatepass")
 
 
-def _pointer(pointer: Any) -> List[str]:
+def _pointer(pointer: Any) -> list[str]:
     """RFC 6901: "/a/b~1c" -> ["a", "b/c"]; the whole document ("") is not a member place."""
     if not isinstance(pointer, str) or not pointer.startswith("/"):
         raise MemberMappingError(f"{pointer!r} is not a JSON pointer to a member")
@@ -56,15 +57,14 @@ def _get(source: Any, pointer: str) -> Any:
     for part in _pointer(pointer):
         if isinstance(node, Mapping) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and (part == "0" or part[0] != "0") \
-                and int(part) < len(node):
+        elif isinstance(node, list) and part.isdigit() and (part == "0" or part[0] != "0") and int(part) < len(node):
             node = node[int(part)]
         else:
             raise MemberMappingError(f"the source has nothing at {pointer}")
     return node
 
 
-def _put(target: Dict[str, Any], pointer: str, value: Any) -> None:
+def _put(target: dict[str, Any], pointer: str, value: Any) -> None:
     *parents, leaf = _pointer(pointer)
     node = target
     for part in parents:
@@ -76,8 +76,7 @@ def _put(target: Dict[str, Any], pointer: str, value: Any) -> None:
     node[leaf] = value
 
 
-def assemble_preimage(source: Mapping[str, Any], member_mapping: Optional[Mapping[str, Any]]
-                      ) -> Dict[str, Any]:
+def assemble_preimage(source: Mapping[str, Any], member_mapping: Mapping[str, Any] | None) -> dict[str, Any]:
     """The object a digest context's member mapping derives from `source` (values are shared).
 
     `member_mapping` is `{"fields": [{"source_pointer", "preimage_pointer"}], "constants":
@@ -86,10 +85,11 @@ def assemble_preimage(source: Mapping[str, Any], member_mapping: Optional[Mappin
     if member_mapping is None:
         raise MemberMappingUndeclaredError(
             "the digest context declares a field set but no member mapping: the pre-image's member "
-            "names are not fixed, so two implementations may assemble different bytes")
+            "names are not fixed, so two implementations may assemble different bytes"
+        )
     if not isinstance(member_mapping, Mapping):
         raise MemberMappingError("member_mapping must be an object")
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for item in member_mapping.get("fields", ()):
         _put(out, item["preimage_pointer"], _get(source, item["source_pointer"]))
     for item in member_mapping.get("constants", ()):

@@ -22,9 +22,10 @@ Fields other than these four are ignored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any
 
 from ..core.api import DEFAULT_MAX_DEPTH
 from ..core.errors import FastJCSError
@@ -63,19 +64,20 @@ _TYPE_LOOKUP = {
 class TypedRefResult:
     verdict: TypedRefVerdict
     detail: str = ""
-    context: Optional[DigestContext] = None
-    recomputed: Optional[str] = None   # in the context's representation, once step 4 ran
-    violation: Optional[ContextViolation] = None   # for artifact-violates-context
+    context: DigestContext | None = None
+    recomputed: str | None = None  # in the context's representation, once step 4 ran
+    violation: ContextViolation | None = None  # for artifact-violates-context
     #: prose clauses of the context that no machine form covers: this verdict did not check them
-    not_machine_checked: Tuple[str, ...] = ()
+    not_machine_checked: tuple[str, ...] = ()
 
     @property
     def verified(self) -> bool:
         return self.verdict is TypedRefVerdict.VERIFIED
 
 
-def resolve_context(reference: Mapping[str, Any], registry: Registry, *,
-                    current: Optional[Registry] = None) -> TypedRefResult:
+def resolve_context(
+    reference: Mapping[str, Any], registry: Registry, *, current: Registry | None = None
+) -> TypedRefResult:
     """Step 1 alone: the reference's type and purpose to exactly one digest context."""
     if not isinstance(reference, Mapping):
         return TypedRefResult(TypedRefVerdict.MALFORMED_REFERENCE, "a typed reference is an object")
@@ -91,30 +93,42 @@ def resolve_context(reference: Mapping[str, Any], registry: Registry, *,
     contexts = found.entry.contexts  # type: ignore[union-attr]
     if purpose is None:
         if len(contexts) > 1:
-            return TypedRefResult(TypedRefVerdict.PURPOSE_REQUIRED,
-                                  f"{type_name!r} registers {len(contexts)} digest contexts")
+            return TypedRefResult(
+                TypedRefVerdict.PURPOSE_REQUIRED, f"{type_name!r} registers {len(contexts)} digest contexts"
+            )
         matches = list(contexts)
     else:
         matches = [c for c in contexts if c.purpose == purpose]
     if not matches:
         return TypedRefResult(TypedRefVerdict.UNKNOWN_PURPOSE, f"{type_name!r} has no context for {purpose!r}")
     if len(matches) > 1:
-        return TypedRefResult(TypedRefVerdict.AMBIGUOUS_CONTEXT,
-                              f"{type_name!r} has {len(matches)} contexts for {purpose!r}")
+        return TypedRefResult(
+            TypedRefVerdict.AMBIGUOUS_CONTEXT, f"{type_name!r} has {len(matches)} contexts for {purpose!r}"
+        )
     context = matches[0]
     listed = registry.algorithms.get(context.algorithm)
     if context.hash_name is None or (listed is not None and not listed.live):
-        return TypedRefResult(TypedRefVerdict.ALGORITHM_UNAVAILABLE,
-                              f"algorithm {context.algorithm!r} is not available", context)
+        return TypedRefResult(
+            TypedRefVerdict.ALGORITHM_UNAVAILABLE, f"algorithm {context.algorithm!r} is not available", context
+        )
     if context.representation is None:
-        return TypedRefResult(TypedRefVerdict.REPRESENTATION_MISMATCH,
-                              "the context declares no representation this verifier knows", context)
+        return TypedRefResult(
+            TypedRefVerdict.REPRESENTATION_MISMATCH,
+            "the context declares no representation this verifier knows",
+            context,
+        )
     return TypedRefResult(TypedRefVerdict.VERIFIED, "context resolved", context)
 
 
-def verify_typed_reference(reference: Mapping[str, Any], artifact: Any, *, registry: Registry,
-                           artifact_type: Optional[str] = None, current: Optional[Registry] = None,
-                           max_depth: int = DEFAULT_MAX_DEPTH) -> TypedRefResult:
+def verify_typed_reference(
+    reference: Mapping[str, Any],
+    artifact: Any,
+    *,
+    registry: Registry,
+    artifact_type: str | None = None,
+    current: Registry | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> TypedRefResult:
     """Verify a typed reference against the cited artifact, in the draft's order.
 
     `artifact` is the cited artifact: JSON text as bytes (judged token by token under jcs-n; the
@@ -130,32 +144,47 @@ def verify_typed_reference(reference: Mapping[str, Any], artifact: Any, *, regis
     # 2. digest_alg, byte for byte: no case folding, no trimming, no aliases.
     digest_alg = reference.get("digest_alg")
     if type(digest_alg) is not str or digest_alg != context.hash_name:
-        return TypedRefResult(TypedRefVerdict.DIGEST_ALG_MISMATCH,
-                              f"digest_alg {digest_alg!r} is not {context.hash_name!r}", context)
+        return TypedRefResult(
+            TypedRefVerdict.DIGEST_ALG_MISMATCH, f"digest_alg {digest_alg!r} is not {context.hash_name!r}", context
+        )
     # 3. the representation grammar.
     carried = reference.get("digest")
     representation = context.representation
     assert representation is not None
     if type(carried) is not str or representation.grammar().match(carried) is None:
-        return TypedRefResult(TypedRefVerdict.REPRESENTATION_MISMATCH,
-                              f"digest {carried!r} is not {representation.value}", context)
+        return TypedRefResult(
+            TypedRefVerdict.REPRESENTATION_MISMATCH, f"digest {carried!r} is not {representation.value}", context
+        )
     # 4. recompute under the resolved context.
     if artifact_type is not None and artifact_type != reference["type"]:
-        return TypedRefResult(TypedRefVerdict.ARTIFACT_TYPE_MISMATCH,
-                              f"the artifact in hand is a {artifact_type!r}, the reference cites a "
-                              f"{reference['type']!r}: equal hex is not a join", context)
+        return TypedRefResult(
+            TypedRefVerdict.ARTIFACT_TYPE_MISMATCH,
+            f"the artifact in hand is a {artifact_type!r}, the reference cites a "
+            f"{reference['type']!r}: equal hex is not a join",
+            context,
+        )
     unchecked = context.not_machine_checked
     try:
         recomputed = context.identifier(artifact, max_depth=max_depth)
     except ContextViolationError as exc:
-        return TypedRefResult(TypedRefVerdict.ARTIFACT_VIOLATES_CONTEXT, str(exc), context,
-                              violation=exc.violation, not_machine_checked=unchecked)
+        return TypedRefResult(
+            TypedRefVerdict.ARTIFACT_VIOLATES_CONTEXT,
+            str(exc),
+            context,
+            violation=exc.violation,
+            not_machine_checked=unchecked,
+        )
     except FastJCSError as exc:
-        return TypedRefResult(TypedRefVerdict.ARTIFACT_NOT_CANONICALIZABLE, str(exc), context,
-                              not_machine_checked=unchecked)
+        return TypedRefResult(
+            TypedRefVerdict.ARTIFACT_NOT_CANONICALIZABLE, str(exc), context, not_machine_checked=unchecked
+        )
     # 5. compare, exactly.
     if carried != recomputed:
-        return TypedRefResult(TypedRefVerdict.DIGEST_MISMATCH,
-                              f"carried {carried} != recomputed {recomputed}", context, recomputed,
-                              not_machine_checked=unchecked)
+        return TypedRefResult(
+            TypedRefVerdict.DIGEST_MISMATCH,
+            f"carried {carried} != recomputed {recomputed}",
+            context,
+            recomputed,
+            not_machine_checked=unchecked,
+        )
     return TypedRefResult(TypedRefVerdict.VERIFIED, "", context, recomputed, not_machine_checked=unchecked)

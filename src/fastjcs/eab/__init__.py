@@ -12,7 +12,9 @@ errors of both). Every public name of the three is re-exported here.
 
 from __future__ import annotations
 
-from . import bindings as _bindings, errors as _errors, registry as _registry
+from . import bindings as _bindings
+from . import errors as _errors
+from . import registry as _registry
 from .bindings import *  # noqa: F401,F403 - binding, preimage, verify, classify, ...
 from .errors import *  # noqa: F401,F403 - ActionBindingError, RegistryError, ...
 from .registry import *  # noqa: F401,F403 - ExecutionRegistry, Admission, ...

@@ -25,7 +25,8 @@ import contextlib
 import math
 import re
 import threading
-from typing import Any, Iterator, List, Optional, Tuple
+from collections.abc import Iterator
+from typing import Any
 
 from .errors import (
     RegistryClosedError,
@@ -80,11 +81,12 @@ _SCHEMA = (
     FOREIGN KEY (agent_identity, execution_id) REFERENCES {_TABLE}
 )""",
     f"CREATE INDEX {_EVENTS}_key ON {_EVENTS} (agent_identity, execution_id, seq)",
-    f"INSERT INTO {_VERSION_TABLE} (application, version) VALUES ('{_APPLICATION}', "
-    f"{_FORMAT_VERSION})",
+    f"INSERT INTO {_VERSION_TABLE} (application, version) VALUES ('{_APPLICATION}', {_FORMAT_VERSION})",
 )
-_COLUMNS = ("agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
-            "admitted_at, finalized_at, finalized_by")
+_COLUMNS = (
+    "agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
+    "admitted_at, finalized_at, finalized_by"
+)
 # Serialises concurrent create() calls on one database (pg_advisory_xact_lock's key: "FJXR").
 _CREATE_LOCK = 0x464A5852
 
@@ -102,21 +104,23 @@ def _pg_error(where: str, exc: Exception, timeout: float) -> RegistryError:
     """The RegistryError that reports `exc`, raised by psycopg for the registry `where`."""
     text = _one_line(exc)
     if isinstance(exc, _pgerr.UndefinedTable):
-        return RegistryFormatError(f"{where}: a registry table is missing ({text}); make the "
-                                   "registry with ExecutionRegistry.create(url)")
+        return RegistryFormatError(
+            f"{where}: a registry table is missing ({text}); make the registry with ExecutionRegistry.create(url)"
+        )
     if isinstance(exc, (_pgerr.ReadOnlySqlTransaction, _pgerr.InsufficientPrivilege)):
         return RegistryReadOnlyError(f"{where} cannot be written ({text})")
     if isinstance(exc, _pgerr.DiskFull):
-        return RegistryStorageError(f"{where}: the server's disk is full ({text}); nothing was "
-                                    "changed")
+        return RegistryStorageError(f"{where}: the server's disk is full ({text}); nothing was changed")
     if isinstance(exc, (_pgerr.LockNotAvailable, _pgerr.QueryCanceled)):
-        return RegistryStorageError(f"{where} stayed locked by another connection for the "
-                                    f"timeout of {timeout} s ({text})")
+        return RegistryStorageError(
+            f"{where} stayed locked by another connection for the timeout of {timeout} s ({text})"
+        )
     if isinstance(exc, psycopg.OperationalError):
         return RegistryStorageError(
             f"{where}: the connection to the PostgreSQL server failed ({text}); call again once "
             "the server is back (an admission whose answer was lost this way may have been "
-            "recorded: admitting again then answers REPLAY_IN_FLIGHT, and get() shows its call_id)")
+            "recorded: admitting again then answers REPLAY_IN_FLIGHT, and get() shows its call_id)"
+        )
     return RegistryStorageError(f"{where}: PostgreSQL failed ({text})")
 
 
@@ -131,12 +135,11 @@ class PostgresStore:
         self.path = redact(url)
         self.where = f"execution registry {self.path!r}"
         if psycopg is None:
-            raise RegistryError(f"{self.where}: PostgreSQL storage needs psycopg 3: "
-                                "pip install 'fastjcs[postgres]'")
+            raise RegistryError(f"{self.where}: PostgreSQL storage needs psycopg 3: pip install 'fastjcs[postgres]'")
         if not isinstance(pool_size, int) or pool_size < 1:
             raise ValueError(f"pool_size must be an int of at least 1, not {pool_size!r}")
         self._url, self.timeout = url, timeout
-        self._idle: List[Any] = []
+        self._idle: list[Any] = []
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(pool_size)
         self._closed = False
@@ -160,16 +163,19 @@ class PostgresStore:
     def _current_schema(self, conn: Any) -> str:
         schema = conn.execute("SELECT current_schema()").fetchone()[0]
         if schema is None:
-            raise RegistryNotFoundError(f"{self.where}: the connection's search_path names no "
-                                        "existing schema; create the schema first")
+            raise RegistryNotFoundError(
+                f"{self.where}: the connection's search_path names no existing schema; create the schema first"
+            )
         return schema
 
-    def _tables(self, conn: Any) -> List[str]:
+    def _tables(self, conn: Any) -> list[str]:
         """The registry's tables that exist in the current schema."""
         names = (_VERSION_TABLE, _TABLE, _EVENTS)
         rows = conn.execute(
             "SELECT c.relname FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace "
-            "AND c.relname = ANY(%s)", (list(names),)).fetchall()
+            "AND c.relname = ANY(%s)",
+            (list(names),),
+        ).fetchall()
         return sorted(r[0] for r in rows)
 
     def _create(self, conn: Any) -> None:
@@ -181,7 +187,8 @@ class PostgresStore:
                 raise RegistryExistsError(
                     f"{self.where}: schema {schema!r} holds {', '.join(found)} already; "
                     "ExecutionRegistry.create never overwrites: open it with "
-                    "ExecutionRegistry(url)")
+                    "ExecutionRegistry(url)"
+                )
             for statement in _SCHEMA:
                 conn.execute(statement)
 
@@ -194,34 +201,39 @@ class PostgresStore:
                 raise RegistryNotFoundError(
                     f"{self.where}: no execution registry in schema {schema!r}; "
                     "ExecutionRegistry(url) opens an existing registry, "
-                    "ExecutionRegistry.create(url) makes a new one")
+                    "ExecutionRegistry.create(url) makes a new one"
+                )
             if _VERSION_TABLE not in found:
                 raise RegistryFormatError(
                     f"{self.where}: schema {schema!r} has {', '.join(found)} but no "
-                    f"{_VERSION_TABLE}: not a registry this fastjcs made")
+                    f"{_VERSION_TABLE}: not a registry this fastjcs made"
+                )
             rows = conn.execute(f"SELECT application, version FROM {_VERSION_TABLE}").fetchall()
         if len(rows) != 1 or rows[0][0] != _APPLICATION:
-            raise RegistryFormatError(f"{self.where}: {_VERSION_TABLE} in schema {schema!r} does "
-                                      f"not hold one row for {_APPLICATION!r}")
+            raise RegistryFormatError(
+                f"{self.where}: {_VERSION_TABLE} in schema {schema!r} does not hold one row for {_APPLICATION!r}"
+            )
         version = rows[0][1]
         if version > _FORMAT_VERSION:
             raise RegistryFormatError(
                 f"{self.where} has registry format version {version}; this fastjcs reads "
-                f"versions up to {_FORMAT_VERSION}: upgrade fastjcs")
+                f"versions up to {_FORMAT_VERSION}: upgrade fastjcs"
+            )
         if version < _FORMAT_VERSION:
             raise RegistryFormatError(
                 f"{self.where} has registry format version {version}; upgrade it once with "
-                "ExecutionRegistry.migrate(url) (opening never changes the schema)")
+                "ExecutionRegistry.migrate(url) (opening never changes the schema)"
+            )
         if sorted(found) != sorted((_VERSION_TABLE, _TABLE, _EVENTS)):
-            raise RegistryFormatError(f"{self.where}: schema {schema!r} lacks some of the "
-                                      f"registry's tables (it has {', '.join(found)})")
+            raise RegistryFormatError(
+                f"{self.where}: schema {schema!r} lacks some of the registry's tables (it has {', '.join(found)})"
+            )
         return version
 
     # -- connections -------------------------------------------------------------------------------
 
     def _connect(self) -> Any:
-        conn = psycopg.connect(self._url, autocommit=True,
-                               connect_timeout=max(1, math.ceil(self.timeout)))
+        conn = psycopg.connect(self._url, autocommit=True, connect_timeout=max(1, math.ceil(self.timeout)))
         # A lock held by another client past the timeout fails the call instead of hanging it.
         conn.execute(f"SET lock_timeout = {max(1, round(self.timeout * 1000))}")
         return conn
@@ -232,8 +244,9 @@ class PostgresStore:
         if self._closed:
             raise RegistryClosedError(f"{self.where} is closed")
         if not self._slots.acquire(timeout=self.timeout):
-            raise RegistryStorageError(f"{self.where}: every pooled connection stayed busy for "
-                                       f"the timeout of {self.timeout} s")
+            raise RegistryStorageError(
+                f"{self.where}: every pooled connection stayed busy for the timeout of {self.timeout} s"
+            )
         try:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
@@ -242,8 +255,7 @@ class PostgresStore:
             try:
                 yield conn
             finally:
-                healthy = (not conn.closed and conn.info.transaction_status
-                           == psycopg.pq.TransactionStatus.IDLE)
+                healthy = not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
                 with self._lock:
                     keep = healthy and not self._closed
                     if keep:
@@ -254,7 +266,7 @@ class PostgresStore:
             self._slots.release()
 
     @contextlib.contextmanager
-    def transaction(self, write: bool = True) -> Iterator["_PostgresTx"]:
+    def transaction(self, write: bool = True) -> Iterator[_PostgresTx]:
         """One transaction on a pooled connection; psycopg errors become RegistryErrors."""
         try:
             with self._connection() as conn, conn.transaction():
@@ -279,8 +291,7 @@ class _PostgresTx:
     def __init__(self, conn: Any) -> None:
         self.conn = conn
 
-    def reserve(self, agent: str, eid: str, binding: str, call_id: Optional[str],
-                at: float) -> Optional[Tuple[str, str]]:
+    def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of
         the existing one, or None when inserted.
 
@@ -289,49 +300,58 @@ class _PostgresTx:
         inserted = self.conn.execute(
             f"INSERT INTO {_TABLE} (agent_identity, execution_id, binding, state, call_id, "
             "admitted_at) VALUES (%s, %s, %s, 'in_flight', %s, %s) ON CONFLICT DO NOTHING "
-            "RETURNING 1", (agent, eid, binding, call_id, at)).fetchone()
+            "RETURNING 1",
+            (agent, eid, binding, call_id, at),
+        ).fetchone()
         if inserted is not None:
             return None
         return self.conn.execute(
-            f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = %s "
-            "AND execution_id = %s", (agent, eid)).fetchone()
+            f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = %s AND execution_id = %s", (agent, eid)
+        ).fetchone()
 
-    def lock(self, agent: str, eid: str) -> Optional[Tuple[str, Optional[str]]]:
+    def lock(self, agent: str, eid: str) -> tuple[str, str | None] | None:
         """(state, terminal audit entry hash) of a key, its row locked; or None."""
         return self.conn.execute(
             f"SELECT state, terminal_audit_entry_hash FROM {_TABLE} WHERE agent_identity = %s "
-            "AND execution_id = %s FOR UPDATE", (agent, eid)).fetchone()
+            "AND execution_id = %s FOR UPDATE",
+            (agent, eid),
+        ).fetchone()
 
-    def in_flight(self) -> List[Tuple[str, str]]:
+    def in_flight(self) -> list[tuple[str, str]]:
         """The keys of every in_flight reservation, their rows locked."""
-        return self.conn.execute(f"SELECT agent_identity, execution_id FROM {_TABLE} "
-                                 "WHERE state = 'in_flight' FOR UPDATE").fetchall()
+        return self.conn.execute(
+            f"SELECT agent_identity, execution_id FROM {_TABLE} WHERE state = 'in_flight' FOR UPDATE"
+        ).fetchall()
 
-    def finish(self, agent: str, eid: str, state: str, audit: Optional[str], at: float,
-               by: str) -> None:
+    def finish(self, agent: str, eid: str, state: str, audit: str | None, at: float, by: str) -> None:
         """Move a reservation to a terminal state."""
         self.conn.execute(
             f"UPDATE {_TABLE} SET state = %s, terminal_audit_entry_hash = %s, finalized_at = %s, "
             "finalized_by = %s WHERE agent_identity = %s AND execution_id = %s",
-            (state, audit, at, by, agent, eid))
+            (state, audit, at, by, agent, eid),
+        )
 
-    def record(self, agent: str, eid: str, action: str, state: str, call_id: Optional[str],
-               audit: Optional[str], at: float) -> None:
+    def record(
+        self, agent: str, eid: str, action: str, state: str, call_id: str | None, audit: str | None, at: float
+    ) -> None:
         """Append one event to the audit trail."""
         self.conn.execute(
             f"INSERT INTO {_EVENTS} (agent_identity, execution_id, action, state, call_id, "
             "terminal_audit_entry_hash, at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (agent, eid, action, state, call_id, audit, at))
+            (agent, eid, action, state, call_id, audit, at),
+        )
 
-    def get(self, agent: str, eid: str) -> Optional[tuple]:
+    def get(self, agent: str, eid: str) -> tuple | None:
         """The stored row of a key (the columns of Reservation), or None."""
         return self.conn.execute(
-            f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = %s AND execution_id = %s",
-            (agent, eid)).fetchone()
+            f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = %s AND execution_id = %s", (agent, eid)
+        ).fetchone()
 
-    def history(self, agent: str, eid: str) -> List[tuple]:
+    def history(self, agent: str, eid: str) -> list[tuple]:
         """The audit trail of a key, oldest first (the columns of AuditEvent)."""
         return self.conn.execute(
             "SELECT seq, agent_identity, execution_id, action, state, call_id, "
             f"terminal_audit_entry_hash, at FROM {_EVENTS} WHERE agent_identity = %s "
-            "AND execution_id = %s ORDER BY seq", (agent, eid)).fetchall()
+            "AND execution_id = %s ORDER BY seq",
+            (agent, eid),
+        ).fetchall()

@@ -22,8 +22,8 @@ import sqlite3
 import stat
 import threading
 import time
+from collections.abc import Iterator
 from types import TracebackType
-from typing import Iterator, List, Optional, Tuple, Type, Union
 
 from .errors import (
     RegistryClosedError,
@@ -75,10 +75,17 @@ _EVENTS_INDEX = """CREATE INDEX reservation_events_key
 """
 # The objects of each format, as sqlite_master lists them: (type, name, sql), sorted.
 _OBJECTS_V1 = [("table", _TABLE, _SCHEMA)]
-_OBJECTS = sorted([("index", "reservation_events_key", _EVENTS_INDEX),
-                   ("table", "reservation_events", _EVENTS), ("table", _TABLE, _SCHEMA)])
-_COLUMNS = ("agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
-            "admitted_at, finalized_at, finalized_by")
+_OBJECTS = sorted(
+    [
+        ("index", "reservation_events_key", _EVENTS_INDEX),
+        ("table", "reservation_events", _EVENTS),
+        ("table", _TABLE, _SCHEMA),
+    ]
+)
+_COLUMNS = (
+    "agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
+    "admitted_at, finalized_at, finalized_by"
+)
 _TRANSIENT = ("", ":memory:")  # SQLite's temporary and in-memory databases: always new
 
 # The texts of SQLite's primary result codes, for Pythons before 3.11, whose sqlite3 exceptions do
@@ -97,8 +104,7 @@ _CODE_OF_MESSAGE = {
 def _writable(path: str) -> bool:
     """Whether this process may write the file (if it exists) and create files beside it (the
     -wal and -shm journals)."""
-    return ((not os.path.exists(path) or os.access(path, os.W_OK))
-            and os.access(os.path.dirname(path) or ".", os.W_OK))
+    return (not os.path.exists(path) or os.access(path, os.W_OK)) and os.access(os.path.dirname(path) or ".", os.W_OK)
 
 
 def _sqlite_error(path: str, exc: sqlite3.Error, timeout: float) -> RegistryError:
@@ -109,17 +115,18 @@ def _sqlite_error(path: str, exc: sqlite3.Error, timeout: float) -> RegistryErro
     if code == "SQLITE_CORRUPT":
         return RegistryCorruptError(f"{where} is damaged ({exc}); restore it from a backup")
     if code == "SQLITE_NOTADB":
-        return RegistryFormatError(f"{where} is not an execution registry: not a SQLite "
-                                   f"database ({exc})")
-    if code == "SQLITE_READONLY" or (code == "SQLITE_CANTOPEN" and path not in _TRANSIENT
-                                     and not _writable(path)):
-        return RegistryReadOnlyError(f"{where} cannot be written ({exc}): a registry needs to "
-                                     "write its file and the -wal and -shm files beside it")
+        return RegistryFormatError(f"{where} is not an execution registry: not a SQLite database ({exc})")
+    if code == "SQLITE_READONLY" or (code == "SQLITE_CANTOPEN" and path not in _TRANSIENT and not _writable(path)):
+        return RegistryReadOnlyError(
+            f"{where} cannot be written ({exc}): a registry needs to "
+            "write its file and the -wal and -shm files beside it"
+        )
     if code == "SQLITE_FULL":
         return RegistryStorageError(f"{where}: the disk is full ({exc}); nothing was changed")
     if code in ("SQLITE_BUSY", "SQLITE_LOCKED"):
-        return RegistryStorageError(f"{where} stayed locked by another connection for the "
-                                    f"timeout of {timeout} s ({exc})")
+        return RegistryStorageError(
+            f"{where} stayed locked by another connection for the timeout of {timeout} s ({exc})"
+        )
     return RegistryStorageError(f"{where}: SQLite failed ({exc})")
 
 
@@ -131,7 +138,7 @@ def _os_error(path: str, exc: OSError) -> RegistryError:
     return RegistryStorageError(f"{where}: {exc.strerror}")
 
 
-def _path_name(path: Union[str, "os.PathLike[str]"]) -> str:
+def _path_name(path: str | os.PathLike[str]) -> str:
     name = os.fspath(path)
     if not isinstance(name, str):
         raise TypeError(f"path must be a str or an os.PathLike of str, not {type(name).__name__}")
@@ -143,14 +150,15 @@ def _check_existing(path: str) -> None:
     where = f"execution registry {path!r}"
     if path in _TRANSIENT:
         raise RegistryNotFoundError(
-            f"{where}: a temporary or in-memory database is always new; make it with "
-            f"ExecutionRegistry.create({path!r})")
+            f"{where}: a temporary or in-memory database is always new; make it with ExecutionRegistry.create({path!r})"
+        )
     try:
         st = os.stat(path)
     except FileNotFoundError as exc:
         raise RegistryNotFoundError(
             f"{where} does not exist; ExecutionRegistry(path) opens an existing registry, "
-            "ExecutionRegistry.create(path) makes a new one") from exc
+            "ExecutionRegistry.create(path) makes a new one"
+        ) from exc
     except OSError as exc:
         raise _os_error(path, exc) from exc
     if not stat.S_ISREG(st.st_mode):
@@ -158,11 +166,13 @@ def _check_existing(path: str) -> None:
     if st.st_size == 0:
         raise RegistryFormatError(
             f"{where} is empty (0 bytes), not an execution registry: it was truncated or never "
-            "made by ExecutionRegistry.create; restore it from a backup")
+            "made by ExecutionRegistry.create; restore it from a backup"
+        )
     if not _writable(path):
         raise RegistryReadOnlyError(
             f"{where} cannot be written: a registry needs to write its file and the -wal and "
-            "-shm files in its directory")
+            "-shm files in its directory"
+        )
 
 
 def _check_format(db: sqlite3.Connection, path: str) -> int:
@@ -176,18 +186,23 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     objects = sorted(db.execute("SELECT type, name, sql FROM sqlite_master").fetchall())
     if app_id not in (0, _APPLICATION_ID):
-        raise RegistryFormatError(f"{where} is another application's SQLite database "
-                                  f"(application_id {app_id:#x}, not {_APPLICATION_ID:#x})")
+        raise RegistryFormatError(
+            f"{where} is another application's SQLite database (application_id {app_id:#x}, not {_APPLICATION_ID:#x})"
+        )
     if app_id == _APPLICATION_ID and version not in (1, _FORMAT_VERSION):
-        raise RegistryFormatError(f"{where} has registry format version {version}; this "
-                                  f"fastjcs reads versions 1 to {_FORMAT_VERSION}")
+        raise RegistryFormatError(
+            f"{where} has registry format version {version}; this fastjcs reads versions 1 to {_FORMAT_VERSION}"
+        )
     if app_id == 0 and version != 0:
-        raise RegistryFormatError(f"{where} is not an execution registry: a SQLite database "
-                                  f"without the registry's marker, at user_version {version}")
+        raise RegistryFormatError(
+            f"{where} is not an execution registry: a SQLite database "
+            f"without the registry's marker, at user_version {version}"
+        )
     if objects != (_OBJECTS if version == _FORMAT_VERSION else _OBJECTS_V1):
         raise RegistryFormatError(
             f"{where} is not an execution registry: a SQLite database "
-            + ("without tables" if not objects else "with other tables or another schema"))
+            + ("without tables" if not objects else "with other tables or another schema")
+        )
     return version
 
 
@@ -207,24 +222,27 @@ class SQLiteStore:
         #: The format version the file had when it was opened (this one's, after "create").
         self.found_version = _FORMAT_VERSION
         self._lock = threading.Lock()
-        self.db: Optional[sqlite3.Connection] = None
+        self.db: sqlite3.Connection | None = None
         try:
-            self.db = sqlite3.connect(target, timeout=timeout, isolation_level=None,
-                                      check_same_thread=False, uri=target.startswith("file:"))
+            self.db = sqlite3.connect(
+                target, timeout=timeout, isolation_level=None, check_same_thread=False, uri=target.startswith("file:")
+            )
             version = _FORMAT_VERSION if mode == "create" else _check_format(self.db, path)
             self.found_version = version
             if version != _FORMAT_VERSION and mode == "open":
                 raise RegistryFormatError(
                     f"{self.where} has registry format version {version}, without the audit "
                     f"trail of format {_FORMAT_VERSION}; upgrade it once with "
-                    "ExecutionRegistry.migrate(path) (opening never changes the schema)")
+                    "ExecutionRegistry.migrate(path) (opening never changes the schema)"
+                )
             # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
             # that will not take WAL (SQLite's temporary "" database, some network file systems)
             # cannot give the concurrency and durability promised here, so it is refused.
             journal = self._set_wal(timeout)
             if journal != "wal" and path != ":memory:":
-                raise RegistryStorageError(f"SQLite would not put execution registry {path!r} "
-                                           f"in WAL mode (journal_mode is {journal!r})")
+                raise RegistryStorageError(
+                    f"SQLite would not put execution registry {path!r} in WAL mode (journal_mode is {journal!r})"
+                )
             self.db.execute("PRAGMA synchronous=FULL")
             if mode == "create" or version != _FORMAT_VERSION:
                 with _Immediate(self.db):
@@ -265,7 +283,7 @@ class SQLiteStore:
             delay = min(delay * 2, 0.05)
 
     @contextlib.contextmanager
-    def transaction(self, write: bool = True) -> Iterator["_SQLiteTx"]:
+    def transaction(self, write: bool = True) -> Iterator[_SQLiteTx]:
         """One transaction (BEGIN IMMEDIATE for a write), serialised, refused after close."""
         with self._lock:
             if self.db is None:
@@ -294,8 +312,7 @@ def open_store(path: str, timeout: float, mode: str) -> SQLiteStore:
     """Open the existing registry at `path` ("open"), or migrate it ("migrate")."""
     _check_existing(path)
     # mode=rw: SQLite opens the file or fails, and never creates one.
-    return SQLiteStore(path, pathlib.Path(os.path.abspath(path)).as_uri() + "?mode=rw", timeout,
-                       mode=mode)
+    return SQLiteStore(path, pathlib.Path(os.path.abspath(path)).as_uri() + "?mode=rw", timeout, mode=mode)
 
 
 def create_store(path: str, timeout: float) -> SQLiteStore:
@@ -309,20 +326,20 @@ def create_store(path: str, timeout: float) -> SQLiteStore:
         return SQLiteStore(path, path, timeout, mode="create")
     where = f"execution registry {path!r}"
     if os.path.lexists(path):
-        raise RegistryExistsError(f"{where} exists already; ExecutionRegistry.create never "
-                                  "overwrites: open it with ExecutionRegistry(path)")
+        raise RegistryExistsError(
+            f"{where} exists already; ExecutionRegistry.create never overwrites: open it with ExecutionRegistry(path)"
+        )
     directory = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(directory,
-                             f".{os.path.basename(path)}.{secrets.token_hex(8)}.creating")
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.creating")
     try:
         try:
             os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            SQLiteStore(path, pathlib.Path(temporary).as_uri() + "?mode=rw", timeout,
-                        mode="create").close()
+            SQLiteStore(path, pathlib.Path(temporary).as_uri() + "?mode=rw", timeout, mode="create").close()
             os.link(temporary, path)  # fails if `path` appeared meanwhile: never replaces
         except FileExistsError as exc:
-            raise RegistryExistsError(f"{where} was created by another process meanwhile; "
-                                      "open it with ExecutionRegistry(path)") from exc
+            raise RegistryExistsError(
+                f"{where} was created by another process meanwhile; open it with ExecutionRegistry(path)"
+            ) from exc
         except OSError as exc:
             raise _os_error(path, exc) from exc
     finally:
@@ -348,58 +365,65 @@ class _SQLiteTx:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def reserve(self, agent: str, eid: str, binding: str, call_id: Optional[str],
-                at: float) -> Optional[Tuple[str, str]]:
+    def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of
         the existing one, or None when inserted. BEGIN IMMEDIATE holds the write lock already."""
         row = self.db.execute(
-            f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?",
-            (agent, eid)).fetchone()
+            f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
+        ).fetchone()
         if row is None:
             self.db.execute(
                 f"INSERT INTO {_TABLE} (agent_identity, execution_id, binding, state, call_id, "
-                "admitted_at) VALUES (?, ?, ?, 'in_flight', ?, ?)", (agent, eid, binding, call_id, at))
+                "admitted_at) VALUES (?, ?, ?, 'in_flight', ?, ?)",
+                (agent, eid, binding, call_id, at),
+            )
         return row
 
-    def lock(self, agent: str, eid: str) -> Optional[Tuple[str, Optional[str]]]:
+    def lock(self, agent: str, eid: str) -> tuple[str, str | None] | None:
         """(state, terminal audit entry hash) of a key, or None."""
         return self.db.execute(
-            f"SELECT state, terminal_audit_entry_hash FROM {_TABLE} "
-            "WHERE agent_identity = ? AND execution_id = ?", (agent, eid)).fetchone()
+            f"SELECT state, terminal_audit_entry_hash FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?",
+            (agent, eid),
+        ).fetchone()
 
-    def in_flight(self) -> List[Tuple[str, str]]:
+    def in_flight(self) -> list[tuple[str, str]]:
         """The keys of every in_flight reservation."""
-        return self.db.execute(f"SELECT agent_identity, execution_id FROM {_TABLE} "
-                               "WHERE state = 'in_flight'").fetchall()
+        return self.db.execute(
+            f"SELECT agent_identity, execution_id FROM {_TABLE} WHERE state = 'in_flight'"
+        ).fetchall()
 
-    def finish(self, agent: str, eid: str, state: str, audit: Optional[str], at: float,
-               by: str) -> None:
+    def finish(self, agent: str, eid: str, state: str, audit: str | None, at: float, by: str) -> None:
         """Move a reservation to a terminal state."""
         self.db.execute(
             f"UPDATE {_TABLE} SET state = ?, terminal_audit_entry_hash = ?, finalized_at = ?, "
             "finalized_by = ? WHERE agent_identity = ? AND execution_id = ?",
-            (state, audit, at, by, agent, eid))
+            (state, audit, at, by, agent, eid),
+        )
 
-    def record(self, agent: str, eid: str, action: str, state: str, call_id: Optional[str],
-               audit: Optional[str], at: float) -> None:
+    def record(
+        self, agent: str, eid: str, action: str, state: str, call_id: str | None, audit: str | None, at: float
+    ) -> None:
         """Append one event to the audit trail."""
         self.db.execute(
             "INSERT INTO reservation_events (agent_identity, execution_id, action, state, "
             "call_id, terminal_audit_entry_hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (agent, eid, action, state, call_id, audit, at))
+            (agent, eid, action, state, call_id, audit, at),
+        )
 
-    def get(self, agent: str, eid: str) -> Optional[tuple]:
+    def get(self, agent: str, eid: str) -> tuple | None:
         """The stored row of a key (the columns of Reservation), or None."""
         return self.db.execute(
-            f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?",
-            (agent, eid)).fetchone()
+            f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
+        ).fetchone()
 
-    def history(self, agent: str, eid: str) -> List[tuple]:
+    def history(self, agent: str, eid: str) -> list[tuple]:
         """The audit trail of a key, oldest first (the columns of AuditEvent)."""
         return self.db.execute(
             "SELECT seq, agent_identity, execution_id, action, state, call_id, "
             "terminal_audit_entry_hash, at FROM reservation_events "
-            "WHERE agent_identity = ? AND execution_id = ? ORDER BY seq", (agent, eid)).fetchall()
+            "WHERE agent_identity = ? AND execution_id = ? ORDER BY seq",
+            (agent, eid),
+        ).fetchall()
 
 
 class _Immediate:
@@ -419,8 +443,9 @@ class _Immediate:
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, exc_type: Optional[Type[BaseException]],
-                 exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is None:
             try:
                 self.db.execute("COMMIT")

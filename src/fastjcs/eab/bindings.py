@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Dict, List, NamedTuple, Tuple, Union
+from typing import Any, NamedTuple, Union
 
 from ..core import api
 from ..core.digests import parse_digest
@@ -56,7 +56,7 @@ VERSION = 1
 FIELDS = ("agent_id", "action_type", "action_scope", "action_timestamp")
 _MEMBERS = ("domain", "version") + FIELDS
 
-Preimage = Union[bytes, bytearray, memoryview, Dict[str, Any]]
+Preimage = Union[bytes, bytearray, memoryview, dict[str, Any]]
 
 
 class ActionFields(NamedTuple):
@@ -86,16 +86,18 @@ def _field(name: str, value: object) -> str:
     return text
 
 
-def _v1_bytes(fields: Tuple[str, str, str, str]) -> bytes:
+def _v1_bytes(fields: tuple[str, str, str, str]) -> bytes:
     agent_id, action_type, action_scope, action_timestamp = fields
-    return api.dumps({
-        "domain": DOMAIN,
-        "version": VERSION,
-        "agent_id": agent_id,
-        "action_type": action_type,
-        "action_scope": action_scope,
-        "action_timestamp": action_timestamp,
-    })
+    return api.dumps(
+        {
+            "domain": DOMAIN,
+            "version": VERSION,
+            "agent_id": agent_id,
+            "action_type": action_type,
+            "action_scope": action_scope,
+            "action_timestamp": action_timestamp,
+        }
+    )
 
 
 def preimage(agent_id: str, action_type: str, action_scope: str, action_timestamp: str) -> bytes:
@@ -104,13 +106,19 @@ def preimage(agent_id: str, action_type: str, action_scope: str, action_timestam
     >>> preimage("agent", "read", "doc:1", "2026-01-01T00:00:00Z")
     b'{"action_scope":"doc:1","action_timestamp":"2026-01-01T00:00:00Z","action_type":"read","agent_id":"agent","domain":"cmcp.execution-action-binding","version":1}'
     """
-    return _v1_bytes((_field("agent_id", agent_id), _field("action_type", action_type),
-                      _field("action_scope", action_scope),
-                      _field("action_timestamp", action_timestamp)))
+    return _v1_bytes(
+        (
+            _field("agent_id", agent_id),
+            _field("action_type", action_type),
+            _field("action_scope", action_scope),
+            _field("action_timestamp", action_timestamp),
+        )
+    )
 
 
-def binding(agent_id: str, action_type: str, action_scope: str, action_timestamp: str,
-            algorithm: str = "sha256") -> str:
+def binding(
+    agent_id: str, action_type: str, action_scope: str, action_timestamp: str, algorithm: str = "sha256"
+) -> str:
     """The v1 binding ``"<algorithm>:<lowercase hex>"`` of an action.
 
     The algorithm is checked first: anything but "sha256" or "sha384" (exact names) raises
@@ -125,8 +133,7 @@ def binding(agent_id: str, action_type: str, action_scope: str, action_timestamp
     fastjcs.eab.errors.ActionBindingError: action_scope must not be empty
     """
     alg = check_algorithm(algorithm)
-    return render(alg, raw_digest(preimage(agent_id, action_type, action_scope,
-                                           action_timestamp), alg))
+    return render(alg, raw_digest(preimage(agent_id, action_type, action_scope, action_timestamp), alg))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -167,8 +174,10 @@ def parse_preimage(data: Preimage) -> ActionFields:
         except CanonicalizationError as exc:
             raise ActionBindingError(f"pre-image bytes are not strict JSON: {exc}") from exc
         if canonical != raw:
-            raise ActionBindingError("pre-image bytes are not in JCS form: a binding hashes the "
-                                     "canonical bytes, so other bytes are not its pre-image")
+            raise ActionBindingError(
+                "pre-image bytes are not in JCS form: a binding hashes the "
+                "canonical bytes, so other bytes are not its pre-image"
+            )
         obj = json.loads(raw)
     elif isinstance(data, dict):
         obj = data
@@ -179,7 +188,7 @@ def parse_preimage(data: Preimage) -> ActionFields:
     return _check_object(obj)
 
 
-def _check_object(obj: Dict[Any, Any]) -> ActionFields:
+def _check_object(obj: dict[Any, Any]) -> ActionFields:
     # Domain and version first: a pre-image of another kind of binding says so, whatever its
     # other members are.
     if "domain" in obj:
@@ -191,18 +200,18 @@ def _check_object(obj: Dict[Any, Any]) -> ActionFields:
         if not _is_json_one(version):
             raise NotV1BindingError(f"version is {version!r}, not {VERSION}", "version")
     missing = [name for name in _MEMBERS if name not in obj]
-    extra = [name for name in obj
-             if not (isinstance(name, str) and str.__str__(name) in _MEMBERS)]
+    extra = [name for name in obj if not (isinstance(name, str) and str.__str__(name) in _MEMBERS)]
     if missing or extra:
-        parts: List[str] = []
+        parts: list[str] = []
         if extra:
             parts.append("unexpected member(s) " + ", ".join(map(repr, extra)))
         if missing:
             parts.append("missing member(s) " + ", ".join(map(repr, missing)))
         first = (missing or extra)[0]
-        raise ActionBindingError("a v1 pre-image has exactly the members "
-                                 f"{', '.join(_MEMBERS)}: " + "; ".join(parts),
-                                 first if isinstance(first, str) else None)
+        raise ActionBindingError(
+            f"a v1 pre-image has exactly the members {', '.join(_MEMBERS)}: " + "; ".join(parts),
+            first if isinstance(first, str) else None,
+        )
     return ActionFields(*(_field(name, obj[name]) for name in FIELDS))
 
 
@@ -234,8 +243,7 @@ def verify(binding: str, data: Preimage) -> bool:
         fields = parse_preimage(data)
     except ActionBindingError:
         return False
-    return render(parsed.algorithm, raw_digest(_v1_bytes(fields), parsed.algorithm)) \
-        == str.__str__(binding)
+    return render(parsed.algorithm, raw_digest(_v1_bytes(fields), parsed.algorithm)) == str.__str__(binding)
 
 
 def same_binding(a: str, b: str) -> bool:

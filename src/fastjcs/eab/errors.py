@@ -1,23 +1,21 @@
 """The errors of Execution Action Binding v1 and of the execution registry.
 
-    FastJCSError (fastjcs.core.errors)
-    ├── ActionBindingError               not a valid Execution Action Binding v1 input
-    │   └── NotV1BindingError            another domain or version than v1's
-    └── RegistryError                    a refused registry change, or a registry file it cannot use
-        ├── UnknownReservationError      finalize() of a key never admitted (a LookupError)
-        ├── ReservationStateError        a terminal reservation asked to change
-        ├── RegistryNotFoundError        no registry to open at the path
-        ├── RegistryExistsError          create() where something exists already
-        ├── RegistryFormatError          the file is not an execution registry (empty, foreign)
-        │   └── RegistryCorruptError     SQLite reports the file damaged
-        ├── RegistryStorageError         the storage failed: disk full, I/O error, locked, no WAL
-        │   └── RegistryReadOnlyError    the file or its directory cannot be written
-        └── RegistryClosedError          a call after close()
+FastJCSError (fastjcs.core.errors)
+├── ActionBindingError               not a valid Execution Action Binding v1 input
+│   └── NotV1BindingError            another domain or version than v1's
+└── RegistryError                    a refused registry change, or a registry file it cannot use
+    ├── UnknownReservationError      finalize() of a key never admitted (a LookupError)
+    ├── ReservationStateError        a terminal reservation asked to change
+    ├── RegistryNotFoundError        no registry to open at the path
+    ├── RegistryExistsError          create() where something exists already
+    ├── RegistryFormatError          the file is not an execution registry (empty, foreign)
+    │   └── RegistryCorruptError     SQLite reports the file damaged
+    ├── RegistryStorageError         the storage failed: disk full, I/O error, locked, no WAL
+    │   └── RegistryReadOnlyError    the file or its directory cannot be written
+    └── RegistryClosedError          a call after close()
 """
 
 from __future__ import annotations
-
-from typing import Optional
 
 from ..core.errors import FastJCSError
 
@@ -30,7 +28,7 @@ class ActionBindingError(FastJCSError):
     offending field or member when there is one.
     """
 
-    def __init__(self, msg: str, field: Optional[str] = None) -> None:
+    def __init__(self, msg: str, field: str | None = None) -> None:
         self.field = field
         super().__init__(msg)
 

@@ -51,15 +51,15 @@ import enum
 import os
 import re
 import time
+from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, ContextManager, List, NamedTuple, Optional, Protocol, Tuple, Type, Union
+from typing import Any, NamedTuple, Protocol
 
+from ..core.digests import parse_digest
 from . import _postgres, _sqlite
 from .errors import ReservationStateError, UnknownReservationError
-from ..core.digests import parse_digest
 
-__all__ = ["Admission", "ReservationState", "Reservation", "AuditEvent", "ExecutionRegistry",
-           "MAX_TEXT_BYTES"]
+__all__ = ["Admission", "ReservationState", "Reservation", "AuditEvent", "ExecutionRegistry", "MAX_TEXT_BYTES"]
 
 
 class Admission(enum.Enum):
@@ -91,11 +91,11 @@ class Reservation(NamedTuple):
     execution_id: str
     binding: str
     state: ReservationState
-    call_id: Optional[str]
-    terminal_audit_entry_hash: Optional[str]
+    call_id: str | None
+    terminal_audit_entry_hash: str | None
     admitted_at: float
-    finalized_at: Optional[float]
-    finalized_by: Optional[str]  # "finalize" or "recover"
+    finalized_at: float | None
+    finalized_by: str | None  # "finalize" or "recover"
 
 
 # The admission table, in one place (docs/contract.md, "Execution registry"). A changed binding outranks every state.
@@ -138,8 +138,7 @@ def _text(value: object, what: str) -> str:
         except UnicodeEncodeError:
             raise ValueError(f"{what} contains a lone surrogate (not UTF-8)") from None
     if too_long:
-        raise ValueError(f"{what} must be at most {MAX_TEXT_BYTES} bytes of UTF-8 "
-                         f"({len(text)} characters given)")
+        raise ValueError(f"{what} must be at most {MAX_TEXT_BYTES} bytes of UTF-8 ({len(text)} characters given)")
     return text
 
 
@@ -148,8 +147,9 @@ def _execution_id(value: object) -> str:
         raise ValueError(f"execution_id must be a str, not {type(value).__name__}")
     text = str.__str__(value)
     if _EXECUTION_ID.fullmatch(text) is None:
-        raise ValueError("execution_id must be 1 to 200 printable ASCII characters "
-                         f"(0x21-0x7e, no space): {text[:220]!r}")
+        raise ValueError(
+            f"execution_id must be 1 to 200 printable ASCII characters (0x21-0x7e, no space): {text[:220]!r}"
+        )
     return text
 
 
@@ -174,19 +174,19 @@ _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _SQLITE_SCHEME = "sqlite:///"
 
 
-def _storage(target: Union[str, "os.PathLike[str]"]) -> Tuple[str, str]:
+def _storage(target: str | os.PathLike[str]) -> tuple[str, str]:
     """("sqlite", path) or ("postgresql", url) for a target as the constructors take it."""
     name = os.fspath(target)
     if not isinstance(name, str):
-        raise TypeError(f"target must be a str or an os.PathLike of str, "
-                        f"not {type(name).__name__}")
+        raise TypeError(f"target must be a str or an os.PathLike of str, not {type(name).__name__}")
     if name.startswith(_POSTGRES_SCHEMES):
         return "postgresql", name
     if name.startswith(_SQLITE_SCHEME):
-        return "sqlite", name[len(_SQLITE_SCHEME):]
+        return "sqlite", name[len(_SQLITE_SCHEME) :]
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", name):
-        raise ValueError(f"unknown registry URL scheme in {name.split('://')[0]!r}: use a path, "
-                         "sqlite:///PATH or postgresql://...")
+        raise ValueError(
+            f"unknown registry URL scheme in {name.split('://')[0]!r}: use a path, sqlite:///PATH or postgresql://..."
+        )
     return "sqlite", name
 
 
@@ -202,8 +202,8 @@ class AuditEvent(NamedTuple):
     execution_id: str
     action: str
     state: ReservationState
-    call_id: Optional[str]
-    terminal_audit_entry_hash: Optional[str]
+    call_id: str | None
+    terminal_audit_entry_hash: str | None
     at: float
 
 
@@ -240,13 +240,11 @@ class ExecutionRegistry:
     disposition other than "completed" and "outcome_unknown".
     """
 
-    def __init__(self, target: Union[str, "os.PathLike[str]"], *, timeout: float = 30.0,
-                 pool_size: int = 4) -> None:
+    def __init__(self, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4) -> None:
         self._store = self._open_store(target, timeout, pool_size, "open")
 
     @staticmethod
-    def _open_store(target: Union[str, "os.PathLike[str]"], timeout: float, pool_size: int,
-                    mode: str) -> "_Store":
+    def _open_store(target: str | os.PathLike[str], timeout: float, pool_size: int, mode: str) -> _Store:
         kind, name = _storage(target)
         if kind == "postgresql":
             return _postgres.PostgresStore(name, timeout, pool_size, mode=mode)
@@ -255,8 +253,7 @@ class ExecutionRegistry:
         return _sqlite.open_store(name, timeout, mode)
 
     @classmethod
-    def create(cls, target: Union[str, "os.PathLike[str]"], *, timeout: float = 30.0,
-               pool_size: int = 4) -> "ExecutionRegistry":
+    def create(cls, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4) -> ExecutionRegistry:
         """Make a new, empty registry at `target` and open it; ":memory:" makes one in memory.
 
         Never overwrites: RegistryExistsError if a file exists at the path, or if the PostgreSQL
@@ -276,8 +273,7 @@ class ExecutionRegistry:
         return registry
 
     @classmethod
-    def migrate(cls, target: Union[str, "os.PathLike[str]"], *,
-                timeout: float = 30.0) -> Tuple[int, int]:
+    def migrate(cls, target: str | os.PathLike[str], *, timeout: float = 30.0) -> tuple[int, int]:
         """Bring the registry at `target` to this fastjcs's format; return (found, now).
 
         Changes nothing when the format is current (found == now). A SQLite file of format 0
@@ -291,8 +287,7 @@ class ExecutionRegistry:
         registry = cls.__new__(cls)
         registry._store = store
         with registry:
-            return found, (_postgres._FORMAT_VERSION if store.kind == "postgresql"
-                           else _sqlite._FORMAT_VERSION)
+            return found, (_postgres._FORMAT_VERSION if store.kind == "postgresql" else _sqlite._FORMAT_VERSION)
 
     # -- plumbing ----------------------------------------------------------------------------------
 
@@ -304,24 +299,24 @@ class ExecutionRegistry:
 
     @property
     def storage(self) -> str:
-        """"sqlite" or "postgresql"."""
+        """ "sqlite" or "postgresql"."""
         return self._store.kind
 
     def close(self) -> None:
         """Close the storage connections (idempotent); any later call raises RegistryClosedError."""
         self._store.close()
 
-    def __enter__(self) -> "ExecutionRegistry":
+    def __enter__(self) -> ExecutionRegistry:
         return self
 
-    def __exit__(self, exc_type: Optional[Type[BaseException]],
-                 exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     # -- the API -----------------------------------------------------------------------------------
 
-    def admit(self, agent_identity: str, execution_id: str, binding: str,
-              call_id: Optional[str] = None) -> Admission:
+    def admit(self, agent_identity: str, execution_id: str, binding: str, call_id: str | None = None) -> Admission:
         """Reserve (agent_identity, execution_id) for `binding`, or say why not.
 
         Returns ADMITTED only for a key never seen before; the call it admits must be finalized
@@ -340,8 +335,9 @@ class ExecutionRegistry:
             tx.record(agent, eid, "admit", ReservationState.IN_FLIGHT.value, cid, None, now)
             return Admission.ADMITTED
 
-    def finalize(self, agent_identity: str, execution_id: str, disposition: str,
-                 terminal_audit_entry_hash: Optional[str] = None) -> ReservationState:
+    def finalize(
+        self, agent_identity: str, execution_id: str, disposition: str, terminal_audit_entry_hash: str | None = None
+    ) -> ReservationState:
         """Record the end of an admitted call: `disposition` "completed" or "outcome_unknown".
 
         Moves an in_flight reservation to `disposition` and returns the new state. Afterwards it
@@ -354,14 +350,17 @@ class ExecutionRegistry:
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         target = _disposition(disposition)
-        audit = (None if terminal_audit_entry_hash is None
-                 else _rendered_digest(terminal_audit_entry_hash, "terminal_audit_entry_hash"))
+        audit = (
+            None
+            if terminal_audit_entry_hash is None
+            else _rendered_digest(terminal_audit_entry_hash, "terminal_audit_entry_hash")
+        )
         with self._store.transaction() as tx:
             row = tx.lock(agent, eid)
             if row is None:
                 raise UnknownReservationError(
-                    f"no reservation for agent {agent!r} and execution_id {eid!r}: "
-                    "finalize() needs an admitted call")
+                    f"no reservation for agent {agent!r} and execution_id {eid!r}: finalize() needs an admitted call"
+                )
             state, stored_audit = ReservationState(row[0]), row[1]
             if state is ReservationState.IN_FLIGHT:
                 now = time.time()
@@ -371,11 +370,13 @@ class ExecutionRegistry:
             if state is not target:
                 raise ReservationStateError(
                     f"reservation ({agent!r}, {eid!r}) is already {state.value}; "
-                    f"a terminal state does not become {target.value}")
+                    f"a terminal state does not become {target.value}"
+                )
             if audit is not None and audit != stored_audit:
                 raise ReservationStateError(
                     f"reservation ({agent!r}, {eid!r}) is already {state.value} with terminal "
-                    f"audit entry hash {stored_audit!r}, not {audit!r}")
+                    f"audit entry hash {stored_audit!r}, not {audit!r}"
+                )
             return state
 
     def recover(self) -> int:
@@ -391,11 +392,10 @@ class ExecutionRegistry:
             keys = tx.in_flight()
             for agent, eid in keys:
                 tx.finish(agent, eid, ReservationState.OUTCOME_UNKNOWN.value, None, now, "recover")
-                tx.record(agent, eid, "recover", ReservationState.OUTCOME_UNKNOWN.value, None,
-                          None, now)
+                tx.record(agent, eid, "recover", ReservationState.OUTCOME_UNKNOWN.value, None, None, now)
             return len(keys)
 
-    def get(self, agent_identity: str, execution_id: str) -> Optional[Reservation]:
+    def get(self, agent_identity: str, execution_id: str) -> Reservation | None:
         """The stored reservation of a key, or None."""
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
@@ -405,7 +405,7 @@ class ExecutionRegistry:
             return None
         return Reservation(row[0], row[1], row[2], ReservationState(row[3]), *row[4:])
 
-    def history(self, agent_identity: str, execution_id: str) -> List[AuditEvent]:
+    def history(self, agent_identity: str, execution_id: str) -> list[AuditEvent]:
         """The audit trail of a key, oldest first: one event per state change ([] if none).
 
         Each event was written in the transaction of the change it records, so the trail and the
@@ -426,6 +426,6 @@ class _Store(Protocol):
     path: str
     found_version: int
 
-    def transaction(self, write: bool = True) -> ContextManager[Any]: ...
+    def transaction(self, write: bool = True) -> AbstractContextManager[Any]: ...
 
     def close(self) -> None: ...

@@ -14,13 +14,12 @@ data).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 #: The vector suites shipped with fastjcs (package data): cpb/ and eab/.
 SUITES = Path(__file__).resolve().with_name("suites")
 
 
-def default_suites() -> List[Path]:
+def default_suites() -> list[Path]:
     """The suites `fastjcs vectors` and `fastjcs crosscheck` run when none is named: fastjcs's
     own CPB and EAB suites, shipped in the package, so they run from an installed wheel too.
     (Other suites, such as the upstream ones, run when named by path.)"""

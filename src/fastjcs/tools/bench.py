@@ -17,8 +17,9 @@ from __future__ import annotations
 import importlib
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Optional
 
 from ..core import python_backend as _python
 from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
@@ -33,30 +34,29 @@ from .peers import CANNOT_START, OK, BatchPeer
 # ("The canonical form") states the same rules.
 # ---------------------------------------------------------------------------------------------------
 
-_TEXT_ONLY = object()   # a probe Python values cannot state (a JSON number beyond 2^53, "-0" as text)
+_TEXT_ONLY = object()  # a probe Python values cannot state (a JSON number beyond 2^53, "-0" as text)
 
 
 @dataclass(frozen=True)
 class Probe:
     name: str
-    clause: str                 # the RFC clause it tests
-    text: bytes                 # the input in text mode
-    want: Optional[bytes]       # the canonical bytes; None: the input must be refused
-    obj: Any = _TEXT_ONLY       # the input in object mode, or _TEXT_ONLY
-    may_refuse: bool = False    # beyond a double's precision: I-JSON lets a receiver refuse it
+    clause: str  # the RFC clause it tests
+    text: bytes  # the input in text mode
+    want: bytes | None  # the canonical bytes; None: the input must be refused
+    obj: Any = _TEXT_ONLY  # the input in object mode, or _TEXT_ONLY
+    may_refuse: bool = False  # beyond a double's precision: I-JSON lets a receiver refuse it
 
     @property
     def has_obj(self) -> bool:
         return self.obj is not _TEXT_ONLY
 
 
-def _v(name: str, clause: str, value: Any, want: Optional[bytes]) -> Probe:
+def _v(name: str, clause: str, value: Any, want: bytes | None) -> Probe:
     """A probe stated as a Python value; its text is json.dumps of it."""
     return Probe(name, clause, json.dumps(value).encode("ascii"), want, value)
 
 
-def _t(name: str, clause: str, text: str, want: Optional[bytes], obj: Any = _TEXT_ONLY,
-       may_refuse: bool = False) -> Probe:
+def _t(name: str, clause: str, text: str, want: bytes | None, obj: Any = _TEXT_ONLY, may_refuse: bool = False) -> Probe:
     return Probe(name, clause, text.encode("ascii"), want, obj, may_refuse)
 
 
@@ -64,23 +64,50 @@ _NUM = "RFC 8785 3.2.2.3 (ES6 Number serialization)"
 _STR = "RFC 8785 3.2.2.2 (strings)"
 _SORT = "RFC 8785 3.2.3 (sorting by UTF-16 code units)"
 
-PROBES: List[Probe] = [
-    _v("rfc8785-3.2.2-numbers", "RFC 8785 3.2.2 (example)",
-       {"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001]},
-       b'{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}'),
-    _v("rfc8785-3.2.2-string", "RFC 8785 3.2.2 (example)", {"string": "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"/"},
-       '{"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'.encode("utf-8")),
-    _v("rfc8785-3.2.2-literals", "RFC 8785 3.2.2 (example)", {"literals": [None, True, False]},
-       b'{"literals":[null,true,false]}'),
-    _v("rfc8785-3.2.3-sorting", "RFC 8785 3.2.3 (example)",
-       {"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One",
-        "\U0001f600": "Emoji: Grinning Face", "\u0080": "Control", "\u00f6": "Latin Small Letter O With Diaeresis"},
-       ('{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
-        '"\u20ac":"Euro Sign","\U0001f600":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}'
-        ).encode("utf-8")),
+PROBES: list[Probe] = [
+    _v(
+        "rfc8785-3.2.2-numbers",
+        "RFC 8785 3.2.2 (example)",
+        {"numbers": [333333333.33333329, 1e30, 4.50, 2e-3, 0.000000000000000000000000001]},
+        b'{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}',
+    ),
+    _v(
+        "rfc8785-3.2.2-string",
+        "RFC 8785 3.2.2 (example)",
+        {"string": "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"/"},
+        '{"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'.encode("utf-8"),
+    ),
+    _v(
+        "rfc8785-3.2.2-literals",
+        "RFC 8785 3.2.2 (example)",
+        {"literals": [None, True, False]},
+        b'{"literals":[null,true,false]}',
+    ),
+    _v(
+        "rfc8785-3.2.3-sorting",
+        "RFC 8785 3.2.3 (example)",
+        {
+            "\u20ac": "Euro Sign",
+            "\r": "Carriage Return",
+            "\ufb33": "Hebrew Letter Dalet With Dagesh",
+            "1": "One",
+            "\U0001f600": "Emoji: Grinning Face",
+            "\u0080": "Control",
+            "\u00f6": "Latin Small Letter O With Diaeresis",
+        },
+        (
+            '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
+            '"\u20ac":"Euro Sign","\U0001f600":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}'
+        ).encode("utf-8"),
+    ),
     _v("astral-vs-private-use", _SORT, {"\ue000": 1, "\U0001f602": 2}, '{"\U0001f602":2,"\ue000":1}'.encode("utf-8")),
-    _t("astral-vs-bmp-top-escaped", _SORT, '{"\\uffff":3,"\\ue000":1,"\\ud83d\\ude02":2}',
-       '{"\U0001f602":2,"\ue000":1,"\uffff":3}'.encode("utf-8"), {"\uffff": 3, "\ue000": 1, "\U0001f602": 2}),
+    _t(
+        "astral-vs-bmp-top-escaped",
+        _SORT,
+        '{"\\uffff":3,"\\ue000":1,"\\ud83d\\ude02":2}',
+        '{"\U0001f602":2,"\ue000":1,"\uffff":3}'.encode("utf-8"),
+        {"\uffff": 3, "\ue000": 1, "\U0001f602": 2},
+    ),
     _v("1e21", _NUM, [1e21, 1e20], b"[1e+21,100000000000000000000]"),
     _t("1e21-boundary", _NUM, "[999999999999999868928,1e21]", b"[999999999999999900000,1e+21]", may_refuse=True),
     _v("1e-7", _NUM, [1e-7, 1e-6], b"[1e-7,0.000001]"),
@@ -88,41 +115,67 @@ PROBES: List[Probe] = [
     _t("-0-text", _NUM, "[-0,-0.0,-0e5]", b"[0,0,0]"),
     _v("integral-float", _NUM, [1.0, -5.0], b"[1,-5]"),
     _v("extremes", _NUM, [5e-324, 1.7976931348623157e308], b"[5e-324,1.7976931348623157e+308]"),
-    _t("subnormal", _NUM, "[2.5e-324,4.9406564584124654e-324,2.2250738585072009e-308]",
-       b"[5e-324,5e-324,2.225073858507201e-308]", [5e-324, 5e-324, 2.2250738585072009e-308]),
+    _t(
+        "subnormal",
+        _NUM,
+        "[2.5e-324,4.9406564584124654e-324,2.2250738585072009e-308]",
+        b"[5e-324,5e-324,2.225073858507201e-308]",
+        [5e-324, 5e-324, 2.2250738585072009e-308],
+    ),
     _v("tie-to-even", _NUM, [1424953923781206.2], b"[1424953923781206.2]"),
     _t("halfway", _NUM, "[1.00000000000000011102230246251565404236316680908203125]", b"[1]", [1.0], True),
-    _t("near-halfway", _NUM, "[1.00000000000000011102230246251565404236316680908203126]",
-       b"[1.0000000000000002]", [1.0000000000000002], True),
+    _t(
+        "near-halfway",
+        _NUM,
+        "[1.00000000000000011102230246251565404236316680908203126]",
+        b"[1.0000000000000002]",
+        [1.0000000000000002],
+        True,
+    ),
     _t("int-2^53+1", _NUM, "[9007199254740993]", b"[9007199254740992]", may_refuse=True),
     _t("int-17-digits", _NUM, "[12345678901234567]", b"[12345678901234568]", may_refuse=True),
-    _t("int-2^63", _NUM, "[9223372036854775808,-9223372036854775808]",
-       b"[9223372036854776000,-9223372036854776000]", may_refuse=True),
+    _t(
+        "int-2^63",
+        _NUM,
+        "[9223372036854775808,-9223372036854775808]",
+        b"[9223372036854776000,-9223372036854776000]",
+        may_refuse=True,
+    ),
     _t("int-2^64", _NUM, "[18446744073709551616]", b"[18446744073709552000]", may_refuse=True),
     _v("controls", _STR, ["\u0000\u001f\u007f\u2028"], '["\\u0000\\u001f\u007f\u2028"]'.encode("utf-8")),
-    _t("u2028-uffff", _STR, '["\\u2028\\u2029\\uffff"]', '["\u2028\u2029\uffff"]'.encode("utf-8"),
-       ["\u2028\u2029\uffff"]),
+    _t(
+        "u2028-uffff",
+        _STR,
+        '["\\u2028\\u2029\\uffff"]',
+        '["\u2028\u2029\uffff"]'.encode("utf-8"),
+        ["\u2028\u2029\uffff"],
+    ),
     _v("non-ascii-raw", "RFC 8785 3.2.4 (UTF-8)", ["\u00e9\U0001f602"], '["\u00e9\U0001f602"]'.encode("utf-8")),
-    _t("lone-surrogate-refused", "RFC 8785 3.2.2.2 with I-JSON (RFC 7493 2.1): a lone surrogate is refused",
-       '["\\ud800","\\udc00x"]', None, ["\ud800", "\udc00x"]),
+    _t(
+        "lone-surrogate-refused",
+        "RFC 8785 3.2.2.2 with I-JSON (RFC 7493 2.1): a lone surrogate is refused",
+        '["\\ud800","\\udc00x"]',
+        None,
+        ["\ud800", "\udc00x"],
+    ),
 ]
 
 
-def probe_report(c: "Candidate") -> Tuple[List[str], List[str]]:
+def probe_report(c: Candidate) -> tuple[list[str], list[str]]:
     """(wrong, refused): the probes `c` gets wrong (wrong bytes, a refusal of a valid input, or
     bytes for an input that must be refused), and the probes beyond a double's precision it
     refuses. Those refusals are reported, not counted against JCS-correctness: RFC 8785 leans on
     I-JSON, which lets a receiver refuse such numbers (rfc8785 refuses integers beyond 2^53)."""
-    wrong: List[str] = []
-    refused: List[str] = []
+    wrong: list[str] = []
+    refused: list[str] = []
     for p in PROBES:
-        calls: List[Callable[[], bytes]] = [lambda p=p: c.text(p.text)]
+        calls: list[Callable[[], bytes]] = [lambda p=p: c.text(p.text)]
         if p.has_obj and c.obj_native:
             calls.insert(0, lambda p=p: c.from_obj(p.obj))
         outcome = "ok"
         for call in calls:
             try:
-                out: Optional[bytes] = call()
+                out: bytes | None = call()
             except CannotStart:
                 raise
             except Exception:  # noqa: BLE001 - a peer may raise anything: a refusal
@@ -138,7 +191,7 @@ def probe_report(c: "Candidate") -> Tuple[List[str], List[str]]:
     return wrong, refused
 
 
-def probe(c: "Candidate") -> List[str]:
+def probe(c: Candidate) -> list[str]:
     """The names of the probes `c` gets wrong: wrong bytes, or an input that must be refused
     accepted. (Refusals of valid probes are in probe_report.)"""
     return probe_report(c)[0]
@@ -153,13 +206,13 @@ def probe(c: "Candidate") -> List[str]:
 class Candidate:
     name: str
     from_obj: Callable[[Any], bytes]
-    from_text: Optional[Callable[[bytes], bytes]] = None   # None: json.loads, then from_obj
-    not_jcs: Optional[str] = None     # why this is not a JCS implementation at all (labelled so)
-    obj_native: bool = True           # False: from_obj is json.dumps, then from_text
-    command: Optional[str] = None     # an external command (one process per document, or batch)
+    from_text: Callable[[bytes], bytes] | None = None  # None: json.loads, then from_obj
+    not_jcs: str | None = None  # why this is not a JCS implementation at all (labelled so)
+    obj_native: bool = True  # False: from_obj is json.dumps, then from_text
+    command: str | None = None  # an external command (one process per document, or batch)
     #: a batch peer: many JSON texts in one call, an answer (peers.Outcome) for each
-    many: Optional[Callable[[Sequence[bytes]], List[Any]]] = None
-    close: Optional[Callable[[], None]] = None
+    many: Callable[[Sequence[bytes]], list[Any]] | None = None
+    close: Callable[[], None] | None = None
 
     def text(self, data: bytes) -> bytes:
         """The canonical form of a JSON text, as a user of the candidate gets it: its own text
@@ -177,6 +230,7 @@ def _as_bytes(f: Callable[[Any], Any]) -> Callable[[Any], bytes]:
     def call(obj: Any) -> bytes:
         out = f(obj)
         return out.encode("utf-8") if isinstance(out, str) else bytes(out)
+
     return call
 
 
@@ -184,25 +238,29 @@ def _via_text(from_text: Callable[[bytes], bytes]) -> Callable[[Any], bytes]:
     return lambda obj: from_text(json.dumps(obj).encode("ascii"))
 
 
-Build = Callable[[Any], Tuple[Callable[[Any], bytes], Optional[Callable[[bytes], bytes]]]]
+Build = Callable[[Any], tuple[Callable[[Any], bytes], Optional[Callable[[bytes], bytes]]]]
 
 
-def _admit(m: Any) -> Tuple[Callable[[Any], bytes], Optional[Callable[[bytes], bytes]]]:
-    admit = m.admit         # bytes in, bytes out: text only; object mode pays json.dumps first
+def _admit(m: Any) -> tuple[Callable[[Any], bytes], Callable[[bytes], bytes] | None]:
+    admit = m.admit  # bytes in, bytes out: text only; object mode pays json.dumps first
     return _via_text(admit), admit
 
 
 # The PyPI canonicalizers `bench` knows: (name on PyPI, import name (that of the package's wheel),
 # how to build (from_obj, from_text or None) from the module, why it is not JCS or None).
-PYPI: List[Tuple[str, str, Build, Optional[str]]] = [
+PYPI: list[tuple[str, str, Build, str | None]] = [
     ("rfc8785", "rfc8785", lambda m: (m.dumps, None), None),
     ("jcs", "jcs", lambda m: (_as_bytes(m.canonicalize), None), None),
     ("json-canonical", "json_canonical", lambda m: (_as_bytes(m.canonicalize), None), None),
     ("jsoncanon", "jsoncanon", lambda m: (_as_bytes(m.canonicalize), None), None),
     ("jcs-admit", "jcs_admit", _admit, None),
-    ("canonicaljson", "canonicaljson", lambda m: (_as_bytes(m.encode_canonical_json), None),
-     "Matrix's canonical JSON: members sorted by code point, not UTF-16 units; numbers and escapes "
-     "differ from RFC 8785"),
+    (
+        "canonicaljson",
+        "canonicaljson",
+        lambda m: (_as_bytes(m.encode_canonical_json), None),
+        "Matrix's canonical JSON: members sorted by code point, not UTF-16 units; numbers and escapes "
+        "differ from RFC 8785",
+    ),
 ]
 
 
@@ -214,8 +272,7 @@ class Refused(Exception):
     """An external candidate refused a document (non-zero exit, or a timeout)."""
 
 
-def command_candidate(name: str, command: str, strip_newline: bool = False,
-                      timeout: float = 10.0) -> Candidate:
+def command_candidate(name: str, command: str, strip_newline: bool = False, timeout: float = 10.0) -> Candidate:
     """A canonicalizer that is a command, one process per document (docs/cli.md, "bench"): the
     JSON text on its standard input; the canonical bytes on its standard output and exit 0, or a
     non-zero exit to refuse the document. With `strip_newline`, one trailing newline of its output
@@ -230,8 +287,7 @@ def command_candidate(name: str, command: str, strip_newline: bool = False,
 
     def from_text(data: bytes) -> bytes:
         try:
-            p = subprocess.run(argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               timeout=timeout)
+            p = subprocess.run(argv, input=data, capture_output=True, timeout=timeout)
         except OSError as exc:
             raise CannotStart(f"cannot start {command!r}: {exc.strerror or exc}") from exc
         except subprocess.TimeoutExpired as exc:
@@ -254,7 +310,7 @@ def batch_candidate(name: str, command: str, timeout: float = 10.0) -> Candidate
     CannotStart; any other fault (crash, timeout) is a refusal of that document."""
     peer = BatchPeer(command, timeout)
 
-    def many(docs: Sequence[bytes]) -> List[Any]:
+    def many(docs: Sequence[bytes]) -> list[Any]:
         out = peer.run(docs)
         if out and out[0].status == CANNOT_START:
             raise CannotStart(f"cannot start {command!r}: {out[0].detail}")
@@ -266,15 +322,16 @@ def batch_candidate(name: str, command: str, timeout: float = 10.0) -> Candidate
             raise Refused(answer.detail or answer.data.decode("utf-8", "replace")[:80])
         return answer.data
 
-    return Candidate(name, _via_text(from_text), from_text, obj_native=False, command=command, many=many,
-                     close=peer.close)
+    return Candidate(
+        name, _via_text(from_text), from_text, obj_native=False, command=command, many=many, close=peer.close
+    )
 
 
-def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
+def candidates() -> tuple[list[Candidate], dict[str, str]]:
     """The canonicalizers importable here, and the reason each absent one is skipped (a known
     PyPI one: "not installed (pip install NAME; import MODULE)")."""
-    found: List[Candidate] = []
-    skipped: Dict[str, str] = {}
+    found: list[Candidate] = []
+    skipped: dict[str, str] = {}
     D = DEFAULT_MAX_DEPTH
 
     try:
@@ -282,12 +339,14 @@ def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
     except ImportError as exc:
         skipped["fastjcs (native)"] = f"C extension not built: {exc}"
     else:
-        found.append(Candidate("fastjcs (native)", lambda o: _native.dumps(o, D),
-                               lambda t: _native.canonicalize(t, D, False)))
-    found.append(Candidate("fastjcs (python)", lambda o: _python.dumps(o, D),
-                           lambda t: _python.canonicalize(t, D, False)))
+        found.append(
+            Candidate("fastjcs (native)", lambda o: _native.dumps(o, D), lambda t: _native.canonicalize(t, D, False))
+        )
+    found.append(
+        Candidate("fastjcs (python)", lambda o: _python.dumps(o, D), lambda t: _python.canonicalize(t, D, False))
+    )
 
-    def optional(name: str, module: str, build: Build, not_jcs: Optional[str], pypi: str) -> None:
+    def optional(name: str, module: str, build: Build, not_jcs: str | None, pypi: str) -> None:
         try:
             mod = importlib.import_module(module)
         except ImportError:
@@ -306,18 +365,22 @@ def candidates() -> Tuple[List[Candidate], Dict[str, str]]:
     for pypi, module, build, not_jcs in PYPI:
         optional(pypi, module, build, not_jcs, pypi)
 
-    def orjson_sorted(m: Any) -> Tuple[Callable[[Any], bytes], None]:
+    def orjson_sorted(m: Any) -> tuple[Callable[[Any], bytes], None]:
         option = m.OPT_SORT_KEYS
         return (lambda o: m.dumps(o, option=option)), None
 
     optional("orjson (sorted keys)", "orjson", orjson_sorted, "a JSON serializer with sorted keys", "orjson")
-    found.append(Candidate("json.dumps (sorted keys)", lambda o: json.dumps(
-        o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
-        not_jcs="a JSON serializer with sorted keys"))
+    found.append(
+        Candidate(
+            "json.dumps (sorted keys)",
+            lambda o: json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+            not_jcs="a JSON serializer with sorted keys",
+        )
+    )
     return found, skipped
 
 
-def not_installed(skipped: Dict[str, str]) -> List[str]:
+def not_installed(skipped: dict[str, str]) -> list[str]:
     """The names in `skipped` that are absent (not installed), in order."""
     return [name for name, why in skipped.items() if why.startswith("not installed")]
 
@@ -327,28 +390,44 @@ def not_installed(skipped: Dict[str, str]) -> List[str]:
 # ---------------------------------------------------------------------------------------------------
 
 
-def builtin_corpus(size: int = 1 << 20, seed: int = 8785) -> List[bytes]:
+def builtin_corpus(size: int = 1 << 20, seed: int = 8785) -> list[bytes]:
     """About `size` bytes of JSON documents: EAB-size records, nested orders with numbers and
     non-ASCII text, made from a fixed seed."""
     import random
 
     rng = random.Random(seed)
-    docs: List[bytes] = []
+    docs: list[bytes] = []
     total = 0
     i = 0
     while total < size:
         if i % 2 == 0:
-            doc: Any = {"domain": "cmcp.execution-action-binding", "version": 1,
-                        "agent_id": f"spiffe://agent.example/payments/prod-{i % 97}",
-                        "action_type": ("transfer", "refund", "read")[i % 3],
-                        "action_scope": f"account:merchant-{i}", "action_timestamp": f"2026-09-10T16:{i % 60:02d}:00Z"}
+            doc: Any = {
+                "domain": "cmcp.execution-action-binding",
+                "version": 1,
+                "agent_id": f"spiffe://agent.example/payments/prod-{i % 97}",
+                "action_type": ("transfer", "refund", "read")[i % 3],
+                "action_scope": f"account:merchant-{i}",
+                "action_timestamp": f"2026-09-10T16:{i % 60:02d}:00Z",
+            }
         else:
-            doc = {"id": i, "customer": {"name": rng.choice(["Zo\u00eb", "\u5de5\u5177", "Ren\u00e9e", "Ann"]),
-                                         "tags": ["vip", "\u20ac", "\U0001f602"][: rng.randint(0, 3)]},
-                   "lines": [{"sku": f"SKU-{rng.randint(1, 9999)}", "qty": rng.randint(1, 9),
-                              "price": round(rng.uniform(0.5, 500), 2), "ratio": rng.random()}
-                             for _ in range(rng.randint(1, 6))],
-                   "paid": rng.random() < 0.5, "note": None}
+            doc = {
+                "id": i,
+                "customer": {
+                    "name": rng.choice(["Zo\u00eb", "\u5de5\u5177", "Ren\u00e9e", "Ann"]),
+                    "tags": ["vip", "\u20ac", "\U0001f602"][: rng.randint(0, 3)],
+                },
+                "lines": [
+                    {
+                        "sku": f"SKU-{rng.randint(1, 9999)}",
+                        "qty": rng.randint(1, 9),
+                        "price": round(rng.uniform(0.5, 500), 2),
+                        "ratio": rng.random(),
+                    }
+                    for _ in range(rng.randint(1, 6))
+                ],
+                "paid": rng.random() < 0.5,
+                "note": None,
+            }
         text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
         docs.append(text)
         total += len(text)
@@ -356,7 +435,7 @@ def builtin_corpus(size: int = 1 << 20, seed: int = 8785) -> List[bytes]:
     return docs
 
 
-def read_corpus(data: bytes) -> List[bytes]:
+def read_corpus(data: bytes) -> list[bytes]:
     """A JSON text is one document; otherwise every non-empty line is one (JSONL)."""
 
     try:
@@ -382,24 +461,24 @@ def read_corpus(data: bytes) -> List[bytes]:
 class Row:
     name: str
     correct: bool
-    failed_probes: List[str]
-    mb_per_s: Optional[float] = None        # over the documents it handled
-    ratio: Optional[float] = None           # throughput / rfc8785's, over the documents both handled
-    error: Optional[str] = None             # the candidate handled no document
-    refused_probes: List[str] = field(default_factory=list)   # beyond a double's precision
-    not_jcs: Optional[str] = None
-    command: Optional[str] = None
-    documents: int = 0                      # the documents it handled (and was timed on)
-    refused: Dict[int, str] = field(default_factory=dict)    # document index -> its refusal
-    ratio_documents: Optional[int] = None   # how many documents the ratio is over
-    ms_per_document: Optional[float] = None
-    batch: bool = False                     # an external command over the batch protocol
+    failed_probes: list[str]
+    mb_per_s: float | None = None  # over the documents it handled
+    ratio: float | None = None  # throughput / rfc8785's, over the documents both handled
+    error: str | None = None  # the candidate handled no document
+    refused_probes: list[str] = field(default_factory=list)  # beyond a double's precision
+    not_jcs: str | None = None
+    command: str | None = None
+    documents: int = 0  # the documents it handled (and was timed on)
+    refused: dict[int, str] = field(default_factory=dict)  # document index -> its refusal
+    ratio_documents: int | None = None  # how many documents the ratio is over
+    ms_per_document: float | None = None
+    batch: bool = False  # an external command over the batch protocol
 
     @property
     def label(self) -> str:
         return self.name if self.not_jcs is None else f"{self.name} (not JCS)"
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["refused"] = {str(k): v for k, v in self.refused.items()}
         return d
@@ -410,13 +489,18 @@ class Result:
     mode: str
     corpus_bytes: int
     documents: int
-    rows: List[Row] = field(default_factory=list)
-    skipped: Dict[str, str] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
 
-    def as_dict(self) -> Dict[str, Any]:
-        return {"mode": self.mode, "corpus_bytes": self.corpus_bytes, "documents": self.documents,
-                "rows": [r.as_dict() for r in self.rows], "skipped": self.skipped,
-                "not_installed": not_installed(self.skipped)}
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "corpus_bytes": self.corpus_bytes,
+            "documents": self.documents,
+            "rows": [r.as_dict() for r in self.rows],
+            "skipped": self.skipped,
+            "not_installed": not_installed(self.skipped),
+        }
 
     def table(self) -> str:
         head = ("canonicalizer", "JCS-correct", "MB/s", "vs rfc8785")
@@ -443,8 +527,7 @@ class Result:
                 lines.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
             if r.command is not None and r.ms_per_document is not None:
                 how = "batch protocol, one process" if r.batch else "one process per document"
-                lines.append(f"{r.name}: command {r.command!r}, {how}: "
-                             f"{r.ms_per_document:.3f} ms per document")
+                lines.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
         absent = not_installed(self.skipped)
         if absent:
             lines.append("not installed: " + ", ".join(absent))
@@ -467,8 +550,14 @@ def _time(fn: Callable[[], Any], min_time: float, repeat: int) -> float:
     return best
 
 
-def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat: int = 3,
-        only: Optional[Sequence[str]] = None, extra: Sequence[Candidate] = ()) -> Result:
+def run(
+    docs: Sequence[bytes],
+    mode: str = "text",
+    min_time: float = 0.3,
+    repeat: int = 3,
+    only: Sequence[str] | None = None,
+    extra: Sequence[Candidate] = (),
+) -> Result:
     """Probe and time the candidates installed (those whose name contains one of `only`, if
     given) and the `extra` ones (external commands, one process per document or batch peers) on
     `docs`. A candidate that refuses some
@@ -481,7 +570,7 @@ def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat
         wanted = [w.lower() for w in only]
         cands = [c for c in cands if any(w in c.name.lower() for w in wanted)]
     taken = {c.name for c in cands}
-    for c in extra:   # a peer serving an installed candidate (serve-canon --candidate) keeps both rows
+    for c in extra:  # a peer serving an installed candidate (serve-canon --candidate) keeps both rows
         if c.name in taken:
             c.name += " (batch)" if c.many is not None else " (command)"
     cands = [*cands, *extra]
@@ -502,11 +591,18 @@ def run(docs: Sequence[bytes], mode: str = "text", min_time: float = 0.3, repeat
         return lambda: [f(x) for x in chosen]
 
     try:
-        handled: Dict[str, List[int]] = {}
+        handled: dict[str, list[int]] = {}
         for c in cands:
             wrong, refused_probes = probe_report(c)
-            row = Row(c.name, not wrong, wrong, refused_probes=refused_probes, not_jcs=c.not_jcs, command=c.command,
-                      batch=c.many is not None)
+            row = Row(
+                c.name,
+                not wrong,
+                wrong,
+                refused_probes=refused_probes,
+                not_jcs=c.not_jcs,
+                command=c.command,
+                batch=c.many is not None,
+            )
             f, ok = call(c), []
             if c.many is not None:
                 for i, answer in enumerate(c.many(texts)):
@@ -563,13 +659,19 @@ def plot(result: Result, out: BinaryIO, image_format: str) -> None:
 
     rows = [r for r in result.rows if r.mb_per_s is not None]
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(rows)))
-    bars = ax.barh([r.label for r in rows], [r.mb_per_s for r in rows],
-                   color=["#2a7ab9" if r.correct else "#bbbbbb" for r in rows])
+    bars = ax.barh(
+        [r.label for r in rows], [r.mb_per_s for r in rows], color=["#2a7ab9" if r.correct else "#bbbbbb" for r in rows]
+    )
     for bar, r in zip(bars, rows):
         if not r.correct:
             bar.set_hatch("//")
-        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2,
-                f" {r.mb_per_s:.1f}" + ("" if r.correct else " (not JCS)"), va="center", fontsize=8)
+        ax.text(
+            bar.get_width(),
+            bar.get_y() + bar.get_height() / 2,
+            f" {r.mb_per_s:.1f}" + ("" if r.correct else " (not JCS)"),
+            va="center",
+            fontsize=8,
+        )
     ax.invert_yaxis()
     ax.set_xlabel(f"MB/s ({result.mode} mode; {result.corpus_bytes / 1e6:.1f} MB corpus)")
     ax.set_title("JSON canonicalizers")

@@ -25,10 +25,11 @@ import math
 import random
 import re
 import struct
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Optional
 
 import fastjcs
 
@@ -42,12 +43,12 @@ _SHA256 = hash_module("sha256")
 class Case:
     """One document for a canonicalizer, with the answer it owes."""
 
-    id: str                    # stable and unique in a run, e.g. "gen/number-halfway/17"
-    category: str              # e.g. "number-halfway"; its family is category.split("-")[0]
-    clause: str                # the clause it tests, e.g. "RFC 8785 3.2.2.3"
-    text: bytes                # the document put to the peer
-    expected: Optional[bytes]  # the canonical bytes; None: the document must be refused
-    note: str = ""             # one line: what the case is about
+    id: str  # stable and unique in a run, e.g. "gen/number-halfway/17"
+    category: str  # e.g. "number-halfway"; its family is category.split("-")[0]
+    clause: str  # the clause it tests, e.g. "RFC 8785 3.2.2.3"
+    text: bytes  # the document put to the peer
+    expected: bytes | None  # the canonical bytes; None: the document must be refused
+    note: str = ""  # one line: what the case is about
 
 
 class CorpusError(ValueError):
@@ -106,7 +107,7 @@ _SORT = "RFC 8785 3.2.3"
 
 #: A raw generated case: text, meant to be valid, note, the whole canonical document when it is
 #: known independently of fastjcs (number cases), else None.
-_Raw = Tuple[bytes, bool, str, Optional[bytes]]
+_Raw = tuple[bytes, bool, str, Optional[bytes]]
 _Maker = Callable[[random.Random], _Raw]
 
 
@@ -115,17 +116,17 @@ class _Category:
     clause: str
     description: str
     make: _Maker
-    cap: Optional[int] = None   # at most this many cases per run (big documents)
+    cap: int | None = None  # at most this many cases per run (big documents)
 
 
-_REGISTRY: Dict[str, _Category] = {}
+_REGISTRY: dict[str, _Category] = {}
 
 
-def _category(name: str, clause: str, description: str, cap: Optional[int] = None
-              ) -> Callable[[_Maker], _Maker]:
+def _category(name: str, clause: str, description: str, cap: int | None = None) -> Callable[[_Maker], _Maker]:
     def register(make: _Maker) -> _Maker:
         _REGISTRY[name] = _Category(clause, description, make, cap)
         return make
+
     return register
 
 
@@ -184,13 +185,13 @@ def _spell(rng: random.Random, digits: int, e: int, negative: bool = False) -> s
     elif e >= 0:
         body = ds + "0" * e
     elif n + e > 0:
-        body = ds[: n + e] + "." + ds[n + e:]
+        body = ds[: n + e] + "." + ds[n + e :]
     else:
         body = "0." + "0" * -(n + e) + ds
     return ("-" if negative else "") + body
 
 
-def _decimal(value: Fraction) -> Tuple[int, int]:
+def _decimal(value: Fraction) -> tuple[int, int]:
     """(D, E) with value == D * 10^E exactly and D not a multiple of 10 (value > 0, its
     denominator a power of two)."""
     j = value.denominator.bit_length() - 1
@@ -206,12 +207,11 @@ def _random_double(rng: random.Random) -> float:
     r = rng.random()
     if r < 0.05:  # subnormal
         return struct.unpack("<d", struct.pack("<Q", rng.randrange(1, 1 << 52)))[0]
-    lo, hi = ((-30, 70) if r < 0.65 else (53, 90) if r < 0.85 else (900, 1023) if r < 0.92
-              else (-1022, -900))
+    lo, hi = (-30, 70) if r < 0.65 else (53, 90) if r < 0.85 else (900, 1023) if r < 0.92 else (-1022, -900)
     return math.ldexp(1 + rng.getrandbits(52) / 2**52, rng.randint(lo, hi))
 
 
-def _midpoint(rng: random.Random) -> Tuple[Fraction, float, float]:
+def _midpoint(rng: random.Random) -> tuple[Fraction, float, float]:
     """A decimal exactly halfway between two adjacent finite doubles, and the two."""
     while True:
         x = _random_double(rng)
@@ -220,18 +220,24 @@ def _midpoint(rng: random.Random) -> Tuple[Fraction, float, float]:
             return (Fraction(x) + Fraction(y)) / 2, x, y
 
 
-@_category("number-halfway", _NUM,
-           "decimal tokens exactly halfway between two adjacent doubles (rounded half to even), "
-           "at every magnitude, in random spellings")
+@_category(
+    "number-halfway",
+    _NUM,
+    "decimal tokens exactly halfway between two adjacent doubles (rounded half to even), "
+    "at every magnitude, in random spellings",
+)
 def _number_halfway(rng: random.Random) -> _Raw:
     m, x, y = _midpoint(rng)
     token = _spell(rng, *_decimal(m), negative=rng.random() < 0.3)
     return _number(rng, token, True, f"exactly halfway between {x!r} and {y!r}")
 
 
-@_category("number-nearhalf", _NUM,
-           "tokens one unit in the last digit above or below a halfway decimal, or past it by a "
-           "long tail of zeros and a 1 (or nines)")
+@_category(
+    "number-nearhalf",
+    _NUM,
+    "tokens one unit in the last digit above or below a halfway decimal, or past it by a "
+    "long tail of zeros and a 1 (or nines)",
+)
 def _number_nearhalf(rng: random.Random) -> _Raw:
     m, x, y = _midpoint(rng)
     d, e = _decimal(m)
@@ -248,8 +254,7 @@ def _number_nearhalf(rng: random.Random) -> _Raw:
     return _number(rng, token, True, f"{what} the midpoint of {x!r} and {y!r}")
 
 
-@_category("number-digits", _NUM,
-           "tokens of 17 to 40 significant digits, read correctly rounded, rendered shortest")
+@_category("number-digits", _NUM, "tokens of 17 to 40 significant digits, read correctly rounded, rendered shortest")
 def _number_digits(rng: random.Random) -> _Raw:
     n = rng.randint(17, 40)
     d = rng.randrange(10 ** (n - 1), 10**n)
@@ -258,16 +263,29 @@ def _number_digits(rng: random.Random) -> _Raw:
 
 
 _BOUNDARY_TOKENS = [
-    "5e-324", "4.9406564584124654e-324", "3e-324", "2.4703282292062328e-324",
-    "2.4703282292062327e-324", "1e-324", "2.225073858507201e-308", "2.2250738585072009e-308",
-    "2.2250738585072014e-308", "2.2250738585072011e-308", "2.2250738585072012e-308",
-    "1.7976931348623157e308", "1.7976931348623157E+308", "1.7976931348623158e308",
-    "4.4501477170144023e-308", "1e-323", "1e-310",
+    "5e-324",
+    "4.9406564584124654e-324",
+    "3e-324",
+    "2.4703282292062328e-324",
+    "2.4703282292062327e-324",
+    "1e-324",
+    "2.225073858507201e-308",
+    "2.2250738585072009e-308",
+    "2.2250738585072014e-308",
+    "2.2250738585072011e-308",
+    "2.2250738585072012e-308",
+    "1.7976931348623157e308",
+    "1.7976931348623157E+308",
+    "1.7976931348623158e308",
+    "4.4501477170144023e-308",
+    "1e-323",
+    "1e-310",
 ]
 
 
-@_category("number-boundary", _NUM,
-           "subnormals, the smallest and largest normal and their neighbours, underflow to zero")
+@_category(
+    "number-boundary", _NUM, "subnormals, the smallest and largest normal and their neighbours, underflow to zero"
+)
 def _number_boundary(rng: random.Random) -> _Raw:
     r = rng.random()
     if r < 0.3:
@@ -288,17 +306,42 @@ def _number_boundary(rng: random.Random) -> _Raw:
 
 
 # (token, below the threshold); the threshold's own digits round to even, that is to infinity.
-_OVERFLOW_TOKENS = [(t, False) for t in (
-    "1e400", "1E400", "1e309", "2e308", "1.8e308", "1e+400", "1000e306", str(2**1024),
-    str(2**1024 - 2**970), "1.797693134862315807937289714054e308", "1e99999999999999999999",
-    "123e18446744073709551617")] + [(t, True) for t in (
-    "0e99999999999999999999", "1e-99999999999999999999", "1e-18446744073709551617", "100e306",
-    str(2**1024 - 2**970 - 1), "1.7976931348623158e308", "1.797693134862315807937289714053e308")]
+_OVERFLOW_TOKENS = [
+    (t, False)
+    for t in (
+        "1e400",
+        "1E400",
+        "1e309",
+        "2e308",
+        "1.8e308",
+        "1e+400",
+        "1000e306",
+        str(2**1024),
+        str(2**1024 - 2**970),
+        "1.797693134862315807937289714054e308",
+        "1e99999999999999999999",
+        "123e18446744073709551617",
+    )
+] + [
+    (t, True)
+    for t in (
+        "0e99999999999999999999",
+        "1e-99999999999999999999",
+        "1e-18446744073709551617",
+        "100e306",
+        str(2**1024 - 2**970 - 1),
+        "1.7976931348623158e308",
+        "1.797693134862315807937289714053e308",
+    )
+]
 
 
-@_category("number-overflow", f"{_NUM}; RFC 7493 2.2",
-           "tokens at or beyond the overflow threshold (1e400, 2^1024, exponents past 64 bits) "
-           "must be refused, never rendered as Infinity or null; just below it they are valid")
+@_category(
+    "number-overflow",
+    f"{_NUM}; RFC 7493 2.2",
+    "tokens at or beyond the overflow threshold (1e400, 2^1024, exponents past 64 bits) "
+    "must be refused, never rendered as Infinity or null; just below it they are valid",
+)
 def _number_overflow(rng: random.Random) -> _Raw:
     if rng.random() < 0.3:
         token, valid = rng.choice(_OVERFLOW_TOKENS)
@@ -314,8 +357,7 @@ def _number_overflow(rng: random.Random) -> _Raw:
     return _number(rng, token, valid, "below the overflow threshold" if valid else "overflows")
 
 
-@_category("number-zero", _NUM,
-           "minus zero in every spelling (-0, -0.0, -0e5, -0E-0...) and negative underflow: all 0")
+@_category("number-zero", _NUM, "minus zero in every spelling (-0, -0.0, -0e5, -0E-0...) and negative underflow: all 0")
 def _number_zero(rng: random.Random) -> _Raw:
     if rng.random() < 0.15:
         token = rng.choice(("-1e-400", "-4e-325", "-2.4703282292062327e-324", "-0e-400"))
@@ -328,9 +370,12 @@ def _number_zero(rng: random.Random) -> _Raw:
     return _number(rng, token, True, "a spelling of (minus) zero")
 
 
-@_category("number-integer", f"{_NUM}; RFC 7493 2.2",
-           "exact integer tokens at and above 2^53, 2^63, 2^64 (rounded to a double, rendered in "
-           "ES6 layout) and long random integers")
+@_category(
+    "number-integer",
+    f"{_NUM}; RFC 7493 2.2",
+    "exact integer tokens at and above 2^53, 2^63, 2^64 (rounded to a double, rendered in "
+    "ES6 layout) and long random integers",
+)
 def _number_integer(rng: random.Random) -> _Raw:
     if rng.random() < 0.6:
         base = rng.choice((2**53, 2**53, 2**63, 2**63, 2**64, 2**64, 2**68, 10**21, 10**20, 2**72))
@@ -341,14 +386,45 @@ def _number_integer(rng: random.Random) -> _Raw:
     return _number(rng, ("-" if rng.random() < 0.3 else "") + str(i), True, note)
 
 
-_BAD_NUMBERS = ["01", "-01", "00", "00.5", "+1", ".5", "-.5", "1.", "1.e3", "1e", "1e+", "1E-",
-                "-", "--1", "0x1F", "1_000", "1.5.2", "1e5.2", "- 1", "0.e1", "1ee2", "Inf",
-                "\u0661", "012e3", "1e+-2", "0b1", "1.0f", "2.", "-0x0"]
+_BAD_NUMBERS = [
+    "01",
+    "-01",
+    "00",
+    "00.5",
+    "+1",
+    ".5",
+    "-.5",
+    "1.",
+    "1.e3",
+    "1e",
+    "1e+",
+    "1E-",
+    "-",
+    "--1",
+    "0x1F",
+    "1_000",
+    "1.5.2",
+    "1e5.2",
+    "- 1",
+    "0.e1",
+    "1ee2",
+    "Inf",
+    "\u0661",
+    "012e3",
+    "1e+-2",
+    "0b1",
+    "1.0f",
+    "2.",
+    "-0x0",
+]
 
 
-@_category("number-spelling", "RFC 8259 6",
-           "legal spellings (E, e+, e-, zero-padded exponents, long fractions, trailing zeros) and "
-           "illegal ones (leading zeros, a plus sign, a bare point, hex, missing digits)")
+@_category(
+    "number-spelling",
+    "RFC 8259 6",
+    "legal spellings (E, e+, e-, zero-padded exponents, long fractions, trailing zeros) and "
+    "illegal ones (leading zeros, a plus sign, a bare point, hex, missing digits)",
+)
 def _number_spelling(rng: random.Random) -> _Raw:
     if rng.random() < 0.55:
         x = _random_double(rng) if rng.random() < 0.7 else float(rng.randint(0, 10**6))
@@ -364,15 +440,34 @@ def _number_spelling(rng: random.Random) -> _Raw:
     return _number(rng, bad, False, f"illegal spelling {bad!r}")
 
 
-@_category("number-layout", _NUM,
-           "the plain/exponent boundaries of the ES6 layout: 1e20 vs 1e21, 1e-6 vs 1e-7, "
-           "21-digit integers, 1 to 17 digits at every decimal exponent from -9 to 24")
+@_category(
+    "number-layout",
+    _NUM,
+    "the plain/exponent boundaries of the ES6 layout: 1e20 vs 1e21, 1e-6 vs 1e-7, "
+    "21-digit integers, 1 to 17 digits at every decimal exponent from -9 to 24",
+)
 def _number_layout(rng: random.Random) -> _Raw:
     if rng.random() < 0.3:
-        token = rng.choice(("1e21", "1e20", "1e-7", "1e-6", "999999999999999999999",
-                            "100000000000000000000", "123456789012345678901", "0.000001",
-                            "0.0000001", "9.999999999999999e-7", "0.0000012345", "1.2345e-7",
-                            "999999999999999868928", "999999999999999868929", "1e+21", "1E20"))
+        token = rng.choice(
+            (
+                "1e21",
+                "1e20",
+                "1e-7",
+                "1e-6",
+                "999999999999999999999",
+                "100000000000000000000",
+                "123456789012345678901",
+                "0.000001",
+                "0.0000001",
+                "9.999999999999999e-7",
+                "0.0000012345",
+                "1.2345e-7",
+                "999999999999999868928",
+                "999999999999999868929",
+                "1e+21",
+                "1E20",
+            )
+        )
         return _number(rng, token, True, "a named layout boundary")
     k = rng.randint(1, 17)
     d = rng.randrange(10 ** (k - 1), 10**k)
@@ -386,11 +481,17 @@ def _number_layout(rng: random.Random) -> _Raw:
 # --- strings ------------------------------------------------------------------------------------
 
 _FILLER = "abcxyzAZ09 é€-_"
-_SHORT_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"',
-                  0x5C: "\\\\"}
+_SHORT_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
 # (document prefix, suffix) around a JSON string token: top level, value, element, member name.
-_STRING_SLOTS = [(b"", b""), (b"[", b"]"), (b'{"k":', b"}"), (b"{", b":0}"), (b'[1,{', b":[]}]"),
-                 (b'{"a":[', b',"x"]}'), (b" ", b"\n")]
+_STRING_SLOTS = [
+    (b"", b""),
+    (b"[", b"]"),
+    (b'{"k":', b"}"),
+    (b"{", b":0}"),
+    (b"[1,{", b":[]}]"),
+    (b'{"a":[', b',"x"]}'),
+    (b" ", b"\n"),
+]
 
 
 def _hex4(rng: random.Random, cp: int) -> str:
@@ -414,8 +515,7 @@ def _jstr(rng: random.Random, s: str, escape: float = 0.0) -> bytes:
     for ch in s:
         cp = ord(ch)
         if cp < 0x20 or cp in (0x22, 0x5C):
-            out.append(_SHORT_ESCAPES.get(cp) if rng.random() < 0.7 and cp in _SHORT_ESCAPES
-                       else _hex4(rng, cp))
+            out.append(_SHORT_ESCAPES.get(cp) if rng.random() < 0.7 and cp in _SHORT_ESCAPES else _hex4(rng, cp))
         elif escape and rng.random() < escape:
             out.append(_escape(rng, ch))
         else:
@@ -435,9 +535,12 @@ def _string(rng: random.Random, middle: bytes, valid: bool, note: str) -> _Raw:
     return pre + b'"' + body + b'"' + post, valid, note, None
 
 
-@_category("string-control", f"{_STR}; RFC 8259 7",
-           "U+0000-U+001F raw (refused) and escaped every way (short forms, \\u00XX in either "
-           "case, rendered lowercase), and U+007F raw (kept)")
+@_category(
+    "string-control",
+    f"{_STR}; RFC 8259 7",
+    "U+0000-U+001F raw (refused) and escaped every way (short forms, \\u00XX in either "
+    "case, rendered lowercase), and U+007F raw (kept)",
+)
 def _string_control(rng: random.Random) -> _Raw:
     cp = rng.randrange(0x20) if rng.random() < 0.95 else 0x7F
     r = rng.random()
@@ -449,14 +552,39 @@ def _string_control(rng: random.Random) -> _Raw:
     return _string(rng, esc.encode("ascii"), True, f"U+{cp:04X} escaped as {esc}")
 
 
-_UNICODE = [0x2028, 0x2029, 0xFFFE, 0xFFFF, 0xFDD0, 0xFDEF, 0x1FFFE, 0x1FFFF, 0x10FFFE, 0x10FFFF,
-            0xE000, 0xF8FF, 0x0080, 0x0085, 0x00A0, 0x200B, 0x200E, 0x1F600, 0x10000, 0xFFFD, 0x00AD,
-            0x0300, 0x00E9]
+_UNICODE = [
+    0x2028,
+    0x2029,
+    0xFFFE,
+    0xFFFF,
+    0xFDD0,
+    0xFDEF,
+    0x1FFFE,
+    0x1FFFF,
+    0x10FFFE,
+    0x10FFFF,
+    0xE000,
+    0xF8FF,
+    0x0080,
+    0x0085,
+    0x00A0,
+    0x200B,
+    0x200E,
+    0x1F600,
+    0x10000,
+    0xFFFD,
+    0x00AD,
+    0x0300,
+    0x00E9,
+]
 
 
-@_category("string-unicode", _STR,
-           "U+2028/U+2029, noncharacters (U+FFFE, U+FFFF, U+FDD0...; fastjcs keeps them, see the "
-           "notes), U+10FFFF and other astral characters, raw or escaped: rendered as raw UTF-8")
+@_category(
+    "string-unicode",
+    _STR,
+    "U+2028/U+2029, noncharacters (U+FFFE, U+FFFF, U+FDD0...; fastjcs keeps them, see the "
+    "notes), U+10FFFF and other astral characters, raw or escaped: rendered as raw UTF-8",
+)
 def _string_unicode(rng: random.Random) -> _Raw:
     chars = "".join(chr(rng.choice(_UNICODE)) for _ in range(rng.randint(1, 3)))
     escaped = rng.random() < 0.5
@@ -465,37 +593,73 @@ def _string_unicode(rng: random.Random) -> _Raw:
     return _string(rng, middle.encode("utf-8"), True, f"{names} {'escaped' if escaped else 'raw'}")
 
 
-_BAD_ESCAPES = ["\\x41", "\\u12", "\\u12G4", "\\U0041", "\\'", "\\a", "\\0", "\\v", "\\ ",
-                "\\u{41}", "\\e", "\\U00000041", "\\u-123", "\\\u00e9", "\\N"]
+_BAD_ESCAPES = [
+    "\\x41",
+    "\\u12",
+    "\\u12G4",
+    "\\U0041",
+    "\\'",
+    "\\a",
+    "\\0",
+    "\\v",
+    "\\ ",
+    "\\u{41}",
+    "\\e",
+    "\\U00000041",
+    "\\u-123",
+    "\\\u00e9",
+    "\\N",
+]
 
 
-@_category("string-escape", f"RFC 8259 7; {_STR}",
-           "escapes of printable characters (\\/, \\u0041, \\u00e9, uppercase hex) decoded and "
-           "rendered raw; malformed escapes (\\x, \\u12, \\', \\U...) refused")
+@_category(
+    "string-escape",
+    f"RFC 8259 7; {_STR}",
+    "escapes of printable characters (\\/, \\u0041, \\u00e9, uppercase hex) decoded and "
+    "rendered raw; malformed escapes (\\x, \\u12, \\', \\U...) refused",
+)
 def _string_escape(rng: random.Random) -> _Raw:
     if rng.random() < 0.3:
         bad = rng.choice(_BAD_ESCAPES)  # then "!": hex digits of the filler could complete it
         return _string(rng, (bad + "!").encode("utf-8"), False, f"malformed escape {bad}")
     if rng.random() < 0.4:
-        esc = rng.choice(('\\/', '\\"', "\\\\", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0041",
-                          "\\u00e9", "\\u00E9", "\\u20AC", "\\u002F", "\\u005C", "\\u0022"))
+        esc = rng.choice(
+            (
+                "\\/",
+                '\\"',
+                "\\\\",
+                "\\b",
+                "\\f",
+                "\\n",
+                "\\r",
+                "\\t",
+                "\\u0041",
+                "\\u00e9",
+                "\\u00E9",
+                "\\u20AC",
+                "\\u002F",
+                "\\u005C",
+                "\\u0022",
+            )
+        )
     else:
         cp = rng.randrange(0x20, 0xD800) if rng.random() < 0.8 else rng.randrange(0xE000, 0x10000)
         esc = _hex4(rng, cp)
     return _string(rng, esc.encode("ascii"), True, f"escape {esc}")
 
 
-@_category("string-surrogate", "RFC 7493 2.1; RFC 8259 7",
-           "surrogate pairs as escapes (valid, any hex case) and lone, reversed or broken "
-           "surrogate escapes (refused)")
+@_category(
+    "string-surrogate",
+    "RFC 7493 2.1; RFC 8259 7",
+    "surrogate pairs as escapes (valid, any hex case) and lone, reversed or broken surrogate escapes (refused)",
+)
 def _string_surrogate(rng: random.Random) -> _Raw:
     hi = rng.randrange(0xD800, 0xDC00)
     lo = rng.randrange(0xDC00, 0xE000)
     kind = rng.randrange(8)
     if kind < 3:
         cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-        return _string(rng, (_hex4(rng, hi) + _hex4(rng, lo)).encode("ascii"), True,
-                       f"U+{cp:04X} as a surrogate pair")
+        return _string(rng, (_hex4(rng, hi) + _hex4(rng, lo)).encode("ascii"), True, f"U+{cp:04X} as a surrogate pair")
     middle, note = [
         (_hex4(rng, hi), "lone high surrogate"),
         (_hex4(rng, lo), "lone low surrogate"),
@@ -507,21 +671,37 @@ def _string_surrogate(rng: random.Random) -> _Raw:
 
 
 _BAD_UTF8 = [
-    ("c0 80", "overlong NUL"), ("c1 bf", "overlong 2-byte"), ("e0 80 80", "overlong 3-byte"),
-    ("e0 9f bf", "overlong 3-byte (E0 9F)"), ("f0 80 80 80", "overlong 4-byte"),
-    ("f0 8f bf bf", "overlong 4-byte (F0 8F)"), ("ed a0 80", "encoded surrogate U+D800"),
-    ("ed bf bf", "encoded surrogate U+DFFF"), ("ed a0 bd ed b8 80", "encoded surrogate pair"),
-    ("f4 90 80 80", "above U+10FFFF"), ("f5 80 80 80", "byte F5"), ("f8 88 80 80 80", "byte F8"),
-    ("fe", "byte FE"), ("ff", "byte FF"), ("80", "stray continuation"), ("bf", "stray continuation"),
-    ("c3", "truncated 2-byte"), ("e2 82", "truncated 3-byte"), ("f0 9f 98", "truncated 4-byte"),
-    ("c3 28", "bad continuation"), ("e2 28 a1", "bad continuation"),
+    ("c0 80", "overlong NUL"),
+    ("c1 bf", "overlong 2-byte"),
+    ("e0 80 80", "overlong 3-byte"),
+    ("e0 9f bf", "overlong 3-byte (E0 9F)"),
+    ("f0 80 80 80", "overlong 4-byte"),
+    ("f0 8f bf bf", "overlong 4-byte (F0 8F)"),
+    ("ed a0 80", "encoded surrogate U+D800"),
+    ("ed bf bf", "encoded surrogate U+DFFF"),
+    ("ed a0 bd ed b8 80", "encoded surrogate pair"),
+    ("f4 90 80 80", "above U+10FFFF"),
+    ("f5 80 80 80", "byte F5"),
+    ("f8 88 80 80 80", "byte F8"),
+    ("fe", "byte FE"),
+    ("ff", "byte FF"),
+    ("80", "stray continuation"),
+    ("bf", "stray continuation"),
+    ("c3", "truncated 2-byte"),
+    ("e2 82", "truncated 3-byte"),
+    ("f0 9f 98", "truncated 4-byte"),
+    ("c3 28", "bad continuation"),
+    ("e2 28 a1", "bad continuation"),
 ]
 _GOOD_UTF8 = [0x80, 0x7FF, 0x800, 0xFFF, 0x1000, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF, 0x10000, 0x10FFFF]
 
 
-@_category("string-utf8", "RFC 8259 8.1; RFC 3629 3",
-           "ill-formed UTF-8 (overlong, truncated, encoded surrogates, above U+10FFFF, bytes "
-           "F5-FF, stray continuation bytes) refused, in or out of strings; boundary code points")
+@_category(
+    "string-utf8",
+    "RFC 8259 8.1; RFC 3629 3",
+    "ill-formed UTF-8 (overlong, truncated, encoded surrogates, above U+10FFFF, bytes "
+    "F5-FF, stray continuation bytes) refused, in or out of strings; boundary code points",
+)
 def _string_utf8(rng: random.Random) -> _Raw:
     if rng.random() < 0.25:
         cp = rng.choice(_GOOD_UTF8)
@@ -534,10 +714,13 @@ def _string_utf8(rng: random.Random) -> _Raw:
     return _string(rng, raw, False, f"{what} ({seq})")
 
 
-@_category("string-bom", "RFC 8259 8.1",
-           "U+FEFF inside a string (kept) and as a byte-order mark before or between tokens "
-           "(fastjcs refuses it: RFC 8259 lets a parser ignore a leading one, fastjcs chooses not "
-           "to); a UTF-16 mark")
+@_category(
+    "string-bom",
+    "RFC 8259 8.1",
+    "U+FEFF inside a string (kept) and as a byte-order mark before or between tokens "
+    "(fastjcs refuses it: RFC 8259 lets a parser ignore a leading one, fastjcs chooses not "
+    "to); a UTF-16 mark",
+)
 def _string_bom(rng: random.Random) -> _Raw:
     r = rng.random()
     if r < 0.35:
@@ -555,7 +738,7 @@ def _string_bom(rng: random.Random) -> _Raw:
 
 _WS = None  # a whitespace slot in a list of parts
 _LEGAL_WS = ["", " ", "\t", "\n", "\r", "\r\n", " \t", "\n  ", "\t\r\n "]
-_Parts = List[Optional[bytes]]
+_Parts = list[Optional[bytes]]
 
 
 def _key_text(rng: random.Random) -> str:
@@ -585,7 +768,7 @@ def _value(rng: random.Random, depth: int, out: _Parts, nonempty: bool = False) 
     if n == 0:
         out += [_WS, b"]" if is_array else b"}"]
         return
-    keys: List[str] = []
+    keys: list[str] = []
     while len(keys) < n and not is_array:
         k = _key_text(rng)
         if k not in keys:
@@ -605,8 +788,7 @@ def _document(rng: random.Random, depth: int = 3, nonempty: bool = False) -> _Pa
     return parts
 
 
-def _fill(rng: random.Random, parts: _Parts, slots: Optional[Dict[int, bytes]] = None,
-          blank: float = 0.3) -> bytes:
+def _fill(rng: random.Random, parts: _Parts, slots: dict[int, bytes] | None = None, blank: float = 0.3) -> bytes:
     """The document: each whitespace slot legal whitespace (none with probability `blank`),
     except the slots (by number) given in `slots`."""
     slots = slots or {}
@@ -615,29 +797,43 @@ def _fill(rng: random.Random, parts: _Parts, slots: Optional[Dict[int, bytes]] =
     for p in parts:
         if p is _WS:
             w = slots.get(slot)
-            out.append(w if w is not None else
-                       b"" if rng.random() < blank else rng.choice(_LEGAL_WS).encode("ascii"))
+            out.append(w if w is not None else b"" if rng.random() < blank else rng.choice(_LEGAL_WS).encode("ascii"))
             slot += 1
         else:
             out.append(p)
     return b"".join(out)
 
 
-@_category("whitespace-legal", "RFC 8259 2; RFC 8785 3.2.1",
-           "space, tab, CR and LF in every legal position (around values, brackets, colons, "
-           "commas): all removed")
+@_category(
+    "whitespace-legal",
+    "RFC 8259 2; RFC 8785 3.2.1",
+    "space, tab, CR and LF in every legal position (around values, brackets, colons, commas): all removed",
+)
 def _whitespace_legal(rng: random.Random) -> _Raw:
     return _fill(rng, _document(rng), blank=0.1), True, "whitespace in every slot", None
 
 
-_BAD_WS = [("c2 a0", "U+00A0"), ("0b", "vertical tab"), ("0c", "form feed"), ("00", "NUL"),
-           ("e2 80 a8", "U+2028"), ("e3 80 80", "U+3000"), ("ef bb bf", "U+FEFF"),
-           ("c2 85", "U+0085"), ("e1 9a 80", "U+1680"), ("e2 80 89", "U+2009"), ("1c", "U+001C")]
+_BAD_WS = [
+    ("c2 a0", "U+00A0"),
+    ("0b", "vertical tab"),
+    ("0c", "form feed"),
+    ("00", "NUL"),
+    ("e2 80 a8", "U+2028"),
+    ("e3 80 80", "U+3000"),
+    ("ef bb bf", "U+FEFF"),
+    ("c2 85", "U+0085"),
+    ("e1 9a 80", "U+1680"),
+    ("e2 80 89", "U+2009"),
+    ("1c", "U+001C"),
+]
 
 
-@_category("whitespace-illegal", "RFC 8259 2",
-           "characters that are whitespace elsewhere but not in JSON (U+00A0, VT, FF, NUL, U+2028, "
-           "U+3000...) outside strings: refused")
+@_category(
+    "whitespace-illegal",
+    "RFC 8259 2",
+    "characters that are whitespace elsewhere but not in JSON (U+00A0, VT, FF, NUL, U+2028, "
+    "U+3000...) outside strings: refused",
+)
 def _whitespace_illegal(rng: random.Random) -> _Raw:
     parts = _document(rng)
     seq, what = rng.choice(_BAD_WS)
@@ -658,19 +854,22 @@ def _in_slot(rng: random.Random, obj: bytes) -> bytes:
     return pre + obj + post
 
 
-def _distinct(rng: random.Random, pool: Sequence[str], most: int) -> List[str]:
+def _distinct(rng: random.Random, pool: Sequence[str], most: int) -> list[str]:
     keys = rng.sample(list(dict.fromkeys(pool)), min(len(set(pool)), rng.randint(2, most)))
     rng.shuffle(keys)
     return keys
 
 
-_ASTRAL = ["\U00010000", "\U0001F600", "\U0001F602", "\U0010FFFF", "\U00020000", "\U0001D11E"]
+_ASTRAL = ["\U00010000", "\U0001f600", "\U0001f602", "\U0010ffff", "\U00020000", "\U0001d11e"]
 _HIGH_BMP = ["\ue000", "\uf8ff", "\ufb33", "\uff21", "\ufffd", "\uffff", "\ufeff", "\ue001"]
 
 
-@_category("order-utf16", _SORT,
-           "keys beyond the BMP against U+E000-U+FFFF keys: UTF-16 code units put the astral ones "
-           "first, code points would not")
+@_category(
+    "order-utf16",
+    _SORT,
+    "keys beyond the BMP against U+E000-U+FFFF keys: UTF-16 code units put the astral ones "
+    "first, code points would not",
+)
 def _order_utf16(rng: random.Random) -> _Raw:
     prefix = rng.choice(("", "", "a", "\u00e9"))
     pool = [prefix + c + rng.choice(("", "", "x")) for c in _ASTRAL + _HIGH_BMP + ["a", "\u00e9"]]
@@ -678,42 +877,38 @@ def _order_utf16(rng: random.Random) -> _Raw:
     return _in_slot(rng, _object(rng, keys, 0.3)), True, f"{len(keys)} astral/high-BMP keys", None
 
 
-def _variants(word: str) -> List[str]:
+def _variants(word: str) -> list[str]:
     accents = {"a": "\u00e0\u00e1", "e": "\u00e9\u00e8", "o": "\u00f6"}
     out = {word, word.upper(), word.lower(), word.capitalize(), word.swapcase()}
     for i, ch in enumerate(word):
         for alt in accents.get(ch.lower(), ""):
-            out.add(word[:i] + alt + word[i + 1:])
+            out.add(word[:i] + alt + word[i + 1 :])
     return sorted(out)
 
 
-@_category("order-case", _SORT,
-           "keys that differ only in case or in accents (upper case sorts first; no collation)")
+@_category("order-case", _SORT, "keys that differ only in case or in accents (upper case sorts first; no collation)")
 def _order_case(rng: random.Random) -> _Raw:
     word = "".join(rng.choice("aeobcxz") for _ in range(rng.randint(1, 4)))
     keys = _distinct(rng, _variants(word), 6)
     return _in_slot(rng, _object(rng, keys)), True, f"case/accent variants of {word!r}", None
 
 
-@_category("order-prefix", _SORT,
-           "keys that are prefixes of one another, the empty key, and a prefix plus U+0000")
+@_category("order-prefix", _SORT, "keys that are prefixes of one another, the empty key, and a prefix plus U+0000")
 def _order_prefix(rng: random.Random) -> _Raw:
-    word = "".join(rng.choice("abz\u00e9\U0001F600") for _ in range(rng.randint(2, 5)))
+    word = "".join(rng.choice("abz\u00e9\U0001f600") for _ in range(rng.randint(2, 5)))
     pool = [word[:i] for i in range(len(word) + 1)] + [word + "\u0000", word[:1] + "\u007f"]
     keys = _distinct(rng, pool, 6)
     return _in_slot(rng, _object(rng, keys)), True, f"prefixes of {word!r}", None
 
 
-@_category("order-escaped", _SORT,
-           "keys written with \\u escapes sort by their decoded value, not by their spelling")
+@_category("order-escaped", _SORT, "keys written with \\u escapes sort by their decoded value, not by their spelling")
 def _order_escaped(rng: random.Random) -> _Raw:
     pool = [_key_text(rng) or "a" for _ in range(8)] + ["\\", '"', "/", "\u0001", "A", "a", "\u00e9"]
     keys = _distinct(rng, pool, 6)
     return _in_slot(rng, _object(rng, keys, 0.7)), True, f"{len(keys)} keys, mostly escaped", None
 
 
-@_category("order-many", _SORT,
-           "tens to hundreds of keys given in reverse or shuffled order, some objects nested")
+@_category("order-many", _SORT, "tens to hundreds of keys given in reverse or shuffled order, some objects nested")
 def _order_many(rng: random.Random) -> _Raw:
     keys = list({_key_text(rng) + str(i % 7): None for i in range(rng.randint(20, 300))})
     reverse = rng.random() < 0.5
@@ -721,8 +916,10 @@ def _order_many(rng: random.Random) -> _Raw:
         keys.sort(key=lambda k: k.encode("utf-16-be"), reverse=True)
     else:
         rng.shuffle(keys)
-    members = [_jstr(rng, k, 0.05) + b":" + (_object(rng, keys[: rng.randint(0, 5)][::-1])
-                                            if rng.random() < 0.1 else b"0") for k in keys]
+    members = [
+        _jstr(rng, k, 0.05) + b":" + (_object(rng, keys[: rng.randint(0, 5)][::-1]) if rng.random() < 0.1 else b"0")
+        for k in keys
+    ]
     doc = b"{" + b",".join(members) + b"}"
     return doc, True, f"{len(keys)} keys {'reversed' if reverse else 'shuffled'}", None
 
@@ -730,8 +927,11 @@ def _order_many(rng: random.Random) -> _Raw:
 # --- structure ----------------------------------------------------------------------------------
 
 
-@_category("structure-toplevel", "RFC 8259 2",
-           "a scalar alone as the document: numbers, strings, true, false, null, with whitespace")
+@_category(
+    "structure-toplevel",
+    "RFC 8259 2",
+    "a scalar alone as the document: numbers, strings, true, false, null, with whitespace",
+)
 def _structure_toplevel(rng: random.Random) -> _Raw:
     doc = _fill(rng, [_WS, _scalar(rng), _WS])
     return doc, True, "a top-level scalar", None
@@ -744,9 +944,12 @@ def _respell(rng: random.Random, key: str) -> bytes:
     return _jstr(rng, key, 1.0 if rng.random() < 0.3 else 0.6)
 
 
-@_category("structure-duplicate", "RFC 7493 2.3; RFC 8785 3.1",
-           "duplicate member names, plain or via escapes (\"a\" and \"\\u0061\"), nested "
-           "(refused); the same name in different objects (valid)")
+@_category(
+    "structure-duplicate",
+    "RFC 7493 2.3; RFC 8785 3.1",
+    'duplicate member names, plain or via escapes ("a" and "\\u0061"), nested '
+    "(refused); the same name in different objects (valid)",
+)
 def _structure_duplicate(rng: random.Random) -> _Raw:
     keys = list(dict.fromkeys(_key_text(rng) for _ in range(rng.randint(1, 4))))
     if rng.random() < 0.25:
@@ -765,9 +968,13 @@ def _structure_duplicate(rng: random.Random) -> _Raw:
     return doc, False, f"name {dup!r} repeated {how}", None
 
 
-@_category("structure-depth", "RFC 8259 9",
-           "nesting up to fastjcs's default depth limit (fastjcs.DEFAULT_MAX_DEPTH), arrays and "
-           "objects mixed; at most 200 cases per run", cap=200)
+@_category(
+    "structure-depth",
+    "RFC 8259 9",
+    "nesting up to fastjcs's default depth limit (fastjcs.DEFAULT_MAX_DEPTH), arrays and "
+    "objects mixed; at most 200 cases per run",
+    cap=200,
+)
 def _structure_depth(rng: random.Random) -> _Raw:
     limit = fastjcs.DEFAULT_MAX_DEPTH
     d = limit if rng.random() < 0.05 else int(math.exp(rng.uniform(0, math.log(limit))))
@@ -783,8 +990,12 @@ def _structure_depth(rng: random.Random) -> _Raw:
     return doc, True, f"depth {d}", None
 
 
-@_category("structure-large", "RFC 8259 4-5; RFC 8785 3.2.3",
-           "objects and arrays of 1,000 to 5,000 members; at most 40 cases per run", cap=40)
+@_category(
+    "structure-large",
+    "RFC 8259 4-5; RFC 8785 3.2.3",
+    "objects and arrays of 1,000 to 5,000 members; at most 40 cases per run",
+    cap=40,
+)
 def _structure_large(rng: random.Random) -> _Raw:
     n = rng.randint(1000, 5000)
     if rng.random() < 0.5:
@@ -794,15 +1005,25 @@ def _structure_large(rng: random.Random) -> _Raw:
     return _object(rng, keys), True, f"{len(keys)} members", None
 
 
-@_category("structure-empty", "RFC 8259 4-5",
-           "empty objects and arrays, alone, nested, as member values, with whitespace inside")
+@_category(
+    "structure-empty",
+    "RFC 8259 4-5",
+    "empty objects and arrays, alone, nested, as member values, with whitespace inside",
+)
 def _structure_empty(rng: random.Random) -> _Raw:
     parts: _Parts = []
     for _ in range(rng.randint(1, 4)):
-        parts = rng.choice(([b"[", _WS, b"]"], [b"{", _WS, b"}"])) if not parts else rng.choice((
-            [b"[", _WS] + parts + [_WS, b"]"],
-            [b'{"', rng.choice((b"", b"a", b"e")), b'"', _WS, b":", _WS] + parts + [_WS, b"}"],
-            [b"[", _WS] + parts + [b",", _WS, b"{", _WS, b"}", b"]"]))
+        parts = (
+            rng.choice(([b"[", _WS, b"]"], [b"{", _WS, b"}"]))
+            if not parts
+            else rng.choice(
+                (
+                    [b"[", _WS] + parts + [_WS, b"]"],
+                    [b'{"', rng.choice((b"", b"a", b"e")), b'"', _WS, b":", _WS] + parts + [_WS, b"}"],
+                    [b"[", _WS] + parts + [b",", _WS, b"{", _WS, b"}", b"]"],
+                )
+            )
+        )
     return _fill(rng, [_WS] + parts + [_WS], blank=0.6), True, "empty containers", None
 
 
@@ -815,9 +1036,12 @@ def _container(rng: random.Random) -> bytes:
     return _fill(rng, parts, {0: b"", sum(p is _WS for p in parts) - 1: b""})
 
 
-@_category("syntax-lenient", "RFC 8259 2-7",
-           "what lenient parsers accept: trailing commas, comments, single quotes, unquoted keys, "
-           "NaN/Infinity, Python and JavaScript literals")
+@_category(
+    "syntax-lenient",
+    "RFC 8259 2-7",
+    "what lenient parsers accept: trailing commas, comments, single quotes, unquoted keys, "
+    "NaN/Infinity, Python and JavaScript literals",
+)
 def _syntax_lenient(rng: random.Random) -> _Raw:
     kind = rng.randrange(6)
     if kind == 0:
@@ -834,17 +1058,35 @@ def _syntax_lenient(rng: random.Random) -> _Raw:
         doc = rng.choice((b"%s", b"[%s]", b'{"a":%s}', b"{%s:1}")) % quoted
         return doc, False, "single quotes", None
     if kind == 3:
-        key = rng.choice(("a", "key", "_x", "$y", "ab1", word.replace("-", "")or "k"))
+        key = rng.choice(("a", "key", "_x", "$y", "ab1", word.replace("-", "") or "k"))
         return b"{" + key.encode("utf-8") + b":1}", False, "unquoted key", None
-    lit = rng.choice((b"NaN", b"-NaN", b"Infinity", b"-Infinity", b"+Infinity", b"nan", b"inf",
-                      b"True", b"False", b"None", b"undefined", b"NULL", b"tRue"))
+    lit = rng.choice(
+        (
+            b"NaN",
+            b"-NaN",
+            b"Infinity",
+            b"-Infinity",
+            b"+Infinity",
+            b"nan",
+            b"inf",
+            b"True",
+            b"False",
+            b"None",
+            b"undefined",
+            b"NULL",
+            b"tRue",
+        )
+    )
     pre, post = rng.choice(_NUMBER_SLOTS)[:2]
     return pre + lit + post, False, f"literal {lit.decode()}", None
 
 
-@_category("syntax-broken", "RFC 8259 2",
-           "unclosed containers and strings, trailing garbage, the empty document, two documents, "
-           "missing colons and commas, mismatched brackets")
+@_category(
+    "syntax-broken",
+    "RFC 8259 2",
+    "unclosed containers and strings, trailing garbage, the empty document, two documents, "
+    "missing colons and commas, mismatched brackets",
+)
 def _syntax_broken(rng: random.Random) -> _Raw:
     kind = rng.randrange(6)
     if kind == 0:
@@ -861,23 +1103,36 @@ def _syntax_broken(rng: random.Random) -> _Raw:
     if kind == 3:
         return rng.choice((b"", b" ", b"\n", b"\t\r\n ")), False, "no value at all", None
     if kind == 4:
-        doc = rng.choice((b'{"a" 1}', b'{"a"::1}', b"[1 2]", b'{"a":1 "b":2}', b'{"a"}', b"[,1]",
-                          b'{,"a":1}', b"[1,,2]", b'{"a":}', b"[:]", b'["a":1]', b'{1:2}'))
+        doc = rng.choice(
+            (
+                b'{"a" 1}',
+                b'{"a"::1}',
+                b"[1 2]",
+                b'{"a":1 "b":2}',
+                b'{"a"}',
+                b"[,1]",
+                b'{,"a":1}',
+                b"[1,,2]",
+                b'{"a":}',
+                b"[:]",
+                b'["a":1]',
+                b"{1:2}",
+            )
+        )
         return _in_slot(rng, doc), False, "a missing or misplaced separator", None
-    doc = rng.choice((b"[}", b"{]", b"[1}", b'{"a":1]', b"]", b"}", b"[[]", b'"abc', b'["a]',
-                      b'{"a":"b}', b"[\"\\\"]"))
+    doc = rng.choice((b"[}", b"{]", b"[1}", b'{"a":1]', b"]", b"}", b"[[]", b'"abc', b'["a]', b'{"a":"b}', b'["\\"]'))
     return doc, False, "unbalanced brackets or quotes", None
 
 
 #: category -> (clause, one-line description), for every category `generate` makes.
-CATEGORIES: Dict[str, Tuple[str, str]] = {name: (c.clause, c.description)
-                                          for name, c in _REGISTRY.items()}
+CATEGORIES: dict[str, tuple[str, str]] = {name: (c.clause, c.description) for name, c in _REGISTRY.items()}
+
 
 def _utf16_sorted(output: bytes) -> bool:
     """Whether every object of a canonical output lists its members in UTF-16 code-unit order."""
     ok = True
 
-    def check(pairs: List[Tuple[str, object]]) -> None:
+    def check(pairs: list[tuple[str, object]]) -> None:
         nonlocal ok
         keys = [k.encode("utf-16-be", "surrogatepass") for k, _ in pairs]
         ok = ok and keys == sorted(keys)
@@ -886,14 +1141,14 @@ def _utf16_sorted(output: bytes) -> bool:
     return ok
 
 
-def _expected(text: bytes) -> Optional[bytes]:
+def _expected(text: bytes) -> bytes | None:
     try:
         return fastjcs.canonicalize(text)
     except fastjcs.FastJCSError:
         return None
 
 
-def generate(seed: int, per_category: int) -> List[Case]:
+def generate(seed: int, per_category: int) -> list[Case]:
     """`per_category` distinct documents of every category in `CATEGORIES` (fewer where a
     category has fewer distinct cases to give, or caps its big documents: its description says),
     deterministic for a seed: each category draws from its own random.Random(f"{seed}:{name}"),
@@ -904,7 +1159,7 @@ def generate(seed: int, per_category: int) -> List[Case]:
     canonical bytes must equal its independent rebuilding (es6_layout of the token's value, read
     by Python); an object's members must come out in UTF-16 order.
     """
-    cases: List[Case] = []
+    cases: list[Case] = []
     for name, cat in _REGISTRY.items():
         rng = random.Random(f"{seed}:{name}")
         want_n = min(per_category, cat.cap if cat.cap is not None else per_category)
@@ -921,10 +1176,12 @@ def generate(seed: int, per_category: int) -> List[Case]:
             if (expected is not None) != valid:
                 raise CorpusCheckError(
                     f"{case.id}: meant {'valid' if valid else 'invalid'}, fastjcs "
-                    f"{'refuses' if expected is None else 'accepts'} it: {text[:80]!r} ({note})")
+                    f"{'refuses' if expected is None else 'accepts'} it: {text[:80]!r} ({note})"
+                )
             if rebuilt is not None and expected != rebuilt:
-                raise CorpusCheckError(f"{case.id}: fastjcs renders {text[:80]!r} as "
-                                       f"{expected!r}, the ES6 rules give {rebuilt!r}")
+                raise CorpusCheckError(
+                    f"{case.id}: fastjcs renders {text[:80]!r} as {expected!r}, the ES6 rules give {rebuilt!r}"
+                )
             if name.startswith("order-") and expected is not None and not _utf16_sorted(expected):
                 raise CorpusCheckError(f"{case.id}: members not in UTF-16 order: {expected[:80]!r}")
             cases.append(case)
@@ -943,8 +1200,10 @@ _CLAUSE = re.compile(r"RFC (\d{4})(?: (?:sections? (\d(?:[\d.]*\d)?(?:-\d+)?)|(A
 def _source_vectors() -> Path:
     root = Path(__file__).resolve().parents[3] / "vectors"
     if not all((root / f).is_dir() for f in VECTOR_FOLDERS):
-        raise CorpusError("the JCS vectors (vectors/ of the fastjcs source tree) are not beside this "
-                          "installation: name their folder or files")
+        raise CorpusError(
+            "the JCS vectors (vectors/ of the fastjcs source tree) are not beside this "
+            "installation: name their folder or files"
+        )
     return root
 
 
@@ -969,8 +1228,8 @@ def _only_too_deep(text: bytes) -> bool:
     return True
 
 
-def _vector_files(paths: Sequence[Union[str, Path]]) -> List[Path]:
-    files: List[Path] = []
+def _vector_files(paths: Sequence[str | Path]) -> list[Path]:
+    files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             files += sorted(p.rglob("*.json"))
@@ -981,11 +1240,11 @@ def _vector_files(paths: Sequence[Union[str, Path]]) -> List[Path]:
     return files
 
 
-def _parts(parts: List[List[object]]) -> bytes:
+def _parts(parts: list[list[object]]) -> bytes:
     return "".join(str(text) * int(count) for text, count in parts).encode("utf-8")  # type: ignore
 
 
-def _vector_input(v: Dict[str, object]) -> bytes:
+def _vector_input(v: dict[str, object]) -> bytes:
     if "input_hex" in v:
         return bytes.fromhex(str(v["input_hex"]))
     if "input_str" in v:  # fastjcs encodes a str with surrogatepass: so does the peer's document
@@ -995,7 +1254,7 @@ def _vector_input(v: Dict[str, object]) -> bytes:
     return str(v["input"]).encode("utf-8")
 
 
-def _cases_of_file(path: Path) -> List[Case]:
+def _cases_of_file(path: Path) -> list[Case]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -1004,40 +1263,62 @@ def _cases_of_file(path: Path) -> List[Case]:
     base = f"vectors/{folder}/{path.name}"
     category = f"vectors-{folder}"
     filewide = (str(data.get("about", "")), str(data.get("source", "")))
-    out: List[Case] = []
+    out: list[Case] = []
     if "rows" in data:  # RFC 8785 Appendix B: a double and its rendering (none for NaN, Infinity)
         for i, row in enumerate(data["rows"]):
             if row.get("json") is None:
                 continue
             x = struct.unpack(">d", bytes.fromhex(row["ieee754"]))[0]
-            out.append(Case(f"{base}#{i}", category, _clause(*filewide), repr(x).encode("ascii"),
-                            row["json"].encode("ascii"), f"{row['ieee754']} {row.get('comment', '')}"
-                            .strip()))
+            out.append(
+                Case(
+                    f"{base}#{i}",
+                    category,
+                    _clause(*filewide),
+                    repr(x).encode("ascii"),
+                    row["json"].encode("ascii"),
+                    f"{row['ieee754']} {row.get('comment', '')}".strip(),
+                )
+            )
     elif "examples" in data:
         for i, ex in enumerate(data["examples"]):
-            out.append(Case(f"{base}#{i}", category, _clause(ex.get("source", ""), *filewide),
-                            ex["input"].encode("utf-8"), ex["output"].encode("utf-8"), ex["name"]))
+            out.append(
+                Case(
+                    f"{base}#{i}",
+                    category,
+                    _clause(ex.get("source", ""), *filewide),
+                    ex["input"].encode("utf-8"),
+                    ex["output"].encode("utf-8"),
+                    ex["name"],
+                )
+            )
     elif "vectors" in data:
         for i, v in enumerate(data["vectors"]):
             if v.get("options"):  # a keyword of fastjcs.canonicalize no peer is given
                 continue
             if "output" in v or "output_parts" in v:
-                want: Optional[bytes] = (_parts(v["output_parts"]) if "output_parts" in v
-                                         else v["output"].encode("utf-8"))
+                want: bytes | None = _parts(v["output_parts"]) if "output_parts" in v else v["output"].encode("utf-8")
             elif "error" in v:
                 want = None
                 if v["error"] == "DepthLimitError" and _only_too_deep(_vector_input(v)):
                     continue  # refused for fastjcs's own depth limit only: no RFC asks a peer to
             else:
                 raise CorpusError(f"{base}#{i}: a vector with neither an output nor an error")
-            out.append(Case(f"{base}#{i}", category, _clause(v.get("note", ""), *filewide),
-                            _vector_input(v), want, v.get("name", "")))
+            out.append(
+                Case(
+                    f"{base}#{i}",
+                    category,
+                    _clause(v.get("note", ""), *filewide),
+                    _vector_input(v),
+                    want,
+                    v.get("name", ""),
+                )
+            )
     else:
         raise CorpusError(f"{path}: not a JCS vector file (no rows, examples or vectors)")
     return out
 
 
-def vector_cases(paths: Optional[Sequence[Union[str, Path]]] = None) -> List[Case]:
+def vector_cases(paths: Sequence[str | Path] | None = None) -> list[Case]:
     """The JCS vectors of the given files or folders (default: the source tree's vectors/rfc8785,
     text-canonical and text-must-fail; CorpusError where fastjcs runs from an installed package
     without them). Expected bytes are the vector files' own (`output`, `json`; None for an
@@ -1074,7 +1355,7 @@ _EXPONENT_MASK = 0x7FF0000000000000
 _MAGNITUDE_MASK = 0x7FFFFFFFFFFFFFFF
 
 
-def es6_static_values() -> List[int]:
+def es6_static_values() -> list[int]:
     """The corpus's static values, as 64-bit patterns."""
     return [int(line, 16) for line in ES6_STATIC_VALUES.read_text(encoding="ascii").split()]
 
@@ -1095,37 +1376,48 @@ def es6_bit_patterns() -> Iterator[int]:
                 yield word
 
 
-def es6_cases(lines: int) -> List[Case]:
+def es6_cases(lines: int) -> list[Case]:
     """The first `lines` lines of the ES6 number corpus as cases: the document is a one-element
     array of a token that reads back to the line's double (repr(), and every other line a
     17-significant-digit spelling), the expected bytes the array of its rendering (an array, not
-    the bare number: peers that take only objects and arrays are held to their numbers too). Every rendering (fastjcs's) is checked against
-    `es6_layout`, and the "<hex>,<rendering>\\n" lines against the published SHA-256 at every
-    published count up to `lines` (CorpusCheckError on a mismatch)."""
+    the bare number: peers that take only objects and arrays are held to their numbers too).
+    Every rendering (fastjcs's) is checked against `es6_layout`, and the "<hex>,<rendering>\\n"
+    lines against the published SHA-256 at every published count up to `lines`
+    (CorpusCheckError on a mismatch)."""
     if lines < 1:
         raise CorpusError(f"es6: the number of lines must be positive, not {lines}")
     hasher = _SHA256.new()
     patterns = es6_bit_patterns()
     unpack = struct.Struct("<d").unpack
     pack = struct.Struct("<Q").pack
-    cases: List[Case] = []
+    cases: list[Case] = []
     for line in range(1, lines + 1):
         bits = next(patterns)
         x = unpack(pack(bits))[0]
         rendering = fastjcs.format_double(x)
         if rendering != es6_layout(x):
-            raise CorpusCheckError(f"es6/{line}: fastjcs renders {x!r} as {rendering}, the ES6 "
-                                   f"rules give {es6_layout(x)}")
+            raise CorpusCheckError(
+                f"es6/{line}: fastjcs renders {x!r} as {rendering}, the ES6 rules give {es6_layout(x)}"
+            )
         text = repr(x) if line % 2 else f"{x:.16e}"
         if float(text) != x:
             raise CorpusCheckError(f"es6/{line}: {text} does not read back to {x!r}")
         hasher.update(f"{bits:x},{rendering}\n".encode("ascii"))
         published = ES6_PUBLISHED.get(line)
         if published is not None and hasher.hexdigest() != published:
-            raise CorpusCheckError(f"es6: the first {line} lines hash to {hasher.hexdigest()}, "
-                                   f"not the published {published}")
-        cases.append(Case(f"es6/{line}", "es6", _NUM, f"[{text}]".encode("ascii"),
-                          f"[{rendering}]".encode("ascii"), f"{bits:016x}"))
+            raise CorpusCheckError(
+                f"es6: the first {line} lines hash to {hasher.hexdigest()}, not the published {published}"
+            )
+        cases.append(
+            Case(
+                f"es6/{line}",
+                "es6",
+                _NUM,
+                f"[{text}]".encode("ascii"),
+                f"[{rendering}]".encode("ascii"),
+                f"{bits:016x}",
+            )
+        )
     return cases
 
 
@@ -1134,13 +1426,13 @@ def es6_cases(lines: int) -> List[Case]:
 # ---------------------------------------------------------------------------------------------------
 
 
-def user_cases(path: Union[str, Path]) -> List[Case]:
+def user_cases(path: str | Path) -> list[Case]:
     """A user corpus: a JSON Lines file (each line one document, its bytes as they are without
     the line ending, "\\n" or "\\r\\n"; lines of only ASCII whitespace skipped; ids
     "user/<file>:<line number>") or a folder (every regular file under it one document, in sorted
     order; ids "user/<folder>/<relative path>"). Category "user"; expected bytes are fastjcs's."""
     p = Path(path)
-    docs: List[Tuple[str, bytes]] = []
+    docs: list[tuple[str, bytes]] = []
     if p.is_file():
         for n, line in enumerate(p.read_bytes().split(b"\n"), 1):
             line = line[:-1] if line.endswith(b"\r") else line
@@ -1161,19 +1453,19 @@ def user_cases(path: Union[str, Path]) -> List[Case]:
 DEFAULT_SOURCES = ("gen", "es6:2000")
 
 
-def load(sources: Sequence[str], seed: int, per_category: int) -> List[Case]:
+def load(sources: Sequence[str], seed: int, per_category: int) -> list[Case]:
     """The cases of the named sources, in order: "gen" (`generate(seed, per_category)`),
     "vectors" (`vector_cases()`), "vectors:PATH" (the vectors of a checkout's vectors/ folder, or
     of the files or folder PATH), "es6:N" (`es6_cases(N)`), else a path (`user_cases`).
     CorpusError for a malformed source or ids that repeat."""
-    cases: List[Case] = []
+    cases: list[Case] = []
     for source in sources:
         if source == "gen":
             cases += generate(seed, per_category)
         elif source == "vectors":
             cases += vector_cases()
         elif source.startswith("vectors:"):
-            root = Path(source[len("vectors:"):])
+            root = Path(source[len("vectors:") :])
             folders = [root / f for f in VECTOR_FOLDERS]
             cases += vector_cases(folders if all(f.is_dir() for f in folders) else [root])
         elif source.startswith("es6:") or source == "es6":
@@ -1183,7 +1475,7 @@ def load(sources: Sequence[str], seed: int, per_category: int) -> List[Case]:
             cases += es6_cases(int(count))
         else:
             cases += user_cases(source)
-    seen: Dict[str, None] = {}
+    seen: dict[str, None] = {}
     for c in cases:
         if c.id in seen:
             raise CorpusError(f"case id {c.id} appears twice (a source named twice?)")

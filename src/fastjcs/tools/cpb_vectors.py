@@ -5,10 +5,11 @@
 
 Every `.json` file under the directory must be claimed by a handler (a JSON file nobody claims, or
 that does not parse, fails the run, so a new kind of vector cannot be skipped silently); other files
-(a README, notes) are not vectors: they are reported as ignored and do not fail the run. A handler reads the vector, runs the
-implementation and asserts every pinned value: pre-image bytes, digests, verdicts. A MUST-FAIL
-vector must fail for its stated `failure_reason`, mapped explicitly in `FAILURE_REASONS` to the
-exception or verdict that stands for it; an unmapped reason fails the run.
+(a README, notes) are not vectors: they are reported as ignored and do not fail the run. A handler
+reads the vector, runs the implementation and asserts every pinned value: pre-image bytes,
+digests, verdicts. A MUST-FAIL vector must fail for its stated `failure_reason`, mapped explicitly
+in `FAILURE_REASONS` to the exception or verdict that stands for it; an unmapped reason fails the
+run.
 
 Mutation probes: every MUST-FAIL vector records the check categories it fired (e.g.
 `jcs-n:non-integer-number`, `cpb-check:P:empty-member`, `typed-ref:digest-alg-mismatch`). For
@@ -26,13 +27,16 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
+from typing import Any, Callable
 
 from ..core.errors import FastJCSError
 from ..core.hashing import hex_digest
 from ..cpb import _digest, checker, typed_refs
+from ..cpb._identifiers import normalize, verify_derived_identifier
+from ..cpb._scan import top_level_spans
 from ..cpb.errors import (
     DuplicateNameError,
     IdentifierMismatchError,
@@ -41,8 +45,6 @@ from ..cpb.errors import (
     StreamIncompleteError,
     UnsafeIntegerError,
 )
-from ..cpb._identifiers import normalize, verify_derived_identifier
-from ..cpb._scan import top_level_spans
 from ..cpb.registry import (
     ArtifactType,
     DigestContext,
@@ -66,11 +68,11 @@ _V = TypedRefVerdict
 #: exception class, a typed-reference verdict, or a named check of the runner (contrast vectors pin
 #: a wrong construction the library must not produce; profile independence is a property of the
 #: verifier, shown against the non-conforming verifier the vector describes).
-FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
+FAILURE_REASONS: dict[str, type[BaseException] | TypedRefVerdict | str] = {
     "float_in_digest_bearing_field": NonIntegerNumberError,
     "invalid_wire_number_token": NonIntegerNumberError,
     "unsafe_integer_in_digest_bearing_field": UnsafeIntegerError,
-    "integer_formatting_divergence": UnsafeIntegerError,     # 10^21 is past 2^53-1: refused
+    "integer_formatting_divergence": UnsafeIntegerError,  # 10^21 is past 2^53-1: refused
     "duplicate_key": DuplicateNameError,
     "carried_id_mismatch": IdentifierMismatchError,
     "stream_incomplete": StreamIncompleteError,
@@ -91,7 +93,7 @@ FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
     "context_member_type": _V.ARTIFACT_VIOLATES_CONTEXT,
     "context_number_policy": _V.ARTIFACT_VIOLATES_CONTEXT,
     "context_byte_selector": _V.ARTIFACT_VIOLATES_CONTEXT,
-    "nfc_normalisation_deviation": "contrast",   # upstream's spelling of the reason
+    "nfc_normalisation_deviation": "contrast",  # upstream's spelling of the reason
     "string_escape_uppercase_hex": "contrast",
     "string_escape_long_form_for_named_char": "contrast",
     "key_sort_by_escaped_bytes_not_code_units": "contrast",
@@ -99,14 +101,19 @@ FAILURE_REASONS: Dict[str, Union[Type[BaseException], TypedRefVerdict, str]] = {
 }
 
 #: The context constraint each `context_*` failure_reason names (the violation must be that one).
-CONTEXT_REASONS: Dict[str, str] = {
-    "context_closed_field_set": "field-set", "context_required_member": "required-member",
-    "context_member_type": "member-type", "context_number_policy": "number-policy",
+CONTEXT_REASONS: dict[str, str] = {
+    "context_closed_field_set": "field-set",
+    "context_required_member": "required-member",
+    "context_member_type": "member-type",
+    "context_number_policy": "number-policy",
     "context_byte_selector": "byte-selector",
 }
 
-_WIRE_CODES = {NonIntegerNumberError: "non-integer-number", UnsafeIntegerError: "unsafe-integer",
-               DuplicateNameError: "duplicate-name"}
+_WIRE_CODES = {
+    NonIntegerNumberError: "non-integer-number",
+    UnsafeIntegerError: "unsafe-integer",
+    DuplicateNameError: "duplicate-name",
+}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -140,12 +147,12 @@ class Vector:
 
     name: str
     path: Path
-    doc: Dict[str, Any]
-    members: Dict[str, bytes]
-    mutant_of: Optional[str] = None
+    doc: dict[str, Any]
+    members: dict[str, bytes]
+    mutant_of: str | None = None
 
     @classmethod
-    def load(cls, path: Path, root: Path) -> "Vector":
+    def load(cls, path: Path, root: Path) -> Vector:
         raw = path.read_bytes()
         doc = json.loads(raw)
         if not isinstance(doc, dict):
@@ -156,7 +163,7 @@ class Vector:
     def text(self, key: str) -> bytes:
         return self.members[key]
 
-    def mutant(self, category: str, doc: Dict[str, Any], **texts: bytes) -> "Vector":
+    def mutant(self, category: str, doc: dict[str, Any], **texts: bytes) -> Vector:
         members = dict(self.members)
         for key, text in texts.items():
             members[key] = text
@@ -164,7 +171,7 @@ class Vector:
         return replace(self, doc=doc, members=members, mutant_of=category)
 
 
-_SPEC_INTEGER = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")   # typed from docs/contract.md, "jcs-n"
+_SPEC_INTEGER = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")  # typed from docs/contract.md, "jcs-n"
 _SPEC_INT_MAX = 9007199254740991
 
 
@@ -195,13 +202,17 @@ def _lossless_under_json_loads(text: bytes) -> bool:
 
 def _without_non_integers(text: bytes) -> bytes:
     """Number tokens outside the integer grammar become exact decimal strings: 12.50 -> "12.50"."""
-    leaf = (lambda v: str(v) if isinstance(v, Token) and not _is_integer_token(v) else v)
+
+    def leaf(v):
+        return str(v) if isinstance(v, Token) and not _is_integer_token(v) else v
+
     return emit(rewrite(read(text), leaf, lambda p: p)).encode()
 
 
 def _without_unsafe_integers(text: bytes) -> bytes:
-    leaf = (lambda v: str(v) if isinstance(v, Token) and _is_integer_token(v)
-            and abs(int(v)) > _SPEC_INT_MAX else v)
+    def leaf(v):
+        return str(v) if isinstance(v, Token) and _is_integer_token(v) and abs(int(v)) > _SPEC_INT_MAX else v
+
     return emit(rewrite(read(text), leaf, lambda p: p)).encode()
 
 
@@ -210,7 +221,7 @@ def _without_duplicates(text: bytes) -> bytes:
     import unicodedata
 
     def pairs(p: Members) -> Members:
-        seen: Set[str] = set()
+        seen: set[str] = set()
         out = Members()
         for k, v in p:
             form = unicodedata.normalize("NFC", k)
@@ -224,11 +235,11 @@ def _without_duplicates(text: bytes) -> bytes:
 
 def _without_empty_members(text: bytes) -> bytes:
     """Members whose value is null, [] or {} are dropped, children first."""
+
     def empty(v: Any) -> bool:
         return v is None or (isinstance(v, list) and not v)
 
-    return emit(rewrite(read(text), lambda v: v,
-                          lambda p: Members((k, v) for k, v in p if not empty(v)))).encode()
+    return emit(rewrite(read(text), lambda v: v, lambda p: Members((k, v) for k, v in p if not empty(v)))).encode()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -240,9 +251,15 @@ def _must_fail(doc: Mapping[str, Any]) -> bool:
     return doc.get("must_fail") is True
 
 
-def _pinned_bytes(out: VectorOutcome, what: str, got: bytes, doc: Mapping[str, Any],
-                  text_key: str = "pre_image", hex_key: str = "pre_image_bytes_hex",
-                  digest_keys: Sequence[str] = ("digest",)) -> None:
+def _pinned_bytes(
+    out: VectorOutcome,
+    what: str,
+    got: bytes,
+    doc: Mapping[str, Any],
+    text_key: str = "pre_image",
+    hex_key: str = "pre_image_bytes_hex",
+    digest_keys: Sequence[str] = ("digest",),
+) -> None:
     """Compare a pre-image with every pinned form of it in `doc`, and its digest."""
     pinned = False
     if isinstance(doc.get(text_key), str):
@@ -256,8 +273,7 @@ def _pinned_bytes(out: VectorOutcome, what: str, got: bytes, doc: Mapping[str, A
         out.true(f"{what}: a pre-image was computed", isinstance(got, bytes) and len(got) > 0)
 
 
-def _expect_refusal(out: VectorOutcome, reason: str, what: str, call: Callable[[], Any],
-                    prefix: str) -> None:
+def _expect_refusal(out: VectorOutcome, reason: str, what: str, call: Callable[[], Any], prefix: str) -> None:
     expected = FAILURE_REASONS.get(reason)
     if not (isinstance(expected, type) and issubclass(expected, BaseException)):
         out.fail(f"failure_reason {reason!r} is not mapped to an exception")
@@ -270,7 +286,7 @@ def _expect_refusal(out: VectorOutcome, reason: str, what: str, call: Callable[[
 
 class Handler:
     name = "?"
-    payload_key: Optional[str] = None   # the member holding the payload text, for generators
+    payload_key: str | None = None  # the member holding the payload text, for generators
 
     def claims(self, v: Vector) -> bool:
         raise NotImplementedError
@@ -282,7 +298,7 @@ class Handler:
         assert self.payload_key is not None
         return v.text(self.payload_key)
 
-    def with_payload(self, v: Vector, text: bytes, category: str, doc: Dict[str, Any]) -> Vector:
+    def with_payload(self, v: Vector, text: bytes, category: str, doc: dict[str, Any]) -> Vector:
         assert self.payload_key is not None
         return v.mutant(category, doc, **{self.payload_key: text})
 
@@ -309,30 +325,57 @@ class KatHandler(Handler):
             self._contrast(v, impl, out, text, algorithm, exclusion, contrast)
             return
         if _must_fail(doc):
-            _expect_refusal(out, reason, "text path",
-                            lambda: impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion), algorithm)
+            _expect_refusal(
+                out,
+                reason,
+                "text path",
+                lambda: impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion),
+                algorithm,
+            )
             if value_path:
-                _expect_refusal(out, reason, "value path", lambda: impl.pre_image(doc["input"], algorithm=algorithm,
-                                                                                  exclusion_set=exclusion), algorithm)
+                _expect_refusal(
+                    out,
+                    reason,
+                    "value path",
+                    lambda: impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion),
+                    algorithm,
+                )
             return
         got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(out, "text path", got, doc)
         if value_path:
-            out.eq("value path == text path",
-                   impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion), got)
+            out.eq(
+                "value path == text path",
+                impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion),
+                got,
+            )
         if algorithm == "jcs-n" and "normalized" in doc:
             out.eq("normal form", impl.normalize(doc["input"], exclusion_set=exclusion), doc["normalized"])
         if "after_exclusion" in doc:
-            out.eq("after_exclusion digests the same",
-                   impl.pre_image(doc["after_exclusion"], algorithm=algorithm), got)
+            out.eq("after_exclusion digests the same", impl.pre_image(doc["after_exclusion"], algorithm=algorithm), got)
 
-    def _contrast(self, v: Vector, impl: Implementation, out: VectorOutcome, text: bytes, algorithm: str,
-                  exclusion: Sequence[str], contrast: Tuple[str, str]) -> None:
+    def _contrast(
+        self,
+        v: Vector,
+        impl: Implementation,
+        out: VectorOutcome,
+        text: bytes,
+        algorithm: str,
+        exclusion: Sequence[str],
+        contrast: tuple[str, str],
+    ) -> None:
         doc = v.doc
         wrong_hex, wrong_digest = contrast
         got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
-        _pinned_bytes(out, "conforming", got, doc, "jcs_n_correct_pre_image",
-                      "jcs_n_correct_pre_image_bytes_hex", ("jcs_n_correct_digest",))
+        _pinned_bytes(
+            out,
+            "conforming",
+            got,
+            doc,
+            "jcs_n_correct_pre_image",
+            "jcs_n_correct_pre_image_bytes_hex",
+            ("jcs_n_correct_digest",),
+        )
         wrong = bytes.fromhex(doc[wrong_hex])
         out.eq("the contrast pre-image hashes to the contrast digest", hex_digest(wrong), doc[wrong_digest])
         if _must_fail(doc):
@@ -342,7 +385,7 @@ class KatHandler(Handler):
             out.eq("the contrast construction is ours", got, wrong)
 
 
-def _contrast_keys(doc: Mapping[str, Any]) -> Optional[Tuple[str, str]]:
+def _contrast_keys(doc: Mapping[str, Any]) -> tuple[str, str] | None:
     for key in doc:
         if key.endswith("_contrast_pre_image_bytes_hex"):
             digest = key[: -len("_pre_image_bytes_hex")] + "_digest"
@@ -364,7 +407,7 @@ class CheckerHandler(Handler):
             return v.doc["record_raw"].encode("utf-8")
         return v.text("record")
 
-    def with_payload(self, v: Vector, text: bytes, category: str, doc: Dict[str, Any]) -> Vector:
+    def with_payload(self, v: Vector, text: bytes, category: str, doc: dict[str, Any]) -> Vector:
         if "record_raw" in doc:
             doc["record_raw"] = text.decode("utf-8")
             return v.mutant(category, doc)
@@ -399,10 +442,13 @@ class DivergenceHandler(Handler):
         side = doc["jcs_n"]
         if doc.get("jcs_n_must_fail") is True or side.get("must_fail") is True:
             reason = side.get("failure_reason") or doc.get("failure_reason")
-            _expect_refusal(out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, algorithm="jcs-n"), "jcs-n")
+            _expect_refusal(
+                out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, algorithm="jcs-n"), "jcs-n"
+            )
             if value_path:
-                _expect_refusal(out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], algorithm="jcs-n"),
-                                "jcs-n")
+                _expect_refusal(
+                    out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], algorithm="jcs-n"), "jcs-n"
+                )
             return
         jcs_n = impl.pre_image_text(text, algorithm="jcs-n")
         _pinned_bytes(out, "jcs-n", jcs_n, side)
@@ -419,24 +465,34 @@ def _vector_context(type_name: str, entry: Mapping[str, Any], **overrides: Any) 
     summary = entry.get("digest_context", "") or ""
     algorithm = entry.get("algorithm") or summary.split(";")[0].strip()
     if "exclusion_set" in entry:
-        exclusion: Tuple[str, ...] = tuple(entry["exclusion_set"])
+        exclusion: tuple[str, ...] = tuple(entry["exclusion_set"])
     else:
         m = re.search(r"exclusion set \{([^}]*)\}", summary)
         exclusion = tuple(n.strip() for n in m.group(1).split(",")) if m else ()
     representation = parse_representation(entry.get("representation")) or parse_representation(summary)
-    fields = dict(artifact_type=type_name, purpose=entry.get("purpose"), algorithm=algorithm,
-                  exclusion_set=exclusion, representation=representation)
+    fields = dict(
+        artifact_type=type_name,
+        purpose=entry.get("purpose"),
+        algorithm=algorithm,
+        exclusion_set=exclusion,
+        representation=representation,
+    )
     fields.update(overrides)
     return DigestContext(**fields)
 
 
 def _registry_of(*contexts: DigestContext) -> Registry:
     algorithms = Registry.bundled().algorithms
-    types: Dict[str, List[DigestContext]] = {}
+    types: dict[str, list[DigestContext]] = {}
     for c in contexts:
         types.setdefault(c.artifact_type, []).append(c)
-    return Registry(dict(algorithms), {name: ArtifactType(name, "inline vector entry", Status.OWNER_CONFIRMED,
-                                                            "vector", tuple(cs)) for name, cs in types.items()})
+    return Registry(
+        dict(algorithms),
+        {
+            name: ArtifactType(name, "inline vector entry", Status.OWNER_CONFIRMED, "vector", tuple(cs))
+            for name, cs in types.items()
+        },
+    )
 
 
 def _first(doc: Mapping[str, Any], *paths: str) -> Any:
@@ -468,19 +524,28 @@ class TypedRefHandler(Handler):
         references = self._references(doc)
         type_name = references[0].get("type") if references else None
         payload = cited.get("payload")
-        if isinstance(cited.get("payload_text"), str):       # JSON text, judged token by token
+        if isinstance(cited.get("payload_text"), str):  # JSON text, judged token by token
             payload = cited["payload_text"].encode("utf-8")
-        elif isinstance(cited.get("payload_octets"), str):   # octets as transmitted (an SD-JWT)
+        elif isinstance(cited.get("payload_octets"), str):  # octets as transmitted (an SD-JWT)
             payload = cited["payload_octets"].encode("utf-8")
         # the pinned values of the cited artifact, reproduced under the registered context
         if registry is None:
-            entry = (cited.get("registry_entry") or cited.get("artifact_type_registry_entry")
-                     or doc.get("artifact_type_registry_entry") or {})
+            entry = (
+                cited.get("registry_entry")
+                or cited.get("artifact_type_registry_entry")
+                or doc.get("artifact_type_registry_entry")
+                or {}
+            )
             context = _vector_context(type_name, entry)
             registry = _registry_of(context)
             recomputed = impl.pre_image(payload, algorithm=context.algorithm, exclusion_set=context.exclusion_set or ())
-            _pinned_bytes(out, "cited artifact", recomputed, cited,
-                          digest_keys=("derived_id", "correct_derived_id", "correct_derived_id_bare_hex"))
+            _pinned_bytes(
+                out,
+                "cited artifact",
+                recomputed,
+                cited,
+                digest_keys=("derived_id", "correct_derived_id", "correct_derived_id_bare_hex"),
+            )
             for key in ("verification.recomputed_digest", "correct_recomputed_digest", "expected.recomputed_digest"):
                 pinned = _first(doc, key)
                 if isinstance(pinned, str):
@@ -489,43 +554,59 @@ class TypedRefHandler(Handler):
             if isinstance(pinned, str):
                 out.eq("verification.correct_pre_image", recomputed, pinned.encode("utf-8"))
             wrong_pre_image = doc.get("erroneous_pre_image_that_produced_wrong_digest")
-            if isinstance(wrong_pre_image, str):   # the carried digest is what that pre-image hashes to
-                out.eq("the erroneous pre-image's digest is the carried one", hex_digest(wrong_pre_image.encode()),
-                       references[0].get("digest"))
+            if isinstance(wrong_pre_image, str):  # the carried digest is what that pre-image hashes to
+                out.eq(
+                    "the erroneous pre-image's digest is the carried one",
+                    hex_digest(wrong_pre_image.encode()),
+                    references[0].get("digest"),
+                )
             wrong = _first(doc, "erroneous_verification.wrong_exclusion_set")
             if wrong is not None:
                 # The verifier that applies the wrong exclusion set: a digest mismatch, as the vector says.
                 wrong_context = replace(context, exclusion_set=tuple(wrong))
                 bad = impl.verify_typed_reference(references[0], payload, registry=_registry_of(wrong_context))
                 out.eq("under the erroneous context", bad.verdict, TypedRefVerdict.DIGEST_MISMATCH)
-                out.eq("erroneous recomputation", bad.recomputed,
-                       doc["erroneous_verification"].get("wrong_recomputed_digest"))
+                out.eq(
+                    "erroneous recomputation",
+                    bad.recomputed,
+                    doc["erroneous_verification"].get("wrong_recomputed_digest"),
+                )
                 if bad.verdict is TypedRefVerdict.DIGEST_MISMATCH:
                     out.fired.add("typed-ref:digest-mismatch")
-                want_verdict = TypedRefVerdict.VERIFIED   # the declared context verifies the carried digest
+                want_verdict = TypedRefVerdict.VERIFIED  # the declared context verifies the carried digest
                 self._verify_all(out, impl, references, payload, registry, current, want_verdict, fire=False)
                 return
         want = FAILURE_REASONS.get(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
         if not isinstance(want, TypedRefVerdict):
             out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
             return
-        self._verify_all(out, impl, references, payload, registry, current, want, fire=True,
-                         reason=doc.get("failure_reason"), expected=doc.get("expected_violation"))
+        self._verify_all(
+            out,
+            impl,
+            references,
+            payload,
+            registry,
+            current,
+            want,
+            fire=True,
+            reason=doc.get("failure_reason"),
+            expected=doc.get("expected_violation"),
+        )
 
-    def _registry(self, v: Vector) -> Tuple[Optional[Registry], Optional[Registry]]:
+    def _registry(self, v: Vector) -> tuple[Registry | None, Registry | None]:
         """A registry snapshot named by the vector (ours do this), else None: build it inline."""
         name = v.doc.get("registry_snapshot")
         if name is None:
             return None, None
-        if name == "bundled":   # the registry shipped with the package
+        if name == "bundled":  # the registry shipped with the package
             return Registry.bundled(), None
         registry = Registry.load(v.path.parent / name, pinned=v.doc.get("registry_pinned") is True)
         current = v.doc.get("current_registry_snapshot")
         return registry, (Registry.load(v.path.parent / current) if current else None)
 
     @staticmethod
-    def _references(doc: Mapping[str, Any]) -> List[Dict[str, Any]]:
-        refs: List[Dict[str, Any]] = []
+    def _references(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+        refs: list[dict[str, Any]] = []
         for key, value in doc.items():
             if not key.startswith("typed_reference"):
                 continue
@@ -537,9 +618,18 @@ class TypedRefHandler(Handler):
         return refs
 
     @staticmethod
-    def _verify_all(out: VectorOutcome, impl: Implementation, references: List[Dict[str, Any]], payload: Any,
-                    registry: Registry, current: Optional[Registry], want: TypedRefVerdict, fire: bool,
-                    reason: Optional[str] = None, expected: Optional[Mapping[str, Any]] = None) -> None:
+    def _verify_all(
+        out: VectorOutcome,
+        impl: Implementation,
+        references: list[dict[str, Any]],
+        payload: Any,
+        registry: Registry,
+        current: Registry | None,
+        want: TypedRefVerdict,
+        fire: bool,
+        reason: str | None = None,
+        expected: Mapping[str, Any] | None = None,
+    ) -> None:
         for n, ref in enumerate(references):
             result = impl.verify_typed_reference(ref, payload, registry=registry, current=current)
             what = f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})"
@@ -566,15 +656,17 @@ class TypedRefHandler(Handler):
             if art is None:
                 continue
             contexts[key] = _vector_context(art["type"], art["registry_entry"])
-            got = impl.pre_image(art["payload"], algorithm=contexts[key].algorithm,
-                                 exclusion_set=contexts[key].exclusion_set or ())
+            got = impl.pre_image(
+                art["payload"], algorithm=contexts[key].algorithm, exclusion_set=contexts[key].exclusion_set or ()
+            )
             out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
             out.eq(f"{key} derived id", hex_digest(got), art["derived_id"])
         registry = _registry_of(*contexts.values())
         ref = doc["typed_reference_claiming_artifact_a"]
-        in_hand = "artifact_b" if "artifact_b" in doc else "artifact_a"   # the vector's erroneous verifier
-        result = impl.verify_typed_reference(ref, doc[in_hand]["payload"], registry=registry,
-                                             artifact_type=doc[in_hand]["type"])
+        in_hand = "artifact_b" if "artifact_b" in doc else "artifact_a"  # the vector's erroneous verifier
+        result = impl.verify_typed_reference(
+            ref, doc[in_hand]["payload"], registry=registry, artifact_type=doc[in_hand]["type"]
+        )
         want = FAILURE_REASONS.get(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
         if out.eq(f"verdict with {in_hand} in hand", result.verdict, want) and want is not TypedRefVerdict.VERIFIED:
             out.fired.add(f"typed-ref:{result.verdict.value}")
@@ -596,8 +688,13 @@ class ProfileIndependenceHandler(Handler):
             a, b = doc["profile_a"], doc["profile_b"]
             b_payload, b_excl, b_id = b["payload"], b["exclusion_set"], b["derived_id"]
             b_type, ref = b["name"], a["payload"]["authorization"]
-            out.true("profile A's own identifier", len(hex_digest(impl.pre_image(a["payload"], algorithm=a["algorithm"],
-                                                                            exclusion_set=a["exclusion_set"]))) == 64)
+            out.true(
+                "profile A's own identifier",
+                len(
+                    hex_digest(impl.pre_image(a["payload"], algorithm=a["algorithm"], exclusion_set=a["exclusion_set"]))
+                )
+                == 64,
+            )
             algorithm = b["algorithm"]
         else:
             scenario = doc["scenario"]
@@ -608,10 +705,16 @@ class ProfileIndependenceHandler(Handler):
             b_excl = []
         context = DigestContext(b_type, None, algorithm, tuple(b_excl))
         registry = _registry_of(context)
-        out.eq("profile B derived id",
-               hex_digest(impl.pre_image(b_payload, algorithm=algorithm, exclusion_set=b_excl)), b_id)
-        out.eq("typed reference from A to B", impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
-               TypedRefVerdict.VERIFIED)
+        out.eq(
+            "profile B derived id",
+            hex_digest(impl.pre_image(b_payload, algorithm=algorithm, exclusion_set=b_excl)),
+            b_id,
+        )
+        out.eq(
+            "typed reference from A to B",
+            impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
+            TypedRefVerdict.VERIFIED,
+        )
         behaviour = doc.get("non_conforming_verifier_behavior")
         rename = re.search(r"renames '(\w+)' to '(\w+)'", (behaviour or {}).get("consequence", ""))
         old, new = rename.groups() if rename else ("scope", "permission_scope")
@@ -624,12 +727,13 @@ class ProfileIndependenceHandler(Handler):
             required = dict(re.findall(r"(\w+)='([^']*)'", behaviour.get("violation", "")))
             out.true("the vector names the fields the non-conforming verifier requires", bool(required))
 
-            def reads_inside(payload: Mapping[str, Any]) -> bool:   # the verifier the vector forbids
+            def reads_inside(payload: Mapping[str, Any]) -> bool:  # the verifier the vector forbids
                 return all(payload.get(k) == val for k, val in required.items())
 
-            if _must_fail(doc) and out.true("the non-conforming verifier breaks on the rename while ours holds",
-                                            reads_inside(b_payload) and not reads_inside(renamed)
-                                            and ours is TypedRefVerdict.VERIFIED):
+            if _must_fail(doc) and out.true(
+                "the non-conforming verifier breaks on the rename while ours holds",
+                reads_inside(b_payload) and not reads_inside(renamed) and ours is TypedRefVerdict.VERIFIED,
+            ):
                 out.fired.add("profile-independence:violation")
 
 
@@ -647,12 +751,14 @@ class StreamHandler(Handler):
         if not out.eq("declared transforms", ids, ["stream-reassemble"]):
             return
         if _must_fail(doc):
-            _expect_refusal(out, doc.get("failure_reason"), "reassembly",
-                            lambda: reassemble_stream(doc["source"]), "stream")
+            _expect_refusal(
+                out, doc.get("failure_reason"), "reassembly", lambda: reassemble_stream(doc["source"]), "stream"
+            )
             return
         text = reassemble_stream(doc["source"])
-        got = impl.pre_image_text(text, algorithm=doc.get("algorithm", "jcs-n"),
-                                  exclusion_set=doc.get("exclusion_set", []))
+        got = impl.pre_image_text(
+            text, algorithm=doc.get("algorithm", "jcs-n"), exclusion_set=doc.get("exclusion_set", [])
+        )
         _pinned_bytes(out, "reassembled", got, doc)
         if "input" in doc:
             out.eq("reassembled == input", json.loads(text), doc["input"])
@@ -672,22 +778,28 @@ class AssembledHandler(Handler):
         ctx = doc["declared_digest_context"]
         algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
         forks = [doc[k] for k in ("implementation_a", "implementation_b") if k in doc]
-        for n, impl_side in enumerate(forks):   # the fork the vector describes is real
+        for n, impl_side in enumerate(forks):  # the fork the vector describes is real
             got = impl.pre_image(impl_side["assembled"], algorithm=algorithm)
             _pinned_bytes(out, f"implementation {'ab'[n]}", got, impl_side)
         if len(forks) == 2:
             out.true("the two readings diverge", forks[0]["digest"] != forks[1]["digest"])
         mapping = ctx.get("member_mapping")
         if _must_fail(doc):
-            _expect_refusal(out, doc.get("failure_reason"), "assembly",
-                            lambda: assemble_preimage(doc["source_object"], mapping), "assembled")
+            _expect_refusal(
+                out,
+                doc.get("failure_reason"),
+                "assembly",
+                lambda: assemble_preimage(doc["source_object"], mapping),
+                "assembled",
+            )
             return
         assembled = assemble_preimage(doc["source_object"], mapping)
         if "input" in doc:
             out.eq("assembled == input", assembled, doc["input"])
         elif forks:
-            out.true("the declared mapping selects exactly one reading",
-                     sum(assembled == f["assembled"] for f in forks) == 1)
+            out.true(
+                "the declared mapping selects exactly one reading", sum(assembled == f["assembled"] for f in forks) == 1
+            )
         got = impl.pre_image(assembled, algorithm=algorithm, exclusion_set=ctx.get("exclusion_set", []))
         _pinned_bytes(out, "assembled", got, doc)
 
@@ -710,8 +822,9 @@ class DerivedIdHandler(Handler):
             return impl.verify_derived_identifier(payload, carried, algorithm=algorithm, exclusion_set=excl)
 
         if _must_fail(doc):
-            exc = out.refuses("carried identifier", lambda: verify(doc[key], doc["carried_id"]),
-                              IdentifierMismatchError)
+            exc = out.refuses(
+                "carried identifier", lambda: verify(doc[key], doc["carried_id"]), IdentifierMismatchError
+            )
             if exc is not None:
                 out.eq("recomputed", exc.recomputed, doc["correct_derived_id"])  # type: ignore[attr-defined]
                 if FAILURE_REASONS.get(doc.get("failure_reason")) is IdentifierMismatchError:
@@ -725,9 +838,13 @@ class DerivedIdHandler(Handler):
         if "normalized" in doc:
             out.eq("normal form", impl.normalize(doc[key], exclusion_set=excl), doc["normalized"])
         if "plaintext_payload_for_reference" in doc:
-            out.true("the SD-encoded form, not the plaintext, is digested",
-                     hex_digest(impl.pre_image(doc["plaintext_payload_for_reference"], algorithm=algorithm,
-                                               exclusion_set=excl)) != hex_digest(got))
+            out.true(
+                "the SD-encoded form, not the plaintext, is digested",
+                hex_digest(
+                    impl.pre_image(doc["plaintext_payload_for_reference"], algorithm=algorithm, exclusion_set=excl)
+                )
+                != hex_digest(got),
+            )
         carrying = doc.get("full_payload_with_carried_id")
         if carrying is not None:
             carried = next(carrying[n] for n in excl if isinstance(carrying.get(n), str))
@@ -774,13 +891,21 @@ class SnapshotHandler(Handler):
 
 
 #: In claim order: the first handler that claims a file runs it.
-HANDLERS: Tuple[Handler, ...] = (
-    SnapshotHandler(), RegistryLookupHandler(), CheckerHandler(), DivergenceHandler(), TypedRefHandler(),
-    ProfileIndependenceHandler(), StreamHandler(), AssembledHandler(), DerivedIdHandler(), KatHandler(),
+HANDLERS: tuple[Handler, ...] = (
+    SnapshotHandler(),
+    RegistryLookupHandler(),
+    CheckerHandler(),
+    DivergenceHandler(),
+    TypedRefHandler(),
+    ProfileIndependenceHandler(),
+    StreamHandler(),
+    AssembledHandler(),
+    DerivedIdHandler(),
+    KatHandler(),
 )
 
 
-def claim(v: Vector) -> Optional[Handler]:
+def claim(v: Vector) -> Handler | None:
     return next((h for h in HANDLERS if h.claims(v)), None)
 
 
@@ -789,19 +914,30 @@ def claim(v: Vector) -> Optional[Handler]:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _passing(doc: Dict[str, Any], category: str = "") -> Dict[str, Any]:
+def _passing(doc: dict[str, Any], category: str = "") -> dict[str, Any]:
     """The expectation of a MUST-FAIL vector flipped to a pass, without the now-stale pinned bytes.
 
     A checker vector keeps the violations of the other rule: its mutant for `cpb-check:P:...` must
     still report every R violation, and the other way round."""
     doc = copy.deepcopy(doc)
-    for key in ("must_fail", "failure_reason", "jcs_n_must_fail", "pre_image", "pre_image_bytes_hex",
-                "digest", "normalized", "after_exclusion"):
+    for key in (
+        "must_fail",
+        "failure_reason",
+        "jcs_n_must_fail",
+        "pre_image",
+        "pre_image_bytes_hex",
+        "digest",
+        "normalized",
+        "after_exclusion",
+    ):
         doc.pop(key, None)
-    for side in ("jcs", "jcs_n"):   # divergence vectors: the payload changes, so do both sides' bytes
+    for side in ("jcs", "jcs_n"):  # divergence vectors: the payload changes, so do both sides' bytes
         if isinstance(doc.get(side), dict):
-            doc[side] = {k: val for k, val in doc[side].items()
-                         if k not in ("must_fail", "failure_reason", "pre_image", "pre_image_bytes_hex", "digest")}
+            doc[side] = {
+                k: val
+                for k, val in doc[side].items()
+                if k not in ("must_fail", "failure_reason", "pre_image", "pre_image_bytes_hex", "digest")
+            }
     if "expected_verdict" in doc:
         rule = category.split(":")[1] if category.startswith("cpb-check:") else None
         kept = [e for e in doc.get("expected_violations", []) if rule is not None and e.get("rule") != rule]
@@ -813,44 +949,52 @@ def _passing(doc: Dict[str, Any], category: str = "") -> Dict[str, Any]:
 def _payload_rewrite(rewrite: Callable[[bytes], bytes]) -> Callable[[Vector, Handler, str], Vector]:
     def generate(v: Vector, handler: Handler, category: str) -> Vector:
         return handler.with_payload(v, rewrite(handler.payload(v)), category, _passing(v.doc, category))
+
     generate.__name__ = rewrite.__name__
     return generate
 
 
-def _ref_rewrite(fix: Callable[[Dict[str, Any], Dict[str, Any]], None]) -> Callable[[Vector, Handler, str], Vector]:
+def _ref_rewrite(fix: Callable[[dict[str, Any], dict[str, Any]], None]) -> Callable[[Vector, Handler, str], Vector]:
     """Apply `fix(reference, doc)` to every typed reference in the vector."""
+
     def generate(v: Vector, handler: Handler, category: str) -> Vector:
         doc = _passing(v.doc)
         for key, value in list(doc.items()):
             if key.startswith("typed_reference"):
-                for ref in (value if isinstance(value, list) else [value]):
+                for ref in value if isinstance(value, list) else [value]:
                     fix(ref, doc)
         return v.mutant(category, doc)
+
     generate.__name__ = fix.__name__
     return generate
 
 
-def _registered_digest_alg(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
-    ref["digest_alg"] = "SHA-256"   # what the jcs-n registry entry names
+def _registered_digest_alg(ref: dict[str, Any], doc: dict[str, Any]) -> None:
+    ref["digest_alg"] = "SHA-256"  # what the jcs-n registry entry names
 
 
-def _bare_hex(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
+def _bare_hex(ref: dict[str, Any], doc: dict[str, Any]) -> None:
     m = re.search(r"[0-9a-fA-F]{64}", ref.get("digest", ""))
     if m:
         ref["digest"] = m.group(0).lower()
 
 
-def _correct_digest(ref: Dict[str, Any], doc: Dict[str, Any]) -> None:
-    doc.pop("erroneous_pre_image_that_produced_wrong_digest", None)   # it pinned the wrong digest
-    ref["digest"] = _first(doc, "verification.recomputed_digest", "correct_recomputed_digest",
-                           "cited_artifact.correct_derived_id", "cited_artifact.derived_id")
+def _correct_digest(ref: dict[str, Any], doc: dict[str, Any]) -> None:
+    doc.pop("erroneous_pre_image_that_produced_wrong_digest", None)  # it pinned the wrong digest
+    ref["digest"] = _first(
+        doc,
+        "verification.recomputed_digest",
+        "correct_recomputed_digest",
+        "cited_artifact.correct_derived_id",
+        "cited_artifact.derived_id",
+    )
 
 
 def _declared_context(v: Vector, handler: Handler, category: str) -> Vector:
-    if "mutant" in v.doc:   # ours carry their own
+    if "mutant" in v.doc:  # ours carry their own
         return _own_mutant(v, handler, category)
     doc = _passing(v.doc)
-    if "erroneous_verification" in doc:     # the verifier applies the declared exclusion set
+    if "erroneous_verification" in doc:  # the verifier applies the declared exclusion set
         del doc["erroneous_verification"]
         return v.mutant(category, doc)
     return _ref_rewrite(_correct_digest)(v, handler, category)
@@ -858,7 +1002,7 @@ def _declared_context(v: Vector, handler: Handler, category: str) -> Vector:
 
 def _cited_artifact_in_hand(v: Vector, handler: Handler, category: str) -> Vector:
     doc = _passing(v.doc)
-    doc.pop("artifact_b", None)   # the verifier holds the artifact of the type the reference cites
+    doc.pop("artifact_b", None)  # the verifier holds the artifact of the type the reference cites
     return v.mutant(category, doc)
 
 
@@ -878,7 +1022,8 @@ def _declared_member_mapping(v: Vector, handler: Handler, category: str) -> Vect
     doc = _passing(v.doc)
     pointers = doc.get("selected_source_pointers", [])
     doc["declared_digest_context"]["member_mapping"] = {
-        "fields": [{"source_pointer": p, "preimage_pointer": "/" + p.rsplit("/", 1)[-1]} for p in pointers]}
+        "fields": [{"source_pointer": p, "preimage_pointer": "/" + p.rsplit("/", 1)[-1]} for p in pointers]
+    }
     return v.mutant(category, doc)
 
 
@@ -907,7 +1052,7 @@ def _conforming_verifier(v: Vector, handler: Handler, category: str) -> Vector:
 Generator = Callable[[Vector, Handler, str], Vector]
 
 #: category prefix (before the last ":" part, or the whole category) -> generator
-GENERATORS: Dict[str, Generator] = {
+GENERATORS: dict[str, Generator] = {
     "jcs-n:non-integer-number": _payload_rewrite(_without_non_integers),
     "jcs-n:unsafe-integer": _payload_rewrite(_without_unsafe_integers),
     "jcs-n:duplicate-name": _payload_rewrite(_without_duplicates),
@@ -922,7 +1067,7 @@ GENERATORS: Dict[str, Generator] = {
     "typed-ref:purpose-required": _own_mutant,
     "typed-ref:unknown-type": _own_mutant,
     "typed-ref:type-unknown-to-snapshot": _own_mutant,
-    "context:field-set": _own_mutant,          # ours carry the artifact with the defect taken out
+    "context:field-set": _own_mutant,  # ours carry the artifact with the defect taken out
     "context:required-member": _own_mutant,
     "context:member-type": _own_mutant,
     "context:number-policy": _own_mutant,
@@ -947,10 +1092,11 @@ GENERATORS: Dict[str, Generator] = {
 # ---------------------------------------------------------------------------------------------------
 
 
-def run_vector(v: Vector, impl: Implementation = FASTJCS) -> Tuple[Optional[Handler], VectorOutcome]:
+def run_vector(v: Vector, impl: Implementation = FASTJCS) -> tuple[Handler | None, VectorOutcome]:
     handler = claim(v)
-    out = VectorOutcome(v.name, handler.name if handler else "unclaimed", _must_fail(v.doc),
-                        v.doc.get("failure_reason"))
+    out = VectorOutcome(
+        v.name, handler.name if handler else "unclaimed", _must_fail(v.doc), v.doc.get("failure_reason")
+    )
     if handler is None:
         return None, out
     try:
@@ -968,28 +1114,34 @@ def probe(v: Vector, handler: Handler, category: str, impl: Implementation = FAS
     try:
         mutant = generator(v, handler, category)
     except Exception as exc:
-        return ProbeOutcome(category, v.name, generator.__name__, False,
-                            f"the generator failed: {type(exc).__name__}: {exc}")
+        return ProbeOutcome(
+            category, v.name, generator.__name__, False, f"the generator failed: {type(exc).__name__}: {exc}"
+        )
     _, outcome = run_vector(mutant, impl)
     if category in outcome.fired:
         return ProbeOutcome(category, v.name, generator.__name__, False, "the mutant still fires the check")
     if not outcome.passed:
-        return ProbeOutcome(category, v.name, generator.__name__, False,
-                            "the mutant does not pass: " + "; ".join(outcome.failures or ["no assertion"]))
+        return ProbeOutcome(
+            category,
+            v.name,
+            generator.__name__,
+            False,
+            "the mutant does not pass: " + "; ".join(outcome.failures or ["no assertion"]),
+        )
     return ProbeOutcome(category, v.name, generator.__name__, True)
 
 
-def iter_files(directory: Path) -> List[Path]:
+def iter_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*") if p.is_file())
 
 
-def run(directory: Union[str, Path], impl: Implementation = FASTJCS, *, probes: bool = True) -> RunSummary:
+def run(directory: str | Path, impl: Implementation = FASTJCS, *, probes: bool = True) -> RunSummary:
     """Run every vector under `directory`; see the module docstring. Never raises for a vector."""
     root = Path(directory)
-    outcomes: List[VectorOutcome] = []
-    unclaimed: List[str] = []
-    probe_outcomes: List[ProbeOutcome] = []
-    ignored: List[str] = []
+    outcomes: list[VectorOutcome] = []
+    unclaimed: list[str] = []
+    probe_outcomes: list[ProbeOutcome] = []
+    ignored: list[str] = []
     for path in iter_files(root):
         name = path.relative_to(root).as_posix()
         if path.suffix != ".json":

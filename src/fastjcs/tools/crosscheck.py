@@ -24,10 +24,11 @@ import json
 import math
 import random
 import shlex
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable
 
 from ..core import api
 from ..core.errors import FastJCSError
@@ -48,14 +49,14 @@ class NothingCompared(Exception):
 
 @dataclass
 class Disagreement:
-    kind: str    # vector | number-format | member-order | string-escaping | whitespace | trailing-newline
+    kind: str  # vector | number-format | member-order | string-escaping | whitespace | trailing-newline
     #              | acceptance | other; or a fault: cannot-start | crash | timeout
-    where: str                    # vector name, or "document N"
+    where: str  # vector name, or "document N"
     ours: str
     theirs: str
-    reproducer: Optional[str] = None   # the minimal JSON text (generated documents)
+    reproducer: str | None = None  # the minimal JSON text (generated documents)
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
     def report(self) -> str:
@@ -72,11 +73,13 @@ class Disagreement:
 def _show(text: str) -> str:
     """Text for a terminal: characters that do not print (controls, U+2028, lone surrogates) and
     the private-use and specials blocks as <U+XXXX>."""
-    return "".join(c if c.isprintable() and not ("\ue000" <= c <= "\uf8ff" or "\ufff0" <= c <= "\uffff")
-                   else f"<U+{ord(c):04X}>" for c in text)
+    return "".join(
+        c if c.isprintable() and not ("\ue000" <= c <= "\uf8ff" or "\ufff0" <= c <= "\uffff") else f"<U+{ord(c):04X}>"
+        for c in text
+    )
 
 
-def vector_items(paths: Sequence[Path]) -> Iterator[Tuple[str, bytes]]:
+def vector_items(paths: Sequence[Path]) -> Iterator[tuple[str, bytes]]:
     """(name, vector JSON bytes) for every vector under `paths`: CPB files one by one, EAB files
     split into one JSON object per vector."""
     from .eab_vectors import is_eab_file
@@ -116,11 +119,14 @@ def _is_contrast(raw: bytes) -> bool:
         doc = json.loads(raw)
     except ValueError:
         return False
-    return (isinstance(doc, dict) and doc.get("must_fail") is True
-            and FAILURE_REASONS.get(doc.get("failure_reason")) == "contrast")
+    return (
+        isinstance(doc, dict)
+        and doc.get("must_fail") is True
+        and FAILURE_REASONS.get(doc.get("failure_reason")) == "contrast"
+    )
 
 
-def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[Disagreement]]:
+def compare_vector(name: str, raw: bytes, reply: Reply) -> tuple[str, Disagreement | None]:
     """("agree" | "skipped", None), ("disagree", Disagreement), or ("protocol-difference",
     Disagreement) for a contrast vector we answer and the other implementation refuses as must_fail;
     (fault, Disagreement) for a call that gave no answer (cannot-start, crash, timeout)."""
@@ -144,8 +150,7 @@ def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[D
         if not isinstance(body, dict):
             raise ValueError("not an object")
     except ValueError:
-        return "disagree", Disagreement("vector", name, _describe(ours),
-                                        f"unreadable output {reply.stdout[:120]!r}")
+        return "disagree", Disagreement("vector", name, _describe(ours), f"unreadable output {reply.stdout[:120]!r}")
     theirs = f"pre_image {body.get('pre_image')!r} digest {body.get('digest')}"
     if ours.status != protocol.OK:
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
@@ -160,16 +165,85 @@ def compare_vector(name: str, raw: bytes, reply: Reply) -> Tuple[str, Optional[D
 # Generated documents
 # ---------------------------------------------------------------------------------------------------
 
-_DELICATE_KEYS = ["\U0001F602", "\uFB33", "\uE000", "\uFFFF", "\U00010000", "a", "A", "b", "aa", "",
-                  "\u00e9", "e\u0301", "\u20ac", "\r", "\u0080", "\u007f", "1", "10", "2"]
-_DELICATE_STRINGS = ["", "\u0000", "\u001f", "\b\t\n\f\r", "\u000b", '"', "\\", "/", "\u007f",
-                     "\u2028\u2029", "\U0001F602", "\uFB33", "\uE000", "\u00e9", "e\u0301", "\ufeff",
-                     "</script>", "\u0001x\u001e"]
-_DELICATE_NUMBERS: List[Any] = [
-    0, -0.0, 0.0, 1, -1, 1.0, 1.5, -1.5, 0.1, 0.2 + 0.1, 1e21, 1e20, 1e-7, 1e-6, 0.000001, 1e22, 1e23,
-    5e-324, 1.7976931348623157e308, 2.2250738585072014e-308, 9007199254740991, -9007199254740991,
-    9007199254740992, 2 ** 60, 123456789012345678, 333333333.3333334, 1424953923781206.2,
-    -0.0000033333333333333333, 1e16, 1e15, 123e-20, 4.35, 0.5e-6, 100, 1e2, 12.5]
+_DELICATE_KEYS = [
+    "\U0001f602",
+    "\ufb33",
+    "\ue000",
+    "\uffff",
+    "\U00010000",
+    "a",
+    "A",
+    "b",
+    "aa",
+    "",
+    "\u00e9",
+    "e\u0301",
+    "\u20ac",
+    "\r",
+    "\u0080",
+    "\u007f",
+    "1",
+    "10",
+    "2",
+]
+_DELICATE_STRINGS = [
+    "",
+    "\u0000",
+    "\u001f",
+    "\b\t\n\f\r",
+    "\u000b",
+    '"',
+    "\\",
+    "/",
+    "\u007f",
+    "\u2028\u2029",
+    "\U0001f602",
+    "\ufb33",
+    "\ue000",
+    "\u00e9",
+    "e\u0301",
+    "\ufeff",
+    "</script>",
+    "\u0001x\u001e",
+]
+_DELICATE_NUMBERS: list[Any] = [
+    0,
+    -0.0,
+    0.0,
+    1,
+    -1,
+    1.0,
+    1.5,
+    -1.5,
+    0.1,
+    0.2 + 0.1,
+    1e21,
+    1e20,
+    1e-7,
+    1e-6,
+    0.000001,
+    1e22,
+    1e23,
+    5e-324,
+    1.7976931348623157e308,
+    2.2250738585072014e-308,
+    9007199254740991,
+    -9007199254740991,
+    9007199254740992,
+    2**60,
+    123456789012345678,
+    333333333.3333334,
+    1424953923781206.2,
+    -0.0000033333333333333333,
+    1e16,
+    1e15,
+    123e-20,
+    4.35,
+    0.5e-6,
+    100,
+    1e2,
+    12.5,
+]
 
 
 class Generator:
@@ -184,7 +258,7 @@ class Generator:
         if pick < 0.5:
             return r.choice(_DELICATE_NUMBERS)
         if pick < 0.7:
-            return r.randint(-10 ** r.randint(1, 17), 10 ** r.randint(1, 17))
+            return r.randint(-(10 ** r.randint(1, 17)), 10 ** r.randint(1, 17))
         mantissa = r.random() * r.choice([1, -1])
         return float(f"{mantissa:.{r.randint(1, 17)}g}e{r.randint(-30, 30)}")
 
@@ -192,8 +266,21 @@ class Generator:
         r = self.rng
         if r.random() < 0.5:
             return r.choice(_DELICATE_STRINGS)
-        pool = ["a", "Z", " ", "\u0000", "\u001f", "\u007f", "\u00e9", "\u2028", "\U0001F602", "\uFB33", '"',
-                "\\", "\n"]
+        pool = [
+            "a",
+            "Z",
+            " ",
+            "\u0000",
+            "\u001f",
+            "\u007f",
+            "\u00e9",
+            "\u2028",
+            "\U0001f602",
+            "\ufb33",
+            '"',
+            "\\",
+            "\n",
+        ]
         return "".join(r.choice(pool) for _ in range(r.randint(0, 6)))
 
     def key(self) -> str:
@@ -220,8 +307,8 @@ class Generator:
         depth = 1 + index % 3
         doc = {self.key(): self.value(depth - 1) for _ in range(r.randint(0, 3))}
         if index % 2 == 0:
-            doc[r.choice(["\U0001F602", "\U00010000", "\U0001D11E"])] = self.value(0)
-            doc[r.choice(["\uE000", "\uFB33", "\uFFFD", "\uFF41"])] = self.value(0)
+            doc[r.choice(["\U0001f602", "\U00010000", "\U0001d11e"])] = self.value(0)
+            doc[r.choice(["\ue000", "\ufb33", "\ufffd", "\uff41"])] = self.value(0)
         return doc or {self.key(): self.value(depth)}
 
 
@@ -232,7 +319,7 @@ def to_text(value: Any, ascii_only: bool = False) -> bytes:
 # ---- comparing one document ------------------------------------------------------------------
 
 
-def ours_canon(text: bytes) -> Tuple[bool, bytes]:
+def ours_canon(text: bytes) -> tuple[bool, bytes]:
     try:
         return True, api.canonicalize(text)
     except FastJCSError as exc:
@@ -250,7 +337,7 @@ def strip_newline(out: bytes) -> bytes:
     return out[:-1] if out.endswith(b"\n") else out
 
 
-def _differs(text: bytes, cmd: str, timeout: float, newline: str = "strip") -> Optional[Tuple[str, ...]]:
+def _differs(text: bytes, cmd: str, timeout: float, newline: str = "strip") -> tuple[str, ...] | None:
     """None when both sides agree; else (ours, theirs) as shown in a report, or (ours, theirs,
     fault) for a call that gave no answer."""
     ok, ours = ours_canon(text)
@@ -264,19 +351,22 @@ def _differs(text: bytes, cmd: str, timeout: float, newline: str = "strip") -> O
         return None
     if not ok and not theirs_ok:
         return None
-    show_theirs = (out.decode("utf-8", "backslashreplace") if theirs_ok
-                   else f"refused (exit {reply.status}: {_first_line(reply.stderr)})")
+    show_theirs = (
+        out.decode("utf-8", "backslashreplace")
+        if theirs_ok
+        else f"refused (exit {reply.status}: {_first_line(reply.stderr)})"
+    )
     return show_ours, show_theirs
 
 
 # ---- shrinking -------------------------------------------------------------------------------
 
 
-def _simpler_scalars(v: Any) -> List[Any]:
+def _simpler_scalars(v: Any) -> list[Any]:
     if isinstance(v, bool) or v is None:
         return [] if v is None else [None]
     if isinstance(v, (int, float)):
-        out: List[Any] = [0] if v != 0 or isinstance(v, float) else []
+        out: list[Any] = [0] if v != 0 or isinstance(v, float) else []
         if isinstance(v, float) and v.is_integer() and abs(v) < 1e300:
             out.append(int(v))
         if isinstance(v, float) and math.isfinite(v):
@@ -290,8 +380,8 @@ def _simpler_scalars(v: Any) -> List[Any]:
     if isinstance(v, str):
         out = [""] if v else []
         if len(v) > 1:
-            out += [v[: len(v) // 2], v[len(v) // 2:]]
-            out += [v[:i] + v[i + 1:] for i in range(min(len(v), 8))]
+            out += [v[: len(v) // 2], v[len(v) // 2 :]]
+            out += [v[:i] + v[i + 1 :] for i in range(min(len(v), 8))]
         return out
     return []
 
@@ -316,18 +406,18 @@ def candidates(v: Any) -> Iterator[Any]:
             yield v[keys[0]]
     elif isinstance(v, list):
         for i in range(len(v)):
-            yield v[:i] + v[i + 1:]
+            yield v[:i] + v[i + 1 :]
         for item in v:
             if isinstance(item, (dict, list)) or len(v) == 1:
                 yield item
         for i, item in enumerate(v):
             for c in candidates(item):
-                yield v[:i] + [c] + v[i + 1:]
+                yield v[:i] + [c] + v[i + 1 :]
     else:
         yield from _simpler_scalars(v)
 
 
-def shrink(value: Any, still_fails: Callable[[Any], bool], budget: int, parallel: int = 1) -> Tuple[Any, int]:
+def shrink(value: Any, still_fails: Callable[[Any], bool], budget: int, parallel: int = 1) -> tuple[Any, int]:
     """Greedy: take the first simpler variant (in `candidates` order) that still disagrees, until
     none does or `budget` calls are spent. Candidates are tried `parallel` at a time."""
     calls = 0
@@ -353,7 +443,7 @@ def shrink(value: Any, still_fails: Callable[[Any], bool], budget: int, parallel
 # ---------------------------------------------------------------------------------------------------
 
 
-def _faults_line(counts: Dict[str, int]) -> str:
+def _faults_line(counts: dict[str, int]) -> str:
     return "".join(f", {counts[f]} {f.replace('-', ' ')}" for f in FAULTS if counts[f])
 
 
@@ -363,19 +453,24 @@ class Summary:
     lists hold what is shown (up to --per-kind per kind for documents). `ok` reads the counters,
     never the lists."""
 
-    vectors: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "skipped": 0, "disagree": 0,
-                                                               "protocol-difference": 0,
-                                                               "not-answered-by-fastjcs": 0,
-                                                               **dict.fromkeys(FAULTS, 0)})
-    documents: Dict[str, int] = field(default_factory=lambda: {"agree": 0, "disagree": 0,
-                                                                 **dict.fromkeys(FAULTS, 0)})
-    disagreements: List[Disagreement] = field(default_factory=list)
+    vectors: dict[str, int] = field(
+        default_factory=lambda: {
+            "agree": 0,
+            "skipped": 0,
+            "disagree": 0,
+            "protocol-difference": 0,
+            "not-answered-by-fastjcs": 0,
+            **dict.fromkeys(FAULTS, 0),
+        }
+    )
+    documents: dict[str, int] = field(default_factory=lambda: {"agree": 0, "disagree": 0, **dict.fromkeys(FAULTS, 0)})
+    disagreements: list[Disagreement] = field(default_factory=list)
     #: contrast vectors the other implementation refuses as must_fail: reported, not a disagreement
-    protocol_differences: List[Disagreement] = field(default_factory=list)
+    protocol_differences: list[Disagreement] = field(default_factory=list)
     #: calls that gave no answer (cannot-start, crash, timeout), shown; counted in vectors/documents
-    faults: List[Disagreement] = field(default_factory=list)
+    faults: list[Disagreement] = field(default_factory=list)
     #: every disagreement counted, by kind (a document's kind guessed from the two outputs)
-    kinds: Dict[str, int] = field(default_factory=dict)
+    kinds: dict[str, int] = field(default_factory=dict)
 
     @property
     def disagree(self) -> int:
@@ -390,22 +485,31 @@ class Summary:
     def ok(self) -> bool:
         return self.disagree == 0 and self.failed == 0
 
-    def as_dict(self) -> Dict[str, Any]:
-        return {"ok": self.ok, "vectors": self.vectors, "documents": self.documents, "kinds": self.kinds,
-                "disagreements": [d.as_dict() for d in self.disagreements],
-                "faults": [d.as_dict() for d in self.faults],
-                "protocol_differences": [d.as_dict() for d in self.protocol_differences]}
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "vectors": self.vectors,
+            "documents": self.documents,
+            "kinds": self.kinds,
+            "disagreements": [d.as_dict() for d in self.disagreements],
+            "faults": [d.as_dict() for d in self.faults],
+            "protocol_differences": [d.as_dict() for d in self.protocol_differences],
+        }
 
     def report(self) -> str:
         lines = [d.report() for d in self.disagreements + self.faults]
-        lines += [f"PROTOCOL {p.where}: a contrast vector; fastjcs answers the conforming pre-image, the other "
-                  f"implementation refuses every must_fail ({_show(p.theirs)})" for p in self.protocol_differences]
+        lines += [
+            f"PROTOCOL {p.where}: a contrast vector; fastjcs answers the conforming pre-image, the other "
+            f"implementation refuses every must_fail ({_show(p.theirs)})"
+            for p in self.protocol_differences
+        ]
         v, d = self.vectors, self.documents
         if sum(v.values()):
-            lines.append(f"vectors: {v['agree']} agree, {v['disagree']} disagree, {v['skipped']} skipped by the "
-                         f"other implementation, {v['not-answered-by-fastjcs']} not answered by fastjcs, "
-                         f"{v['protocol-difference']} protocol difference(s) (contrast vectors)"
-                         + _faults_line(v))
+            lines.append(
+                f"vectors: {v['agree']} agree, {v['disagree']} disagree, {v['skipped']} skipped by the "
+                f"other implementation, {v['not-answered-by-fastjcs']} not answered by fastjcs, "
+                f"{v['protocol-difference']} protocol difference(s) (contrast vectors)" + _faults_line(v)
+            )
         if sum(d.values()):
             lines.append(f"documents: {d['agree']} agree, {d['disagree']} disagree" + _faults_line(d))
         shown = len(self.disagreements)
@@ -415,18 +519,18 @@ class Summary:
         if self.disagree:
             verdict.append(f"{self.disagree} disagreement(s): " + ", ".join(sorted(self.kinds)))
         if self.failed:
-            verdict.append(f"{self.failed} call(s) without an answer: "
-                           + ", ".join(f"{n} {f.replace('-', ' ')}" for f in FAULTS
-                                       if (n := v[f] + d[f])))
+            verdict.append(
+                f"{self.failed} call(s) without an answer: "
+                + ", ".join(f"{n} {f.replace('-', ' ')}" for f in FAULTS if (n := v[f] + d[f]))
+            )
         lines.append("; ".join(verdict) or "no disagreement")
         return "\n".join(lines)
 
 
-def _nothing_compared(what: str, cmd: str, counts: Dict[str, int], replies: Sequence[Reply]) -> None:
+def _nothing_compared(what: str, cmd: str, counts: dict[str, int], replies: Sequence[Reply]) -> None:
     """Raise NothingCompared when not one case got an answer and none crashed or timed out: the
     command never started, or skipped every case."""
-    if counts["agree"] + counts["disagree"] + counts.get("protocol-difference", 0) + counts[CRASH] \
-            + counts[TIMEOUT]:
+    if counts["agree"] + counts["disagree"] + counts.get("protocol-difference", 0) + counts[CRASH] + counts[TIMEOUT]:
         return
     first = next((r for r in replies if r.fault == CANNOT_START), None)
     if first is not None:
@@ -446,9 +550,11 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
         else:
             items.append((name, raw))
     if not items:
-        raise NothingCompared(f"nothing compared: no vector fastjcs answers under "
-                              f"{', '.join(str(p) for p in paths)} "
-                              f"({summary.vectors['not-answered-by-fastjcs']} not answered by fastjcs)")
+        raise NothingCompared(
+            f"nothing compared: no vector fastjcs answers under "
+            f"{', '.join(str(p) for p in paths)} "
+            f"({summary.vectors['not-answered-by-fastjcs']} not answered by fastjcs)"
+        )
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         replies = list(pool.map(lambda item: call(cmd, item[1], timeout), items))
     for (name, raw), reply in zip(items, replies):
@@ -517,17 +623,26 @@ def _without_whitespace(text: bytes) -> bytes:
     return bytes(out)
 
 
-def _kind_of(result: Tuple[str, ...]) -> str:
+def _kind_of(result: tuple[str, ...]) -> str:
     if len(result) == 3:
-        return result[2]   # a fault: the call gave no answer
+        return result[2]  # a fault: the call gave no answer
     ours, theirs = result
     if ours.startswith("refused (") or theirs.startswith("refused ("):
         return "acceptance"
     return difference_kind(ours.encode("utf-8", "surrogateescape"), theirs.encode("utf-8", "surrogateescape"))
 
 
-def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: float, jobs: int,
-                  shrink_budget: int, per_kind: int, newline: str = "strip") -> None:
+def run_documents(
+    cmd: str,
+    count: int,
+    seed: int,
+    summary: Summary,
+    timeout: float,
+    jobs: int,
+    shrink_budget: int,
+    per_kind: int,
+    newline: str = "strip",
+) -> None:
     """Compare `count` generated documents; shrink and report up to `per_kind` disagreements of
     each kind (the kind guessed from the outputs first, then decided on the shrunk reproducer).
     Every disagreement and fault is counted, whatever `per_kind`; faults are shown, not shrunk.
@@ -538,12 +653,12 @@ def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: fl
     docs = [gen.document(i) for i in range(count)]
     texts = [to_text(doc, ascii_only=bool(i % 2)) for i, doc in enumerate(docs)]
 
-    def compare(t: bytes) -> Optional[Tuple[str, ...]]:
+    def compare(t: bytes) -> tuple[str, ...] | None:
         return _differs(t, cmd, timeout, newline)
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         results = list(pool.map(compare, texts))
-    chosen: Dict[str, List[int]] = {}
+    chosen: dict[str, list[int]] = {}
     for i, result in enumerate(results):
         if result is None:
             summary.documents["agree"] += 1
@@ -552,16 +667,24 @@ def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: fl
         if guess in FAULTS:
             summary.documents[guess] += 1
             if sum(f.kind == guess for f in summary.faults) < per_kind:
-                summary.faults.append(Disagreement(guess, f"document {i}", result[0], result[1],
-                                                   texts[i].decode("utf-8", "backslashreplace")))
+                summary.faults.append(
+                    Disagreement(
+                        guess, f"document {i}", result[0], result[1], texts[i].decode("utf-8", "backslashreplace")
+                    )
+                )
             continue
         summary.documents["disagree"] += 1
         summary.kinds[guess] = summary.kinds.get(guess, 0) + 1
         chosen.setdefault(guess, [])
         if len(chosen[guess]) < per_kind:
             chosen[guess].append(i)
-    if summary.documents["agree"] + summary.documents["disagree"] + summary.documents[CRASH] \
-            + summary.documents[TIMEOUT] == 0:
+    if (
+        summary.documents["agree"]
+        + summary.documents["disagree"]
+        + summary.documents[CRASH]
+        + summary.documents[TIMEOUT]
+        == 0
+    ):
         first = next(r for r in results if r is not None)
         raise NothingCompared(f"{cmd!r}: {first[1]}")
     seen: set = set()
@@ -580,8 +703,9 @@ def run_documents(cmd: str, count: int, seed: int, summary: Summary, timeout: fl
             seen.add(text)
             again = _differs(text, cmd, timeout, newline)
             ours, theirs = (again if again is not None and len(again) == 2 else results[i])[:2]  # type: ignore[index]
-            summary.disagreements.append(Disagreement(kind, f"document {i}", ours, theirs,
-                                                      text.decode("utf-8", "backslashreplace")))
+            summary.disagreements.append(
+                Disagreement(kind, f"document {i}", ours, theirs, text.decode("utf-8", "backslashreplace"))
+            )
 
 
 def command(parts: Sequence[str]) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 from .. import eab
 from ..core.errors import FastJCSError, UnsupportedAlgorithmError
@@ -38,15 +38,17 @@ SPEC_ALGORITHMS = ("sha256", "sha384")
 def is_eab_file(doc: Any) -> bool:
     """Whether a parsed JSON document has the shape of an EAB vector file."""
     vectors = doc.get("vectors") if isinstance(doc, dict) else None
-    return isinstance(vectors, list) and bool(vectors) and all(
-        isinstance(v, dict) and ("preimage" in v or "preimage_utf8" in v) and "expected" in v
-        for v in vectors)
+    return (
+        isinstance(vectors, list)
+        and bool(vectors)
+        and all(isinstance(v, dict) and ("preimage" in v or "preimage_utf8" in v) and "expected" in v for v in vectors)
+    )
 
 
 # ---- what the spec says about a pre-image (independent of fastjcs.eab) -----------------------
 
 
-def _spec_jcs(obj: Dict[str, Any]) -> bytes:
+def _spec_jcs(obj: dict[str, Any]) -> bytes:
     """JCS bytes of a v1-shaped object: ASCII member names, strings and the integer 1, for
     which sorted compact json.dumps is exactly RFC 8785."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -66,7 +68,7 @@ def _is_one(value: Any) -> bool:
     return type(value) in (int, float) and value == 1
 
 
-def defects(v: Dict[str, Any]) -> List[str]:
+def defects(v: dict[str, Any]) -> list[str]:
     """The defects of a vector as the spec sees them, as check categories."""
     found = []
     if v.get("algorithm", "sha256") not in SPEC_ALGORITHMS:
@@ -96,7 +98,7 @@ def _integral(obj: Any) -> Any:
     return obj
 
 
-def repair(v: Dict[str, Any], category: str) -> Dict[str, Any]:
+def repair(v: dict[str, Any], category: str) -> dict[str, Any]:
     """The condition-removed mutant: `v` with the one defect `category` taken out."""
     m = copy.deepcopy(v)
     for key in ("binding", "bindings", "jcs_utf8", "unchecked_bindings", "unchecked_jcs_utf8"):
@@ -118,12 +120,12 @@ def repair(v: Dict[str, Any], category: str) -> Dict[str, Any]:
         for name in SPEC_MEMBERS:
             obj.setdefault(name, {"domain": SPEC_DOMAIN, "version": 1}.get(name, "x"))
     elif category.startswith("eab:field:"):
-        obj[category[len("eab:field:"):]] = "x"
+        obj[category[len("eab:field:") :]] = "x"
     m["preimage"] = obj
     return m
 
 
-def _expected_after(m: Dict[str, Any]) -> Dict[str, Any]:
+def _expected_after(m: dict[str, Any]) -> dict[str, Any]:
     """A mutant's expectation: accept with the spec's bytes and binding when no defect is left."""
     if defects(m):
         return m
@@ -139,7 +141,7 @@ def _expected_after(m: Dict[str, Any]) -> Dict[str, Any]:
 # ---- running a vector ------------------------------------------------------------------------
 
 
-def run_vector(name: str, v: Dict[str, Any]) -> VectorOutcome:
+def run_vector(name: str, v: dict[str, Any]) -> VectorOutcome:
     out = VectorOutcome(name, "eab", v.get("expected") != "accept", v.get("reason"))
     try:
         _run(v, out)
@@ -148,10 +150,10 @@ def run_vector(name: str, v: Dict[str, Any]) -> VectorOutcome:
     return out
 
 
-def _run(v: Dict[str, Any], out: VectorOutcome) -> None:
+def _run(v: dict[str, Any], out: VectorOutcome) -> None:
     data: Any = v["preimage_utf8"].encode("utf-8") if "preimage_utf8" in v else v["preimage"]
     expected = v["expected"]
-    pinned: Dict[str, str] = dict(v.get("bindings") or {})
+    pinned: dict[str, str] = dict(v.get("bindings") or {})
     if "binding" in v:
         pinned[v["algorithm"]] = v["binding"]
     algorithms = [v["algorithm"]] if "algorithm" in v else (list(pinned) or ["sha256"])
@@ -169,8 +171,14 @@ def _run(v: Dict[str, Any], out: VectorOutcome) -> None:
         return
     if "eab:unsupported-algorithm" in found:
         fields = [data[n] for n in SPEC_FIELDS] if isinstance(data, dict) else []
-        if out.refuses("binding under the algorithm", lambda: eab.binding(*fields, algorithm=v["algorithm"]),
-                       UnsupportedAlgorithmError) is not None:
+        if (
+            out.refuses(
+                "binding under the algorithm",
+                lambda: eab.binding(*fields, algorithm=v["algorithm"]),
+                UnsupportedAlgorithmError,
+            )
+            is not None
+        ):
             out.fired.add("eab:unsupported-algorithm")
     others = [c for c in found if c != "eab:unsupported-algorithm"]
     if others:
@@ -184,28 +192,33 @@ def _run(v: Dict[str, Any], out: VectorOutcome) -> None:
             out.true(f"{other[:14]}... does not verify against the refused pre-image", not accepted)
 
 
-def probe(name: str, v: Dict[str, Any], category: str) -> ProbeOutcome:
+def probe(name: str, v: dict[str, Any], category: str) -> ProbeOutcome:
     mutant = _expected_after(repair(v, category))
     outcome = run_vector(name, mutant)
     if category in outcome.fired:
         return ProbeOutcome(category, name, "repair", False, "the mutant still fires the check")
     if not outcome.passed:
-        return ProbeOutcome(category, name, "repair", False,
-                            "the mutant does not pass: " + "; ".join(outcome.failures or ["no assertion"]))
+        return ProbeOutcome(
+            category,
+            name,
+            "repair",
+            False,
+            "the mutant does not pass: " + "; ".join(outcome.failures or ["no assertion"]),
+        )
     return ProbeOutcome(category, name, "repair", True)
 
 
-def load(path: Path) -> List[Tuple[str, Dict[str, Any]]]:
+def load(path: Path) -> list[tuple[str, dict[str, Any]]]:
     doc = json.loads(path.read_bytes())
     if not is_eab_file(doc):
         raise ValueError(f"{path}: not an EAB vector file (a `vectors` list of pre-images)")
     return [(f"{path.name}#{v.get('id', i)}", v) for i, v in enumerate(doc["vectors"])]
 
 
-def run(paths: List[Path], label: str, *, probes: bool = True) -> RunSummary:
-    outcomes: List[VectorOutcome] = []
-    probe_outcomes: List[ProbeOutcome] = []
-    unreadable: List[str] = []
+def run(paths: list[Path], label: str, *, probes: bool = True) -> RunSummary:
+    outcomes: list[VectorOutcome] = []
+    probe_outcomes: list[ProbeOutcome] = []
+    unreadable: list[str] = []
     for path in paths:
         try:
             vectors = load(path)

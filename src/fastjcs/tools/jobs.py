@@ -27,9 +27,10 @@ import glob as _glob
 import os
 import re
 import uuid
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, BinaryIO, Union
 
 from . import lines as _lines
 
@@ -43,11 +44,11 @@ BATCH_ROWS = 64 * 1024
 class Task:
     """One input file and the output it gets."""
 
-    source: str                     # a local path or an fsspec URL
-    output: str                     # a local path (a shared filesystem on a cluster)
-    kind: str                       # "jsonl" or "parquet"
-    column: Optional[str] = None    # parquet: the column of JSON texts
-    append: bool = False            # parquet: the digests appended to the file's columns
+    source: str  # a local path or an fsspec URL
+    output: str  # a local path (a shared filesystem on a cluster)
+    kind: str  # "jsonl" or "parquet"
+    column: str | None = None  # parquet: the column of JSON texts
+    append: bool = False  # parquet: the digests appended to the file's columns
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class Result:
     source: str
     output: str
     lines: int
-    notes: List[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     skipped: bool = False
 
     @property
@@ -74,7 +75,7 @@ class JobError(ValueError):
 # ---- planning --------------------------------------------------------------------------------
 
 
-def expand(pattern: str) -> List[str]:
+def expand(pattern: str) -> list[str]:
     """The files a path, glob or fsspec URL names, sorted."""
     if "://" in pattern:
         import fsspec
@@ -91,8 +92,14 @@ def _bare(source: str) -> str:
     return source.split("://", 1)[1] if "://" in source else os.path.abspath(source)
 
 
-def plan(sources: Sequence[str], output_dir: str, kind: str, column: Optional[str] = None,
-         append: bool = False, resume: bool = False) -> Tuple[List[Task], List[Result]]:
+def plan(
+    sources: Sequence[str],
+    output_dir: str,
+    kind: str,
+    column: str | None = None,
+    append: bool = False,
+    resume: bool = False,
+) -> tuple[list[Task], list[Result]]:
     """The tasks of a job, and (with `resume`) the results of the inputs whose output exists.
 
     Removes the temporary files a crashed run left in `output_dir`."""
@@ -102,8 +109,8 @@ def plan(sources: Sequence[str], output_dir: str, kind: str, column: Optional[st
     root = os.path.dirname(bare[0]) if len(bare) == 1 else os.path.commonpath(bare)
     os.makedirs(output_dir, exist_ok=True)
     clean(output_dir)
-    todo: List[Task] = []
-    done: List[Result] = []
+    todo: list[Task] = []
+    done: list[Result] = []
     seen = set()
     for source, path in zip(sources, bare):
         output = os.path.join(output_dir, os.path.relpath(path, root) + KINDS[kind])
@@ -187,9 +194,10 @@ def run_task(task: Task, settings: _lines.Settings) -> Result:
 
 
 def _jsonl(task: Task, settings: _lines.Settings) -> Result:
-    notes: List[str] = []
+    notes: list[str] = []
     lines = 0
     with _open(task.source) as stream, atomic(task.output) as out:
+
         def write(data: bytes) -> None:  # one output line per input line: count them here
             nonlocal lines
             lines += data.count(b"\n")
@@ -207,20 +215,23 @@ def _parquet(task: Task, settings: _lines.Settings) -> Result:
 
     if settings.profile != "jcs":
         raise JobError("Parquet digests are RFC 8785 (jcs) digests; --profile jcs-n reads JSON Lines")
-    notes: List[str] = []
+    notes: list[str] = []
     rows = 0
     with _open(task.source) as stream, atomic(task.output) as out:
         source = pq.ParquetFile(stream)
         if task.column not in source.schema_arrow.names:
-            raise JobError(f"{task.source}: no column {task.column!r} (it has "
-                           f"{', '.join(source.schema_arrow.names)})")
+            raise JobError(f"{task.source}: no column {task.column!r} (it has {', '.join(source.schema_arrow.names)})")
         writer: Any = None
         columns = None if task.append else [task.column]
         for batch in source.iter_batches(batch_size=BATCH_ROWS, columns=columns):
             values, errors = arrow.digest_array(
-                batch.column(task.column), algorithm=settings.algorithm, errors="null",
-                max_depth=settings.max_depth, strict_integers=settings.strict_integers,
-                integers_only=settings.integers_only)
+                batch.column(task.column),
+                algorithm=settings.algorithm,
+                errors="null",
+                max_depth=settings.max_depth,
+                strict_integers=settings.strict_integers,
+                integers_only=settings.integers_only,
+            )
             if task.append:
                 table = pa.Table.from_batches([batch])
             else:
@@ -234,20 +245,19 @@ def _parquet(task: Task, settings: _lines.Settings) -> Result:
             writer.write_table(table)
             rows += batch.num_rows
         if writer is None:  # no rows: an empty file with the schema
-            empty = source.schema_arrow.empty_table() if task.append else \
-                pa.table({"row": pa.array([], pa.int64())})
-            empty = empty.append_column("digest", pa.array([], pa.string())) \
-                .append_column("error", pa.array([], pa.string()))
+            empty = source.schema_arrow.empty_table() if task.append else pa.table({"row": pa.array([], pa.int64())})
+            empty = empty.append_column("digest", pa.array([], pa.string())).append_column(
+                "error", pa.array([], pa.string())
+            )
             pq.write_table(empty, out)
         else:
             writer.close()
     return Result(task.source, task.output, rows, notes)
 
 
-def run_local(tasks: Sequence[Task], settings: _lines.Settings,
-              on_result: Optional[Any] = None) -> List[Result]:
+def run_local(tasks: Sequence[Task], settings: _lines.Settings, on_result: Any | None = None) -> list[Result]:
     """The tasks one after another in this process (a job without a cluster)."""
-    results: List[Result] = []
+    results: list[Result] = []
     for task in tasks:
         result = run_task(task, settings)
         if on_result is not None:
@@ -259,7 +269,7 @@ def run_local(tasks: Sequence[Task], settings: _lines.Settings,
 Sources = Union[str, Sequence[str]]
 
 
-def sources_of(inputs: Sources) -> List[str]:
+def sources_of(inputs: Sources) -> list[str]:
     """The input files of a job: a pattern (expanded) or a list of patterns and paths."""
     patterns = [inputs] if isinstance(inputs, str) else list(inputs)
     found = [p for pattern in patterns for p in expand(pattern)]

@@ -15,9 +15,10 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core import api
 from ..core.errors import FastJCSError
@@ -40,15 +41,37 @@ if TYPE_CHECKING:
 AGREE = "agree"
 #: Wrong bytes, by the area where they differ from the canonical form.
 WRONG_NUMBER, WRONG_STRING, WRONG_ORDER, WRONG_WHITESPACE, WRONG_OTHER = (
-    "wrong-number", "wrong-string", "wrong-order", "wrong-whitespace", "wrong-other")
+    "wrong-number",
+    "wrong-string",
+    "wrong-order",
+    "wrong-whitespace",
+    "wrong-other",
+)
 ACCEPTS_INVALID, REFUSES_VALID = "accepts-invalid", "refuses-valid"
 #: Every class of failure, in the order reports list them.
-CLASSES = (WRONG_NUMBER, WRONG_STRING, WRONG_ORDER, WRONG_WHITESPACE, WRONG_OTHER, ACCEPTS_INVALID,
-           REFUSES_VALID, CRASH, TIMEOUT, CANNOT_START, PROTOCOL_ERROR)
+CLASSES = (
+    WRONG_NUMBER,
+    WRONG_STRING,
+    WRONG_ORDER,
+    WRONG_WHITESPACE,
+    WRONG_OTHER,
+    ACCEPTS_INVALID,
+    REFUSES_VALID,
+    CRASH,
+    TIMEOUT,
+    CANNOT_START,
+    PROTOCOL_ERROR,
+)
 #: Classes where the peer gave no answer: not compared.
 NO_ANSWER = (CRASH, TIMEOUT, CANNOT_START, PROTOCOL_ERROR)
-_AREA = {"number-format": WRONG_NUMBER, "string-escaping": WRONG_STRING, "member-order": WRONG_ORDER,
-         "whitespace": WRONG_WHITESPACE, "trailing-newline": WRONG_WHITESPACE, "other": WRONG_OTHER}
+_AREA = {
+    "number-format": WRONG_NUMBER,
+    "string-escaping": WRONG_STRING,
+    "member-order": WRONG_ORDER,
+    "whitespace": WRONG_WHITESPACE,
+    "trailing-newline": WRONG_WHITESPACE,
+    "other": WRONG_OTHER,
+}
 #: The families of categories, the matrix's columns, in order (a category is "<family>-<what>").
 FAMILIES = ("number", "string", "order", "structure", "whitespace", "syntax", "vectors", "es6", "user")
 
@@ -58,11 +81,11 @@ def family(category: str) -> str:
     return category.split("-", 1)[0]
 
 
-def _family_rank(fam: str) -> Tuple[int, str]:
+def _family_rank(fam: str) -> tuple[int, str]:
     return (FAMILIES.index(fam) if fam in FAMILIES else len(FAMILIES), fam)
 
 
-def classify(expected: Optional[bytes], outcome: Outcome) -> str:
+def classify(expected: bytes | None, outcome: Outcome) -> str:
     """The class of one answer: agree, or one of CLASSES."""
     if outcome.fault:
         return outcome.status
@@ -75,7 +98,7 @@ def classify(expected: Optional[bytes], outcome: Outcome) -> str:
     return _AREA[difference_kind(expected, outcome.data)]
 
 
-def expected_of(text: bytes) -> Optional[bytes]:
+def expected_of(text: bytes) -> bytes | None:
     """fastjcs's answer for a text: its canonical bytes, or None when it refuses it."""
     try:
         return api.canonicalize(text)
@@ -104,8 +127,8 @@ class OneShotPeer:
             return Outcome(ERROR, reply.stderr.strip()[-300:])
         return Outcome(OK, strip_newline(reply.stdout) if self.newline == "strip" else reply.stdout)
 
-    def run(self, documents: Sequence[bytes], progress: Optional[Callable[[int], None]] = None) -> List[Outcome]:
-        out: List[Outcome] = []
+    def run(self, documents: Sequence[bytes], progress: Callable[[int], None] | None = None) -> list[Outcome]:
+        out: list[Outcome] = []
         with ThreadPoolExecutor(max(1, self.jobs)) as pool:
             for outcome in pool.map(self._one, documents):
                 out.append(outcome)
@@ -146,7 +169,7 @@ def parse_peer(text: str, protocol: str = "batch") -> PeerSpec:
     return PeerSpec(name.strip(), command.strip(), protocol)
 
 
-def read_peers(path: str) -> List[PeerSpec]:
+def read_peers(path: str) -> list[PeerSpec]:
     """The peers of a manifest ({"peers": [{"name", "command", ...}]}, as interop/setup.sh writes)."""
     with open(path, "rb") as f:
         doc = json.load(f)
@@ -167,7 +190,7 @@ def read_peers(path: str) -> List[PeerSpec]:
 DESCEND_BELOW = 4096
 
 
-def sub_values(text: bytes) -> List[bytes]:
+def sub_values(text: bytes) -> list[bytes]:
     """Every complete JSON value inside the text but the whole (members' values, elements,
     strings, numbers), smallest first: the candidates for descending into a child."""
     decoder = json.JSONDecoder()
@@ -188,13 +211,13 @@ class _Budget:
     def __init__(self, calls: int) -> None:
         self.left = calls
 
-    def take(self, trials: List[bytes]) -> List[bytes]:
+    def take(self, trials: list[bytes]) -> list[bytes]:
         trials = trials[: max(0, self.left)]
         self.left -= len(trials)
         return trials
 
 
-def _descend(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: _Budget) -> bytes:
+def _descend(text: bytes, same_class: Callable[[list[bytes]], list[bool]], budget: _Budget) -> bytes:
     inner = budget.take(sub_values(text))
     if inner:
         verdicts = same_class(inner)
@@ -203,7 +226,7 @@ def _descend(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budge
     return text
 
 
-def _ddmin(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: _Budget) -> bytes:
+def _ddmin(text: bytes, same_class: Callable[[list[bytes]], list[bool]], budget: _Budget) -> bytes:
     n = 2
     while len(text) > 1 and budget.left > 0:
         size = max(1, len(text) // n)
@@ -223,7 +246,7 @@ def _ddmin(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget:
     return text
 
 
-def shrink_bytes(text: bytes, same_class: Callable[[List[bytes]], List[bool]], budget: int) -> bytes:
+def shrink_bytes(text: bytes, same_class: Callable[[list[bytes]], list[bool]], budget: int) -> bytes:
     """A smaller text of the same class, in at most `budget` trials: the smallest value inside it
     that keeps the class, then delta debugging over bytes (each round's candidates, the text
     without one of n chunks and each chunk alone, put to the peer together in one batch). A long
@@ -250,17 +273,25 @@ class Example:
     category: str
     clause: str
     text: bytes
-    expected: Optional[bytes]
+    expected: bytes | None
     got: Outcome
     reproducer: bytes
-    reproducer_expected: Optional[bytes]
+    reproducer_expected: bytes | None
     reproducer_got: Outcome
 
-    def as_dict(self) -> Dict[str, Any]:
-        return {"class": self.cls, "case": self.case_id, "category": self.category, "clause": self.clause,
-                "text": show(self.text), "expected": _answer(self.expected), "got": _outcome(self.got),
-                "reproducer": show(self.reproducer), "reproducer_expected": _answer(self.reproducer_expected),
-                "reproducer_got": _outcome(self.reproducer_got)}
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "class": self.cls,
+            "case": self.case_id,
+            "category": self.category,
+            "clause": self.clause,
+            "text": show(self.text),
+            "expected": _answer(self.expected),
+            "got": _outcome(self.got),
+            "reproducer": show(self.reproducer),
+            "reproducer_expected": _answer(self.reproducer_expected),
+            "reproducer_got": _outcome(self.reproducer_got),
+        }
 
 
 @dataclass
@@ -274,9 +305,9 @@ class PeerResult:
     #: of `seconds`, the time lost to faults (timeouts waited out, probes, restarts after a crash)
     fault_seconds: float = 0.0
     #: family -> class (or "agree") -> count
-    cells: Dict[str, Counter] = field(default_factory=dict)
+    cells: dict[str, Counter] = field(default_factory=dict)
     totals: Counter = field(default_factory=Counter)
-    examples: Dict[str, Example] = field(default_factory=dict)
+    examples: dict[str, Example] = field(default_factory=dict)
 
     def count(self, example: Example) -> int:
         """How many cases of the example's family fall in its class."""
@@ -301,17 +332,31 @@ class PeerResult:
         busy = self.seconds - self.fault_seconds
         return self.answered / busy if busy > 0 else 0.0
 
-    def as_dict(self) -> Dict[str, Any]:
-        return {"peer": self.spec.__dict__, "cases": self.cases, "answered": self.answered,
-                "failures": self.failures, "ok": self.ok, "seconds": round(self.seconds, 3),
-                "fault_seconds": round(self.fault_seconds, 3),
-                "documents_per_second": round(self.docs_per_second), "bytes": self.bytes_in,
-                "totals": dict(self.totals), "cells": {f: dict(c) for f, c in self.cells.items()},
-                "examples": [e.as_dict() for e in self.examples.values()]}
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "peer": self.spec.__dict__,
+            "cases": self.cases,
+            "answered": self.answered,
+            "failures": self.failures,
+            "ok": self.ok,
+            "seconds": round(self.seconds, 3),
+            "fault_seconds": round(self.fault_seconds, 3),
+            "documents_per_second": round(self.docs_per_second),
+            "bytes": self.bytes_in,
+            "totals": dict(self.totals),
+            "cells": {f: dict(c) for f, c in self.cells.items()},
+            "examples": [e.as_dict() for e in self.examples.values()],
+        }
 
 
-def run_peer(spec: PeerSpec, cases: Sequence["Case"], timeout: float = 10.0, shrink_budget: int = 400,
-             newline: str = "strip", progress: Optional[Callable[[int], None]] = None) -> PeerResult:
+def run_peer(
+    spec: PeerSpec,
+    cases: Sequence[Case],
+    timeout: float = 10.0,
+    shrink_budget: int = 400,
+    newline: str = "strip",
+    progress: Callable[[int], None] | None = None,
+) -> PeerResult:
     """Put every case to the peer (timed), classify every answer, and shrink the smallest failing
     case of each class in each family of categories to a reproducer of that class."""
     result = PeerResult(spec, cases=len(cases), bytes_in=sum(len(c.text) for c in cases))
@@ -321,7 +366,7 @@ def run_peer(spec: PeerSpec, cases: Sequence["Case"], timeout: float = 10.0, shr
         outcomes = peer.run([c.text for c in cases], progress)
         result.seconds = time.perf_counter() - start
         result.fault_seconds = getattr(peer, "fault_seconds", 0.0)
-        first: Dict[Tuple[str, str], int] = {}
+        first: dict[tuple[str, str], int] = {}
         for k, (case, outcome) in enumerate(zip(cases, outcomes)):
             cls = classify(case.expected, outcome)
             fam = family(case.category)
@@ -336,15 +381,25 @@ def run_peer(spec: PeerSpec, cases: Sequence["Case"], timeout: float = 10.0, shr
             # a timeout costs the whole timeout per trial, a command that cannot start has nothing to
             # shrink: those keep their case as found
             if cls not in (TIMEOUT, CANNOT_START) and shrink_budget > 0:
-                def same_class(trials: List[bytes], cls: str = cls) -> List[bool]:
+
+                def same_class(trials: list[bytes], cls: str = cls) -> list[bool]:
                     answers = peer.run(trials)
                     return [classify(expected_of(t), a) == cls for t, a in zip(trials, answers)]
 
                 text = shrink_bytes(text, same_class, shrink_budget if cls != CRASH else min(shrink_budget, 40))
             again = peer.run([text])[0] if text != case.text else outcome
-            result.examples[f"{cls} {fam}"] = Example(cls, case.id, case.category, case.clause, case.text, case.expected,
-                                           outcome, text, expected_of(text) if text != case.text else case.expected,
-                                           again)
+            result.examples[f"{cls} {fam}"] = Example(
+                cls,
+                case.id,
+                case.category,
+                case.clause,
+                case.text,
+                case.expected,
+                outcome,
+                text,
+                expected_of(text) if text != case.text else case.expected,
+                again,
+            )
     finally:
         peer.close()
     return result
@@ -376,7 +431,7 @@ def clip(text: str, most: int = 160) -> str:
     return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
 
 
-def _answer(data: Optional[bytes]) -> str:
+def _answer(data: bytes | None) -> str:
     return "refused" if data is None else show(data)
 
 
@@ -388,7 +443,7 @@ def _outcome(o: Outcome) -> str:
     return f"{o.status}: {o.detail}"
 
 
-def _cell(counts: Optional[Counter]) -> str:
+def _cell(counts: Counter | None) -> str:
     if not counts:
         return "-"
     bad = [(cls, counts[cls]) for cls in CLASSES if counts.get(cls)]
@@ -397,7 +452,7 @@ def _cell(counts: Optional[Counter]) -> str:
     return ", ".join(f"{n} {cls}" for cls, n in bad)
 
 
-def _columns(results: Sequence[PeerResult]) -> List[str]:
+def _columns(results: Sequence[PeerResult]) -> list[str]:
     return sorted({f for r in results for f in r.cells}, key=_family_rank)
 
 
@@ -410,8 +465,9 @@ def text_report(results: Sequence[PeerResult]) -> str:
     lines = []
     for r in results:
         verdict = "pass" if r.ok else f"{r.failures} of {r.cases} fail"
-        lines.append(f"{r.spec.name}: {verdict}; {r.answered} answered, {_throughput(r)} "
-                     f"({r.seconds:.2f} s for {r.cases} cases)")
+        lines.append(
+            f"{r.spec.name}: {verdict}; {r.answered} answered, {_throughput(r)} ({r.seconds:.2f} s for {r.cases} cases)"
+        )
         for fam in _columns([r]):
             lines.append(f"  {fam:<11} {_cell(r.cells.get(fam))}")
         for e in r.examples.values():
@@ -426,35 +482,44 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "\\`")
 
 
-def markdown_report(results: Sequence[PeerResult], meta: Dict[str, Any]) -> str:
+def markdown_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
     """The matrix as markdown (for the docs), then each peer's classes with a shrunk reproducer."""
     cols = _columns(results)
-    out = ["# JCS interop matrix", "",
-           f"Generated {meta.get('date', '')} by `{meta.get('command', 'fastjcs interop')}` "
-           f"(fastjcs {meta.get('fastjcs', '')}): {meta.get('cases', 0)} cases "
-           f"({meta.get('corpus', '')}), seed {meta.get('seed', '')}. A cell is `pass (N)` when the "
-           "peer agrees with RFC 8785 on all N cases of that family, else the count of each class "
-           "of failure; documents/s is the batch run's throughput, faults left out "
-           "([the lab](interop.md) says how to read it).", "",
-           "| peer | version | language | " + " | ".join(cols) + " | documents/s |",
-           "|---|---|---|" + "---|" * len(cols) + "---:|"]
+    out = [
+        "# JCS interop matrix",
+        "",
+        f"Generated {meta.get('date', '')} by `{meta.get('command', 'fastjcs interop')}` "
+        f"(fastjcs {meta.get('fastjcs', '')}): {meta.get('cases', 0)} cases "
+        f"({meta.get('corpus', '')}), seed {meta.get('seed', '')}. A cell is `pass (N)` when the "
+        "peer agrees with RFC 8785 on all N cases of that family, else the count of each class "
+        "of failure; documents/s is the batch run's throughput, faults left out "
+        "([the lab](interop.md) says how to read it).",
+        "",
+        "| peer | version | language | " + " | ".join(cols) + " | documents/s |",
+        "|---|---|---|" + "---|" * len(cols) + "---:|",
+    ]
     for r in results:
         s = r.spec
         cells = [_md(_cell(r.cells.get(f))) for f in cols]
-        out.append(f"| {_md(s.name)} | {_md(s.version or '-')} | {_md(s.language or '-')} | "
-                   + " | ".join(cells) + f" | {_throughput(r)} |")
+        out.append(
+            f"| {_md(s.name)} | {_md(s.version or '-')} | {_md(s.language or '-')} | "
+            + " | ".join(cells)
+            + f" | {_throughput(r)} |"
+        )
     for r in results:
         if not r.examples:
             continue
         out += ["", f"### {r.spec.name}", ""]
         for e in r.examples.values():
-            out.append(f"- **{e.cls}** ({r.count(e)} {family(e.category)} cases; e.g. `{e.category}`, {e.clause}): "
-                       f"`{_md(clip(show(e.reproducer)))}` gives `{_md(clip(_outcome(e.reproducer_got)))}`, "
-                       f"RFC 8785: `{_md(clip(_answer(e.reproducer_expected)))}`")
+            out.append(
+                f"- **{e.cls}** ({r.count(e)} {family(e.category)} cases; e.g. `{e.category}`, {e.clause}): "
+                f"`{_md(clip(show(e.reproducer)))}` gives `{_md(clip(_outcome(e.reproducer_got)))}`, "
+                f"RFC 8785: `{_md(clip(_answer(e.reproducer_expected)))}`"
+            )
     return "\n".join(out) + "\n"
 
 
-def html_report(results: Sequence[PeerResult], meta: Dict[str, Any]) -> str:
+def html_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
     """The matrix as one self-contained HTML page (no script, no external resource)."""
     cols = _columns(results)
     e = html.escape
@@ -466,16 +531,24 @@ def html_report(results: Sequence[PeerResult], meta: Dict[str, Any]) -> str:
             bad = counts is not None and any(counts.get(c) for c in CLASSES)
             klass = "none" if counts is None else ("fail" if bad else "pass")
             cells.append(f'<td class="{klass}">{e(_cell(counts))}</td>')
-        rows.append(f"<tr><th>{e(r.spec.name)}</th><td>{e(r.spec.version or '-')}</td>"
-                    f"<td>{e(r.spec.language or '-')}</td>{''.join(cells)}<td>{e(_throughput(r))}</td></tr>")
+        rows.append(
+            f"<tr><th>{e(r.spec.name)}</th><td>{e(r.spec.version or '-')}</td>"
+            f"<td>{e(r.spec.language or '-')}</td>{''.join(cells)}<td>{e(_throughput(r))}</td></tr>"
+        )
     details = []
     for r in results:
         for x in r.examples.values():
-            details.append(f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
-                           f"<td>{e(x.category)}<br>{e(x.clause)}</td><td><code>{e(clip(show(x.reproducer)))}</code></td>"
-                           f"<td><code>{e(clip(_outcome(x.reproducer_got)))}</code></td>"
-                           f"<td><code>{e(clip(_answer(x.reproducer_expected)))}</code></td></tr>")
+            details.append(
+                f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
+                f"<td>{e(x.category)}<br>{e(x.clause)}</td><td><code>{e(clip(show(x.reproducer)))}</code></td>"
+                f"<td><code>{e(clip(_outcome(x.reproducer_got)))}</code></td>"
+                f"<td><code>{e(clip(_answer(x.reproducer_expected)))}</code></td></tr>"
+            )
     head = "".join(f"<th>{e(c)}</th>" for c in cols)
+    summary = (
+        f"Generated {meta.get('date', '')}: {meta.get('cases', 0)} cases ({meta.get('corpus', '')}), "
+        f"seed {meta.get('seed', '')}."
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>JCS interop matrix</title>
 <style>
@@ -486,12 +559,13 @@ td.pass {{ background: #d9f2d9; }} td.fail {{ background: #f8d0d0; }} td.none {{
 code {{ word-break: break-all; }}
 </style></head><body>
 <h1>JCS interop matrix</h1>
-<p>{e(f"Generated {meta.get('date', '')}: {meta.get('cases', 0)} cases ({meta.get('corpus', '')}), seed {meta.get('seed', '')}.")}</p>
+<p>{e(summary)}</p>
 <table><tr><th>peer</th><th>version</th><th>language</th>{head}<th>documents/s</th></tr>
 {chr(10).join(rows)}
 </table>
 <h2>Reproducers (shrunk)</h2>
-<table><tr><th>peer</th><th>class</th><th>cases</th><th>category</th><th>input</th><th>peer answers</th><th>RFC 8785</th></tr>
+<table><tr><th>peer</th><th>class</th><th>cases</th><th>category</th><th>input</th>
+<th>peer answers</th><th>RFC 8785</th></tr>
 {chr(10).join(details)}
 </table></body></html>
 """
@@ -520,8 +594,7 @@ class Progress:
             rate = self.done / max(now - self._start, 1e-9)
             end = "\r" if self.tty and self.done < self.total else "\n"
             self._next = now + 0.2 if self.tty else self.done + max(1, self.total // 10)
-            print(f"{self.name}: {self.done}/{self.total} cases, {rate:,.0f}/s", end=end, file=sys.stderr,
-                  flush=True)
+            print(f"{self.name}: {self.done}/{self.total} cases, {rate:,.0f}/s", end=end, file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -537,10 +610,10 @@ class NothingCompared(Exception):
 class Matrix:
     """A run of several peers over one corpus, with what is needed to publish it."""
 
-    results: List[PeerResult]
-    meta: Dict[str, Any]
+    results: list[PeerResult]
+    meta: dict[str, Any]
     #: peers that were not run, and why (a manifest's "skipped": not installable here)
-    skipped: List[Dict[str, str]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -550,8 +623,10 @@ class Matrix:
         lines = [text_report(self.results)]
         lines += [f"{s.get('name')}: not run ({s.get('why')})" for s in self.skipped]
         failing = [r.spec.name for r in self.results if not r.ok]
-        lines.append(f"{len(self.results)} peer(s), {self.meta.get('cases', 0)} cases each: "
-                     + (f"{len(failing)} with failures ({', '.join(failing)})" if failing else "all agree"))
+        lines.append(
+            f"{len(self.results)} peer(s), {self.meta.get('cases', 0)} cases each: "
+            + (f"{len(failing)} with failures ({', '.join(failing)})" if failing else "all agree")
+        )
         return "\n".join(lines)
 
     def markdown(self) -> str:
@@ -563,22 +638,32 @@ class Matrix:
     def html(self) -> str:
         return html_report(self.results, self.meta)
 
-    def as_dict(self) -> Dict[str, Any]:
-        return {"ok": self.ok, "meta": self.meta, "results": [r.as_dict() for r in self.results],
-                "skipped": self.skipped}
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "meta": self.meta,
+            "results": [r.as_dict() for r in self.results],
+            "skipped": self.skipped,
+        }
 
 
-def run_matrix(specs: Sequence[PeerSpec], cases: Sequence["Case"], meta: Dict[str, Any],
-               timeout: float = 10.0, shrink_budget: int = 400, newline: str = "strip",
-               progress: bool = True) -> Matrix:
+def run_matrix(
+    specs: Sequence[PeerSpec],
+    cases: Sequence[Case],
+    meta: dict[str, Any],
+    timeout: float = 10.0,
+    shrink_budget: int = 400,
+    newline: str = "strip",
+    progress: bool = True,
+) -> Matrix:
     """Run every peer over the cases, one after the other (their throughput is not shared).
     Raises NothingCompared when there is no case, or no peer answered a single one."""
     if not cases:
         raise NothingCompared("nothing compared: the corpus has no case")
-    results = [run_peer(s, cases, timeout, shrink_budget, newline, Progress(s.name, len(cases), progress))
-               for s in specs]
+    results = [
+        run_peer(s, cases, timeout, shrink_budget, newline, Progress(s.name, len(cases), progress)) for s in specs
+    ]
     if not any(r.answered for r in results):
-        why = "; ".join(f"{r.spec.name}: {next(iter(r.examples.values())).got.detail}"
-                        for r in results if r.examples)
+        why = "; ".join(f"{r.spec.name}: {next(iter(r.examples.values())).got.detail}" for r in results if r.examples)
         raise NothingCompared(f"nothing compared: no peer answered a case ({why})")
     return Matrix(results, {**meta, "cases": len(cases)})

@@ -20,8 +20,9 @@ does not know how many lines came before its chunk) and writes each `error:` lin
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Callable
 
 from ..core import seam
 from ..core.errors import FastJCSError
@@ -33,34 +34,37 @@ CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, smal
 
 @dataclass(frozen=True)
 class Settings:
-    algorithm: str                  # sha256 | sha384 (jcs); sha256 (jcs-n)
-    profile: str                    # "jcs" or "jcs-n"
-    exclusion: Tuple[str, ...]      # jcs-n only: top-level members left out
+    algorithm: str  # sha256 | sha384 (jcs); sha256 (jcs-n)
+    profile: str  # "jcs" or "jcs-n"
+    exclusion: tuple[str, ...]  # jcs-n only: top-level members left out
     max_depth: int
     strict_integers: bool
-    integers_only: bool = False     # jcs: integer-only JCS (floats, fractions, exponents refused)
+    integers_only: bool = False  # jcs: integer-only JCS (floats, fractions, exponents refused)
 
 
 @dataclass(frozen=True)
 class ChunkResult:
-    output: bytes                   # the digest lines of the chunk; error lines go in at out_at
-    failures: List[Tuple[Any, ...]]  # per failed line, as the backends' digest_lines_hex gives it
+    output: bytes  # the digest lines of the chunk; error lines go in at out_at
+    failures: list[tuple[Any, ...]]  # per failed line, as the backends' digest_lines_hex gives it
     lines: int
-    size: int                       # bytes of input
+    size: int  # bytes of input
 
 
 # ---- digesting one chunk ---------------------------------------------------------------------
 
 
-def _jcs_n_lines(data: bytes, s: Settings) -> List[Any]:
+def _jcs_n_lines(data: bytes, s: Settings) -> list[Any]:
     """Per line: the raw SHA-256 of the jcs-n pre-image, or the exception (text path, in Python)."""
     from ..cpb import pre_image_text
 
-    results: List[Any] = []
+    results: list[Any] = []
     for line in split_lines(data):
         try:
-            results.append(raw_digest(pre_image_text(line, algorithm="jcs-n", exclusion_set=s.exclusion,
-                                                     max_depth=s.max_depth), "sha256"))
+            results.append(
+                raw_digest(
+                    pre_image_text(line, algorithm="jcs-n", exclusion_set=s.exclusion, max_depth=s.max_depth), "sha256"
+                )
+            )
         except FastJCSError as exc:
             results.append(exc)
     return results
@@ -70,11 +74,10 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
     """Digest every line of `data` (whole lines, any bytes-like object); never raises for a bad line."""
     if s.profile == "jcs":
         # One backend call renders the digest lines itself (in C, without coming back per line).
-        output, lines, failures = seam.impl().digest_lines_hex(data, s.max_depth, s.strict_integers,
-                                                               s.algorithm, s.algorithm + ":",
-                                                               s.integers_only)
+        output, lines, failures = seam.impl().digest_lines_hex(
+            data, s.max_depth, s.strict_integers, s.algorithm, s.algorithm + ":", s.integers_only
+        )
     else:
-
         data = bytes(data)
         output, lines, failures = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex
     return ChunkResult(output, failures, lines, len(data))
@@ -97,7 +100,7 @@ class LineChunks:
 
     def __init__(self, stream: Any, chunk: int = CHUNK) -> None:
         self._stream, self._chunk = stream, chunk
-        self._spare: List[bytearray] = []
+        self._spare: list[bytearray] = []
 
     def __iter__(self) -> Iterator[Any]:
         spare = self._spare
@@ -134,7 +137,7 @@ class LineChunks:
 
 # ---- worker processes ------------------------------------------------------------------------
 
-_worker_settings: Optional[Settings] = None
+_worker_settings: Settings | None = None
 
 
 def _init_worker(s: Settings) -> None:
@@ -150,9 +153,16 @@ def _work(data: bytes) -> ChunkResult:
 # ---- the run ---------------------------------------------------------------------------------
 
 
-def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
-        report: Callable[[List[str]], None], fail_fast: bool,
-        progress: Optional[Callable[[int], None]] = None, chunk: int = CHUNK) -> int:
+def run(
+    stream: Any,
+    s: Settings,
+    jobs: int,
+    write: Callable[[bytes], Any],
+    report: Callable[[list[str]], None],
+    fail_fast: bool,
+    progress: Callable[[int], None] | None = None,
+    chunk: int = CHUNK,
+) -> int:
     """Digest every line read from the binary `stream`, in order.
 
     Calls write(bytes) with the output, and report(notes) after the output of each batch of
@@ -169,8 +179,7 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
     second = next(chunks, None)
     todo = _chain(first, second, chunks)
     if jobs <= 1 or second is None:  # one chunk: a worker would only add its start-up
-        return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report,
-                      fail_fast, progress)
+        return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report, fail_fast, progress)
     if s.profile == "jcs" and seam.backend() == "native":
         # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
         # threads share the work with no pickling of results between processes.
@@ -200,8 +209,7 @@ def run(stream: Any, s: Settings, jobs: int, write: Callable[[bytes], Any],
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _each(items: Iterator[Any], fn: Callable[[Any], ChunkResult],
-          done: Callable[[Any], None]) -> Iterator[ChunkResult]:
+def _each(items: Iterator[Any], fn: Callable[[Any], ChunkResult], done: Callable[[Any], None]) -> Iterator[ChunkResult]:
     for item in items:
         result = fn(item)
         done(item)
@@ -215,8 +223,9 @@ def _chain(first: Any, second: Any, rest: Iterator[Any]) -> Iterator[Any]:
         yield from rest
 
 
-def _in_order(submit: Callable[[Any], Any], items: Iterator[Any], ahead: int,
-              done: Callable[[Any], None]) -> Iterator[ChunkResult]:
+def _in_order(
+    submit: Callable[[Any], Any], items: Iterator[Any], ahead: int, done: Callable[[Any], None]
+) -> Iterator[ChunkResult]:
     """submit(item) for each item, results in input order, at most `ahead` chunks in flight (so a
     long input is not read into memory before the first result is written); done(item) once its
     result is in."""
@@ -235,9 +244,13 @@ def _in_order(submit: Callable[[Any], Any], items: Iterator[Any], ahead: int,
         done(finished)
 
 
-def _write(results: Iterator[ChunkResult], write: Callable[[bytes], Any],
-           report: Callable[[List[str]], None], fail_fast: bool,
-           progress: Optional[Callable[[int], None]]) -> int:
+def _write(
+    results: Iterator[ChunkResult],
+    write: Callable[[bytes], Any],
+    report: Callable[[list[str]], None],
+    fail_fast: bool,
+    progress: Callable[[int], None] | None,
+) -> int:
     """Write the results in order, each failed line's `error:` line in its place."""
     failed = 0
     first_line, base = 1, 0
@@ -245,7 +258,7 @@ def _write(results: Iterator[ChunkResult], write: Callable[[bytes], Any],
         failures = result.failures[:1] if fail_fast else result.failures
         done = 0
         for at in range(0, len(failures), _BATCH):  # the texts of a batch at a time in memory
-            out, notes, done = _render(failures[at:at + _BATCH], result.output, done, first_line, base)
+            out, notes, done = _render(failures[at : at + _BATCH], result.output, done, first_line, base)
             write(out)
             report(notes)
         failed += len(failures)
@@ -262,13 +275,14 @@ def _write(results: Iterator[ChunkResult], write: Callable[[bytes], Any],
 _BATCH = 2048
 
 
-def _render(failures: List[Tuple[Any, ...]], output: bytes, done: int, first_line: int,
-            base: int) -> Tuple[bytes, List[str], int]:
+def _render(
+    failures: list[tuple[Any, ...]], output: bytes, done: int, first_line: int, base: int
+) -> tuple[bytes, list[str], int]:
     """The output up to the last of these failures with their `error:` lines in place, their
     notes for stderr, and how far into `output` that went."""
-    pieces: List[bytes] = []
-    run: List[str] = []  # the texts of failed lines with no digest line between them
-    notes: List[str] = []
+    pieces: list[bytes] = []
+    run: list[str] = []  # the texts of failed lines with no digest line between them
+    notes: list[str] = []
     for index, start, out_at, offset, what in failures:
         if out_at != done:
             if run:
@@ -287,6 +301,6 @@ def _render(failures: List[Tuple[Any, ...]], output: bytes, done: int, first_lin
     return b"".join(pieces), notes, done
 
 
-def _error_lines(texts: List[str]) -> bytes:
+def _error_lines(texts: list[str]) -> bytes:
     """The stdout lines standing for failed lines: "error:" and the text; no digest looks so."""
     return ("error:" + "\nerror:".join(texts) + "\n").encode("utf-8", "backslashreplace")

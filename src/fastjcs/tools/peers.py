@@ -13,8 +13,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence
+from typing import Any, BinaryIO, Callable
 
 #: The classes of a call that gave no answer: counted apart from agreements and disagreements.
 CANNOT_START, CRASH, TIMEOUT = "cannot-start", "crash", "timeout"
@@ -26,10 +27,10 @@ _SHELL_CRASH = {128 + int(s): s for s in _CRASH_SIGNALS}
 
 @dataclass(frozen=True)
 class Reply:
-    status: int          # exit status (negative: killed by that signal); -1 for a time-out or no shell
+    status: int  # exit status (negative: killed by that signal); -1 for a time-out or no shell
     stdout: bytes
     stderr: bytes
-    fault: Optional[str] = None   # cannot-start | crash | timeout: no answer at all
+    fault: str | None = None  # cannot-start | crash | timeout: no answer at all
 
     def describe_fault(self) -> str:
         """The fault in words, for a report."""
@@ -46,7 +47,7 @@ def _tail(stderr: bytes) -> str:
     return f": {line}" if line else ""
 
 
-def fault_of(status: int) -> Optional[str]:
+def fault_of(status: int) -> str | None:
     """cannot-start for 126 (not executable) and 127 (not found), the shell's words for a command
     that never ran; crash for a signal (a negative status, or 128 + a crash signal from a shell
     that did not exec its command); None for an answer (exit 0, or any other refusal)."""
@@ -61,8 +62,14 @@ def call(cmd: str, data: bytes, timeout: float) -> Reply:
     """Run `cmd` through the shell (so `VAR=value cmd` works) with `data` on stdin. On a time-out
     the whole process group is killed (a shell's children too)."""
     try:
-        p = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, start_new_session=True)
+        p = subprocess.Popen(
+            cmd,
+            shell=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as exc:
         return Reply(-1, b"", str(exc).encode(), CANNOT_START)
     try:
@@ -151,16 +158,23 @@ class _Process:
     """One running peer: its stdin fed by a writer thread, its stdout read line by line with a
     deadline, its stderr drained (the last few KiB kept for reports)."""
 
-    def __init__(self, command: str, env: Optional[Dict[str, str]]) -> None:
-        self.proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True, env=env)
+    def __init__(self, command: str, env: dict[str, str] | None) -> None:
+        self.proc = subprocess.Popen(
+            command,
+            shell=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env=env,
+        )
         self.answered = 0
         self._buffer = b""
         self._fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
         self._stderr: collections.deque = collections.deque(maxlen=64)
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
-        self._writer: Optional[threading.Thread] = None
+        self._writer: threading.Thread | None = None
 
     def _read_stderr(self) -> None:
         for line in self.proc.stderr:  # type: ignore[union-attr]
@@ -185,19 +199,19 @@ class _Process:
                 if close:
                     pipe.close()  # type: ignore[union-attr]
             except (BrokenPipeError, ValueError, OSError):
-                pass   # the peer stopped reading: the reader sees why
+                pass  # the peer stopped reading: the reader sees why
 
         self._writer = threading.Thread(target=write, daemon=True)
         self._writer.start()
 
-    def readline(self, timeout: float) -> Optional[bytes]:
+    def readline(self, timeout: float) -> bytes | None:
         """The next line without its ending; b"" at end of output (the peer exited or closed it);
         None when nothing came within `timeout` seconds."""
         deadline = time.monotonic() + timeout
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
-                line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
                 return line[:-1] if line.endswith(b"\r") else line
             left = deadline - time.monotonic()
             if left <= 0:
@@ -207,7 +221,7 @@ class _Process:
                 return None
             chunk = os.read(self._fd, 1 << 16)
             if not chunk:
-                if self._buffer:   # a last line without its ending
+                if self._buffer:  # a last line without its ending
                     line, self._buffer = self._buffer, b""
                     return line
                 return b""
@@ -220,7 +234,7 @@ class _Process:
             pass
         self.close()
 
-    def close(self, wait: float = 5.0) -> Optional[int]:
+    def close(self, wait: float = 5.0) -> int | None:
         """Close stdin and collect the exit status (killing the group if it does not end)."""
         try:
             self.proc.stdin.close()  # type: ignore[union-attr]
@@ -252,28 +266,28 @@ class BatchPeer:
     document; so is, as its last fault, a command that has not answered one document in
     GIVE_UP_AFTER starts."""
 
-    def __init__(self, command: str, timeout: float = 10.0, env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, command: str, timeout: float = 10.0, env: dict[str, str] | None = None) -> None:
         self.command = command
         self.timeout = timeout
         self.env = env
         self.restarts = 0
-        self.answered = 0      # answers from processes that have ended
+        self.answered = 0  # answers from processes that have ended
         #: time spent on faults: waiting for an answer that did not come, and the probes after
         self.fault_seconds = 0.0
-        self._process: Optional[_Process] = None
+        self._process: _Process | None = None
 
     def close(self) -> None:
         if self._process is not None:
             self._process.close()
             self._process = None
 
-    def __enter__(self) -> "BatchPeer":
+    def __enter__(self) -> BatchPeer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _fault(self, process: _Process, status: Optional[int], kind: Optional[str] = None) -> Outcome:
+    def _fault(self, process: _Process, status: int | None, kind: str | None = None) -> Outcome:
         err = process.stderr()
         if kind == TIMEOUT:
             return Outcome(TIMEOUT, err, f"no answer within {self.timeout:g}s")
@@ -283,9 +297,9 @@ class BatchPeer:
             return Outcome(CRASH, err, Reply(status, b"", err, CRASH).describe_fault())
         return Outcome(CRASH, err, f"exited (status {status}) before answering{_tail(err)}")
 
-    def run(self, documents: Sequence[bytes], progress: Optional[Callable[[int], None]] = None) -> List[Outcome]:
+    def run(self, documents: Sequence[bytes], progress: Callable[[int], None] | None = None) -> list[Outcome]:
         """One Outcome per document, in order. `progress(n)` is called as answers arrive."""
-        results: List[Optional[Outcome]] = [None] * len(documents)
+        results: list[Outcome | None] = [None] * len(documents)
         i, probe = 0, False
         while i < len(documents):
             if self._process is None:
@@ -300,7 +314,7 @@ class BatchPeer:
             round_start = last = time.perf_counter()
             end = i + 1 if probe else len(documents)
             process.feed(documents[i:end], stop, close=probe)
-            fault: Optional[Outcome] = None
+            fault: Outcome | None = None
             while i < end:
                 line = process.readline(self.timeout)
                 if line is None or line == b"":
@@ -326,21 +340,22 @@ class BatchPeer:
             if probe or fault is not None:
                 self.fault_seconds += time.perf_counter() - (round_start if probe else last)
             if fault is None:
-                if probe:       # the probe was answered: on with the rest, in a new process
+                if probe:  # the probe was answered: on with the rest, in a new process
                     self.answered += process.answered
                     process.close()
                     self._process, probe = None, False
                     continue
                 stop.set()
-                break      # every document answered; the process stays for the next run
+                break  # every document answered; the process stays for the next run
             self._process = None
             self.restarts += 1
             self.answered += process.answered
             if fault.status == CANNOT_START or (self.answered == 0 and self.restarts > GIVE_UP_AFTER):
                 # the command cannot run at all, or never answered one document: no use going on
                 if fault.status != CANNOT_START:
-                    fault = Outcome(fault.status, fault.data,
-                                    f"{fault.detail} (given up: {self.restarts} starts, not one answer)")
+                    fault = Outcome(
+                        fault.status, fault.data, f"{fault.detail} (given up: {self.restarts} starts, not one answer)"
+                    )
                 results[i:] = [fault] * (len(documents) - i)
                 if progress is not None:
                     progress(len(documents) - i)

@@ -29,11 +29,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
-
-from ..core.errors import FastJCSError
 from .. import eab
+from ..core.errors import FastJCSError
 from ..core.hashing import hex_digest, raw_digest
 from ..cpb import (
     assemble_preimage,
@@ -51,17 +50,17 @@ OK, FAIL, SKIP = "ok", "fail", "skip"
 
 @dataclass(frozen=True)
 class Answer:
-    status: str                          # ok | fail | skip
-    pre_image: Optional[bytes] = None
-    digest: Optional[str] = None         # bare lowercase hex
-    extra: Dict[str, Any] = field(default_factory=dict)
-    reason: str = ""                     # why it was refused or skipped
+    status: str  # ok | fail | skip
+    pre_image: bytes | None = None
+    digest: str | None = None  # bare lowercase hex
+    extra: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""  # why it was refused or skipped
 
-    def render(self) -> Tuple[bytes, int]:
+    def render(self) -> tuple[bytes, int]:
         """(stdout bytes, exit status) under the protocol."""
         if self.status == SKIP:
             return b"", 0
-        body: Dict[str, Any] = {}
+        body: dict[str, Any] = {}
         if self.pre_image is not None:
             body["pre_image"] = self.pre_image.decode("utf-8")
             body["digest"] = self.digest
@@ -105,8 +104,11 @@ def answer(raw: bytes) -> Answer:
 
 def _kat(v: Any) -> Answer:
     doc = v.doc
-    return _digest(pre_image_text(v.text("input"), algorithm=doc.get("algorithm", "jcs-n"),
-                                  exclusion_set=doc.get("exclusion_set", [])))
+    return _digest(
+        pre_image_text(
+            v.text("input"), algorithm=doc.get("algorithm", "jcs-n"), exclusion_set=doc.get("exclusion_set", [])
+        )
+    )
 
 
 def _divergence(v: Any) -> Answer:
@@ -126,8 +128,9 @@ def _derived_id(v: Any) -> Answer:
 def _stream(v: Any) -> Answer:
     doc = v.doc
     text = reassemble_stream(doc["source"])
-    return _digest(pre_image_text(text, algorithm=doc.get("algorithm", "jcs-n"),
-                                  exclusion_set=doc.get("exclusion_set", [])))
+    return _digest(
+        pre_image_text(text, algorithm=doc.get("algorithm", "jcs-n"), exclusion_set=doc.get("exclusion_set", []))
+    )
 
 
 def _assembled(v: Any) -> Answer:
@@ -141,22 +144,25 @@ def _assembled(v: Any) -> Answer:
 def _checker(v: Any) -> Answer:
     payload = v.doc["record_raw"].encode("utf-8") if "record_raw" in v.doc else v.text("record")
     result = check(payload)
-    body = {"verdict": result.verdict,
-            "violations": [{"path": x.path, "rule": x.rule} for x in result.violations]}
+    body = {"verdict": result.verdict, "violations": [{"path": x.path, "rule": x.rule} for x in result.violations]}
     if result.violations:
         return Answer(FAIL, extra=body, reason="non-conforming")
     return Answer(OK, extra={"verdict": result.verdict})
 
 
-def _eab(doc: Dict[str, Any]) -> Answer:
+def _eab(doc: dict[str, Any]) -> Answer:
     data: Any = doc["preimage_utf8"].encode("utf-8") if "preimage_utf8" in doc else doc["preimage"]
     algorithm = doc.get("algorithm", "sha256")
     disposition = eab.classify(data, algorithm)
     if disposition is not eab.Disposition.ACCEPT:
         return Answer(FAIL, reason=disposition.value)
     pre = eab.preimage(*eab.parse_preimage(data))
-    return Answer(OK, pre, raw_digest(pre, algorithm).hex(), {"binding": eab.binding(*eab.parse_preimage(data),
-                                                                                       algorithm=algorithm)})
+    return Answer(
+        OK,
+        pre,
+        raw_digest(pre, algorithm).hex(),
+        {"binding": eab.binding(*eab.parse_preimage(data), algorithm=algorithm)},
+    )
 
 
 _KINDS = {

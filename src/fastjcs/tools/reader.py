@@ -12,7 +12,7 @@ tools can judge fastjcs (and other implementations) by it.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 
 class Token(str):
@@ -23,7 +23,7 @@ class Members(list):
     """An object's members, (name, value) in order, duplicates kept."""
 
 
-def read(text: Union[bytes, str]) -> Any:
+def read(text: bytes | str) -> Any:
     """The JSON text as nested lists, Members, Tokens, strs, bools and None (ValueError if it
     is not JSON)."""
     return json.loads(text, object_pairs_hook=Members, parse_float=Token, parse_int=Token)

@@ -5,7 +5,7 @@ text or JSON."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Set, Type
+from typing import Any, Callable
 
 
 @dataclass
@@ -13,10 +13,10 @@ class VectorOutcome:
     name: str
     handler: str
     must_fail: bool
-    failure_reason: Optional[str]
+    failure_reason: str | None
     checks: int = 0
-    failures: List[str] = field(default_factory=list)
-    fired: Set[str] = field(default_factory=set)
+    failures: list[str] = field(default_factory=list)
+    fired: set[str] = field(default_factory=set)
 
     @property
     def passed(self) -> bool:
@@ -40,8 +40,7 @@ class VectorOutcome:
         self.checks += 1
         self.failures.append(what)
 
-    def refuses(self, what: str, call: Callable[[], Any], expected: Type[BaseException]
-                ) -> Optional[BaseException]:
+    def refuses(self, what: str, call: Callable[[], Any], expected: type[BaseException]) -> BaseException | None:
         """`call` must raise `expected` (a subclass counts)."""
         try:
             got = call()
@@ -64,7 +63,7 @@ def _short(value: Any) -> str:
 class ProbeOutcome:
     category: str
     vector: str
-    generator: Optional[str]
+    generator: str | None
     flipped: bool
     detail: str = ""
 
@@ -73,18 +72,18 @@ class ProbeOutcome:
 class RunSummary:
     directory: str
     implementation: str
-    vectors: List[VectorOutcome]
-    unclaimed: List[str]
-    probes: List[ProbeOutcome]
+    vectors: list[VectorOutcome]
+    unclaimed: list[str]
+    probes: list[ProbeOutcome]
     #: files that are not vectors (not .json: a README, notes): reported, never run, never a failure
-    ignored: List[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
 
     @property
-    def failed(self) -> List[VectorOutcome]:
+    def failed(self) -> list[VectorOutcome]:
         return [v for v in self.vectors if not v.passed]
 
     @property
-    def assertion_free(self) -> List[str]:
+    def assertion_free(self) -> list[str]:
         """Check categories a MUST-FAIL vector fired that no mutant was shown to flip."""
         return sorted({p.category for p in self.probes if not p.flipped})
 
@@ -92,33 +91,40 @@ class RunSummary:
     def ok(self) -> bool:
         return not self.failed and not self.unclaimed and not self.assertion_free
 
-    def counts(self) -> Dict[str, int]:
-        out: Dict[str, int] = {}
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
         for v in self.vectors:
             out[v.handler] = out.get(v.handler, 0) + 1
         return out
 
-    def categories(self) -> Dict[str, List[str]]:
+    def categories(self) -> dict[str, list[str]]:
         """category -> the vectors that fired it."""
-        out: Dict[str, List[str]] = {}
+        out: dict[str, list[str]] = {}
         for v in self.vectors:
             for c in sorted(v.fired):
                 out.setdefault(c, []).append(v.name)
         return out
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         return {
-            "directory": self.directory, "implementation": self.implementation, "ok": self.ok,
-            "vectors": len(self.vectors), "passed": len(self.vectors) - len(self.failed),
-            "by_handler": self.counts(), "unclaimed": self.unclaimed, "ignored": self.ignored,
+            "directory": self.directory,
+            "implementation": self.implementation,
+            "ok": self.ok,
+            "vectors": len(self.vectors),
+            "passed": len(self.vectors) - len(self.failed),
+            "by_handler": self.counts(),
+            "unclaimed": self.unclaimed,
+            "ignored": self.ignored,
             "failures": {v.name: v.failures or ["no assertion made"] for v in self.failed},
             "probes": [p.__dict__ for p in self.probes],
             "assertion_free": self.assertion_free,
         }
 
     def report(self) -> str:
-        lines = [f"{self.directory}: {len(self.vectors) - len(self.failed)}/{len(self.vectors)} vectors "
-                 f"passed ({self.implementation})"]
+        lines = [
+            f"{self.directory}: {len(self.vectors) - len(self.failed)}/{len(self.vectors)} vectors "
+            f"passed ({self.implementation})"
+        ]
         for v in self.failed:
             lines.append(f"FAIL {v.name}: " + "; ".join(v.failures or ["no assertion made"]))
         for name in self.unclaimed:
