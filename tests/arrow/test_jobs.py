@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import _cli
@@ -137,6 +139,26 @@ def test_usage_errors_are_one_line(tmp_path, argv, needle):
     _cli.one_line_error(p, needle)
 
 
+@pytest.mark.parametrize(
+    "blocked, argv, needle",
+    [
+        ("pyarrow", ["--parquet", "--column", "c", "X", "--output-dir", "o"], "--parquet needs pyarrow"),
+        ("distributed", ["--jsonl", "X", "--output-dir", "o", "--cluster", "local:2"], "--cluster needs distributed"),
+    ],
+)
+def test_a_missing_extra_is_a_one_line_usage_error(tmp_path, blocked, argv, needle):
+    """Where the arrow or dask extra is not installed (blocked here the way Python blocks an
+    import), the job says which extra to install, on one line, before any work."""
+    (tmp_path / "X").write_text("[1]\n")
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None; from fastjcs.cli import main; "
+        f"sys.exit(main({['digest', *argv]!r}))"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=tmp_path, env=_cli.env(), timeout=60)
+    assert p.returncode == 2 and not (tmp_path / "o").exists()
+    _cli.one_line_error(p, needle, f"fastjcs[{'arrow' if blocked == 'pyarrow' else 'dask'}]")
+
+
 # ---- Parquet ---------------------------------------------------------------------------------
 
 
@@ -156,6 +178,7 @@ def _parquet_inputs(root: Path) -> list[Path]:
 
 @pytest.mark.parametrize("append", [False, True])
 def test_a_parquet_job(tmp_path, cli_backend, append):
+    pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
     import pyarrow.parquet as pq
 
     paths = _parquet_inputs(tmp_path / "in")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import os
@@ -200,19 +201,25 @@ def _is_job(args: argparse.Namespace) -> bool:
 
 
 @contextmanager
+def _cluster_workers(spec: str) -> int:
+    """The N of --cluster local:N (0 for a scheduler's address); a bad N is a usage error."""
+    if not spec.startswith("local:"):
+        return 0
+    try:
+        workers = int(spec[6:])
+    except ValueError:
+        workers = 0
+    if workers < 1:
+        raise CLIError(f"--cluster {spec}: local:N takes a number of workers >= 1")
+    return workers
+
+
 def _client(spec: str) -> Iterator[Any]:
     """A Dask client for --cluster: the scheduler at ADDRESS, or a local cluster (local:N)."""
-    try:
-        import distributed
-    except ImportError as exc:
-        raise CLIError(f"--cluster needs dask: pip install 'fastjcs[dask]' ({exc})") from exc
-    if spec.startswith("local:"):
-        try:
-            workers = int(spec[6:])
-        except ValueError:
-            workers = 0
-        if workers < 1:
-            raise CLIError(f"--cluster {spec}: local:N takes a number of workers >= 1")
+    import distributed  # present: _digest_job checked
+
+    workers = _cluster_workers(spec)
+    if workers:
         # Quiet: the scheduler and the workers log to this command's stderr, which holds one line
         # per failed input line (and a worker lost mid-job is run again, not an error of ours).
         with (
@@ -256,6 +263,16 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
     from ..tools import jobs
 
     kind = "parquet" if args.parquet else "jsonl"
+    # What the job needs, checked before any work: a one-line usage error, never an ImportError.
+    if args.cluster is not None:
+        _cluster_workers(args.cluster)
+    needs = [("pyarrow", "--parquet", "arrow")] if kind == "parquet" else []
+    needs += [("distributed", "--cluster", "dask")] if args.cluster is not None else []
+    for module, option, extra in needs:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise CLIError(f"{option} needs {module}: pip install 'fastjcs[{extra}]' ({exc})") from exc
     try:
         todo, done = jobs.plan(jobs.sources_of(args.file), args.output_dir, kind, args.column, args.append, args.resume)
         on_result = _job_progress(args, len(todo))
