@@ -515,7 +515,7 @@ def _jstr(rng: random.Random, s: str, escape: float = 0.0) -> bytes:
     for ch in s:
         cp = ord(ch)
         if cp < 0x20 or cp in (0x22, 0x5C):
-            out.append(_SHORT_ESCAPES.get(cp) if rng.random() < 0.7 and cp in _SHORT_ESCAPES else _hex4(rng, cp))
+            out.append(_SHORT_ESCAPES[cp] if rng.random() < 0.7 and cp in _SHORT_ESCAPES else _hex4(rng, cp))
         elif escape and rng.random() < escape:
             out.append(_escape(rng, ch))
         else:
@@ -1163,7 +1163,7 @@ def generate(seed: int, per_category: int) -> list[Case]:
     for name, cat in _REGISTRY.items():
         rng = random.Random(f"{seed}:{name}")
         want_n = min(per_category, cat.cap if cat.cap is not None else per_category)
-        seen = set()
+        seen: set[bytes] = set()
         misses = 0
         while len(seen) < want_n and misses < 4 * want_n + 100:
             text, valid, note, rebuilt = cat.make(rng)

@@ -113,7 +113,7 @@ def _describe(a: protocol.Answer) -> str:
 
 def _is_contrast(raw: bytes) -> bool:
     """A MUST-FAIL vector whose failure_reason names a contrast (a wrong construction it pins)."""
-    from .cpb_vectors import FAILURE_REASONS
+    from .cpb_vectors import failure_meaning
 
     try:
         doc = json.loads(raw)
@@ -122,7 +122,7 @@ def _is_contrast(raw: bytes) -> bool:
     return (
         isinstance(doc, dict)
         and doc.get("must_fail") is True
-        and FAILURE_REASONS.get(doc.get("failure_reason")) == "contrast"
+        and failure_meaning(doc.get("failure_reason")) == "contrast"
     )
 
 
