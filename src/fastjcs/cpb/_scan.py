@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from json.encoder import encode_basestring as _json_string
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, Union, cast
 
 from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError, IntegerDomainError
 from ..core.parser import INF, Parser, Text, integer_token_refusal, match_ws, scan_string, unexpected
@@ -92,7 +92,8 @@ def _path(stack: list[_Frame]) -> Path:
     out: list[PathSegment] = []
     for frame in stack:
         container = frame.value
-        out.append(len(container) if type(container) is list else frame.key)  # type: ignore[arg-type]
+        # an object's frame holds the name of the member whose value is being read
+        out.append(len(container) if type(container) is list else cast(str, frame.key))
     return tuple(out)
 
 
