@@ -174,7 +174,7 @@ def _apply(arr: ArrayLike, job: _Job) -> ArrayLike | Results:
         result, failures = _chunk(chunk, job, large, out_type)
         if failures and job.raise_first:
             row, exc = failures[0]
-            exc.index = base + row  # type: ignore[attr-defined]
+            exc.index = base + row
             raise exc
         values.append(result)
         messages.append(_messages(len(chunk), failures))
@@ -309,7 +309,7 @@ def _python_chunk(
         try:
             canonical = canonicalize(bytes(payload[a:b]), job.max_depth, job.strict_integers, job.integers_only)
         except CanonicalizationError as exc:
-            exc.index = i  # type: ignore[attr-defined]
+            exc.index = i
             failures.append((i, exc.with_traceback(None)))
             if job.raise_first:
                 break

@@ -120,12 +120,12 @@ def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
     import pyarrow as pa
 
     result = arrow.digest_array(pa.array(list(part)), **options)
-    if options["errors"] == "raise":
-        return result.to_pylist()
-    return [
-        value if value is not None else error
-        for value, error in zip(result.values.to_pylist(), result.errors.to_pylist())
-    ]
+    if isinstance(result, arrow.Results):  # errors="null"
+        return [
+            value if value is not None else error
+            for value, error in zip(result.values.to_pylist(), result.errors.to_pylist())
+        ]
+    return result.to_pylist()
 
 
 def digest_bag(

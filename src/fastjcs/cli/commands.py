@@ -285,7 +285,8 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
                 ran = _dask.run_tasks(todo, settings, client, on_result)
         jobs.clean(args.output_dir)  # what workers killed mid-file left
     except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        filename = getattr(exc, "filename", None)
+        where = f"{filename}: " if filename else ""
         raise CLIError(f"{where}{getattr(exc, 'strerror', None) or exc}") from exc
     results = sorted(done + ran, key=lambda r: r.output)
     separator = ":" if kind == "jsonl" else ": "
@@ -601,6 +602,7 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
     in-process canonicalizer `bench` knows (--candidate NAME)."""
     from ..tools import peers as _peers
 
+    canon: Callable[[bytes], bytes]
     if args.candidate is None:
         from ..core import api
 

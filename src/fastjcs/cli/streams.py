@@ -12,7 +12,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from ..core.errors import CanonicalizationError, FastJCSError
 
@@ -35,7 +35,7 @@ class Input:
     is an error naming the input.
     """
 
-    def __init__(self, stream: BinaryIO, name: str) -> None:
+    def __init__(self, stream: io.BufferedIOBase, name: str) -> None:
         self.name = name
         self._stream = stream
         self._done = 0
@@ -83,7 +83,9 @@ class Input:
 def open_source(path: str) -> Iterator[Input]:
     """An Input for FILE, or for stdin when path is "-"."""
     if path == "-":
-        yield Input(sys.stdin.buffer, "<stdin>")
+        # typeshed types it BinaryIO, which has no readinto(); it is a BufferedReader (a BytesIO
+        # where a caller wrapped one in sys.stdin), both BufferedIOBase
+        yield Input(cast(io.BufferedIOBase, sys.stdin.buffer), "<stdin>")
         return
     try:
         f = open(path, "rb")

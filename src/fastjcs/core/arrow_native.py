@@ -60,8 +60,8 @@ def _failures(items: Any, count: int, col: Column, max_depth: int) -> list[Failu
         if item.err.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         row = ffi.buffer(ffi.cast("char *", col.data + item.start), item.len)[:] if item.len else b""
-        exc = _native._text_error(item.err, row, max_depth)
-        exc.index = int(item.index)  # type: ignore[attr-defined]
+        exc = _native._item_error(item.err, row, max_depth)
+        exc.index = int(item.index)
         found.append((int(item.index), exc))
     return found
 

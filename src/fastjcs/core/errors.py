@@ -25,6 +25,8 @@ errors raised for Python objects have them set to None. The batch digests also s
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 
 class FastJCSError(ValueError):
     """Base class of every error fastjcs raises on purpose."""
@@ -52,11 +54,12 @@ class CanonicalizationError(FastJCSError):
                 msg = f"{msg} (byte {offset})"
         super().__init__(msg)
 
-    def __reduce__(self):  # keep the position across pickling (multiprocessing)
+    def __reduce__(self) -> tuple[Callable[..., CanonicalizationError], tuple[Any, ...]]:
+        # keep the position across pickling (multiprocessing)
         return (_rebuild, (type(self), self.args, self.__dict__))
 
 
-def _rebuild(cls, args, state):
+def _rebuild(cls: type[CanonicalizationError], args: tuple[Any, ...], state: dict[str, Any]) -> CanonicalizationError:
     err = cls.__new__(cls)
     err.args = args
     err.__dict__.update(state)

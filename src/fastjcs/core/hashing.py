@@ -52,10 +52,12 @@ def oneshot(algorithm: str) -> Callable[[bytes], bytes]:
 def hash_module(algorithm: str) -> Any:
     """pycryptodome's module for `algorithm` (Crypto.Hash.SHA256 or SHA384)."""
     if check_algorithm(algorithm) == "sha256":
-        from Crypto.Hash import SHA256 as module
-    else:
-        from Crypto.Hash import SHA384 as module
-    return module
+        from Crypto.Hash import SHA256
+
+        return SHA256
+    from Crypto.Hash import SHA384
+
+    return SHA384
 
 
 def _oneshot_of(module: Any) -> Callable[[bytes], bytes]:

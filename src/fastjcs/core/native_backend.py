@@ -12,7 +12,7 @@ import marshal
 import re
 import struct
 from collections.abc import Sequence
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # exists, not in typeshed
 from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
@@ -68,7 +68,7 @@ def format_doubles(values: Sequence[float]) -> list[str]:
 
 # The exception class and, where it does not depend on the input, the message of each code. The
 # words are the pure-Python backend's: the C core's own messages (for C callers) are never shown.
-_TEXT_ERRORS: dict[int, tuple[type, str]] = {
+_TEXT_ERRORS: dict[int, tuple[type[CanonicalizationError], str]] = {
     lib.FJCS_E_SYNTAX: (InvalidJSONError, ""),  # from `expected` and the input: _error_parts
     lib.FJCS_E_ESCAPE: (InvalidJSONError, "invalid escape sequence"),
     lib.FJCS_E_CONTROL: (InvalidJSONError, "control character in string (must be escaped)"),
@@ -117,17 +117,24 @@ def _member_name(data: Any, offset: int) -> str:
 def _text_error(err: Any, data: Any, max_depth: int) -> Exception:
     """The exception for a C error record (an fjcs_error). `data` is the input (any bytes-like
     object); building the error copies none of it beyond what the message shows."""
-    code = err.code
-    if code == lib.FJCS_E_NOMEM:
+    if err.code == lib.FJCS_E_NOMEM:
         return MemoryError("fastjcs: out of memory")
+    return _item_error(err, data, max_depth)
+
+
+def _item_error(err: Any, data: Any, max_depth: int) -> CanonicalizationError:
+    """The exception for a C error record that is not out of memory: the record of a batch's
+    item never is (running out of memory ends the whole call, with its own return code)."""
     offset = int(err.offset)
-    cls, message, key = _error_parts(code, err.expected, data, offset, max_depth)
+    cls, message, key = _error_parts(err.code, err.expected, data, offset, max_depth)
     if cls is DuplicateKeyError:
         return DuplicateKeyError(message, data, offset, key=key)
     return cls(message, data, offset)
 
 
-def _error_parts(code: int, expected: int, data: Any, offset: int, max_depth: int) -> tuple[type, str, str | None]:
+def _error_parts(
+    code: int, expected: int, data: Any, offset: int, max_depth: int
+) -> tuple[type[CanonicalizationError], str, str | None]:
     """(exception class, message, repeated name or None) for a C error at data[offset].
 
     Messages are built from the code and the record's fields, as the Python backend words them:
@@ -400,7 +407,7 @@ def _digest_each(objs: list, start: int, max_depth: int, algorithm: str, integer
         try:
             out.append(_public_digest(algorithm, dumps(objs[i], max_depth, integers_only)))
         except CanonicalizationError as exc:
-            exc.index = i  # type: ignore[attr-defined]
+            exc.index = i
             raise
     return out
 
@@ -415,8 +422,8 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_de
         elif code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         else:
-            exc = _text_error(item.err, bytes(texts[i]), max_depth)
-            exc.index = i  # type: ignore[attr-defined]
+            exc = _item_error(item.err, bytes(texts[i]), max_depth)
+            exc.index = i
             results.append(exc)
     return results
 
@@ -459,7 +466,7 @@ def _python_texts(
         try:
             results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers, integers_only)))
         except CanonicalizationError as exc:
-            exc.index = i  # type: ignore[attr-defined]
+            exc.index = i
             results.append(exc.with_traceback(None))
     return results
 
@@ -537,7 +544,9 @@ def digest_lines_hex(
                     # the error (a duplicate: the name): worded once per call for each such key.
                     at = start + offset
                     if code == _DUPKEY:
-                        key: Any = _NAME.match(view, at, start + length).group()  # validated by C
+                        name = _NAME.match(view, at, start + length)
+                        assert name is not None  # the C core validated the name
+                        key: Any = name.group()
                         what = known(key)
                         if what is None:
                             what = worded[key] = _what(code, expected, key, 0, max_depth)

@@ -4,7 +4,7 @@
 worth, how a member is stored and what closing a container checks. The pure-Python backend's
 canonicalize extends it to write canonical text as it reads, the CPB scanner
 (`fastjcs.cpb._scan`) to record token-level findings; both refuse exactly what this parser
-refuses, at the same place. `Text`, `scan_string`, `unexpected` and `WS` are the pieces such an
+refuses, at the same place. `Text`, `scan_string`, `unexpected` and `match_ws` are the pieces such an
 extension reads the text with; `char_at` and `unexpected_message` let the C backend word its
 errors as this parser does.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 import sys
-from json.decoder import scanstring as _scanstring
-from typing import Any
+from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]  # exists, not in typeshed
+from typing import Any, Callable, NoReturn, cast
 
 from .errors import (
     CanonicalizationError,
@@ -52,7 +52,10 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 #   - the depth limit at the bracket that opens one container too many;
 #   - strict_integers / integers_only: a refused number token at its first byte.
 
-WS = re.compile(r"[ \t\n\r]*")
+_WS = re.compile(r"[ \t\n\r]*")
+# _WS matches the empty string, so its match never fails: match_ws(text, i).end() is the index of the
+# first character at or after i that is not whitespace. The bound method itself, typed to say so.
+match_ws = cast("Callable[[str, int], re.Match[str]]", _WS.match)
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -124,7 +127,7 @@ def scan_string(src: Text, i: int) -> tuple[str, int]:
     return s, end
 
 
-def _string_error(src: Text, i: int) -> None:
+def _string_error(src: Text, i: int) -> NoReturn:
     """Walk the string at i character by character and raise its first error."""
     text = src.text
     n = len(text)
@@ -159,10 +162,11 @@ def _string_error(src: Text, i: int) -> None:
         if c < " ":
             raise src.fail(InvalidJSONError, "control character in string (must be escaped)", j)
         if c >= "\x80":  # the first byte of a UTF-8 sequence, if it is one
-            c = char_at(src.data, j)
-            if "\udc80" <= c <= "\udcff":
+            ch = char_at(src.data, j)
+            assert ch is not None  # byte j is there: it is c
+            if "\udc80" <= ch <= "\udcff":
                 raise src.fail(InvalidJSONError, "invalid UTF-8", j)
-            j += len(c.encode("utf-8"))
+            j += len(ch.encode("utf-8"))
             continue
         j += 1
     else:
@@ -170,7 +174,7 @@ def _string_error(src: Text, i: int) -> None:
     raise AssertionError("json.scanstring refused a string this scanner accepts")  # pragma: no cover
 
 
-def _number_error(src: Text, i: int) -> None:
+def _number_error(src: Text, i: int) -> NoReturn:
     """The number token at i does not match the grammar: raise at the first byte that breaks it."""
     text = src.text
     n = len(text)
@@ -330,7 +334,7 @@ class Parser:
         src = self.src
         text = src.text
         n = len(text)
-        ws = WS.match
+        ws = match_ws
         stack = self.stack
         new_frame = self.frame_type
         number, store, close, spill = self.number, self.store, self.close, self.spill
@@ -419,7 +423,7 @@ def _member_key(src: Text, frame: Any, i: int) -> int:
         raise unexpected(src, i, "a member name")
     frame.key_index = i
     frame.key, i = scan_string(src, i)
-    i = WS.match(text, i).end()
+    i = match_ws(text, i).end()
     if text[i : i + 1] != ":":
         raise unexpected(src, i, "':'")
-    return WS.match(text, i + 1).end()
+    return match_ws(text, i + 1).end()

@@ -15,7 +15,7 @@ limit exactly where `fastjcs.dumps` would.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from ..core.api import refuse_single
 from ..core.errors import CircularReferenceError, DepthLimitError, UnsupportedTypeError
@@ -48,17 +48,19 @@ class _Open:
 
     __slots__ = ("items", "index", "out", "ident", "key", "names")
 
-    def __init__(self, items: list, out: Any, ident: int) -> None:
+    def __init__(self, items: list[Any], out: Any, ident: int) -> None:
         self.items = items
         self.index = 0
         self.out = out
         self.ident = ident
         self.key: str | None = None
-        self.names: dict | None = {} if type(out) is dict else None
+        self.names: dict[str, str] | None = {} if type(out) is dict else None  # NFC form -> name
 
 
 def _path(stack: list[_Open]) -> Path:
-    return tuple(f.key if type(f.out) is dict else f.index - 1 for f in stack)  # type: ignore[misc]
+    # An object's frame on the stack is inside a member, whose name it holds (a str: _check_name
+    # refuses any other key with the path of the frames above that member's).
+    return tuple(cast(str, f.key) if type(f.out) is dict else f.index - 1 for f in stack)
 
 
 def _empty(v: Any) -> bool:
@@ -68,7 +70,7 @@ def _empty(v: Any) -> bool:
 def normal_form(value: Any, max_depth: int) -> Any:
     """The jcs-n normal form of `value` (fresh dicts and lists; leaves shared), checking the rules."""
     stack: list[_Open] = []
-    open_ids: set = set()
+    open_ids: set[int] = set()
     while True:
         # ---- look at `value`: a leaf becomes `result`; a non-empty container is opened ----
         result: Any = value
@@ -120,7 +122,7 @@ def normal_form(value: Any, max_depth: int) -> Any:
                 if frame.names is not None:
                     key, value = child
                     frame.key = key
-                    _check_name(frame, key, stack)
+                    _check_name(frame.names, key, stack)
                 else:
                     value = child
                 break
@@ -129,13 +131,13 @@ def normal_form(value: Any, max_depth: int) -> Any:
             result = frame.out
 
 
-def _check_name(frame: _Open, key: Any, stack: list[_Open]) -> None:
+def _check_name(names: dict[str, str], key: Any, stack: list[_Open]) -> None:
     if not isinstance(key, str):
         raise UnsupportedTypeError(
             f"object keys must be strings, not {type(key).__name__}, at {format_path(_path(stack[:-1]))}"
         )
     form = nfc(key)
-    first = frame.names.setdefault(form, key)  # type: ignore[union-attr]
+    first = names.setdefault(form, key)
     if first is not key and first != key:
         raise DuplicateNameError(
             f"member name {key!r} equals {first!r} after NFC normalization", format_path(_path(stack)), key=key

@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from json.encoder import encode_basestring as _json_string
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, Union, cast
 
 from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError, IntegerDomainError
-from ..core.parser import INF, WS, Parser, Text, integer_token_refusal, scan_string, unexpected
+from ..core.parser import INF, Parser, Text, integer_token_refusal, match_ws, scan_string, unexpected
 from .errors import DuplicateNameTextError
 
 #: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches
@@ -46,7 +46,7 @@ Path = tuple[PathSegment, ...]
 
 def format_path(path: Path) -> str:
     """`$` then `["name"]` per member (a JSON string, escaped as RFC 8785 escapes) and `[i]` per element."""
-    return "$" + "".join(f"[{seg}]" if type(seg) is int else f"[{_json_string(seg)}]" for seg in path)
+    return "$" + "".join(f"[{_json_string(seg)}]" if isinstance(seg, str) else f"[{seg}]" for seg in path)
 
 
 def nfc(name: str) -> str:
@@ -68,7 +68,7 @@ class Finding(NamedTuple):
 
     @property
     def key(self) -> str | None:
-        return self.path[-1] if self.path and type(self.path[-1]) is str else None  # type: ignore[return-value]
+        return self.path[-1] if self.path and type(self.path[-1]) is str else None
 
 
 class Scan(NamedTuple):
@@ -92,7 +92,8 @@ def _path(stack: list[_Frame]) -> Path:
     out: list[PathSegment] = []
     for frame in stack:
         container = frame.value
-        out.append(len(container) if type(container) is list else frame.key)  # type: ignore[arg-type]
+        # an object's frame holds the name of the member whose value is being read
+        out.append(len(container) if type(container) is list else cast(str, frame.key))
     return tuple(out)
 
 
@@ -167,7 +168,7 @@ def top_level_spans(data: bytes, max_depth: int = 10_000) -> dict[str, tuple[int
     """
     src = Text(data)
     text = src.text
-    ws = WS.match
+    ws = match_ws
     spans: dict[str, tuple[int, int]] = {}
     i = ws(text, 0).end()
     if text[i : i + 1] != "{":

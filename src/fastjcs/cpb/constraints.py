@@ -241,7 +241,7 @@ class ContextConstraints:
 
 def _first_non_integer(artifact: Any) -> tuple[tuple[Any, ...], Any] | None:
     """(path, value) of the first float or integer outside +/-(2^53-1) in a Python value, in order."""
-    stack: list = [((), artifact)]
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), artifact)]
     while stack:
         path, value = stack.pop()
         if type(value) is float or (type(value) is int and abs(value) > 2**53 - 1):

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
 from ._digest import ALGORITHMS, canonical_digest, canonical_digest_text, sha256_hex
@@ -229,10 +229,13 @@ class LookupVerdict(str, Enum):
     HELD = "held"
 
 
+_Entry = TypeVar("_Entry", AlgorithmEntry, ArtifactType)
+
+
 @dataclass(frozen=True)
-class Lookup:
+class Lookup(Generic[_Entry]):
     verdict: LookupVerdict
-    entry: AlgorithmEntry | ArtifactType | None = None
+    entry: _Entry | None = None  # the registry's entry; None for an unknown name
 
     @property
     def verified(self) -> bool:
@@ -300,13 +303,13 @@ class Registry:
         return self.computed_snapshot_sha256() == self.snapshot_sha256
 
     # ---- lookups ----
-    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup:
+    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup[AlgorithmEntry]:
         return self._lookup(self.algorithms, name, None if current is None else current.algorithms)
 
-    def lookup_artifact_type(self, name: str, *, current: Registry | None = None) -> Lookup:
+    def lookup_artifact_type(self, name: str, *, current: Registry | None = None) -> Lookup[ArtifactType]:
         return self._lookup(self.artifact_types, name, None if current is None else current.artifact_types)
 
-    def _lookup(self, table: Mapping[str, Any], name: str, current: Mapping[str, Any] | None) -> Lookup:
+    def _lookup(self, table: Mapping[str, _Entry], name: str, current: Mapping[str, _Entry] | None) -> Lookup[_Entry]:
         entry = table.get(name) if isinstance(name, str) else None
         if entry is None:
             if self.pinned and (current is None or name in current):
@@ -327,7 +330,8 @@ class Registry:
         found = self.lookup_artifact_type(artifact_type)
         if not found.verified:
             raise KeyError(f"artifact type {artifact_type!r}: {found.verdict.value}")
-        contexts = found.entry.contexts  # type: ignore[union-attr]
+        assert found.entry is not None  # a verified lookup carries its entry
+        contexts = found.entry.contexts
         matches = [c for c in contexts if purpose is None or c.purpose == purpose]
         if len(matches) != 1:
             raise KeyError(

@@ -90,7 +90,8 @@ def resolve_context(
     found = registry.lookup_artifact_type(type_name, current=current)
     if not found.verified:
         return TypedRefResult(_TYPE_LOOKUP[found.verdict], f"artifact type {type_name!r}")
-    contexts = found.entry.contexts  # type: ignore[union-attr]
+    assert found.entry is not None  # a verified lookup carries its entry
+    contexts = found.entry.contexts
     if purpose is None:
         if len(contexts) > 1:
             return TypedRefResult(

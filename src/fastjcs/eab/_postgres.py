@@ -161,7 +161,7 @@ class PostgresStore:
     # -- schema ------------------------------------------------------------------------------------
 
     def _current_schema(self, conn: Any) -> str:
-        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        schema: str | None = conn.execute("SELECT current_schema()").fetchone()[0]
         if schema is None:
             raise RegistryNotFoundError(
                 f"{self.where}: the connection's search_path names no existing schema; create the schema first"
@@ -213,7 +213,7 @@ class PostgresStore:
             raise RegistryFormatError(
                 f"{self.where}: {_VERSION_TABLE} in schema {schema!r} does not hold one row for {_APPLICATION!r}"
             )
-        version = rows[0][1]
+        version: int = rows[0][1]
         if version > _FORMAT_VERSION:
             raise RegistryFormatError(
                 f"{self.where} has registry format version {version}; this fastjcs reads "
@@ -305,23 +305,26 @@ class _PostgresTx:
         ).fetchone()
         if inserted is not None:
             return None
-        return self.conn.execute(
+        row: tuple[str, str] | None = self.conn.execute(
             f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = %s AND execution_id = %s", (agent, eid)
         ).fetchone()
+        return row
 
     def lock(self, agent: str, eid: str) -> tuple[str, str | None] | None:
         """(state, terminal audit entry hash) of a key, its row locked; or None."""
-        return self.conn.execute(
+        row: tuple[str, str | None] | None = self.conn.execute(
             f"SELECT state, terminal_audit_entry_hash FROM {_TABLE} WHERE agent_identity = %s "
             "AND execution_id = %s FOR UPDATE",
             (agent, eid),
         ).fetchone()
+        return row
 
     def in_flight(self) -> list[tuple[str, str]]:
         """The keys of every in_flight reservation, their rows locked."""
-        return self.conn.execute(
+        rows: list[tuple[str, str]] = self.conn.execute(
             f"SELECT agent_identity, execution_id FROM {_TABLE} WHERE state = 'in_flight' FOR UPDATE"
         ).fetchall()
+        return rows
 
     def finish(self, agent: str, eid: str, state: str, audit: str | None, at: float, by: str) -> None:
         """Move a reservation to a terminal state."""
@@ -341,17 +344,19 @@ class _PostgresTx:
             (agent, eid, action, state, call_id, audit, at),
         )
 
-    def get(self, agent: str, eid: str) -> tuple | None:
+    def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
         """The stored row of a key (the columns of Reservation), or None."""
-        return self.conn.execute(
+        row: tuple[Any, ...] | None = self.conn.execute(
             f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = %s AND execution_id = %s", (agent, eid)
         ).fetchone()
+        return row
 
-    def history(self, agent: str, eid: str) -> list[tuple]:
+    def history(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
         """The audit trail of a key, oldest first (the columns of AuditEvent)."""
-        return self.conn.execute(
+        rows: list[tuple[Any, ...]] = self.conn.execute(
             "SELECT seq, agent_identity, execution_id, action, state, call_id, "
             f"terminal_audit_entry_hash, at FROM {_EVENTS} WHERE agent_identity = %s "
             "AND execution_id = %s ORDER BY seq",
             (agent, eid),
         ).fetchall()
+        return rows

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Iterator
 from types import TracebackType
+from typing import Any
 
 from .errors import (
     RegistryClosedError,
@@ -182,8 +183,8 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
     is returned as such, for `migrate`; opening refuses it.
     """
     where = f"execution registry {path!r}"
-    app_id = db.execute("PRAGMA application_id").fetchone()[0]
-    version = db.execute("PRAGMA user_version").fetchone()[0]
+    app_id: int = db.execute("PRAGMA application_id").fetchone()[0]
+    version: int = db.execute("PRAGMA user_version").fetchone()[0]
     objects = sorted(db.execute("SELECT type, name, sql FROM sqlite_master").fetchall())
     if app_id not in (0, _APPLICATION_ID):
         raise RegistryFormatError(
@@ -238,7 +239,7 @@ class SQLiteStore:
             # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
             # that will not take WAL (SQLite's temporary "" database, some network file systems)
             # cannot give the concurrency and durability promised here, so it is refused.
-            journal = self._set_wal(timeout)
+            journal = self._set_wal(self.db, timeout)
             if journal != "wal" and path != ":memory:":
                 raise RegistryStorageError(
                     f"SQLite would not put execution registry {path!r} in WAL mode (journal_mode is {journal!r})"
@@ -263,7 +264,7 @@ class SQLiteStore:
                 raise _sqlite_error(path, exc, timeout) from exc
             raise
 
-    def _set_wal(self, timeout: float) -> str:
+    def _set_wal(self, db: sqlite3.Connection, timeout: float) -> str:
         """PRAGMA journal_mode=WAL, retried while another process holds the lock it needs.
 
         SQLite answers "database is locked" to this pragma at once, without its busy handler, when
@@ -275,7 +276,8 @@ class SQLiteStore:
         delay = 0.001
         while True:
             try:
-                return self.db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                mode: str = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                return mode
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() + delay > deadline:
                     raise
@@ -368,7 +370,7 @@ class _SQLiteTx:
     def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of
         the existing one, or None when inserted. BEGIN IMMEDIATE holds the write lock already."""
-        row = self.db.execute(
+        row: tuple[str, str] | None = self.db.execute(
             f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
         ).fetchone()
         if row is None:
@@ -381,10 +383,11 @@ class _SQLiteTx:
 
     def lock(self, agent: str, eid: str) -> tuple[str, str | None] | None:
         """(state, terminal audit entry hash) of a key, or None."""
-        return self.db.execute(
+        row: tuple[str, str | None] | None = self.db.execute(
             f"SELECT state, terminal_audit_entry_hash FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?",
             (agent, eid),
         ).fetchone()
+        return row
 
     def in_flight(self) -> list[tuple[str, str]]:
         """The keys of every in_flight reservation."""
@@ -410,13 +413,14 @@ class _SQLiteTx:
             (agent, eid, action, state, call_id, audit, at),
         )
 
-    def get(self, agent: str, eid: str) -> tuple | None:
+    def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
         """The stored row of a key (the columns of Reservation), or None."""
-        return self.db.execute(
+        row: tuple[Any, ...] | None = self.db.execute(
             f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
         ).fetchone()
+        return row
 
-    def history(self, agent: str, eid: str) -> list[tuple]:
+    def history(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
         """The audit trail of a key, oldest first (the columns of AuditEvent)."""
         return self.db.execute(
             "SELECT seq, agent_identity, execution_id, action, state, call_id, "

@@ -14,6 +14,7 @@ least `min_time` seconds each; the ratio is against rfc8785 measured in the same
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import time
@@ -169,9 +170,9 @@ def probe_report(c: Candidate) -> tuple[list[str], list[str]]:
     wrong: list[str] = []
     refused: list[str] = []
     for p in PROBES:
-        calls: list[Callable[[], bytes]] = [lambda p=p: c.text(p.text)]
+        calls: list[Callable[[], bytes]] = [functools.partial(c.text, p.text)]
         if p.has_obj and c.obj_native:
-            calls.insert(0, lambda p=p: c.from_obj(p.obj))
+            calls.insert(0, functools.partial(c.from_obj, p.obj))
         outcome = "ok"
         for call in calls:
             try:
@@ -630,12 +631,14 @@ def run(
         base = next((r for r in result.rows if r.name == "rfc8785" and r.mb_per_s), None)
         if base is None:
             return result
+        base_rate = base.mb_per_s
+        assert base_rate  # the row was chosen for having one
         base_c = next(c for c in cands if c.name == "rfc8785")
         for r, c in zip(result.rows, cands):
             if not r.mb_per_s:
                 continue
             if handled[r.name] == handled[base.name]:
-                r.ratio, r.ratio_documents = r.mb_per_s / base.mb_per_s, len(handled[r.name])
+                r.ratio, r.ratio_documents = r.mb_per_s / base_rate, len(handled[r.name])
                 continue
             common = sorted(set(handled[r.name]) & set(handled[base.name]))
             if common:

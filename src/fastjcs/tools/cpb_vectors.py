@@ -100,6 +100,13 @@ FAILURE_REASONS: dict[str, type[BaseException] | TypedRefVerdict | str] = {
     "profile_independence_violation": "profile-independence",
 }
 
+
+def failure_meaning(reason: str | None) -> type[BaseException] | TypedRefVerdict | str | None:
+    """What a vector's failure_reason stands for (`FAILURE_REASONS`); None for no reason or an
+    unmapped one."""
+    return None if reason is None else FAILURE_REASONS.get(reason)
+
+
 #: The context constraint each `context_*` failure_reason names (the violation must be that one).
 CONTEXT_REASONS: dict[str, str] = {
     "context_closed_field_set": "field-set",
@@ -109,7 +116,7 @@ CONTEXT_REASONS: dict[str, str] = {
     "context_byte_selector": "byte-selector",
 }
 
-_WIRE_CODES = {
+_WIRE_CODES: dict[type[BaseException], str] = {
     NonIntegerNumberError: "non-integer-number",
     UnsafeIntegerError: "unsafe-integer",
     DuplicateNameError: "duplicate-name",
@@ -273,8 +280,8 @@ def _pinned_bytes(
         out.true(f"{what}: a pre-image was computed", isinstance(got, bytes) and len(got) > 0)
 
 
-def _expect_refusal(out: VectorOutcome, reason: str, what: str, call: Callable[[], Any], prefix: str) -> None:
-    expected = FAILURE_REASONS.get(reason)
+def _expect_refusal(out: VectorOutcome, reason: str | None, what: str, call: Callable[[], Any], prefix: str) -> None:
+    expected = failure_meaning(reason)
     if not (isinstance(expected, type) and issubclass(expected, BaseException)):
         out.fail(f"failure_reason {reason!r} is not mapped to an exception")
         return
@@ -470,7 +477,7 @@ def _vector_context(type_name: str, entry: Mapping[str, Any], **overrides: Any) 
         m = re.search(r"exclusion set \{([^}]*)\}", summary)
         exclusion = tuple(n.strip() for n in m.group(1).split(",")) if m else ()
     representation = parse_representation(entry.get("representation")) or parse_representation(summary)
-    fields = dict(
+    fields: dict[str, Any] = dict(
         artifact_type=type_name,
         purpose=entry.get("purpose"),
         algorithm=algorithm,
@@ -522,7 +529,8 @@ class TypedRefHandler(Handler):
         cited = doc.get("cited_artifact", {})
         registry, current = self._registry(v)
         references = self._references(doc)
-        type_name = references[0].get("type") if references else None
+        # JSON from the vector, as every value of `doc` is (a str in a well-formed vector)
+        type_name: Any = references[0].get("type") if references else None
         payload = cited.get("payload")
         if isinstance(cited.get("payload_text"), str):  # JSON text, judged token by token
             payload = cited["payload_text"].encode("utf-8")
@@ -576,7 +584,7 @@ class TypedRefHandler(Handler):
                 want_verdict = TypedRefVerdict.VERIFIED  # the declared context verifies the carried digest
                 self._verify_all(out, impl, references, payload, registry, current, want_verdict, fire=False)
                 return
-        want = FAILURE_REASONS.get(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
+        want = failure_meaning(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
         if not isinstance(want, TypedRefVerdict):
             out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
             return
@@ -667,7 +675,7 @@ class TypedRefHandler(Handler):
         result = impl.verify_typed_reference(
             ref, doc[in_hand]["payload"], registry=registry, artifact_type=doc[in_hand]["type"]
         )
-        want = FAILURE_REASONS.get(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
+        want = failure_meaning(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
         if out.eq(f"verdict with {in_hand} in hand", result.verdict, want) and want is not TypedRefVerdict.VERIFIED:
             out.fired.add(f"typed-ref:{result.verdict.value}")
 
@@ -826,8 +834,8 @@ class DerivedIdHandler(Handler):
                 "carried identifier", lambda: verify(doc[key], doc["carried_id"]), IdentifierMismatchError
             )
             if exc is not None:
-                out.eq("recomputed", exc.recomputed, doc["correct_derived_id"])  # type: ignore[attr-defined]
-                if FAILURE_REASONS.get(doc.get("failure_reason")) is IdentifierMismatchError:
+                out.eq("recomputed", exc.recomputed, doc["correct_derived_id"])
+                if failure_meaning(doc.get("failure_reason")) is IdentifierMismatchError:
                     out.fired.add("derived-id:carried-id-mismatch")
                 else:
                     out.fail(f"failure_reason {doc.get('failure_reason')!r} is not a carried-id mismatch")
@@ -1037,7 +1045,9 @@ def _own_mutant(v: Vector, handler: Handler, category: str) -> Vector:
 
 def _no_contrast(v: Vector, handler: Handler, category: str) -> Vector:
     doc = _passing(v.doc)
-    wrong_hex, wrong_digest = _contrast_keys(doc)  # type: ignore[misc]
+    keys = _contrast_keys(doc)
+    assert keys is not None  # the repair of a contrast check, which fired on a vector that has them
+    wrong_hex, wrong_digest = keys
     doc[wrong_hex] = doc["jcs_n_correct_pre_image_bytes_hex"]
     doc[wrong_digest] = doc["jcs_n_correct_digest"]
     return v.mutant(category, doc)

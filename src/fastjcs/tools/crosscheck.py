@@ -113,7 +113,7 @@ def _describe(a: protocol.Answer) -> str:
 
 def _is_contrast(raw: bytes) -> bool:
     """A MUST-FAIL vector whose failure_reason names a contrast (a wrong construction it pins)."""
-    from .cpb_vectors import FAILURE_REASONS
+    from .cpb_vectors import failure_meaning
 
     try:
         doc = json.loads(raw)
@@ -122,7 +122,7 @@ def _is_contrast(raw: bytes) -> bool:
     return (
         isinstance(doc, dict)
         and doc.get("must_fail") is True
-        and FAILURE_REASONS.get(doc.get("failure_reason")) == "contrast"
+        and failure_meaning(doc.get("failure_reason")) == "contrast"
     )
 
 
@@ -560,11 +560,13 @@ def run_vectors(cmd: str, paths: Sequence[Path], summary: Summary, timeout: floa
     for (name, raw), reply in zip(items, replies):
         verdict, disagreement = compare_vector(name, raw, reply)
         summary.vectors[verdict] += 1
+        if disagreement is None:  # agree, skipped
+            continue
         if verdict == "protocol-difference":
-            summary.protocol_differences.append(disagreement)  # type: ignore[arg-type]
+            summary.protocol_differences.append(disagreement)
         elif verdict in FAULTS:
-            summary.faults.append(disagreement)  # type: ignore[arg-type]
-        elif disagreement is not None:
+            summary.faults.append(disagreement)
+        else:
             summary.disagreements.append(disagreement)
             summary.kinds[disagreement.kind] = summary.kinds.get(disagreement.kind, 0) + 1
     _nothing_compared("vectors", cmd, summary.vectors, replies)
@@ -702,7 +704,9 @@ def run_documents(
                 continue
             seen.add(text)
             again = _differs(text, cmd, timeout, newline)
-            ours, theirs = (again if again is not None and len(again) == 2 else results[i])[:2]  # type: ignore[index]
+            shown = again if again is not None and len(again) == 2 else results[i]
+            assert shown is not None  # the documents chosen are ones that disagreed
+            ours, theirs = shown[:2]
             summary.disagreements.append(
                 Disagreement(kind, f"document {i}", ours, theirs, text.decode("utf-8", "backslashreplace"))
             )

@@ -170,11 +170,11 @@ def _run(v: dict[str, Any], out: VectorOutcome) -> None:
     if not out.true("the runner finds the defect of a refused vector", bool(found)):
         return
     if "eab:unsupported-algorithm" in found:
-        fields = [data[n] for n in SPEC_FIELDS] if isinstance(data, dict) else []
+        named = {n: data[n] for n in SPEC_FIELDS} if isinstance(data, dict) else {}  # binding's parameters
         if (
             out.refuses(
                 "binding under the algorithm",
-                lambda: eab.binding(*fields, algorithm=v["algorithm"]),
+                lambda: eab.binding(**named, algorithm=v["algorithm"]),
                 UnsupportedAlgorithmError,
             )
             is not None

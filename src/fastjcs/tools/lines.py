@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from ..core import seam
 from ..core.errors import FastJCSError
@@ -130,7 +130,7 @@ class LineChunks:
     def done(self, piece: Any) -> None:
         """`piece`, a chunk of this reader, is digested: its block may be read into again."""
         if isinstance(piece, memoryview):
-            block = piece.obj
+            block = cast(bytearray, piece.obj)  # the chunks that are views are views of our blocks
             piece.release()
             self._spare.append(block)
 
@@ -180,6 +180,7 @@ def run(
     todo = _chain(first, second, chunks)
     if jobs <= 1 or second is None:  # one chunk: a worker would only add its start-up
         return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report, fail_fast, progress)
+    done: Callable[[Any], None]  # a chunk is digested: the reader may reuse its block
     if s.profile == "jcs" and seam.backend() == "native":
         # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
         # threads share the work with no pickling of results between processes.

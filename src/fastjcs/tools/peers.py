@@ -168,16 +168,19 @@ class _Process:
             start_new_session=True,
             env=env,
         )
+        # the three pipes asked for above (typeshed types each as optional, whatever Popen was asked)
+        assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
+        self._stdin, self._stdout, self._stderr_pipe = self.proc.stdin, self.proc.stdout, self.proc.stderr
         self.answered = 0
         self._buffer = b""
-        self._fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self._fd = self._stdout.fileno()
         self._stderr: collections.deque = collections.deque(maxlen=64)
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
         self._writer: threading.Thread | None = None
 
     def _read_stderr(self) -> None:
-        for line in self.proc.stderr:  # type: ignore[union-attr]
+        for line in self._stderr_pipe:
             self._stderr.append(line)
 
     def stderr(self) -> bytes:
@@ -189,15 +192,15 @@ class _Process:
         them (a probe: the peer answers and exits, whether or not it flushes each answer)."""
 
         def write() -> None:
-            pipe = self.proc.stdin
+            pipe = self._stdin
             try:
                 for doc in documents:
                     if stop.is_set():
                         return
-                    pipe.write(encode_line(doc))  # type: ignore[union-attr]
-                pipe.flush()  # type: ignore[union-attr]
+                    pipe.write(encode_line(doc))
+                pipe.flush()
                 if close:
-                    pipe.close()  # type: ignore[union-attr]
+                    pipe.close()
             except (BrokenPipeError, ValueError, OSError):
                 pass  # the peer stopped reading: the reader sees why
 
@@ -237,7 +240,7 @@ class _Process:
     def close(self, wait: float = 5.0) -> int | None:
         """Close stdin and collect the exit status (killing the group if it does not end)."""
         try:
-            self.proc.stdin.close()  # type: ignore[union-attr]
+            self._stdin.close()
         except OSError:
             pass
         try:
@@ -250,7 +253,7 @@ class _Process:
             status = self.proc.wait()
         if self._writer is not None:
             self._writer.join(1.0)
-        self.proc.stdout.close()  # type: ignore[union-attr]
+        self._stdout.close()
         return status
 
 

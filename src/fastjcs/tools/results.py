@@ -5,7 +5,9 @@ text or JSON."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
+
+_E = TypeVar("_E", bound=BaseException)
 
 
 @dataclass
@@ -40,7 +42,7 @@ class VectorOutcome:
         self.checks += 1
         self.failures.append(what)
 
-    def refuses(self, what: str, call: Callable[[], Any], expected: type[BaseException]) -> BaseException | None:
+    def refuses(self, what: str, call: Callable[[], Any], expected: type[_E]) -> _E | None:
         """`call` must raise `expected` (a subclass counts)."""
         try:
             got = call()
