@@ -200,7 +200,6 @@ def _is_job(args: argparse.Namespace) -> bool:
     return True
 
 
-@contextmanager
 def _cluster_workers(spec: str) -> int:
     """The N of --cluster local:N (0 for a scheduler's address); a bad N is a usage error."""
     if not spec.startswith("local:"):
@@ -214,6 +213,7 @@ def _cluster_workers(spec: str) -> int:
     return workers
 
 
+@contextmanager
 def _client(spec: str) -> Iterator[Any]:
     """A Dask client for --cluster: the scheduler at ADDRESS, or a local cluster (local:N)."""
     import distributed  # present: _digest_job checked
