@@ -41,8 +41,10 @@ needs_atheris=0
 for h in "${harnesses[@]}"; do case $h in atheris_*) needs_atheris=1 ;; esac; done
 if [ $needs_atheris = 1 ]; then
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-    "$venv/bin/python" -c "import atheris, cffi, Crypto, setuptools" 2>/dev/null ||
-        "$venv/bin/python" -m pip install --quiet atheris cffi pycryptodome setuptools wheel
+    # setuptools at the floor of pyproject.toml's build-system (setup.py runs here without isolation)
+    "$venv/bin/python" -c "import atheris, cffi, Crypto, setuptools, sys
+sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null ||
+        "$venv/bin/python" -m pip install --quiet --upgrade atheris cffi pycryptodome "setuptools>=77" wheel
     # The package, with its extension, in a directory of its own (never the source tree's build).
     rm -rf "$build/py" && mkdir -p "$build/py" && cp -r src/fastjcs "$build/py/"
     rm -f "$build"/py/fastjcs/_native_ext*.so
