@@ -25,9 +25,9 @@ def fake(*modes: str) -> str:
     return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE), *modes))
 
 
-def interop(*args, tmp_path: Path):
+def interop(*args, tmp_path: Path, env=None):
     report = tmp_path / "report.json"
-    p = fastjcs("interop", *args, "--json", report, timeout=600)
+    p = fastjcs("interop", *args, "--json", report, timeout=600, extra_env=env)
     assert p.returncode in (0, 1), p.stderr
     return p, json.loads(report.read_text("utf-8"))
 
@@ -47,26 +47,9 @@ def test_serve_canon_names_an_unknown_candidate_in_one_line():
     one_line_error(p, "no-such-canonicalizer", "known:")
 
 
-@pytest.mark.parametrize("backend", ["native", "python"])
-def test_fastjcs_against_itself_agrees_everywhere(tmp_path, backend):
-    p, report = (
-        interop(
-            "--fastjcs",
-            *SMALL,
-            "--corpus",
-            "es6:200",
-            tmp_path=tmp_path,
-        )
-        if backend == "native"
-        else interop(
-            "--peer",
-            f"self=FASTJCS_BACKEND=python {shlex.quote(sys.executable)} -m fastjcs serve-canon",
-            *SMALL,
-            "--corpus",
-            "es6:200",
-            tmp_path=tmp_path,
-        )
-    )
+def test_fastjcs_against_itself_agrees_everywhere(tmp_path, cli_backend):
+    # --fastjcs runs `serve-canon` on the backend this process's environment selects (cli_backend's)
+    p, report = interop("--fastjcs", *SMALL, "--corpus", "es6:200", tmp_path=tmp_path, env=cli_backend)
     assert p.returncode == 0, p.stdout.decode()
     (result,) = report["results"]
     assert result["ok"] and result["failures"] == 0 and result["answered"] == result["cases"]

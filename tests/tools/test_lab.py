@@ -213,11 +213,11 @@ def test_a_refusing_peer_is_refuses_valid_with_a_minimal_reproducer():
         assert shrunk[:1] == shrunk[-1:] == b'"' and len(shrunk.decode()) == 3 and max(shrunk) > 127
 
 
-def test_fastjcs_served_agrees_with_itself_on_both_backends():
-    for backend in ("native", "python"):
-        cmd = f"FASTJCS_BACKEND={backend} {shlex.quote(sys.executable)} -m fastjcs serve-canon"
-        result = lab.run_peer(lab.PeerSpec("fastjcs", cmd), CASES)
-        assert result.ok and result.totals == {"agree": 7}, (backend, result.totals)
+def test_fastjcs_served_agrees_with_itself_on_both_backends(cli_backend):
+    env = " ".join(f"{k}={v}" for k, v in cli_backend.items())
+    cmd = f"{env} {shlex.quote(sys.executable)} -m fastjcs serve-canon"
+    result = lab.run_peer(lab.PeerSpec("fastjcs", cmd), CASES)
+    assert result.ok and result.totals == {"agree": 7}, (cli_backend, result.totals)
 
 
 def test_show_is_printable_and_unambiguous():
