@@ -46,6 +46,9 @@ export PYTHONPATH=$out/py
 export FASTJCS_REQUIRE_NATIVE=1 FASTJCS_BACKEND=native
 export HYPOTHESIS_PROFILE=default
 unset FASTJCS_ES6_LINES
+# The registry's PostgreSQL storage is Python and psycopg, checked by the ordinary run; its tests
+# restart the server, which would inherit the preloaded sanitizer runtime here.
+unset FASTJCS_TEST_POSTGRES_URL FASTJCS_TEST_POSTGRES_CTL
 
 "$python" - "$out/py" <<'EOF'
 import sys, fastjcs

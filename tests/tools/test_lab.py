@@ -24,7 +24,10 @@ FAKE = Path(__file__).with_name("fake_peer.py")
 
 
 def fake(*modes: str) -> str:
-    return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE), *modes))
+    # Without a preloaded sanitizer runtime (the ASan suite preloads one): this peer's crashes are
+    # on purpose, and a sanitizer would report them as findings.
+    command = " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE), *modes))
+    return f"env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS {command}"
 
 
 @dataclass(frozen=True)
