@@ -391,3 +391,16 @@ def test_vectors_source_names_a_checkouts_folder(tmp_path):
     assert one and all(c.category == "vectors-rfc8785" for c in one)
     with pytest.raises(corpus.CorpusError):
         corpus.load([f"vectors:{tmp_path / 'absent'}"], 1, 1)
+
+
+def test_a_user_corpus_can_be_a_fifo(tmp_path):
+    import os
+    import threading
+
+    fifo = tmp_path / "docs.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(b'{"b":1,"a":2}\n[1]\n',))
+    writer.start()
+    cases = corpus.user_cases(fifo)
+    writer.join()
+    assert [(c.id, c.expected) for c in cases] == [("user/docs.fifo:1", b'{"a":2,"b":1}'), ("user/docs.fifo:2", b"[1]")]

@@ -1433,7 +1433,7 @@ def user_cases(path: str | Path) -> list[Case]:
     order; ids "user/<folder>/<relative path>"). Category "user"; expected bytes are fastjcs's."""
     p = Path(path)
     docs: list[tuple[str, bytes]] = []
-    if p.is_file():
+    if p.exists() and not p.is_dir():  # a regular file, or a pipe or FIFO read to its end
         for n, line in enumerate(p.read_bytes().split(b"\n"), 1):
             line = line[:-1] if line.endswith(b"\r") else line
             if line.strip():
