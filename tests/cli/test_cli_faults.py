@@ -397,3 +397,18 @@ def test_usage_errors_are_one_line(cli_backend):
         p = fastjcs(*args, input=DOC, extra_env=cli_backend)
         assert p.returncode == 2 and p.stdout == b"", args
         assert p.stderr.count(b"\n") == 1 and p.stderr.startswith(b"fastjcs"), (args, p.stderr)
+
+
+@pytest.mark.parametrize(
+    "args", [("canon", "-o"), ("interop", "--fastjcs", "--corpus", "es6:5", "--no-progress", "--markdown")]
+)
+def test_an_output_path_that_is_a_device_is_written_in_place_never_replaced(tmp_path, args):
+    """-o /dev/full (or --markdown): the device's own error, exit 2, and the device node stays a
+    device (a temporary file renamed over it would replace /dev/full with a regular file)."""
+    import stat as _stat
+
+    before = os.stat("/dev/full").st_mode
+    p = fastjcs(*args, "/dev/full", input=b'{"a":1}', cwd=tmp_path)
+    assert p.returncode == 2
+    one_line_error(p, "/dev/full", "No space left on device")
+    assert _stat.S_ISCHR(os.stat("/dev/full").st_mode) and os.stat("/dev/full").st_mode == before

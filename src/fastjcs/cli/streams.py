@@ -106,13 +106,27 @@ def open_input(path: str) -> Iterator[bytes]:
 def open_output(path: str | None) -> Iterator[BinaryIO]:
     """stdout, or PATH written atomically: a temporary file beside it, flushed to the disk and
     renamed into place only when the block succeeds, removed otherwise, so PATH never holds a
-    partial result. A failed write, flush, sync or rename is a CLIError naming PATH."""
+    partial result. A PATH that is a device, FIFO or socket is written in place instead. A failed
+    write, flush, sync or rename is a CLIError naming PATH."""
     if path is None or path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
     if not path:
         raise CLIError("-o: an empty path names no file")
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        special = False
+    if special:
+        # A device, FIFO or socket (/dev/stdout, /dev/full, a pipe): written in place, every write
+        # checked; a temporary file renamed over it would replace the device node itself.
+        try:
+            with open(path, "wb") as f:
+                yield f
+        except OSError as exc:
+            raise CLIError(f"{path}: {exc.strerror}") from exc
+        return
     tmp = None
     try:
         directory = os.path.dirname(os.path.abspath(path))
