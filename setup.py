@@ -1,6 +1,41 @@
-# cffi has no pyproject-only route: setuptools learns about the extension here. The extension is
-# built against the limited API (cffi's default: `_native_ext.abi3.so`), so one wheel serves every
-# CPython from 3.9 on: the wheel is tagged cp39-abi3 accordingly.
-from setuptools import setup
+# cffi has no pyproject-only route: setuptools learns about the extensions here.
+#
+# Two extensions link the same C core (csrc/*.c):
+#  - fastjcs._native_ext, through cffi (build_ffi.py): every backend call on PyPy, and on CPython the
+#    large texts, batches, JSON Lines and Arrow, where it releases the GIL so that threads run in
+#    parallel;
+#  - fastjcs._direct, a plain CPython extension (csrc/cpython/direct.c) that holds the GIL for the
+#    whole call: small work on CPython (docs/decisions.md, "The direct entry"). Built on CPython only.
+# Both are built against the limited API, so one wheel serves every CPython: the wheel is tagged
+# cp39-abi3. _direct needs the limited API of 3.10 (PyType_GetSlot on built-in types,
+# PyUnicode_AsUTF8AndSize): CPython 3.9 loads only the cffi one (fastjcs.core.native_backend).
+import platform
+import sys
+from pathlib import Path
 
-setup(cffi_modules=["build_ffi.py:ffibuilder"], options={"bdist_wheel": {"py_limited_api": "cp39"}})
+from setuptools import Extension, setup
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build_ffi  # noqa: E402  (the flags and sources of the C core, shared with the cffi build)
+
+ext_modules = []
+if platform.python_implementation() == "CPython":
+    ext_modules.append(
+        Extension(
+            "fastjcs._direct",
+            sources=[*build_ffi._sources, "csrc/cpython/direct.c"],
+            include_dirs=["csrc"],
+            depends=build_ffi._depends,
+            define_macros=[("Py_LIMITED_API", "0x030A0000")],
+            py_limited_api=True,
+            extra_compile_args=build_ffi._cflags + build_ffi._flag_list("FASTJCS_CFLAGS"),
+            extra_link_args=([] if sys.platform == "win32" else ["-pthread"]) + build_ffi._flag_list("FASTJCS_LDFLAGS"),
+            optional=not build_ffi._switch("FASTJCS_REQUIRE_NATIVE"),
+        )
+    )
+
+setup(
+    cffi_modules=["build_ffi.py:ffibuilder"],
+    ext_modules=ext_modules,
+    options={"bdist_wheel": {"py_limited_api": "cp39"}},
+)

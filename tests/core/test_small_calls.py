@@ -59,7 +59,7 @@ def test_digest_without_the_compiled_one_shot(native, monkeypatch):
 
     value = {"b": [1.5, "\u20ac"], "a": None}
     want = python_backend.digest(value, 100, "sha384")
-    monkeypatch.setitem(native._digest_args, "sha384", (ffi.NULL, 48, b"sha384:"))
+    monkeypatch.setitem(native._digest_args, "sha384", (ffi.NULL, 48, b"sha384:", 0))
     assert native.digest(value, 100, "sha384") == want
     with pytest.raises(fastjcs.CircularReferenceError):
         cyclic: list = []

@@ -46,6 +46,11 @@ class Backend(Protocol):
     def digest(self, obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
         """The digest of a value's canonical form, rendered "<algorithm>:<lowercase hex>"."""
 
+    def digest_text(
+        self, data: Buffer, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+    ) -> str:
+        """The digest of a JSON text's canonical form, rendered "<algorithm>:<lowercase hex>"."""
+
     def digest_many(self, objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
         """The raw digest of each value's canonical form; the first failure is raised with
         `index` set to its position."""

@@ -88,11 +88,12 @@ def digest_text(
     >>> digest_text('{"x": 1.0}') == digest({"x": 1})
     True
     """
-    alg = check_algorithm(algorithm)
-    canonical = api.canonicalize(
-        data, max_depth=max_depth, strict_integers=strict_integers, integers_only=integers_only
-    )
-    return render(alg, raw_digest(canonical, alg))
+    alg = algorithm if type(algorithm) is str and algorithm in ALGORITHMS else check_algorithm(algorithm)
+    if type(data) is not bytes:
+        data = api.as_buffer(data)
+    if max_depth is not DEFAULT_MAX_DEPTH:
+        max_depth = check_depth(max_depth)
+    return seam.impl().digest_text(data, max_depth, bool(strict_integers), alg, bool(integers_only))
 
 
 def digest_many(

@@ -16,6 +16,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # exists, not
 from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
+from ._direct_loader import direct as _direct
 from . import hashing as _hash
 from . import jsonl, parser
 from . import python_backend as _python
@@ -182,9 +183,38 @@ def _run_text(data: Any, max_depth: int, flags: int, out: Any) -> None:
 
 _local_canonicalize = lib.fjcs_local_canonicalize
 
+# The direct entry (fastjcs._direct: CPython's C API, the GIL held for the whole call) takes a text
+# of up to DIRECT_TEXT bytes; a larger one goes through cffi, which releases the GIL while C works
+# so that other threads run. Taking the GIL back after costs up to the switch interval (5 ms) when
+# another thread holds it, so the GIL is released only where the call itself takes long enough for
+# that wait to cost less than half of it (docs/decisions.md, "The direct entry": measured with
+# benchmarks/contention.py).
+DIRECT_TEXT = 4 << 20
+_direct_canonicalize = _direct.canonicalize if _direct is not None else None
+
+
+def _refused_text(data: Any, max_depth: int, flags: int) -> None:
+    """Raise the error of a text the direct entry refused (its record comes from the cffi entry)."""
+    out = ffi.new("fjcs_buf *")
+    try:
+        _run_text(data, max_depth, flags, out)
+    finally:
+        lib.fjcs_buf_free(out)
+    raise AssertionError(  # pragma: no cover - a defect: the two entries disagree
+        "fastjcs internal error: the direct entry refused a text the cffi entry accepts"
+    )
+
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
-    """Canonical bytes of a JSON text, by the C parser (text.c)."""
+    """Canonical bytes of a JSON text, by the C parser (text.c): through the direct entry (the GIL
+    held) below DIRECT_TEXT bytes, through cffi (the GIL released) above."""
+    if _direct is not None and type(data) is bytes and len(data) <= DIRECT_TEXT:
+        result = _direct_canonicalize(
+            data, max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
+        )
+        if result is not None:
+            return result  # type: ignore[no-any-return]
+        _refused_text(data, max_depth, _flags(strict_integers, integers_only))
     if type(data) is bytes and len(data) <= _SMALL:
         p = _local_canonicalize(
             data, len(data), max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
@@ -237,7 +267,39 @@ _canonicalize_marshal, _buf_free, _OK = lib.fjcs_canonicalize_marshal, lib.fjcs_
 _local_canonicalize_marshal = lib.fjcs_local_canonicalize_marshal
 
 
+# On CPython (3.10 and later), a value is read directly by the walker of the direct entry
+# (csrc/cpython/direct.c), the GIL held: it answers bytes, or REFUSE (1: a value JCS cannot carry)
+# or BAIL (2: a value it does not read, a container subclass or a hook) having run no Python code,
+# and the pure-Python backend then answers, as it does for the marshal route's refusals. It is
+# used for values of every size and for batches: it is faster than marshal + the C reader at every
+# size measured, and reading Python values needs the GIL either way (docs/decisions.md).
+_REFUSE = 1
+_direct_dumps = _direct.dumps if _direct is not None else None
+_direct_digest = _direct.digest if _direct is not None else None
+
+
+def _answer(obj: Any, code: int, max_depth: int, integers_only: bool) -> bytes:
+    """The pure-Python backend's answer for a value the walker refused (code 1) or left (2)."""
+    result = _python.dumps(obj, max_depth, integers_only)
+    if code == _REFUSE:  # pragma: no cover - a defect: the walker and the Python backend disagree
+        raise AssertionError(
+            "fastjcs internal error: the direct entry refused a value the Python backend accepts"
+        )
+    return result
+
+
 def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
+    """Canonical bytes of a Python value: the direct entry's walker on CPython, else the C reader
+    of its marshal encoding."""
+    if _direct_dumps is not None:
+        result = _direct_dumps(obj, max_depth, _INTEGERS_ONLY if integers_only else 0)
+        if type(result) is bytes:
+            return result
+        return _answer(obj, result, max_depth, integers_only)
+    return _dumps_marshal(obj, max_depth, integers_only)
+
+
+def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
     """Canonical bytes of a Python value, by the C reader of its marshal encoding (object.c)."""
     try:
         encoded = _marshal_dumps(obj, 4)
@@ -336,6 +398,25 @@ def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool 
     `index` set to its position."""
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
+    if _direct is not None and fn != ffi.NULL:
+        raw, done, code = _direct.digest_many(objs, max_depth, _INTEGERS_ONLY if integers_only else 0, _address(fn), size)
+        result = [raw[i * size : (i + 1) * size] for i in range(done)]
+        if code == 0:
+            return result
+        # Item `done` was refused or left to the Python backend: the per-item path answers it.
+        return result + _digest_each(objs, done, max_depth, algorithm, integers_only)
+    return _digest_many_marshal(objs, max_depth, algorithm, integers_only)
+
+
+def _address(fn: Any) -> int:
+    """The address of a C function pointer, for the direct entry."""
+    return int(ffi.cast("uintptr_t", fn))
+
+
+def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
+    """digest_many by the C reader of the batch's marshal encoding."""
+    size = _DIGEST_SIZES[algorithm]
+    fn = _hash_fn(algorithm)
     n = len(objs)
     if fn != ffi.NULL and n:
         try:
@@ -370,35 +451,70 @@ def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool 
 
 
 _local_digest_marshal = lib.fjcs_local_digest_marshal
-# Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:").
-_digest_args: dict[str, tuple[Any, int, bytes]] = {}
+# Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:", and
+# the one-shot's address for the direct entry, 0 when there is none).
+_digest_args: dict[str, tuple[Any, int, bytes, int]] = {}
+
+
+def _digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int]:
+    args = _digest_args.get(algorithm)
+    if args is None:
+        fn = _hash_fn(algorithm)
+        args = _digest_args[algorithm] = (
+            fn,
+            _DIGEST_SIZES[algorithm],
+            f"{algorithm}:".encode("ascii"),
+            _address(fn) if fn != ffi.NULL else 0,
+        )
+    return args
 
 
 def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
     """The rendered digest "<algorithm>:<hex>" of a value's canonical form, canonicalized and
     hashed in one C call (the public hash API when the compiled one-shot is not found)."""
-    args = _digest_args.get(algorithm)
-    if args is None:
-        args = _digest_args[algorithm] = (
-            _hash_fn(algorithm),
-            _DIGEST_SIZES[algorithm],
-            f"{algorithm}:".encode("ascii"),
-        )
-    fn, size, prefix = args
+    fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    flags = _INTEGERS_ONLY if integers_only else 0
+    if _direct_digest is not None and address:
+        result = _direct_digest(obj, max_depth, flags, address, size, prefix)
+        if type(result) is str:
+            return result
+        return _hash.render(algorithm, _public_digest(algorithm, _answer(obj, result, max_depth, integers_only)))
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
         encoded = b""  # a subclass or a deep value: the pure-Python reader, through dumps
     if fn != _NULL and 0 < len(encoded) <= _SMALL:
-        p = _local_digest_marshal(
-            encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0, fn, size, prefix, len(prefix)
-        )
+        p = _local_digest_marshal(encoded, len(encoded), max_depth, flags, fn, size, prefix, len(prefix))
         if p:
             text = _string(p)
             p[-1] = _DONE
             return text.decode("ascii")
-    # dumps raises the error of a value C refused; what it returns is hashed through the public API.
-    return _hash.render(algorithm, _public_digest(algorithm, dumps(obj, max_depth, integers_only)))
+    # A value C refused raises its error here; what is returned is hashed through the public API.
+    # The encoding made above is reused: a large value is marshalled once.
+    canonical = _dumps_encoded(obj, encoded, max_depth, integers_only) if encoded else dumps(obj, max_depth, integers_only)
+    return _hash.render(algorithm, _public_digest(algorithm, canonical))
+
+
+def digest_text(
+    data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+) -> str:
+    """The rendered digest of a JSON text's canonical form: canonicalized and hashed in one C call
+    for a text of bytes up to DIRECT_TEXT (the direct entry, or cffi's per-thread entry)."""
+    fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    flags = _flags(strict_integers, integers_only)
+    if address and type(data) is bytes:
+        if _direct is not None and len(data) <= DIRECT_TEXT:
+            result = _direct.digest_text(data, max_depth, flags, address, size, prefix)
+            if result is not None:
+                return result  # type: ignore[no-any-return]
+        elif len(data) <= _SMALL:
+            p = lib.fjcs_local_digest_text(data, len(data), max_depth, flags, fn, size, prefix, len(prefix))
+            if p:
+                text = _string(p)
+                p[-1] = _DONE
+                return text.decode("ascii")
+    canonical = canonicalize(data, max_depth, strict_integers, integers_only)
+    return _hash.render(algorithm, _public_digest(algorithm, canonical))
 
 
 def _digest_each(objs: list, start: int, max_depth: int, algorithm: str, integers_only: bool) -> list[bytes]:

@@ -468,6 +468,14 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     return hashing.render(algorithm, hashing.oneshot(algorithm)(dumps(obj, max_depth, integers_only)))
 
 
+def digest_text(
+    data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
+) -> str:
+    """The rendered digest "<algorithm>:<hex>" of the canonical form of a JSON text."""
+    canonical = canonicalize(data, max_depth, strict_integers, integers_only)
+    return hashing.render(algorithm, hashing.oneshot(algorithm)(canonical))
+
+
 def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
     """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
     oneshot = hashing.oneshot(algorithm)

@@ -1,0 +1,648 @@
+/*
+ * cpython/direct.c: fastjcs._direct, the C core reached through CPython's own C API (issue 22).
+ *
+ * The cffi extension (fastjcs._native_ext) releases the GIL on every call and must take it back
+ * after; when another thread holds it, the caller waits up to the switch interval (5 ms), which
+ * is a thousand times a small call. This module is a plain CPython extension (limited API 3.10,
+ * one abi3 build) linking the same C core, whose functions hold the GIL for the whole call: the
+ * entry for small work on CPython. It also reads Python values directly, instead of through
+ * marshal.dumps as the cffi route must.
+ *
+ * The walker (`dumps`, `digest`, `digest_many`) reads dict, list, tuple, str, int, float, bool and
+ * None with an explicit stack (no recursion), writing the canonical form as it goes, with the
+ * core's member ordering (writer.c). It runs no Python code at all: it reads exact types, and the
+ * subclasses of int, float and str whose conversion (int(), float(), the str data) calls no hook
+ * of theirs; a value it cannot read so (a dict, list or tuple subclass, a hook, a key that is a str
+ * subclass, a value of another type: `default=` is the pure-Python backend's) makes it answer
+ * BAIL, and one it refuses (NaN, a huge int, a lone surrogate, a cycle, the depth limit) REFUSE.
+ * For both the Python side runs the pure-Python backend, which gives the answer or raises the
+ * error rfc8785 raises, in rfc8785's order; since nothing ran before, nothing runs twice, and
+ * nothing can change the value while it is read (the GIL is held and no Python code runs).
+ *
+ * Buffers (output, member order, stacks, the text parser) live in the module's state: one set per
+ * interpreter, used only with that interpreter's GIL held, trimmed after a call that grew them
+ * past FJCS_DIRECT_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
+ * would then use a fresh state of its own rather than share).
+ */
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "fjcs_internal.h"
+
+#define FJCS_DIRECT_KEEP ((size_t)1 << 16)
+
+/* What a walk says when it does not give canonical bytes. */
+enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3 };
+
+enum { K_DICT, K_LIST, K_TUPLE };
+
+/* One open container. */
+typedef struct wframe {
+    PyObject *obj;      /* borrowed: its parent (or the caller) holds it */
+    Py_ssize_t pos, n;  /* dict: PyDict_Next's position; list, tuple: next index and length */
+    size_t mbase;       /* dict: its first member in the member stack */
+    unsigned char kind, sorted, started;
+    fjcs__nest nest;
+} wframe;
+
+/* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
+ * also entered in an open-addressing set of addresses (a power-of-two table), so a deep value
+ * costs O(1) per container. */
+#define SCAN_FRAMES 32
+
+typedef struct state {
+    int busy;
+    fjcs_buf out;
+    fjcs__order order;
+    fjcs__text text;
+    int text_ready;
+    wframe *frames;
+    size_t frames_cap;
+    fjcs__member *members;
+    size_t members_cap, nmembers;
+    PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
+    size_t set_cap, set_len;
+} state;
+
+static void state_clear(state *s) {
+    fjcs_buf_free(&s->out);
+    fjcs__order_free(&s->order);
+    if (s->text_ready) fjcs__text_free(&s->text);
+    s->text_ready = 0;
+    free(s->frames);
+    free(s->members);
+    free(s->set);
+    s->frames = NULL;
+    s->members = NULL;
+    s->set = NULL;
+    s->frames_cap = s->members_cap = s->set_cap = s->set_len = s->nmembers = 0;
+}
+
+/* After a call: give back what grew past what is kept between calls. */
+static void state_trim(state *s) {
+    if (s->out.cap > FJCS_DIRECT_KEEP) fjcs_buf_free(&s->out);
+    if (s->order.scratch.cap > FJCS_DIRECT_KEEP || s->order.spans_cap * sizeof *s->order.spans > FJCS_DIRECT_KEEP ||
+        s->order.recs_cap * sizeof *s->order.recs > FJCS_DIRECT_KEEP)
+        fjcs__order_free(&s->order);
+    if (s->frames_cap * sizeof(wframe) > FJCS_DIRECT_KEEP) {
+        free(s->frames);
+        s->frames = NULL;
+        s->frames_cap = 0;
+    }
+    if (s->members_cap * sizeof(fjcs__member) > FJCS_DIRECT_KEEP) {
+        free(s->members);
+        s->members = NULL;
+        s->members_cap = 0;
+    }
+    if (s->set_cap * sizeof(PyObject *) > FJCS_DIRECT_KEEP) {
+        free(s->set);
+        s->set = NULL;
+        s->set_cap = s->set_len = 0;
+    }
+    if (s->text_ready) {
+        fjcs__text *t = &s->text;
+        if (t->arena.cap > FJCS_DIRECT_KEEP || t->order.scratch.cap > FJCS_DIRECT_KEEP ||
+            t->frames_cap * sizeof *t->frames > FJCS_DIRECT_KEEP ||
+            t->members_cap * sizeof *t->members > FJCS_DIRECT_KEEP ||
+            t->order.spans_cap * sizeof *t->order.spans > FJCS_DIRECT_KEEP ||
+            t->order.recs_cap * sizeof *t->order.recs > FJCS_DIRECT_KEEP) {
+            fjcs__text_free(t);
+            s->text_ready = 0;
+        }
+    }
+}
+
+/* ---- The set of deep open containers --------------------------------------------------------- */
+
+static size_t slot_of(const PyObject *o, size_t cap) {
+    uintptr_t h = (uintptr_t)o >> 4;
+    h *= (uintptr_t)UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 7) & (cap - 1);
+}
+
+static int set_has(const state *s, const PyObject *o) {
+    if (s->set_len == 0) return 0;
+    for (size_t i = slot_of(o, s->set_cap);; i = (i + 1) & (s->set_cap - 1)) {
+        if (s->set[i] == NULL) return 0;
+        if (s->set[i] == o) return 1;
+    }
+}
+
+static int set_add(state *s, PyObject *o) {
+    if ((s->set_len + 1) * 2 > s->set_cap) { /* at most half full */
+        size_t cap = s->set_cap ? s->set_cap * 2 : 64;
+        PyObject **old = s->set, **set = (PyObject **)calloc(cap, sizeof *set);
+        if (set == NULL) return WK_NOMEM;
+        for (size_t j = 0; j < s->set_cap; j++) {
+            if (old[j] == NULL) continue;
+            size_t i = slot_of(old[j], cap);
+            while (set[i] != NULL) i = (i + 1) & (cap - 1);
+            set[i] = old[j];
+        }
+        free(old);
+        s->set = set;
+        s->set_cap = cap;
+    }
+    size_t i = slot_of(o, s->set_cap);
+    while (s->set[i] != NULL) i = (i + 1) & (s->set_cap - 1);
+    s->set[i] = o;
+    s->set_len++;
+    return WK_OK;
+}
+
+/* Remove o (present), keeping every probe chain whole (backward-shift deletion). */
+static void set_remove(state *s, const PyObject *o) {
+    size_t mask = s->set_cap - 1, i = slot_of(o, s->set_cap);
+    while (s->set[i] != o) i = (i + 1) & mask;
+    for (size_t j = (i + 1) & mask; s->set[j] != NULL; j = (j + 1) & mask) {
+        size_t home = slot_of(s->set[j], s->set_cap);
+        /* s->set[j] may move to the hole at i when its home is not in (i, j] cyclically */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            s->set[i] = s->set[j];
+            i = j;
+        }
+    }
+    s->set[i] = NULL;
+    s->set_len--;
+}
+
+/* ---- Scalars --------------------------------------------------------------------------------- */
+
+#define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1 */
+
+/* Append UTF-8 s[0..n) (well formed: it comes from a str) as a canonical string. */
+static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
+    const uint8_t *p = (const uint8_t *)s, *end = p + n;
+    /* The common case, nothing to escape: checked 8 bytes at a time while copied. */
+    if (fjcs__buf_reserve(out, (size_t)n + 2) != FJCS_OK) return WK_NOMEM;
+    char *dst = out->data + out->len;
+    *dst++ = '"';
+    for (; end - p >= 8; p += 8, dst += 8) {
+        uint64_t v = fjcs__load_u64(p);
+        uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
+        uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
+        if ((less20 | ((x22 - FJCS_ONES) & ~x22) | ((x5c - FJCS_ONES) & ~x5c)) & FJCS_HIGHS) break;
+        memcpy(dst, &v, 8);
+    }
+    for (; p < end && *p >= 0x20 && *p != '"' && *p != '\\'; p++) *dst++ = (char)*p;
+    if (p == end) {
+        *dst++ = '"';
+        out->len = (size_t)(dst - out->data);
+        return WK_OK;
+    }
+    return fjcs__write_string(out, (const uint8_t *)s, (size_t)n) == FJCS_OK ? WK_OK : WK_NOMEM;
+}
+
+/* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate). */
+static const char *utf8_of(PyObject *str, Py_ssize_t *n) {
+    const char *s = PyUnicode_AsUTF8AndSize(str, n);
+    if (s == NULL) PyErr_Clear(); /* UnicodeEncodeError: a lone surrogate */
+    return s;
+}
+
+static int put_int(fjcs_buf *out, PyObject *v) {
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || i > MAX_SAFE_INT || i < -MAX_SAFE_INT) return WK_REFUSE;
+    return fjcs__write_int(out, (int64_t)i) == FJCS_OK ? WK_OK : WK_NOMEM;
+}
+
+static int put_float(fjcs_buf *out, PyObject *v, int flags) {
+    if (flags & FJCS_INTEGERS_ONLY) return WK_REFUSE;
+    int rc = fjcs__write_double(out, PyFloat_AsDouble(v));
+    return rc == FJCS_OK ? WK_OK : rc == FJCS_E_NOMEM ? WK_NOMEM : WK_REFUSE;
+}
+
+static int put_word(fjcs_buf *out, const char *word, size_t n) {
+    if (fjcs__buf_reserve(out, n) != FJCS_OK) return WK_NOMEM;
+    fjcs__buf_put_n(out, word, n);
+    return WK_OK;
+}
+
+/* Does type t take its slot `slot` from `base`, unchanged (so converting calls no hook)? */
+static int inherits_slot(PyTypeObject *t, PyTypeObject *base, int slot) {
+    return PyType_GetSlot(t, slot) == PyType_GetSlot(base, slot);
+}
+
+/* ---- The walker ------------------------------------------------------------------------------ */
+
+typedef struct walk {
+    state *s;
+    fjcs_buf *out;
+    size_t nframes, max_depth;
+    int flags;
+} walk;
+
+static int push(walk *w, PyObject *obj, int kind) {
+    state *s = w->s;
+    if (w->nframes >= w->max_depth) return WK_REFUSE; /* the depth limit (Python words it) */
+    size_t scan = w->nframes < SCAN_FRAMES ? w->nframes : SCAN_FRAMES;
+    for (size_t i = 0; i < scan; i++)
+        if (s->frames[i].obj == obj) return WK_REFUSE; /* a cycle */
+    if (set_has(s, obj)) return WK_REFUSE;
+    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) return WK_NOMEM;
+    if (fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK)
+        return WK_NOMEM;
+    wframe *f = &s->frames[w->nframes++];
+    f->obj = obj;
+    f->kind = (unsigned char)kind;
+    f->pos = 0;
+    f->n = kind == K_LIST ? PyList_Size(obj) : kind == K_TUPLE ? PyTuple_Size(obj) : 0;
+    f->mbase = s->nmembers;
+    f->sorted = 1;
+    f->started = 0;
+    f->nest = (fjcs__nest){0, 0};
+    return put_word(w->out, kind == K_DICT ? "{" : "[", 1);
+}
+
+static int pop(walk *w) {
+    state *s = w->s;
+    wframe *f = &s->frames[w->nframes - 1];
+    if (f->kind == K_DICT) {
+        size_t n = s->nmembers - f->mbase, dup = 0;
+        if (n >= 2) {
+            int rc = fjcs__order_members(w->out, s->members + f->mbase, n, f->sorted, &f->nest, &s->order, &dup);
+            /* A repeated name: distinct keys that are equal as str cannot be exact str keys, and
+             * the walker takes no others; the pure-Python backend answers for such a value. */
+            if (rc == FJCS_E_DUPKEY) return WK_BAIL;
+            if (rc != FJCS_OK) return WK_NOMEM;
+        }
+        s->nmembers = f->mbase;
+    }
+    if (w->nframes > SCAN_FRAMES) set_remove(s, f->obj);
+    w->nframes--;
+    if (w->nframes) fjcs__nest_into(&s->frames[w->nframes - 1].nest, &f->nest);
+    return put_word(w->out, f->kind == K_DICT ? "}" : "]", 1);
+}
+
+/* Write a scalar, or open a container (its items follow in run()). */
+static int value(walk *w, PyObject *v) {
+    fjcs_buf *out = w->out;
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyUnicode_Type) {
+        Py_ssize_t n;
+        const char *s = utf8_of(v, &n);
+        return s == NULL ? WK_REFUSE : put_string(out, s, n);
+    }
+    if (t == &PyLong_Type) return put_int(out, v);
+    if (t == &PyFloat_Type) return put_float(out, v, w->flags);
+    if (v == Py_None) return put_word(out, "null", 4);
+    if (v == Py_True) return put_word(out, "true", 4);
+    if (v == Py_False) return put_word(out, "false", 5);
+    if (t == &PyDict_Type) return push(w, v, K_DICT);
+    if (t == &PyList_Type) return push(w, v, K_LIST);
+    if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
+    /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
+     * where that calls no hook of theirs. */
+    if (PyLong_Check(v)) return inherits_slot(t, &PyLong_Type, Py_nb_int) ? put_int(out, v) : WK_BAIL;
+    if (PyFloat_Check(v))
+        return inherits_slot(t, &PyFloat_Type, Py_nb_float) ? put_float(out, v, w->flags) : WK_BAIL;
+    if (PyUnicode_Check(v)) {
+        Py_ssize_t n;
+        const char *s = utf8_of(v, &n);
+        return s == NULL ? WK_REFUSE : put_string(out, s, n);
+    }
+    return WK_BAIL; /* a container subclass (copied through its hooks), or another type */
+}
+
+/* The members and items of the containers opened, until the stack is empty. */
+static int run(walk *w) {
+    state *s = w->s;
+    fjcs_buf *out = w->out;
+    int rc = WK_OK;
+    while (rc == WK_OK && w->nframes) {
+        wframe *f = &s->frames[w->nframes - 1];
+        if (f->kind != K_DICT) {
+            if (f->pos >= f->n) {
+                rc = pop(w);
+                continue;
+            }
+            PyObject *item = f->kind == K_LIST ? PyList_GetItem(f->obj, f->pos) : PyTuple_GetItem(f->obj, f->pos);
+            if (item == NULL) { /* cannot happen: the length is fixed while no Python code runs */
+                PyErr_Clear();
+                return WK_BAIL;
+            }
+            f->pos++;
+            if (f->started && put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
+            f->started = 1;
+            rc = value(w, item);
+            continue;
+        }
+        if (s->nmembers > f->mbase) s->members[s->nmembers - 1].end = out->len;
+        PyObject *key, *item;
+        if (!PyDict_Next(f->obj, &f->pos, &key, &item)) {
+            rc = pop(w);
+            continue;
+        }
+        if (!PyUnicode_CheckExact(key)) return PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+        Py_ssize_t n;
+        const char *name = utf8_of(key, &n);
+        if (name == NULL) return WK_REFUSE;
+        if (fjcs__grow((void **)&s->members, &s->members_cap, s->nmembers, sizeof(fjcs__member), NULL) != FJCS_OK)
+            return WK_NOMEM;
+        fjcs__member *m = &s->members[s->nmembers];
+        if (s->nmembers > f->mbase) {
+            if (put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
+            const fjcs__member *prev = m - 1;
+            if (f->sorted && fjcs__key_cmp(prev->key, prev->key_len, (const uint8_t *)name, (size_t)n) >= 0)
+                f->sorted = 0;
+        }
+        m->key = (const uint8_t *)name;
+        m->key_len = (size_t)n;
+        m->pos = s->nmembers;
+        m->start = out->len;
+        s->nmembers++;
+        if (put_string(out, name, n) != WK_OK || put_word(out, ":", 1) != WK_OK) return WK_NOMEM;
+        rc = value(w, item);
+    }
+    return rc;
+}
+
+/* Canonicalize obj into out (appended). */
+static int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out) {
+    walk w = {s, out, 0, max_depth, flags};
+    s->nmembers = 0;
+    if (s->set_len) { /* an earlier walk stopped with deep containers open */
+        memset(s->set, 0, s->set_cap * sizeof *s->set);
+        s->set_len = 0;
+    }
+    fjcs__order_reset(&s->order);
+    int rc = value(&w, obj);
+    if (rc == WK_OK) rc = run(&w);
+    if (rc == WK_OK && fjcs__order_finish(out, &s->order) != FJCS_OK) rc = WK_NOMEM;
+    return rc;
+}
+
+/* ---- Arguments and results ------------------------------------------------------------------- */
+
+static state *get_state(PyObject *module) { return (state *)PyModule_GetState(module); }
+
+/* The state for one call: the module's, or (re-entered: cannot happen, see the top) NULL. */
+static state *enter(PyObject *module) {
+    state *s = get_state(module);
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "fastjcs._direct re-entered");
+        return NULL;
+    }
+    s->busy = 1;
+    return s;
+}
+
+static void leave(state *s) {
+    state_trim(s);
+    s->busy = 0;
+}
+
+static int size_arg(PyObject *o, size_t *v) {
+    *v = PyLong_AsSize_t(o);
+    return !(*v == (size_t)-1 && PyErr_Occurred());
+}
+
+/* The answer for a walk that gave no bytes: REFUSE and BAIL as small ints, or MemoryError. */
+static PyObject *no_bytes(int rc) {
+    if (rc == WK_NOMEM) return PyErr_NoMemory();
+    return PyLong_FromLong(rc);
+}
+
+/* The hash of args (fn address, digest size, prefix bytes). */
+typedef struct hasher {
+    fjcs_hash_fn fn;
+    size_t size;
+    const char *prefix;
+    Py_ssize_t prefix_len;
+} hasher;
+
+static int hasher_arg(PyObject *const *args, hasher *h) {
+    void *p = PyLong_AsVoidPtr(args[0]);
+    if (p == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "no hash function");
+        return 0;
+    }
+    h->fn = (fjcs_hash_fn)(uintptr_t)p;
+    if (!size_arg(args[1], &h->size)) return 0;
+    if (h->size > FJCS_MAX_DIGEST) {
+        PyErr_SetString(PyExc_ValueError, "digest size too large");
+        return 0;
+    }
+    h->prefix = NULL;
+    h->prefix_len = 0;
+    if (args[2] != Py_None) {
+        char *prefix;
+        if (PyBytes_AsStringAndSize(args[2], &prefix, &h->prefix_len) < 0) return 0;
+        h->prefix = prefix;
+    }
+    return 1;
+}
+
+/* prefix + lowercase hex of the digest of data[0..len), as a str; NULL (MemoryError or
+ * RuntimeError set) on failure. */
+static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    uint8_t digest[FJCS_MAX_DIGEST];
+    char text[256 + 2 * FJCS_MAX_DIGEST];
+    if (h->prefix_len > 256) {
+        PyErr_SetString(PyExc_ValueError, "prefix too long");
+        return NULL;
+    }
+    if (h->fn((const uint8_t *)data, len, digest, h->size) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "the hash function failed");
+        return NULL;
+    }
+    if (h->prefix_len) memcpy(text, h->prefix, (size_t)h->prefix_len);
+    char *p = text + h->prefix_len;
+    for (size_t i = 0; i < h->size; i++) {
+        *p++ = hex[digest[i] >> 4];
+        *p++ = hex[digest[i] & 15];
+    }
+    return PyUnicode_FromStringAndSize(text, p - text);
+}
+
+/* dumps(obj, max_depth, flags) -> bytes, or 1 (REFUSE) / 2 (BAIL): the pure-Python backend answers. */
+static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    size_t max_depth;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "dumps takes 3 arguments");
+    if (!size_arg(args[1], &max_depth)) return NULL;
+    int flags = (int)PyLong_AsLong(args[2]);
+    if (flags == -1 && PyErr_Occurred()) return NULL;
+    state *s = enter(module);
+    if (s == NULL) return NULL;
+    s->out.len = 0;
+    int rc = walk_value(s, args[0], max_depth, flags, &s->out);
+    PyObject *result = rc == WK_OK ? PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len) : no_bytes(rc);
+    leave(s);
+    return result;
+}
+
+/* digest(obj, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or 1 / 2 as dumps. */
+static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    size_t max_depth;
+    hasher h;
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest takes 6 arguments");
+    if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
+    int flags = (int)PyLong_AsLong(args[2]);
+    if (flags == -1 && PyErr_Occurred()) return NULL;
+    state *s = enter(module);
+    if (s == NULL) return NULL;
+    s->out.len = 0;
+    int rc = walk_value(s, args[0], max_depth, flags, &s->out);
+    PyObject *result = rc == WK_OK ? hex_digest(&h, s->out.data, s->out.len) : no_bytes(rc);
+    leave(s);
+    return result;
+}
+
+/* digest_many(list, max_depth, flags, fn, size) -> (raw digests of items 0..k-1 as one bytes, k,
+ * code): code 0 when every item was digested, else 1 / 2 for item k, which the Python side
+ * answers (with the rest). */
+static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    size_t max_depth;
+    hasher h;
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "digest_many takes 5 arguments");
+    PyObject *items = args[0];
+    if (!PyList_CheckExact(items)) return PyErr_Format(PyExc_TypeError, "digest_many takes a list");
+    if (!size_arg(args[1], &max_depth)) return NULL;
+    int flags = (int)PyLong_AsLong(args[2]);
+    if (flags == -1 && PyErr_Occurred()) return NULL;
+    PyObject *hargs[3] = {args[3], args[4], Py_None};
+    if (!hasher_arg(hargs, &h)) return NULL;
+    Py_ssize_t n = PyList_Size(items);
+    uint8_t *digests = (uint8_t *)malloc(n ? (size_t)n * h.size : 1);
+    if (digests == NULL) return PyErr_NoMemory();
+    state *s = enter(module);
+    if (s == NULL) {
+        free(digests);
+        return NULL;
+    }
+    Py_ssize_t done = 0;
+    int rc = WK_OK;
+    for (; done < n; done++) {
+        s->out.len = 0;
+        rc = walk_value(s, PyList_GetItem(items, done), max_depth, flags, &s->out);
+        if (rc != WK_OK) break;
+        if (h.fn((const uint8_t *)s->out.data, s->out.len, digests + (size_t)done * h.size, h.size) != 0) {
+            leave(s);
+            free(digests);
+            PyErr_SetString(PyExc_RuntimeError, "the hash function failed");
+            return NULL;
+        }
+    }
+    leave(s);
+    PyObject *result = NULL;
+    if (rc == WK_NOMEM) {
+        PyErr_NoMemory();
+    } else {
+        result = Py_BuildValue("(y#ni)", (const char *)digests, (Py_ssize_t)((size_t)done * h.size), done, rc);
+    }
+    free(digests);
+    return result;
+}
+
+/* The module's text parser, ready for max_depth and flags. */
+static fjcs__text *text_parser(state *s, size_t max_depth, int flags) {
+    if (!s->text_ready) {
+        fjcs__text_init(&s->text, max_depth, flags);
+        s->text_ready = 1;
+    }
+    fjcs__text_set_limits(&s->text, max_depth, flags);
+    return &s->text;
+}
+
+/* canonicalize(bytes, max_depth, flags) -> bytes, or None: the text is refused (the cffi route
+ * gives the error record). */
+static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    size_t max_depth;
+    char *text;
+    Py_ssize_t len;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "canonicalize takes 3 arguments");
+    if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0 || !size_arg(args[1], &max_depth)) return NULL;
+    int flags = (int)PyLong_AsLong(args[2]);
+    if (flags == -1 && PyErr_Occurred()) return NULL;
+    state *s = enter(module);
+    if (s == NULL) return NULL;
+    s->out.len = 0;
+    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, NULL);
+    PyObject *result;
+    if (rc == FJCS_OK) {
+        result = PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
+    } else if (rc == FJCS_E_NOMEM) {
+        result = PyErr_NoMemory();
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    leave(s);
+    return result;
+}
+
+/* digest_text(bytes, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or None (refused). */
+static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    size_t max_depth;
+    char *text;
+    Py_ssize_t len;
+    hasher h;
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest_text takes 6 arguments");
+    if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0 || !size_arg(args[1], &max_depth) ||
+        !hasher_arg(args + 3, &h))
+        return NULL;
+    int flags = (int)PyLong_AsLong(args[2]);
+    if (flags == -1 && PyErr_Occurred()) return NULL;
+    state *s = enter(module);
+    if (s == NULL) return NULL;
+    s->out.len = 0;
+    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, NULL);
+    PyObject *result;
+    if (rc == FJCS_OK) {
+        result = hex_digest(&h, s->out.data, s->out.len);
+    } else if (rc == FJCS_E_NOMEM) {
+        result = PyErr_NoMemory();
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    leave(s);
+    return result;
+}
+
+/* ---- The module ------------------------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL,
+     "dumps(obj, max_depth, flags) -> bytes, or 1 (refused) / 2 (not read here): the canonical form."},
+    {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
+     "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},
+    {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
+     "digest_many(list, max_depth, flags, fn, size) -> (digests, count, code)."},
+    {"canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
+     "canonicalize(bytes, max_depth, flags) -> bytes, or None when the text is refused."},
+    {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
+     "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or None when refused."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int module_clear(PyObject *module) {
+    state *s = get_state(module);
+    if (s != NULL) state_clear(s);
+    return 0;
+}
+
+static void module_free(void *module) { module_clear((PyObject *)module); }
+
+static PyModuleDef_Slot slots[] = {
+    {0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT,
+    "fastjcs._direct",
+    "fastjcs's C core through CPython's C API, holding the GIL for the whole call (csrc/cpython/direct.c).",
+    sizeof(state),
+    methods,
+    slots,
+    NULL,
+    module_clear,
+    module_free,
+};
+
+PyMODINIT_FUNC PyInit__direct(void);
+
+PyMODINIT_FUNC PyInit__direct(void) { return PyModuleDef_Init(&moduledef); }
