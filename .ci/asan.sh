@@ -26,15 +26,18 @@ started=$(date +%s)
 flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 rm -rf "$out" && mkdir -p "$out/py" "$reports"
 cp -r src/fastjcs "$out/py/"
-rm -f "$out"/py/fastjcs/_native_ext*.so
+rm -f "$out"/py/fastjcs/_native_ext*.so "$out"/py/fastjcs/_direct*.so
 CC=$cc FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 FASTJCS_CFLAGS="$flags" FASTJCS_LDFLAGS="-fsanitize=address,undefined" \
     "$python" setup.py -q build_ext --force -b "$out/py" -t "$out/tmp" >"$out/build.log" 2>&1 ||
     { cat "$out/build.log"; exit 1; }
-so=$(ls "$out"/py/fastjcs/_native_ext*.so)
-# A build that silently lost the flags would make this whole step meaningless.
-symbols=$(nm -D "$so")  # (not piped into grep -q: pipefail and SIGPIPE)
-grep -q ' U __asan_report_load' <<<"$symbols" || { echo "asan: $so is not instrumented"; exit 1; }
-grep -q ' U __ubsan_handle_' <<<"$symbols" || { echo "asan: $so has no UBSan checks"; exit 1; }
+# Both extensions: the cffi one and the direct entry (CPython's C API, csrc/cpython/direct.c).
+for so in "$out"/py/fastjcs/_native_ext*.so "$out"/py/fastjcs/_direct*.so; do
+    [ -f "$so" ] || { echo "asan: $so was not built"; exit 1; }
+    # A build that silently lost the flags would make this whole step meaningless.
+    symbols=$(nm -D "$so")  # (not piped into grep -q: pipefail and SIGPIPE)
+    grep -q ' U __asan_report_load' <<<"$symbols" || { echo "asan: $so is not instrumented"; exit 1; }
+    grep -q ' U __ubsan_handle_' <<<"$symbols" || { echo "asan: $so has no UBSan checks"; exit 1; }
+done
 
 export LD_PRELOAD="$("$cc" -print-file-name=libasan.so) $("$cc" -print-file-name=libubsan.so)"
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:log_path=$reports/asan"

@@ -47,7 +47,7 @@ sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null ||
         "$venv/bin/python" -m pip install --quiet --upgrade atheris cffi pycryptodome "setuptools>=77" wheel
     # The package, with its extension, in a directory of its own (never the source tree's build).
     rm -rf "$build/py" && mkdir -p "$build/py" && cp -r src/fastjcs "$build/py/"
-    rm -f "$build"/py/fastjcs/_native_ext*.so
+    rm -f "$build"/py/fastjcs/_native_ext*.so "$build"/py/fastjcs/_direct*.so
     FASTJCS_REQUIRE_NATIVE=1 "$venv/bin/python" setup.py -q build_ext --force \
         -b "$build/py" -t "$build/py-tmp" >"$build/py-build.log" 2>&1 ||
         { cat "$build/py-build.log"; exit 1; }

@@ -82,6 +82,7 @@ done
 echo "sdist: $(echo "$required" | wc -l) required files present"
 listing=$("$python" -m zipfile -l "$wheel")  # (not piped into grep -q: pipefail and SIGPIPE)
 grep -q 'fastjcs/_native_ext.*\.so' <<<"$listing" || fail "the wheel has no C extension"
+grep -q 'fastjcs/_direct.*\.so' <<<"$listing" || fail "the wheel has no direct entry (fastjcs._direct)"
 grep -q 'fastjcs/py.typed' <<<"$listing" || fail "the wheel has no py.typed"
 
 # A directory with the sdist's tests and data but no src/: the package can only come from the venv.

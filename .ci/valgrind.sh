@@ -20,7 +20,7 @@ command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq
 
 rm -rf "$out" && mkdir -p "$out/py"
 cp -r src/fastjcs "$out/py/"
-rm -f "$out"/py/fastjcs/_native_ext*.so
+rm -f "$out"/py/fastjcs/_native_ext*.so "$out"/py/fastjcs/_direct*.so
 FASTJCS_REQUIRE_NATIVE=1 FASTJCS_CFLAGS="-O1 -g" "$python" setup.py -q build_ext --force \
     -b "$out/py" -t "$out/tmp" >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 
@@ -59,7 +59,13 @@ value = {"b": [1, 2.5, "\u00e9\n", None, True, {"z": {}, "a": []}] * 50, "a": "x
 deep = []
 for _ in range(1_500):
     deep = [deep, {"k": 1}]
-for obj in (value, deep, {1: 2}, [value, {"s"}], "\ud800"):
+cyclic = []
+node = cyclic
+for _ in range(100):  # a cycle 100 deep: the direct entry's set of deep open containers
+    node.append([])
+    node = node[0]
+node.append(cyclic)
+for obj in (value, deep, {1: 2}, [value, {"s"}], "\ud800", cyclic, [float("nan")], 2**60):
     try:
         fastjcs.dumps(obj)
     except fastjcs.CanonicalizationError:
@@ -69,6 +75,10 @@ lines = b"\n".join([b'{"b":1,"a":[2,3]}', b"[1,", b'{"a":1,"a":2}', b'"\\u00e9"'
 _native.digest_lines(lines, 10_000, False, "sha256")
 _native.digest_texts(lines.split(b"\n"), 10_000, True, "sha384")
 _native.digest_many([value, deep, [1, 2]], 10_000, "sha256")
+_native._dumps_marshal(value, 10_000)
+fastjcs.digest(value)
+fastjcs.digest_text(lines.split(b"\n")[0])
+assert _native._direct is not None or sys.version_info < (3, 10), "the direct entry was not built"
 try:
     _native.digest_many([value, {1: 2}], 10_000, "sha256")
 except fastjcs.CanonicalizationError:

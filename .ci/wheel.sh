@@ -56,10 +56,12 @@ required = ["fastjcs/py.typed", "fastjcs/cpb/registry-snapshot.json", "fastjcs/t
             "fastjcs/cli/__init__.py"]
 missing = [r for r in required if not any(n.startswith(r) for n in names)]
 ext = [n for n in names if n.startswith("fastjcs/_native_ext") and n.endswith(".abi3.so")]
+direct = [n for n in names if n.startswith("fastjcs/_direct") and n.endswith(".abi3.so")]
 stray = [n for n in names if n.startswith(("tests/", "csrc/", "build/", "benchmarks/"))
          or n.endswith((".c", ".h", ".o", ".pyc")) or "__pycache__" in n]
 licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE")]
 problems = ([f"missing {m}" for m in missing] + ([] if len(ext) == 1 else [f"extension files: {ext}"])
+            + ([] if len(direct) == 1 else [f"direct entry files: {direct}"])
             + [f"does not belong: {s}" for s in stray] + ([] if licence else ["no LICENSE in dist-info"]))
 if problems:
     sys.exit("wheel: FAILED: " + "; ".join(problems))

@@ -358,6 +358,9 @@ def check_dumps(data: bytes) -> None:
     assert _expected_error(a), ("native raised an unexpected exception", a)
     assert _expected_error(b), ("python raised an unexpected exception", b)
     assert a[:2] == b[:2], (a, b)
+    # On CPython, nat.dumps is the direct entry's walker: the marshal route (cffi) must agree too.
+    c = outcome(nat._dumps_marshal, value, max_depth)
+    assert a[:2] == c[:2], ("the walker and the marshal route disagree", a, c)
     if a[0] == "ok":
         out = a[1]
         json.loads(out)

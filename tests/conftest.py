@@ -20,6 +20,8 @@ FASTJCS_SLOW=1 is set (CI sets it).
 from __future__ import annotations
 
 import os
+import platform
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,12 @@ except ImportError as exc:  # pragma: no cover - depends on the build
         raise
 else:
     _NATIVE_MISSING = ""
+    # The direct entry (fastjcs._direct) serves CPython 3.10 and later: required with the C core.
+    if REQUIRE_NATIVE and _native._direct is None and platform.python_implementation() == "CPython":
+        from fastjcs.core import _direct_loader
+
+        if sys.version_info >= (3, 10) and os.environ.get("FASTJCS_DIRECT", "") != "0":
+            raise ImportError(f"FASTJCS_REQUIRE_NATIVE=1 but {_direct_loader.why}")
 
 BACKENDS = {"python": _python, "native": _native}
 

@@ -55,6 +55,7 @@ typedef struct wframe {
 
 typedef struct state {
     int busy;
+    PyObject *answer;   /* dumps: the Python side's answer for a value the walker does not give */
     fjcs_buf out;
     fjcs__order order;
     fjcs__text text;
@@ -68,6 +69,7 @@ typedef struct state {
 } state;
 
 static void state_clear(state *s) {
+    Py_CLEAR(s->answer);
     fjcs_buf_free(&s->out);
     fjcs__order_free(&s->order);
     if (s->text_ready) fjcs__text_free(&s->text);
@@ -460,20 +462,35 @@ static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
     return PyUnicode_FromStringAndSize(text, p - text);
 }
 
-/* dumps(obj, max_depth, flags) -> bytes, or 1 (REFUSE) / 2 (BAIL): the pure-Python backend answers. */
+/* dumps(obj, max_depth, integers_only=False) -> bytes: the native backend's dumps itself (no Python
+ * frame between the API and the walker). A value the walker refuses or leaves is answered by the
+ * function given to set_answer, called as answer(obj, code, max_depth, integers_only). */
 static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
-    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "dumps takes 3 arguments");
+    if (nargs != 2 && nargs != 3) return PyErr_Format(PyExc_TypeError, "dumps takes 2 or 3 arguments");
     if (!size_arg(args[1], &max_depth)) return NULL;
-    int flags = (int)PyLong_AsLong(args[2]);
-    if (flags == -1 && PyErr_Occurred()) return NULL;
+    int integers_only = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+    if (integers_only < 0) return NULL;
     state *s = enter(module);
     if (s == NULL) return NULL;
     s->out.len = 0;
-    int rc = walk_value(s, args[0], max_depth, flags, &s->out);
-    PyObject *result = rc == WK_OK ? PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len) : no_bytes(rc);
+    int rc = walk_value(s, args[0], max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
+    PyObject *result = rc == WK_OK ? PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len) : NULL;
     leave(s);
-    return result;
+    if (rc == WK_OK) return result;
+    if (rc == WK_NOMEM) return PyErr_NoMemory();
+    if (s->answer == NULL) return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
+    return PyObject_CallFunction(s->answer, "OiOO", args[0], rc, args[1], integers_only ? Py_True : Py_False);
+}
+
+/* set_answer(fn): the function that answers for a value the walker refuses or leaves. */
+static PyObject *direct_set_answer(PyObject *module, PyObject *fn) {
+    state *s = get_state(module);
+    PyObject *old = s->answer;
+    Py_INCREF(fn);
+    s->answer = fn;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
 }
 
 /* digest(obj, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or 1 / 2 as dumps. */
@@ -607,7 +624,10 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
 
 static PyMethodDef methods[] = {
     {"dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL,
-     "dumps(obj, max_depth, flags) -> bytes, or 1 (refused) / 2 (not read here): the canonical form."},
+     "dumps(obj, max_depth, integers_only=False) -> bytes: the canonical form."},
+    {"set_answer", direct_set_answer, METH_O,
+     "set_answer(fn): fn(obj, code, max_depth, integers_only) answers for a value dumps does not "
+     "give (code 1: refused, 2: not read here)."},
     {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
      "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},
     {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
@@ -627,6 +647,12 @@ static int module_clear(PyObject *module) {
 
 static void module_free(void *module) { module_clear((PyObject *)module); }
 
+static int module_traverse(PyObject *module, visitproc visit, void *arg) {
+    state *s = get_state(module);
+    if (s != NULL) Py_VISIT(s->answer);
+    return 0;
+}
+
 static PyModuleDef_Slot slots[] = {
     {0, NULL},
 };
@@ -638,7 +664,7 @@ static struct PyModuleDef moduledef = {
     sizeof(state),
     methods,
     slots,
-    NULL,
+    module_traverse,
     module_clear,
     module_free,
 };

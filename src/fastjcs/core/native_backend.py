@@ -274,7 +274,6 @@ _local_canonicalize_marshal = lib.fjcs_local_canonicalize_marshal
 # used for values of every size and for batches: it is faster than marshal + the C reader at every
 # size measured, and reading Python values needs the GIL either way (docs/decisions.md).
 _REFUSE = 1
-_direct_dumps = _direct.dumps if _direct is not None else None
 _direct_digest = _direct.digest if _direct is not None else None
 
 
@@ -288,15 +287,19 @@ def _answer(obj: Any, code: int, max_depth: int, integers_only: bool) -> bytes:
     return result
 
 
-def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
+def _dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
     """Canonical bytes of a Python value: the direct entry's walker on CPython, else the C reader
     of its marshal encoding."""
-    if _direct_dumps is not None:
-        result = _direct_dumps(obj, max_depth, _INTEGERS_ONLY if integers_only else 0)
-        if type(result) is bytes:
-            return result
-        return _answer(obj, result, max_depth, integers_only)
     return _dumps_marshal(obj, max_depth, integers_only)
+
+
+# On CPython, dumps is the direct entry's own function (no Python frame on the way), which calls
+# _answer for a value its walker does not give.
+if _direct is not None:
+    _direct.set_answer(_answer)
+    dumps = _direct.dumps
+else:
+    dumps = _dumps
 
 
 def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:

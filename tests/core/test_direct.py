@@ -1,0 +1,219 @@
+"""The direct entry (fastjcs._direct, csrc/cpython/direct.c): the same answers and exceptions as the
+cffi route (the marshal reader) and the pure-Python backend, on the values it reads itself and on
+those it leaves to Python; hooks run once; no reference or memory is leaked.
+
+Expected values are the pure-Python backend's (itself held to rfc8785 by test_dumps_differential)
+and independent arithmetic; the walker is also compared with the marshal route of the same
+backend, which reads marshal's copy of the value rather than the value itself.
+"""
+
+from __future__ import annotations
+
+import enum
+import gc
+import resource
+import sys
+from collections import OrderedDict
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import fastjcs
+from fastjcs.core import python_backend
+
+try:
+    from fastjcs.core import _direct_loader
+    from fastjcs.core import native_backend as native
+except ImportError as exc:  # pragma: no cover - depends on the build
+    pytest.skip(f"the C core is not built: {exc}", allow_module_level=True)
+if native._direct is None:  # pragma: no cover - PyPy, CPython 3.9, FASTJCS_DIRECT=0
+    pytest.skip(f"the direct entry is not in use: {_direct_loader.why}", allow_module_level=True)
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**60), max_value=2**60)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF)),  # lone surrogates too
+    lambda inner: st.lists(inner, max_size=6)
+    | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=8) | st.integers(0, 3), inner, max_size=6),
+    max_leaves=40,
+)
+
+
+def outcome(fn, *args):
+    try:
+        return ("ok", fn(*args))
+    except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
+        return ("error", type(exc).__name__, str(exc))
+
+
+@given(json_values, st.integers(0, 6), st.booleans())
+def test_walker_agrees_with_the_marshal_route_and_python(value, depth, integers_only):
+    walker = outcome(native.dumps, value, depth, integers_only)
+    assert walker == outcome(native._dumps_marshal, value, depth, integers_only)
+    assert walker == outcome(python_backend.dumps, value, depth, integers_only)
+
+
+class Hooked(int):
+    calls = 0
+
+    def __int__(self):
+        type(self).calls += 1
+        return 7
+
+
+class HookedFloat(float):
+    calls = 0
+
+    def __float__(self):
+        type(self).calls += 1
+        return 0.5
+
+
+class Colour(enum.IntEnum):
+    RED = 1
+
+
+class Name(str):
+    pass
+
+
+class Fraction(float):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (Colour.RED, b"1"),  # an int subclass without a hook of its own: read by the walker
+        (Name("\u00e9"), b'"\xc3\xa9"'),
+        (Fraction(0.25), b"0.25"),
+        (OrderedDict([("b", 1), ("a", 2)]), b'{"a":2,"b":1}'),  # container subclasses: Python's copy
+        ({"k": [Colour.RED, (True, None)]}, b'{"k":[1,[true,null]]}'),
+    ],
+)
+def test_subclasses(value, expected):
+    assert native.dumps(value, 100) == expected == python_backend.dumps(value, 100)
+
+
+def test_a_hook_runs_once_and_its_answer_is_used():
+    Hooked.calls = HookedFloat.calls = 0
+    assert fastjcs.dumps({"a": [Hooked(3)], "b": HookedFloat(2.0)}) == b'{"a":[7],"b":0.5}'
+    assert (Hooked.calls, HookedFloat.calls) == (1, 1)
+    # ... and once again when the value is refused after the hook (the walker ran none of it)
+    Hooked.calls = 0
+    with pytest.raises(fastjcs.FloatDomainError):
+        fastjcs.dumps([Hooked(3), float("nan")])
+    assert Hooked.calls <= 1
+
+
+def test_keys_that_are_str_subclasses_equal_as_str():
+    class Loud(str):
+        def __hash__(self):
+            return 1
+
+        def __eq__(self, other):
+            return self is other
+
+    value = {Loud("a"): 1, "a": 2}
+    assert outcome(native.dumps, value, 10) == outcome(python_backend.dumps, value, 10)
+
+
+@pytest.mark.parametrize("depth", [1, 31, 32, 33, 100, 3000])
+def test_cycles_at_every_depth_are_refused(depth):
+    root: list = []
+    node = root
+    for _ in range(depth - 1):
+        node.append([])
+        node = node[0]
+    node.append(root)
+    with pytest.raises(fastjcs.CircularReferenceError):
+        fastjcs.dumps(root, max_depth=10**6)
+    # a shared value that is not a cycle is written each time it appears
+    shared = [1]
+    deep = [shared]
+    for _ in range(depth):
+        deep = [deep, shared]
+    assert fastjcs.dumps(deep, max_depth=10**6) == python_backend.dumps(deep, 10**6)
+
+
+def test_depth_limit_and_big_numbers():
+    assert fastjcs.dumps([[[]]], max_depth=3) == b"[[[]]]"
+    with pytest.raises(fastjcs.DepthLimitError):
+        fastjcs.dumps([[[{}]]], max_depth=3)
+    assert fastjcs.dumps([2**53 - 1, -(2**53 - 1)]) == b"[9007199254740991,-9007199254740991]"
+    for big in (2**53, -(2**53), 2**64, 10**400):
+        with pytest.raises(fastjcs.IntegerDomainError):
+            fastjcs.dumps({"a": big})
+    with pytest.raises(fastjcs.NonIntegerNumberError):
+        fastjcs.dumps([1, 1.0], integers_only=True)
+    with pytest.raises(fastjcs.UnsupportedTypeError):
+        fastjcs.dumps({1: 2})
+    with pytest.raises(fastjcs.CanonicalizationError):
+        fastjcs.dumps({"\ud800": 1})
+
+
+def test_texts_on_both_sides_of_the_threshold(monkeypatch):
+    text = b'{"b": [1.0, "\\u00e9"], "a": 1E2}'
+    small = native.canonicalize(text, 100, False)
+    monkeypatch.setattr(native, "DIRECT_TEXT", 4)  # every text now goes through cffi
+    assert native.canonicalize(text, 100, False) == small == b'{"a":100,"b":[1,"\xc3\xa9"]}'
+    for bad in (b'{"a":1,"a":2}', b"[1,", b"\xff"):
+        cffi_error = outcome(native.canonicalize, bad, 100, False)
+        monkeypatch.setattr(native, "DIRECT_TEXT", 1 << 20)
+        assert outcome(native.canonicalize, bad, 100, False) == cffi_error
+        assert outcome(native.digest_text, bad, 100, False, "sha256") == cffi_error
+        monkeypatch.setattr(native, "DIRECT_TEXT", 4)
+    monkeypatch.setattr(native, "DIRECT_TEXT", 1 << 20)
+    assert fastjcs.digest_text(text) == fastjcs.digest({"a": 100, "b": [1, "\u00e9"]})
+
+
+def test_digest_many_stops_at_the_failing_item_with_its_index():
+    values = [{"a": 1}, [Colour.RED], OrderedDict(b=2), [float("inf")], {"x": 1}]
+    with pytest.raises(fastjcs.FloatDomainError) as info:
+        fastjcs.digest_many(values)
+    assert info.value.index == 3
+    assert fastjcs.digest_many(values[:3]) == [fastjcs.digest(v) for v in values[:3]]
+
+
+def test_no_reference_is_leaked():
+    key, text = "name-" + "x" * 20, "v\u00e9" * 3
+    value = {key: [text, 1.5, 2**40, None, (True,)], "b": {"c": text}}
+    refused = [text, float("nan")]
+    before = (sys.getrefcount(key), sys.getrefcount(text), sys.getrefcount(value), sys.getrefcount(refused))
+    for _ in range(10_000):
+        fastjcs.dumps(value)
+        fastjcs.digest(value)
+        with pytest.raises(fastjcs.FloatDomainError):
+            fastjcs.dumps(refused)
+    fastjcs.digest_many([value] * 3)
+    after = (sys.getrefcount(key), sys.getrefcount(text), sys.getrefcount(value), sys.getrefcount(refused))
+    assert after == before
+
+
+@pytest.mark.slow
+def test_a_million_calls_hold_their_memory():
+    value = {"b": ["x" * 100, 1.5, {"z": 1, "a": [None]}], "a": "\u00e9" * 50}
+    cyclic: list = []
+    cyclic.append(cyclic)
+
+    def calls(n):
+        for _ in range(n):
+            fastjcs.dumps(value)
+            fastjcs.canonicalize(b'{"b":1,"a":2}')
+            try:
+                fastjcs.dumps(cyclic)
+            except fastjcs.CircularReferenceError:
+                pass
+
+    calls(50_000)
+    gc.collect()
+    start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    calls(1_000_000)
+    gc.collect()
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - start
+    # A leak of one object or buffer per call would be tens of MiB over 10^6 calls.
+    assert grown_kib < 8 * 1024
