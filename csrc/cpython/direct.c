@@ -462,14 +462,16 @@ static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
     return PyUnicode_FromStringAndSize(text, p - text);
 }
 
-/* dumps(obj, max_depth, integers_only=False) -> bytes: the native backend's dumps itself (no Python
- * frame between the API and the walker). A value the walker refuses or leaves is answered by the
- * function given to set_answer, called as answer(obj, code, max_depth, integers_only). */
+/* dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the native backend's dumps
+ * itself (no Python frame between the API and the walker). A value the walker refuses or leaves
+ * (a value of another type, for `default` among others) is answered by the function given to
+ * set_answer, called as answer(obj, code, max_depth, integers_only, default). */
 static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
-    if (nargs != 2 && nargs != 3) return PyErr_Format(PyExc_TypeError, "dumps takes 2 or 3 arguments");
+    if (nargs < 2 || nargs > 4) return PyErr_Format(PyExc_TypeError, "dumps takes 2 to 4 arguments");
     if (!size_arg(args[1], &max_depth)) return NULL;
-    int integers_only = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+    int integers_only = nargs >= 3 ? PyObject_IsTrue(args[2]) : 0;
+    PyObject *fallback = nargs == 4 ? args[3] : Py_None;
     if (integers_only < 0) return NULL;
     state *s = enter(module);
     if (s == NULL) return NULL;
@@ -480,7 +482,8 @@ static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_
     if (rc == WK_OK) return result;
     if (rc == WK_NOMEM) return PyErr_NoMemory();
     if (s->answer == NULL) return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
-    return PyObject_CallFunction(s->answer, "OiOO", args[0], rc, args[1], integers_only ? Py_True : Py_False);
+    return PyObject_CallFunction(s->answer, "OiOOO", args[0], rc, args[1], integers_only ? Py_True : Py_False,
+                                 fallback);
 }
 
 /* set_answer(fn): the function that answers for a value the walker refuses or leaves. */
@@ -624,9 +627,9 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
 
 static PyMethodDef methods[] = {
     {"dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL,
-     "dumps(obj, max_depth, integers_only=False) -> bytes: the canonical form."},
+     "dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the canonical form."},
     {"set_answer", direct_set_answer, METH_O,
-     "set_answer(fn): fn(obj, code, max_depth, integers_only) answers for a value dumps does not "
+     "set_answer(fn): fn(obj, code, max_depth, integers_only, default) answers for a value dumps does not "
      "give (code 1: refused, 2: not read here)."},
     {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
      "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},

@@ -24,8 +24,9 @@ class Backend(Protocol):
     #: "python" or "native"
     NAME: str
 
-    def dumps(self, obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
-        """The canonical UTF-8 bytes of a Python value."""
+    def dumps(self, obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
+        """The canonical UTF-8 bytes of a Python value (`default`: called for a value of another
+        type, its result written in its place)."""
 
     def canonicalize(self, data: Buffer, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
         """The canonical UTF-8 bytes of a JSON text, parsed strictly."""
@@ -43,7 +44,7 @@ class Backend(Protocol):
     def format_double(self, x: float) -> str:
         """The ECMAScript rendering of a float."""
 
-    def digest(self, obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
+    def digest(self, obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
         """The digest of a value's canonical form, rendered "<algorithm>:<lowercase hex>"."""
 
     def digest_text(
@@ -51,7 +52,9 @@ class Backend(Protocol):
     ) -> str:
         """The digest of a JSON text's canonical form, rendered "<algorithm>:<lowercase hex>"."""
 
-    def digest_many(self, objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
+    def digest_many(
+        self, objs: list, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None
+    ) -> list[bytes]:
         """The raw digest of each value's canonical form; the first failure is raised with
         `index` set to its position."""
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from . import api, seam
-from .api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_depth, refuse_single
+from .api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_default, check_depth, refuse_single
 from .errors import CanonicalizationError, InvalidDigestError
 from .hashing import ALGORITHMS, check_algorithm, raw_digest, render
 
@@ -54,13 +54,18 @@ __all__ = [
 
 
 def digest(
-    obj: Any, algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool = False
+    obj: Any,
+    algorithm: str = "sha256",
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    integers_only: bool = False,
+    default: Callable[[Any], Any] | None = None,
 ) -> str:
     """The digest of ``fastjcs.dumps(obj)``, rendered ``"<algorithm>:<lowercase hex>"``.
 
     Raises UnsupportedAlgorithmError for any algorithm but "sha256" and "sha384" (checked before
     the value), and what `dumps` raises for a value JCS cannot represent (with
-    `integers_only=True`, any float too: NonIntegerNumberError).
+    `integers_only=True`, any float too: NonIntegerNumberError). `default` as `dumps` takes it.
 
     >>> digest({"x": 1})
     'sha256:5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22'
@@ -71,6 +76,8 @@ def digest(
     alg = algorithm if type(algorithm) is str and algorithm in ALGORITHMS else check_algorithm(algorithm)
     if max_depth is not DEFAULT_MAX_DEPTH:
         max_depth = check_depth(max_depth)
+    if default is not None:
+        return seam.impl().digest(obj, max_depth, alg, bool(integers_only), check_default(default))
     return seam.impl().digest(obj, max_depth, alg, bool(integers_only))
 
 
@@ -97,7 +104,12 @@ def digest_text(
 
 
 def digest_many(
-    objs: Iterable[Any], algorithm: str = "sha256", *, max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool = False
+    objs: Iterable[Any],
+    algorithm: str = "sha256",
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    integers_only: bool = False,
+    default: Callable[[Any], Any] | None = None,
 ) -> list[str]:
     """``[digest(obj, algorithm) for obj in objs]`` in one call to the backend.
 
@@ -105,7 +117,8 @@ def digest_many(
     All or nothing: the first value that cannot be canonicalized raises its error, with `index`
     set to its position in `objs`, and no digest is returned. `objs` must not be a str, a
     bytes-like object or a mapping (TypeError): they iterate as characters, bytes or keys.
-    With `integers_only=True`, a float in an item is that item's NonIntegerNumberError.
+    With `integers_only=True`, a float in an item is that item's NonIntegerNumberError. `default`
+    as `dumps` takes it.
 
     >>> digest_many([{"x": 1}, [1, 2]]) == [digest({"x": 1}), digest([1, 2])]
     True
@@ -113,7 +126,11 @@ def digest_many(
     alg = check_algorithm(algorithm)
     refuse_single(objs, "digest_many takes an iterable of values", "to digest one value use digest()")
     items = objs if type(objs) is list else list(objs)
-    raws = seam.impl().digest_many(items, check_depth(max_depth), alg, bool(integers_only))
+    depth = check_depth(max_depth)
+    if default is not None:
+        raws = seam.impl().digest_many(items, depth, alg, bool(integers_only), check_default(default))
+    else:
+        raws = seam.impl().digest_many(items, depth, alg, bool(integers_only))
     prefix = alg + ":"
     return [prefix + raw.hex() for raw in raws]
 

@@ -185,11 +185,11 @@ _local_canonicalize = lib.fjcs_local_canonicalize
 
 # The direct entry (fastjcs._direct: CPython's C API, the GIL held for the whole call) takes a text
 # of up to DIRECT_TEXT bytes; a larger one goes through cffi, which releases the GIL while C works
-# so that other threads run. Taking the GIL back after costs up to the switch interval (5 ms) when
-# another thread holds it, so the GIL is released only where the call itself takes long enough for
-# that wait to cost less than half of it (docs/decisions.md, "The direct entry": measured with
-# benchmarks/contention.py).
-DIRECT_TEXT = 4 << 20
+# so that other threads run. Taking the GIL back after costs up to the switch interval (5 ms by
+# default) when another thread holds it, so the GIL is released only where the call itself takes
+# at least twice that (10 ms: about 8 MiB of text), where the wait costs at most half of the call
+# (docs/decisions.md, "The direct entry"; benchmarks/contention.py measures both routes).
+DIRECT_TEXT = 8 << 20
 _direct_canonicalize = _direct.canonicalize if _direct is not None else None
 
 
@@ -277,9 +277,9 @@ _REFUSE = 1
 _direct_digest = _direct.digest if _direct is not None else None
 
 
-def _answer(obj: Any, code: int, max_depth: int, integers_only: bool) -> bytes:
+def _answer(obj: Any, code: int, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
     """The pure-Python backend's answer for a value the walker refused (code 1) or left (2)."""
-    result = _python.dumps(obj, max_depth, integers_only)
+    result = _python.dumps(obj, max_depth, integers_only, default)
     if code == _REFUSE:  # pragma: no cover - a defect: the walker and the Python backend disagree
         raise AssertionError(
             "fastjcs internal error: the direct entry refused a value the Python backend accepts"
@@ -287,9 +287,15 @@ def _answer(obj: Any, code: int, max_depth: int, integers_only: bool) -> bytes:
     return result
 
 
-def _dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
+def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
     """Canonical bytes of a Python value: the direct entry's walker on CPython, else the C reader
-    of its marshal encoding."""
+    of its marshal encoding (a value of another type goes to the pure-Python backend, with
+    `default`, as any value marshal does not write)."""
+    if default is not None:
+        try:
+            _marshal_dumps(obj, 4)
+        except ValueError:
+            return _python.dumps(obj, max_depth, integers_only, default)
     return _dumps_marshal(obj, max_depth, integers_only)
 
 
@@ -396,9 +402,13 @@ def _hash_fn(algorithm: str) -> Any:
     return fn
 
 
-def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
+def digest_many(
+    objs: list, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None
+) -> list[bytes]:
     """Raw digests of the canonical forms of many values; the first failure is raised, with
     `index` set to its position."""
+    if default is not None:
+        return _digest_each(objs, 0, max_depth, algorithm, integers_only, default)
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
     if _direct is not None and fn != ffi.NULL:
@@ -472,9 +482,11 @@ def _digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int]:
     return args
 
 
-def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
+def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
     """The rendered digest "<algorithm>:<hex>" of a value's canonical form, canonicalized and
     hashed in one C call (the public hash API when the compiled one-shot is not found)."""
+    if default is not None:
+        return _hash.render(algorithm, _public_digest(algorithm, dumps(obj, max_depth, integers_only, default)))
     fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
     flags = _INTEGERS_ONLY if integers_only else 0
     if _direct_digest is not None and address:
@@ -520,11 +532,13 @@ def digest_text(
     return _hash.render(algorithm, _public_digest(algorithm, canonical))
 
 
-def _digest_each(objs: list, start: int, max_depth: int, algorithm: str, integers_only: bool) -> list[bytes]:
+def _digest_each(
+    objs: list, start: int, max_depth: int, algorithm: str, integers_only: bool, default: Any = None
+) -> list[bytes]:
     out = []
     for i in range(start, len(objs)):
         try:
-            out.append(_public_digest(algorithm, dumps(objs[i], max_depth, integers_only)))
+            out.append(_public_digest(algorithm, dumps(objs[i], max_depth, integers_only, default)))
         except CanonicalizationError as exc:
             exc.index = i
             raise

@@ -116,12 +116,21 @@ def _sorted_keys(d: dict) -> list:
     return keys
 
 
-def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
+def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
     """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively.
-    With `integers_only`, every float is refused (NonIntegerNumberError)."""
+    With `integers_only`, every float is refused (NonIntegerNumberError). `default`, when given, is
+    called with each value of another type and its result written in the value's place."""
     out: list[str] = []
+    made: list[tuple[Any, Any]] = []  # (value, what default made of it), for the error's path
     try:
-        _render(obj, max_depth, out, _refuse_float if integers_only else format_double)
+        _render(obj, max_depth, out, _refuse_float if integers_only else format_double, default, made)
+    except UnsupportedTypeError as exc:
+        value = getattr(exc, "unsupported", None)
+        if value is None:
+            raise  # a name that is not a str
+        del exc.unsupported
+        _encode(out)  # a lone surrogate already written is the first error
+        raise UnsupportedTypeError(f"{_path_to(obj, value, made)}: {exc}") from None
     except CanonicalizationError:
         # Strings are checked for lone surrogates by the final encode, all at once. rfc8785 checks
         # each string as it writes it, so when a string already written holds one, that error is
@@ -129,6 +138,37 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
         _encode(out)
         raise
     return _encode(out)
+
+
+def _path_to(obj: Any, target: Any, made: list) -> str:
+    """Where `target` is in `obj`, as a JSONPath-like string (`$["items"][3]["when"]`), met in
+    the order dumps meets values (names in canonical order), looking inside what `default` made
+    (`made`, recorded as dumps went: default is not called again). Iterative, as dumps is."""
+    replaced = {id(value): result for value, result in made}
+    stack: list[tuple[Any, str, int]] = [(obj, "$", 0)]
+    seen: set[int] = set()
+    while stack:
+        value, path, chain = stack.pop()
+        if value is target:
+            return path
+        if id(value) in replaced and chain <= DEFAULT_CHAIN:
+            stack.append((replaced[id(value)], path, chain + 1))
+        elif isinstance(value, (dict, list, tuple)) and id(value) not in seen:
+            seen.add(id(value))
+            if isinstance(value, dict):
+                try:
+                    names = _sorted_keys(value)
+                except CanonicalizationError:
+                    names = list(value)
+                children = [(value[name], f"{path}[{_json_name(name)}]") for name in names if name in value]
+            else:
+                children = [(item, f"{path}[{i}]") for i, item in enumerate(value)]
+            stack.extend((child, where, 0) for child, where in reversed(children))
+    return "$"  # pragma: no cover - the value changed meanwhile
+
+
+def _json_name(name: Any) -> str:
+    return '"' + _escape(name)[1:-1] + '"' if isinstance(name, str) else repr(name)
 
 
 def _encode(out: list[str]) -> bytes:
@@ -150,7 +190,14 @@ def _refuse_float(x: float) -> str:
     raise NonIntegerNumberError(f"{float.__repr__(x)} is a float; integers_only allows integers only")
 
 
-def _render(obj: Any, max_depth: int, out: list[str], fmt: Callable[[float], str] = format_double) -> None:
+def _render(
+    obj: Any,
+    max_depth: int,
+    out: list[str],
+    fmt: Callable[[float], str] = format_double,
+    default: Any = None,
+    made: list | None = None,
+) -> None:
     """Append the canonical text of obj to out, as str pieces.
 
     The stack holds one entry per open container: (iterator over its elements, or over its sorted
@@ -188,7 +235,7 @@ def _render(obj: Any, max_depth: int, out: list[str], fmt: Callable[[float], str
                     emit("true")
                 elif value is False:
                     emit("false")
-                elif _open(value, stack, open_ids, limit, emit, fmt):
+                elif _open(value, stack, open_ids, limit, emit, fmt, default, made):
                     break
                 emit(",")
             else:
@@ -223,7 +270,7 @@ def _render(obj: Any, max_depth: int, out: list[str], fmt: Callable[[float], str
                     emit("true")
                 elif value is False:
                     emit("false")
-                elif _open(value, stack, open_ids, limit, emit, fmt):
+                elif _open(value, stack, open_ids, limit, emit, fmt, default, made):
                     break
                 emit(",")
             else:
@@ -233,13 +280,32 @@ def _render(obj: Any, max_depth: int, out: list[str], fmt: Callable[[float], str
                 emit(",")
 
 
-def _open(value: Any, stack: list, open_ids: set, limit: int, emit, fmt: Callable[[float], str]) -> bool:
+# How many times in a row `default` may be asked about what it returned itself (orjson's bound).
+DEFAULT_CHAIN = 254
+
+
+def _open(
+    value: Any,
+    stack: list,
+    open_ids: set,
+    limit: int,
+    emit,
+    fmt: Callable[[float], str],
+    default: Any = None,
+    made: list | None = None,
+    chain: int = 0,
+) -> bool:
     """A value that is not a str, int, float, bool or None of the exact type.
 
     Opens a non-empty container (pushes it and returns True), or emits the value (an empty
     container, or a subclass of a scalar type, valued as rfc8785 values it) and returns False.
+    A value of another type is refused (UnsupportedTypeError with the type's name and the value),
+    or given to `default`, whose result takes its place.
     """
     t = type(value)
+    if value is None:  # (only from default: the loops write None themselves)
+        emit("null")
+        return False
     if t is dict or t is list or t is tuple:
         source = value
     elif isinstance(value, bool):  # bool cannot be subclassed; kept for rfc8785's order
@@ -259,8 +325,15 @@ def _open(value: Any, stack: list, open_ids: set, limit: int, emit, fmt: Callabl
         return False
     elif isinstance(value, (list, tuple, dict)):
         source = None  # copied to the plain type below, once the checks pass
+    elif default is not None and chain < DEFAULT_CHAIN:
+        replacement = default(value)
+        if made is not None:
+            made.append((value, replacement))
+        return _open(replacement, stack, open_ids, limit, emit, fmt, default, made, chain + 1)
     else:
-        raise UnsupportedTypeError(f"unsupported type: {type(value).__name__}")
+        exc = UnsupportedTypeError(f"unsupported type {type(value).__name__}")
+        exc.unsupported = value  # dumps words the error with where it is
+        raise exc
     ident = id(value)
     if ident in open_ids:
         raise CircularReferenceError("circular reference: a container contains itself")
@@ -463,9 +536,9 @@ def canonicalize_to(
 # caller. The C backend does the same loop without coming back to Python per item.
 
 
-def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False) -> str:
+def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
     """The rendered digest "<algorithm>:<hex>" of the canonical form of a value."""
-    return hashing.render(algorithm, hashing.oneshot(algorithm)(dumps(obj, max_depth, integers_only)))
+    return hashing.render(algorithm, hashing.oneshot(algorithm)(dumps(obj, max_depth, integers_only, default)))
 
 
 def digest_text(
@@ -476,14 +549,16 @@ def digest_text(
     return hashing.render(algorithm, hashing.oneshot(algorithm)(canonical))
 
 
-def digest_many(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
+def digest_many(
+    objs: list, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None
+) -> list[bytes]:
     """Raw digest of the canonical form of each object. The first failure is raised, `index` set."""
     oneshot = hashing.oneshot(algorithm)
     out: list[bytes] = []
     append = out.append
     for index, obj in enumerate(objs):
         try:
-            append(oneshot(dumps(obj, max_depth, integers_only)))
+            append(oneshot(dumps(obj, max_depth, integers_only, default)))
         except CanonicalizationError as exc:
             exc.index = index
             raise
