@@ -466,13 +466,27 @@ static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
  * itself (no Python frame between the API and the walker). A value the walker refuses or leaves
  * (a value of another type, for `default` among others) is answered by the function given to
  * set_answer, called as answer(obj, code, max_depth, integers_only, default). */
-static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    /* The arguments by position or by name, as the Python signature in the docstring says. */
+    static const char *const names[] = {"obj", "max_depth", "integers_only", "default"};
+    PyObject *given[4] = {NULL, NULL, Py_False, Py_None};
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    if (nargs > 4) return PyErr_Format(PyExc_TypeError, "dumps takes at most 4 arguments");
+    for (Py_ssize_t i = 0; i < nargs; i++) given[i] = args[i];
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GetItem(kwnames, k);
+        int i = 0;
+        while (i < 4 && PyUnicode_CompareWithASCIIString(name, names[i]) != 0) i++;
+        if (i == 4 || i < nargs) return PyErr_Format(PyExc_TypeError, "dumps: unexpected or repeated argument %R", name);
+        given[i] = args[nargs + k];
+    }
+    if (given[0] == NULL || given[1] == NULL) return PyErr_Format(PyExc_TypeError, "dumps needs obj and max_depth");
     size_t max_depth;
-    if (nargs < 2 || nargs > 4) return PyErr_Format(PyExc_TypeError, "dumps takes 2 to 4 arguments");
-    if (!size_arg(args[1], &max_depth)) return NULL;
-    int integers_only = nargs >= 3 ? PyObject_IsTrue(args[2]) : 0;
-    PyObject *fallback = nargs == 4 ? args[3] : Py_None;
+    if (!size_arg(given[1], &max_depth)) return NULL;
+    int integers_only = PyObject_IsTrue(given[2]);
     if (integers_only < 0) return NULL;
+    PyObject *fallback = given[3];
+    args = given;
     state *s = enter(module);
     if (s == NULL) return NULL;
     s->out.len = 0;
@@ -626,8 +640,9 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
 /* ---- The module ------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
-    {"dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL,
-     "dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the canonical form."},
+    {"dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
+     "dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
+     "The canonical form of obj (the native backend's dumps)."},
     {"set_answer", direct_set_answer, METH_O,
      "set_answer(fn): fn(obj, code, max_depth, integers_only, default) answers for a value dumps does not "
      "give (code 1: refused, 2: not read here)."},
