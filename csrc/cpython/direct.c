@@ -9,8 +9,9 @@
  * marshal.dumps as the cffi route must.
  *
  * The walker (`dumps`, `digest`, `digest_many`) reads dict, list, tuple, str, int, float, bool and
- * None with an explicit stack (no recursion), writing the canonical form as it goes, with the
- * core's member ordering (writer.c). It runs no Python code at all: it reads exact types, and the
+ * None with an explicit stack (no recursion), writing the canonical form as it goes: a dict's
+ * members are put in canonical order (the core's UTF-16 comparison) when it opens, as pointers to
+ * their names and values, so that no output byte moves. It runs no Python code at all: it reads exact types, and the
  * subclasses of int, float and str whose conversion (int(), float(), the str data) calls no hook
  * of theirs; a value it cannot read so (a dict, list or tuple subclass, a hook, a key that is a str
  * subclass, a value of another type: `default=` is the pure-Python backend's) makes it answer
@@ -42,11 +43,17 @@ enum { K_DICT, K_LIST, K_TUPLE };
 /* One open container. */
 typedef struct wframe {
     PyObject *obj;      /* borrowed: its parent (or the caller) holds it */
-    Py_ssize_t pos, n;  /* dict: PyDict_Next's position; list, tuple: next index and length */
-    size_t mbase;       /* dict: its first member in the member stack */
-    unsigned char kind, sorted, started;
-    fjcs__nest nest;
+    Py_ssize_t pos, n;  /* the next member or item, and how many there are */
+    size_t base;        /* dict: its first member in the member stack (in canonical order) */
+    unsigned char kind;
 } wframe;
+
+/* A member of an open dict: its name (the key's UTF-8, which the key keeps alive) and value. */
+typedef struct wpair {
+    const uint8_t *key;
+    size_t key_len;
+    PyObject *value;    /* borrowed: the dict holds it */
+} wpair;
 
 /* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
  * also entered in an open-addressing set of addresses (a power-of-two table), so a deep value
@@ -56,48 +63,59 @@ typedef struct wframe {
 typedef struct state {
     int busy;
     PyObject *answer;   /* dumps: the Python side's answer for a value the walker does not give */
+    /* bind_api: the public functions' fast path (see api_dumps) */
+    PyObject *seam_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
+    PyObject *impl_key, *threshold_key;
+    size_t default_depth;
     fjcs_buf out;
-    fjcs__order order;
     fjcs__text text;
     int text_ready;
     wframe *frames;
     size_t frames_cap;
-    fjcs__member *members;
-    size_t members_cap, nmembers;
+    wpair *pairs;       /* the members of the open dicts, each dict's in canonical order */
+    size_t pairs_cap, npairs;
     PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
     size_t set_cap, set_len;
 } state;
 
+/* Forget what bind_api bound. */
+static void state_clear_api(state *s) {
+    Py_CLEAR(s->seam_dict);
+    Py_CLEAR(s->native);
+    Py_CLEAR(s->native_dict);
+    Py_CLEAR(s->dumps_py);
+    Py_CLEAR(s->canonicalize_py);
+    Py_CLEAR(s->impl_key);
+    Py_CLEAR(s->threshold_key);
+}
+
 static void state_clear(state *s) {
     Py_CLEAR(s->answer);
+    state_clear_api(s);
     fjcs_buf_free(&s->out);
-    fjcs__order_free(&s->order);
     if (s->text_ready) fjcs__text_free(&s->text);
     s->text_ready = 0;
     free(s->frames);
-    free(s->members);
+    free(s->pairs);
     free(s->set);
     s->frames = NULL;
-    s->members = NULL;
+    s->pairs = NULL;
     s->set = NULL;
-    s->frames_cap = s->members_cap = s->set_cap = s->set_len = s->nmembers = 0;
+    s->frames_cap = s->pairs_cap = s->set_cap = s->set_len = s->npairs = 0;
 }
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
     if (s->out.cap > FJCS_DIRECT_KEEP) fjcs_buf_free(&s->out);
-    if (s->order.scratch.cap > FJCS_DIRECT_KEEP || s->order.spans_cap * sizeof *s->order.spans > FJCS_DIRECT_KEEP ||
-        s->order.recs_cap * sizeof *s->order.recs > FJCS_DIRECT_KEEP)
-        fjcs__order_free(&s->order);
     if (s->frames_cap * sizeof(wframe) > FJCS_DIRECT_KEEP) {
         free(s->frames);
         s->frames = NULL;
         s->frames_cap = 0;
     }
-    if (s->members_cap * sizeof(fjcs__member) > FJCS_DIRECT_KEEP) {
-        free(s->members);
-        s->members = NULL;
-        s->members_cap = 0;
+    if (s->pairs_cap * sizeof(wpair) > FJCS_DIRECT_KEEP) {
+        free(s->pairs);
+        s->pairs = NULL;
+        s->pairs_cap = 0;
     }
     if (s->set_cap * sizeof(PyObject *) > FJCS_DIRECT_KEEP) {
         free(s->set);
@@ -175,27 +193,44 @@ static void set_remove(state *s, const PyObject *o) {
 
 #define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1 */
 
+/* Nonzero when one of the 8 bytes of v needs an escape in a JSON string: below 0x20, '"' or '\\'
+ * (bytes >= 0x80 need none: the UTF-8 of a str is well formed). Exact as "is there any" (SWAR). */
+static inline uint64_t needs_escape(uint64_t v) {
+    uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
+    uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
+    return (less20 | ((x22 - FJCS_ONES) & ~x22) | ((x5c - FJCS_ONES) & ~x5c)) & FJCS_HIGHS;
+}
+
 /* Append UTF-8 s[0..n) (well formed: it comes from a str) as a canonical string. */
 static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
-    const uint8_t *p = (const uint8_t *)s, *end = p + n;
-    /* The common case, nothing to escape: checked 8 bytes at a time while copied. */
+    /* The common case, nothing to escape: checked 8 bytes at a time while copied, the last 8 bytes
+     * of a string of 8 or more read as one word that may overlap the one before. */
     if (fjcs__buf_reserve(out, (size_t)n + 2) != FJCS_OK) return WK_NOMEM;
+    const uint8_t *p = (const uint8_t *)s;
     char *dst = out->data + out->len;
-    *dst++ = '"';
-    for (; end - p >= 8; p += 8, dst += 8) {
-        uint64_t v = fjcs__load_u64(p);
-        uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
-        uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
-        if ((less20 | ((x22 - FJCS_ONES) & ~x22) | ((x5c - FJCS_ONES) & ~x5c)) & FJCS_HIGHS) break;
-        memcpy(dst, &v, 8);
+    *dst = '"';
+    if (n >= 8) {
+        Py_ssize_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            uint64_t v = fjcs__load_u64(p + i);
+            if (needs_escape(v)) goto escape;
+            memcpy(dst + 1 + i, &v, 8);
+        }
+        uint64_t v = fjcs__load_u64(p + n - 8);
+        if (needs_escape(v)) goto escape;
+        memcpy(dst + 1 + n - 8, &v, 8);
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint8_t c = p[i];
+            if (c < 0x20 || c == '"' || c == '\\') goto escape;
+            dst[1 + i] = (char)c;
+        }
     }
-    for (; p < end && *p >= 0x20 && *p != '"' && *p != '\\'; p++) *dst++ = (char)*p;
-    if (p == end) {
-        *dst++ = '"';
-        out->len = (size_t)(dst - out->data);
-        return WK_OK;
-    }
-    return fjcs__write_string(out, (const uint8_t *)s, (size_t)n) == FJCS_OK ? WK_OK : WK_NOMEM;
+    dst[1 + n] = '"';
+    out->len += (size_t)n + 2;
+    return WK_OK;
+escape:
+    return fjcs__write_string(out, p, (size_t)n) == FJCS_OK ? WK_OK : WK_NOMEM;
 }
 
 /* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate). */
@@ -238,6 +273,33 @@ typedef struct walk {
     int flags;
 } walk;
 
+/* Compare two members by name, RFC 8785 order (names are distinct: dict keys that are exact str). */
+static int pair_cmp(const void *a, const void *b) {
+    const wpair *x = (const wpair *)a, *y = (const wpair *)b;
+    return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len);
+}
+
+/* Put pairs[0..n) in canonical order: insertion sort for small objects (no call per comparison),
+ * qsort beyond (n log n; names are distinct, so stability does not matter). */
+static void sort_pairs(wpair *pairs, size_t n) {
+    if (n > 16) {
+        qsort(pairs, n, sizeof *pairs, pair_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        wpair p = pairs[i];
+        size_t j = i;
+        while (j > 0 && fjcs__key_cmp(pairs[j - 1].key, pairs[j - 1].key_len, p.key, p.key_len) > 0) {
+            pairs[j] = pairs[j - 1];
+            j--;
+        }
+        pairs[j] = p;
+    }
+}
+
+/* Open a container: check the depth and for a cycle, push a frame; a dict's members are read and
+ * put in canonical order now (their names as UTF-8, their values), so that they are written in
+ * order and never moved. */
 static int push(walk *w, PyObject *obj, int kind) {
     state *s = w->s;
     if (w->nframes >= w->max_depth) return WK_REFUSE; /* the depth limit (Python words it) */
@@ -245,38 +307,55 @@ static int push(walk *w, PyObject *obj, int kind) {
     for (size_t i = 0; i < scan; i++)
         if (s->frames[i].obj == obj) return WK_REFUSE; /* a cycle */
     if (set_has(s, obj)) return WK_REFUSE;
-    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) return WK_NOMEM;
     if (fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK)
         return WK_NOMEM;
+    size_t n, base = s->npairs;
+    if (kind == K_DICT) {
+        n = (size_t)PyDict_Size(obj);
+        if (s->pairs_cap - s->npairs < n) {
+            size_t cap = s->pairs_cap ? s->pairs_cap : 64;
+            while (cap - s->npairs < n) cap *= 2;
+            wpair *pairs = (wpair *)realloc(s->pairs, cap * sizeof *pairs);
+            if (pairs == NULL) return WK_NOMEM;
+            s->pairs = pairs;
+            s->pairs_cap = cap;
+        }
+        wpair *p = s->pairs + base;
+        Py_ssize_t pos = 0;
+        PyObject *key, *item;
+        int sorted = 1;
+        for (size_t i = 0; PyDict_Next(obj, &pos, &key, &item); i++) {
+            if (!PyUnicode_CheckExact(key)) return PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+            Py_ssize_t len;
+            const char *name = utf8_of(key, &len);
+            if (name == NULL) return WK_REFUSE;
+            p[i].key = (const uint8_t *)name;
+            p[i].key_len = (size_t)len;
+            p[i].value = item;
+            if (sorted && i > 0 && fjcs__key_cmp(p[i - 1].key, p[i - 1].key_len, p[i].key, p[i].key_len) > 0)
+                sorted = 0;
+        }
+        if (!sorted) sort_pairs(p, n);
+        s->npairs += n;
+    } else {
+        n = (size_t)(kind == K_LIST ? PyList_Size(obj) : PyTuple_Size(obj));
+    }
+    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) return WK_NOMEM;
     wframe *f = &s->frames[w->nframes++];
     f->obj = obj;
     f->kind = (unsigned char)kind;
     f->pos = 0;
-    f->n = kind == K_LIST ? PyList_Size(obj) : kind == K_TUPLE ? PyTuple_Size(obj) : 0;
-    f->mbase = s->nmembers;
-    f->sorted = 1;
-    f->started = 0;
-    f->nest = (fjcs__nest){0, 0};
+    f->n = (Py_ssize_t)n;
+    f->base = base;
     return put_word(w->out, kind == K_DICT ? "{" : "[", 1);
 }
 
 static int pop(walk *w) {
     state *s = w->s;
     wframe *f = &s->frames[w->nframes - 1];
-    if (f->kind == K_DICT) {
-        size_t n = s->nmembers - f->mbase, dup = 0;
-        if (n >= 2) {
-            int rc = fjcs__order_members(w->out, s->members + f->mbase, n, f->sorted, &f->nest, &s->order, &dup);
-            /* A repeated name: distinct keys that are equal as str cannot be exact str keys, and
-             * the walker takes no others; the pure-Python backend answers for such a value. */
-            if (rc == FJCS_E_DUPKEY) return WK_BAIL;
-            if (rc != FJCS_OK) return WK_NOMEM;
-        }
-        s->nmembers = f->mbase;
-    }
+    if (f->kind == K_DICT) s->npairs = f->base;
     if (w->nframes > SCAN_FRAMES) set_remove(s, f->obj);
     w->nframes--;
-    if (w->nframes) fjcs__nest_into(&s->frames[w->nframes - 1].nest, &f->nest);
     return put_word(w->out, f->kind == K_DICT ? "}" : "]", 1);
 }
 
@@ -317,47 +396,26 @@ static int run(walk *w) {
     int rc = WK_OK;
     while (rc == WK_OK && w->nframes) {
         wframe *f = &s->frames[w->nframes - 1];
-        if (f->kind != K_DICT) {
-            if (f->pos >= f->n) {
-                rc = pop(w);
-                continue;
-            }
-            PyObject *item = f->kind == K_LIST ? PyList_GetItem(f->obj, f->pos) : PyTuple_GetItem(f->obj, f->pos);
+        if (f->pos >= f->n) {
+            rc = pop(w);
+            continue;
+        }
+        Py_ssize_t i = f->pos++;
+        if (i > 0 && put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
+        PyObject *item;
+        if (f->kind == K_DICT) {
+            const wpair *p = &s->pairs[f->base + (size_t)i];
+            item = p->value;
+            if (put_string(out, (const char *)p->key, (Py_ssize_t)p->key_len) != WK_OK ||
+                put_word(out, ":", 1) != WK_OK)
+                return WK_NOMEM;
+        } else {
+            item = f->kind == K_LIST ? PyList_GetItem(f->obj, i) : PyTuple_GetItem(f->obj, i);
             if (item == NULL) { /* cannot happen: the length is fixed while no Python code runs */
                 PyErr_Clear();
                 return WK_BAIL;
             }
-            f->pos++;
-            if (f->started && put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
-            f->started = 1;
-            rc = value(w, item);
-            continue;
         }
-        if (s->nmembers > f->mbase) s->members[s->nmembers - 1].end = out->len;
-        PyObject *key, *item;
-        if (!PyDict_Next(f->obj, &f->pos, &key, &item)) {
-            rc = pop(w);
-            continue;
-        }
-        if (!PyUnicode_CheckExact(key)) return PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
-        Py_ssize_t n;
-        const char *name = utf8_of(key, &n);
-        if (name == NULL) return WK_REFUSE;
-        if (fjcs__grow((void **)&s->members, &s->members_cap, s->nmembers, sizeof(fjcs__member), NULL) != FJCS_OK)
-            return WK_NOMEM;
-        fjcs__member *m = &s->members[s->nmembers];
-        if (s->nmembers > f->mbase) {
-            if (put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
-            const fjcs__member *prev = m - 1;
-            if (f->sorted && fjcs__key_cmp(prev->key, prev->key_len, (const uint8_t *)name, (size_t)n) >= 0)
-                f->sorted = 0;
-        }
-        m->key = (const uint8_t *)name;
-        m->key_len = (size_t)n;
-        m->pos = s->nmembers;
-        m->start = out->len;
-        s->nmembers++;
-        if (put_string(out, name, n) != WK_OK || put_word(out, ":", 1) != WK_OK) return WK_NOMEM;
         rc = value(w, item);
     }
     return rc;
@@ -366,15 +424,13 @@ static int run(walk *w) {
 /* Canonicalize obj into out (appended). */
 static int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out) {
     walk w = {s, out, 0, max_depth, flags};
-    s->nmembers = 0;
+    s->npairs = 0;
     if (s->set_len) { /* an earlier walk stopped with deep containers open */
         memset(s->set, 0, s->set_cap * sizeof *s->set);
         s->set_len = 0;
     }
-    fjcs__order_reset(&s->order);
     int rc = value(&w, obj);
     if (rc == WK_OK) rc = run(&w);
-    if (rc == WK_OK && fjcs__order_finish(out, &s->order) != FJCS_OK) rc = WK_NOMEM;
     return rc;
 }
 
@@ -637,11 +693,129 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
     return result;
 }
 
+/* ---- The public functions' fast path ---------------------------------------------------------- */
+
+/*
+ * fastjcs.dumps(obj) and fastjcs.canonicalize(data), the calls most programs make, cost a Python
+ * frame of the API's (argument checks, the seam's backend) and one of the backend's before the walk:
+ * more than the walk itself on an EAB-size object. bind_api makes api_dumps and api_canonicalize
+ * the public functions: with one positional argument and no other, while the seam's backend is the
+ * native one (fastjcs.core.seam._impl, read on every call, so a test or a program that swaps the
+ * backend still gets the one it chose), they do what the Python functions would do, in C;
+ * any other call is handed to the Python function, unchanged.
+ */
+
+/* fn(*args, **kwnames), from a vectorcall's arguments (PyObject_Vectorcall is not in the limited
+ * API of 3.10). */
+static PyObject *call_with(PyObject *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *tuple = PyTuple_New(nargs), *kw = NULL, *result = NULL;
+    if (tuple == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SetItem(tuple, i, args[i]);
+    }
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    if (nkw > 0) {
+        kw = PyDict_New();
+        if (kw == NULL) goto done;
+        for (Py_ssize_t k = 0; k < nkw; k++)
+            if (PyDict_SetItem(kw, PyTuple_GetItem(kwnames, k), args[nargs + k]) < 0) goto done;
+    }
+    result = PyObject_Call(fn, tuple, kw);
+done:
+    Py_DECREF(tuple);
+    Py_XDECREF(kw);
+    return result;
+}
+
+/* Whether a call takes the fast path: one positional argument, bound, the native backend in use. */
+static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
+    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0) || s->seam_dict == NULL) return 0;
+    return PyDict_GetItemWithError(s->seam_dict, s->impl_key) == s->native; /* (NULL, no error: absent) */
+}
+
+static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    state *s = get_state(module);
+    if (!fast_call(s, nargs, kwnames)) {
+        if (PyErr_Occurred()) return NULL;
+        return call_with(s->dumps_py, args, nargs, kwnames);
+    }
+    state *t = enter(module);
+    if (t == NULL) return NULL;
+    t->out.len = 0;
+    int rc = walk_value(t, args[0], t->default_depth, 0, &t->out);
+    PyObject *result = rc == WK_OK ? PyBytes_FromStringAndSize(t->out.data, (Py_ssize_t)t->out.len) : NULL;
+    leave(t);
+    if (rc == WK_OK) return result;
+    if (rc == WK_NOMEM) return PyErr_NoMemory();
+    return PyObject_CallFunction(t->answer, "OinOO", args[0], rc, (Py_ssize_t)t->default_depth, Py_False, Py_None);
+}
+
+static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    state *s = get_state(module);
+    if (fast_call(s, nargs, kwnames) && PyBytes_CheckExact(args[0])) {
+        PyObject *limit = PyDict_GetItemWithError(s->native_dict, s->threshold_key);
+        if (limit == NULL) return PyErr_Occurred() ? NULL : call_with(s->canonicalize_py, args, nargs, kwnames);
+        size_t threshold = PyLong_AsSize_t(limit);
+        if (threshold == (size_t)-1 && PyErr_Occurred()) PyErr_Clear(); /* a negative limit: none */
+        char *text;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
+        if ((size_t)len <= threshold && threshold != (size_t)-1) {
+            state *t = enter(module);
+            if (t == NULL) return NULL;
+            t->out.len = 0;
+            int rc = fjcs__text_run(text_parser(t, t->default_depth, 0), text, (size_t)len, &t->out, NULL);
+            PyObject *result = NULL;
+            if (rc == FJCS_OK) result = PyBytes_FromStringAndSize(t->out.data, (Py_ssize_t)t->out.len);
+            leave(t);
+            if (rc == FJCS_OK) return result;
+            if (rc == FJCS_E_NOMEM) return PyErr_NoMemory();
+            /* refused: the Python function raises the error (through the cffi entry's record) */
+        }
+    } else if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return call_with(s->canonicalize_py, args, nargs, kwnames);
+}
+
+/* bind_api(seam, native_backend, dumps, canonicalize, default_depth): see above. */
+static PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "bind_api takes 5 arguments");
+    state *s = get_state(module);
+    size_t depth;
+    if (!size_arg(args[4], &depth)) return NULL;
+    PyObject *seam_dict = PyModule_GetDict(args[0]), *native_dict = PyModule_GetDict(args[1]);
+    if (seam_dict == NULL || native_dict == NULL) return NULL;
+    PyObject *impl_key = PyUnicode_InternFromString("_impl");
+    PyObject *threshold_key = PyUnicode_InternFromString("DIRECT_TEXT");
+    if (impl_key == NULL || threshold_key == NULL) {
+        Py_XDECREF(impl_key);
+        Py_XDECREF(threshold_key);
+        return NULL;
+    }
+    state_clear_api(s);
+    Py_INCREF(seam_dict);
+    Py_INCREF(args[1]);
+    Py_INCREF(native_dict);
+    Py_INCREF(args[2]);
+    Py_INCREF(args[3]);
+    s->seam_dict = seam_dict;
+    s->native = args[1];
+    s->native_dict = native_dict;
+    s->dumps_py = args[2];
+    s->canonicalize_py = args[3];
+    s->impl_key = impl_key;
+    s->threshold_key = threshold_key;
+    s->default_depth = depth;
+    Py_RETURN_NONE;
+}
+
 /* ---- The module ------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
-    {"dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
-     "dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
+    {"backend_dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
+     "backend_dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
      "The canonical form of obj (the native backend's dumps)."},
     {"set_answer", direct_set_answer, METH_O,
      "set_answer(fn): fn(obj, code, max_depth, integers_only, default) answers for a value dumps does not "
@@ -650,10 +824,19 @@ static PyMethodDef methods[] = {
      "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},
     {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
      "digest_many(list, max_depth, flags, fn, size) -> (digests, count, code)."},
-    {"canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
+    {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
      "canonicalize(bytes, max_depth, flags) -> bytes, or None when the text is refused."},
     {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
      "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or None when refused."},
+    {"bind_api", (PyCFunction)(void (*)(void))direct_bind_api, METH_FASTCALL,
+     "bind_api(seam, native_backend, dumps, canonicalize, default_depth): the fast path of "
+     "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},
+    {"dumps", (PyCFunction)(void (*)(void))api_dumps, METH_FASTCALL | METH_KEYWORDS,
+     "dumps($module, obj, *, max_depth=10000, integers_only=False, default=None)\n--\n\n"
+     "fastjcs.dumps: the canonical form of a Python value (fastjcs.core.api.dumps says it all)."},
+    {"canonicalize", (PyCFunction)(void (*)(void))api_canonicalize, METH_FASTCALL | METH_KEYWORDS,
+     "canonicalize($module, data, *, max_depth=10000, strict_integers=False, integers_only=False)\n--\n\n"
+     "fastjcs.canonicalize: the canonical form of a JSON text (fastjcs.core.api.canonicalize says it all)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -667,7 +850,14 @@ static void module_free(void *module) { module_clear((PyObject *)module); }
 
 static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     state *s = get_state(module);
-    if (s != NULL) Py_VISIT(s->answer);
+    if (s != NULL) {
+        Py_VISIT(s->answer);
+        Py_VISIT(s->seam_dict);
+        Py_VISIT(s->native);
+        Py_VISIT(s->native_dict);
+        Py_VISIT(s->dumps_py);
+        Py_VISIT(s->canonicalize_py);
+    }
     return 0;
 }
 

@@ -1,5 +1,6 @@
 """Thread safety: the C core keeps no global mutable state, and cffi releases the GIL during its
-calls, so threads really run the core at the same time. Several threads working on the same
+calls (the large texts, batches and JSON Lines; the direct entry keeps it for small work), so
+threads really run the core at the same time. Several threads working on the same
 inputs must get exactly the single-threaded answers (bytes, or exception class and offset).
 """
 
@@ -202,15 +203,21 @@ def _ticks_during(call: Callable[[], Any]) -> int:
         sys.setswitchinterval(interval)
 
 
-@pytest.mark.usefixtures("native")
-def test_the_gil_is_released_during_c_calls():
+def test_the_gil_is_released_during_large_c_calls(native, monkeypatch):
     """The premise of the tests above, without timing: another thread advances while a C call
-    runs, and does not while Python code runs."""
-    from fastjcs.core import native_backend as _native
-
+    on a large text runs (cffi releases the GIL), and does not while Python code runs. A text up
+    to DIRECT_TEXT bytes goes through the direct entry on CPython, which keeps the GIL: the other
+    thread does not advance then (a small call never waits for the GIL to come back)."""
     doc = _text(_records(20_000, 7))
-    assert _ticks_during(lambda: _native.canonicalize(doc, 10_000, False)) > 0
     assert _ticks_during(lambda: sum(range(3 * 10**6))) == 0  # the control: the GIL held
+    monkeypatch.setattr(native, "DIRECT_TEXT", len(doc) - 1)  # doc is large
+    assert _ticks_during(lambda: native.canonicalize(doc, 10_000, False)) > 0
+    if native._direct is not None:
+        monkeypatch.setattr(native, "DIRECT_TEXT", len(doc))  # doc is small
+        assert _ticks_during(lambda: native.canonicalize(doc, 10_000, False)) == 0
+        assert _ticks_during(lambda: fastjcs.canonicalize(doc)) == 0
+        monkeypatch.setattr(native, "DIRECT_TEXT", len(doc) - 1)
+        assert _ticks_during(lambda: fastjcs.canonicalize(doc)) > 0  # the public call follows it
 
 
 def test_many_threads_small_calls(backend):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any, BinaryIO, Callable, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Union
 
 from . import seam
 
@@ -174,5 +174,12 @@ def format_double(x: float) -> str:
         x = float(x)
     return seam._impl.format_double(x)
 
+
+# The public dumps and canonicalize: these Python functions, or the direct entry's C functions of
+# the same signature that do the common call without their frames (seam.fast_api). The Python
+# functions stay here under their own names: the C ones hand them every other call.
+_python_dumps, _python_canonicalize = dumps, canonicalize
+if not TYPE_CHECKING:
+    dumps, canonicalize = seam.fast_api(dumps, canonicalize, DEFAULT_MAX_DEPTH)
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

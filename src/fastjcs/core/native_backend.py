@@ -190,7 +190,7 @@ _local_canonicalize = lib.fjcs_local_canonicalize
 # at least twice that (10 ms: about 8 MiB of text), where the wait costs at most half of the call
 # (docs/decisions.md, "The direct entry"; benchmarks/contention.py measures both routes).
 DIRECT_TEXT = 8 << 20
-_direct_canonicalize = _direct.canonicalize if _direct is not None else None
+_direct_canonicalize = _direct.backend_canonicalize if _direct is not None else None
 
 
 def _refused_text(data: Any, max_depth: int, flags: int) -> None:
@@ -303,7 +303,7 @@ def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any =
 # _answer for a value its walker does not give.
 if _direct is not None:
     _direct.set_answer(_answer)
-    dumps = _direct.dumps
+    dumps = _direct.backend_dumps
 else:
     dumps = _dumps
 

@@ -17,13 +17,18 @@ directly, so a test that swaps `_impl` exercises the whole stack on one backend.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import python_backend
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+G = TypeVar("G", bound=Callable[..., Any])
 
 
 class FallbackWarning(RuntimeWarning):
@@ -60,6 +65,18 @@ def _load(choice: str) -> tuple[Backend, str]:
 
 
 _impl, _why = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
+
+
+def fast_api(dumps: F, canonicalize: G, default_depth: int) -> tuple[F, G]:
+    """The public `dumps` and `canonicalize`: the API's Python functions, or, where the native
+    backend runs the direct entry (fastjcs._direct), its functions of the same signature, which
+    do the common call (one positional argument, the native backend in use, read from `_impl` on
+    every call) in C and hand any other call to the Python function."""
+    direct = getattr(_impl, "_direct", None)
+    if _impl.NAME != "native" or direct is None:
+        return dumps, canonicalize
+    direct.bind_api(sys.modules[__name__], _impl, dumps, canonicalize, default_depth)
+    return direct.dumps, direct.canonicalize
 
 
 def impl() -> Backend:
