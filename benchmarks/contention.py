@@ -228,8 +228,9 @@ def main() -> None:
     args = parser.parse_args()
     budget, repeat = (0.05, 2) if args.quick else (0.2, 3)
     sizes = [256, 4096, 65536, 1 << 20, 16 << 20] if args.quick else [256 << (2 * k) for k in range(0, 8)] + [16 << 20]
+    route = "direct entry" if nb._direct is not None else "cffi only"
     print(
-        f"Python {sys.version.split()[0]}, fastjcs {fastjcs.__version__} ({nb._direct is not None and 'direct entry' or 'cffi only'}), "
+        f"Python {sys.version.split()[0]}, fastjcs {fastjcs.__version__} ({route}), "
         f"switch interval {sys.getswitchinterval() * 1e3:g} ms, {os.cpu_count()} cores"
     )
     rows: list[dict] = []

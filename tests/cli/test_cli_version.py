@@ -50,6 +50,20 @@ def test_verbose_version_says_why_the_c_core_is_used():
     assert "(native backend)" in out and "backend: the C core (built and loaded)" in out
     assert re.search(r"^C core: .*_native_ext.*\.so$", out, re.M)
     assert re.search(r"^cffi: \d", out, re.M) and re.search(r"^pycryptodome: \d", out, re.M)
+    from fastjcs.core import _direct_loader
+
+    assert f"small calls: {_direct_loader.why}\n" in out  # the same interpreter, the same route
+
+
+@NATIVE
+def test_verbose_version_says_when_the_direct_entry_is_off():
+    p = run_fastjcs("--version", "--verbose", extra_env={"FASTJCS_BACKEND": "", "FASTJCS_DIRECT": "0"})
+    assert p.returncode == 0 and p.stderr == b""
+    assert re.search(
+        r"^small calls: FASTJCS_DIRECT=0: cffi for every call$|^small calls: (not on CPython|CPython 3\.9)",
+        p.stdout.decode(),
+        re.M,
+    )
 
 
 def test_verbose_version_when_python_is_asked_for_warns_nothing():

@@ -36,9 +36,11 @@ json_values = st.recursive(
     | st.integers(min_value=-(2**60), max_value=2**60)
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF)),  # lone surrogates too
-    lambda inner: st.lists(inner, max_size=6)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=8) | st.integers(0, 3), inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=8) | st.integers(0, 3), inner, max_size=6)
+    ),
     max_leaves=40,
 )
 

@@ -10,8 +10,6 @@ import random
 import threading
 from typing import Any, Callable
 
-import pytest
-
 import fastjcs
 
 

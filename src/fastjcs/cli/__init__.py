@@ -437,9 +437,10 @@ def version_report(verbose: bool = False) -> str:
         return lines[0]
     lines.append(f"backend: {seam.why()}")
     if seam.backend() == "native":
-        from ..core import native_backend
+        from ..core import _direct_loader, native_backend
 
         lines.append(f"C core: {native_backend.extension_path()}")
+        lines.append(f"small calls: {_direct_loader.why}")
         lines.append(
             "digests in C: pycryptodome's compiled SHA-256 one-shot "
             + (

@@ -10,14 +10,14 @@ cffi route use it); `why` says which holds.
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import sys
 from types import ModuleType
-from typing import Optional
 
 
-def _load() -> tuple[Optional[ModuleType], str]:
+def _load() -> tuple[ModuleType | None, str]:
     if platform.python_implementation() != "CPython":
         return None, f"not on CPython ({platform.python_implementation()}): cffi for every call"
     if sys.version_info < (3, 10):
@@ -25,10 +25,10 @@ def _load() -> tuple[Optional[ModuleType], str]:
     if os.environ.get("FASTJCS_DIRECT", "").strip() == "0":
         return None, "FASTJCS_DIRECT=0: cffi for every call"
     try:
-        from .. import _direct
+        direct = importlib.import_module("fastjcs._direct")
     except ImportError as exc:
         return None, f"the direct entry is not built ({exc}): cffi for every call"
-    return _direct, "the direct entry for small work (the GIL held), cffi for large texts and bulk"
+    return direct, "the direct entry for small work (the GIL held), cffi for large texts and bulk"
 
 
 direct, why = _load()

@@ -34,7 +34,11 @@ def check_default(default: Any) -> Any:
 
 
 def dumps(
-    obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, integers_only: bool = False, default: Callable[[Any], Any] | None = None
+    obj: Any,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    integers_only: bool = False,
+    default: Callable[[Any], Any] | None = None,
 ) -> bytes:
     """Return the RFC 8785 canonical form of a Python value as UTF-8 bytes.
 

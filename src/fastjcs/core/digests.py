@@ -33,7 +33,7 @@ from typing import Any, Callable, NamedTuple
 from . import api, seam
 from .api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_default, check_depth, refuse_single
 from .errors import CanonicalizationError, InvalidDigestError
-from .hashing import ALGORITHMS, check_algorithm, raw_digest, render
+from .hashing import ALGORITHMS, check_algorithm, render
 
 __all__ = [
     "ALGORITHMS",

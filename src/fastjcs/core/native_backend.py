@@ -16,10 +16,10 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # exists, not
 from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
-from ._direct_loader import direct as _direct
 from . import hashing as _hash
 from . import jsonl, parser
 from . import python_backend as _python
+from ._direct_loader import direct as _direct
 from .errors import (
     CanonicalizationError,
     DepthLimitError,
@@ -208,12 +208,12 @@ def _refused_text(data: Any, max_depth: int, flags: int) -> None:
 def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
     """Canonical bytes of a JSON text, by the C parser (text.c): through the direct entry (the GIL
     held) below DIRECT_TEXT bytes, through cffi (the GIL released) above."""
-    if _direct is not None and type(data) is bytes and len(data) <= DIRECT_TEXT:
+    if _direct_canonicalize is not None and type(data) is bytes and len(data) <= DIRECT_TEXT:
         result = _direct_canonicalize(
             data, max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
         )
         if result is not None:
-            return result  # type: ignore[no-any-return]
+            return result
         _refused_text(data, max_depth, _flags(strict_integers, integers_only))
     if type(data) is bytes and len(data) <= _SMALL:
         p = _local_canonicalize(
@@ -281,9 +281,7 @@ def _answer(obj: Any, code: int, max_depth: int, integers_only: bool, default: A
     """The pure-Python backend's answer for a value the walker refused (code 1) or left (2)."""
     result = _python.dumps(obj, max_depth, integers_only, default)
     if code == _REFUSE:  # pragma: no cover - a defect: the walker and the Python backend disagree
-        raise AssertionError(
-            "fastjcs internal error: the direct entry refused a value the Python backend accepts"
-        )
+        raise AssertionError("fastjcs internal error: the direct entry refused a value the Python backend accepts")
     return result
 
 
@@ -412,7 +410,9 @@ def digest_many(
     size = _DIGEST_SIZES[algorithm]
     fn = _hash_fn(algorithm)
     if _direct is not None and fn != ffi.NULL:
-        raw, done, code = _direct.digest_many(objs, max_depth, _INTEGERS_ONLY if integers_only else 0, _address(fn), size)
+        raw, done, code = _direct.digest_many(
+            objs, max_depth, _INTEGERS_ONLY if integers_only else 0, _address(fn), size
+        )
         result = [raw[i * size : (i + 1) * size] for i in range(done)]
         if code == 0:
             return result
@@ -506,13 +506,13 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
             return text.decode("ascii")
     # A value C refused raises its error here; what is returned is hashed through the public API.
     # The encoding made above is reused: a large value is marshalled once.
-    canonical = _dumps_encoded(obj, encoded, max_depth, integers_only) if encoded else dumps(obj, max_depth, integers_only)
+    canonical = (
+        _dumps_encoded(obj, encoded, max_depth, integers_only) if encoded else dumps(obj, max_depth, integers_only)
+    )
     return _hash.render(algorithm, _public_digest(algorithm, canonical))
 
 
-def digest_text(
-    data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
-) -> str:
+def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False) -> str:
     """The rendered digest of a JSON text's canonical form: canonicalized and hashed in one C call
     for a text of bytes up to DIRECT_TEXT (the direct entry, or cffi's per-thread entry)."""
     fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
@@ -521,7 +521,7 @@ def digest_text(
         if _direct is not None and len(data) <= DIRECT_TEXT:
             result = _direct.digest_text(data, max_depth, flags, address, size, prefix)
             if result is not None:
-                return result  # type: ignore[no-any-return]
+                return result
         elif len(data) <= _SMALL:
             p = lib.fjcs_local_digest_text(data, len(data), max_depth, flags, fn, size, prefix, len(prefix))
             if p:

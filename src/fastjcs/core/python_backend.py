@@ -124,13 +124,9 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = 
     made: list[tuple[Any, Any]] = []  # (value, what default made of it), for the error's path
     try:
         _render(obj, max_depth, out, _refuse_float if integers_only else format_double, default, made)
-    except UnsupportedTypeError as exc:
-        value = getattr(exc, "unsupported", None)
-        if value is None:
-            raise  # a name that is not a str
-        del exc.unsupported
+    except _Unsupported as exc:
         _encode(out)  # a lone surrogate already written is the first error
-        raise UnsupportedTypeError(f"{_path_to(obj, value, made)}: {exc}") from None
+        raise UnsupportedTypeError(f"{_path_to(obj, exc.value, made)}: {exc}") from None
     except CanonicalizationError:
         # Strings are checked for lone surrogates by the final encode, all at once. rfc8785 checks
         # each string as it writes it, so when a string already written holds one, that error is
@@ -138,6 +134,15 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = 
         _encode(out)
         raise
     return _encode(out)
+
+
+class _Unsupported(UnsupportedTypeError):
+    """A value of a type JCS cannot carry, met by _open: dumps raises the UnsupportedTypeError that
+    names where it is (this one never leaves dumps)."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(f"unsupported type {type(value).__name__}")
+        self.value = value
 
 
 def _path_to(obj: Any, target: Any, made: list) -> str:
@@ -331,9 +336,7 @@ def _open(
             made.append((value, replacement))
         return _open(replacement, stack, open_ids, limit, emit, fmt, default, made, chain + 1)
     else:
-        exc = UnsupportedTypeError(f"unsupported type {type(value).__name__}")
-        exc.unsupported = value  # dumps words the error with where it is
-        raise exc
+        raise _Unsupported(value)
     ident = id(value)
     if ident in open_ids:
         raise CircularReferenceError("circular reference: a container contains itself")
@@ -541,9 +544,7 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     return hashing.render(algorithm, hashing.oneshot(algorithm)(dumps(obj, max_depth, integers_only, default)))
 
 
-def digest_text(
-    data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
-) -> str:
+def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False) -> str:
     """The rendered digest "<algorithm>:<hex>" of the canonical form of a JSON text."""
     canonical = canonicalize(data, max_depth, strict_integers, integers_only)
     return hashing.render(algorithm, hashing.oneshot(algorithm)(canonical))
