@@ -421,6 +421,7 @@ def test_backend_batch_signatures(backend):
         "max_depth",
         "algorithm",
         "integers_only",
+        "default",
     ]
     assert list(inspect.signature(backend.digest_texts).parameters) == [
         "texts",
