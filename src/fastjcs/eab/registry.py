@@ -130,6 +130,8 @@ def _text(value: object, what: str) -> str:
     text = str.__str__(value)
     if not text:
         raise ValueError(f"{what} must not be empty")
+    if "\x00" in text:  # PostgreSQL's text cannot hold it: one rule for every storage
+        raise ValueError(f"{what} must not contain NUL (U+0000): {text[:100]!r}")
     # A character is at least one byte: a longer str is refused without encoding it.
     too_long = len(text) > MAX_TEXT_BYTES
     if not too_long:
@@ -223,7 +225,9 @@ class ExecutionRegistry:
     process cannot write (RegistryReadOnlyError), a server it cannot reach (RegistryStorageError).
 
     `timeout` is how long a call waits for another client's lock (SQLite's busy timeout,
-    PostgreSQL's lock_timeout and connect timeout) before raising RegistryStorageError.
+    PostgreSQL's lock_timeout and connect timeout) before raising RegistryStorageError; on
+    PostgreSQL every call ends within `timeout` + 1 s even if the server never answers, and the
+    error says whether the change may have been recorded.
     `pool_size` is the most PostgreSQL connections the instance holds at once. One instance may
     be shared by threads: SQLite calls are serialised on one connection, PostgreSQL calls run on
     pooled connections side by side. Processes open their own instance on the same target.
@@ -236,7 +240,7 @@ class ExecutionRegistry:
     Argument errors raise ValueError before the storage is touched: an execution_id that is not
     1-200 characters of 0x21-0x7e, a binding or terminal audit entry hash that is not a valid
     `<alg>:<hex>` (InvalidDigestError, a ValueError), an agent identity or call_id that is not a
-    non-empty str of at most MAX_TEXT_BYTES (4096) bytes of UTF-8 without lone surrogates, a
+    non-empty str of at most MAX_TEXT_BYTES (4096) bytes of UTF-8 without NUL or lone surrogates, a
     disposition other than "completed" and "outcome_unknown".
     """
 
