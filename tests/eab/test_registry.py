@@ -138,6 +138,7 @@ def test_admission_members():
         "REPLAY_IN_FLIGHT",
         "REPLAY_OUTCOME_UNKNOWN",
         "REPLAY_TERMINAL",
+        "BINDING_MISMATCH",
     ]
 
 

@@ -63,11 +63,29 @@ try:
 except ImportError:  # pragma: no cover - depends on the installation
     psycopg = None
 
-_FORMAT_VERSION = 1
+# Format versions: 1 (the reservations and the audit trail), 2 (and the refused admissions).
+_FORMAT_VERSION = 2
 _APPLICATION = "fastjcs execution registry"
 _VERSION_TABLE = "fastjcs_registry_version"
 _TABLE = "fastjcs_reservations"
 _EVENTS = "fastjcs_reservation_events"
+_REFUSALS = "fastjcs_reservation_refusals"
+# Format 2: every refused admission, kept under the key it asserted (no foreign key: the key may
+# have no reservation).
+_REFUSALS_SCHEMA = (
+    """CREATE TABLE {f} (
+    seq                       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    agent_identity            text NOT NULL,
+    execution_id              text NOT NULL,
+    answer                    text NOT NULL CHECK (answer IN ('collision_changed_binding',
+                              'replay_in_flight', 'replay_outcome_unknown', 'replay_terminal',
+                              'binding_mismatch')),
+    binding                   text NOT NULL,
+    call_id                   text,
+    at                        double precision NOT NULL
+)""",
+    "CREATE INDEX {fk} ON {f} (agent_identity, execution_id, seq)",
+)
 # The statements take the schema-qualified, quoted names: {v} the version table, {r} the
 # reservations, {e} the events, {ek} the events' index (unqualified: an index lives in its table's
 # schema).
@@ -103,6 +121,7 @@ _SCHEMA = (
     FOREIGN KEY (agent_identity, execution_id) REFERENCES {r}
 )""",
     "CREATE INDEX {ek} ON {e} (agent_identity, execution_id, seq)",
+    *_REFUSALS_SCHEMA,
     f"INSERT INTO {{v}} (application, version) VALUES ('{_APPLICATION}', {_FORMAT_VERSION})",
 )
 # What opening expects of each table, as the catalog describes it: the columns (name: type as
@@ -137,6 +156,15 @@ _EXPECTED_COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
         "terminal_audit_entry_hash": (_TEXT, False),
         "at": (_FLOAT, True),
     },
+    _REFUSALS: {
+        "seq": ("bigint", True),
+        "agent_identity": (_TEXT, True),
+        "execution_id": (_TEXT, True),
+        "answer": (_TEXT, True),
+        "binding": (_TEXT, True),
+        "call_id": (_TEXT, False),
+        "at": (_FLOAT, True),
+    },
 }
 # (table, kind, columns, referenced table, referenced columns): kind "p" primary key, "u" unique,
 # "f" foreign key, as pg_constraint.contype.
@@ -145,6 +173,7 @@ _EXPECTED_KEYS = sorted(
         (_VERSION_TABLE, "p", ("application",), "", ()),
         (_TABLE, "p", ("agent_identity", "execution_id"), "", ()),
         (_EVENTS, "p", ("seq",), "", ()),
+        (_REFUSALS, "p", ("seq",), "", ()),
         (_EVENTS, "f", ("agent_identity", "execution_id"), _TABLE, ("agent_identity", "execution_id")),
     ]
 )
@@ -437,7 +466,11 @@ class PostgresStore:
                 if mode == "create":
                     self._create(tx.conn)
                 else:
-                    self.found_version = self._check(tx.conn)
+                    self.found_version = self._check(tx.conn, mode)
+                    if self.found_version != _FORMAT_VERSION:  # "migrate" of format 1
+                        for statement in _REFUSALS_SCHEMA:
+                            tx.conn.execute(statement.format(**self.names))
+                        tx.conn.execute(f"UPDATE {self.names['v']} SET version = %s", (_FORMAT_VERSION,))
         except BaseException:
             self.close()
             raise
@@ -455,9 +488,10 @@ class PostgresStore:
         schema, oid = row[0], row[1]
         quoted = {
             key: _pgsql.Identifier(schema, table).as_string(conn)
-            for key, table in (("v", _VERSION_TABLE), ("r", _TABLE), ("e", _EVENTS))
+            for key, table in (("v", _VERSION_TABLE), ("r", _TABLE), ("e", _EVENTS), ("f", _REFUSALS))
         }
         quoted["ek"] = _pgsql.Identifier(f"{_EVENTS}_key").as_string(conn)
+        quoted["fk"] = _pgsql.Identifier(f"{_REFUSALS}_key").as_string(conn)
         self.names = quoted
         return schema, oid
 
@@ -465,7 +499,7 @@ class PostgresStore:
         """The registry's tables that exist in the schema `oid` (of any relation kind)."""
         rows = conn.execute(
             "SELECT c.relname FROM pg_class c WHERE c.relnamespace = %s AND c.relname = ANY(%s)",
-            (oid, [_VERSION_TABLE, _TABLE, _EVENTS]),
+            (oid, [_VERSION_TABLE, _TABLE, _EVENTS, _REFUSALS]),
         ).fetchall()
         return sorted(r[0] for r in rows)
 
@@ -482,7 +516,7 @@ class PostgresStore:
         for statement in _SCHEMA:
             conn.execute(statement.format(**self.names))
 
-    def _check(self, conn: Any) -> int:
+    def _check(self, conn: Any, mode: str) -> int:
         """The format version of the registry, or the RegistryError that says why it is none."""
         schema, oid = self._find_schema(conn)
         found = self._tables(conn, oid)
@@ -511,16 +545,18 @@ class PostgresStore:
                 f"{self.where} has registry format version {version}; this fastjcs reads "
                 f"versions up to {_FORMAT_VERSION}: upgrade fastjcs"
             )
-        if version < _FORMAT_VERSION:
+        if version < _FORMAT_VERSION and (version < 1 or mode == "open"):
             raise RegistryFormatError(
                 f"{self.where} has registry format version {version}; upgrade it once with "
                 "ExecutionRegistry.migrate(url) (opening never changes the schema)"
             )
-        if sorted(found) != sorted((_VERSION_TABLE, _TABLE, _EVENTS)):
+        tables = [_TABLE, _EVENTS, *([_REFUSALS] if version >= 2 else [])]
+        if found != sorted([_VERSION_TABLE, *tables]):
             raise RegistryFormatError(
-                f"{self.where}: schema {schema!r} lacks some of the registry's tables (it has {', '.join(found)})"
+                f"{self.where}: schema {schema!r} does not hold the tables of registry format "
+                f"{version} (it has {', '.join(found)})"
             )
-        differs = self._differences(conn, oid, [_TABLE, _EVENTS])
+        differs = self._differences(conn, oid, tables)
         if differs:
             raise RegistryFormatError(
                 f"{self.where}: schema {schema!r} differs from the registry's, which keeps it from "
@@ -694,11 +730,11 @@ class _Expired(Exception):
 class _PostgresTx:
     """The statements of the registry's rules, on one connection inside a transaction."""
 
-    __slots__ = ("conn", "r", "e")
+    __slots__ = ("conn", "r", "e", "f")
 
     def __init__(self, conn: Any, names: dict[str, str]) -> None:
         self.conn = conn
-        self.r, self.e = names.get("r", _TABLE), names.get("e", _EVENTS)
+        self.r, self.e, self.f = names.get("r", _TABLE), names.get("e", _EVENTS), names.get("f", _REFUSALS)
 
     def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of
@@ -719,10 +755,10 @@ class _PostgresTx:
         ).fetchone()
         return row
 
-    def lock(self, agent: str, eid: str) -> tuple[str, str | None] | None:
-        """(state, terminal audit entry hash) of a key, its row locked; or None."""
-        row: tuple[str, str | None] | None = self.conn.execute(
-            f"SELECT state, terminal_audit_entry_hash FROM {self.r} WHERE agent_identity = %s "
+    def lock(self, agent: str, eid: str) -> tuple[str, str | None, str | None] | None:
+        """(state, terminal audit entry hash, finalized_by) of a key, its row locked; or None."""
+        row: tuple[str, str | None, str | None] | None = self.conn.execute(
+            f"SELECT state, terminal_audit_entry_hash, finalized_by FROM {self.r} WHERE agent_identity = %s "
             "AND execution_id = %s FOR UPDATE",
             (agent, eid),
         ).fetchone()
@@ -752,6 +788,23 @@ class _PostgresTx:
             "terminal_audit_entry_hash, at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
             (agent, eid, action, state, call_id, audit, at),
         )
+
+    def refuse(self, agent: str, eid: str, answer: str, binding: str, call_id: str | None, at: float) -> None:
+        """Keep a refused admission under the key it asserted."""
+        self.conn.execute(
+            f"INSERT INTO {self.f} (agent_identity, execution_id, answer, binding, call_id, at) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            (agent, eid, answer, binding, call_id, at),
+        )
+
+    def refusals(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
+        """The refused admissions of a key, oldest first (the columns of Refusal)."""
+        rows: list[tuple[Any, ...]] = self.conn.execute(
+            f"SELECT seq, agent_identity, execution_id, answer, binding, call_id, at FROM {self.f} "
+            "WHERE agent_identity = %s AND execution_id = %s ORDER BY seq",
+            (agent, eid),
+        ).fetchall()
+        return rows
 
     def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
         """The stored row of a key (the columns of Reservation), or None."""

@@ -57,9 +57,18 @@ from typing import Any, NamedTuple, Protocol
 
 from ..core.digests import parse_digest
 from . import _postgres, _sqlite
+from .bindings import binding as _v1_binding
 from .errors import ReservationStateError, UnknownReservationError
 
-__all__ = ["Admission", "ReservationState", "Reservation", "AuditEvent", "ExecutionRegistry", "MAX_TEXT_BYTES"]
+__all__ = [
+    "Admission",
+    "ReservationState",
+    "Reservation",
+    "AuditEvent",
+    "Refusal",
+    "ExecutionRegistry",
+    "MAX_TEXT_BYTES",
+]
 
 
 class Admission(enum.Enum):
@@ -70,6 +79,9 @@ class Admission(enum.Enum):
     REPLAY_IN_FLIGHT = "replay_in_flight"
     REPLAY_OUTCOME_UNKNOWN = "replay_outcome_unknown"
     REPLAY_TERMINAL = "replay_terminal"
+    #: `admit_action` only: the carried binding is not the one computed here from the
+    #: authenticated agent identity and the action fields (nothing reserved).
+    BINDING_MISMATCH = "binding_mismatch"
 
     @property
     def allows_call(self) -> bool:
@@ -162,6 +174,12 @@ def _rendered_digest(value: object, what: str) -> str:
     return str.__str__(value)
 
 
+def _strict(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"strict must be True or False, not {value!r}")
+    return value
+
+
 def _disposition(value: object) -> ReservationState:
     if isinstance(value, str) and str.__str__(value) in ("completed", "outcome_unknown"):
         return ReservationState(str.__str__(value))
@@ -209,6 +227,23 @@ class AuditEvent(NamedTuple):
     at: float
 
 
+class Refusal(NamedTuple):
+    """A refused admission, kept under the key it asserted (`ExecutionRegistry.refusals`).
+
+    `answer` is the refusing Admission; `binding` the binding the request carried (for
+    BINDING_MISMATCH, the carried one, not the one computed); `call_id` the attempt's; `at` Unix
+    seconds. A refusal changes no reservation.
+    """
+
+    seq: int
+    agent_identity: str
+    execution_id: str
+    answer: Admission
+    binding: str
+    call_id: str | None
+    at: float
+
+
 class ExecutionRegistry:
     """Reservations of (agent identity, execution_id), in SQLite or in PostgreSQL.
 
@@ -244,7 +279,10 @@ class ExecutionRegistry:
     disposition other than "completed" and "outcome_unknown".
     """
 
-    def __init__(self, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4) -> None:
+    def __init__(
+        self, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4, strict: bool = False
+    ) -> None:
+        self._strict = _strict(strict)
         self._store = self._open_store(target, timeout, pool_size, "open")
 
     @staticmethod
@@ -257,7 +295,9 @@ class ExecutionRegistry:
         return _sqlite.open_store(name, timeout, mode)
 
     @classmethod
-    def create(cls, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4) -> ExecutionRegistry:
+    def create(
+        cls, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4, strict: bool = False
+    ) -> ExecutionRegistry:
         """Make a new, empty registry at `target` and open it; ":memory:" makes one in memory.
 
         Never overwrites: RegistryExistsError if a file exists at the path, or if the PostgreSQL
@@ -273,6 +313,7 @@ class ExecutionRegistry:
                 reg = ExecutionRegistry(target)
         """
         registry = cls.__new__(cls)
+        registry._strict = _strict(strict)
         registry._store = cls._open_store(target, timeout, pool_size, "create")
         return registry
 
@@ -289,6 +330,7 @@ class ExecutionRegistry:
         store = cls._open_store(target, timeout, 1, "migrate")
         found = store.found_version
         registry = cls.__new__(cls)
+        registry._strict = False
         registry._store = store
         with registry:
             return found, (_postgres._FORMAT_VERSION if store.kind == "postgresql" else _sqlite._FORMAT_VERSION)
@@ -325,35 +367,101 @@ class ExecutionRegistry:
 
         Returns ADMITTED only for a key never seen before; the call it admits must be finalized
         (or sealed by `recover`). See the module docstring for the other answers. The
-        reservation and its "admit" audit event are one transaction.
+        reservation and its "admit" audit event are one transaction; a refusal is kept under
+        the asserted key (`refusals`) in the transaction that decided it.
+
+        The binding is taken as given, an opaque digest: this method does not establish its
+        pre-image, so it cannot tell a binding computed for another agent or another action
+        from the right one. A caller that has the action fields should call `admit_action`,
+        which computes the binding from the authenticated agent identity itself (cMCP's
+        execution correlation: until the binding is verified, records may be said to share an
+        asserted execution_id, not to be the same logical operation).
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         bnd = _rendered_digest(binding, "binding")
         cid = None if call_id is None else _text(call_id, "call_id")
+        return self._admit(agent, eid, bnd, cid)
+
+    def _admit(self, agent: str, eid: str, bnd: str, cid: str | None) -> Admission:
         now = time.time()
         with self._store.transaction() as tx:
             found = tx.reserve(agent, eid, bnd, cid, now)
             if found is not None:
-                return _decide(ReservationState(found[0]), found[1], bnd)
+                answer = _decide(ReservationState(found[0]), found[1], bnd)
+                if not answer.allows_call:  # always, unless _decide is wrong
+                    tx.refuse(agent, eid, answer.value, bnd, cid, now)
+                return answer
             tx.record(agent, eid, "admit", ReservationState.IN_FLIGHT.value, cid, None, now)
             return Admission.ADMITTED
+
+    def admit_action(
+        self,
+        agent_identity: str,
+        execution_id: str,
+        action_type: str,
+        action_scope: str,
+        action_timestamp: str,
+        *,
+        binding: str | None = None,
+        algorithm: str | None = None,
+        call_id: str | None = None,
+    ) -> Admission:
+        """Admit an action whose binding is computed here, so its pre-image is established.
+
+        The Execution Action Binding v1 is computed from `agent_identity` (the authenticated
+        identity that also keys the reservation) and the three action fields, under
+        `algorithm` ("sha256" unless a carried binding names another). A `binding` carried by
+        the request is compared with that computation: any difference (another agent's, another
+        action's, another algorithm's) answers BINDING_MISMATCH, reserves nothing and is kept
+        under the asserted key (`refusals`). Otherwise this is `admit` with the computed binding.
+        ActionBindingError for action fields that cannot make a v1 binding, ValueError for the
+        other arguments, before the storage is touched.
+        """
+        agent = _text(agent_identity, "agent_identity")
+        eid = _execution_id(execution_id)
+        cid = None if call_id is None else _text(call_id, "call_id")
+        carried = None if binding is None else _rendered_digest(binding, "binding")
+        alg = algorithm if algorithm is not None else (carried.split(":", 1)[0] if carried else "sha256")
+        computed = _v1_binding(agent, action_type, action_scope, action_timestamp, alg)
+        if carried is not None and carried != computed:
+            with self._store.transaction() as tx:
+                tx.refuse(agent, eid, Admission.BINDING_MISMATCH.value, carried, cid, time.time())
+            return Admission.BINDING_MISMATCH
+        return self._admit(agent, eid, computed, cid)
+
+    def refusals(self, agent_identity: str, execution_id: str) -> list[Refusal]:
+        """The refused admissions asserted under a key, oldest first ([] if none): replays,
+        collisions and mismatched bindings, whether or not the key has a reservation."""
+        agent = _text(agent_identity, "agent_identity")
+        eid = _execution_id(execution_id)
+        with self._store.transaction(write=False) as tx:
+            rows = tx.refusals(agent, eid)
+        return [Refusal(r[0], r[1], r[2], Admission(r[3]), *r[4:]) for r in rows]
 
     def finalize(
         self, agent_identity: str, execution_id: str, disposition: str, terminal_audit_entry_hash: str | None = None
     ) -> ReservationState:
         """Record the end of an admitted call: `disposition` "completed" or "outcome_unknown".
 
-        Moves an in_flight reservation to `disposition` and returns the new state. Afterwards it
-        is idempotent: the same disposition again changes nothing (a terminal audit entry hash
-        given again must be the stored one). A reservation in a terminal state never changes:
-        another disposition, or another hash, raises ReservationStateError, so an
-        outcome_unknown sealed by `recover` is not turned into "completed" behind the audit
-        log's back. UnknownReservationError (a LookupError) if the key was never admitted.
+        Moves an in_flight reservation to `disposition` and returns the new state. Terminal
+        transitions are idempotent, as cMCP's registry makes a retried terminal path: the same
+        outcome again, after a finalize or after `recover` sealed the call, changes nothing and
+        returns the state (a terminal audit entry hash given again must be the stored one, except
+        after `recover`, which stores none). A different outcome is refused with
+        ReservationStateError: another disposition, or another hash, so an outcome_unknown
+        sealed by `recover` is not turned into "completed" behind the audit log's back.
+        UnknownReservationError (a LookupError) if the key was never admitted. A registry opened
+        with strict=True requires `terminal_audit_entry_hash`, as cMCP does (ValueError without).
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         target = _disposition(disposition)
+        if terminal_audit_entry_hash is None and self._strict:
+            raise ValueError(
+                "terminal_audit_entry_hash is required by a strict registry (cMCP pins every "
+                "terminal outcome to its audit entry)"
+            )
         audit = (
             None
             if terminal_audit_entry_hash is None
@@ -365,7 +473,7 @@ class ExecutionRegistry:
                 raise UnknownReservationError(
                     f"no reservation for agent {agent!r} and execution_id {eid!r}: finalize() needs an admitted call"
                 )
-            state, stored_audit = ReservationState(row[0]), row[1]
+            state, stored_audit, sealed = ReservationState(row[0]), row[1], row[2] == "recover"
             if state is ReservationState.IN_FLIGHT:
                 now = time.time()
                 tx.finish(agent, eid, target.value, audit, now, "finalize")
@@ -376,7 +484,7 @@ class ExecutionRegistry:
                     f"reservation ({agent!r}, {eid!r}) is already {state.value}; "
                     f"a terminal state does not become {target.value}"
                 )
-            if audit is not None and audit != stored_audit:
+            if audit is not None and audit != stored_audit and not sealed:
                 raise ReservationStateError(
                     f"reservation ({agent!r}, {eid!r}) is already {state.value} with terminal "
                     f"audit entry hash {stored_audit!r}, not {audit!r}"
