@@ -12,6 +12,10 @@ Execution Action Binding, `<alg>:<hex>`) as an opaque string. `admit` answers ex
     REPLAY_TERMINAL             same binding, the operation completed
 
 A matching binding never permits a second call: once admitted, a key is never ADMITTED again.
+`admit` takes the binding as given; `admit_action` computes it here from the authenticated agent
+identity and the action fields (cMCP's execution correlation: the binding's pre-image
+established), answering BINDING_MISMATCH for a carried binding that differs. Every refused
+admission is kept under the key it asserted (`refusals`).
 `finalize` moves in_flight to "completed" or "outcome_unknown"; `recover` seals every in_flight
 reservation as outcome_unknown after a crash (nobody knows whether the effect happened).
 
@@ -30,7 +34,8 @@ entry hash given to `finalize`).
     ('ADMITTED', 'REPLAY_IN_FLIGHT', 'REPLAY_TERMINAL')
 
 Every state change (an admission, a finalize, a seal by recover) writes one audit event in the
-same transaction as the change (`history`).
+same transaction as the change (`history`); a refusal is written in the transaction that decided
+it (`refusals`).
 
 Storage is chosen by the target: SQLite (a path, ``sqlite:///PATH`` or ":memory:"; the module
 `_sqlite`) for the processes of one host, PostgreSQL (``postgresql://...``; `_postgres`) for
