@@ -29,6 +29,7 @@ from fastjcs.eab import (
     RegistryError,
     RegistryFormatError,
     RegistryNotFoundError,
+    RegistryReadOnlyError,
     RegistryStorageError,
 )
 
@@ -50,7 +51,7 @@ def _schema_of(url: str) -> str:
 
 def _with(url: str, **params: str) -> str:
     """`url` with more query parameters."""
-    return url + ("&" if "?" in url else "?") + urllib.parse.urlencode(params)
+    return url + ("&" if "?" in url else "?") + urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -108,6 +109,10 @@ DAMAGES = {
     "a rule that swallows admissions": (
         [f"CREATE RULE swallow AS ON INSERT TO {{s}}.{R} DO INSTEAD NOTHING"],
         [f"{R} has a rule swallow"],
+    ),
+    "the audit trail made unlogged (emptied by a crash)": (
+        [f"ALTER TABLE {{s}}.{E} SET UNLOGGED"],
+        [f"{E} is not a permanent table"],
     ),
     "a trigger": (
         [
@@ -354,8 +359,12 @@ def _stopped_server():
         pytest.skip("FASTJCS_TEST_POSTGRES_CTL is unset: the server is not known to run on this host")
     pids = _server_processes()
     try:
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
+        try:
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):  # a backend that has just ended
+                    os.kill(pid, signal.SIGSTOP)
+        except PermissionError:
+            pytest.skip("this user may not stop the server's processes")
         yield
     finally:
         for pid in pids:
@@ -402,6 +411,51 @@ def test_a_stopped_server_ends_every_call_within_its_timeout(schemas):
             error = _returns_while_stopped(call)
             assert isinstance(error, RegistryStorageError) and "within the timeout of 1.0 s" in str(error), str(error)
         assert reg.finalize(AGENT, "exec-0", "completed") == "completed"
+
+
+def test_a_connection_lost_while_committing_leaves_the_answer_unknown(schemas, monkeypatch):
+    """Only a failure during COMMIT may have recorded the change, and only then does the error say
+    the answer is unknown (the server ends the connection after the last statement)."""
+    from fastjcs.eab import _postgres
+
+    url = schemas.new()
+    record = _postgres._PostgresTx.record
+
+    def record_then_lose_the_connection(self, *args):
+        record(self, *args)
+        pid = self.conn.info.backend_pid
+        with admin() as conn:
+            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+    with ExecutionRegistry.create(url, timeout=5) as reg:
+        monkeypatch.setattr(_postgres._PostgresTx, "record", record_then_lose_the_connection)
+        with pytest.raises(RegistryStorageError) as info:
+            reg.admit(AGENT, "exec-0", B1)
+        assert "whether it was recorded is unknown" in str(info.value)
+        assert "make no upstream call" in str(info.value) and "REPLAY_IN_FLIGHT" in str(info.value)
+        monkeypatch.undo()
+        # Here the server ended the session before it read COMMIT: nothing was recorded.
+        assert reg.admit(AGENT, "exec-0", B1) is Admission.ADMITTED
+
+
+def test_a_role_that_may_only_read_gets_a_read_only_error(schemas):
+    url = schemas.new()
+    ExecutionRegistry.create(url).close()
+    role = f"fjreader_{secrets.token_hex(4)}"
+    with admin() as conn:
+        conn.execute(f"CREATE ROLE {role}")
+        conn.execute(f"GRANT USAGE ON SCHEMA {_schema_of(url)} TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {_schema_of(url)} TO {role}")
+    try:
+        options = urllib.parse.quote(f"-crole={role} -csearch_path={_schema_of(url)}", safe="")
+        with ExecutionRegistry(f"{PG_URL}{'&' if '?' in PG_URL else '?'}options={options}") as reg:
+            assert reg.get(AGENT, "exec-0") is None
+            with pytest.raises(RegistryReadOnlyError, match="cannot be written .* nothing was recorded"):
+                reg.admit(AGENT, "exec-0", B1)
+    finally:
+        with admin() as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
 
 
 def test_opening_a_stopped_server_ends_within_its_timeout(schemas):

@@ -377,6 +377,7 @@ class _Watchdog:
         self._armed: set[_Alarm] = set()
         self._pid = -1
         self._stopped = False
+        self._wake_at = math.inf  # when the thread wakes next: an earlier deadline must wake it
 
     def arm(self, deadline: float, fd: int) -> _Alarm:
         alarm = _Alarm(deadline, fd)
@@ -386,7 +387,8 @@ class _Watchdog:
                 self._armed = set()
                 threading.Thread(target=self._run, name="fastjcs registry deadline", daemon=True).start()
             self._armed.add(alarm)
-            self._cond.notify()
+            if deadline < self._wake_at:
+                self._cond.notify()
         return alarm
 
     def disarm(self, alarm: _Alarm) -> bool:
@@ -410,8 +412,8 @@ class _Watchdog:
                     self._armed.discard(alarm)
                     alarm.fired = True
                     _shut(alarm.fd)
-                wait = min((a.deadline for a in self._armed), default=now + 60.0) - now
-                self._cond.wait(max(wait, 0.001))
+                self._wake_at = min((a.deadline for a in self._armed), default=now + 60.0)
+                self._cond.wait(max(self._wake_at - now, 0.001))
 
 
 def _shut(fd: int) -> None:
@@ -571,7 +573,8 @@ class PostgresStore:
         relations = {
             r[0]: r[1:]
             for r in conn.execute(
-                "SELECT c.relname, c.relkind, c.oid FROM pg_class c WHERE c.relnamespace = %s AND c.relname = ANY(%s)",
+                "SELECT c.relname, c.relkind, c.relpersistence FROM pg_class c "
+                "WHERE c.relnamespace = %s AND c.relname = ANY(%s)",
                 (oid, tables),
             ).fetchall()
         }
@@ -584,10 +587,12 @@ class PostgresStore:
         ).fetchall():
             columns[table][name] = (typ, notnull)
         for table in tables:
-            kind = relations[table][0]
+            kind, persistence = relations[table]
             if kind != "r":
                 out.append(f"{table} is not an ordinary table (relkind {kind!r})")
                 continue
+            if persistence != "p":  # an unlogged table is emptied by a crash: keys admitted again
+                out.append(f"{table} is not a permanent table (it is unlogged or temporary)")
             want, have = _EXPECTED_COLUMNS[table], columns[table]
             for name in sorted(want.keys() - have.keys()):
                 out.append(f"{table} has no column {name}")
