@@ -296,7 +296,8 @@ _OUTCOME = {
 }
 
 
-# psycopg's "connection timeout expired" (its own class since psycopg 3.2).
+# psycopg's "connection timeout expired" (its own class since psycopg 3.2; an OperationalError with
+# that text before).
 _CONNECT_TIMEOUT: tuple[type[BaseException], ...] = (
     (_pgerr.ConnectionTimeout,) if psycopg is not None and hasattr(_pgerr, "ConnectionTimeout") else ()
 )
@@ -331,7 +332,7 @@ def _pg_error(where: str, exc: Exception, timeout: float, phase: str, expired: b
         return RegistryStorageError(
             f"{where}: the server cancelled a statement after the timeout of {timeout} s ({text}); nothing was recorded"
         )
-    if phase == CONNECT and isinstance(exc, _CONNECT_TIMEOUT):
+    if phase == CONNECT and (isinstance(exc, _CONNECT_TIMEOUT) or text == "connection timeout expired"):
         return RegistryStorageError(
             f"{where}: no connection to the PostgreSQL server within the timeout of {timeout} s "
             f"({text}); {_OUTCOME[CONNECT]}"
