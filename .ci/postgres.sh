@@ -56,6 +56,9 @@ _fastjcs_pg_start() {
         rm -rf "$dir"
         return 1
     fi
+    # One role that must give its password (the tests of a wrong password; every other role is trusted).
+    { printf 'host all fastjcs_password_test 127.0.0.1/32 scram-sha-256\n'; cat "$dir/data/pg_hba.conf"; } \
+        >"$dir/pg_hba.conf.new" && mv "$dir/pg_hba.conf.new" "$dir/data/pg_hba.conf" && chown "$user" "$dir/data/pg_hba.conf"
     printf "port = %s\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\nmax_connections = 200\n" \
         "$port" "$dir" >>"$dir/data/postgresql.conf"
     local ctl="$run $bindir/pg_ctl -D $dir/data -l $dir/server.log -w -t 60"

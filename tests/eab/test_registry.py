@@ -138,6 +138,7 @@ def test_admission_members():
         "REPLAY_IN_FLIGHT",
         "REPLAY_OUTCOME_UNKNOWN",
         "REPLAY_TERMINAL",
+        "BINDING_MISMATCH",
     ]
 
 
@@ -261,7 +262,7 @@ BAD_BINDINGS = [
     None,
     5,
 ]
-BAD_TEXT = ["", "\ud800x", None, 5, b"agent"]
+BAD_TEXT = ["", "\ud800x", "ag\x00ent", "\x00", None, 5, b"agent"]
 
 
 @pytest.mark.parametrize("execution_id", BAD_EXECUTION_IDS, ids=repr)
@@ -304,6 +305,29 @@ def test_bad_disposition(guarded, disposition):
 def test_bad_terminal_audit_entry_hash(guarded, audit):
     with pytest.raises(ValueError):
         guarded.finalize(AGENT, "exec-1", "completed", audit)
+
+
+@pytest.mark.parametrize("closed", [False, True], ids=["open", "closed"])
+def test_nul_is_refused_alike_on_every_storage(make_registry, closed):
+    """One argument rule for every storage, checked before the storage is touched (so even on a
+    closed registry): before, SQLite admitted "ag\\x00ent" and PostgreSQL failed with
+    RegistryStorageError."""
+    reg = make_registry()
+    assert reg.admit(AGENT, "exec-0", B1) is Admission.ADMITTED
+    if closed:
+        reg.close()
+    calls = [
+        lambda: reg.admit("ag\x00ent", "exec-1", B1),
+        lambda: reg.admit(AGENT, "exec-1", B1, call_id="c\x00d"),
+        lambda: reg.finalize("ag\x00ent", "exec-0", "completed"),
+        lambda: reg.get("ag\x00ent", "exec-0"),
+        lambda: reg.history("ag\x00ent", "exec-0"),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"must not contain NUL"):
+            call()
+    if not closed:
+        assert reg.get(AGENT, "exec-1") is None and [e.action for e in reg.history(AGENT, "exec-0")] == ["admit"]
 
 
 def test_execution_id_boundaries(make_registry):

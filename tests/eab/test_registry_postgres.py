@@ -84,7 +84,7 @@ def test_create_never_overwrites(schemas):
         assert reg.admit(AGENT, "exec-0", B1) is Admission.REPLAY_IN_FLIGHT
 
 
-@pytest.mark.parametrize("version, says", [(0, r"ExecutionRegistry.migrate\(url\)"), (2, "upgrade fastjcs")])
+@pytest.mark.parametrize("version, says", [(0, r"ExecutionRegistry.migrate\(url\)"), (3, "upgrade fastjcs")])
 def test_other_format_versions_are_refused(schemas, version, says):
     url = schemas.new()
     ExecutionRegistry.create(url).close()
@@ -99,7 +99,7 @@ def test_other_format_versions_are_refused(schemas, version, says):
 def test_migrate_of_a_current_registry_changes_nothing(schemas):
     url = schemas.new()
     ExecutionRegistry.create(url).close()
-    assert ExecutionRegistry.migrate(url) == (1, 1)
+    assert ExecutionRegistry.migrate(url) == (2, 2)
 
 
 def test_a_dropped_table_is_reported(schemas):

@@ -8,7 +8,8 @@ checked at open: a missing, empty or foreign file is refused, and a file of an o
 refused with the fix (`ExecutionRegistry.migrate`) instead of being changed behind its owner's back.
 
 Format versions: 0 (no marker, the reservations table only), 1 (the marker, the same table), 2
-(the reservations and the audit trail, `reservation_events`).
+(the reservations and the audit trail, `reservation_events`), 3 (and the refused admissions,
+`reservation_refusals`, each kept under the key it asserted).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .errors import (
 # The marker in the database header: application_id "FJXR" (fastjcs execution registry) and the
 # format version in user_version.
 _APPLICATION_ID = 0x464A5852
-_FORMAT_VERSION = 2
+_FORMAT_VERSION = 3
 _TABLE = "reservations"
 # SQLite keeps the text of a CREATE statement as written: the schema check compares it exactly,
 # so this text, up to its final newline, is the one registries of formats 0 and 1 hold.
@@ -74,13 +75,37 @@ _EVENTS = f"""CREATE TABLE reservation_events (
 _EVENTS_INDEX = """CREATE INDEX reservation_events_key
     ON reservation_events (agent_identity, execution_id, seq)
 """
+# Format 3 keeps every refused admission under the key it asserted, whether or not the key has a
+# reservation (so no foreign key): cMCP's "the refusal remains auditable under the asserted
+# execution_id".
+_REFUSALS = """CREATE TABLE reservation_refusals (
+    seq                       INTEGER PRIMARY KEY,
+    agent_identity            TEXT NOT NULL,
+    execution_id              TEXT NOT NULL,
+    answer                    TEXT NOT NULL CHECK (answer IN ('collision_changed_binding',
+                              'replay_in_flight', 'replay_outcome_unknown', 'replay_terminal',
+                              'binding_mismatch')),
+    binding                   TEXT NOT NULL,
+    call_id                   TEXT,
+    at                        REAL NOT NULL
+)"""
+_REFUSALS_INDEX = """CREATE INDEX reservation_refusals_key
+    ON reservation_refusals (agent_identity, execution_id, seq)
+"""
 # The objects of each format, as sqlite_master lists them: (type, name, sql), sorted.
 _OBJECTS_V1 = [("table", _TABLE, _SCHEMA)]
-_OBJECTS = sorted(
+_OBJECTS_V2 = sorted(
     [
         ("index", "reservation_events_key", _EVENTS_INDEX),
         ("table", "reservation_events", _EVENTS),
         ("table", _TABLE, _SCHEMA),
+    ]
+)
+_OBJECTS = sorted(
+    [
+        *_OBJECTS_V2,
+        ("index", "reservation_refusals_key", _REFUSALS_INDEX),
+        ("table", "reservation_refusals", _REFUSALS),
     ]
 )
 _COLUMNS = (
@@ -179,8 +204,8 @@ def _check_existing(path: str) -> None:
 def _check_format(db: sqlite3.Connection, path: str) -> int:
     """Raise RegistryFormatError unless `db` is an execution registry; return its format version.
 
-    A registry of an older format (0: made before the marker existed, 1: without the audit trail)
-    is returned as such, for `migrate`; opening refuses it.
+    A registry of an older format (0: made before the marker existed, 1: without the audit trail,
+    2: without the refusals) is returned as such, for `migrate`; opening refuses it.
     """
     where = f"execution registry {path!r}"
     app_id: int = db.execute("PRAGMA application_id").fetchone()[0]
@@ -190,7 +215,7 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
         raise RegistryFormatError(
             f"{where} is another application's SQLite database (application_id {app_id:#x}, not {_APPLICATION_ID:#x})"
         )
-    if app_id == _APPLICATION_ID and version not in (1, _FORMAT_VERSION):
+    if app_id == _APPLICATION_ID and version not in (1, 2, _FORMAT_VERSION):
         raise RegistryFormatError(
             f"{where} has registry format version {version}; this fastjcs reads versions 1 to {_FORMAT_VERSION}"
         )
@@ -199,7 +224,7 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
             f"{where} is not an execution registry: a SQLite database "
             f"without the registry's marker, at user_version {version}"
         )
-    if objects != (_OBJECTS if version == _FORMAT_VERSION else _OBJECTS_V1):
+    if objects != {_FORMAT_VERSION: _OBJECTS, 2: _OBJECTS_V2}.get(version, _OBJECTS_V1):
         raise RegistryFormatError(
             f"{where} is not an execution registry: a SQLite database "
             + ("without tables" if not objects else "with other tables or another schema")
@@ -232,8 +257,9 @@ class SQLiteStore:
             self.found_version = version
             if version != _FORMAT_VERSION and mode == "open":
                 raise RegistryFormatError(
-                    f"{self.where} has registry format version {version}, without the audit "
-                    f"trail of format {_FORMAT_VERSION}; upgrade it once with "
+                    f"{self.where} has registry format version {version}, without the "
+                    f"{'audit trail' if version < 2 else 'record of refused admissions'} of format "
+                    f"{_FORMAT_VERSION}; upgrade it once with "
                     "ExecutionRegistry.migrate(path) (opening never changes the schema)"
                 )
             # WAL is a property of the file; ":memory:" keeps its own journal ("memory"). A store
@@ -251,9 +277,13 @@ class SQLiteStore:
                         self.db.execute(_SCHEMA)
                     # Under the write lock, the format again: another process may have migrated
                     # the file since it was first read.
-                    if mode == "create" or _check_format(self.db, path) != _FORMAT_VERSION:
-                        self.db.execute(_EVENTS)
-                        self.db.execute(_EVENTS_INDEX)
+                    now = 0 if mode == "create" else _check_format(self.db, path)
+                    if now != _FORMAT_VERSION:
+                        if now < 2:
+                            self.db.execute(_EVENTS)
+                            self.db.execute(_EVENTS_INDEX)
+                        self.db.execute(_REFUSALS)
+                        self.db.execute(_REFUSALS_INDEX)
                         self.db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
                         self.db.execute(f"PRAGMA user_version = {_FORMAT_VERSION}")
         except BaseException as exc:
@@ -381,10 +411,11 @@ class _SQLiteTx:
             )
         return row
 
-    def lock(self, agent: str, eid: str) -> tuple[str, str | None] | None:
-        """(state, terminal audit entry hash) of a key, or None."""
-        row: tuple[str, str | None] | None = self.db.execute(
-            f"SELECT state, terminal_audit_entry_hash FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?",
+    def lock(self, agent: str, eid: str) -> tuple[str, str | None, str | None] | None:
+        """(state, terminal audit entry hash, finalized_by) of a key, or None."""
+        row: tuple[str, str | None, str | None] | None = self.db.execute(
+            f"SELECT state, terminal_audit_entry_hash, finalized_by FROM {_TABLE} "
+            "WHERE agent_identity = ? AND execution_id = ?",
             (agent, eid),
         ).fetchone()
         return row
@@ -412,6 +443,22 @@ class _SQLiteTx:
             "call_id, terminal_audit_entry_hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (agent, eid, action, state, call_id, audit, at),
         )
+
+    def refuse(self, agent: str, eid: str, answer: str, binding: str, call_id: str | None, at: float) -> None:
+        """Keep a refused admission under the key it asserted."""
+        self.db.execute(
+            "INSERT INTO reservation_refusals (agent_identity, execution_id, answer, binding, "
+            "call_id, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (agent, eid, answer, binding, call_id, at),
+        )
+
+    def refusals(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
+        """The refused admissions of a key, oldest first (the columns of Refusal)."""
+        return self.db.execute(
+            "SELECT seq, agent_identity, execution_id, answer, binding, call_id, at "
+            "FROM reservation_refusals WHERE agent_identity = ? AND execution_id = ? ORDER BY seq",
+            (agent, eid),
+        ).fetchall()
 
     def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
         """The stored row of a key (the columns of Reservation), or None."""

@@ -12,6 +12,10 @@ Execution Action Binding, `<alg>:<hex>`) as an opaque string. `admit` answers ex
     REPLAY_TERMINAL             same binding, the operation completed
 
 A matching binding never permits a second call: once admitted, a key is never ADMITTED again.
+`admit` takes the binding as given; `admit_action` computes it here from the authenticated agent
+identity and the action fields (cMCP's execution correlation: the binding's pre-image
+established), answering BINDING_MISMATCH for a carried binding that differs. Every refused
+admission is kept under the key it asserted (`refusals`).
 `finalize` moves in_flight to "completed" or "outcome_unknown"; `recover` seals every in_flight
 reservation as outcome_unknown after a crash (nobody knows whether the effect happened).
 
@@ -30,7 +34,8 @@ entry hash given to `finalize`).
     ('ADMITTED', 'REPLAY_IN_FLIGHT', 'REPLAY_TERMINAL')
 
 Every state change (an admission, a finalize, a seal by recover) writes one audit event in the
-same transaction as the change (`history`).
+same transaction as the change (`history`); a refusal is written in the transaction that decided
+it (`refusals`).
 
 Storage is chosen by the target: SQLite (a path, ``sqlite:///PATH`` or ":memory:"; the module
 `_sqlite`) for the processes of one host, PostgreSQL (``postgresql://...``; `_postgres`) for
@@ -57,9 +62,18 @@ from typing import Any, NamedTuple, Protocol
 
 from ..core.digests import parse_digest
 from . import _postgres, _sqlite
+from .bindings import binding as _v1_binding
 from .errors import ReservationStateError, UnknownReservationError
 
-__all__ = ["Admission", "ReservationState", "Reservation", "AuditEvent", "ExecutionRegistry", "MAX_TEXT_BYTES"]
+__all__ = [
+    "Admission",
+    "ReservationState",
+    "Reservation",
+    "AuditEvent",
+    "Refusal",
+    "ExecutionRegistry",
+    "MAX_TEXT_BYTES",
+]
 
 
 class Admission(enum.Enum):
@@ -70,6 +84,9 @@ class Admission(enum.Enum):
     REPLAY_IN_FLIGHT = "replay_in_flight"
     REPLAY_OUTCOME_UNKNOWN = "replay_outcome_unknown"
     REPLAY_TERMINAL = "replay_terminal"
+    #: `admit_action` only: the carried binding is not the one computed here from the
+    #: authenticated agent identity and the action fields (nothing reserved).
+    BINDING_MISMATCH = "binding_mismatch"
 
     @property
     def allows_call(self) -> bool:
@@ -130,6 +147,8 @@ def _text(value: object, what: str) -> str:
     text = str.__str__(value)
     if not text:
         raise ValueError(f"{what} must not be empty")
+    if "\x00" in text:  # PostgreSQL's text cannot hold it: one rule for every storage
+        raise ValueError(f"{what} must not contain NUL (U+0000): {text[:100]!r}")
     # A character is at least one byte: a longer str is refused without encoding it.
     too_long = len(text) > MAX_TEXT_BYTES
     if not too_long:
@@ -158,6 +177,12 @@ def _rendered_digest(value: object, what: str) -> str:
         raise ValueError(f"{what} must be a str '<alg>:<hex>', not {type(value).__name__}")
     parse_digest(value)  # InvalidDigestError is a ValueError
     return str.__str__(value)
+
+
+def _strict(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"strict must be True or False, not {value!r}")
+    return value
 
 
 def _disposition(value: object) -> ReservationState:
@@ -207,6 +232,23 @@ class AuditEvent(NamedTuple):
     at: float
 
 
+class Refusal(NamedTuple):
+    """A refused admission, kept under the key it asserted (`ExecutionRegistry.refusals`).
+
+    `answer` is the refusing Admission; `binding` the binding the request carried (for
+    BINDING_MISMATCH, the carried one, not the one computed); `call_id` the attempt's; `at` Unix
+    seconds. A refusal changes no reservation.
+    """
+
+    seq: int
+    agent_identity: str
+    execution_id: str
+    answer: Admission
+    binding: str
+    call_id: str | None
+    at: float
+
+
 class ExecutionRegistry:
     """Reservations of (agent identity, execution_id), in SQLite or in PostgreSQL.
 
@@ -223,7 +265,9 @@ class ExecutionRegistry:
     process cannot write (RegistryReadOnlyError), a server it cannot reach (RegistryStorageError).
 
     `timeout` is how long a call waits for another client's lock (SQLite's busy timeout,
-    PostgreSQL's lock_timeout and connect timeout) before raising RegistryStorageError.
+    PostgreSQL's lock_timeout and connect timeout) before raising RegistryStorageError; on
+    PostgreSQL every call ends within `timeout` + 1 s even if the server never answers, and the
+    error says whether the change may have been recorded.
     `pool_size` is the most PostgreSQL connections the instance holds at once. One instance may
     be shared by threads: SQLite calls are serialised on one connection, PostgreSQL calls run on
     pooled connections side by side. Processes open their own instance on the same target.
@@ -236,11 +280,14 @@ class ExecutionRegistry:
     Argument errors raise ValueError before the storage is touched: an execution_id that is not
     1-200 characters of 0x21-0x7e, a binding or terminal audit entry hash that is not a valid
     `<alg>:<hex>` (InvalidDigestError, a ValueError), an agent identity or call_id that is not a
-    non-empty str of at most MAX_TEXT_BYTES (4096) bytes of UTF-8 without lone surrogates, a
+    non-empty str of at most MAX_TEXT_BYTES (4096) bytes of UTF-8 without NUL or lone surrogates, a
     disposition other than "completed" and "outcome_unknown".
     """
 
-    def __init__(self, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4) -> None:
+    def __init__(
+        self, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4, strict: bool = False
+    ) -> None:
+        self._strict = _strict(strict)
         self._store = self._open_store(target, timeout, pool_size, "open")
 
     @staticmethod
@@ -253,7 +300,9 @@ class ExecutionRegistry:
         return _sqlite.open_store(name, timeout, mode)
 
     @classmethod
-    def create(cls, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4) -> ExecutionRegistry:
+    def create(
+        cls, target: str | os.PathLike[str], *, timeout: float = 30.0, pool_size: int = 4, strict: bool = False
+    ) -> ExecutionRegistry:
         """Make a new, empty registry at `target` and open it; ":memory:" makes one in memory.
 
         Never overwrites: RegistryExistsError if a file exists at the path, or if the PostgreSQL
@@ -269,6 +318,7 @@ class ExecutionRegistry:
                 reg = ExecutionRegistry(target)
         """
         registry = cls.__new__(cls)
+        registry._strict = _strict(strict)
         registry._store = cls._open_store(target, timeout, pool_size, "create")
         return registry
 
@@ -285,6 +335,7 @@ class ExecutionRegistry:
         store = cls._open_store(target, timeout, 1, "migrate")
         found = store.found_version
         registry = cls.__new__(cls)
+        registry._strict = False
         registry._store = store
         with registry:
             return found, (_postgres._FORMAT_VERSION if store.kind == "postgresql" else _sqlite._FORMAT_VERSION)
@@ -321,35 +372,101 @@ class ExecutionRegistry:
 
         Returns ADMITTED only for a key never seen before; the call it admits must be finalized
         (or sealed by `recover`). See the module docstring for the other answers. The
-        reservation and its "admit" audit event are one transaction.
+        reservation and its "admit" audit event are one transaction; a refusal is kept under
+        the asserted key (`refusals`) in the transaction that decided it.
+
+        The binding is taken as given, an opaque digest: this method does not establish its
+        pre-image, so it cannot tell a binding computed for another agent or another action
+        from the right one. A caller that has the action fields should call `admit_action`,
+        which computes the binding from the authenticated agent identity itself (cMCP's
+        execution correlation: until the binding is verified, records may be said to share an
+        asserted execution_id, not to be the same logical operation).
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         bnd = _rendered_digest(binding, "binding")
         cid = None if call_id is None else _text(call_id, "call_id")
+        return self._admit(agent, eid, bnd, cid)
+
+    def _admit(self, agent: str, eid: str, bnd: str, cid: str | None) -> Admission:
         now = time.time()
         with self._store.transaction() as tx:
             found = tx.reserve(agent, eid, bnd, cid, now)
             if found is not None:
-                return _decide(ReservationState(found[0]), found[1], bnd)
+                answer = _decide(ReservationState(found[0]), found[1], bnd)
+                if not answer.allows_call:  # always, unless _decide is wrong
+                    tx.refuse(agent, eid, answer.value, bnd, cid, now)
+                return answer
             tx.record(agent, eid, "admit", ReservationState.IN_FLIGHT.value, cid, None, now)
             return Admission.ADMITTED
+
+    def admit_action(
+        self,
+        agent_identity: str,
+        execution_id: str,
+        action_type: str,
+        action_scope: str,
+        action_timestamp: str,
+        *,
+        binding: str | None = None,
+        algorithm: str | None = None,
+        call_id: str | None = None,
+    ) -> Admission:
+        """Admit an action whose binding is computed here, so its pre-image is established.
+
+        The Execution Action Binding v1 is computed from `agent_identity` (the authenticated
+        identity that also keys the reservation) and the three action fields, under
+        `algorithm` ("sha256" unless a carried binding names another). A `binding` carried by
+        the request is compared with that computation: any difference (another agent's, another
+        action's, another algorithm's) answers BINDING_MISMATCH, reserves nothing and is kept
+        under the asserted key (`refusals`). Otherwise this is `admit` with the computed binding.
+        ActionBindingError for action fields that cannot make a v1 binding, ValueError for the
+        other arguments, before the storage is touched.
+        """
+        agent = _text(agent_identity, "agent_identity")
+        eid = _execution_id(execution_id)
+        cid = None if call_id is None else _text(call_id, "call_id")
+        carried = None if binding is None else _rendered_digest(binding, "binding")
+        alg = algorithm if algorithm is not None else (carried.split(":", 1)[0] if carried else "sha256")
+        computed = _v1_binding(agent, action_type, action_scope, action_timestamp, alg)
+        if carried is not None and carried != computed:
+            with self._store.transaction() as tx:
+                tx.refuse(agent, eid, Admission.BINDING_MISMATCH.value, carried, cid, time.time())
+            return Admission.BINDING_MISMATCH
+        return self._admit(agent, eid, computed, cid)
+
+    def refusals(self, agent_identity: str, execution_id: str) -> list[Refusal]:
+        """The refused admissions asserted under a key, oldest first ([] if none): replays,
+        collisions and mismatched bindings, whether or not the key has a reservation."""
+        agent = _text(agent_identity, "agent_identity")
+        eid = _execution_id(execution_id)
+        with self._store.transaction(write=False) as tx:
+            rows = tx.refusals(agent, eid)
+        return [Refusal(r[0], r[1], r[2], Admission(r[3]), *r[4:]) for r in rows]
 
     def finalize(
         self, agent_identity: str, execution_id: str, disposition: str, terminal_audit_entry_hash: str | None = None
     ) -> ReservationState:
         """Record the end of an admitted call: `disposition` "completed" or "outcome_unknown".
 
-        Moves an in_flight reservation to `disposition` and returns the new state. Afterwards it
-        is idempotent: the same disposition again changes nothing (a terminal audit entry hash
-        given again must be the stored one). A reservation in a terminal state never changes:
-        another disposition, or another hash, raises ReservationStateError, so an
-        outcome_unknown sealed by `recover` is not turned into "completed" behind the audit
-        log's back. UnknownReservationError (a LookupError) if the key was never admitted.
+        Moves an in_flight reservation to `disposition` and returns the new state. Terminal
+        transitions are idempotent, as cMCP's registry makes a retried terminal path: the same
+        outcome again, after a finalize or after `recover` sealed the call, changes nothing and
+        returns the state (a terminal audit entry hash given again must be the stored one, except
+        after `recover`, which stores none). A different outcome is refused with
+        ReservationStateError: another disposition, or another hash, so an outcome_unknown
+        sealed by `recover` is not turned into "completed" behind the audit log's back.
+        UnknownReservationError (a LookupError) if the key was never admitted. A registry opened
+        with strict=True requires `terminal_audit_entry_hash`, as cMCP does (ValueError without).
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         target = _disposition(disposition)
+        if terminal_audit_entry_hash is None and self._strict:
+            raise ValueError(
+                "terminal_audit_entry_hash is required by a strict registry (cMCP pins every "
+                "terminal outcome to its audit entry)"
+            )
         audit = (
             None
             if terminal_audit_entry_hash is None
@@ -361,7 +478,7 @@ class ExecutionRegistry:
                 raise UnknownReservationError(
                     f"no reservation for agent {agent!r} and execution_id {eid!r}: finalize() needs an admitted call"
                 )
-            state, stored_audit = ReservationState(row[0]), row[1]
+            state, stored_audit, sealed = ReservationState(row[0]), row[1], row[2] == "recover"
             if state is ReservationState.IN_FLIGHT:
                 now = time.time()
                 tx.finish(agent, eid, target.value, audit, now, "finalize")
@@ -372,7 +489,7 @@ class ExecutionRegistry:
                     f"reservation ({agent!r}, {eid!r}) is already {state.value}; "
                     f"a terminal state does not become {target.value}"
                 )
-            if audit is not None and audit != stored_audit:
+            if audit is not None and audit != stored_audit and not sealed:
                 raise ReservationStateError(
                     f"reservation ({agent!r}, {eid!r}) is already {state.value} with terminal "
                     f"audit entry hash {stored_audit!r}, not {audit!r}"
