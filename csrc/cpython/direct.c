@@ -583,50 +583,73 @@ static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize
     return result;
 }
 
-/* digest_many(list, max_depth, flags, fn, size) -> (raw digests of items 0..k-1 as one bytes, k,
- * code): code 0 when every item was digested, else 1 / 2 for item k, which the Python side
- * answers (with the rest). */
+/* digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code): one result per item
+ * digested, the raw digest (prefix None) or prefix + hex as a str; code 0 when every item was
+ * digested, else 1 / 2 for the item after the last result, which the Python side answers (with
+ * the rest). */
 static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     hasher h;
-    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "digest_many takes 5 arguments");
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest_many takes 6 arguments");
     PyObject *items = args[0];
     if (!PyList_CheckExact(items)) return PyErr_Format(PyExc_TypeError, "digest_many takes a list");
-    if (!size_arg(args[1], &max_depth)) return NULL;
+    if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    PyObject *hargs[3] = {args[3], args[4], Py_None};
-    if (!hasher_arg(hargs, &h)) return NULL;
+    int rendered = args[5] != Py_None;
     Py_ssize_t n = PyList_Size(items);
-    uint8_t *digests = (uint8_t *)malloc(n ? (size_t)n * h.size : 1);
-    if (digests == NULL) return PyErr_NoMemory();
+    PyObject *results = PyList_New(0);
+    if (results == NULL) return NULL;
     state *s = enter(module);
     if (s == NULL) {
-        free(digests);
+        Py_DECREF(results);
         return NULL;
     }
-    Py_ssize_t done = 0;
     int rc = WK_OK;
-    for (; done < n; done++) {
+    for (Py_ssize_t i = 0; i < n; i++) {
         s->out.len = 0;
-        rc = walk_value(s, PyList_GetItem(items, done), max_depth, flags, &s->out);
+        rc = walk_value(s, PyList_GetItem(items, i), max_depth, flags, &s->out);
         if (rc != WK_OK) break;
-        if (h.fn((const uint8_t *)s->out.data, s->out.len, digests + (size_t)done * h.size, h.size) != 0) {
+        PyObject *one;
+        if (rendered) {
+            one = hex_digest(&h, s->out.data, s->out.len);
+        } else {
+            uint8_t digest[FJCS_MAX_DIGEST];
+            if (h.fn((const uint8_t *)s->out.data, s->out.len, digest, h.size) != 0) {
+                PyErr_SetString(PyExc_RuntimeError, "the hash function failed");
+                one = NULL;
+            } else {
+                one = PyBytes_FromStringAndSize((const char *)digest, (Py_ssize_t)h.size);
+            }
+        }
+        if (one == NULL || PyList_Append(results, one) < 0) {
+            Py_XDECREF(one);
             leave(s);
-            free(digests);
-            PyErr_SetString(PyExc_RuntimeError, "the hash function failed");
+            Py_DECREF(results);
             return NULL;
         }
+        Py_DECREF(one);
     }
     leave(s);
-    PyObject *result = NULL;
     if (rc == WK_NOMEM) {
-        PyErr_NoMemory();
-    } else {
-        result = Py_BuildValue("(y#ni)", (const char *)digests, (Py_ssize_t)((size_t)done * h.size), done, rc);
+        Py_DECREF(results);
+        return PyErr_NoMemory();
     }
-    free(digests);
-    return result;
+    PyObject *answer = Py_BuildValue("(Oi)", results, rc);
+    Py_DECREF(results);
+    return answer;
+}
+
+/* format_double(x) -> the ECMAScript rendering of the float x as a str, or None for NaN and the
+ * infinities (the Python side raises). */
+static PyObject *direct_format_double(PyObject *module, PyObject *x) {
+    (void)module;
+    double v = PyFloat_AsDouble(x);
+    if (v == -1.0 && PyErr_Occurred()) return NULL;
+    char buf[FJCS_NUMBER_BUFSIZE];
+    size_t n;
+    if (fjcs_format_double(v, buf, &n) != FJCS_OK) Py_RETURN_NONE;
+    return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
 }
 
 /* The module's text parser, ready for max_depth and flags. */
@@ -823,11 +846,13 @@ static PyMethodDef methods[] = {
     {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
      "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},
     {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
-     "digest_many(list, max_depth, flags, fn, size) -> (digests, count, code)."},
+     "digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
     {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
      "canonicalize(bytes, max_depth, flags) -> bytes, or None when the text is refused."},
     {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
      "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or None when refused."},
+    {"format_double", direct_format_double, METH_O,
+     "format_double(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
     {"bind_api", (PyCFunction)(void (*)(void))direct_bind_api, METH_FASTCALL,
      "bind_api(seam, native_backend, dumps, canonicalize, default_depth): the fast path of "
      "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},

@@ -32,6 +32,7 @@ def test_the_protocol_lists_what_the_api_asks_of_a_backend():
         "digest",
         "digest_lines_hex",
         "digest_many",
+        "digest_many_rendered",
         "digest_text",
         "digest_texts",
         "dumps",

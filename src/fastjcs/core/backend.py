@@ -58,6 +58,11 @@ class Backend(Protocol):
         """The raw digest of each value's canonical form; the first failure is raised with
         `index` set to its position."""
 
+    def digest_many_rendered(
+        self, objs: list, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None
+    ) -> list[str]:
+        """digest_many's digests, rendered "<algorithm>:<lowercase hex>"."""
+
     def digest_texts(
         self, texts: list[bytes], max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
     ) -> list[bytes | CanonicalizationError]:

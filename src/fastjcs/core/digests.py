@@ -128,11 +128,8 @@ def digest_many(
     items = objs if type(objs) is list else list(objs)
     depth = check_depth(max_depth)
     if default is not None:
-        raws = seam.impl().digest_many(items, depth, alg, bool(integers_only), check_default(default))
-    else:
-        raws = seam.impl().digest_many(items, depth, alg, bool(integers_only))
-    prefix = alg + ":"
-    return [prefix + raw.hex() for raw in raws]
+        return seam.impl().digest_many_rendered(items, depth, alg, bool(integers_only), check_default(default))
+    return seam.impl().digest_many_rendered(items, depth, alg, bool(integers_only))
 
 
 def digest_texts(

@@ -47,7 +47,12 @@ _INFINITIES = (float("inf"), float("-inf"))
 
 
 def format_double(x: float) -> str:
-    """ECMAScript rendering of a double, by the C core."""
+    """ECMAScript rendering of a double, by the C core (through the direct entry on CPython)."""
+    if _direct is not None:
+        text = _direct.format_double(x)
+        if text is not None:
+            return text
+        raise FloatDomainError(f"{x!r} is not representable in JCS")
     p = _local_format_double(x)
     if p:
         text = _string(p)
@@ -405,20 +410,34 @@ def digest_many(
 ) -> list[bytes]:
     """Raw digests of the canonical forms of many values; the first failure is raised, with
     `index` set to its position."""
-    if default is not None:
-        return _digest_each(objs, 0, max_depth, algorithm, integers_only, default)
-    size = _DIGEST_SIZES[algorithm]
-    fn = _hash_fn(algorithm)
-    if _direct is not None and fn != ffi.NULL:
-        raw, done, code = _direct.digest_many(
-            objs, max_depth, _INTEGERS_ONLY if integers_only else 0, _address(fn), size
+    return _digest_many(objs, max_depth, algorithm, integers_only, default, False)
+
+
+def digest_many_rendered(
+    objs: list, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None
+) -> list[str]:
+    """digest_many's digests rendered "<algorithm>:<hex>" (in C, on the direct entry)."""
+    return _digest_many(objs, max_depth, algorithm, integers_only, default, True)
+
+
+def _digest_many(
+    objs: list, max_depth: int, algorithm: str, integers_only: bool, default: Any, rendered: bool
+) -> list[Any]:
+    fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    if default is None and _direct is not None and address:
+        results, code = _direct.digest_many(
+            objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
         )
-        result = [raw[i * size : (i + 1) * size] for i in range(done)]
         if code == 0:
-            return result
-        # Item `done` was refused or left to the Python backend: the per-item path answers it.
-        return result + _digest_each(objs, done, max_depth, algorithm, integers_only)
-    return _digest_many_marshal(objs, max_depth, algorithm, integers_only)
+            return results
+        # The item after the last result was refused or left to the Python backend: the per-item
+        # path answers it, and the rest.
+        raws = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
+    elif default is None:
+        results, raws = [], _digest_many_marshal(objs, max_depth, algorithm, integers_only)
+    else:
+        results, raws = [], _digest_each(objs, 0, max_depth, algorithm, integers_only, default)
+    return results + ([_hash.render(algorithm, raw) for raw in raws] if rendered else raws)
 
 
 def _address(fn: Any) -> int:

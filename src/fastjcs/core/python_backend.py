@@ -566,6 +566,13 @@ def digest_many(
     return out
 
 
+def digest_many_rendered(
+    objs: list, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None
+) -> list[str]:
+    """digest_many's digests rendered "<algorithm>:<hex>"."""
+    return [hashing.render(algorithm, raw) for raw in digest_many(objs, max_depth, algorithm, integers_only, default)]
+
+
 def digest_texts(
     texts: list[bytes], max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
 ) -> list:
