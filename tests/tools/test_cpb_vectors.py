@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +20,22 @@ import pytest
 from conftest import REPO, SUITES, UPSTREAM
 
 import fastjcs
-from fastjcs import cpb
+from fastjcs import cpb, profiles
 from fastjcs.core import python_backend as _python
 from fastjcs.core import seam
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
 from fastjcs.tools import cpb_vectors as vectors
 
-UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
+UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"  # c33ce1a: written for draft -01 (jcs-n registered)
+CURRENT = UPSTREAM / "cpb-current"  # the newest stored files (draft -06; PROVENANCE.md)
+CURRENT_VECTORS = CURRENT / "vectors"
 OURS = SUITES / "cpb"
 MISSING = f"the upstream CPB suite is not at {UPSTREAM_VECTORS} (expected beside the repository)"
 needs_upstream = pytest.mark.skipif(not UPSTREAM_VECTORS.is_dir(), reason=MISSING)
+needs_current = pytest.mark.skipif(not CURRENT_VECTORS.is_dir(), reason=f"no {CURRENT_VECTORS}")
+#: The draft each suite was written for: the older ones keep passing in their historical mode.
+DRAFT = {UPSTREAM_VECTORS: "-01", OURS: "-01", CURRENT_VECTORS: "-06"}
 
 
 def _params(root: Path) -> list:
@@ -40,7 +46,7 @@ def _params(root: Path) -> list:
 
 def _run_one(root: Path, path: Path) -> vectors.VectorOutcome:
     v = vectors.Vector.load(path, root)
-    handler, out = vectors.run_vector(v)
+    handler, out = vectors.run_vector(v, replace(vectors.FASTJCS, draft=DRAFT[root]))
     assert handler is not None, f"{out.name}: no handler claims this file"
     assert out.passed, f"{out.name}: " + "; ".join(out.failures or ["no assertion made"])
     if out.must_fail:
@@ -63,9 +69,14 @@ def test_our_vector(backend, path):
     _run_one(OURS, path)
 
 
+@pytest.mark.parametrize("path", [p for p in _params(CURRENT_VECTORS) if p.values[0] is None or p.id.endswith(".json")])
+def test_current_vector(backend, path):
+    _run_one(CURRENT_VECTORS, path)
+
+
 @needs_upstream
 def test_upstream_suite_is_the_77_files_we_account_for():
-    summary = vectors.run(UPSTREAM_VECTORS, probes=False)
+    summary = vectors.run(UPSTREAM_VECTORS, probes=False, draft="-01")
     assert len(summary.vectors) + len(summary.unclaimed) == 77
     assert summary.unclaimed == []
     assert summary.counts() == {
@@ -94,10 +105,17 @@ def _failure_reasons(node: Any) -> Iterable[str]:
 
 
 @pytest.mark.parametrize(
-    "root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"), pytest.param(OURS, id="ours")]
+    "root",
+    [
+        pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
+        pytest.param(CURRENT_VECTORS, marks=needs_current, id="current"),
+        pytest.param(OURS, id="ours"),
+    ],
 )
 def test_every_failure_reason_is_mapped(root):
-    reasons = {r for p in vectors.iter_files(root) for r in _failure_reasons(json.loads(p.read_bytes()))}
+    reasons = {
+        r for p in vectors.iter_files(root) if p.suffix == ".json" for r in _failure_reasons(json.loads(p.read_bytes()))
+    }
     assert reasons, "no MUST-FAIL vectors found"
     assert reasons <= set(vectors.FAILURE_REASONS), reasons - set(vectors.FAILURE_REASONS)
 
@@ -106,7 +124,7 @@ def test_a_file_nobody_claims_fails_the_run(tmp_path):
     shutil.copytree(OURS, tmp_path / "suite")
     (tmp_path / "suite" / "jcs-n" / "new-kind.json").write_text('{"id": "x", "something": "new"}')
     (tmp_path / "suite" / "notes.json").write_text("not a vector")
-    summary = vectors.run(tmp_path / "suite", probes=False)
+    summary = vectors.run(tmp_path / "suite", probes=False, draft="-01")
     assert not summary.ok
     assert summary.unclaimed == [
         "jcs-n/new-kind.json",
@@ -118,7 +136,7 @@ def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
     shutil.copytree(OURS / "contexts", tmp_path / "suite")
     (tmp_path / "suite" / "README.md").write_text("# notes\n")
     (tmp_path / "suite" / "notes.txt").write_text("not a vector")
-    summary = vectors.run(tmp_path / "suite", probes=False)
+    summary = vectors.run(tmp_path / "suite", probes=False, draft="-01")
     assert summary.ok and summary.unclaimed == []
     assert summary.ignored == ["README.md", "notes.txt"]
     assert "IGNORED README.md" in summary.report() and summary.as_dict()["ignored"] == ["README.md", "notes.txt"]
@@ -152,10 +170,15 @@ def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"), pytest.param(OURS, id="ours")]
+    "root",
+    [
+        pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
+        pytest.param(CURRENT_VECTORS, marks=needs_current, id="current"),
+        pytest.param(OURS, id="ours"),
+    ],
 )
 def test_every_fired_check_flips_on_its_mutant(backend, root):
-    summary = vectors.run(root)
+    summary = vectors.run(root, draft=DRAFT[root])
     assert summary.ok, summary.report()
     fired = summary.categories()
     assert set(fired) <= set(vectors.GENERATORS)
@@ -166,7 +189,7 @@ def test_every_fired_check_flips_on_its_mutant(backend, root):
 
 @needs_upstream
 def test_upstream_fires_these_categories():
-    fired = vectors.run(UPSTREAM_VECTORS, probes=False).categories()
+    fired = vectors.run(UPSTREAM_VECTORS, probes=False, draft="-01").categories()
     assert sorted(fired) == [
         "assembled:MemberMappingUndeclaredError",
         "contrast:key_sort_by_escaped_bytes_not_code_units",
@@ -243,7 +266,8 @@ def test_generators_do_not_use_the_code_under_test():
 
 
 def _failed(root: Path, impl: vectors.Implementation = vectors.FASTJCS) -> set:
-    return {v.name for v in vectors.run(root, impl, probes=False).failed}
+    draft = next(d for suite, d in DRAFT.items() if root == suite or suite in root.parents)
+    return {v.name for v in vectors.run(root, impl, probes=False, draft=draft).failed}
 
 
 def _no_cascade(value: Any, max_depth: int) -> Any:
@@ -306,7 +330,7 @@ def _casefolding_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
     alg = reference.get("digest_alg")
     if isinstance(alg, str) and alg.casefold() == "sha-256":
         reference = dict(reference, digest_alg="SHA-256")
-    return cpb.verify_typed_reference(reference, artifact, **kw)
+    return profiles.verify_typed_reference(reference, artifact, **kw)
 
 
 def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend):
@@ -327,7 +351,7 @@ def _constraint_blind_verify(reference: Any, artifact: Any, *, registry: Any, **
             for name, t in registry.artifact_types.items()
         },
     )
-    return cpb.verify_typed_reference(reference, artifact, registry=blind, **kw)
+    return profiles.verify_typed_reference(reference, artifact, registry=blind, **kw)
 
 
 def test_mutant_verifier_blind_to_context_constraints_is_caught(backend):
@@ -380,10 +404,18 @@ def test_our_vectors_are_what_the_generator_writes():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.skipif(not (UPSTREAM / "cpb-registry.json").is_file(), reason=MISSING)
-def test_bundled_registry_is_the_upstream_snapshot():
-    bundled = Path(cpb.registry.__file__).with_name("registry-snapshot.json")
-    assert bundled.read_bytes() == (UPSTREAM / "cpb-registry.json").read_bytes()
+@pytest.mark.skipif(not (UPSTREAM / "cpb-current").is_dir(), reason=MISSING)
+def test_bundled_registries_are_the_upstream_files_verbatim():
+    upstream = {
+        "c33ce1a": UPSTREAM / "cpb-registry.json",
+        "11fa7c0": UPSTREAM / "cpb-current" / "registry.11fa7c0.json",
+        "960db41": UPSTREAM / "cpb-current" / "registry.960db41.json",
+    }
+    assert set(upstream) == set(cpb.registry.BUNDLED_VERSIONS)
+    for name, path in upstream.items():
+        assert cpb.registry.BUNDLED_VERSIONS[name].read_bytes() == path.read_bytes(), name
+    schema = UPSTREAM / "cpb-current" / ".github" / "registry_schema.json"
+    assert cpb.registry.SCHEMA.read_bytes() == schema.read_bytes()
 
 
 def test_vectors_readme_lists_every_failure_reason_we_map():

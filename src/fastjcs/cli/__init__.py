@@ -9,7 +9,7 @@
                 [--algorithm sha256|sha384] [--verify BINDING] [--print-preimage]
     fastjcs registry (create | migrate) TARGET
     fastjcs check [FILE] [--json] [--max-depth N]
-    fastjcs vectors [PATH ...] [--json] [--no-probes]
+    fastjcs vectors [PATH ...] [--json] [--no-probes] [--draft -0N]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
                        [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
     fastjcs interop [--peer NAME=CMD]... [--one-shot NAME=CMD]... [--peers FILE]... [--fastjcs]
@@ -261,6 +261,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-probes", action="store_true", help="skip the mutation probes")
+    p.add_argument(
+        "--draft",
+        choices=("-00", "-01", "-02", "-03", "-04", "-05", "-06"),
+        default=None,
+        help="the CPB draft revision the CPB suites follow (default: -06; fastjcs's own suite: -01)",
+    )
     p.set_defaults(run=cmd_vectors)
 
     p = sub.add_parser(

@@ -402,7 +402,7 @@ def suite_kind(path: Path) -> str:
     return "cpb"
 
 
-def run_suite(path: Path, probes: bool):
+def run_suite(path: Path, probes: bool, draft: str | None = None):
     from ..tools import cpb_vectors as vectors
     from ..tools import eab_vectors as _eab_vectors
 
@@ -411,7 +411,7 @@ def run_suite(path: Path, probes: bool):
         return _eab_vectors.run(files, str(path), probes=probes)
     if path.is_file():
         raise CLIError(f"{path}: a CPB suite is a directory of vector files")
-    return vectors.run(path, probes=probes)
+    return vectors.run(path, probes=probes, draft=draft)
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:
@@ -419,7 +419,7 @@ def cmd_vectors(args: argparse.Namespace) -> int:
     for p in paths:
         if not p.exists():
             raise CLIError(f"{p}: no such file or directory")
-    summaries = [run_suite(p, not args.no_probes) for p in paths]
+    summaries = [run_suite(p, not args.no_probes, getattr(args, "draft", None)) for p in paths]
     ok = all(s.ok for s in summaries)
     if args.json:
         print(json.dumps({"ok": ok, "suites": [s.as_dict() for s in summaries]}, ensure_ascii=False))
