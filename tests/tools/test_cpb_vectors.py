@@ -93,6 +93,85 @@ def test_upstream_suite_is_the_77_files_we_account_for():
     }
 
 
+@needs_current
+def test_current_suite_every_file_claimed_under_draft_06():
+    summary = vectors.run(CURRENT_VECTORS, probes=False)  # the default draft: the newest
+    assert vectors.DEFAULT_DRAFT == "-06" and summary.ok, summary.report()
+    assert summary.unclaimed == [] and len(summary.vectors) == 88
+    assert summary.ignored == ["CANONICALIZATION_DECLARATION.md", "README.md", "subject-binding-diff/README.md"]
+    assert summary.counts() == {
+        "as-transmitted": 2,
+        "cpb-check": 14,
+        "domain-transform": 2,
+        "jcs-kat": 2,
+        "assembled-preimage": 2,
+        "derived-id": 3,
+        "jcs-n-kat": 37,
+        "typed-ref": 12,
+        "representation": 2,
+        "profile-independence": 2,
+        "registry-lookup": 2,
+        "registry-snapshot": 2,
+        "jcs-vs-jcs-n": 5,
+        "hash-envelope": 1,
+    }
+
+
+@needs_current
+def test_current_fires_the_new_checks_and_each_flips():
+    summary = vectors.run(CURRENT_VECTORS)
+    assert summary.ok and all(p.flipped for p in summary.probes), summary.report()
+    fired = summary.categories()
+    assert {
+        "jcs:duplicate-name": ["jcs/fail/01-duplicate-member-name.json"],
+        "as-transmitted:textual-hex-substitution": ["as-transmitted/fail/01-textual-hex-substitution.json"],
+        "typed-ref:purpose-required": ["typed-refs/fail/07-header-carriage-purpose-absent-multi-context.json"],
+        "representation:raw-declared": [
+            "leaf-construction/01-raw-vs-hex-text.json",
+            "representation-contrast/01-raw-vs-hex-text.json",
+        ],
+    }.items() <= {k: sorted(v) for k, v in fired.items()}.items()
+    # jcs-n withdrawn: every jcs-n record whose bytes agree fails closed without vintage evidence
+    assert sorted(fired["vintage:no-evidence"]) == [
+        "jcs-n/derived-id/01-basic-derived-id.json",
+        "profile-independence/fail/01-cross-profile-field-access.json",
+        "profile-independence/pass/01-conforming-typed-ref.json",
+        "typed-refs/fail/01-digest-context-mismatch.json",  # under the declared context the digest agrees
+        "typed-refs/pass/01-matching-digest.json",
+        "typed-refs/pass/02-arp-conformance-baseline.json",
+        "typed-refs/pass/03-envelope-header-carriage.json",
+    ]
+    assert len(summary.probes) == 49
+
+
+@needs_current
+def test_typed_refs_pass_02_is_digest_agreement_not_verified():
+    path = CURRENT_VECTORS / "typed-refs" / "pass" / "02-arp-conformance-baseline.json"
+    doc = json.loads(path.read_bytes())
+    assert doc["expected"] == {"digest_agreement": True, "recomputed_digest": doc["typed_reference"]["digest"]}
+    out = _run_one(CURRENT_VECTORS, path)
+    assert out.fired == {"vintage:no-evidence"}
+    # the same vector in the historical mode (-01): verified, as the drafts before the withdrawal said
+    v = vectors.Vector.load(path, CURRENT_VECTORS)
+    _, old = vectors.run_vector(v, replace(vectors.FASTJCS, draft="-01"))
+    assert old.passed and old.fired == set()
+
+
+@needs_current
+def test_a_current_file_of_a_new_shape_is_an_error_naming_it(tmp_path):
+    shutil.copytree(CURRENT_VECTORS, tmp_path / "suite")
+    (tmp_path / "suite" / "jcs" / "pass" / "02-new-shape.json").write_text('{"id": "x", "algorithm": "jcs"}')
+    summary = vectors.run(tmp_path / "suite", probes=False)
+    assert not summary.ok and summary.unclaimed == ["jcs/pass/02-new-shape.json"]
+    assert "UNCLAIMED jcs/pass/02-new-shape.json" in summary.report()
+
+
+def test_an_unknown_draft_is_refused():
+    with pytest.raises(ValueError, match="unknown draft"):
+        vectors.run(OURS, draft="-07")
+    assert vectors.suite_draft(OURS) == "-01" and vectors.suite_draft(UPSTREAM_VECTORS) == "-06"
+
+
 def _failure_reasons(node: Any) -> Iterable[str]:
     if isinstance(node, dict):
         for k, v in node.items():
@@ -388,6 +467,70 @@ def test_mutant_sort_by_code_point_is_caught(monkeypatch):
         assert {"jcs-n/kats/18-utf16-key-order.json", "jcs-n/kats/19-rfc8785-sorting-example.json"} <= _failed(
             UPSTREAM_VECTORS
         )
+
+
+def _vintage_blind_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
+    """A verifier that still treats jcs-n as live: digest agreement reported as verified."""
+    return profiles.verify_typed_reference(reference, artifact, **dict(kw, vintage=cpb.Vintage.pre_withdrawal_draft()))
+
+
+@needs_current
+def test_mutant_verifier_that_ignores_the_withdrawal_is_caught(backend):
+    impl = vectors.Implementation("vintage-blind", verify_typed_reference=_vintage_blind_verify)
+    assert _failed(CURRENT_VECTORS, impl) == {
+        "profile-independence/fail/01-cross-profile-field-access.json",
+        "profile-independence/pass/01-conforming-typed-ref.json",
+        "typed-refs/fail/01-digest-context-mismatch.json",
+        "typed-refs/pass/01-matching-digest.json",
+        "typed-refs/pass/02-arp-conformance-baseline.json",
+        "typed-refs/pass/03-envelope-header-carriage.json",
+    }
+
+
+@needs_current
+def test_mutant_as_transmitted_over_the_hex_text_is_caught(backend, monkeypatch):
+    from fastjcs.cpb import cose
+
+    real = cose.sig_structure
+    monkeypatch.setattr(cose, "as_transmitted_digest", lambda data, **kw: sha256_hex(real(data, **kw).hex().encode()))
+    assert _failed(CURRENT_VECTORS) == {
+        "as-transmitted/pass/01-cose-sign1-to-be-signed.json",
+        "as-transmitted/fail/01-textual-hex-substitution.json",
+    }
+
+
+@needs_current
+def test_mutant_sig_structure_that_re_encodes_the_protected_header_is_caught(monkeypatch):
+    import cbor2
+
+    from fastjcs.cpb import cose
+
+    def reencoded(data, external_aad=b"", detached_payload=None):
+        msg = cose.decode_sign1(data)  # the protected map re-encoded (here: with a 2-byte length head)
+        protected = b"\xb9\x00" + bytes([len(msg.protected_header())]) + cbor2.dumps(msg.protected_header())[1:]
+        return cbor2.dumps(["Signature1", protected, external_aad, msg.payload])
+
+    monkeypatch.setattr(cose, "sig_structure", reencoded)
+    assert {
+        "as-transmitted/pass/01-cose-sign1-to-be-signed.json",
+        "as-transmitted/fail/01-textual-hex-substitution.json",
+        "typed-refs/pass/04-rfc9995-hash-envelope.json",
+    } <= _failed(CURRENT_VECTORS)
+
+
+@needs_current
+def test_mutant_leaf_from_the_hex_text_is_caught(monkeypatch):
+    monkeypatch.setattr(vectors, "leaf_input", lambda identifier, representation: identifier.encode("ascii"))
+    assert _failed(CURRENT_VECTORS) == {
+        "leaf-construction/01-raw-vs-hex-text.json",
+        "representation-contrast/01-raw-vs-hex-text.json",
+    }
+
+
+def sha256_hex(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------------

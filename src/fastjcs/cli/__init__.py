@@ -118,8 +118,8 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
         "--profile",
         choices=("jcs", "jcs-n"),
         default="jcs",
-        help="jcs: RFC 8785 (default); jcs-n: CPB's normal form first (null, [] and {} "
-        "members removed, integers only, NFC-distinct names)",
+        help="jcs: RFC 8785 (default); jcs-n (withdrawn by CPB draft -06, for vintage records; "
+        "warns): CPB's normal form first (null, [] and {} members removed, integers only, NFC-distinct names)",
     )
     p.add_argument(
         "--exclude",
@@ -472,6 +472,10 @@ def _dist_version(name: str) -> str:
         return "not installed"
 
 
+#: One line on stderr after a run with --profile jcs-n (CPB draft -06 withdrew it).
+JCS_N_WARNING = "jcs-n is withdrawn (CPB draft -06, 2026-08-18): for checking vintage records only; new digests use jcs"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _standard_streams()
     name = "fastjcs"
@@ -490,6 +494,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 name = f"fastjcs {args.command}"
                 status = args.run(args)
+                if getattr(args, "profile", None) == "jcs-n":  # asked for by name: computed, with a warning
+                    print(f"{name}: warning: {JCS_N_WARNING}", file=sys.stderr)
         sys.stdout.flush()  # here, where a failure is reported, not at the interpreter's exit
         return status
     except CLIError as exc:

@@ -45,9 +45,9 @@ def cmd_canon(args: argparse.Namespace) -> int:
     with open_input(args.file) as data:
         try:
             if profile == "jcs-n":
-                from ..cpb import pre_image_text
+                from ..cpb import historical_pre_image_text
 
-                result = pre_image_text(
+                result = historical_pre_image_text(
                     bytes(data), algorithm="jcs-n", exclusion_set=exclusion, max_depth=args.max_depth
                 )
                 run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
@@ -100,10 +100,14 @@ def cmd_digest(args: argparse.Namespace) -> int:
     with open_input(args.file) as data:
         try:
             if settings.profile == "jcs-n":
-                from ..cpb import canonical_digest_text
+                from ..core.hashing import hex_digest
+                from ..cpb import historical_pre_image_text
 
-                line = canonical_digest_text(
-                    bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion, max_depth=settings.max_depth
+                line = hex_digest(
+                    historical_pre_image_text(
+                        bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion, max_depth=settings.max_depth
+                    ),
+                    "sha256",
                 )
             else:
                 from ..core.digests import digest_text

@@ -1035,15 +1035,21 @@ class ProfileIndependenceHandler(Handler):
         vintage = _vintage_of(doc, impl.draft)
         first = impl.verify_typed_reference(ref, b_payload, registry=registry, vintage=vintage)
         passing = _passing_verdict(first, impl.draft, vintage)
-        out.eq("typed reference from A to B", first.verdict, passing)
+        if out.eq("typed reference from A to B", first.verdict, passing) and passing is not TypedRefVerdict.VERIFIED:
+            if out.true("A's reference to B: the bytes agree (digest agreement only)", first.digest_agreement):
+                out.fired.add("vintage:no-evidence")
         behaviour = doc.get("non_conforming_verifier_behavior")
         rename = re.search(r"renames '(\w+)' to '(\w+)'", (behaviour or {}).get("consequence", ""))
         old, new = rename.groups() if rename else ("scope", "permission_scope")
         # B's next profile version renames a field: A's binding must still verify.
         renamed = {(new if k == old else k): val for k, val in b_payload.items()}
         renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm=algorithm, exclusion_set=b_excl)))
-        ours = impl.verify_typed_reference(renamed_ref, renamed, registry=registry, vintage=vintage).verdict
-        out.eq("after B renames a field", ours, passing)
+        # the renamed B is another record: the vector's evidence (if any) does not bind its digest
+        renamed_vintage = _vintage_of({}, impl.draft)
+        renamed_result = impl.verify_typed_reference(renamed_ref, renamed, registry=registry, vintage=renamed_vintage)
+        ours = renamed_result.verdict
+        renamed_passing = _passing_verdict(renamed_result, impl.draft, renamed_vintage)
+        out.eq("after B renames a field", ours, renamed_passing)
         if behaviour is not None:
             required = dict(re.findall(r"(\w+)='([^']*)'", behaviour.get("violation", "")))
             out.true("the vector names the fields the non-conforming verifier requires", bool(required))
@@ -1053,7 +1059,7 @@ class ProfileIndependenceHandler(Handler):
 
             if _must_fail(doc) and out.true(
                 "the non-conforming verifier breaks on the rename while ours holds",
-                reads_inside(b_payload) and not reads_inside(renamed) and ours is passing,
+                reads_inside(b_payload) and not reads_inside(renamed) and ours is renamed_passing,
             ):
                 out.fired.add("profile-independence:violation")
 
