@@ -494,9 +494,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 name = f"fastjcs {args.command}"
                 status = args.run(args)
-                if getattr(args, "profile", None) == "jcs-n":  # asked for by name: computed, with a warning
-                    print(f"{name}: warning: {JCS_N_WARNING}", file=sys.stderr)
         sys.stdout.flush()  # here, where a failure is reported, not at the interpreter's exit
+        if getattr(args, "profile", None) == "jcs-n":  # asked for by name: computed, with a warning
+            print(f"{name}: warning: {JCS_N_WARNING}", file=sys.stderr)
         return status
     except CLIError as exc:
         print(f"{name}: {exc}", file=sys.stderr)

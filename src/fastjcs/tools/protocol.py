@@ -37,8 +37,8 @@ from ..core.hashing import hex_digest, raw_digest
 from ..cpb import (
     assemble_preimage,
     check,
-    pre_image,
-    pre_image_text,
+    historical_pre_image as pre_image,  # it answers vectors (records), jcs-n included: no warning
+    historical_pre_image_text as pre_image_text,
     reassemble_stream,
     verify_derived_identifier,
 )
