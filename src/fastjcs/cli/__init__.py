@@ -479,6 +479,7 @@ JCS_N_WARNING = "jcs-n is withdrawn (CPB draft -06, 2026-08-18): for checking vi
 def main(argv: Sequence[str] | None = None) -> int:
     _standard_streams()
     name = "fastjcs"
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         try:
