@@ -20,12 +20,11 @@ applied to anything: the digest is SHA-256 over those octets, never over their h
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.hashing import hex_digest
+from ..core.hashing import hex_digest, raw_digest
 from .errors import AlgorithmUsageError, CPBError, IdentifierMismatchError
 
 
@@ -127,7 +126,7 @@ def verify_as_transmitted(
 
 
 #: COSE hash algorithm ids (IANA COSE Algorithms) this module can apply for RFC 9995 label 258.
-COSE_HASHES = {-16: "sha256", -43: "sha384", -44: "sha512"}
+COSE_HASHES = {-16: "sha256", -43: "sha384"}
 PAYLOAD_HASH_ALG, PREIMAGE_CONTENT_TYPE, PAYLOAD_LOCATION, CONTENT_TYPE = 258, 259, 260, 3
 
 
@@ -150,7 +149,7 @@ def check_hash_envelope(data: bytes, preimage: bytes) -> COSESign1:
         raise COSEError(f"payload-hash-alg (label 258) {alg!r} is not a COSE hash algorithm known here")
     if msg.payload is None:
         raise COSEError("the payload is detached: compare the supplied raw digest instead")
-    want = hashlib.new(COSE_HASHES[alg], bytes(preimage)).digest()
+    want = raw_digest(bytes(preimage), COSE_HASHES[alg])
     if msg.payload != want:
         hint = " (it is the hex text of the digest)" if msg.payload == want.hex().encode("ascii") else ""
         raise COSEError(f"the payload is not the raw {COSE_HASHES[alg]} digest of the preimage{hint}")
