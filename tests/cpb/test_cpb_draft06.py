@@ -230,6 +230,13 @@ def test_capsule_contexts_are_told_apart_by_canonicalization_id_and_profile_vers
         assert new.identifier(CAPSULE4) == want
         old = reg.capsule_context({"capsule_id": "x", "chain": []})  # earlier formats: jcs-n (vintage)
         assert (old.algorithm, old.exclusion_set) == ("jcs-n", ("capsule_id", "chain"))
+        legacy = {"capsule_id": "x", "chain": ["p"], "agent": "a-1", "n": None}
+        lid = sha(rfc8785.dumps({"agent": "a-1"}))
+        with pytest.raises(VintageError):  # equal bytes alone: the record fails closed
+            old.verify_carried(legacy, lid)
+        assert old.verify_carried(legacy, lid, vintage=Vintage({"receipt-for": lid}, binding(BEFORE))) == lid
+        with pytest.raises(cpb.IdentifierMismatchError):
+            old.verify_carried(legacy, "0" * 64, vintage=Vintage({"receipt-for": lid}, binding(BEFORE)))
         ref = {"type": "agent-action-capsule", "purpose": "identifier", "digest_alg": "SHA-256", "digest": want}
         assert profiles.verify_typed_reference(ref, CAPSULE4, registry=reg).verdict is V.AMBIGUOUS_CONTEXT
         ref["canonicalization_id"] = "jcs"

@@ -178,7 +178,10 @@ def test_capsule_identifier_excludes_capsule_id_and_chain(backend):
     assert context.identifier(CAPSULE) == want
     with pytest.warns(cpb.WithdrawnAlgorithmWarning):  # a new jcs-n identifier, asked for by name
         assert cpb.derived_identifier(CAPSULE, algorithm="jcs-n", exclusion_set=["capsule_id", "chain"]) == want
-    assert context.verify_carried(dict(CAPSULE, capsule_id=want), want) == want
+    with pytest.raises(cpb.VintageError):  # jcs-n is withdrawn: an equal identifier alone fails closed
+        context.verify_carried(dict(CAPSULE, capsule_id=want), want)
+    draft_01 = cpb.Vintage.pre_withdrawal_draft()  # judged as the draft of that registry did
+    assert context.verify_carried(dict(CAPSULE, capsule_id=want), want, vintage=draft_01) == want
     # bytes: the text path
     with pytest.warns(cpb.WithdrawnAlgorithmWarning):
         got = cpb.derived_identifier(rfc8785.dumps(CAPSULE), algorithm="jcs-n", exclusion_set=["capsule_id", "chain"])

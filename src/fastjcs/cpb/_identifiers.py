@@ -5,7 +5,7 @@ A carried identifier is advisory: a verifier recomputes it from the payload and 
 New identifiers use jcs (draft -06). A jcs-n identifier (withdrawn 2026-08-18) verifies only with
 vintage evidence (`vintage=Vintage(evidence, callback)`); without it, VintageError: fail closed.
 For a registered artifact type, take the context from the registry instead:
-`Registry.bundled().context("agent-action-capsule").verify_carried(capsule, capsule["capsule_id"])`.
+`Registry.bundled().capsule_context(capsule).verify_carried(capsule, capsule["capsule_id"])`.
 """
 
 from __future__ import annotations

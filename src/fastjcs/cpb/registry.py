@@ -46,6 +46,7 @@ from ..core.api import DEFAULT_MAX_DEPTH, dumps
 from ._digest import ALGORITHMS, historical_pre_image, historical_pre_image_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
 from .errors import ContextResolutionError, IdentifierMismatchError, RegistryFormatError
+from .vintage import Vintage, require
 
 _REGISTRIES = Path(__file__).with_name("registries")
 #: The registry versions shipped with fastjcs, by upstream commit (files copied verbatim).
@@ -215,14 +216,20 @@ class DigestContext:
             raise RegistryFormatError(f"{self.artifact_type}: the context declares no known representation")
         return self.representation.render(self.digest(artifact, max_depth=max_depth))
 
-    def verify_carried(self, artifact: Any, carried: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    def verify_carried(
+        self, artifact: Any, carried: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, vintage: Vintage | None = None
+    ) -> str:
         """Recompute the identifier and compare it with a carried one, exactly; return it.
 
-        Raises IdentifierMismatchError when they differ: the carried value is only advisory.
+        Raises IdentifierMismatchError when they differ: the carried value is only advisory. Under
+        the withdrawn jcs-n an equal identifier also needs `vintage` (`fastjcs.cpb.vintage`), else
+        VintageError: the record fails closed.
         """
         recomputed = self.identifier(artifact, max_depth=max_depth)
         if carried != recomputed or type(carried) is not str:
             raise IdentifierMismatchError(carried, recomputed)
+        if self.algorithm == "jcs-n":
+            require(vintage, self.digest(artifact, max_depth=max_depth))
         return recomputed
 
 
