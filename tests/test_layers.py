@@ -1,5 +1,6 @@
 """The layers: `import fastjcs` loads only the core, and imports run only downward,
-cli -> dask -> tools -> (eab, cpb) -> core, with eab and cpb independent of each other
+cli -> dask -> tools -> (eab, profiles -> cpb) -> core, with eab and cpb independent of each other
+(profiles: what draft -06 moved out of the CPB core, typed references)
 (`fastjcs.arrow`, which imports only the core, counts as core).
 
 The import check reads the syntax trees of the package (imports inside functions included), so a
@@ -24,9 +25,10 @@ MAY_IMPORT = {
     "core": {"core"},
     "eab": {"core"},
     "cpb": {"core"},
-    "tools": {"core", "eab", "cpb"},
+    "profiles": {"core", "cpb"},
+    "tools": {"core", "eab", "cpb", "profiles"},
     "dask": {"core", "tools"},
-    "cli": {"core", "eab", "cpb", "tools", "dask"},
+    "cli": {"core", "eab", "cpb", "profiles", "tools", "dask"},
 }
 
 

@@ -143,7 +143,8 @@ def check(name: str, description: str, *, raw: str, violations: list, note: str 
     FILES[f"cpb-check/{name}.json"] = dump(doc)
 
 
-# ---- registry snapshots (snapshot_sha256 = SHA-256 of the JCS bytes without that member) ----
+# ---- registry snapshots (snapshot_sha256 as upstream computes it: SHA-256 of
+# json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":")), not of the JCS bytes) ----
 
 MACHINE_MANDATE = {  # copied from the upstream cpb-registry.json
     "reference": "tyche-institute/machine-mandate @ 524e6a3129b7f1ab850dd9471967458d3cb6f4cd",
@@ -214,7 +215,7 @@ def snapshot(name: str, with_late_type: bool) -> None:
     if with_late_type:
         types["late-type"] = LATE_TYPE
     doc: dict[str, Any] = {"schema_version": "1", "canonicalization_algorithms": algorithms, "artifact_types": types}
-    doc["snapshot_sha256"] = sha(rfc8785.dumps(doc))
+    doc["snapshot_sha256"] = sha(json.dumps(doc, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode())
     FILES[f"registry/{name}.json"] = dump(doc)
 
 

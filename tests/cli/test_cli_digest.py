@@ -37,6 +37,12 @@ def test_jcs_n_prints_bare_hex():
     text = b'{"id": "r-1", "b": {"c": null}, "a": 1}'
     p = fastjcs("digest", "--profile", "jcs-n", input=text)
     assert p.stdout == (sha256(b'{"a":1,"id":"r-1"}') + "\n").encode()
+    # CPB draft -06 withdrew jcs-n: asked for by name, it is computed with one warning line
+    assert p.returncode == 0 and p.stderr.decode().splitlines() == [
+        "fastjcs digest: warning: jcs-n is withdrawn (CPB draft -06, 2026-08-18): "
+        "for checking vintage records only; new digests use jcs"
+    ]
+    assert fastjcs("digest", input=text).stderr == b""  # jcs (the default): no warning
     p = fastjcs("digest", "--profile", "jcs-n", "--exclude", "id", input=text)
     assert p.stdout == (sha256(b'{"a":1}') + "\n").encode()
     p = fastjcs("digest", "--profile", "jcs-n", "--algorithm", "sha384", input=text)

@@ -21,7 +21,7 @@ def test_our_cpb_suite_passes_with_probes():
     p = fastjcs("vectors", OURS_CPB)
     assert p.returncode == 0, p.stdout
     out = lines(p.stdout)
-    assert out[0] == f"{OURS_CPB}: 62/62 vectors passed (fastjcs)"
+    assert out[0] == f"{OURS_CPB}: 62/62 vectors passed (fastjcs, draft -01)"  # the draft it was written for
     assert out[1].startswith("mutation probes: ") and "0/" not in out[1]
     assert out[-1].startswith("OK: 1 suite(s), 62 vectors")
 

@@ -82,9 +82,11 @@ def test_no_public_cpb_function_takes_algorithm_or_exclusion_set_by_position():
 def test_keywords_keep_their_meaning():
     """The values come from rfc8785 and SHA-256, not from the code under test."""
     rest = {"b": 1}  # jcs-n also drops the null member
-    assert cpb.pre_image(VALUE, algorithm="jcs", exclusion_set=["id"]) == rfc8785.dumps({"b": 1, "a": None})
-    assert cpb.pre_image_text(TEXT, exclusion_set=["id"]) == rfc8785.dumps(rest)
-    assert cpb.canonical_digest(VALUE, exclusion_set=["id"]) == sha(rfc8785.dumps(rest))
+    kept = {"b": 1, "a": None}  # jcs (the default since draft -06) keeps it
+    assert cpb.pre_image(VALUE, algorithm="jcs", exclusion_set=["id"]) == rfc8785.dumps(kept)
+    assert cpb.pre_image_text(TEXT, exclusion_set=["id"]) == rfc8785.dumps(kept)
+    assert cpb.historical_pre_image_text(TEXT, algorithm="jcs-n", exclusion_set=["id"]) == rfc8785.dumps(rest)
+    assert cpb.canonical_digest(VALUE, exclusion_set=["id"]) == sha(rfc8785.dumps(kept))
     assert cpb.canonical_digest_text(TEXT, algorithm="jcs") == sha(rfc8785.dumps(VALUE))
     assert cpb.artifact_digest(TEXT, algorithm="jcs-n", exclusion_set=["id"]) == sha(rfc8785.dumps(rest))
     want = sha(rfc8785.dumps({"b": 1, "a": None}))

@@ -14,12 +14,14 @@ import rfc8785
 from conftest import UPSTREAM
 from Crypto.Hash import SHA256
 
-from fastjcs import cpb
+from fastjcs import cpb, profiles
 from fastjcs.cpb import ContextConstraints, ContextViolationError, Registry, RegistryFormatError
-from fastjcs.cpb import TypedRefVerdict as V
 from fastjcs.cpb.constraints import KNOWN_PROSE
+from fastjcs.profiles import TypedRefVerdict as V
 
-REGISTRY = Registry.bundled()
+# The registry these clauses were written against (upstream c33ce1a, jcs-n registered): the
+# capsule had one context then. tests/cpb/test_cpb_draft06.py covers the newer versions.
+REGISTRY = Registry.bundled("c33ce1a")
 EQUIVALENCE = REGISTRY.context("machine-mandate", "equivalence")
 MM_IDENTIFIER = REGISTRY.context("machine-mandate", "identifier")
 CAPSULE = REGISTRY.context("agent-action-capsule", "identifier")
@@ -53,7 +55,7 @@ def equivalence_ref(digest_hex: str) -> dict:
 
 
 def verify(artifact, digest_hex):
-    return cpb.verify_typed_reference(equivalence_ref(digest_hex), artifact, registry=REGISTRY)
+    return profiles.verify_typed_reference(equivalence_ref(digest_hex), artifact, registry=REGISTRY)
 
 
 def field_set_prose(type_name: str, purpose: str) -> str:
@@ -161,9 +163,9 @@ def test_clause_sd_jwt_first_component_only():
         assert MM_IDENTIFIER.identifier(sd_jwt.encode()) == want, sd_jwt
     ref = {"type": "machine-mandate", "purpose": "identifier", "digest_alg": "SHA-256", "digest": want}
     whole = (JWS + "~" + DISCLOSURE + "~").encode()
-    assert cpb.verify_typed_reference(ref, whole, registry=REGISTRY).verified
+    assert profiles.verify_typed_reference(ref, whole, registry=REGISTRY).verified
     # the digest of the whole SD-JWT is not the identifier
-    r = cpb.verify_typed_reference({**ref, "digest": sha(whole)}, whole, registry=REGISTRY)
+    r = profiles.verify_typed_reference({**ref, "digest": sha(whole)}, whole, registry=REGISTRY)
     assert r.verdict is V.DIGEST_MISMATCH
 
 
@@ -188,7 +190,7 @@ def test_clause_sd_jwt_a_malformed_jws_is_refused(bad):
         "digest_alg": "SHA-256",
         "digest": sha(bad.split("~")[0].encode()),
     }
-    r = cpb.verify_typed_reference(ref, bad.encode(), registry=REGISTRY)
+    r = profiles.verify_typed_reference(ref, bad.encode(), registry=REGISTRY)
     assert r.verdict is V.ARTIFACT_VIOLATES_CONTEXT
     assert r.violation.constraint == "byte-selector"
     with pytest.raises(ContextViolationError):
@@ -201,7 +203,7 @@ def test_clause_capsule_all_fields_open_and_integers_only():
     capsule = {"capsule_id": None, "chain": [], "action": "x", "any_other": {"k": 1}}
     assert CAPSULE.identifier(capsule) == sha(rfc8785.dumps({"action": "x", "any_other": {"k": 1}}))
     ref = {"type": "agent-action-capsule", "digest_alg": "SHA-256", "digest": "0" * 64}
-    r = cpb.verify_typed_reference(ref, {"action": "x", "confidence": 0.95}, registry=REGISTRY)
+    r = profiles.verify_typed_reference(ref, {"action": "x", "confidence": 0.95}, registry=REGISTRY)
     assert (r.verdict, r.violation.constraint, r.violation.path) == (
         V.ARTIFACT_VIOLATES_CONTEXT,
         "number-policy",
@@ -254,7 +256,7 @@ def test_user_declared_constraints():
     ok = {"order_id": "o-1", "sku": "A", "qty": 2}
     assert ctx.identifier(ok) == sha(rfc8785.dumps({"qty": 2, "sku": "A"}))
     ref = {"type": "order", "digest_alg": "SHA-256", "digest": ctx.identifier(ok)}
-    assert cpb.verify_typed_reference(ref, ok, registry=reg).verified
+    assert profiles.verify_typed_reference(ref, ok, registry=reg).verified
     cases = {
         "field-set": {"sku": "A", "qty": 2, "x": 1},
         "required-member": {"sku": "A"},
@@ -262,10 +264,10 @@ def test_user_declared_constraints():
         "number-policy": {"sku": "A", "qty": 2.0},
     }
     for constraint, art in cases.items():
-        r = cpb.verify_typed_reference(ref, art, registry=reg)
+        r = profiles.verify_typed_reference(ref, art, registry=reg)
         assert (r.verdict, r.violation.constraint) == (V.ARTIFACT_VIOLATES_CONTEXT, constraint)
     assert (
-        cpb.verify_typed_reference(ref, {"sku": "A", "qty": 2, "x": 1}, registry=reg).violation.clause
+        profiles.verify_typed_reference(ref, {"sku": "A", "qty": 2, "x": 1}, registry=reg).violation.clause
         == "{order_id, sku, qty}, closed"
     )
 
@@ -296,14 +298,14 @@ def test_prose_with_no_machine_form_is_reported_not_machine_checked():
     art = {"sku": "A", "qty": 2}
     ref = {"type": "order", "digest_alg": "SHA-256", "digest": sha(rfc8785.dumps(art))}
     for r in (
-        cpb.verify_typed_reference(ref, art, registry=reg),
-        cpb.verify_typed_reference({**ref, "digest": "0" * 64}, art, registry=reg),
+        profiles.verify_typed_reference(ref, art, registry=reg),
+        profiles.verify_typed_reference({**ref, "digest": "0" * 64}, art, registry=reg),
     ):
         assert r.not_machine_checked == (prose,)
     assert cpb.check(b'{"sku":"A","qty":2}', context=ctx).not_machine_checked == (prose,)
     # a declared constraints object can name the clauses it leaves unchecked
     reg2 = registry_with({"constraints": {"field_set": "open", "not_machine_checked": ["qty is positive"]}})
-    assert cpb.verify_typed_reference(ref, art, registry=reg2).not_machine_checked == ("qty is positive",)
+    assert profiles.verify_typed_reference(ref, art, registry=reg2).not_machine_checked == ("qty is positive",)
     # a revised prose of a known context is not checked against words it no longer says
     doc = json.loads(json.dumps(REGISTRY.raw))
     doc["artifact_types"]["machine-mandate"]["digest_contexts"][1]["field_set"] = "{action_id, outcome}, open"

@@ -1,4 +1,8 @@
-"""CPB digests: the algorithm registry, jcs-n's rules on text and on values, errors with their place."""
+"""CPB digests: the algorithm registry, jcs-n's rules on text and on values, errors with their place.
+
+jcs-n is withdrawn (draft -06) and no longer the default; its rules stay computable for verifying
+vintage records. This file tests those rules, so here `cpb.pre_image` & co. default to jcs-n through
+the non-warning historical functions; the new defaults are tested in test_cpb_draft06.py."""
 
 from __future__ import annotations
 
@@ -12,8 +16,34 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastjcs
-from fastjcs import cpb
+from fastjcs import cpb as _cpb
 from fastjcs.core import api as _core
+
+
+class _JcsNDefault:
+    """fastjcs.cpb with jcs-n as the default algorithm of the four digest functions (see above)."""
+
+    def __getattr__(self, name):
+        return getattr(_cpb, name)
+
+    @staticmethod
+    def pre_image(value, *, algorithm="jcs-n", **kw):
+        return _cpb.historical_pre_image(value, algorithm=algorithm, **kw)
+
+    @staticmethod
+    def pre_image_text(data, *, algorithm="jcs-n", **kw):
+        return _cpb.historical_pre_image_text(data, algorithm=algorithm, **kw)
+
+    @staticmethod
+    def canonical_digest(value, *, algorithm="jcs-n", **kw):
+        return sha(_cpb.historical_pre_image(value, algorithm=algorithm, **kw))
+
+    @staticmethod
+    def canonical_digest_text(data, *, algorithm="jcs-n", **kw):
+        return sha(_cpb.historical_pre_image_text(data, algorithm=algorithm, **kw))
+
+
+cpb = _JcsNDefault()
 
 INT_MAX = 2**53 - 1
 

@@ -3,15 +3,18 @@ domain transforms."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 import rfc8785
 from conftest import UPSTREAM
 from Crypto.Hash import SHA256
 
 import fastjcs
-from fastjcs import cpb
+from fastjcs import cpb, profiles
 from fastjcs.cpb import DigestContext, LookupVerdict, Registry, Representation, Status
-from fastjcs.cpb import TypedRefVerdict as V
+from fastjcs.profiles import TypedRefVerdict as V
 
 UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
 
@@ -23,6 +26,11 @@ def sha(b: bytes) -> str:
 # ---------------------------------------------------------------------------------------------------
 # the checker
 # ---------------------------------------------------------------------------------------------------
+
+
+#: The registry the tests of this file were written against (upstream c33ce1a: jcs-n registered,
+#: one capsule context). The draft -06 behaviour is in test_cpb_draft06.py.
+HISTORICAL = "c33ce1a"
 
 
 def test_checker_verdicts_and_exit_codes():
@@ -67,7 +75,7 @@ def test_text_that_is_not_json_is_an_error_not_a_verdict(text, cls):
 
 
 def test_bundled_registry_reads_the_upstream_format():
-    reg = Registry.bundled()
+    reg = Registry.bundled(HISTORICAL)
     assert {n: (a.status, a.live) for n, a in reg.algorithms.items()} == {
         "jcs-n": (Status.OWNER_CONFIRMED, True),
         "jcs": (Status.STANDARDS_REFERENCED, True),
@@ -85,12 +93,23 @@ def test_bundled_registry_reads_the_upstream_format():
         ("identifier", "as-transmitted", None, Representation.BARE_HEX),
         ("equivalence", "jcs", (), Representation.SHA256_PREFIXED),
     ]
-    with pytest.raises(KeyError):
+    with pytest.raises(cpb.ContextResolutionError):
         reg.context("machine-mandate")  # two contexts: the purpose is required
 
 
-def test_bundled_snapshot_hash_does_not_reproduce_but_the_vector_snapshots_do():
-    assert Registry.bundled().snapshot_hash_matches is False  # upstream's; reported in vectors/README.md
+def test_every_registry_pin_reproduces_under_upstreams_construction_not_jcs():
+    # The pin is SHA-256 over json.dumps(sort_keys=True, ensure_ascii=True, compact): upstream's own
+    # definition (registry_schema.json). fastjcs used to hash the JCS form and report every live pin
+    # wrong: the JCS digest of each bundled version is not its pin.
+    for name in cpb.registry.BUNDLED_VERSIONS:
+        reg = Registry.bundled(name)
+        body = {k: v for k, v in reg.raw.items() if k != "snapshot_sha256"}
+        independent = hashlib.sha256(
+            json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode()
+        ).hexdigest()
+        assert reg.snapshot_sha256 == independent, name
+        assert reg.snapshot_hash_matches is True, name
+        assert reg.jcs_snapshot_sha256() != reg.snapshot_sha256, name
     if UPSTREAM_VECTORS.is_dir():
         for name in ("snapshot-v0.json", "snapshot-v1.json"):
             assert Registry.load(UPSTREAM_VECTORS / "registry" / name).snapshot_hash_matches is True
@@ -102,6 +121,7 @@ def test_statuses_and_legacy_spellings():
         "third-party-documented",
         "provisional",
         "standards-referenced",
+        "active",
     ]
     doc = {
         "schema_version": "1",
@@ -136,7 +156,7 @@ def test_pinned_lookups_tell_not_registered_from_not_in_my_snapshot():
     old = Registry.from_json(
         {"schema_version": "1", "canonicalization_algorithms": {"jcs-n": {"status": "Registered"}}}, pinned=True
     )
-    now = Registry.bundled()
+    now = Registry.bundled(HISTORICAL)
     assert old.lookup_algorithm("as-transmitted").verdict is LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT
     assert old.lookup_algorithm("as-transmitted", current=now).verdict is LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT
     assert old.lookup_algorithm("nope", current=now).verdict is LookupVerdict.UNKNOWN_ID
@@ -154,12 +174,18 @@ CAPSULE = {"capsule_id": "x", "chain": ["p"], "agent": "a-1", "action": {"type":
 
 def test_capsule_identifier_excludes_capsule_id_and_chain(backend):
     want = sha(rfc8785.dumps({"agent": "a-1", "action": {"type": "read", "chain": "kept"}}))
-    context = Registry.bundled().context("agent-action-capsule")
+    context = Registry.bundled(HISTORICAL).context("agent-action-capsule")
     assert context.identifier(CAPSULE) == want
-    assert cpb.derived_identifier(CAPSULE, exclusion_set=["capsule_id", "chain"]) == want
-    assert context.verify_carried(dict(CAPSULE, capsule_id=want), want) == want
+    with pytest.warns(cpb.WithdrawnAlgorithmWarning):  # a new jcs-n identifier, asked for by name
+        assert cpb.derived_identifier(CAPSULE, algorithm="jcs-n", exclusion_set=["capsule_id", "chain"]) == want
+    with pytest.raises(cpb.VintageError):  # jcs-n is withdrawn: an equal identifier alone fails closed
+        context.verify_carried(dict(CAPSULE, capsule_id=want), want)
+    draft_01 = cpb.Vintage.pre_withdrawal_draft()  # judged as the draft of that registry did
+    assert context.verify_carried(dict(CAPSULE, capsule_id=want), want, vintage=draft_01) == want
     # bytes: the text path
-    assert cpb.derived_identifier(rfc8785.dumps(CAPSULE), exclusion_set=["capsule_id", "chain"]) == want
+    with pytest.warns(cpb.WithdrawnAlgorithmWarning):
+        got = cpb.derived_identifier(rfc8785.dumps(CAPSULE), algorithm="jcs-n", exclusion_set=["capsule_id", "chain"])
+    assert got == want
 
 
 @pytest.mark.parametrize("carried", ["0" * 64, None, "WRONG"])
@@ -182,7 +208,7 @@ AUTH = DigestContext("authorization-doc", None, "jcs-n", ("doc_id",))
 
 
 def registry(*contexts: DigestContext, **statuses: Status) -> Registry:
-    reg = Registry(dict(Registry.bundled().algorithms))
+    reg = Registry(dict(Registry.bundled(HISTORICAL).algorithms))
     for c in contexts:
         prev = reg.artifact_types.get(c.artifact_type)
         reg.artifact_types[c.artifact_type] = cpb.ArtifactType(
@@ -200,11 +226,11 @@ def ref(**kw):
 
 
 def verdict(reference, artifact=DOC, reg=None, **kw):
-    return cpb.verify_typed_reference(reference, artifact, registry=reg or registry(AUTH), **kw).verdict
+    return profiles.verify_typed_reference(reference, artifact, registry=reg or registry(AUTH), **kw).verdict
 
 
 def test_typed_reference_verifies_and_ignores_unknown_fields(backend):
-    result = cpb.verify_typed_reference(ref(note="x", uri=None, purpose=None), DOC, registry=registry(AUTH))
+    result = profiles.verify_typed_reference(ref(note="x", uri=None, purpose=None), DOC, registry=registry(AUTH))
     assert result.verified and result.recomputed == DOC_ID and result.context == AUTH
 
 
@@ -265,15 +291,15 @@ def test_machine_mandate_equivalence_is_sha256_prefixed(backend):
         "digest_alg": "SHA-256",
         "digest": "sha256:" + sha(rfc8785.dumps(action)),
     }
-    reg = Registry.bundled()
-    assert cpb.verify_typed_reference(reference, action, registry=reg).verified
+    reg = Registry.bundled(HISTORICAL)
+    assert profiles.verify_typed_reference(reference, action, registry=reg).verified
     assert (
-        cpb.verify_typed_reference(dict(reference, digest=reference["digest"][7:]), action, registry=reg).verdict
+        profiles.verify_typed_reference(dict(reference, digest=reference["digest"][7:]), action, registry=reg).verdict
         is V.REPRESENTATION_MISMATCH
     )
     as_sent = b"eyJhbGciOiJFUzI1NiJ9.e30.sig"
     identifier = {"type": "machine-mandate", "purpose": "identifier", "digest_alg": "SHA-256", "digest": sha(as_sent)}
-    assert cpb.verify_typed_reference(identifier, as_sent, registry=reg).verified
+    assert profiles.verify_typed_reference(identifier, as_sent, registry=reg).verified
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +20,22 @@ import pytest
 from conftest import REPO, SUITES, UPSTREAM
 
 import fastjcs
-from fastjcs import cpb
+from fastjcs import cpb, profiles
 from fastjcs.core import python_backend as _python
 from fastjcs.core import seam
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
 from fastjcs.tools import cpb_vectors as vectors
 
-UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"
+UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"  # c33ce1a: written for draft -01 (jcs-n registered)
+CURRENT = UPSTREAM / "cpb-current"  # the newest stored files (draft -06; PROVENANCE.md)
+CURRENT_VECTORS = CURRENT / "vectors"
 OURS = SUITES / "cpb"
 MISSING = f"the upstream CPB suite is not at {UPSTREAM_VECTORS} (expected beside the repository)"
 needs_upstream = pytest.mark.skipif(not UPSTREAM_VECTORS.is_dir(), reason=MISSING)
+needs_current = pytest.mark.skipif(not CURRENT_VECTORS.is_dir(), reason=f"no {CURRENT_VECTORS}")
+#: The draft each suite was written for: the older ones keep passing in their historical mode.
+DRAFT = {UPSTREAM_VECTORS: "-01", OURS: "-01", CURRENT_VECTORS: "-06"}
 
 
 def _params(root: Path) -> list:
@@ -40,7 +46,7 @@ def _params(root: Path) -> list:
 
 def _run_one(root: Path, path: Path) -> vectors.VectorOutcome:
     v = vectors.Vector.load(path, root)
-    handler, out = vectors.run_vector(v)
+    handler, out = vectors.run_vector(v, replace(vectors.FASTJCS, draft=DRAFT[root]))
     assert handler is not None, f"{out.name}: no handler claims this file"
     assert out.passed, f"{out.name}: " + "; ".join(out.failures or ["no assertion made"])
     if out.must_fail:
@@ -63,9 +69,14 @@ def test_our_vector(backend, path):
     _run_one(OURS, path)
 
 
+@pytest.mark.parametrize("path", [p for p in _params(CURRENT_VECTORS) if p.values[0] is None or p.id.endswith(".json")])
+def test_current_vector(backend, path):
+    _run_one(CURRENT_VECTORS, path)
+
+
 @needs_upstream
 def test_upstream_suite_is_the_77_files_we_account_for():
-    summary = vectors.run(UPSTREAM_VECTORS, probes=False)
+    summary = vectors.run(UPSTREAM_VECTORS, probes=False, draft="-01")
     assert len(summary.vectors) + len(summary.unclaimed) == 77
     assert summary.unclaimed == []
     assert summary.counts() == {
@@ -82,6 +93,92 @@ def test_upstream_suite_is_the_77_files_we_account_for():
     }
 
 
+@needs_current
+def test_current_suite_every_file_claimed_under_draft_06():
+    summary = vectors.run(CURRENT_VECTORS, probes=False)  # the default draft: the newest
+    assert vectors.DEFAULT_DRAFT == "-06" and summary.ok, summary.report()
+    assert summary.unclaimed == [] and len(summary.vectors) == 88
+    assert summary.ignored == ["CANONICALIZATION_DECLARATION.md", "README.md", "subject-binding-diff/README.md"]
+    assert summary.counts() == {
+        "as-transmitted": 2,
+        "cpb-check": 14,
+        "domain-transform": 2,
+        "jcs-kat": 2,
+        "assembled-preimage": 2,
+        "derived-id": 3,
+        "jcs-n-kat": 37,
+        "typed-ref": 12,
+        "representation": 2,
+        "profile-independence": 2,
+        "registry-lookup": 2,
+        "registry-snapshot": 2,
+        "jcs-vs-jcs-n": 5,
+        "hash-envelope": 1,
+    }
+
+
+@needs_current
+def test_current_fires_the_new_checks_and_each_flips():
+    summary = vectors.run(CURRENT_VECTORS)
+    assert summary.ok and all(p.flipped for p in summary.probes), summary.report()
+    fired = summary.categories()
+    assert {
+        "jcs:duplicate-name": ["jcs/fail/01-duplicate-member-name.json"],
+        "as-transmitted:textual-hex-substitution": ["as-transmitted/fail/01-textual-hex-substitution.json"],
+        "typed-ref:purpose-required": ["typed-refs/fail/07-header-carriage-purpose-absent-multi-context.json"],
+        "representation:raw-declared": [
+            "leaf-construction/01-raw-vs-hex-text.json",
+            "representation-contrast/01-raw-vs-hex-text.json",
+        ],
+    }.items() <= {k: sorted(v) for k, v in fired.items()}.items()
+    # jcs-n withdrawn: every jcs-n record whose bytes agree fails closed without vintage evidence
+    assert sorted(fired["vintage:no-evidence"]) == [
+        "jcs-n/derived-id/01-basic-derived-id.json",
+        "profile-independence/fail/01-cross-profile-field-access.json",
+        "profile-independence/pass/01-conforming-typed-ref.json",
+        "typed-refs/fail/01-digest-context-mismatch.json",  # under the declared context the digest agrees
+        "typed-refs/pass/01-matching-digest.json",
+        "typed-refs/pass/02-arp-conformance-baseline.json",
+        "typed-refs/pass/03-envelope-header-carriage.json",
+    ]
+    assert len(summary.probes) == 49
+
+
+@needs_current
+def test_typed_refs_pass_02_is_digest_agreement_not_verified():
+    path = CURRENT_VECTORS / "typed-refs" / "pass" / "02-arp-conformance-baseline.json"
+    doc = json.loads(path.read_bytes())
+    assert doc["expected"] == {"digest_agreement": True, "recomputed_digest": doc["typed_reference"]["digest"]}
+    out = _run_one(CURRENT_VECTORS, path)
+    assert out.fired == {"vintage:no-evidence"}
+    # the same vector in the historical mode (-01): verified, as the drafts before the withdrawal said
+    v = vectors.Vector.load(path, CURRENT_VECTORS)
+    _, old = vectors.run_vector(v, replace(vectors.FASTJCS, draft="-01"))
+    assert old.passed and old.fired == set()
+
+
+@needs_current
+def test_a_current_file_of_a_new_shape_is_an_error_naming_it(tmp_path):
+    shutil.copytree(CURRENT_VECTORS, tmp_path / "suite")
+    (tmp_path / "suite" / "jcs" / "pass" / "02-new-shape.json").write_text('{"id": "x", "algorithm": "jcs"}')
+    summary = vectors.run(tmp_path / "suite", probes=False)
+    assert not summary.ok and summary.unclaimed == ["jcs/pass/02-new-shape.json"]
+    assert "UNCLAIMED jcs/pass/02-new-shape.json" in summary.report()
+
+
+@needs_current
+def test_the_packaged_checker_vectors_with_the_newer_verdict_word_pass():
+    # upstream's lib/cpb/_vectors copies say "conforming" where the vectors/ copies say "verified"
+    summary = vectors.run(CURRENT / "lib" / "cpb" / "_vectors")
+    assert summary.ok and len(summary.vectors) == 4, summary.report()
+
+
+def test_an_unknown_draft_is_refused():
+    with pytest.raises(ValueError, match="unknown draft"):
+        vectors.run(OURS, draft="-07")
+    assert vectors.suite_draft(OURS) == "-01" and vectors.suite_draft(UPSTREAM_VECTORS) == "-06"
+
+
 def _failure_reasons(node: Any) -> Iterable[str]:
     if isinstance(node, dict):
         for k, v in node.items():
@@ -94,10 +191,17 @@ def _failure_reasons(node: Any) -> Iterable[str]:
 
 
 @pytest.mark.parametrize(
-    "root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"), pytest.param(OURS, id="ours")]
+    "root",
+    [
+        pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
+        pytest.param(CURRENT_VECTORS, marks=needs_current, id="current"),
+        pytest.param(OURS, id="ours"),
+    ],
 )
 def test_every_failure_reason_is_mapped(root):
-    reasons = {r for p in vectors.iter_files(root) for r in _failure_reasons(json.loads(p.read_bytes()))}
+    reasons = {
+        r for p in vectors.iter_files(root) if p.suffix == ".json" for r in _failure_reasons(json.loads(p.read_bytes()))
+    }
     assert reasons, "no MUST-FAIL vectors found"
     assert reasons <= set(vectors.FAILURE_REASONS), reasons - set(vectors.FAILURE_REASONS)
 
@@ -106,7 +210,7 @@ def test_a_file_nobody_claims_fails_the_run(tmp_path):
     shutil.copytree(OURS, tmp_path / "suite")
     (tmp_path / "suite" / "jcs-n" / "new-kind.json").write_text('{"id": "x", "something": "new"}')
     (tmp_path / "suite" / "notes.json").write_text("not a vector")
-    summary = vectors.run(tmp_path / "suite", probes=False)
+    summary = vectors.run(tmp_path / "suite", probes=False, draft="-01")
     assert not summary.ok
     assert summary.unclaimed == [
         "jcs-n/new-kind.json",
@@ -118,7 +222,7 @@ def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
     shutil.copytree(OURS / "contexts", tmp_path / "suite")
     (tmp_path / "suite" / "README.md").write_text("# notes\n")
     (tmp_path / "suite" / "notes.txt").write_text("not a vector")
-    summary = vectors.run(tmp_path / "suite", probes=False)
+    summary = vectors.run(tmp_path / "suite", probes=False, draft="-01")
     assert summary.ok and summary.unclaimed == []
     assert summary.ignored == ["README.md", "notes.txt"]
     assert "IGNORED README.md" in summary.report() and summary.as_dict()["ignored"] == ["README.md", "notes.txt"]
@@ -152,10 +256,15 @@ def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "root", [pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"), pytest.param(OURS, id="ours")]
+    "root",
+    [
+        pytest.param(UPSTREAM_VECTORS, marks=needs_upstream, id="upstream"),
+        pytest.param(CURRENT_VECTORS, marks=needs_current, id="current"),
+        pytest.param(OURS, id="ours"),
+    ],
 )
 def test_every_fired_check_flips_on_its_mutant(backend, root):
-    summary = vectors.run(root)
+    summary = vectors.run(root, draft=DRAFT[root])
     assert summary.ok, summary.report()
     fired = summary.categories()
     assert set(fired) <= set(vectors.GENERATORS)
@@ -166,7 +275,7 @@ def test_every_fired_check_flips_on_its_mutant(backend, root):
 
 @needs_upstream
 def test_upstream_fires_these_categories():
-    fired = vectors.run(UPSTREAM_VECTORS, probes=False).categories()
+    fired = vectors.run(UPSTREAM_VECTORS, probes=False, draft="-01").categories()
     assert sorted(fired) == [
         "assembled:MemberMappingUndeclaredError",
         "contrast:key_sort_by_escaped_bytes_not_code_units",
@@ -243,7 +352,8 @@ def test_generators_do_not_use_the_code_under_test():
 
 
 def _failed(root: Path, impl: vectors.Implementation = vectors.FASTJCS) -> set:
-    return {v.name for v in vectors.run(root, impl, probes=False).failed}
+    draft = next(d for suite, d in DRAFT.items() if root == suite or suite in root.parents)
+    return {v.name for v in vectors.run(root, impl, probes=False, draft=draft).failed}
 
 
 def _no_cascade(value: Any, max_depth: int) -> Any:
@@ -306,7 +416,7 @@ def _casefolding_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
     alg = reference.get("digest_alg")
     if isinstance(alg, str) and alg.casefold() == "sha-256":
         reference = dict(reference, digest_alg="SHA-256")
-    return cpb.verify_typed_reference(reference, artifact, **kw)
+    return profiles.verify_typed_reference(reference, artifact, **kw)
 
 
 def test_mutant_typed_ref_verifier_that_case_folds_digest_alg_is_caught(backend):
@@ -327,7 +437,7 @@ def _constraint_blind_verify(reference: Any, artifact: Any, *, registry: Any, **
             for name, t in registry.artifact_types.items()
         },
     )
-    return cpb.verify_typed_reference(reference, artifact, registry=blind, **kw)
+    return profiles.verify_typed_reference(reference, artifact, registry=blind, **kw)
 
 
 def test_mutant_verifier_blind_to_context_constraints_is_caught(backend):
@@ -366,6 +476,70 @@ def test_mutant_sort_by_code_point_is_caught(monkeypatch):
         )
 
 
+def _vintage_blind_verify(reference: Any, artifact: Any, **kw: Any) -> Any:
+    """A verifier that still treats jcs-n as live: digest agreement reported as verified."""
+    return profiles.verify_typed_reference(reference, artifact, **dict(kw, vintage=cpb.Vintage.pre_withdrawal_draft()))
+
+
+@needs_current
+def test_mutant_verifier_that_ignores_the_withdrawal_is_caught(backend):
+    impl = vectors.Implementation("vintage-blind", verify_typed_reference=_vintage_blind_verify)
+    assert _failed(CURRENT_VECTORS, impl) == {
+        "profile-independence/fail/01-cross-profile-field-access.json",
+        "profile-independence/pass/01-conforming-typed-ref.json",
+        "typed-refs/fail/01-digest-context-mismatch.json",
+        "typed-refs/pass/01-matching-digest.json",
+        "typed-refs/pass/02-arp-conformance-baseline.json",
+        "typed-refs/pass/03-envelope-header-carriage.json",
+    }
+
+
+@needs_current
+def test_mutant_as_transmitted_over_the_hex_text_is_caught(backend, monkeypatch):
+    from fastjcs.cpb import cose
+
+    real = cose.sig_structure
+    monkeypatch.setattr(cose, "as_transmitted_digest", lambda data, **kw: sha256_hex(real(data, **kw).hex().encode()))
+    assert _failed(CURRENT_VECTORS) == {
+        "as-transmitted/pass/01-cose-sign1-to-be-signed.json",
+        "as-transmitted/fail/01-textual-hex-substitution.json",
+    }
+
+
+@needs_current
+def test_mutant_sig_structure_that_re_encodes_the_protected_header_is_caught(monkeypatch):
+    import cbor2
+
+    from fastjcs.cpb import cose
+
+    def reencoded(data, external_aad=b"", detached_payload=None):
+        msg = cose.decode_sign1(data)  # the protected map re-encoded (here: with a 2-byte length head)
+        protected = b"\xb9\x00" + bytes([len(msg.protected_header())]) + cbor2.dumps(msg.protected_header())[1:]
+        return cbor2.dumps(["Signature1", protected, external_aad, msg.payload])
+
+    monkeypatch.setattr(cose, "sig_structure", reencoded)
+    assert {
+        "as-transmitted/pass/01-cose-sign1-to-be-signed.json",
+        "as-transmitted/fail/01-textual-hex-substitution.json",
+        "typed-refs/pass/04-rfc9995-hash-envelope.json",
+    } <= _failed(CURRENT_VECTORS)
+
+
+@needs_current
+def test_mutant_leaf_from_the_hex_text_is_caught(monkeypatch):
+    monkeypatch.setattr(vectors, "leaf_input", lambda identifier, representation: identifier.encode("ascii"))
+    assert _failed(CURRENT_VECTORS) == {
+        "leaf-construction/01-raw-vs-hex-text.json",
+        "representation-contrast/01-raw-vs-hex-text.json",
+    }
+
+
+def sha256_hex(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 # ---------------------------------------------------------------------------------------------------
 # provenance
 # ---------------------------------------------------------------------------------------------------
@@ -380,10 +554,18 @@ def test_our_vectors_are_what_the_generator_writes():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.skipif(not (UPSTREAM / "cpb-registry.json").is_file(), reason=MISSING)
-def test_bundled_registry_is_the_upstream_snapshot():
-    bundled = Path(cpb.registry.__file__).with_name("registry-snapshot.json")
-    assert bundled.read_bytes() == (UPSTREAM / "cpb-registry.json").read_bytes()
+@pytest.mark.skipif(not (UPSTREAM / "cpb-current").is_dir(), reason=MISSING)
+def test_bundled_registries_are_the_upstream_files_verbatim():
+    upstream = {
+        "c33ce1a": UPSTREAM / "cpb-registry.json",
+        "11fa7c0": UPSTREAM / "cpb-current" / "registry.11fa7c0.json",
+        "960db41": UPSTREAM / "cpb-current" / "registry.960db41.json",
+    }
+    assert set(upstream) == set(cpb.registry.BUNDLED_VERSIONS)
+    for name, path in upstream.items():
+        assert cpb.registry.BUNDLED_VERSIONS[name].read_bytes() == path.read_bytes(), name
+    schema = UPSTREAM / "cpb-current" / ".github" / "registry_schema.json"
+    assert cpb.registry.SCHEMA.read_bytes() == schema.read_bytes()
 
 
 def test_vectors_readme_lists_every_failure_reason_we_map():

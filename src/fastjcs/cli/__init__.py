@@ -9,7 +9,7 @@
                 [--algorithm sha256|sha384] [--verify BINDING] [--print-preimage]
     fastjcs registry (create | migrate) TARGET
     fastjcs check [FILE] [--json] [--max-depth N]
-    fastjcs vectors [PATH ...] [--json] [--no-probes]
+    fastjcs vectors [PATH ...] [--json] [--no-probes] [--draft -0N]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
                        [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
     fastjcs interop [--peer NAME=CMD]... [--one-shot NAME=CMD]... [--peers FILE]... [--fastjcs]
@@ -118,8 +118,8 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
         "--profile",
         choices=("jcs", "jcs-n"),
         default="jcs",
-        help="jcs: RFC 8785 (default); jcs-n: CPB's normal form first (null, [] and {} "
-        "members removed, integers only, NFC-distinct names)",
+        help="jcs: RFC 8785 (default); jcs-n (withdrawn by CPB draft -06, for vintage records; "
+        "warns): CPB's normal form first (null, [] and {} members removed, integers only, NFC-distinct names)",
     )
     p.add_argument(
         "--exclude",
@@ -261,6 +261,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-probes", action="store_true", help="skip the mutation probes")
+    p.add_argument(
+        "--draft",
+        choices=("-00", "-01", "-02", "-03", "-04", "-05", "-06"),
+        default=None,
+        help="the CPB draft revision the CPB suites follow (default: -06; fastjcs's own suite: -01)",
+    )
     p.set_defaults(run=cmd_vectors)
 
     p = sub.add_parser(
@@ -467,9 +473,14 @@ def _dist_version(name: str) -> str:
         return "not installed"
 
 
+#: One line on stderr after a run with --profile jcs-n (CPB draft -06 withdrew it).
+JCS_N_WARNING = "jcs-n is withdrawn (CPB draft -06, 2026-08-18): for checking vintage records only; new digests use jcs"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _standard_streams()
     name = "fastjcs"
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         try:
@@ -486,6 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 name = f"fastjcs {args.command}"
                 status = args.run(args)
         sys.stdout.flush()  # here, where a failure is reported, not at the interpreter's exit
+        if getattr(args, "profile", None) == "jcs-n":  # asked for by name: computed, with a warning
+            print(f"{name}: warning: {JCS_N_WARNING}", file=sys.stderr)
         return status
     except CLIError as exc:
         print(f"{name}: {exc}", file=sys.stderr)

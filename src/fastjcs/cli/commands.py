@@ -45,9 +45,9 @@ def cmd_canon(args: argparse.Namespace) -> int:
     with open_input(args.file) as data:
         try:
             if profile == "jcs-n":
-                from ..cpb import pre_image_text
+                from ..cpb import historical_pre_image_text
 
-                result = pre_image_text(
+                result = historical_pre_image_text(
                     bytes(data), algorithm="jcs-n", exclusion_set=exclusion, max_depth=args.max_depth
                 )
                 run: Callable[[Callable[[Any], Any]], None] = lambda write: write(result)  # noqa: E731
@@ -100,10 +100,14 @@ def cmd_digest(args: argparse.Namespace) -> int:
     with open_input(args.file) as data:
         try:
             if settings.profile == "jcs-n":
-                from ..cpb import canonical_digest_text
+                from ..core.hashing import hex_digest
+                from ..cpb import historical_pre_image_text
 
-                line = canonical_digest_text(
-                    bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion, max_depth=settings.max_depth
+                line = hex_digest(
+                    historical_pre_image_text(
+                        bytes(data), algorithm="jcs-n", exclusion_set=settings.exclusion, max_depth=settings.max_depth
+                    ),
+                    "sha256",
                 )
             else:
                 from ..core.digests import digest_text
@@ -402,7 +406,7 @@ def suite_kind(path: Path) -> str:
     return "cpb"
 
 
-def run_suite(path: Path, probes: bool):
+def run_suite(path: Path, probes: bool, draft: str | None = None):
     from ..tools import cpb_vectors as vectors
     from ..tools import eab_vectors as _eab_vectors
 
@@ -411,7 +415,7 @@ def run_suite(path: Path, probes: bool):
         return _eab_vectors.run(files, str(path), probes=probes)
     if path.is_file():
         raise CLIError(f"{path}: a CPB suite is a directory of vector files")
-    return vectors.run(path, probes=probes)
+    return vectors.run(path, probes=probes, draft=draft)
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:
@@ -419,7 +423,7 @@ def cmd_vectors(args: argparse.Namespace) -> int:
     for p in paths:
         if not p.exists():
             raise CLIError(f"{p}: no such file or directory")
-    summaries = [run_suite(p, not args.no_probes) for p in paths]
+    summaries = [run_suite(p, not args.no_probes, getattr(args, "draft", None)) for p in paths]
     ok = all(s.ok for s in summaries)
     if args.json:
         print(json.dumps({"ok": ok, "suites": [s.as_dict() for s in summaries]}, ensure_ascii=False))

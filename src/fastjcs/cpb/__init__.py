@@ -2,27 +2,37 @@
 that make them accountable.
 
     >>> from fastjcs import cpb
-    >>> cpb.canonical_digest({"b": "x", "a": None})                    # jcs-n by default
-    'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
+    >>> cpb.canonical_digest({"b": "x", "a": None})                    # jcs by default (draft -06)
+    '7f50a16d8ed0dc4a8890fb342067aae8fe8597dcd4a1fb44ddec0d86afdcc4e3'
     >>> cpb.pre_image_text(b'{"id": "abc", "sub": {"id": "y", "n": []}}', exclusion_set=["id"])
-    b'{"sub":{"id":"y"}}'
+    b'{"sub":{"id":"y","n":[]}}'
     >>> cpb.check(b'{"amount": 12.50}').verdict
     'non-conforming'
 
-Algorithms (`ALGORITHMS`): `jcs` (RFC 8785 as is), `jcs-n` (top-level exclusion, then null/[]/{}
-members removed bottom-up, integers only, NFC-distinct names, then RFC 8785), `as-transmitted` (the
-octets as they are), `cde-n` (withdrawn: fails closed). All hash with SHA-256 and render bare
-lowercase hex. The JCS step is fastjcs's own, on whichever backend is in use.
+Algorithms (`ALGORITHMS`), as of draft -06: `jcs` (RFC 8785 as is; the default and the only
+algorithm for new digests and identifiers), `as-transmitted` (the octets as they are; over a
+COSE_Sign1, the RFC 9052 Sig_structure: `fastjcs.cpb.cose`, the `cose` extra), `jcs-n` (withdrawn
+2026-08-18: top-level exclusion, then null/[]/{} members removed bottom-up, integers only,
+NFC-distinct names, then RFC 8785; computed to verify vintage records, which need authenticated
+evidence: `fastjcs.cpb.vintage`; asking for it by name warns), `cde-n` (withdrawn, never defined:
+fails closed). All hash with SHA-256 and render bare lowercase hex (or the raw 32 octets where a
+profile declares raw: `leaf_input`). The JCS step is fastjcs's own, on whichever backend is in use.
+
+Typed references moved out of the CPB core in draft -06: `fastjcs.profiles.typed_refs` (the names
+`fastjcs.cpb.verify_typed_reference` & co. are gone: an API change, CHANGELOG).
 """
 
 from __future__ import annotations
 
 from ._digest import (
     ALGORITHMS,
+    DEFAULT_ALGORITHM,
     Algorithm,
     canonical_digest,
     canonical_digest_text,
     get_algorithm,
+    historical_pre_image,
+    historical_pre_image_text,
     pre_image,
     pre_image_text,
 )
@@ -40,6 +50,7 @@ from .checker import (
 from .constraints import ContextConstraints, ContextViolation, ContextViolationError
 from .errors import (
     AlgorithmUsageError,
+    ContextResolutionError,
     CPBError,
     DuplicateNameError,
     DuplicateNameTextError,
@@ -52,9 +63,12 @@ from .errors import (
     StreamIncompleteError,
     UnknownAlgorithmError,
     UnsafeIntegerError,
+    VintageError,
     WireRuleError,
     WithdrawnAlgorithmError,
+    WithdrawnAlgorithmWarning,
 )
+from .leaf import leaf_input
 from .registry import (
     AlgorithmEntry,
     ArtifactType,
@@ -67,18 +81,25 @@ from .registry import (
     artifact_digest,
 )
 from .transforms import assemble_preimage, reassemble_stream
-from .typed_refs import TypedRefResult, TypedRefVerdict, resolve_context, verify_typed_reference
+from .vintage import JCS_N_CUTOFF, Vintage
 
 __all__ = [
     # algorithms and digests
     "ALGORITHMS",
+    "DEFAULT_ALGORITHM",
     "Algorithm",
     "get_algorithm",
     "canonical_digest",
     "canonical_digest_text",
     "pre_image",
     "pre_image_text",
+    "historical_pre_image",
+    "historical_pre_image_text",
     "normalize",
+    "leaf_input",
+    # jcs-n vintage
+    "Vintage",
+    "JCS_N_CUTOFF",
     "artifact_digest",
     # derived identifiers
     "derived_identifier",
@@ -96,11 +117,6 @@ __all__ = [
     "ContextConstraints",
     "ContextViolation",
     "ContextViolationError",
-    # typed references
-    "verify_typed_reference",
-    "resolve_context",
-    "TypedRefResult",
-    "TypedRefVerdict",
     # checker
     "check",
     "CheckResult",
@@ -125,6 +141,9 @@ __all__ = [
     "AlgorithmUsageError",
     "IdentifierMismatchError",
     "RegistryFormatError",
+    "ContextResolutionError",
+    "VintageError",
+    "WithdrawnAlgorithmWarning",
     "StreamError",
     "StreamIncompleteError",
     "MemberMappingError",

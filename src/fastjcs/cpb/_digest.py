@@ -1,9 +1,11 @@
 """The canonicalization algorithm registry and the digests: jcs, jcs-n, as-transmitted, cde-n.
 
-    jcs             RFC 8785 over the value as it is (after the top-level exclusion, if any)
-    jcs-n           top-level exclusion, then the jcs-n normal form and wire rules, then RFC 8785
+    jcs             RFC 8785 over the value as it is (after the top-level exclusion, if any): the default
+    jcs-n           withdrawn 2026-08-18 (draft -06): top-level exclusion, then the jcs-n normal form and
+                    wire rules, then RFC 8785; computed for verifying vintage records only (asking for it
+                    by name warns: WithdrawnAlgorithmWarning)
     as-transmitted  no canonicalisation: the exact octets a cited production names
-    cde-n           withdrawn: every use fails closed
+    cde-n           withdrawn, never defined: every use fails closed
 
 Every live algorithm hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
 step is fastjcs's own (`fastjcs.core.api.dumps` / `canonicalize`), so both backends serve it.
@@ -11,6 +13,7 @@ step is fastjcs's own (`fastjcs.core.api.dumps` / `canonicalize`), so both backe
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,7 @@ from .errors import (
     UnsafeIntegerError,
     WireRuleError,
     WithdrawnAlgorithmError,
+    WithdrawnAlgorithmWarning,
 )
 
 _Octets = (bytes, bytearray, memoryview)
@@ -39,8 +43,16 @@ class Algorithm:
 
     name: str
     description: str
-    live: bool
+    live: bool  # computable here (jcs-n stays computable, for verifying vintage records)
     hash_name: str = "SHA-256"  # the digest_alg a typed reference must carry, byte for byte
+    #: draft -06 status: Active, or Withdrawn (no new use; jcs-n: historical verification only)
+    status: str = "Active"
+    #: the COSE hash algorithm id for RFC 9995 Hash Envelope Mode (-16: SHA-256); None: N/A
+    cose_alg: int | None = -16
+
+    @property
+    def withdrawn(self) -> bool:
+        return self.status == "Withdrawn"
 
 
 ALGORITHMS: dict[str, Algorithm] = {
@@ -49,16 +61,23 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
         Algorithm(
             "jcs-n",
-            "RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
+            "withdrawn 2026-08-18: RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
             "removed bottom-up; integers only; NFC-distinct names); SHA-256; bare lowercase hex",
             True,
+            status="Withdrawn",
         ),
         Algorithm(
             "as-transmitted",
             "no canonicalisation: the exact octets a cited production names; SHA-256; bare lowercase hex",
             True,
         ),
-        Algorithm("cde-n", "withdrawn: reserved for a deterministic CBOR profile, never defined", False),
+        Algorithm(
+            "cde-n",
+            "withdrawn: reserved for a deterministic CBOR profile, never defined",
+            False,
+            status="Withdrawn",
+            cose_alg=None,
+        ),
     )
 }
 
@@ -73,6 +92,20 @@ def get_algorithm(name: str) -> Algorithm:
     return algorithm
 
 
+#: The algorithm of every new digest and identifier (draft -06). Before 0.x (CHANGELOG) it was jcs-n.
+DEFAULT_ALGORITHM = "jcs"
+
+
+def _warn_if_withdrawn(algorithm: str, stacklevel: int = 3) -> None:
+    if algorithm == "jcs-n":
+        warnings.warn(
+            "jcs-n is withdrawn (2026-08-18, draft -06): no new digest or declaration may use it; "
+            "use algorithm='jcs', and verify vintage jcs-n records with fastjcs.cpb.vintage",
+            WithdrawnAlgorithmWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def sha256_hex(octets: bytes) -> str:
     return hex_digest(octets, "sha256")
 
@@ -83,9 +116,27 @@ def sha256_hex(octets: bytes) -> str:
 
 
 def pre_image(
-    value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+    value: Any,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
-    """The octets `canonical_digest` hashes: the JCS UTF-8 bytes of the (normalized) value.
+    """The octets `canonical_digest` hashes (jcs unless `algorithm` says otherwise; `jcs-n` by name
+    warns: WithdrawnAlgorithmWarning). See `historical_pre_image`."""
+    _warn_if_withdrawn(algorithm)
+    return historical_pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+
+
+def historical_pre_image(
+    value: Any,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> bytes:
+    """The octets `canonical_digest` hashes, without the withdrawal warning (for verifying records):
+    the JCS UTF-8 bytes of the (normalized) value.
 
     For `as-transmitted` the value must already be the octets (bytes-like) and there is no
     exclusion set. Raises WireRuleError subclasses for jcs-n refusals (with the JSON path), the
@@ -105,14 +156,21 @@ def pre_image(
 
 
 def canonical_digest(
-    value: Any, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+    value: Any,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
     """SHA-256 of `pre_image(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
-    >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})
-    'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
+    >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})   # jcs: null and {} are kept
+    'ece5b98f647b814d4f26c9dae7e0532d4dd76157969089e83b00956fa51a4a7d'
     """
-    return sha256_hex(pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
+    _warn_if_withdrawn(algorithm)
+    return sha256_hex(
+        historical_pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    )
 
 
 def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
@@ -133,9 +191,27 @@ def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
 
 
 def pre_image_text(
-    data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+    data: Data,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
-    """The pre-image of a JSON text. jcs-n judges the tokens themselves before anything collapses
+    """The pre-image of a JSON text (jcs unless `algorithm` says otherwise; `jcs-n` by name warns).
+    See `historical_pre_image_text`."""
+    _warn_if_withdrawn(algorithm)
+    return historical_pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+
+
+def historical_pre_image_text(
+    data: Data,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> bytes:
+    """The pre-image of a JSON text, without the withdrawal warning (for verifying records). jcs-n
+    judges the tokens themselves before anything collapses
     them: `-0`, `1.0` and `1e2` are refused although json.loads would make them 0, 1.0 and 100.0.
 
     Order of judgement: first strict RFC 8259 (every text `fastjcs.canonicalize` refuses is
@@ -161,14 +237,21 @@ def pre_image_text(
 
 
 def canonical_digest_text(
-    data: Data, *, algorithm: str = "jcs-n", exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
+    data: Data,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    exclusion_set: Iterable[str] = (),
+    max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
     """SHA-256 of `pre_image_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest_text(b'{"b": "x", "a": null}')
-    'b00eaa755722bc692ce5f689bf1803497c9fa37bc557ba17ef211e10d6b368d9'
+    '7f50a16d8ed0dc4a8890fb342067aae8fe8597dcd4a1fb44ddec0d86afdcc4e3'
     """
-    return sha256_hex(pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
+    _warn_if_withdrawn(algorithm)
+    return sha256_hex(
+        historical_pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    )
 
 
 def _applicable(findings: list[Finding], names: tuple[str, ...], top_object: bool) -> Iterator[Finding]:

@@ -2,8 +2,10 @@
 
 A carried identifier is advisory: a verifier recomputes it from the payload and compares exactly
 (no trimming, no case folding); a mismatch is a defect in the record (IdentifierMismatchError).
+New identifiers use jcs (draft -06). A jcs-n identifier (withdrawn 2026-08-18) verifies only with
+vintage evidence (`vintage=Vintage(evidence, callback)`); without it, VintageError: fail closed.
 For a registered artifact type, take the context from the registry instead:
-`Registry.bundled().context("agent-action-capsule").verify_carried(capsule, capsule["capsule_id"])`.
+`Registry.bundled().capsule_context(capsule).verify_carried(capsule, capsule["capsule_id"])`.
 """
 
 from __future__ import annotations
@@ -12,19 +14,36 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core.api import DEFAULT_MAX_DEPTH
+from ._digest import DEFAULT_ALGORITHM, _warn_if_withdrawn
 from ._normalize import exclude, exclusion_names, normal_form
 from .constraints import ContextConstraints
 from .errors import IdentifierMismatchError
 from .registry import artifact_digest
+from .vintage import Vintage, require
 
 
 def derived_identifier(
     payload: Any,
     *,
-    algorithm: str = "jcs-n",
+    algorithm: str = DEFAULT_ALGORITHM,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
     constraints: ContextConstraints | None = None,
+) -> str:
+    """A new derived identifier (jcs by default; `jcs-n` by name warns: WithdrawnAlgorithmWarning)."""
+    _warn_if_withdrawn(algorithm)
+    return _derived_identifier(
+        payload, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth, constraints=constraints
+    )
+
+
+def _derived_identifier(
+    payload: Any,
+    *,
+    algorithm: str,
+    exclusion_set: Iterable[str],
+    max_depth: int,
+    constraints: ContextConstraints | None,
 ) -> str:
     """The derived identifier (bare lowercase hex) of a payload: a Python value, or JSON text as bytes.
 
@@ -48,17 +67,24 @@ def verify_derived_identifier(
     payload: Any,
     carried: Any,
     *,
-    algorithm: str = "jcs-n",
+    algorithm: str = DEFAULT_ALGORITHM,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
     constraints: ContextConstraints | None = None,
+    vintage: Vintage | None = None,
 ) -> str:
-    """Recompute the identifier and return it; IdentifierMismatchError if `carried` is not it."""
-    recomputed = derived_identifier(
+    """Recompute the identifier and return it; IdentifierMismatchError if `carried` is not it.
+
+    Under jcs-n (withdrawn) an equal identifier is returned only when `vintage` establishes that
+    the record predates the withdrawal; otherwise VintageError (fail closed, after the comparison:
+    a mismatch is reported as the mismatch it is)."""
+    recomputed = _derived_identifier(
         payload, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth, constraints=constraints
     )
     if type(carried) is not str or carried != recomputed:
         raise IdentifierMismatchError(carried, recomputed)
+    if algorithm == "jcs-n":
+        require(vintage, recomputed)
     return recomputed
 
 

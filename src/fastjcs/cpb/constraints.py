@@ -352,8 +352,17 @@ KNOWN_PROSE: dict[tuple[str, str, str], ContextConstraints] = {
 }
 
 
+#: The capsule's jcs context (formats 3 and 4): the same open field set, and RFC 8785's number
+#: domain (the integers-only clause cites jcs-n, which this context does not use).
+_AAC_JCS = ContextConstraints(field_set="open", clauses=(("field-set", "all capsule fields"),))
+
+
 def constraints_for(
-    type_name: str, purpose: str | None, field_set_prose: str | None, declared: Any = None
+    type_name: str,
+    purpose: str | None,
+    field_set_prose: str | None,
+    declared: Any = None,
+    algorithm: str | None = None,
 ) -> tuple[ContextConstraints | None, tuple[str, ...]]:
     """The constraints of a registry digest context and the prose clauses no machine form covers.
 
@@ -364,6 +373,8 @@ def constraints_for(
         c = ContextConstraints.from_json(declared, prose=field_set_prose)
         return c, c.not_machine_checked
     known = KNOWN_PROSE.get((type_name, purpose or "", field_set_prose or ""))
+    if known is not None and type_name == "agent-action-capsule" and algorithm not in (None, "jcs-n"):
+        known = _AAC_JCS
     if known is not None:
         return known, known.not_machine_checked
     if field_set_prose:

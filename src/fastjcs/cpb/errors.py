@@ -118,6 +118,29 @@ class RegistryFormatError(CPBError):
     """A registry snapshot that does not follow the upstream format."""
 
 
+class ContextResolutionError(CPBError):
+    """An artifact type that does not resolve to exactly one digest context (`Registry.context`):
+    not registered or not live, no context for the selectors, or several. `reason` names the
+    typed-reference verdict it stands for (unknown-id, withdrawn, unknown-purpose, ambiguous-context...)."""
+
+    def __init__(self, msg: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(msg)
+
+
+class VintageError(CPBError):
+    """A withdrawn algorithm's record (jcs-n) without authenticated evidence that it predates the
+    withdrawal: the verifier fails closed. `reason` says which condition failed."""
+
+    def __init__(self, msg: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(msg)
+
+
+class WithdrawnAlgorithmWarning(UserWarning):
+    """A new digest or declaration under a withdrawn algorithm (jcs-n), asked for by name."""
+
+
 class StreamError(CPBError):
     """A stream-reassemble source that is not a list of `{"chunk": str, "done"?: true}` items."""
 
@@ -146,6 +169,9 @@ __all__ = [
     "AlgorithmUsageError",
     "IdentifierMismatchError",
     "RegistryFormatError",
+    "ContextResolutionError",
+    "VintageError",
+    "WithdrawnAlgorithmWarning",
     "StreamError",
     "StreamIncompleteError",
     "MemberMappingError",

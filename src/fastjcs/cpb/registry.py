@@ -11,9 +11,23 @@ A snapshot (`cpb-registry.json` upstream) is::
                                                     "constraints"?}]}},
      "snapshot_sha256": HEX}
 
-Statuses: owner-confirmed, third-party-documented, provisional, standards-referenced (all live),
-withdrawn (not live); the legacy `Registered` reads as owner-confirmed and `Reserved` as held (a
-name kept back, not live). Lookups answer with a verdict, never by raising: `verified`,
+Statuses: owner-confirmed, third-party-documented, provisional, standards-referenced, active (all
+live), withdrawn (not live); the legacy `Registered` reads as owner-confirmed and `Reserved` as held
+(a name kept back, not live); draft -06's template spellings `Active`, `Reserved` and `Withdrawn`
+read as active, held and withdrawn. An algorithm entry may carry draft -06's `digest_alg` token and
+COSE hash algorithm id (`cose_alg`, an integer or "N/A").
+
+The integrity pin `snapshot_sha256` is checked as upstream computes it: SHA-256 over
+`json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))`, the snapshot without
+the pin. That is NOT RFC 8785 JCS (non-ASCII is escaped as \\uXXXX, numbers are Python's); it is
+the publisher's definition, so it is the one a verifier checks. Departures from upstream's
+registry schema (.github/registry_schema.json @ 550ba20) are reported as `findings`, not refused.
+
+Bundled versions (`Registry.bundled(version)`): "11fa7c0" (the default), "960db41" (the two
+published registry.json versions that cannot be ordered) and "c33ce1a" (the snapshot the older
+vector suite was written against, jcs-n still registered). See docs/cpb.md for the choice.
+
+Lookups answer with a verdict, never by raising: `verified`,
 `unknown-id` (not registered), `id-unknown-to-snapshot` (absent from a snapshot the verifier is
 pinned to, which cannot tell a newer registration from none), `withdrawn`, `held`.
 """
@@ -29,11 +43,25 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
-from ._digest import ALGORITHMS, canonical_digest, canonical_digest_text, sha256_hex
+from ._digest import ALGORITHMS, historical_pre_image, historical_pre_image_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
-from .errors import IdentifierMismatchError, RegistryFormatError
+from .errors import ContextResolutionError, IdentifierMismatchError, RegistryFormatError
+from .vintage import Vintage, require
 
-BUNDLED_SNAPSHOT = Path(__file__).with_name("registry-snapshot.json")
+_REGISTRIES = Path(__file__).with_name("registries")
+#: The registry versions shipped with fastjcs, by upstream commit (files copied verbatim).
+BUNDLED_VERSIONS: dict[str, Path] = {
+    "11fa7c0": _REGISTRIES / "11fa7c0.json",
+    "960db41": _REGISTRIES / "960db41.json",
+    "c33ce1a": _REGISTRIES / "c33ce1a.json",
+}
+#: The default: 11fa7c0 validates against upstream's registry schema (machine representation
+#: tokens, no prose to interpret); 960db41 does not (six prose representations). Its missing
+#: evidence-* entries fail closed (unknown-type); load "960db41" by name to resolve them.
+DEFAULT_VERSION = "11fa7c0"
+BUNDLED_SNAPSHOT = BUNDLED_VERSIONS[DEFAULT_VERSION]
+#: upstream's registry schema (.github/registry_schema.json @ 550ba20), for `findings`
+SCHEMA = _REGISTRIES / "schema-550ba20.json"
 
 
 class Status(str, Enum):
@@ -43,6 +71,7 @@ class Status(str, Enum):
     THIRD_PARTY_DOCUMENTED = "third-party-documented"
     PROVISIONAL = "provisional"
     STANDARDS_REFERENCED = "standards-referenced"
+    ACTIVE = "active"  # draft -06's template: `Active`
     WITHDRAWN = "withdrawn"
     HELD = "held"
 
@@ -54,6 +83,8 @@ class Status(str, Enum):
 
 #: Statuses of the first registry revision, read as their current equivalents.
 LEGACY_STATUSES = {"Registered": Status.OWNER_CONFIRMED, "Reserved": Status.HELD}
+#: Draft -06's registration template (Active / Reserved / Withdrawn).
+DRAFT_06_STATUSES = {"Active": Status.ACTIVE, "Withdrawn": Status.WITHDRAWN}
 
 
 def parse_status(text: Any) -> Status:
@@ -61,6 +92,8 @@ def parse_status(text: Any) -> Status:
     if isinstance(text, str):
         if text in LEGACY_STATUSES:
             return LEGACY_STATUSES[text]
+        if text in DRAFT_06_STATUSES:
+            return DRAFT_06_STATUSES[text]
         try:
             return Status(text)
         except ValueError:
@@ -73,11 +106,16 @@ class Representation(str, Enum):
 
     BARE_HEX = "bare-hex"  # 64 lowercase hex characters
     SHA256_PREFIXED = "sha256-prefixed"  # "sha256:" then 64 lowercase hex characters
+    RAW = "raw"  # the 32 digest octets themselves (draft -06 section 7.1): never text
 
     def grammar(self) -> re.Pattern[str]:
+        if self is Representation.RAW:
+            raise RegistryFormatError("the raw representation is octets, not text: it has no text grammar")
         return _GRAMMAR[self]
 
     def render(self, hex_digest: str) -> str:
+        if self is Representation.RAW:
+            raise RegistryFormatError("the raw representation is octets: use bytes.fromhex(identifier)")
         return hex_digest if self is Representation.BARE_HEX else "sha256:" + hex_digest
 
 
@@ -94,6 +132,10 @@ def parse_representation(text: Any) -> Representation | None:
         return None
     if text in ("bare_hex", "bare-hex"):
         return Representation.BARE_HEX
+    if text == "raw":
+        return Representation.RAW
+    if text == "sha256-prefixed":  # the schema's token (registry 11fa7c0)
+        return Representation.SHA256_PREFIXED
     if text.startswith("sha256:") or "sha256: +" in text:
         return Representation.SHA256_PREFIXED
     if re.search(r"\b64-char(?:acter)? lowercase hex\b", text):
@@ -174,14 +216,20 @@ class DigestContext:
             raise RegistryFormatError(f"{self.artifact_type}: the context declares no known representation")
         return self.representation.render(self.digest(artifact, max_depth=max_depth))
 
-    def verify_carried(self, artifact: Any, carried: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
+    def verify_carried(
+        self, artifact: Any, carried: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, vintage: Vintage | None = None
+    ) -> str:
         """Recompute the identifier and compare it with a carried one, exactly; return it.
 
-        Raises IdentifierMismatchError when they differ: the carried value is only advisory.
+        Raises IdentifierMismatchError when they differ: the carried value is only advisory. Under
+        the withdrawn jcs-n an equal identifier also needs `vintage` (`fastjcs.cpb.vintage`), else
+        VintageError: the record fails closed.
         """
         recomputed = self.identifier(artifact, max_depth=max_depth)
         if carried != recomputed or type(carried) is not str:
             raise IdentifierMismatchError(carried, recomputed)
+        if self.algorithm == "jcs-n":
+            require(vintage, self.digest(artifact, max_depth=max_depth))
         return recomputed
 
 
@@ -189,10 +237,14 @@ def artifact_digest(
     artifact: Any, *, algorithm: str, exclusion_set: Iterable[str] = (), max_depth: int = DEFAULT_MAX_DEPTH
 ) -> str:
     """Digest of a cited artifact: bytes-like is JSON text (or the octets, for as-transmitted), any
-    other value is a Python value (a str is a JSON string, not text to parse)."""
+    other value is a Python value (a str is a JSON string, not text to parse). A recomputation for
+    verification: a withdrawn jcs-n context computes without warning (the vintage rule is the
+    verifier's: `fastjcs.cpb.vintage`)."""
     if isinstance(artifact, (bytes, bytearray, memoryview)):
-        return canonical_digest_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
-    return canonical_digest(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        pre = historical_pre_image_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    else:
+        pre = historical_pre_image(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return sha256_hex(pre)
 
 
 @dataclass(frozen=True)
@@ -202,6 +254,10 @@ class AlgorithmEntry:
     reference: str
     status: Status
     status_text: str
+    #: draft -06: the exact digest_alg token a context under this entry uses (None: not stated)
+    digest_alg: str | None = None
+    #: draft -06: the COSE hash algorithm id for RFC 9995 Hash Envelope Mode (None: N/A or not stated)
+    cose_alg: int | None = None
 
     @property
     def live(self) -> bool:
@@ -255,6 +311,11 @@ class Registry:
     snapshot_sha256: str | None = None
     raw: Mapping[str, Any] | None = None
 
+    #: departures from upstream's registry schema, one line each ("$.path: what"); empty if none
+    findings: tuple[str, ...] = ()
+    #: the bundled version name, for a bundled registry
+    version: str | None = None
+
     # ---- loading ----
     @classmethod
     def from_json(cls, data: bytes | str | Mapping[str, Any], *, pinned: bool = False) -> Registry:
@@ -269,6 +330,8 @@ class Registry:
                 _text(entry, "reference"),
                 parse_status(entry.get("status")),
                 entry["status"],
+                _digest_alg(name, entry.get("digest_alg")),
+                _cose_alg(name, entry.get("cose_alg")),
             )
         types = {}
         for name, entry in _members(doc, "artifact_types").items():
@@ -277,27 +340,53 @@ class Registry:
                 name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
             )
         digest = doc.get("snapshot_sha256")
-        return cls(algorithms, types, pinned, "1", digest if isinstance(digest, str) else None, doc)
+        findings = tuple(schema_findings(doc))
+        return cls(algorithms, types, pinned, "1", digest if isinstance(digest, str) else None, doc, findings)
 
     @classmethod
     def load(cls, path: str | Path, *, pinned: bool = False) -> Registry:
-        return cls.from_json(Path(path).read_bytes(), pinned=pinned)
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            raise RegistryFormatError(f"cannot read registry {path}: {exc.strerror or exc}") from None
+        try:
+            return cls.from_json(raw, pinned=pinned)
+        except ValueError as exc:  # not JSON
+            raise RegistryFormatError(f"{path}: not a registry snapshot ({exc})") from None
 
     @classmethod
-    def bundled(cls) -> Registry:
-        """The upstream snapshot shipped with fastjcs (cpb-registry.json, copied verbatim)."""
-        return cls.load(BUNDLED_SNAPSHOT)
+    def bundled(cls, version: str | None = None) -> Registry:
+        """A registry version shipped with fastjcs (upstream's registry.json, copied verbatim):
+        `DEFAULT_VERSION` unless `version` names one of `BUNDLED_VERSIONS`."""
+        name = DEFAULT_VERSION if version is None else version
+        path = BUNDLED_VERSIONS.get(name)
+        if path is None:
+            raise RegistryFormatError(f"no bundled registry {name!r}; bundled: {', '.join(BUNDLED_VERSIONS)}")
+        registry = cls.load(path)
+        registry.version = name
+        return registry
 
     # ---- integrity ----
     def computed_snapshot_sha256(self) -> str | None:
-        """SHA-256 of the JCS bytes of the snapshot without its `snapshot_sha256` member (the
-        construction the upstream vector snapshots use)."""
+        """The pin as upstream computes it (.github/gen_registry.py, and the schema's description):
+        SHA-256 over json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":")) of
+        the snapshot without `snapshot_sha256`. This is not RFC 8785 (see `jcs_snapshot_sha256`)."""
+        if self.raw is None:
+            return None
+        body = {k: v for k, v in self.raw.items() if k != "snapshot_sha256"}
+        return sha256_hex(json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode("ascii"))
+
+    def jcs_snapshot_sha256(self) -> str | None:
+        """SHA-256 over the JCS bytes of the body: equal to the pin only where the two constructions
+        agree (an ASCII-only body); fastjcs checked this before 0.x and reported every live pin wrong."""
         if self.raw is None:
             return None
         return sha256_hex(dumps({k: v for k, v in self.raw.items() if k != "snapshot_sha256"}))
 
     @property
     def snapshot_hash_matches(self) -> bool | None:
+        """Whether the carried pin reproduces under the publisher's construction (None: no pin).
+        Internal consistency only: authenticity needs a digest from a trusted channel."""
         if self.snapshot_sha256 is None or self.raw is None:
             return None
         return self.computed_snapshot_sha256() == self.snapshot_sha256
@@ -321,23 +410,136 @@ class Registry:
             return Lookup(LookupVerdict.HELD, entry)
         return Lookup(LookupVerdict.VERIFIED, entry)
 
-    def context(self, artifact_type: str, purpose: str | None = None) -> DigestContext:
-        """The one digest context of a live artifact type for `purpose` (optional when it has one).
+    def contexts(
+        self,
+        artifact_type: str,
+        purpose: str | None = None,
+        *,
+        profile_version: str | None = None,
+        canonicalization_id: str | None = None,
+    ) -> tuple[DigestContext, ...]:
+        """The digest contexts of a live artifact type that match every selector given.
 
-        Raises KeyError when the type is not found or not live, or when not exactly one context
-        matches. For a verdict instead of an exception, use `verify_typed_reference`.
-        """
+        Raises ContextResolutionError when the type is not found or not live."""
         found = self.lookup_artifact_type(artifact_type)
         if not found.verified:
-            raise KeyError(f"artifact type {artifact_type!r}: {found.verdict.value}")
+            raise ContextResolutionError(f"artifact type {artifact_type!r}: {found.verdict.value}", found.verdict.value)
         assert found.entry is not None  # a verified lookup carries its entry
-        contexts = found.entry.contexts
-        matches = [c for c in contexts if purpose is None or c.purpose == purpose]
+        return tuple(
+            c
+            for c in found.entry.contexts
+            if (purpose is None or c.purpose == purpose)
+            and (profile_version is None or c.profile_version == profile_version)
+            and (canonicalization_id is None or c.algorithm == canonicalization_id)
+        )
+
+    def context(
+        self,
+        artifact_type: str,
+        purpose: str | None = None,
+        *,
+        profile_version: str | None = None,
+        canonicalization_id: str | None = None,
+    ) -> DigestContext:
+        """The one digest context of a live artifact type for `purpose`, told apart by
+        `profile_version` (exact, as the registry writes it) and/or `canonicalization_id` (the
+        context's algorithm; an Agent Action Capsule of formats 3 and 4 carries it) when the type
+        registers several.
+
+        Raises ContextResolutionError (a CPBError; `reason` is a typed-reference verdict name) when
+        the type is not found or not live, or when not exactly one context matches. For a verdict
+        instead of an exception, use `fastjcs.profiles.typed_refs.verify_typed_reference`.
+        """
+        matches = self.contexts(
+            artifact_type, purpose, profile_version=profile_version, canonicalization_id=canonicalization_id
+        )
         if len(matches) != 1:
-            raise KeyError(
-                f"artifact type {artifact_type!r} has {len(matches)} digest contexts for purpose {purpose!r}"
+            selectors = {
+                "purpose": purpose,
+                "profile_version": profile_version,
+                "canonicalization_id": canonicalization_id,
+            }
+            given = ", ".join(f"{k}={v!r}" for k, v in selectors.items() if v is not None) or "no selector"
+            raise ContextResolutionError(
+                f"artifact type {artifact_type!r} has {len(matches)} digest contexts for {given}",
+                "unknown-purpose" if not matches else "ambiguous-context",
             )
         return matches[0]
+
+    def capsule_context(self, capsule: Mapping[str, Any], purpose: str = "identifier") -> DigestContext:
+        """The digest context of an Agent Action Capsule: formats 3 and 4 carry `canonicalization_id`
+        (`jcs`, exclusion set {capsule_id}); a capsule without it is of the earlier formats (jcs-n,
+        {capsule_id, chain}: withdrawn, verifiable only with vintage evidence, `fastjcs.cpb.vintage`).
+        """
+        cid = capsule.get("canonicalization_id") if isinstance(capsule, Mapping) else None
+        if cid is not None and not isinstance(cid, str):
+            raise ContextResolutionError("canonicalization_id must be a string", "malformed-reference")
+        return self.context("agent-action-capsule", purpose, canonicalization_id=cid or "jcs-n")
+
+
+_SCHEMA_TYPES: dict[str, type | tuple[type, ...]] = {"object": dict, "array": list, "string": str}
+
+
+def schema_findings(doc: Any, schema: Mapping[str, Any] | None = None) -> list[str]:
+    """Where `doc` departs from upstream's registry schema: one "$.path: what" line each.
+
+    The schema's own keywords only (type, required, properties, additionalProperties, enum,
+    minLength, minItems, pattern, items): a small draft-07 subset, enough for this schema."""
+    if schema is None:
+        schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    out: list[str] = []
+    _validate(doc, schema, "$", out)
+    return out
+
+
+def _validate(value: Any, schema: Mapping[str, Any], path: str, out: list[str]) -> None:
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind in _SCHEMA_TYPES and not isinstance(value, _SCHEMA_TYPES[kind]):
+        out.append(f"{path}: expected {kind}, got {type(value).__name__}")
+        return
+    if "enum" in schema and value not in schema["enum"]:
+        out.append(f"{path}: {value!r} is not one of {schema['enum']}")
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            out.append(f"{path}: shorter than {schema['minLength']}")
+        if "pattern" in schema and re.search(schema["pattern"], value) is None:
+            out.append(f"{path}: does not match {schema['pattern']}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            out.append(f"{path}: fewer than {schema['minItems']} items")
+        if isinstance(schema.get("items"), Mapping):
+            for n, item in enumerate(value):
+                _validate(item, schema["items"], f"{path}[{n}]", out)
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for name in schema.get("required", ()):
+            if name not in value:
+                out.append(f"{path}: required member {name!r} is missing")
+        extra = schema.get("additionalProperties", True)
+        for name, member in value.items():
+            where = f"{path}.{name}"
+            if name in props:
+                _validate(member, props[name], where, out)
+            elif extra is False:
+                out.append(f"{where}: member not allowed by the schema")
+            elif isinstance(extra, Mapping):
+                _validate(member, extra, where, out)
+
+
+def _digest_alg(name: str, value: Any) -> str | None:
+    if value is None or value == "N/A":
+        return None
+    if not isinstance(value, str) or not value:
+        raise RegistryFormatError(f"{name}: digest_alg must be a non-empty string or N/A")
+    return value
+
+
+def _cose_alg(name: str, value: Any) -> int | None:
+    if value is None or value == "N/A":
+        return None
+    if type(value) is not int:
+        raise RegistryFormatError(f"{name}: cose_alg must be an integer COSE algorithm id or N/A")
+    return value
 
 
 def _members(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -357,7 +559,9 @@ def _text(entry: Mapping[str, Any], key: str) -> str:
 def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:
     if not isinstance(c, Mapping) or not isinstance(c.get("algorithm"), str):
         raise RegistryFormatError(f"{type_name}: a digest context needs an algorithm")
-    constraints, unchecked = constraints_for(type_name, c.get("purpose"), c.get("field_set"), c.get("constraints"))
+    constraints, unchecked = constraints_for(
+        type_name, c.get("purpose"), c.get("field_set"), c.get("constraints"), c["algorithm"]
+    )
     return DigestContext(
         artifact_type=type_name,
         purpose=c.get("purpose"),

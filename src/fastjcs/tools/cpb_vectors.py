@@ -20,6 +20,13 @@ mutant does not flip, is reported assertion-free and fails the run.
 
 The generators are written independently of the code under test: payload rewrites go through the
 standard library's json module with hooks that keep number tokens and duplicate members.
+
+Drafts: a run follows one revision of draft-mih-sokolov-scitt-payload-binding (`DRAFTS`, default
+`DEFAULT_DRAFT`, the newest: -06). From -02 on, jcs-n is withdrawn: a jcs-n typed reference or
+derived identifier whose bytes agree is expected to fail closed as `vintage-unestablished`
+(digest agreement only) unless the vector carries vintage evidence, and "bundled" names the default
+registry (11fa7c0). Under -00/-01 (the c33ce1a suite, and ours) jcs-n verifies as it did then, and
+"bundled" is the registry of that time (c33ce1a). Pick the draft the suite was written for.
 """
 
 from __future__ import annotations
@@ -29,12 +36,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from ..core.errors import FastJCSError
+from ..core.errors import DuplicateKeyError, FastJCSError
 from ..core.hashing import hex_digest
-from ..cpb import _digest, checker, typed_refs
+from ..cpb import _digest, checker, cose
 from ..cpb._identifiers import normalize, verify_derived_identifier
 from ..cpb._scan import top_level_spans
 from ..cpb.errors import (
@@ -44,7 +52,9 @@ from ..cpb.errors import (
     NonIntegerNumberError,
     StreamIncompleteError,
     UnsafeIntegerError,
+    VintageError,
 )
+from ..cpb.leaf import leaf_input
 from ..cpb.registry import (
     ArtifactType,
     DigestContext,
@@ -54,7 +64,9 @@ from ..cpb.registry import (
     parse_representation,
 )
 from ..cpb.transforms import assemble_preimage, reassemble_stream
-from ..cpb.typed_refs import TypedRefVerdict
+from ..cpb.vintage import Vintage
+from ..profiles import typed_refs
+from ..profiles.typed_refs import TypedRefVerdict
 from .reader import Members, Token, emit, read, rewrite
 from .results import ProbeOutcome, RunSummary, VectorOutcome
 
@@ -98,6 +110,10 @@ FAILURE_REASONS: dict[str, type[BaseException] | TypedRefVerdict | str] = {
     "string_escape_long_form_for_named_char": "contrast",
     "key_sort_by_escaped_bytes_not_code_units": "contrast",
     "profile_independence_violation": "profile-independence",
+    # cpb-current (drafts -03 to -06)
+    "jcs_duplicate_member_name": DuplicateKeyError,  # jcs: I-JSON, names compared after escape decoding
+    "as_transmitted_textual_hex_substitution": IdentifierMismatchError,  # the hex text's digest was carried
+    "purpose_absent_on_multi_context_type_envelope_carriage": _V.PURPOSE_REQUIRED,
 }
 
 
@@ -120,7 +136,57 @@ _WIRE_CODES: dict[type[BaseException], str] = {
     NonIntegerNumberError: "non-integer-number",
     UnsafeIntegerError: "unsafe-integer",
     DuplicateNameError: "duplicate-name",
+    DuplicateKeyError: "duplicate-name",
 }
+
+#: The revisions of draft-mih-sokolov-scitt-payload-binding a run can follow.
+DRAFTS = ("-00", "-01", "-02", "-03", "-04", "-05", "-06")
+DEFAULT_DRAFT = "-06"
+
+
+def suite_draft(directory: str | Path, draft: str | None = None) -> str:
+    """The draft a run of `directory` follows: `draft` when given, else the one fastjcs's shipped
+    suite was written for (-01, with upstream c33ce1a), else `DEFAULT_DRAFT`. ValueError for an
+    unknown draft."""
+    if draft is not None:
+        if draft not in DRAFTS:
+            raise ValueError(f"unknown draft {draft!r}; known: {', '.join(DRAFTS)}")
+        return draft
+    from . import SUITES
+
+    try:
+        ours = Path(directory).resolve() == (SUITES / "cpb").resolve()
+    except OSError:
+        ours = False
+    return "-01" if ours else DEFAULT_DRAFT
+
+
+def jcs_n_withdrawn(draft: str) -> bool:
+    """jcs-n is withdrawn from -02 on (PR #57; 2026-08-18)."""
+    return DRAFTS.index(draft) >= DRAFTS.index("-02")
+
+
+def bundled_registry(draft: str) -> Registry:
+    """The registry "bundled" means under `draft`: the one of its time."""
+    return Registry.bundled() if jcs_n_withdrawn(draft) else Registry.bundled("c33ce1a")
+
+
+#: The vintage evidence a vector (or a mutant) may carry: {"binds_digest": HEX, "authenticated_time": ISO}.
+#: The callback checks the binding the way a profile's check would (here: equality, the vector
+#: being the trusted source) and returns the time.
+def _vintage_of(doc: Mapping[str, Any], draft: str) -> Vintage | None:
+    if not jcs_n_withdrawn(draft):
+        return Vintage.pre_withdrawal_draft()
+    evidence = doc.get("vintage_evidence")
+    if not isinstance(evidence, Mapping):
+        return None
+
+    def check(ev: Mapping[str, Any], digest: str) -> datetime:
+        if ev.get("binds_digest") != digest:
+            raise ValueError("the evidence binds another digest")
+        return datetime.fromisoformat(str(ev["authenticated_time"]).replace("Z", "+00:00"))
+
+    return Vintage(evidence, check)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -131,12 +197,15 @@ _WIRE_CODES: dict[type[BaseException], str] = {
 @dataclass(frozen=True)
 class Implementation:
     name: str = "fastjcs"
-    pre_image: Callable[..., bytes] = _digest.pre_image
-    pre_image_text: Callable[..., bytes] = _digest.pre_image_text
+    # the runner verifies vectors (records), never declares: no withdrawal warning for jcs-n
+    pre_image: Callable[..., bytes] = _digest.historical_pre_image
+    pre_image_text: Callable[..., bytes] = _digest.historical_pre_image_text
     normalize: Callable[..., Any] = normalize
     check: Callable[..., checker.CheckResult] = checker.check
     verify_typed_reference: Callable[..., typed_refs.TypedRefResult] = typed_refs.verify_typed_reference
     verify_derived_identifier: Callable[..., str] = verify_derived_identifier
+    #: the draft revision the run follows (`DRAFTS`)
+    draft: str = DEFAULT_DRAFT
 
 
 FASTJCS = Implementation()
@@ -422,7 +491,9 @@ class CheckerHandler(Handler):
 
     def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         result = impl.check(self.payload(v))
-        out.eq("verdict", result.verdict, v.doc["expected_verdict"])
+        # newer upstream text says "conforming" for the verdict this checker calls "verified"
+        expected = {"conforming": checker.VERIFIED}.get(v.doc["expected_verdict"], v.doc["expected_verdict"])
+        out.eq("verdict", result.verdict, expected)
         want = sorted((e["path"], e["rule"]) for e in v.doc.get("expected_violations", []))
         out.eq("violations (path, rule)", sorted((x.path, x.rule) for x in result.violations), want)
         if v.doc["expected_verdict"] == checker.NON_CONFORMING:
@@ -465,6 +536,205 @@ class DivergenceHandler(Handler):
             out.true("jcs and jcs-n pre-images diverge", jcs != jcs_n)
 
 
+class JcsTextHandler(Handler):
+    """Active jcs known answers (cpb-current `jcs/`): `input_json` (JSON text) to pinned bytes, or a
+    refusal; `input_data_model` (the same value) must give the same bytes."""
+
+    name = "jcs-kat"
+    payload_key = "input_json"
+
+    def claims(self, v: Vector) -> bool:
+        return isinstance(v.doc.get("input_json"), str)
+
+    def payload(self, v: Vector) -> bytes:
+        return v.doc["input_json"].encode("utf-8")
+
+    def with_payload(self, v: Vector, text: bytes, category: str, doc: dict[str, Any]) -> Vector:
+        doc["input_json"] = text.decode("utf-8")
+        return v.mutant(category, doc)
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        algorithm = doc.get("algorithm")
+        if not out.eq("algorithm", algorithm, "jcs"):
+            return
+        text, exclusion = self.payload(v), doc.get("exclusion_set", [])
+        if _must_fail(doc):
+            _expect_refusal(
+                out,
+                doc.get("failure_reason"),
+                "text path",
+                lambda: impl.pre_image_text(text, algorithm="jcs", exclusion_set=exclusion),
+                "jcs",
+            )
+            return
+        got = impl.pre_image_text(text, algorithm="jcs", exclusion_set=exclusion)
+        _pinned_bytes(out, "text path", got, doc)
+        if "input_data_model" in doc:
+            out.eq(
+                "value path == text path",
+                impl.pre_image(doc["input_data_model"], algorithm="jcs", exclusion_set=exclusion),
+                got,
+            )
+        if "digest_alg" in doc:
+            out.eq("digest_alg", doc["digest_alg"], _digest.ALGORITHMS["jcs"].hash_name)
+        if "digest_representation" in doc:
+            out.eq("digest representation", doc["digest_representation"], "lowercase-hex")
+
+
+class AsTransmittedHandler(Handler):
+    """as-transmitted over a COSE_Sign1 (cpb-current `as-transmitted/`): the RFC 9052 §4.4
+    Sig_structure octets selected from the container, their digest; a carried digest over the hex
+    text of those octets is refused."""
+
+    name = "as-transmitted"
+
+    def claims(self, v: Vector) -> bool:
+        return v.doc.get("algorithm") == "as-transmitted" and isinstance(v.doc.get("container"), Mapping)
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        container = doc["container"]
+        if not out.eq("container format", container.get("format"), "COSE_Sign1"):
+            return
+        selector = doc.get("byte_boundary_selector", {})
+        cose.check_selector(selector)
+        data = bytes.fromhex(container["bytes_hex"])
+        aad = bytes.fromhex(selector.get("external_aad_bytes_hex", ""))
+        selected = cose.sig_structure(data, external_aad=aad)
+        out.eq("selected octets (Sig_structure)", selected.hex(), doc.get("selected_bytes_hex"))
+        if "selected_length_octets" in doc:
+            out.eq("selected length", len(selected), doc["selected_length_octets"])
+        digest = cose.as_transmitted_digest(data, external_aad=aad)
+        out.eq("digest", digest, doc.get("digest"))
+        out.eq("digest_alg", doc.get("digest_alg"), _digest.ALGORITHMS["as-transmitted"].hash_name)
+        wrong = doc.get("nonconforming_pre_image")
+        if isinstance(wrong, Mapping):  # the construction the vector describes is the one it pins
+            text = selected.hex().encode("ascii")
+            out.eq("non-conforming pre-image: the selected octets' hex text", wrong.get("bytes_hex"), text.hex())
+            out.eq("non-conforming length", wrong.get("length_octets"), len(text))
+            out.eq("non-conforming digest", wrong.get("digest"), hex_digest(text))
+        if "carried_digest" not in doc:
+            return
+        carried = doc["carried_digest"]
+        if _must_fail(doc):
+            _expect_refusal(
+                out,
+                doc.get("failure_reason"),
+                "carried digest",
+                lambda: cose.verify_as_transmitted(data, carried, external_aad=aad),
+                "as-transmitted",
+            )
+            if out.fired and isinstance(wrong, Mapping) and carried == wrong.get("digest"):
+                out.fired.discard("as-transmitted:IdentifierMismatchError")
+                out.fired.add("as-transmitted:textual-hex-substitution")
+            return
+        out.eq("carried digest verifies", cose.verify_as_transmitted(data, carried, external_aad=aad), digest)
+
+
+class HashEnvelopeHandler(Handler):
+    """An RFC 9995 Hash Envelope COSE_Sign1 carrying a `cpb-refs` entry (typed-refs/pass/04): the
+    signature over the Sig_structure, the protected parameters, the payload as the RAW digest of
+    the preimage, and the header entry as the typed reference."""
+
+    name = "hash-envelope"
+
+    def claims(self, v: Vector) -> bool:
+        return v.doc.get("statement_mode") == "rfc9995-hash-envelope"
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        data = bytes.fromhex(doc["cose_sign1_bytes_hex"])
+        preimage = bytes.fromhex(doc["payload_preimage_hex"])
+        msg = cose.check_hash_envelope(data, preimage)  # raises COSEError for a broken rule
+        out.eq("payload (raw digest octets)", msg.payload.hex() if msg.payload else None, doc.get("payload_hex"))
+        out.eq("payload = SHA-256(preimage), raw", msg.payload, bytes.fromhex(hex_digest(preimage)))
+        out.eq("protected header as transmitted", msg.protected.hex(), doc["protected_header"]["bytes_hex"])
+        tbs = cose.sig_structure(data)
+        out.eq("Sig_structure", tbs.hex(), doc.get("signature_structure_hex"))
+        protected = msg.protected_header()
+        want = doc.get("expected_protected_parameters", {})
+        if "payload_hash_alg_258" in want:
+            out.eq("label 258", protected.get(258), want["payload_hash_alg_258"])
+        if "preimage_content_type_259" in want:
+            out.eq("label 259", protected.get(259), want["preimage_content_type_259"])
+        if want.get("content_type_3") == "ABSENT":
+            out.true("label 3 absent", 3 not in protected and 3 not in msg.unprotected)
+        sig = doc.get("signature", {})
+        if sig.get("algorithm") == "EdDSA" and sig.get("curve") == "Ed25519":
+            from Crypto.Signature import eddsa
+
+            key = eddsa.import_public_key(bytes.fromhex(sig["public_key_hex"]))
+            out.eq("signature", msg.signature.hex(), sig.get("signature_hex"))
+            try:
+                eddsa.new(key, "rfc8032").verify(tbs, msg.signature)
+                out.true("the Ed25519 signature verifies over the Sig_structure", True)
+            except ValueError:
+                out.fail("the Ed25519 signature does not verify over the Sig_structure")
+        label, index = doc["protected_header"].get("cpb_refs_label"), doc["protected_header"].get("entry_index", 0)
+        entries = protected.get(label)
+        if isinstance(entries, list):
+            entry = _cpb_refs_entry(entries[index])
+            out.eq("the cpb-refs entry decoded", entry, _cpb_refs_entry(doc["cbor_map_entry"]))
+            out.eq("the cpb-refs entry is the typed reference", entry, doc["typed_reference"])
+        else:
+            out.fail(f"the cpb-refs parameter ({label}) is not a list in the protected header")
+        # the reference's target is not in the fixture: it is carried, not verified (UNRESOLVED)
+
+
+class RepresentationHandler(Handler):
+    """Raw vs hex (cpb-current `representation-contrast/`, `leaf-construction/`): the declared
+    representation of a derived identifier fixes the input octets; the other form is a distinct
+    value, never coerced."""
+
+    name = "representation"
+
+    def claims(self, v: Vector) -> bool:
+        return v.doc.get("representation_contrast") is True or v.doc.get("leaf_construction") is True
+
+    @staticmethod
+    def _sides(doc: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any], Mapping[str, Any]]:
+        declared = doc.get("declared_input_representation", doc.get("declared_leaf_representation"))
+        correct = doc.get("raw_input", doc.get("correct_leaf_input", {}))
+        contrast = doc.get("ascii_hex_contrast_input", doc.get("wrong_ascii_hex_leaf_input", {}))
+        return declared, correct, contrast
+
+    def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
+        doc = v.doc
+        declared, correct, contrast = self._sides(doc)
+        identifier = doc["derived_identifier_bare_hex"]
+        got = leaf_input(identifier, str(declared))  # AlgorithmUsageError for an undeclared form
+        out.eq(f"{declared} input octets", got.hex(), correct.get("bytes_hex"))
+        out.eq(f"{declared} input length", len(got), correct.get("length_octets"))
+        out.eq(f"{declared} input SHA-256", hex_digest(got), correct.get("check_sha256", correct.get("sha256")))
+        other = bytes.fromhex(contrast.get("bytes_hex", ""))
+        out.eq("contrast length", len(other), contrast.get("length_octets"))
+        out.eq("contrast SHA-256 (self-check)", hex_digest(other), contrast.get("check_sha256", contrast.get("sha256")))
+        if out.true(f"the {declared} input is not the contrast form", got != other):
+            out.fired.add(f"representation:{declared}-declared")
+
+
+def _vector_contexts(type_name: str, entry: Mapping[str, Any]) -> list[DigestContext]:
+    """The contexts of an inline entry: one, or `digest_contexts: {purpose: summary}` (several)."""
+    several = entry.get("digest_contexts")
+    if isinstance(several, Mapping):
+        return [_vector_context(type_name, {"digest_context": text, "purpose": p}) for p, text in several.items()]
+    return [_vector_context(type_name, entry)]
+
+
+#: The members of a `cpb-refs` COSE header entry (drafts -03 to -05, section 8.2), by label.
+CPB_REFS_LABELS = {"1": "type", "2": "purpose", "3": "digest_alg", "4": "digest"}
+
+
+def _cpb_refs_entry(entry: Mapping[Any, Any]) -> dict[str, Any]:
+    """A `cpb-refs` entry (labels as in the vector's JSON, or ints as decoded from CBOR) as a typed reference."""
+    out = {}
+    for label, value in entry.items():
+        name = CPB_REFS_LABELS.get(str(label))
+        out[name if name is not None else f"label {label}"] = value
+    return out
+
+
 def _vector_context(type_name: str, entry: Mapping[str, Any], **overrides: Any) -> DigestContext:
     """A digest context from the inline registry entries typed-reference vectors carry, in any of
     their shapes: explicit fields, or the summary string "jcs-n; exclusion set {doc_id}; 64-char
@@ -488,8 +758,8 @@ def _vector_context(type_name: str, entry: Mapping[str, Any], **overrides: Any) 
     return DigestContext(**fields)
 
 
-def _registry_of(*contexts: DigestContext) -> Registry:
-    algorithms = Registry.bundled().algorithms
+def _registry_of(draft: str, *contexts: DigestContext) -> Registry:
+    algorithms = bundled_registry(draft).algorithms
     types: dict[str, list[DigestContext]] = {}
     for c in contexts:
         types.setdefault(c.artifact_type, []).append(c)
@@ -512,6 +782,18 @@ def _first(doc: Mapping[str, Any], *paths: str) -> Any:
     return None
 
 
+_PASSING = (TypedRefVerdict.VERIFIED, TypedRefVerdict.VINTAGE_UNESTABLISHED)
+
+
+def _passing_verdict(result: typed_refs.TypedRefResult, draft: str, vintage: Vintage | None) -> TypedRefVerdict:
+    """What a reference whose bytes agree yields under the run's draft: verified, or, under the
+    withdrawn jcs-n without vintage evidence (-02 on), vintage-unestablished (fail closed)."""
+    context = result.context
+    if context is not None and context.algorithm == "jcs-n" and jcs_n_withdrawn(draft) and vintage is None:
+        return TypedRefVerdict.VINTAGE_UNESTABLISHED
+    return TypedRefVerdict.VERIFIED
+
+
 class TypedRefHandler(Handler):
     """Typed references: every reference in the vector against the cited artifact, each with the
     verdict its failure_reason maps to (or verified)."""
@@ -527,8 +809,14 @@ class TypedRefHandler(Handler):
             self._equal_hex(v, impl, out)
             return
         cited = doc.get("cited_artifact", {})
-        registry, current = self._registry(v)
+        registry, current = self._registry(v, impl.draft)
         references = self._references(doc)
+        if isinstance(doc.get("cbor_map_entry"), Mapping):  # carried in the cpb-refs header: the same reference
+            out.eq(
+                "the cpb-refs entry is the typed reference",
+                _cpb_refs_entry(doc["cbor_map_entry"]),
+                doc["typed_reference"],
+            )
         # JSON from the vector, as every value of `doc` is (a str in a well-formed vector)
         type_name: Any = references[0].get("type") if references else None
         payload = cited.get("payload")
@@ -544,8 +832,12 @@ class TypedRefHandler(Handler):
                 or doc.get("artifact_type_registry_entry")
                 or {}
             )
-            context = _vector_context(type_name, entry)
-            registry = _registry_of(context)
+            contexts = _vector_contexts(type_name, entry)
+            context = contexts[0]
+            registry = _registry_of(impl.draft, *contexts)
+            if payload is None:  # no cited artifact in the vector: resolution only
+                self._resolve_only(v, impl, out, references, registry)
+                return
             recomputed = impl.pre_image(payload, algorithm=context.algorithm, exclusion_set=context.exclusion_set or ())
             _pinned_bytes(
                 out,
@@ -572,7 +864,9 @@ class TypedRefHandler(Handler):
             if wrong is not None:
                 # The verifier that applies the wrong exclusion set: a digest mismatch, as the vector says.
                 wrong_context = replace(context, exclusion_set=tuple(wrong))
-                bad = impl.verify_typed_reference(references[0], payload, registry=_registry_of(wrong_context))
+                bad = impl.verify_typed_reference(
+                    references[0], payload, registry=_registry_of(impl.draft, wrong_context)
+                )
                 out.eq("under the erroneous context", bad.verdict, TypedRefVerdict.DIGEST_MISMATCH)
                 out.eq(
                     "erroneous recomputation",
@@ -582,32 +876,36 @@ class TypedRefHandler(Handler):
                 if bad.verdict is TypedRefVerdict.DIGEST_MISMATCH:
                     out.fired.add("typed-ref:digest-mismatch")
                 want_verdict = TypedRefVerdict.VERIFIED  # the declared context verifies the carried digest
-                self._verify_all(out, impl, references, payload, registry, current, want_verdict, fire=False)
+                self._verify_all(out, impl, doc, references, payload, registry, current, want_verdict, fire=False)
                 return
         want = failure_meaning(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
         if not isinstance(want, TypedRefVerdict):
             out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
             return
-        self._verify_all(
-            out,
-            impl,
-            references,
-            payload,
-            registry,
-            current,
-            want,
-            fire=True,
-            reason=doc.get("failure_reason"),
-            expected=doc.get("expected_violation"),
-        )
+        self._verify_all(out, impl, doc, references, payload, registry, current, want, fire=True)
 
-    def _registry(self, v: Vector) -> tuple[Registry | None, Registry | None]:
+    @staticmethod
+    def _resolve_only(
+        v: Vector, impl: Implementation, out: VectorOutcome, references: list[dict[str, Any]], registry: Registry
+    ) -> None:
+        """A vector without the cited artifact: step 1 alone (the reference resolves, or fails to as stated)."""
+        doc = v.doc
+        want = failure_meaning(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
+        if not isinstance(want, TypedRefVerdict):
+            out.fail(f"failure_reason {doc.get('failure_reason')!r} is not mapped to a typed-reference verdict")
+            return
+        for n, ref in enumerate(references):
+            got = typed_refs.resolve_context(ref, registry).verdict  # VERIFIED here: "context resolved"
+            if out.eq(f"reference {n} resolution", got, want) and want is not TypedRefVerdict.VERIFIED:
+                out.fired.add(f"typed-ref:{want.value}")
+
+    def _registry(self, v: Vector, draft: str) -> tuple[Registry | None, Registry | None]:
         """A registry snapshot named by the vector (ours do this), else None: build it inline."""
         name = v.doc.get("registry_snapshot")
         if name is None:
             return None, None
-        if name == "bundled":  # the registry shipped with the package
-            return Registry.bundled(), None
+        if name == "bundled":  # the registry shipped with the package, as of the run's draft
+            return bundled_registry(draft), None
         registry = Registry.load(v.path.parent / name, pinned=v.doc.get("registry_pinned") is True)
         current = v.doc.get("current_registry_snapshot")
         return registry, (Registry.load(v.path.parent / current) if current else None)
@@ -629,19 +927,30 @@ class TypedRefHandler(Handler):
     def _verify_all(
         out: VectorOutcome,
         impl: Implementation,
+        doc: Mapping[str, Any],
         references: list[dict[str, Any]],
         payload: Any,
         registry: Registry,
         current: Registry | None,
         want: TypedRefVerdict,
         fire: bool,
-        reason: str | None = None,
-        expected: Mapping[str, Any] | None = None,
     ) -> None:
+        reason, expected = doc.get("failure_reason"), doc.get("expected_violation")
+        vintage = _vintage_of(doc, impl.draft)
+        agreement = _first(doc, "expected.digest_agreement")
         for n, ref in enumerate(references):
-            result = impl.verify_typed_reference(ref, payload, registry=registry, current=current)
+            result = impl.verify_typed_reference(ref, payload, registry=registry, current=current, vintage=vintage)
             what = f"reference {n} ({ref.get('digest_alg')!r}, {ref.get('digest')!r})"
-            if not out.eq(what, result.verdict, want) or not fire or want is TypedRefVerdict.VERIFIED:
+            expect = _passing_verdict(result, impl.draft, vintage) if want is TypedRefVerdict.VERIFIED else want
+            if agreement is not None:
+                out.eq(f"{what}: digest agreement", result.digest_agreement, agreement)
+            if not out.eq(what, result.verdict, expect):
+                continue
+            if expect is TypedRefVerdict.VINTAGE_UNESTABLISHED:
+                if out.true(f"{what}: the bytes agree (digest agreement only)", result.digest_agreement):
+                    out.fired.add("vintage:no-evidence")
+                continue
+            if not fire or want is TypedRefVerdict.VERIFIED:
                 continue
             if want is TypedRefVerdict.ARTIFACT_VIOLATES_CONTEXT:
                 # the violation must be the constraint the reason names, at the pinned path
@@ -669,14 +978,19 @@ class TypedRefHandler(Handler):
             )
             out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
             out.eq(f"{key} derived id", hex_digest(got), art["derived_id"])
-        registry = _registry_of(*contexts.values())
+        registry = _registry_of(impl.draft, *contexts.values())
         ref = doc["typed_reference_claiming_artifact_a"]
         in_hand = "artifact_b" if "artifact_b" in doc else "artifact_a"  # the vector's erroneous verifier
+        vintage = _vintage_of(doc, impl.draft)
         result = impl.verify_typed_reference(
-            ref, doc[in_hand]["payload"], registry=registry, artifact_type=doc[in_hand]["type"]
+            ref, doc[in_hand]["payload"], registry=registry, artifact_type=doc[in_hand]["type"], vintage=vintage
         )
         want = failure_meaning(doc.get("failure_reason")) if _must_fail(doc) else TypedRefVerdict.VERIFIED
-        if out.eq(f"verdict with {in_hand} in hand", result.verdict, want) and want is not TypedRefVerdict.VERIFIED:
+        if want is TypedRefVerdict.VERIFIED:
+            want = _passing_verdict(result, impl.draft, vintage)
+            if want is TypedRefVerdict.VINTAGE_UNESTABLISHED and result.verdict is want and result.digest_agreement:
+                out.fired.add("vintage:no-evidence")
+        if out.eq(f"verdict with {in_hand} in hand", result.verdict, want) and want not in _PASSING:
             out.fired.add(f"typed-ref:{result.verdict.value}")
 
 
@@ -712,25 +1026,30 @@ class ProfileIndependenceHandler(Handler):
             b_payload, b_id, b_type, algorithm = b["payload"], b["derived_id"], b["payload_class"], "jcs-n"
             b_excl = []
         context = DigestContext(b_type, None, algorithm, tuple(b_excl))
-        registry = _registry_of(context)
+        registry = _registry_of(impl.draft, context)
         out.eq(
             "profile B derived id",
             hex_digest(impl.pre_image(b_payload, algorithm=algorithm, exclusion_set=b_excl)),
             b_id,
         )
-        out.eq(
-            "typed reference from A to B",
-            impl.verify_typed_reference(ref, b_payload, registry=registry).verdict,
-            TypedRefVerdict.VERIFIED,
-        )
+        vintage = _vintage_of(doc, impl.draft)
+        first = impl.verify_typed_reference(ref, b_payload, registry=registry, vintage=vintage)
+        passing = _passing_verdict(first, impl.draft, vintage)
+        if out.eq("typed reference from A to B", first.verdict, passing) and passing is not TypedRefVerdict.VERIFIED:
+            if out.true("A's reference to B: the bytes agree (digest agreement only)", first.digest_agreement):
+                out.fired.add("vintage:no-evidence")
         behaviour = doc.get("non_conforming_verifier_behavior")
         rename = re.search(r"renames '(\w+)' to '(\w+)'", (behaviour or {}).get("consequence", ""))
         old, new = rename.groups() if rename else ("scope", "permission_scope")
         # B's next profile version renames a field: A's binding must still verify.
         renamed = {(new if k == old else k): val for k, val in b_payload.items()}
         renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm=algorithm, exclusion_set=b_excl)))
-        ours = impl.verify_typed_reference(renamed_ref, renamed, registry=registry).verdict
-        out.eq("after B renames a field", ours, TypedRefVerdict.VERIFIED)
+        # the renamed B is another record: the vector's evidence (if any) does not bind its digest
+        renamed_vintage = _vintage_of({}, impl.draft)
+        renamed_result = impl.verify_typed_reference(renamed_ref, renamed, registry=registry, vintage=renamed_vintage)
+        ours = renamed_result.verdict
+        renamed_passing = _passing_verdict(renamed_result, impl.draft, renamed_vintage)
+        out.eq("after B renames a field", ours, renamed_passing)
         if behaviour is not None:
             required = dict(re.findall(r"(\w+)='([^']*)'", behaviour.get("violation", "")))
             out.true("the vector names the fields the non-conforming verifier requires", bool(required))
@@ -740,7 +1059,7 @@ class ProfileIndependenceHandler(Handler):
 
             if _must_fail(doc) and out.true(
                 "the non-conforming verifier breaks on the rename while ours holds",
-                reads_inside(b_payload) and not reads_inside(renamed) and ours is TypedRefVerdict.VERIFIED,
+                reads_inside(b_payload) and not reads_inside(renamed) and ours is renamed_passing,
             ):
                 out.fired.add("profile-independence:violation")
 
@@ -826,8 +1145,24 @@ class DerivedIdHandler(Handler):
         key = "sd_encoded_payload" if "sd_encoded_payload" in doc else "full_payload"
         text = v.text(key)
 
+        vintage = _vintage_of(doc, impl.draft)
+        fails_closed = algorithm == "jcs-n" and vintage is None  # -02 on, no evidence in the vector
+
         def verify(payload: Any, carried: Any) -> str:
-            return impl.verify_derived_identifier(payload, carried, algorithm=algorithm, exclusion_set=excl)
+            if fails_closed:  # the record fails closed (a mismatch still raises as the mismatch it is)
+                try:
+                    impl.verify_derived_identifier(payload, carried, algorithm=algorithm, exclusion_set=excl)
+                except VintageError:
+                    out.fired.add("vintage:no-evidence")
+                else:
+                    out.fail("a withdrawn jcs-n identifier verified without vintage evidence")
+                # digest agreement, which is all the vector can show without evidence
+                vintage_or_draft: Vintage | None = Vintage.pre_withdrawal_draft()
+            else:
+                vintage_or_draft = vintage
+            return impl.verify_derived_identifier(
+                payload, carried, algorithm=algorithm, exclusion_set=excl, vintage=vintage_or_draft
+            )
 
         if _must_fail(doc):
             exc = out.refuses(
@@ -883,8 +1218,9 @@ class RegistryLookupHandler(Handler):
 
 
 class SnapshotHandler(Handler):
-    """A registry snapshot: it loads, and its snapshot_sha256 is SHA-256 over the JCS bytes of the
-    snapshot without that member."""
+    """A registry snapshot: it loads, and its snapshot_sha256 reproduces as upstream computes it:
+    SHA-256 over json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":")) of the
+    snapshot without that member (not JCS, which agrees only on ASCII-only bodies)."""
 
     name = "registry-snapshot"
 
@@ -893,14 +1229,20 @@ class SnapshotHandler(Handler):
 
     def run(self, v: Vector, impl: Implementation, out: VectorOutcome) -> None:
         registry = Registry.from_json(v.doc)
-        got = impl.pre_image({k: val for k, val in v.doc.items() if k != "snapshot_sha256"}, algorithm="jcs")
-        out.eq("snapshot_sha256", hex_digest(got), v.doc.get("snapshot_sha256"))
+        body = {k: val for k, val in v.doc.items() if k != "snapshot_sha256"}
+        text = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        out.eq("snapshot_sha256", hex_digest(text), v.doc.get("snapshot_sha256"))
+        out.eq("the registry's own check agrees", registry.snapshot_hash_matches, True)
         out.true("every algorithm has a status", all(a.status for a in registry.algorithms.values()))
 
 
 #: In claim order: the first handler that claims a file runs it.
 HANDLERS: tuple[Handler, ...] = (
     SnapshotHandler(),
+    AsTransmittedHandler(),
+    HashEnvelopeHandler(),
+    RepresentationHandler(),
+    JcsTextHandler(),
     RegistryLookupHandler(),
     CheckerHandler(),
     DivergenceHandler(),
@@ -1059,6 +1401,77 @@ def _conforming_verifier(v: Vector, handler: Handler, category: str) -> Vector:
     return v.mutant(category, doc)
 
 
+def _without_exact_duplicates(text: bytes) -> bytes:
+    """Later members whose (escape-decoded) name repeats an earlier one are dropped: jcs compares
+    names after escape decoding and without NFC."""
+
+    def pairs(p: Members) -> Members:
+        seen: set[str] = set()
+        out = Members()
+        for k, v in p:
+            if k not in seen:
+                seen.add(k)
+                out.append((k, v))
+        return out
+
+    return emit(rewrite(read(text), lambda v: v, pairs)).encode()
+
+
+def _raw_octets_carried(v: Vector, handler: Handler, category: str) -> Vector:
+    """The carried digest is the one over the selected octets themselves, not over their hex text."""
+    doc = _passing(v.doc)
+    doc["digest"] = v.doc["digest"]  # the container is unchanged: so is its pinned digest
+    doc["carried_digest"] = v.doc["digest"]
+    return v.mutant(category, doc)
+
+
+def _other_declaration(v: Vector, handler: Handler, category: str) -> Vector:
+    """The other representation declared: the contrast form becomes the input, and the other way round."""
+    doc = copy.deepcopy(v.doc)
+    declared, correct, contrast = RepresentationHandler._sides(doc)
+    flipped = {"raw": "hex", "hex": "raw"}.get(str(declared), "raw")
+    for key in ("declared_input_representation", "declared_leaf_representation"):
+        if key in doc:
+            doc[key] = flipped
+    for a, b in (("raw_input", "ascii_hex_contrast_input"), ("correct_leaf_input", "wrong_ascii_hex_leaf_input")):
+        if a in doc and b in doc:
+            doc[a], doc[b] = doc[b], doc[a]
+    return v.mutant(category, doc)
+
+
+def _with_vintage_evidence(v: Vector, handler: Handler, category: str) -> Vector:
+    """Authenticated vintage evidence added: it binds the record's digest to a time before 2026-08-18."""
+    doc = copy.deepcopy(v.doc)
+    digest = _first(
+        doc,
+        "typed_reference.digest",
+        "typed_reference_claiming_artifact_a.digest",
+        "derived_id",
+        "correct_derived_id",
+        "cited_artifact.derived_id",
+        "profile_b.derived_id",
+        "scenario.authorization_doc.derived_id",
+    )
+    doc["vintage_evidence"] = {"binds_digest": digest, "authenticated_time": "2026-07-24T00:00:00Z"}
+    return v.mutant(category, doc)
+
+
+def _purpose_given(v: Vector, handler: Handler, category: str) -> Vector:
+    """The reference names the purpose of one of the contexts its type declares."""
+    if "mutant" in v.doc:  # ours carry their own
+        return _own_mutant(v, handler, category)
+    doc = _passing(v.doc)
+    entry = _first(doc, "artifact_type_registry_entry", "cited_artifact.artifact_type_registry_entry") or {}
+    purpose = next(iter(entry.get("digest_contexts", {"identifier": None})))
+    for key, value in doc.items():
+        if key.startswith("typed_reference"):
+            for ref in value if isinstance(value, list) else [value]:
+                ref["purpose"] = purpose
+    if isinstance(doc.get("cbor_map_entry"), dict):  # the cpb-refs carriage of the same reference
+        doc["cbor_map_entry"]["2"] = purpose
+    return v.mutant(category, doc)
+
+
 Generator = Callable[[Vector, Handler, str], Vector]
 
 #: category prefix (before the last ":" part, or the whole category) -> generator
@@ -1074,7 +1487,7 @@ GENERATORS: dict[str, Generator] = {
     "typed-ref:digest-alg-mismatch": _ref_rewrite(_registered_digest_alg),
     "typed-ref:digest-mismatch": _declared_context,
     "typed-ref:artifact-type-mismatch": _cited_artifact_in_hand,
-    "typed-ref:purpose-required": _own_mutant,
+    "typed-ref:purpose-required": _purpose_given,
     "typed-ref:unknown-type": _own_mutant,
     "typed-ref:type-unknown-to-snapshot": _own_mutant,
     "context:field-set": _own_mutant,  # ours carry the artifact with the defect taken out
@@ -1094,6 +1507,12 @@ GENERATORS: dict[str, Generator] = {
     "contrast:string_escape_long_form_for_named_char": _no_contrast,
     "contrast:key_sort_by_escaped_bytes_not_code_units": _no_contrast,
     "profile-independence:violation": _conforming_verifier,
+    # cpb-current (drafts -03 to -06)
+    "jcs:duplicate-name": _payload_rewrite(_without_exact_duplicates),
+    "as-transmitted:textual-hex-substitution": _raw_octets_carried,
+    "representation:raw-declared": _other_declaration,
+    "representation:hex-declared": _other_declaration,
+    "vintage:no-evidence": _with_vintage_evidence,
 }
 
 
@@ -1145,8 +1564,13 @@ def iter_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*") if p.is_file())
 
 
-def run(directory: str | Path, impl: Implementation = FASTJCS, *, probes: bool = True) -> RunSummary:
-    """Run every vector under `directory`; see the module docstring. Never raises for a vector."""
+def run(
+    directory: str | Path, impl: Implementation = FASTJCS, *, probes: bool = True, draft: str | None = None
+) -> RunSummary:
+    """Run every vector under `directory` under `draft` (default: `suite_draft(directory)`: the
+    newest, -06, except for fastjcs's shipped suite, -01); see the module docstring. Never raises
+    for a vector; ValueError for an unknown draft."""
+    impl = replace(impl, draft=suite_draft(directory, draft))
     root = Path(directory)
     outcomes: list[VectorOutcome] = []
     unclaimed: list[str] = []
@@ -1171,4 +1595,11 @@ def run(directory: str | Path, impl: Implementation = FASTJCS, *, probes: bool =
         outcomes.append(out)
         if probes and out.passed:
             probe_outcomes.extend(probe(v, handler, category, impl) for category in sorted(out.fired))
-    return RunSummary(str(root), impl.name, outcomes, unclaimed, probe_outcomes, ignored)
+    return RunSummary(
+        str(root),
+        impl.name if impl.draft == DEFAULT_DRAFT else f"{impl.name}, draft {impl.draft}",
+        outcomes,
+        unclaimed,
+        probe_outcomes,
+        ignored,
+    )

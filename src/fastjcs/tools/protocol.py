@@ -34,14 +34,11 @@ from typing import Any
 from .. import eab
 from ..core.errors import FastJCSError
 from ..core.hashing import hex_digest, raw_digest
-from ..cpb import (
-    assemble_preimage,
-    check,
-    pre_image,
-    pre_image_text,
-    reassemble_stream,
-    verify_derived_identifier,
-)
+from ..cpb import Vintage, assemble_preimage, check, reassemble_stream, verify_derived_identifier
+
+# it answers vectors (records), jcs-n included: no withdrawal warning
+from ..cpb import historical_pre_image as pre_image
+from ..cpb import historical_pre_image_text as pre_image_text
 from ..cpb._scan import top_level_spans
 from .cpb_vectors import Vector, claim
 
@@ -120,7 +117,14 @@ def _derived_id(v: Any) -> Answer:
     algorithm, exclusion = doc.get("algorithm", "jcs-n"), doc.get("exclusion_set", [])
     key = "sd_encoded_payload" if "sd_encoded_payload" in doc else "full_payload"
     if "carried_id" in doc:
-        verify_derived_identifier(doc[key], doc["carried_id"], algorithm=algorithm, exclusion_set=exclusion)
+        # the protocol answers bytes (the upstream harness of drafts -00/-01); vintage is not its question
+        verify_derived_identifier(
+            doc[key],
+            doc["carried_id"],
+            algorithm=algorithm,
+            exclusion_set=exclusion,
+            vintage=Vintage.pre_withdrawal_draft(),
+        )
         return _digest(pre_image(doc[key], algorithm=algorithm, exclusion_set=exclusion))
     return _digest(pre_image_text(v.text(key), algorithm=algorithm, exclusion_set=exclusion))
 

@@ -1,6 +1,11 @@
 """Typed references: verify `{"type", "purpose"?, "digest_alg", "digest"}` against a cited artifact.
 
-The order is the draft's (section 7.1), and each step that fails has its own verdict:
+A profile-level helper, outside the CPB core: draft -06 removed typed references, `cpb-refs` and
+the artifact-type registry from CPB itself (they were sections 7.1 / 8 of drafts -01 to -05). The
+verification below follows those drafts; profiles that keep typed references use it as is.
+(Before, it was `fastjcs.cpb.typed_refs`; the layers are now profiles -> cpb -> core.)
+
+The order is the drafts' (section 7.1 of -01), and each step that fails has its own verdict:
 
 1. resolve `type` (and `purpose`, required when the type registers several contexts) to exactly one
    registered digest context: malformed-reference, unknown-type, type-unknown-to-snapshot,
@@ -15,9 +20,15 @@ The order is the draft's (section 7.1), and each step that fails has its own ver
    artifact-violates-context (the artifact breaks a constraint the context declares: a closed
    field set, a member type, integers only, an SD-JWT byte selector; checked before hashing, with
    the member path and the clause), artifact-not-canonicalizable (it breaks the algorithm);
-5. compare exactly: digest-mismatch, else verified.
+5. compare exactly: digest-mismatch;
+6. a context under the withdrawn jcs-n (the registry lists it withdrawn, or does not list it):
+   verified only when `vintage` establishes the record predates 2026-08-18
+   (`fastjcs.cpb.vintage`), else vintage-unestablished, with `digest_agreement` True (the bytes
+   agree; the record is still not verified: draft -06 fails closed). Else verified.
 
-Fields other than these four are ignored.
+A reference may carry `profile_version` and `canonicalization_id` to select among several contexts
+of one purpose (the Agent Action Capsule registers a jcs-n and a jcs context). Other fields are
+ignored.
 """
 
 from __future__ import annotations
@@ -29,8 +40,10 @@ from typing import Any
 
 from ..core.api import DEFAULT_MAX_DEPTH
 from ..core.errors import FastJCSError
-from .constraints import ContextViolation, ContextViolationError
-from .registry import DigestContext, LookupVerdict, Registry
+from ..cpb.constraints import ContextViolation, ContextViolationError
+from ..cpb.errors import VintageError
+from ..cpb.registry import DigestContext, LookupVerdict, Registry, Status
+from ..cpb.vintage import Vintage, require
 
 
 class TypedRefVerdict(str, Enum):
@@ -50,6 +63,7 @@ class TypedRefVerdict(str, Enum):
     ARTIFACT_VIOLATES_CONTEXT = "artifact-violates-context"
     ARTIFACT_NOT_CANONICALIZABLE = "artifact-not-canonicalizable"
     DIGEST_MISMATCH = "digest-mismatch"
+    VINTAGE_UNESTABLISHED = "vintage-unestablished"
 
 
 _TYPE_LOOKUP = {
@@ -69,6 +83,10 @@ class TypedRefResult:
     violation: ContextViolation | None = None  # for artifact-violates-context
     #: prose clauses of the context that no machine form covers: this verdict did not check them
     not_machine_checked: tuple[str, ...] = ()
+    #: the recomputed digest equals the carried one (True for verified and vintage-unestablished)
+    digest_agreement: bool = False
+    #: for vintage-unestablished: why (no-evidence, callback-error, at-or-after-cutoff, ...)
+    vintage_reason: str | None = None
 
     @property
     def verified(self) -> bool:
@@ -87,6 +105,11 @@ def resolve_context(
     purpose = reference.get("purpose")
     if purpose is not None and not isinstance(purpose, str):
         return TypedRefResult(TypedRefVerdict.MALFORMED_REFERENCE, "`purpose` must be a string")
+    selectors = {k: reference.get(k) for k in ("profile_version", "canonicalization_id")}
+    if any(v is not None and not isinstance(v, str) for v in selectors.values()):
+        return TypedRefResult(
+            TypedRefVerdict.MALFORMED_REFERENCE, "`profile_version` and `canonicalization_id` must be strings"
+        )
     found = registry.lookup_artifact_type(type_name, current=current)
     if not found.verified:
         return TypedRefResult(_TYPE_LOOKUP[found.verdict], f"artifact type {type_name!r}")
@@ -100,6 +123,10 @@ def resolve_context(
         matches = list(contexts)
     else:
         matches = [c for c in contexts if c.purpose == purpose]
+    if selectors["profile_version"] is not None:
+        matches = [c for c in matches if c.profile_version == selectors["profile_version"]]
+    if selectors["canonicalization_id"] is not None:
+        matches = [c for c in matches if c.algorithm == selectors["canonicalization_id"]]
     if not matches:
         return TypedRefResult(TypedRefVerdict.UNKNOWN_PURPOSE, f"{type_name!r} has no context for {purpose!r}")
     if len(matches) > 1:
@@ -108,7 +135,7 @@ def resolve_context(
         )
     context = matches[0]
     listed = registry.algorithms.get(context.algorithm)
-    if context.hash_name is None or (listed is not None and not listed.live):
+    if context.hash_name is None or (listed is not None and not listed.live and not _historical(context, registry)):
         return TypedRefResult(
             TypedRefVerdict.ALGORITHM_UNAVAILABLE, f"algorithm {context.algorithm!r} is not available", context
         )
@@ -129,13 +156,15 @@ def verify_typed_reference(
     artifact_type: str | None = None,
     current: Registry | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    vintage: Vintage | None = None,
 ) -> TypedRefResult:
     """Verify a typed reference against the cited artifact, in the draft's order.
 
     `artifact` is the cited artifact: JSON text as bytes (judged token by token under jcs-n; the
     exact octets for as-transmitted) or a Python value. `artifact_type`, when the caller knows the
     type of the artifact in hand, must be the reference's type. `current` is the authoritative
-    registry when `registry` is a pinned snapshot. Never raises for a verification failure.
+    registry when `registry` is a pinned snapshot. `vintage` is the evidence for a record under the
+    withdrawn jcs-n (step 6). Never raises for a verification failure.
     """
     resolved = resolve_context(reference, registry, current=current)
     if not resolved.verified:
@@ -188,4 +217,30 @@ def verify_typed_reference(
             recomputed,
             not_machine_checked=unchecked,
         )
-    return TypedRefResult(TypedRefVerdict.VERIFIED, "", context, recomputed, not_machine_checked=unchecked)
+    # 6. the withdrawn jcs-n: verified only with authenticated vintage evidence.
+    if _historical(context, registry):
+        try:
+            require(vintage, recomputed)
+        except VintageError as exc:
+            return TypedRefResult(
+                TypedRefVerdict.VINTAGE_UNESTABLISHED,
+                str(exc),
+                context,
+                recomputed,
+                not_machine_checked=unchecked,
+                digest_agreement=True,
+                vintage_reason=exc.reason,
+            )
+    return TypedRefResult(
+        TypedRefVerdict.VERIFIED, "", context, recomputed, not_machine_checked=unchecked, digest_agreement=True
+    )
+
+
+def _historical(context: DigestContext, registry: Registry) -> bool:
+    """Whether the context's algorithm is the withdrawn jcs-n as this registry sees it: listed as
+    withdrawn, or not listed (the library's own status then: withdrawn). A registry from before the
+    withdrawal (jcs-n registered) judges as the drafts of its time did."""
+    if context.algorithm != "jcs-n":
+        return False
+    listed = registry.algorithms.get("jcs-n")
+    return listed is None or listed.status is Status.WITHDRAWN
