@@ -110,3 +110,7 @@ def test_default_on_the_marshal_route(native, monkeypatch):
     # PyPy and CPython 3.9 take the marshal route: the same answer there.
     assert native._dumps(VALUE, 10_000, False, convert) == EXPECTED
     assert native._dumps([1, 2], 10_000, False, convert) == b"[1,2]"
+    # marshal writes sets: the C reader refuses one, and default answers for it
+    assert native._dumps({"a": {2, 1}, "b": 1}, 10_000, False, convert) == b'{"a":[1,2],"b":1}'
+    with pytest.raises(fastjcs.UnsupportedTypeError, match=r'^\$\["a"\]: unsupported type set$'):
+        native._dumps({"a": {2, 1}}, 10_000, False, None)

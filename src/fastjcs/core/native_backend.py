@@ -291,15 +291,9 @@ def _answer(obj: Any, code: int, max_depth: int, integers_only: bool, default: A
 
 
 def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
-    """Canonical bytes of a Python value: the direct entry's walker on CPython, else the C reader
-    of its marshal encoding (a value of another type goes to the pure-Python backend, with
-    `default`, as any value marshal does not write)."""
-    if default is not None:
-        try:
-            _marshal_dumps(obj, 4)
-        except ValueError:
-            return _python.dumps(obj, max_depth, integers_only, default)
-    return _dumps_marshal(obj, max_depth, integers_only)
+    """Canonical bytes of a Python value where the direct entry does not run: the C reader of its
+    marshal encoding."""
+    return _dumps_marshal(obj, max_depth, integers_only, default)
 
 
 # On CPython, dumps is the direct entry's own function (no Python frame on the way), which calls
@@ -311,22 +305,24 @@ else:
     dumps = _dumps
 
 
-def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False) -> bytes:
-    """Canonical bytes of a Python value, by the C reader of its marshal encoding (object.c)."""
+def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
+    """Canonical bytes of a Python value, by the C reader of its marshal encoding (object.c). A
+    value C refuses goes to the pure-Python backend, with `default`: it answers for values of
+    other types (marshal writes some that JSON has not: sets, bytes, complex)."""
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
-        return _python.dumps(obj, max_depth, integers_only)
+        return _python.dumps(obj, max_depth, integers_only, default)
     if len(encoded) <= _SMALL:
         p = _local_canonicalize_marshal(encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0)
         if p:
             text = _string(p)
             p[-1] = _DONE
             return text
-    return _dumps_encoded(obj, encoded, max_depth, integers_only)
+    return _dumps_encoded(obj, encoded, max_depth, integers_only, default)
 
 
-def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool) -> bytes:
+def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
     """dumps by the ordinary entry point, given marshal's encoding of obj: a large value, or the
     error of one the C core refused."""
     out = _new("fjcs_buf *")
@@ -338,6 +334,8 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
         _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
+    if default is not None:  # values of other types: default's answers, or the error
+        return _python.dumps(obj, max_depth, integers_only, default)
     _python.dumps(obj, max_depth, integers_only)  # raises the error rfc8785 would
     _python.dumps(marshal.loads(encoded), max_depth, integers_only)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
