@@ -459,12 +459,6 @@ static int size_arg(PyObject *o, size_t *v) {
     return !(*v == (size_t)-1 && PyErr_Occurred());
 }
 
-/* The answer for a walk that gave no bytes: REFUSE and BAIL as small ints, or MemoryError. */
-static PyObject *no_bytes(int rc) {
-    if (rc == WK_NOMEM) return PyErr_NoMemory();
-    return PyLong_FromLong(rc);
-}
-
 /* The hash of args (fn address, digest size, prefix bytes). */
 typedef struct hasher {
     fjcs_hash_fn fn;
@@ -518,6 +512,66 @@ static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
     return PyUnicode_FromStringAndSize(text, p - text);
 }
 
+/* The module's text parser, ready for max_depth and flags. */
+static fjcs__text *text_parser(state *s, size_t max_depth, int flags) {
+    if (!s->text_ready) {
+        fjcs__text_init(&s->text, max_depth, flags);
+        s->text_ready = 1;
+    }
+    fjcs__text_set_limits(&s->text, max_depth, flags);
+    return &s->text;
+}
+
+/* Walk obj in the module's state: its canonical bytes (h NULL) or prefix + hex digest (h), with
+ * *rc WK_OK; NULL with *rc WK_REFUSE or WK_BAIL (nothing raised: the Python side answers), or
+ * NULL with an exception set. */
+static PyObject *value_result(PyObject *module, PyObject *obj, size_t max_depth, int flags, const hasher *h,
+                              int *rc) {
+    state *s = enter(module);
+    *rc = WK_NOMEM;
+    if (s == NULL) return NULL;
+    s->out.len = 0;
+    *rc = walk_value(s, obj, max_depth, flags, &s->out);
+    PyObject *result = NULL;
+    if (*rc == WK_OK)
+        result = h ? hex_digest(h, s->out.data, s->out.len)
+                   : PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
+    else if (*rc == WK_NOMEM)
+        PyErr_NoMemory();
+    leave(s);
+    return result;
+}
+
+/* Canonicalize text[0..len) in the module's parser: its canonical bytes (h NULL) or prefix + hex
+ * digest (h); None when the text is refused (the cffi entry gives the error record); NULL with
+ * an exception set. */
+static PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
+                             const hasher *h) {
+    state *s = enter(module);
+    if (s == NULL) return NULL;
+    s->out.len = 0;
+    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, NULL);
+    PyObject *result;
+    if (rc == FJCS_OK)
+        result = h ? hex_digest(h, s->out.data, s->out.len)
+                   : PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
+    else if (rc == FJCS_E_NOMEM)
+        result = PyErr_NoMemory();
+    else
+        result = Py_NewRef(Py_None);
+    leave(s);
+    return result;
+}
+
+/* The Python side's answer for a value the walker refused or left (set_answer's function). */
+static PyObject *answer(PyObject *module, PyObject *obj, int rc, PyObject *max_depth, int integers_only,
+                        PyObject *fallback) {
+    state *s = get_state(module);
+    if (s->answer == NULL) return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
+    return PyObject_CallFunction(s->answer, "OiOOO", obj, rc, max_depth, integers_only ? Py_True : Py_False,
+                                 fallback);
+}
+
 /* dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the native backend's dumps
  * itself (no Python frame between the API and the walker). A value the walker refuses or leaves
  * (a value of another type, for `default` among others) is answered by the function given to
@@ -541,19 +595,10 @@ static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_
     if (!size_arg(given[1], &max_depth)) return NULL;
     int integers_only = PyObject_IsTrue(given[2]);
     if (integers_only < 0) return NULL;
-    PyObject *fallback = given[3];
-    args = given;
-    state *s = enter(module);
-    if (s == NULL) return NULL;
-    s->out.len = 0;
-    int rc = walk_value(s, args[0], max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
-    PyObject *result = rc == WK_OK ? PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len) : NULL;
-    leave(s);
-    if (rc == WK_OK) return result;
-    if (rc == WK_NOMEM) return PyErr_NoMemory();
-    if (s->answer == NULL) return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
-    return PyObject_CallFunction(s->answer, "OiOOO", args[0], rc, args[1], integers_only ? Py_True : Py_False,
-                                 fallback);
+    int rc;
+    PyObject *result = value_result(module, given[0], max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, NULL, &rc);
+    if (result != NULL || (rc != WK_REFUSE && rc != WK_BAIL)) return result;
+    return answer(module, given[0], rc, given[1], integers_only, given[3]);
 }
 
 /* set_answer(fn): the function that answers for a value the walker refuses or leaves. */
@@ -574,13 +619,9 @@ static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize
     if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    state *s = enter(module);
-    if (s == NULL) return NULL;
-    s->out.len = 0;
-    int rc = walk_value(s, args[0], max_depth, flags, &s->out);
-    PyObject *result = rc == WK_OK ? hex_digest(&h, s->out.data, s->out.len) : no_bytes(rc);
-    leave(s);
-    return result;
+    int rc;
+    PyObject *result = value_result(module, args[0], max_depth, flags, &h, &rc);
+    return result != NULL || (rc != WK_REFUSE && rc != WK_BAIL) ? result : PyLong_FromLong(rc);
 }
 
 /* digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code): one result per item
@@ -652,16 +693,6 @@ static PyObject *direct_format_double(PyObject *module, PyObject *x) {
     return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
 }
 
-/* The module's text parser, ready for max_depth and flags. */
-static fjcs__text *text_parser(state *s, size_t max_depth, int flags) {
-    if (!s->text_ready) {
-        fjcs__text_init(&s->text, max_depth, flags);
-        s->text_ready = 1;
-    }
-    fjcs__text_set_limits(&s->text, max_depth, flags);
-    return &s->text;
-}
-
 /* canonicalize(bytes, max_depth, flags) -> bytes, or None: the text is refused (the cffi route
  * gives the error record). */
 static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -672,20 +703,7 @@ static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py
     if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0 || !size_arg(args[1], &max_depth)) return NULL;
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    state *s = enter(module);
-    if (s == NULL) return NULL;
-    s->out.len = 0;
-    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, NULL);
-    PyObject *result;
-    if (rc == FJCS_OK) {
-        result = PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
-    } else if (rc == FJCS_E_NOMEM) {
-        result = PyErr_NoMemory();
-    } else {
-        result = Py_NewRef(Py_None);
-    }
-    leave(s);
-    return result;
+    return text_result(module, text, len, max_depth, flags, NULL);
 }
 
 /* digest_text(bytes, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or None (refused). */
@@ -700,20 +718,7 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
         return NULL;
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    state *s = enter(module);
-    if (s == NULL) return NULL;
-    s->out.len = 0;
-    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, NULL);
-    PyObject *result;
-    if (rc == FJCS_OK) {
-        result = hex_digest(&h, s->out.data, s->out.len);
-    } else if (rc == FJCS_E_NOMEM) {
-        result = PyErr_NoMemory();
-    } else {
-        result = Py_NewRef(Py_None);
-    }
-    leave(s);
-    return result;
+    return text_result(module, text, len, max_depth, flags, &h);
 }
 
 /* ---- The public functions' fast path ---------------------------------------------------------- */
@@ -763,15 +768,14 @@ static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t n
         if (PyErr_Occurred()) return NULL;
         return call_with(s->dumps_py, args, nargs, kwnames);
     }
-    state *t = enter(module);
-    if (t == NULL) return NULL;
-    t->out.len = 0;
-    int rc = walk_value(t, args[0], t->default_depth, 0, &t->out);
-    PyObject *result = rc == WK_OK ? PyBytes_FromStringAndSize(t->out.data, (Py_ssize_t)t->out.len) : NULL;
-    leave(t);
-    if (rc == WK_OK) return result;
-    if (rc == WK_NOMEM) return PyErr_NoMemory();
-    return PyObject_CallFunction(t->answer, "OinOO", args[0], rc, (Py_ssize_t)t->default_depth, Py_False, Py_None);
+    int rc;
+    PyObject *result = value_result(module, args[0], s->default_depth, 0, NULL, &rc);
+    if (result != NULL || (rc != WK_REFUSE && rc != WK_BAIL)) return result;
+    PyObject *depth = PyLong_FromSize_t(s->default_depth);
+    if (depth == NULL) return NULL;
+    result = answer(module, args[0], rc, depth, 0, Py_None);
+    Py_DECREF(depth);
+    return result;
 }
 
 static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -785,16 +789,9 @@ static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ss
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
         if ((size_t)len <= threshold && threshold != (size_t)-1) {
-            state *t = enter(module);
-            if (t == NULL) return NULL;
-            t->out.len = 0;
-            int rc = fjcs__text_run(text_parser(t, t->default_depth, 0), text, (size_t)len, &t->out, NULL);
-            PyObject *result = NULL;
-            if (rc == FJCS_OK) result = PyBytes_FromStringAndSize(t->out.data, (Py_ssize_t)t->out.len);
-            leave(t);
-            if (rc == FJCS_OK) return result;
-            if (rc == FJCS_E_NOMEM) return PyErr_NoMemory();
-            /* refused: the Python function raises the error (through the cffi entry's record) */
+            PyObject *result = text_result(module, text, len, s->default_depth, 0, NULL);
+            if (result != Py_None) return result;
+            Py_DECREF(result); /* refused: the Python function raises the error (the cffi entry's record) */
         }
     } else if (PyErr_Occurred()) {
         return NULL;
