@@ -23,7 +23,10 @@ if platform.python_implementation() == "CPython":
     ext_modules.append(
         Extension(
             "fastjcs._direct",
-            sources=[*build_ffi._sources, "csrc/cpython/direct.c"],
+            # the core without local.c: its per-thread entry points serve cffi's callers (the
+            # direct entry keeps its state per interpreter), and its pthread keys are the
+            # extension's only symbols of glibc 2.34
+            sources=[*(s for s in build_ffi._sources if not s.endswith("local.c")), "csrc/cpython/direct.c"],
             include_dirs=["csrc"],
             depends=build_ffi._depends,
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
