@@ -1192,23 +1192,28 @@ SWEEP_EXPONENTS = range(-330, 310)
 @_lists(
     "number-sweep",
     _NUM,
-    "every k x 10^e for k = 1..99 and e = -330..309, as `[ke,-ke]` (63,360 documents): short "
-    "digits at every exponent of the double range, subnormals and underflow included; past the "
-    "largest double refused",
+    "every k x 10^e for k = 1..99 and e = -330..309, both signs: one document per exponent of "
+    "its finite values `[1eE,-1eE,2eE,...]`, and each value past the largest double alone "
+    "(refused): short digits at every exponent, subnormals and underflow to 0 included",
 )
 def _list_number_sweep(rng: random.Random) -> Sequence[_Raw]:
     out: list[_Raw] = []
     for e in SWEEP_EXPONENTS:
+        tokens, layouts = [], []
         for k in SWEEP_DIGITS:
             token = f"{k}e{e}"
             x = float(token)  # Python reads it correctly rounded: inf past the threshold
-            text = f"[{token},-{token}]".encode("ascii")
-            if math.isfinite(x):
-                layout = es6_layout(x)
-                rebuilt = f"[{layout},{es6_layout(-x)}]".encode("ascii")
-                out.append((text, True, f"{k} x 10^{e}", rebuilt))
-            else:
-                out.append((text, False, f"{k} x 10^{e} overflows", None))
+            for sign in ("", "-"):
+                if math.isfinite(x):
+                    tokens.append(sign + token)
+                    layouts.append(es6_layout(-x if sign else x))
+                else:
+                    out.append((f"[{sign}{token}]".encode("ascii"), False, f"{sign}{k} x 10^{e} overflows", None))
+        if tokens:
+            text = ("[" + ",".join(tokens) + "]").encode("ascii")
+            out.append(
+                (text, True, f"k x 10^{e}, k = 1..99, both signs", ("[" + ",".join(layouts) + "]").encode("ascii"))
+            )
     return out
 
 

@@ -214,13 +214,35 @@ def parse_peer(text: str, protocol: str = "batch") -> PeerSpec:
 
 def read_peers(path: str) -> list[PeerSpec]:
     """The peers of a manifest ({"peers": [{"name", "command", ...}]}, as interop/setup.sh writes)."""
+    return read_manifest(path)[0]
+
+
+def read_manifest(path: str) -> tuple[list[PeerSpec], list[dict[str, str]]]:
+    """(peers, skipped) of a manifest, as interop/setup.sh writes one: {"peers": [{"name",
+    "command", and optionally "protocol", "ecosystem", "language", "package", "version"}],
+    "skipped": [{"name", "why"}]}. ValueError, naming the file and the entry, for anything else."""
     with open(path, "rb") as f:
-        doc = json.load(f)
+        try:
+            doc = json.load(f)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise ValueError(f"{path}: not a peers manifest (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("peers"), list):
+        raise ValueError(f'{path}: not a peers manifest (an object with a "peers" list)')
     fields = set(PeerSpec.__dataclass_fields__)
-    try:
-        return [PeerSpec(**{k: str(v) for k, v in p.items() if k in fields}) for p in doc["peers"]]
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: not a peers manifest ({exc})") from exc
+    specs = []
+    for n, p in enumerate(doc["peers"]):
+        if not isinstance(p, dict) or not all(isinstance(p.get(k), str) and p[k].strip() for k in ("name", "command")):
+            raise ValueError(f'{path}: peers[{n}] is not an object with a "name" and a "command" (strings)')
+        if p.get("protocol", "batch") not in ("batch", "one-shot"):
+            raise ValueError(f'{path}: peers[{n}]: protocol must be "batch" or "one-shot", not {p["protocol"]!r}')
+        specs.append(PeerSpec(**{k: str(v) for k, v in p.items() if k in fields}))
+    skipped = doc.get("skipped", [])
+    if not isinstance(skipped, list):
+        raise ValueError(f'{path}: "skipped" is not a list')
+    for n, item in enumerate(skipped):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ValueError(f'{path}: skipped[{n}] is not an object with a "name" (and a "why")')
+    return specs, [{"name": str(s["name"]), "why": str(s.get("why", ""))} for s in skipped]
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import collections
+import contextlib
 import os
 import select
 import signal
@@ -14,7 +15,7 @@ import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
@@ -215,6 +216,36 @@ def end_all() -> None:
             os.killpg(process.proc.pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+@contextlib.contextmanager
+def ended_on_signal(signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+    """While inside, a SIGTERM or SIGHUP first kills every peer process (`end_all`), then does
+    what it did before (the handler in place, or the default: the process ends by that signal).
+    Peers run in sessions of their own (a timeout kills a peer's whole group, not the lab), so
+    without this a terminated lab would leave them running. Main thread only; elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.getsignal(sig) for sig in signals}
+
+    def handler(signum: int, frame: Any) -> None:
+        end_all()
+        old = before.get(signum)
+        if callable(old):
+            old(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL if old is None else old)
+        if old in (None, signal.SIG_DFL):
+            os.kill(os.getpid(), signum)
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in before.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
 
 class _Process:
