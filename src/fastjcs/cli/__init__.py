@@ -364,7 +364,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)",
     )
     p.add_argument("--seed", type=int, default=8785)
-    p.add_argument("--per-category", type=_positive, default=50, metavar="N", help="generated cases per category")
+    p.add_argument(
+        "--per-category",
+        type=_positive,
+        default=50,
+        metavar="N",
+        help="sampled cases per category, on top of the listed ones (every entry of every list, always)",
+    )
     p.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS", help="per answer")
     p.add_argument("--shrink-budget", type=_count, default=400, metavar="CASES", help="per class of failure")
     p.add_argument(
