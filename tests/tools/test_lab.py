@@ -10,6 +10,7 @@ reproducer of another class.
 from __future__ import annotations
 
 import base64
+import html
 import io
 import shlex
 import sys
@@ -317,6 +318,7 @@ def test_a_peer_that_answers_only_at_end_of_input_is_reported_as_such():
     assert result.totals == {"agree": 3}  # its answers are compared all the same
     assert "answers only once its input is closed" in lab.text_report([result])
     assert "answers only once its input is closed" in lab.markdown_report([result], {})
+    assert "answers only once its input is closed" in lab.html_report([result], {})
     good = lab.run_peer(lab.PeerSpec("good", fake()), cases, timeout=5)
     assert good.ok and not good.needs_end_of_input
 
@@ -331,7 +333,8 @@ def test_a_shown_reproducer_reproduces_alone():
     for e in result.examples.values():
         assert not e.alone or lab.classify_text(e.reproducer, e.reproducer_got) == e.cls
     assert any(not e.alone for e in result.examples.values())
-    assert lab.NOT_ALONE in lab.text_report([result])
+    assert lab.NOT_ALONE in lab.text_report([result]) and lab.NOT_ALONE in lab.markdown_report([result], {})
+    assert html.escape(lab.NOT_ALONE) in lab.html_report([result], {})
 
 
 # --- issue 27: the large family is timed ------------------------------------------------------------

@@ -668,7 +668,15 @@ def html_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
         )
     details = []
     for r in results:
+        if r.needs_end_of_input:
+            details.append(f'<tr><td>{e(r.spec.name)}</td><td>protocol</td><td colspan="5">{e(NEEDS_EOF)}</td></tr>')
         for x in r.examples.values():
+            if not x.alone:
+                details.append(
+                    f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
+                    f'<td>{e(x.category)}<br>{e(x.clause)}</td><td colspan="3">{e(NOT_ALONE)}</td></tr>'
+                )
+                continue
             details.append(
                 f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
                 f"<td>{e(x.category)}<br>{e(x.clause)}</td><td><code>{e(clip(show(x.reproducer)))}</code></td>"
