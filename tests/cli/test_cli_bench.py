@@ -259,3 +259,43 @@ def test_a_peers_manifest_is_read(tmp_path):
     p = fastjcs("bench", "--peers", tmp_path / "absent.json", *QUICK)
     assert p.returncode == 2
     one_line_error(p, "absent.json")
+
+
+# ---- issue 23: bad durations, and answers checked where they are timed ---------------------------
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--impl-timeout", "nan"), "--impl-timeout: must be a finite number of seconds above 0, not nan"),
+        (("--impl-timeout", "0"), "--impl-timeout: must be a finite number of seconds above 0, not 0"),
+        (("--impl-timeout", "-1"), "--impl-timeout"),
+        (("--min-time", "nan"), "--min-time: must be a finite number of seconds, 0 or more, not nan"),
+        (("--min-time", "inf"), "--min-time"),
+        (("--min-time", "-1"), "--min-time"),
+    ],
+)
+def test_a_duration_that_is_not_finite_or_positive_is_a_usage_error(args, needle):
+    # --impl-timeout nan refused every document with a ValueError and exited 0; --min-time nan hung
+    p = fastjcs("bench", "--only", "rfc8785", *args, "--corpus-size", "2000", "--repeat", "1", timeout=60)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, needle)
+
+
+def test_min_time_nan_is_refused_by_the_library_too():
+    with pytest.raises(ValueError, match="min_time"):
+        _bench.run([b"[1]"], min_time=float("nan"), only=["rfc8785"])
+
+
+def test_a_batch_peer_whose_timed_answers_are_wrong_is_not_jcs_correct(tmp_path):
+    # A peer that swaps each pair of answers passes every single-document probe; bench used to
+    # call it "JCS-correct: yes". Every answer it times is now held to RFC 8785.
+    from pathlib import Path
+
+    fake_peer = Path(__file__).resolve().parents[1] / "tools" / "fake_peer.py"
+    swap = " ".join(shlex.quote(a) for a in (sys.executable, str(fake_peer), "swap"))
+    corpus = _corpus(tmp_path, "[1]", "[2]", "[3]", "[4]")
+    p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--peer", f"swap={swap}", "--impl-timeout", "2", *QUICK)
+    assert p.returncode == 0, p.stderr
+    row = {r["name"]: r for r in json.loads(p.stdout)["rows"]}["swap"]
+    assert not row["correct"] and any("timed answers" in f for f in row["failed_probes"]), row

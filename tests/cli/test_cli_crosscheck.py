@@ -376,3 +376,11 @@ def test_fault_of():
     assert peers.fault_of(0) is None and peers.fault_of(1) is None and peers.fault_of(3) is None
     assert peers.fault_of(127) == peers.fault_of(126) == "cannot-start"
     assert peers.fault_of(-9) == peers.fault_of(128 + 11) == peers.fault_of(128 + 6) == "crash"
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0", "inf"])
+def test_a_timeout_that_is_not_a_finite_positive_number_is_a_usage_error(value):
+    # nan was a ValueError traceback; -1 and 0 were accepted and timed every call out (exit 1)
+    p = fastjcs("crosscheck", "--canon-impl", me("canon"), "--timeout", value, "--documents", "3")
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, f"--timeout: must be a finite number of seconds above 0, not {value}")

@@ -14,6 +14,9 @@ member order differ from RFC 8785 where the tests need them to), after these mod
   dupes      refuses nothing: duplicate names keep the last (json.loads does)
   ascii      escapes every non-ASCII character (ensure_ascii)
   strict     refuses every document with a non-ASCII byte
+  swap       answers each pair of documents in swapped order (the first held until the second)
+  slow       sleeps $FAKE_SLOW seconds on each document of more than 1 MB, then answers
+  pid        writes its process id to the file $FAKE_PID, then answers
 """
 
 import base64
@@ -46,6 +49,10 @@ def main() -> None:
             sys.exit(f"refused: {exc}")
         return
     held = []
+    if "pid" in modes:
+        with open(os.environ["FAKE_PID"], "w") as f:
+            f.write(str(os.getpid()))
+    pending = None
     for line in sys.stdin.buffer:
         doc = base64.b64decode(line.strip())
         if b"junk" in doc and "junk" in modes:
@@ -55,14 +62,21 @@ def main() -> None:
                 answer = "ok " + base64.b64encode(canon(doc)).decode() + "\n"
             except ValueError as exc:
                 answer = "error " + str(exc).replace("\n", " ") + "\n"
+        if "slow" in modes and len(doc) > 1_000_000:
+            time.sleep(float(os.environ["FAKE_SLOW"]))
         if "buffered" in modes:
             held.append(answer)
             continue
+        if "swap" in modes:
+            if pending is None:
+                pending = answer
+                continue
+            answer, pending = answer + pending, None
         sys.stdout.write(answer)
         sys.stdout.flush()
         if "once" in modes:
             return
-    sys.stdout.write("".join(held))
+    sys.stdout.write("".join(held) + (pending or ""))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,10 @@ BOTH = {
     "string-utf8",
     "string-bom",
     "structure-duplicate",
+    "number-sweep",
 }
+#: Categories of listed cases only (every entry once, nothing sampled).
+LISTED_ONLY = {"number-sweep", "structure-deep", "large-object", "large-array"}
 INVALID_ONLY = {"whitespace-illegal", "syntax-lenient", "syntax-broken"}
 _NUMBER = re.compile(rb"-?[0-9][0-9.eE+-]*")
 
@@ -82,20 +85,35 @@ def test_es6_layout_agrees_with_rfc8785_on_the_es6_corpus_head():
 # --- generate -----------------------------------------------------------------------------------
 
 
+def _sampled(cases: list[Case]) -> list[Case]:
+    return [c for c in cases if "/listed-" not in c.id]
+
+
+def _listed(cases: list[Case]) -> list[Case]:
+    return [c for c in cases if "/listed-" in c.id]
+
+
 def test_same_seed_same_cases_other_seed_other_cases(generated):
     assert corpus.generate(SEED, 60) == generated
     other = corpus.generate(SEED + 1, 60)
     assert [c.id for c in other] == [c.id for c in generated]
-    assert sum(a.text != b.text for a, b in zip(other, generated)) > 0.9 * len(generated)
+    # the sampled cases change with the seed; the listed ones are the same in every run
+    assert sum(a.text != b.text for a, b in zip(_sampled(other), _sampled(generated))) > 0.9 * len(_sampled(generated))
+    assert _listed(other) == _listed(generated) and _listed(generated)
 
 
 def test_more_cases_per_category_keep_the_first_ones(generated):
-    """Each category has its own random stream: asking for more extends it, ids stay stable."""
+    """Each category has its own random stream: asking for more extends it, ids stay stable;
+    the listed cases are all there whatever --per-category says."""
     fewer = {c.id: c for c in corpus.generate(SEED, 20)}
     assert fewer and all(
         generated_case == fewer[generated_case.id] for generated_case in generated if generated_case.id in fewer
     )
-    assert len(fewer) == sum(min(20, len(v)) for v in _by_category(generated).values())
+    assert len(fewer) == len(_listed(generated)) + sum(
+        min(20, len(v)) for v in _by_category(_sampled(generated)).values()
+    )
+    one = corpus.generate(SEED, 1)
+    assert _listed(one) == _listed(generated)
 
 
 def test_every_category_gives_what_it_means_to(generated):
@@ -107,8 +125,13 @@ def test_every_category_gives_what_it_means_to(generated):
         assert (valid > 0) == (name not in INVALID_ONLY), name
         assert (invalid > 0) == (name in BOTH or name in INVALID_ONLY), name
         assert len({c.text for c in cases}) == len(cases), f"{name} repeats a document"
-        # a category gives what it is asked for unless its description says it caps
-        assert len(cases) == 60 or "at most" in corpus.CATEGORIES[name][1], name
+        # a category gives what it is asked for unless its description says it caps, on top of
+        # its listed cases; a category of listed cases only samples none
+        sampled = len(_sampled(cases))
+        if name in LISTED_ONLY:
+            assert sampled == 0 and cases, name
+        else:
+            assert sampled == 60 or "at most" in corpus.CATEGORIES[name][1], name
 
 
 def test_every_case_has_a_clause_an_id_and_a_note(generated):

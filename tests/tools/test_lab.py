@@ -10,6 +10,7 @@ reproducer of another class.
 from __future__ import annotations
 
 import base64
+import html
 import io
 import shlex
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from fastjcs.tools import lab, peers
+from fastjcs.tools import corpus, lab, peers
 
 FAKE = Path(__file__).with_name("fake_peer.py")
 
@@ -257,3 +258,167 @@ def test_the_python_adapter_of_the_docs_is_a_working_peer(tmp_path):
     result = lab.run_peer(lab.PeerSpec("docs", cmd), CASES)
     # json.loads keeps the last of duplicate names: the one class the adapter's library cannot see
     assert result.totals == {"agree": 6, "accepts-invalid": 1}
+
+
+# --- issue 23: the driver reads long answers in linear time ---------------------------------------
+
+
+def _read_one_line(size: int) -> None:
+    """A line of `size` bytes written down a pipe by a thread, read by LineReader."""
+    import os
+    import threading
+
+    r, w = os.pipe()
+    payload = b"x" * size + b"\n"
+
+    def write() -> None:
+        with open(w, "wb", closefd=True) as f:
+            f.write(payload)
+
+    t = threading.Thread(target=write)
+    t.start()
+    try:
+        line = peers.LineReader(r).readline(60)
+    finally:
+        t.join()
+        os.close(r)
+    assert line is not None and len(line) == size
+
+
+def test_a_long_answer_is_read_in_linear_time():
+    # The reader grew a bytes buffer by += and searched all of it for a line ending at every
+    # 64 KiB read: quadratic (a 32 MB answer took 23 s, a timeout of 10 s blamed the peer).
+    from _growth import assert_linear
+
+    assert_linear(_read_one_line, 2 << 20, 8 << 20, what="LineReader.readline of one long line")
+
+
+def test_line_reader_keeps_lines_apart_across_reads():
+    import os
+
+    r, w = os.pipe()
+    os.write(w, b"a\r\nbb\n")
+    reader = peers.LineReader(r)
+    assert reader.readline(5) == b"a" and reader.readline(5) == b"bb"
+    assert reader.readline(0.05) is None  # nothing yet
+    os.write(w, b"ccc")
+    os.close(w)
+    assert reader.readline(5) == b"ccc" and reader.readline(5) == b""
+    os.close(r)
+
+
+# --- issue 23: peers that hold their answers back --------------------------------------------------
+
+
+def test_a_peer_that_answers_only_at_end_of_input_is_reported_as_such():
+    # The driver used to probe each document alone (a timeout each) and call the peer a pass.
+    cases = [_case(i, "string-t", d) for i, d in enumerate((b"[1]", b'{"b":1,"a":2}', b"[true]"))]
+    result = lab.run_peer(lab.PeerSpec("held", fake("buffered")), cases, timeout=1)
+    assert result.needs_end_of_input and not result.ok
+    assert result.totals == {"agree": 3}  # its answers are compared all the same
+    assert "answers only once its input is closed" in lab.text_report([result])
+    assert "answers only once its input is closed" in lab.markdown_report([result], {})
+    assert "answers only once its input is closed" in lab.html_report([result], {})
+    good = lab.run_peer(lab.PeerSpec("good", fake()), cases, timeout=5)
+    assert good.ok and not good.needs_end_of_input
+
+
+def test_a_shown_reproducer_reproduces_alone():
+    # A peer that swaps each pair of answers: every answer is wrong, but a document alone gets
+    # its own answer. The shrunk `[]` that "gave" `[]` was shown as a reproducer; now each shown
+    # reproducer was put alone and gave its class, or the example says it does not.
+    cases = [_case(i, "string-t", d) for i, d in enumerate((b"[1]", b"[2]", b"[3]", b"[4]"))]
+    result = lab.run_peer(lab.PeerSpec("swap", fake("swap")), cases, timeout=1, shrink_budget=30)
+    assert result.failures == 4
+    for e in result.examples.values():
+        assert not e.alone or lab.classify_text(e.reproducer, e.reproducer_got) == e.cls
+    assert any(not e.alone for e in result.examples.values())
+    assert lab.NOT_ALONE in lab.text_report([result]) and lab.NOT_ALONE in lab.markdown_report([result], {})
+    assert html.escape(lab.NOT_ALONE) in lab.html_report([result], {})
+
+
+# --- issue 27: the large family is timed ------------------------------------------------------------
+
+
+def test_a_peer_slow_on_large_documents_is_slow_not_a_pass(monkeypatch):
+    cases = [c for c in corpus.generate(1, 1) if c.category.startswith("large-")]
+    big = [c for c in cases if len(c.text) > 1_000_000]
+    assert big and max(len(c.text) for c in cases) > 1_000_000
+    sleep = max(lab.slow_after(c.text) for c in big) + 0.5
+    monkeypatch.setenv("FAKE_SLOW", str(sleep))
+    slow = lab.run_peer(lab.PeerSpec("slow", fake("slow")), cases, timeout=sleep + 30, shrink_budget=0)
+    assert slow.cells["large"] == {"agree": len(cases) - len(big), "slow": len(big)} and not slow.ok
+    assert all(slow.timed[c.id][0] > slow.timed[c.id][1] for c in big)
+    fast = lab.run_peer(lab.PeerSpec("fast", fake()), cases, timeout=30, shrink_budget=0)
+    assert fast.cells["large"] == {"agree": len(cases)} and fast.ok
+    assert set(fast.timed) == {c.id for c in cases} and "slowest timed answer" in lab.text_report([fast])
+
+
+# --- issue 27 and 23 (7): depth past fastjcs's limit is a limit ------------------------------------
+
+
+def test_depth_past_fastjcs_limit_is_a_limit_whatever_the_peer_does():
+    deep = [c for c in corpus.generate(1, 1) if c.category == "structure-deep"][:2]
+    assert deep and all(c.limit and c.expected is not None for c in deep)
+    refused = peers.Outcome(peers.ERROR, b"too deep")
+    right = [peers.Outcome(peers.OK, c.expected) for c in deep]
+    assert [lab.classify_case(c.expected, c.limit, refused) for c in deep] == [lab.LIMIT] * len(deep)
+    assert [lab.classify_case(c.expected, c.limit, o) for c, o in zip(deep, right)] == [lab.AGREE] * len(deep)
+    wrong = peers.Outcome(peers.OK, b"[]")  # wrong bytes are still wrong (and classified: no RecursionError)
+    assert lab.classify_case(deep[0].expected, deep[0].limit, wrong) == lab.WRONG_OTHER
+
+
+# --- issue 27: every category catches its planted wrong peer on every seed -------------------------
+
+SEEDS = (1, 2, 3, 4, 5)
+
+
+@pytest.fixture(scope="module")
+def five_runs():
+    """The default run's generated corpus (`gen` at the default --per-category 50) on 5 seeds."""
+    return {seed: corpus.generate(seed, 50) for seed in SEEDS}
+
+
+def _answer(peer, text: bytes) -> peers.Outcome:
+    try:
+        return peers.Outcome(peers.OK, peer(text))
+    except Exception as exc:  # noqa: BLE001 - an adapter answers every exception as `error`
+        return peers.Outcome(peers.ERROR, str(exc).encode())
+
+
+def _failing(peer, cases) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in cases:
+        cls = lab.classify_case(c.expected, c.limit, _answer(peer, c.text))
+        if cls not in (lab.AGREE, lab.LIMIT):
+            out[c.category] = out.get(c.category, 0) + 1
+    return out
+
+
+def test_every_category_has_a_planted_peer():
+    from planted import PLANTED
+
+    assert set(PLANTED) == set(corpus.CATEGORIES)
+
+
+@pytest.mark.parametrize("category", sorted(corpus.CATEGORIES))
+def test_the_default_run_catches_the_planted_peer_of_each_category_on_every_seed(five_runs, category):
+    from planted import PLANTED
+
+    peer, also = PLANTED[category]
+    for seed, cases in five_runs.items():
+        mine = [c for c in cases if c.category == category]
+        assert _failing(peer, mine), f"seed {seed}: the planted {category} peer passes"
+    # and it fails nowhere else but where its defect also shows (the big documents left out)
+    others = [
+        c
+        for c in five_runs[SEEDS[0]]
+        if c.category != category and not c.category.startswith("large-") and c.category != "structure-deep"
+    ]
+    assert set(_failing(peer, others)) <= also
+
+
+def test_fastjcs_itself_passes_every_generated_case(five_runs):
+    import fastjcs
+
+    assert _failing(fastjcs.canonicalize, five_runs[SEEDS[0]]) == {}

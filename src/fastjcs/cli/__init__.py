@@ -28,6 +28,7 @@ line") describes every command and the decisions behind them.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -72,6 +73,26 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
     return value
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above 0 (nan waits forever or fails inside,
+    a negative one or 0 times every call out at once)."""
+    value = float(text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text}")
+    return value
+
+
+def _duration(text: str) -> float:
+    """A time to spend: a finite number of seconds, 0 or more (nan never ends a loop)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, 0 or more, not {text}")
+    return value
+
+
+_seconds.__name__ = _duration.__name__ = "seconds"  # argparse: "invalid seconds value: 'x'"
 
 
 def _depth(text: str) -> int:
@@ -310,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
         "keep it and compare bytes exactly",
     )
     p.add_argument("--shrink-budget", type=_count, default=300, metavar="CALLS")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS", help="per call")
+    p.add_argument("--timeout", type=_seconds, default=20.0, metavar="SECONDS", help="per call")
     p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once (default 2)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_crosscheck)
@@ -349,8 +370,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)",
     )
     p.add_argument("--seed", type=int, default=8785)
-    p.add_argument("--per-category", type=_positive, default=50, metavar="N", help="generated cases per category")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per answer")
+    p.add_argument(
+        "--per-category",
+        type=_positive,
+        default=50,
+        metavar="N",
+        help="sampled cases per category, on top of the listed ones (every entry of every list, always)",
+    )
+    p.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS", help="per answer")
     p.add_argument("--shrink-budget", type=_count, default=400, metavar="CASES", help="per class of failure")
     p.add_argument(
         "--newline",
@@ -395,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="PATH", help="draw a bar chart (needs the `plot` extra)")
     p.add_argument("--only", action="append", metavar="NAME", help="candidates whose name contains NAME")
-    p.add_argument("--min-time", type=float, default=0.3, metavar="SECONDS")
+    p.add_argument("--min-time", type=_duration, default=0.3, metavar="SECONDS")
     p.add_argument("--repeat", type=_positive, default=3)
     p.add_argument("--corpus-size", type=_positive, default=1 << 20, metavar="BYTES")
     p.add_argument(
@@ -421,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--impl-timeout",
-        type=float,
+        type=_seconds,
         default=10.0,
         metavar="SECONDS",
         help="per document for --impl-cmd and --peer (a timeout is a refusal)",

@@ -511,9 +511,9 @@ def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]
     skipped: list[dict[str, str]] = []
     try:
         for path in args.peers or ():
-            specs += lab.read_peers(path)
-            with open(path, "rb") as f:
-                skipped += [dict(s) for s in json.load(f).get("skipped", ())]
+            found, left_out = lab.read_manifest(path)
+            specs += found
+            skipped += left_out
         specs += [lab.parse_peer(t) for t in args.peer or ()]
         specs += [lab.parse_peer(t, "one-shot") for t in args.one_shot or ()]
     except OSError as exc:
@@ -562,15 +562,18 @@ def cmd_interop(args: argparse.Namespace) -> int:
         "fastjcs": __version__,
         "seed": args.seed,
         "per_category": args.per_category,
-        "corpus": ", ".join(sources),
+        "corpus": ", ".join(map(corpus.printable, sources)),
         "command": "fastjcs interop "
-        + " ".join(f"--corpus {s}" for s in sources)
+        + " ".join(f"--corpus {corpus.printable(s)}" for s in sources)
         + f" --seed {args.seed} --per-category {args.per_category}",
     }
+    from ..tools.peers import ended_on_signal
+
     try:
-        matrix = lab.run_matrix(
-            specs, cases, meta, args.timeout, args.shrink_budget, args.newline, not args.no_progress
-        )
+        with ended_on_signal():  # a SIGTERM or SIGHUP ends the peers too (they have their own sessions)
+            matrix = lab.run_matrix(
+                specs, cases, meta, args.timeout, args.shrink_budget, args.newline, not args.no_progress
+            )
     except lab.NothingCompared as exc:
         raise CLIError(str(exc)) from exc
     matrix.skipped = skipped
@@ -621,7 +624,12 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
             why = skipped.get(args.candidate, "not a candidate `fastjcs bench` knows")
             raise CLIError(f"--candidate {args.candidate}: {why} (known: {', '.join(c.name for c in found)})")
         canon = chosen[0].text
-    _peers.serve(canon, sys.stdin.buffer, sys.stdout.buffer)
+    try:
+        _peers.serve(canon, sys.stdin.buffer, sys.stdout.buffer)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # stdin closed (`<&-`: held on /dev/null write-only), or unreadable
+        raise CLIError(f"<stdin>: {exc.strerror or exc}") from exc
     return EXIT_OK
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -551,6 +552,15 @@ def _time(fn: Callable[[], Any], min_time: float, repeat: int) -> float:
     return best
 
 
+def _note_mismatches(row: Row, bad: set[int] | None, total: int) -> None:
+    """Mark a row not JCS-correct when some of its timed answers were not RFC 8785's."""
+    if not bad:
+        return
+    note = f"{len(bad)} of {total} timed answers (e.g. document #{min(bad) + 1})"
+    row.failed_probes = [p for p in row.failed_probes if not p.endswith(")") or "timed answers" not in p] + [note]
+    row.correct = False
+
+
 def run(
     docs: Sequence[bytes],
     mode: str = "text",
@@ -566,6 +576,8 @@ def run(
     handled when those are not the same. CannotStart propagates (a command that cannot run)."""
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, not {repeat}")
+    if not math.isfinite(min_time) or min_time < 0:  # nan: no timing loop would ever end
+        raise ValueError(f"min_time must be a finite number of seconds >= 0, not {min_time}")
     cands, skipped = candidates()
     if only:
         wanted = [w.lower() for w in only]
@@ -584,13 +596,34 @@ def run(
     # what a batch peer is sent: the texts, or in object mode the values written back as text
     texts = docs if mode == "text" else [json.dumps(x).encode("ascii") for x in inputs]
 
+    # a batch peer's every answer, timed or not, is held to RFC 8785 (fastjcs's answer): a peer
+    # that mixes its answers up must not time well and be called correct on its probes alone
+    expected: dict[int, bytes | None] = {}
+
+    def want(i: int) -> bytes | None:
+        if i not in expected:
+            try:
+                expected[i] = canonicalize(texts[i])
+            except FastJCSError:
+                expected[i] = None
+        return expected[i]
+
+    def wrong_answers(answers: Sequence[Any], idx: Sequence[int]) -> list[int]:
+        return [i for i, a in zip(idx, answers) if a.status == OK and a.data != want(i)]
+
     def work(c: Candidate, idx: Sequence[int]) -> Callable[[], Any]:
         if c.many is not None:
             many, batch = c.many, [texts[i] for i in idx]
-            return lambda: many(batch)
+            bad = mismatched.setdefault(c.name, set())
+
+            def timed() -> None:
+                bad.update(wrong_answers(many(batch), idx))
+
+            return timed
         f, chosen = call(c), [inputs[i] for i in idx]
         return lambda: [f(x) for x in chosen]
 
+    mismatched: dict[str, set[int]] = {}
     try:
         handled: dict[str, list[int]] = {}
         for c in cands:
@@ -606,7 +639,9 @@ def run(
             )
             f, ok = call(c), []
             if c.many is not None:
-                for i, answer in enumerate(c.many(texts)):
+                answers = c.many(texts)
+                mismatched.setdefault(c.name, set()).update(wrong_answers(answers, range(len(texts))))
+                for i, answer in enumerate(answers):
                     if answer.status == OK:
                         ok.append(i)
                     else:
@@ -627,6 +662,7 @@ def run(
                 row.ms_per_document = seconds / len(ok) * 1e3
             else:
                 row.error = "refused every document" + (f" ({next(iter(row.refused.values()))})" if row.refused else "")
+            _note_mismatches(row, mismatched.get(c.name), len(docs))
             result.rows.append(row)
         base = next((r for r in result.rows if r.name == "rfc8785" and r.mb_per_s), None)
         if base is None:
@@ -645,6 +681,8 @@ def run(
                 mine = _time(work(c, common), min_time, repeat)
                 theirs = _time(work(base_c, common), min_time, repeat)
                 r.ratio, r.ratio_documents = theirs / mine, len(common)
+        for r in result.rows:  # the ratio runs time the answers again
+            _note_mismatches(r, mismatched.get(r.name), len(docs))
         return result
     finally:
         for c in cands:

@@ -49,6 +49,10 @@ class Case:
     text: bytes  # the document put to the peer
     expected: bytes | None  # the canonical bytes; None: the document must be refused
     note: str = ""  # one line: what the case is about
+    #: non-empty when fastjcs refuses the document only for one of its own limits (its default
+    #: depth): no RFC sets that limit, so a peer may refuse it too (class `limit`, not a failure)
+    #: or give `expected`, the canonical bytes without the limit
+    limit: str = ""
 
 
 class CorpusError(ValueError):
@@ -109,14 +113,17 @@ _SORT = "RFC 8785 3.2.3"
 #: known independently of fastjcs (number cases), else None.
 _Raw = tuple[bytes, bool, str, Optional[bytes]]
 _Maker = Callable[[random.Random], _Raw]
+#: The listed cases of a category: every entry of its lists once, whatever the seed.
+_Lister = Callable[[random.Random], Sequence[_Raw]]
 
 
 @dataclass(frozen=True)
 class _Category:
     clause: str
     description: str
-    make: _Maker
-    cap: int | None = None  # at most this many cases per run (big documents)
+    make: _Maker | None  # None: a category of listed cases only
+    cap: int | None = None  # at most this many sampled cases per run (big documents)
+    listed: _Lister | None = None
 
 
 _REGISTRY: dict[str, _Category] = {}
@@ -126,6 +133,21 @@ def _category(name: str, clause: str, description: str, cap: int | None = None) 
     def register(make: _Maker) -> _Maker:
         _REGISTRY[name] = _Category(clause, description, make, cap)
         return make
+
+    return register
+
+
+def _lists(name: str, clause: str = "", description: str = "") -> Callable[[_Lister], _Lister]:
+    """Register the listed cases of a category (a new one of listed cases only when a clause is
+    given): they come first in every run, each entry once, whatever the seed or --per-category."""
+
+    def register(listed: _Lister) -> _Lister:
+        old = _REGISTRY.get(name)
+        if old is None:
+            _REGISTRY[name] = _Category(clause, description, None, None, listed)
+        else:
+            _REGISTRY[name] = _Category(old.clause, old.description, old.make, old.cap, listed)
+        return listed
 
     return register
 
@@ -260,6 +282,21 @@ def _number_digits(rng: random.Random) -> _Raw:
     d = rng.randrange(10 ** (n - 1), 10**n)
     e = rng.randint(-40, 10) if rng.random() < 0.85 else rng.randint(-340, 307 - n)
     return _number(rng, _spell(rng, d, e, rng.random() < 0.3), True, f"{n} significant digits")
+
+
+@_category(
+    "number-bits",
+    _NUM,
+    "doubles of uniformly random 64-bit patterns (every exponent equally likely, subnormals "
+    "included), written shortest or with 17 significant digits",
+)
+def _number_bits(rng: random.Random) -> _Raw:
+    while True:
+        x = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        if math.isfinite(x):
+            break
+    token = repr(x) if rng.random() < 0.5 else f"{x:.16e}"
+    return _number(rng, token, True, f"bits {struct.unpack('<Q', struct.pack('<d', x))[0]:016x}")
 
 
 _BOUNDARY_TOKENS = [
@@ -403,6 +440,8 @@ _BAD_NUMBERS = [
     "--1",
     "0x1F",
     "1_000",
+    "1e1_0",
+    "0_1",
     "1.5.2",
     "1e5.2",
     "- 1",
@@ -948,7 +987,9 @@ def _respell(rng: random.Random, key: str) -> bytes:
     "structure-duplicate",
     "RFC 7493 2.3; RFC 8785 3.1",
     'duplicate member names, plain or via escapes ("a" and "\\u0061"), nested '
-    "(refused); the same name in different objects (valid)",
+    "(refused); the same name in different objects (valid); listed: a repeated name with every "
+    "pair of value types (null, true, false, numbers, strings, empty and non-empty arrays and "
+    "objects) in both positions, adjacent, 200 members apart, via an escape, nested",
 )
 def _structure_duplicate(rng: random.Random) -> _Raw:
     keys = list(dict.fromkeys(_key_text(rng) for _ in range(rng.randint(1, 4))))
@@ -1124,6 +1165,431 @@ def _syntax_broken(rng: random.Random) -> _Raw:
     return doc, False, "unbalanced brackets or quotes", None
 
 
+# --- listed cases: every entry of every list, once per run, whatever the seed -------------------
+#
+# Sampling draws from the lists above at random: at 50 cases a category it misses entries, and a
+# peer wrong on one entry passes some seeds and fails others. Each category's listed cases put
+# every entry once (numbers in an array, so a peer that takes only objects and arrays is still
+# held to them); the sampled cases come on top. Their slots and filler are drawn from a Random
+# of the category's name alone, never of the seed.
+
+
+def _in_array(token: str, valid: bool, note: str) -> _Raw:
+    """`[token]`, with its independently rebuilt canonical form when valid."""
+    text = f"[{token}]".encode()
+    if not valid:
+        return text, False, note, None
+    if not _JSON_NUMBER.fullmatch(token) or not math.isfinite(float(token)):
+        raise CorpusCheckError(f"generator bug: {token!r} is meant valid but is no finite JSON number")
+    return text, True, note, b"[" + es6_layout(float(token)).encode("ascii") + b"]"
+
+
+#: The decimal sweep: k x 10^e for every k and e below (both signs in one document).
+SWEEP_DIGITS = range(1, 100)
+SWEEP_EXPONENTS = range(-330, 310)
+
+
+@_lists(
+    "number-sweep",
+    _NUM,
+    "every k x 10^e for k = 1..99 and e = -330..309, both signs: one document per exponent of "
+    "its finite values `[1eE,-1eE,2eE,...]`, and each value past the largest double alone "
+    "(refused): short digits at every exponent, subnormals and underflow to 0 included",
+)
+def _list_number_sweep(rng: random.Random) -> Sequence[_Raw]:
+    out: list[_Raw] = []
+    for e in SWEEP_EXPONENTS:
+        tokens, layouts = [], []
+        for k in SWEEP_DIGITS:
+            token = f"{k}e{e}"
+            x = float(token)  # Python reads it correctly rounded: inf past the threshold
+            for sign in ("", "-"):
+                if math.isfinite(x):
+                    tokens.append(sign + token)
+                    layouts.append(es6_layout(-x if sign else x))
+                else:
+                    out.append((f"[{sign}{token}]".encode("ascii"), False, f"{sign}{k} x 10^{e} overflows", None))
+        if tokens:
+            text = ("[" + ",".join(tokens) + "]").encode("ascii")
+            out.append(
+                (text, True, f"k x 10^{e}, k = 1..99, both signs", ("[" + ",".join(layouts) + "]").encode("ascii"))
+            )
+    return out
+
+
+@_lists("number-spelling")
+def _list_number_spelling(rng: random.Random) -> Sequence[_Raw]:
+    legal = ["1E2", "1e+2", "1e-2", "1e002", "1E-002", "1.50", "0.0", "0e0", "-0.5e-0", "10.000e-1"]
+    return [_in_array(t, True, f"legal spelling {t!r}") for t in legal] + [
+        _in_array(t, False, f"illegal spelling {t!r}") for t in _BAD_NUMBERS
+    ]
+
+
+@_lists("number-boundary")
+def _list_number_boundary(rng: random.Random) -> Sequence[_Raw]:
+    return [_in_array(s + t, True, f"named boundary {s}{t}") for t in _BOUNDARY_TOKENS for s in ("", "-")]
+
+
+@_lists("number-overflow")
+def _list_number_overflow(rng: random.Random) -> Sequence[_Raw]:
+    return [
+        _in_array(s + t, valid, f"{s}{t[:40]} {'below' if valid else 'at or above'} the threshold")
+        for t, valid in _OVERFLOW_TOKENS
+        for s in ("", "-")
+    ]
+
+
+_ZERO_TOKENS = [
+    "-0",
+    "-0.0",
+    "-0e5",
+    "-0E-0",
+    "-0.000e+400",
+    "0e-400",
+    "-1e-400",
+    "-4e-325",
+    "-2.4703282292062327e-324",
+]
+_LAYOUT_TOKENS = [
+    "1e21",
+    "1e20",
+    "1e-7",
+    "1e-6",
+    "999999999999999999999",
+    "100000000000000000000",
+    "123456789012345678901",
+    "0.000001",
+    "0.0000001",
+    "9.999999999999999e-7",
+    "0.0000012345",
+    "1.2345e-7",
+    "999999999999999868928",
+    "999999999999999868929",
+    "1e+21",
+    "1E20",
+]
+_INTEGER_TOKENS = [str(b + d) for b in (2**53, 2**63, 2**64, 10**21) for d in (-1, 0, 1)]
+
+
+@_lists("number-zero")
+def _list_number_zero(rng: random.Random) -> Sequence[_Raw]:
+    return [_in_array(t, True, f"zero spelled {t}") for t in _ZERO_TOKENS]
+
+
+@_lists("number-layout")
+def _list_number_layout(rng: random.Random) -> Sequence[_Raw]:
+    return [_in_array(s + t, True, f"layout boundary {s}{t}") for t in _LAYOUT_TOKENS for s in ("", "-")]
+
+
+@_lists("number-integer")
+def _list_number_integer(rng: random.Random) -> Sequence[_Raw]:
+    return [_in_array(s + t, True, f"integer {s}{t}") for t in _INTEGER_TOKENS for s in ("", "-")]
+
+
+def _in_string(rng: random.Random, middle: bytes, valid: bool, note: str) -> _Raw:
+    """`["middle"]` and `{"middle":0}`-free: the string as an element of an array."""
+    return b'["' + middle + b'"]', valid, note, None
+
+
+_GOOD_ESCAPES = ["\\/", '\\"', "\\\\", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0041", "\\u00e9", "\\u00E9", "\\u20AC"]
+
+
+@_lists("string-control")
+def _list_string_control(rng: random.Random) -> Sequence[_Raw]:
+    out: list[_Raw] = []
+    for cp in range(0x20):
+        out.append(_in_string(rng, bytes([cp]), False, f"U+{cp:04X} raw"))
+        out.append(_in_string(rng, f"\\u{cp:04x}".encode("ascii"), True, f"U+{cp:04X} as \\u{cp:04x}"))
+        out.append(_in_string(rng, f"\\u{cp:04X}".encode("ascii"), True, f"U+{cp:04X} as \\u{cp:04X}"))
+        if cp in _SHORT_ESCAPES:
+            out.append(_in_string(rng, _SHORT_ESCAPES[cp].encode("ascii"), True, f"U+{cp:04X} as {_SHORT_ESCAPES[cp]}"))
+    out.append(_in_string(rng, b"\x7f", True, "U+007F raw"))
+    return out
+
+
+@_lists("string-unicode")
+def _list_string_unicode(rng: random.Random) -> Sequence[_Raw]:
+    out: list[_Raw] = []
+    for cp in _UNICODE:
+        out.append(_in_string(rng, chr(cp).encode("utf-8"), True, f"U+{cp:04X} raw"))
+        esc = _escape(random.Random(0), chr(cp)).lower()
+        out.append(_in_string(rng, esc.encode("ascii"), True, f"U+{cp:04X} as {esc}"))
+    return out
+
+
+@_lists("string-escape")
+def _list_string_escape(rng: random.Random) -> Sequence[_Raw]:
+    return [_in_string(rng, (b + "!").encode("utf-8"), False, f"malformed escape {b}") for b in _BAD_ESCAPES] + [
+        _in_string(rng, g.encode("ascii"), True, f"escape {g}") for g in _GOOD_ESCAPES
+    ]
+
+
+@_lists("string-surrogate")
+def _list_string_surrogate(rng: random.Random) -> Sequence[_Raw]:
+    good = ["\\ud800\\udc00", "\\uDBFF\\uDFFF", "\\ud83d\\ude00"]
+    bad = [
+        "\\ud800",
+        "\\udbff",
+        "\\udc00",
+        "\\udfff",
+        "\\udc00\\ud800",
+        "\\ud800x\\udc00",
+        "\\ud800\\ud800",
+        "\\ud800\\u0041",
+    ]
+    return [_in_string(rng, g.encode("ascii"), True, f"pair {g}") for g in good] + [
+        _in_string(rng, b.encode("ascii"), False, f"broken {b}") for b in bad
+    ]
+
+
+@_lists("string-utf8")
+def _list_string_utf8(rng: random.Random) -> Sequence[_Raw]:
+    out: list[_Raw] = []
+    for seq, what in _BAD_UTF8:
+        raw = bytes.fromhex(seq)
+        out.append(_in_string(rng, raw, False, f"{what} ({seq})"))
+        out.append((b"[" + raw + b"]", False, f"{what} ({seq}) outside a string", None))
+    out += [_in_string(rng, chr(cp).encode("utf-8"), True, f"U+{cp:04X} raw") for cp in _GOOD_UTF8]
+    return out
+
+
+@_lists("string-bom")
+def _list_string_bom(rng: random.Random) -> Sequence[_Raw]:
+    return [
+        (b'["\xef\xbb\xbf"]', True, "U+FEFF inside a string", None),
+        (b'\xef\xbb\xbf["a"]', False, "a leading UTF-8 byte-order mark (fastjcs's choice)", None),
+        (b'\xff\xfe["a"]', False, "a leading UTF-16 byte-order mark", None),
+        (b"[1,\xef\xbb\xbf2]", False, "U+FEFF between tokens", None),
+    ]
+
+
+# A document with a whitespace slot (None) wherever RFC 8259 allows one.
+_WS_FRAME: _Parts = [
+    _WS,
+    b"{",
+    _WS,
+    b'"a"',
+    _WS,
+    b":",
+    _WS,
+    b"[",
+    _WS,
+    b"1",
+    _WS,
+    b",",
+    _WS,
+    b"true",
+    _WS,
+    b"]",
+    _WS,
+    b"}",
+    _WS,
+]
+
+
+@_lists("whitespace-legal")
+def _list_whitespace_legal(rng: random.Random) -> Sequence[_Raw]:
+    slots = sum(p is _WS for p in _WS_FRAME)
+    return [
+        (_fill(rng, _WS_FRAME, {i: w.encode("ascii") for i in range(slots)}), True, f"{w!r} in every slot", None)
+        for w in _LEGAL_WS
+        if w
+    ]
+
+
+@_lists("whitespace-illegal")
+def _list_whitespace_illegal(rng: random.Random) -> Sequence[_Raw]:
+    slots = sum(p is _WS for p in _WS_FRAME)
+    out: list[_Raw] = []
+    for seq, what in _BAD_WS:
+        for slot in (0, slots // 2, slots - 1):
+            blank = {i: b"" for i in range(slots)}
+            blank[slot] = bytes.fromhex(seq)
+            out.append((_fill(rng, _WS_FRAME, blank), False, f"{what} as whitespace (slot {slot})", None))
+    return out
+
+
+@_lists("order-utf16")
+def _list_order_utf16(rng: random.Random) -> Sequence[_Raw]:
+    return [
+        (_object(rng, [a, b], 0.0), True, f"U+{ord(a):04X} and U+{ord(b):04X}", None)
+        for a in _ASTRAL
+        for b in _HIGH_BMP
+    ]
+
+
+@_lists("order-prefix")
+def _list_order_prefix(rng: random.Random) -> Sequence[_Raw]:
+    return [
+        (b'{"ab":1,"a":2,"":3,"a\\u0000":4,"b":5}', True, "prefixes, the empty key and a NUL", None),
+        (b'{"a\\u007f":1,"a":2}', True, "a prefix plus U+007F", None),
+    ]
+
+
+@_lists("order-case")
+def _list_order_case(rng: random.Random) -> Sequence[_Raw]:
+    return [(b'{"b":1,"a":2,"B":3,"A":4,"\xc3\xa9":5,"e":6,"E":7}', True, "case and accents", None)]
+
+
+@_lists("structure-toplevel")
+def _list_structure_toplevel(rng: random.Random) -> Sequence[_Raw]:
+    return [
+        (t, True, "a top-level scalar", None)
+        for t in (b"0", b"-1.5", b"1e2", b'"s"', b'""', b"true", b"false", b"null", b" 7 ", b'\n"x"\t')
+    ]
+
+
+#: One value of each JSON type, for repeated names.
+_DUPLICATE_VALUES = [b"null", b"true", b"false", b"0", b"-1.5", b'"s"', b"[]", b"{}", b"[null]", b'{"x":null}']
+
+
+@_lists("structure-duplicate")
+def _list_structure_duplicate(rng: random.Random) -> Sequence[_Raw]:
+    far = b",".join(b'"m%d":%d' % (i, i) for i in range(200))
+    out: list[_Raw] = []
+    for v1 in _DUPLICATE_VALUES:
+        for v2 in _DUPLICATE_VALUES:
+            pair = f"{v1.decode()} then {v2.decode()}"
+            out.append((b'{"a":' + v1 + b',"a":' + v2 + b"}", False, f"a repeated: {pair}", None))
+            out.append((b'{"b":0,"a":' + v1 + b"," + far + b',"a":' + v2 + b"}", False, f"far apart: {pair}", None))
+            out.append((b'{"key":' + v1 + b',"k\\u0065y":' + v2 + b"}", False, f"via an escape: {pair}", None))
+            out.append((b'[1,{"z":' + v1 + b',"z":' + v2 + b"}]", False, f"nested: {pair}", None))
+    return out
+
+
+@_lists("structure-empty")
+def _list_structure_empty(rng: random.Random) -> Sequence[_Raw]:
+    return [
+        (t, True, "empty containers", None) for t in (b"[]", b"{}", b"[ ]", b"{\n}", b"[{}]", b'{"a":[]}', b"[[],{}]")
+    ]
+
+
+#: Depths past fastjcs's default limit: a limit of the reference, no RFC rule.
+DEEP_FACTORS = (2, 10)
+
+
+@_lists(
+    "structure-deep",
+    "RFC 8259 9",
+    "nesting past fastjcs's default depth limit (limit + 1, 2x and 10x it; arrays, "
+    "objects, mixed): no RFC limits depth, so a peer may give the canonical bytes or refuse "
+    "(class `limit`, reported, not a failure)",
+)
+def _list_structure_deep(rng: random.Random) -> Sequence[_Raw]:
+    limit = fastjcs.DEFAULT_MAX_DEPTH
+    out: list[_Raw] = []
+    for depth in sorted({limit + 1} | {f * limit for f in DEEP_FACTORS if f * limit < 10**6}):
+        out.append((b"[" * depth + b"0" + b"]" * depth, True, f"depth {depth}: arrays", None))
+        out.append((b'{"a":' * depth + b"0" + b"}" * depth, True, f"depth {depth}: objects", None))
+        half = depth // 2 + 1
+        out.append((b'[{"a":' * half + b"0" + b"}]" * half, True, f"depth {2 * half}: mixed", None))
+    return out
+
+
+#: The sizes of the `large` family (members or elements).
+LARGE_SIZES = (1_000, 10_000, 20_000, 50_000, 100_000)
+
+
+@_lists(
+    "large-object",
+    "RFC 8785 3.2.3",
+    'objects of 1,000 to 100,000 members {"k0":0,...} in shuffled order (1.2 MB at 10^5): a '
+    "peer superlinear in the members shows as `slow` or `timeout`",
+)
+def _list_large_object(rng: random.Random) -> Sequence[_Raw]:
+    out: list[_Raw] = []
+    for n in LARGE_SIZES:
+        keys = list(range(n))
+        rng.shuffle(keys)
+        doc = b"{" + b",".join(b'"k%d":%d' % (k, k) for k in keys) + b"}"
+        out.append((doc, True, f"{n} members, shuffled", None))
+    return out
+
+
+@_lists(
+    "large-array",
+    "RFC 8259 5",
+    "arrays of 1,000 to 100,000 elements (numbers, strings, small objects)",
+)
+def _list_large_array(rng: random.Random) -> Sequence[_Raw]:
+    out: list[_Raw] = []
+    for n in LARGE_SIZES:
+        items = [(b"%d.5" % i, b'"s%d"' % i, b'{"b":%d,"a":1}' % i)[i % 3] for i in range(n)]
+        out.append((b"[" + b",".join(items) + b"]", True, f"{n} elements", None))
+    return out
+
+
+_LENIENT_LITERALS = [
+    b"NaN",
+    b"-NaN",
+    b"Infinity",
+    b"-Infinity",
+    b"+Infinity",
+    b"nan",
+    b"inf",
+    b"True",
+    b"False",
+    b"None",
+    b"undefined",
+    b"NULL",
+    b"tRue",
+]
+_COMMENTS = [b"/* c */", b"// c\n", b"/**/", b"# c\n"]
+
+
+@_lists("syntax-lenient")
+def _list_syntax_lenient(rng: random.Random) -> Sequence[_Raw]:
+    out = [(b"[" + lit + b"]", False, f"literal {lit.decode()}", None) for lit in _LENIENT_LITERALS]
+    out += [(b"[1," + c + b"2]", False, f"comment {c!r}", None) for c in _COMMENTS]
+    out += [
+        (b"[1,]", False, "trailing comma", None),
+        (b'{"a":1,}', False, "trailing comma", None),
+        (b"['a']", False, "single quotes", None),
+        (b"{a:1}", False, "unquoted key", None),
+    ]
+    return out
+
+
+_BROKEN = [
+    b'{"a" 1}',
+    b'{"a"::1}',
+    b"[1 2]",
+    b'{"a":1 "b":2}',
+    b'{"a"}',
+    b"[,1]",
+    b'{,"a":1}',
+    b"[1,,2]",
+    b'{"a":}',
+    b"[:]",
+    b'["a":1]',
+    b"{1:2}",
+    b"[}",
+    b"{]",
+    b"[1}",
+    b'{"a":1]',
+    b"]",
+    b"}",
+    b"[[]",
+    b'"abc',
+    b'["a]',
+    b'{"a":"b}',
+    b'["\\"]',
+    b"",
+    b" ",
+    b"\n",
+    b"[1]x",
+    b"[1]]",
+    b"{} {}",
+    b"[1] [2]",
+    b"[1]\\",
+]
+
+
+@_lists("syntax-broken")
+def _list_syntax_broken(rng: random.Random) -> Sequence[_Raw]:
+    return [(t, False, "broken syntax", None) for t in _BROKEN]
+
+
 #: category -> (clause, one-line description), for every category `generate` makes.
 CATEGORIES: dict[str, tuple[str, str]] = {name: (c.clause, c.description) for name, c in _REGISTRY.items()}
 
@@ -1161,31 +1627,82 @@ def generate(seed: int, per_category: int) -> list[Case]:
     """
     cases: list[Case] = []
     for name, cat in _REGISTRY.items():
+        seen: set[bytes] = set()
+        if cat.listed is not None:
+            for k, raw in enumerate(cat.listed(random.Random(f"listed:{name}"))):
+                if raw[0] not in seen:
+                    seen.add(raw[0])
+                    cases.append(_checked(f"gen/{name}/listed-{k}", name, cat.clause, raw))
+        if cat.make is None:
+            continue
         rng = random.Random(f"{seed}:{name}")
         want_n = min(per_category, cat.cap if cat.cap is not None else per_category)
-        seen: set[bytes] = set()
-        misses = 0
-        while len(seen) < want_n and misses < 4 * want_n + 100:
-            text, valid, note, rebuilt = cat.make(rng)
-            if text in seen:
+        drawn = misses = 0
+        while drawn < want_n and misses < 4 * want_n + 100:
+            raw = cat.make(rng)
+            if raw[0] in seen:
                 misses += 1
                 continue
-            seen.add(text)
-            expected = _expected(text)
-            case = Case(f"gen/{name}/{len(seen) - 1}", name, cat.clause, text, expected, note)
-            if (expected is not None) != valid:
-                raise CorpusCheckError(
-                    f"{case.id}: meant {'valid' if valid else 'invalid'}, fastjcs "
-                    f"{'refuses' if expected is None else 'accepts'} it: {text[:80]!r} ({note})"
-                )
-            if rebuilt is not None and expected != rebuilt:
-                raise CorpusCheckError(
-                    f"{case.id}: fastjcs renders {text[:80]!r} as {expected!r}, the ES6 rules give {rebuilt!r}"
-                )
-            if name.startswith("order-") and expected is not None and not _utf16_sorted(expected):
-                raise CorpusCheckError(f"{case.id}: members not in UTF-16 order: {expected[:80]!r}")
-            cases.append(case)
+            seen.add(raw[0])
+            cases.append(_checked(f"gen/{name}/{drawn}", name, cat.clause, raw))
+            drawn += 1
     return cases
+
+
+def _beyond_limit(text: bytes) -> bytes | None:
+    """The canonical bytes of a text fastjcs refuses only for its default depth limit, else None."""
+    try:
+        fastjcs.canonicalize(text)
+    except fastjcs.DepthLimitError:
+        try:
+            return fastjcs.canonicalize(text, max_depth=1 << 30)
+        except fastjcs.FastJCSError:
+            return None
+    except fastjcs.FastJCSError:
+        return None
+    return None
+
+
+def _limit_note(text: bytes) -> str:
+    return f"deeper than fastjcs's default depth limit ({fastjcs.DEFAULT_MAX_DEPTH}), which no RFC sets"
+
+
+def expectation(text: bytes) -> tuple[bytes | None, str]:
+    """(expected bytes, limit) of a document: fastjcs's canonical bytes, or None when it must
+    be refused; for a document fastjcs refuses only for its own depth limit, the canonical bytes
+    without that limit and the limit in words (a peer may refuse it: see Case.limit)."""
+    expected = _expected(text)
+    if expected is None:
+        beyond = _beyond_limit(text)
+        if beyond is not None:
+            return beyond, _limit_note(text)
+    return expected, ""
+
+
+def _checked(case_id: str, name: str, clause: str, raw: _Raw) -> Case:
+    """The case of a generated document, its expected bytes checked (CorpusCheckError)."""
+    text, valid, note, rebuilt = raw
+    expected = _expected(text)
+    limit = ""
+    if expected is None and valid:
+        beyond = _beyond_limit(text)
+        if beyond is not None:
+            expected, limit = beyond, _limit_note(text)
+    case = Case(case_id, name, clause, text, expected, note, limit)
+    if (expected is not None) != valid:
+        raise CorpusCheckError(
+            f"{case.id}: meant {'valid' if valid else 'invalid'}, fastjcs "
+            f"{'refuses' if expected is None else 'accepts'} it: {text[:80]!r} ({note})"
+        )
+    if rebuilt is not None and expected != rebuilt:
+        raise CorpusCheckError(
+            f"{case.id}: fastjcs renders {text[:80]!r} as {expected!r}, the ES6 rules give {rebuilt!r}"
+        )
+    if name.startswith("order-") and expected is not None and not _utf16_sorted(expected):
+        raise CorpusCheckError(f"{case.id}: members not in UTF-16 order: {expected[:80]!r}")
+    if name == "structure-deep" and not limit:
+        raise CorpusCheckError(f"{case.id}: meant past fastjcs's depth limit, but within it")
+    return case
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1445,7 +1962,17 @@ def user_cases(path: str | Path) -> list[Case]:
         raise CorpusError(f"no such corpus file or folder: {p}")
     if not docs:
         raise CorpusError(f"the corpus {p} holds no document")
-    return [Case(i, "user", "RFC 8785", text, _expected(text)) for i, text in docs]
+    cases = []
+    for case_id, text in docs:
+        expected, limit = expectation(text)
+        cases.append(Case(printable(case_id), "user", "RFC 8785", text, expected, "", limit))
+    return cases
+
+
+def printable(name: str) -> str:
+    """A file name as reports can write it: a byte that is not UTF-8 (held by Python as a lone
+    surrogate, which no UTF-8 encoder writes) shown as \\xNN."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 #: What `fastjcs interop` runs when no --corpus is given: every generated category and the first

@@ -583,7 +583,7 @@ def difference_kind(ours: bytes, theirs: bytes) -> str:
         return "trailing-newline"
     try:
         a, b = read(ours), read(theirs)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python's reader takes
         return "other"
     stack = [(a, b)]
     order = number = False

@@ -20,8 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..core import api
-from ..core.errors import FastJCSError
+from .corpus import expectation
 from .crosscheck import difference_kind, strip_newline
 from .peers import (
     CANNOT_START,
@@ -48,6 +47,13 @@ WRONG_NUMBER, WRONG_STRING, WRONG_ORDER, WRONG_WHITESPACE, WRONG_OTHER = (
     "wrong-other",
 )
 ACCEPTS_INVALID, REFUSES_VALID = "accepts-invalid", "refuses-valid"
+#: The right bytes, but later than SLOW_FACTOR times what fastjcs takes in-process plus
+#: SLOW_FLOOR seconds (cases of the `large` family, where a superlinear peer shows).
+SLOW = "slow"
+SLOW_FACTOR, SLOW_FLOOR = 100, 1.0
+#: A refusal of a document that fastjcs refuses only for its own depth limit (no RFC sets one):
+#: counted and shown, neither a pass nor a failure.
+LIMIT = "limit"
 #: Every class of failure, in the order reports list them.
 CLASSES = (
     WRONG_NUMBER,
@@ -57,6 +63,7 @@ CLASSES = (
     WRONG_OTHER,
     ACCEPTS_INVALID,
     REFUSES_VALID,
+    SLOW,
     CRASH,
     TIMEOUT,
     CANNOT_START,
@@ -73,7 +80,9 @@ _AREA = {
     "other": WRONG_OTHER,
 }
 #: The families of categories, the matrix's columns, in order (a category is "<family>-<what>").
-FAMILIES = ("number", "string", "order", "structure", "whitespace", "syntax", "vectors", "es6", "user")
+FAMILIES = ("number", "string", "order", "structure", "large", "whitespace", "syntax", "vectors", "es6", "user")
+#: Families whose answers are timed against fastjcs's (class `slow`).
+TIMED_FAMILIES = ("large",)
 
 
 def family(category: str) -> str:
@@ -99,11 +108,43 @@ def classify(expected: bytes | None, outcome: Outcome) -> str:
 
 
 def expected_of(text: bytes) -> bytes | None:
-    """fastjcs's answer for a text: its canonical bytes, or None when it refuses it."""
-    try:
-        return api.canonicalize(text)
-    except FastJCSError:
-        return None
+    """fastjcs's answer for a text: its canonical bytes, or None when it refuses it (the bytes
+    without the limit for a text refused only for fastjcs's depth limit)."""
+    return expectation(text)[0]
+
+
+def classify_case(expected: bytes | None, limit: str, outcome: Outcome, slow_after: float | None = None) -> str:
+    """The class of one answer to a case: `limit` for a refusal of a document refused only for
+    fastjcs's own limit, `slow` for the right bytes after more than `slow_after` seconds, else
+    as `classify`."""
+    if limit and outcome.status == ERROR:
+        return LIMIT
+    cls = classify(expected, outcome)
+    if cls == AGREE and slow_after is not None and outcome.seconds > slow_after:
+        return SLOW
+    return cls
+
+
+def classify_text(text: bytes, outcome: Outcome) -> str:
+    """The class of an answer to any text (a shrinking trial, a reproducer)."""
+    expected, limit = expectation(text)
+    return classify_case(expected, limit, outcome)
+
+
+_REFERENCE_SECONDS: dict[bytes, float] = {}
+
+
+def slow_after(text: bytes) -> float:
+    """When an answer to the text is `slow`: SLOW_FLOOR + SLOW_FACTOR x fastjcs's time for it
+    in this process (the best of three)."""
+    if text not in _REFERENCE_SECONDS:
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            expected_of(text)
+            best = min(best, time.perf_counter() - start)
+        _REFERENCE_SECONDS[text] = best
+    return SLOW_FLOOR + SLOW_FACTOR * _REFERENCE_SECONDS[text]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -120,12 +161,14 @@ class OneShotPeer:
         self.command, self.timeout, self.newline, self.jobs = command, timeout, newline, jobs
 
     def _one(self, document: bytes) -> Outcome:
+        start = time.perf_counter()
         reply = call(self.command, document, self.timeout)
+        took = time.perf_counter() - start
         if reply.fault is not None:
-            return Outcome(reply.fault, reply.stderr, reply.describe_fault())
+            return Outcome(reply.fault, reply.stderr, reply.describe_fault(), took)
         if reply.status != 0:
-            return Outcome(ERROR, reply.stderr.strip()[-300:])
-        return Outcome(OK, strip_newline(reply.stdout) if self.newline == "strip" else reply.stdout)
+            return Outcome(ERROR, reply.stderr.strip()[-300:], "", took)
+        return Outcome(OK, strip_newline(reply.stdout) if self.newline == "strip" else reply.stdout, "", took)
 
     def run(self, documents: Sequence[bytes], progress: Callable[[int], None] | None = None) -> list[Outcome]:
         out: list[Outcome] = []
@@ -171,13 +214,35 @@ def parse_peer(text: str, protocol: str = "batch") -> PeerSpec:
 
 def read_peers(path: str) -> list[PeerSpec]:
     """The peers of a manifest ({"peers": [{"name", "command", ...}]}, as interop/setup.sh writes)."""
+    return read_manifest(path)[0]
+
+
+def read_manifest(path: str) -> tuple[list[PeerSpec], list[dict[str, str]]]:
+    """(peers, skipped) of a manifest, as interop/setup.sh writes one: {"peers": [{"name",
+    "command", and optionally "protocol", "ecosystem", "language", "package", "version"}],
+    "skipped": [{"name", "why"}]}. ValueError, naming the file and the entry, for anything else."""
     with open(path, "rb") as f:
-        doc = json.load(f)
+        try:
+            doc = json.load(f)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise ValueError(f"{path}: not a peers manifest (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("peers"), list):
+        raise ValueError(f'{path}: not a peers manifest (an object with a "peers" list)')
     fields = set(PeerSpec.__dataclass_fields__)
-    try:
-        return [PeerSpec(**{k: str(v) for k, v in p.items() if k in fields}) for p in doc["peers"]]
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: not a peers manifest ({exc})") from exc
+    specs = []
+    for n, p in enumerate(doc["peers"]):
+        if not isinstance(p, dict) or not all(isinstance(p.get(k), str) and p[k].strip() for k in ("name", "command")):
+            raise ValueError(f'{path}: peers[{n}] is not an object with a "name" and a "command" (strings)')
+        if p.get("protocol", "batch") not in ("batch", "one-shot"):
+            raise ValueError(f'{path}: peers[{n}]: protocol must be "batch" or "one-shot", not {p["protocol"]!r}')
+        specs.append(PeerSpec(**{k: str(v) for k, v in p.items() if k in fields}))
+    skipped = doc.get("skipped", [])
+    if not isinstance(skipped, list):
+        raise ValueError(f'{path}: "skipped" is not a list')
+    for n, item in enumerate(skipped):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ValueError(f'{path}: skipped[{n}] is not an object with a "name" (and a "why")')
+    return specs, [{"name": str(s["name"]), "why": str(s.get("why", ""))} for s in skipped]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -278,9 +343,14 @@ class Example:
     reproducer: bytes
     reproducer_expected: bytes | None
     reproducer_got: Outcome
+    #: the reproducer, put alone to the peer, gave the same class (checked, never assumed); False
+    #: when not even the case as found fails alone: the peer's answer to it depends on the
+    #: documents sent with it (answers out of order, or mixed up)
+    alone: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "reproduces_alone": self.alone,
             "class": self.cls,
             "case": self.case_id,
             "category": self.category,
@@ -308,6 +378,10 @@ class PeerResult:
     cells: dict[str, Counter] = field(default_factory=dict)
     totals: Counter = field(default_factory=Counter)
     examples: dict[str, Example] = field(default_factory=dict)
+    #: the peer answered only once its input was closed (PeerSpec protocol "batch" breached)
+    needs_end_of_input: bool = False
+    #: case id -> (seconds for the answer, seconds after which it is slow), for TIMED_FAMILIES
+    timed: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def count(self, example: Example) -> int:
         """How many cases of the example's family fall in its class."""
@@ -315,7 +389,7 @@ class PeerResult:
 
     @property
     def failures(self) -> int:
-        return sum(n for cls, n in self.totals.items() if cls != AGREE)
+        return sum(n for cls, n in self.totals.items() if cls not in (AGREE, LIMIT))
 
     @property
     def answered(self) -> int:
@@ -324,7 +398,7 @@ class PeerResult:
 
     @property
     def ok(self) -> bool:
-        return self.cases > 0 and self.failures == 0
+        return self.cases > 0 and self.failures == 0 and not self.needs_end_of_input
 
     @property
     def docs_per_second(self) -> float:
@@ -343,6 +417,8 @@ class PeerResult:
             "fault_seconds": round(self.fault_seconds, 3),
             "documents_per_second": round(self.docs_per_second),
             "bytes": self.bytes_in,
+            "needs_end_of_input": self.needs_end_of_input,
+            "timed": {k: {"seconds": round(a, 3), "slow_after": round(b, 3)} for k, (a, b) in self.timed.items()},
             "totals": dict(self.totals),
             "cells": {f: dict(c) for f, c in self.cells.items()},
             "examples": [e.as_dict() for e in self.examples.values()],
@@ -366,43 +442,72 @@ def run_peer(
         outcomes = peer.run([c.text for c in cases], progress)
         result.seconds = time.perf_counter() - start
         result.fault_seconds = getattr(peer, "fault_seconds", 0.0)
+        result.needs_end_of_input = getattr(peer, "needs_end_of_input", False)
         first: dict[tuple[str, str], int] = {}
+        limits: dict[int, float] = {}
         for k, (case, outcome) in enumerate(zip(cases, outcomes)):
-            cls = classify(case.expected, outcome)
             fam = family(case.category)
+            after = None
+            if fam in TIMED_FAMILIES and not outcome.fault:
+                after = limits[k] = slow_after(case.text)
+                result.timed[case.id] = (outcome.seconds, after)
+            cls = classify_case(case.expected, getattr(case, "limit", ""), outcome, after)
             result.totals[cls] += 1
             result.cells.setdefault(fam, Counter())[cls] += 1
-            if cls != AGREE and ((cls, fam) not in first or len(case.text) < len(cases[first[cls, fam]].text)):
+            if cls not in (AGREE, LIMIT) and (
+                (cls, fam) not in first or len(case.text) < len(cases[first[cls, fam]].text)
+            ):
                 first[cls, fam] = k
         order = {c: n for n, c in enumerate(CLASSES)}
         for cls, fam in sorted(first, key=lambda key: (order[key[0]], _family_rank(key[1]))):
-            case, outcome = cases[first[cls, fam]], outcomes[first[cls, fam]]
-            text = case.text
-            # a timeout costs the whole timeout per trial, a command that cannot start has nothing to
-            # shrink: those keep their case as found
-            if cls not in (TIMEOUT, CANNOT_START) and shrink_budget > 0:
-
-                def same_class(trials: list[bytes], cls: str = cls) -> list[bool]:
-                    answers = peer.run(trials)
-                    return [classify(expected_of(t), a) == cls for t, a in zip(trials, answers)]
-
-                text = shrink_bytes(text, same_class, shrink_budget if cls != CRASH else min(shrink_budget, 40))
-            again = peer.run([text])[0] if text != case.text else outcome
-            result.examples[f"{cls} {fam}"] = Example(
-                cls,
-                case.id,
-                case.category,
-                case.clause,
-                case.text,
-                case.expected,
-                outcome,
-                text,
-                expected_of(text) if text != case.text else case.expected,
-                again,
-            )
+            k = first[cls, fam]
+            case, outcome = cases[k], outcomes[k]
+            result.examples[f"{cls} {fam}"] = _example(peer, cls, case, outcome, limits.get(k), shrink_budget)
     finally:
         peer.close()
     return result
+
+
+def _example(peer: Any, cls: str, case: Case, outcome: Outcome, after: float | None, budget: int) -> Example:
+    """The example of a class: the case shrunk while the peer keeps answering it in that class,
+    then put to the peer alone to check that it does (else the case as found, alone; else the
+    example says it fails only among other documents)."""
+    text = case.text
+    # a timeout costs the whole timeout per trial, a command that cannot start has nothing to
+    # shrink, and a slow answer is slow for its size: those keep their case as found
+    if cls not in (TIMEOUT, CANNOT_START, SLOW) and budget > 0:
+
+        def same_class(trials: list[bytes]) -> list[bool]:
+            answers = peer.run(trials)
+            return [classify_text(t, a) == cls for t, a in zip(trials, answers)]
+
+        text = shrink_bytes(text, same_class, budget if cls != CRASH else min(budget, 40))
+
+    def alone(candidate: bytes) -> tuple[Outcome, bool]:
+        again = peer.run([candidate])[0]
+        expected, limit = expectation(candidate)
+        return again, classify_case(expected, limit, again, after) == cls
+
+    if cls in (TIMEOUT, CANNOT_START):
+        again, reproduces = outcome, True  # as found: trying again costs another timeout
+    else:
+        again, reproduces = alone(text)
+        if not reproduces and text != case.text:
+            text = case.text
+            again, reproduces = alone(text)
+    return Example(
+        cls,
+        case.id,
+        case.category,
+        case.clause,
+        case.text,
+        case.expected,
+        outcome,
+        text,
+        expected_of(text) if text != case.text else case.expected,
+        again,
+        reproduces,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -447,9 +552,24 @@ def _cell(counts: Counter | None) -> str:
     if not counts:
         return "-"
     bad = [(cls, counts[cls]) for cls in CLASSES if counts.get(cls)]
+    limit = f", {counts[LIMIT]} {LIMIT}" if counts.get(LIMIT) else ""
     if not bad:
-        return f"pass ({counts[AGREE]})"
-    return ", ".join(f"{n} {cls}" for cls, n in bad)
+        return f"pass ({counts[AGREE]}){limit}"
+    return ", ".join(f"{n} {cls}" for cls, n in bad) + limit
+
+
+NEEDS_EOF = (
+    "answers only once its input is closed (the batch protocol wants each answer flushed as it "
+    "is made): each run cost a timeout"
+)
+NOT_ALONE = "does not fail alone: the peer's answer depends on the documents sent with it"
+
+
+def _slowest(r: PeerResult) -> str:
+    if not r.timed:
+        return ""
+    case_id, (took, after) = max(r.timed.items(), key=lambda kv: kv[1][0])
+    return f"slowest timed answer {took:.2f} s ({case_id}; slow after {after:.2f} s)"
 
 
 def _columns(results: Sequence[PeerResult]) -> list[str]:
@@ -468,10 +588,16 @@ def text_report(results: Sequence[PeerResult]) -> str:
         lines.append(
             f"{r.spec.name}: {verdict}; {r.answered} answered, {_throughput(r)} ({r.seconds:.2f} s for {r.cases} cases)"
         )
+        if r.needs_end_of_input:
+            lines.append(f"  protocol: {NEEDS_EOF}")
         for fam in _columns([r]):
             lines.append(f"  {fam:<11} {_cell(r.cells.get(fam))}")
+        if r.timed:
+            lines.append(f"  {_slowest(r)}")
         for e in r.examples.values():
             lines.append(f"  [{e.cls}] {r.count(e)} {family(e.category)} cases, e.g. {e.case_id} ({e.clause})")
+            if not e.alone:
+                lines.append(f"    {NOT_ALONE}; as found:")
             lines.append(f"    reproducer: {clip(show(e.reproducer))}")
             lines.append(f"    fastjcs:    {clip(_answer(e.reproducer_expected))}")
             lines.append(f"    peer:       {clip(_outcome(e.reproducer_got))}")
@@ -507,10 +633,15 @@ def markdown_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
             + f" | {_throughput(r)} |"
         )
     for r in results:
-        if not r.examples:
+        if not r.examples and not r.needs_end_of_input:
             continue
         out += ["", f"### {r.spec.name}", ""]
+        if r.needs_end_of_input:
+            out.append(f"- **protocol**: {NEEDS_EOF}")
         for e in r.examples.values():
+            if not e.alone:
+                out.append(f"- **{e.cls}** ({r.count(e)} {family(e.category)} cases): {NOT_ALONE}")
+                continue
             out.append(
                 f"- **{e.cls}** ({r.count(e)} {family(e.category)} cases; e.g. `{e.category}`, {e.clause}): "
                 f"`{_md(clip(show(e.reproducer)))}` gives `{_md(clip(_outcome(e.reproducer_got)))}`, "
@@ -537,7 +668,15 @@ def html_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
         )
     details = []
     for r in results:
+        if r.needs_end_of_input:
+            details.append(f'<tr><td>{e(r.spec.name)}</td><td>protocol</td><td colspan="5">{e(NEEDS_EOF)}</td></tr>')
         for x in r.examples.values():
+            if not x.alone:
+                details.append(
+                    f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
+                    f'<td>{e(x.category)}<br>{e(x.clause)}</td><td colspan="3">{e(NOT_ALONE)}</td></tr>'
+                )
+                continue
             details.append(
                 f"<tr><td>{e(r.spec.name)}</td><td>{e(x.cls)}</td><td>{r.count(x)}</td>"
                 f"<td>{e(x.category)}<br>{e(x.clause)}</td><td><code>{e(clip(show(x.reproducer)))}</code></td>"

@@ -7,14 +7,16 @@ from __future__ import annotations
 import base64
 import binascii
 import collections
+import contextlib
 import os
 import select
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
 #: The classes of a call that gave no answer: counted apart from agreements and disagreements.
@@ -109,6 +111,9 @@ class Outcome:
     status: str
     data: bytes = b""
     detail: str = ""
+    #: seconds from the previous answer (or the start of the process) to this one: the time the
+    #: peer took for this document when it is the slow side of the pipe
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def fault(self) -> bool:
@@ -154,6 +159,95 @@ def serve(canonicalize: Callable[[bytes], bytes], stdin: BinaryIO, stdout: Binar
     return count
 
 
+class LineReader:
+    """Lines of a pipe, read with a deadline, in time linear in their length: the bytes are
+    appended to one buffer, a line ending is searched for only in what came since the last
+    search, and what was taken is dropped once it is most of the buffer (a 32 MB answer comes
+    in 64 KiB reads: searching and copying the whole buffer at each read was quadratic)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._start = 0  # the first byte not yet returned
+        self._searched = 0  # no line ending before this offset
+
+    def _take(self, end: int) -> bytes:
+        line = bytes(self._buffer[self._start : end])
+        self._start = self._searched = end + 1 if end < len(self._buffer) else end
+        if self._start > len(self._buffer) // 2:
+            del self._buffer[: self._start]
+            self._searched -= self._start
+            self._start = 0
+        return line
+
+    def readline(self, timeout: float) -> bytes | None:
+        """The next line without its ending; b"" at end of output; None when nothing came
+        within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self._buffer.find(b"\n", max(self._start, self._searched))
+            if end >= 0:
+                line = self._take(end)
+                return line[:-1] if line.endswith(b"\r") else line
+            self._searched = len(self._buffer)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                if len(self._buffer) > self._start:  # a last line without its ending
+                    return self._take(len(self._buffer))
+                return b""
+            self._buffer += chunk
+
+
+#: The peer processes running now, ended by `end_all` (the lab ends them when it is signalled:
+#: they run in sessions of their own, so a signal to the lab's process group misses them).
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def end_all() -> None:
+    """Kill every peer process still running (its whole process group)."""
+    for process in list(_LIVE):
+        try:
+            os.killpg(process.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@contextlib.contextmanager
+def ended_on_signal(signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+    """While inside, a SIGTERM or SIGHUP first kills every peer process (`end_all`), then does
+    what it did before (the handler in place, or the default: the process ends by that signal).
+    Peers run in sessions of their own (a timeout kills a peer's whole group, not the lab), so
+    without this a terminated lab would leave them running. Main thread only; elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.getsignal(sig) for sig in signals}
+
+    def handler(signum: int, frame: Any) -> None:
+        end_all()
+        old = before.get(signum)
+        if callable(old):
+            old(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL if old is None else old)
+        if old in (None, signal.SIG_DFL):
+            os.kill(os.getpid(), signum)
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in before.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+
+
 class _Process:
     """One running peer: its stdin fed by a writer thread, its stdout read line by line with a
     deadline, its stderr drained (the last few KiB kept for reports)."""
@@ -171,9 +265,9 @@ class _Process:
         # the three pipes asked for above (typeshed types each as optional, whatever Popen was asked)
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
         self._stdin, self._stdout, self._stderr_pipe = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        _LIVE.add(self)
         self.answered = 0
-        self._buffer = b""
-        self._fd = self._stdout.fileno()
+        self._lines = LineReader(self._stdout.fileno())
         self._stderr: collections.deque = collections.deque(maxlen=64)
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
@@ -210,25 +304,7 @@ class _Process:
     def readline(self, timeout: float) -> bytes | None:
         """The next line without its ending; b"" at end of output (the peer exited or closed it);
         None when nothing came within `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
-                return line[:-1] if line.endswith(b"\r") else line
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([self._fd], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(self._fd, 1 << 16)
-            if not chunk:
-                if self._buffer:  # a last line without its ending
-                    line, self._buffer = self._buffer, b""
-                    return line
-                return b""
-            self._buffer += chunk
+        return self._lines.readline(timeout)
 
     def kill(self) -> None:
         try:
@@ -239,6 +315,7 @@ class _Process:
 
     def close(self, wait: float = 5.0) -> int | None:
         """Close stdin and collect the exit status (killing the group if it does not end)."""
+        _LIVE.discard(self)
         try:
             self._stdin.close()
         except OSError:
@@ -277,6 +354,10 @@ class BatchPeer:
         self.answered = 0  # answers from processes that have ended
         #: time spent on faults: waiting for an answer that did not come, and the probes after
         self.fault_seconds = 0.0
+        #: the peer gave no answer while its input was open, then answered once it was closed:
+        #: it holds its answers until end of input (a breach of the protocol, reported). From
+        #: then on each run's documents go to one process whose input is closed after them.
+        self.needs_end_of_input = False
         self._process: _Process | None = None
 
     def close(self) -> None:
@@ -304,6 +385,7 @@ class BatchPeer:
         """One Outcome per document, in order. `progress(n)` is called as answers arrive."""
         results: list[Outcome | None] = [None] * len(documents)
         i, probe = 0, False
+        last_fault = ""
         while i < len(documents):
             if self._process is None:
                 try:
@@ -316,7 +398,7 @@ class BatchPeer:
             stop = threading.Event()
             round_start = last = time.perf_counter()
             end = i + 1 if probe else len(documents)
-            process.feed(documents[i:end], stop, close=probe)
+            process.feed(documents[i:end], stop, close=probe or self.needs_end_of_input)
             fault: Outcome | None = None
             while i < end:
                 line = process.readline(self.timeout)
@@ -334,22 +416,30 @@ class BatchPeer:
                     process.kill()
                     fault = outcome
                     break
-                results[i] = outcome
+                now = time.perf_counter()
+                results[i] = replace(outcome, seconds=now - last)
+                last = now
                 i += 1
                 process.answered += 1
-                last = time.perf_counter()
                 if progress is not None:
                     progress(1)
             if probe or fault is not None:
                 self.fault_seconds += time.perf_counter() - (round_start if probe else last)
             if fault is None:
                 if probe:  # the probe was answered: on with the rest, in a new process
+                    if last_fault == TIMEOUT:  # silent while its input was open, not once closed
+                        self.needs_end_of_input = True
                     self.answered += process.answered
                     process.close()
                     self._process, probe = None, False
                     continue
                 stop.set()
+                if self.needs_end_of_input:  # its input was closed: it is ending
+                    self.answered += process.answered
+                    process.close()
+                    self._process = None
                 break  # every document answered; the process stays for the next run
+            last_fault = fault.status
             self._process = None
             self.restarts += 1
             self.answered += process.answered
