@@ -226,8 +226,7 @@ def digest_jsonl_files(
     from the output).
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
-    todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "jsonl", resume=resume)
-    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
+    return _job(inputs, output_dir, "jsonl", None, False, resume, settings, client, on_result)
 
 
 def digest_parquet_files(
@@ -251,11 +250,27 @@ def digest_parquet_files(
     Otherwise as `digest_jsonl_files`; a failed row's note is "row N: ErrorClass: message".
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
-    todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "parquet", column, append, resume)
-    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
+    return _job(inputs, output_dir, "parquet", column, append, resume, settings, client, on_result)
 
 
-def _merge(done: list[Result], ran: list[Result], output_dir: str) -> list[Result]:
-    """All the results, sorted by output path, once the leftovers of lost workers are removed."""
-    jobs.clean(output_dir)
+def _job(
+    inputs: jobs.Sources,
+    output_dir: str,
+    kind: str,
+    column: str | None,
+    append: bool,
+    resume: bool,
+    settings: Settings,
+    client: Any | None,
+    on_result: Callable[[Result], None] | None,
+) -> list[Result]:
+    """Plan and run a job, the output folder held for it (`fastjcs.tools.jobs.locked`); all the
+    results, sorted by output path, once the leftovers of lost workers are removed."""
+    patterns = [inputs] if isinstance(inputs, str) else list(inputs)
+    sources = jobs.sources_of(inputs)
+    jobs.outputs(sources, output_dir, kind, patterns)  # an output that is an input: refused first
+    with jobs.locked(output_dir):
+        todo, done = jobs.plan(sources, output_dir, kind, column, append, resume, settings, patterns)
+        ran = run_tasks(todo, settings, client, on_result)
+        jobs.clean(output_dir)
     return sorted(done + ran, key=lambda r: r.output)

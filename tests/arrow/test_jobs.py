@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import _cli
@@ -72,7 +73,7 @@ def test_a_jsonl_job_is_the_single_file_command_per_file(tmp_path, cli_backend):
         f"expected ',' or ']' (byte {bracket})",
     ]
     assert p.stdout.decode().startswith("4 files (0 done by an earlier run), 900 lines, 2 failed")
-    assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == [
+    assert sorted(p.name for p in (tmp_path / "out").rglob("*") if not p.name.startswith(".")) == [
         "a",
         "b",
         "c",
@@ -103,6 +104,128 @@ def test_resume_skips_finished_files_and_still_reports_their_failures(tmp_path):
         "InvalidJSONError: unexpected character '}', expected ',' or ']'",
     ]
     assert not list((tmp_path / "out").rglob("*.part"))
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_an_output_never_overwrites_an_input_nor_is_globbed_again(tmp_path, cli_backend):
+    """Finding 1 of issue 23: `digest --jsonl 'logs/*' --output-dir logs` replaced the user's
+    logs/a.jsonl.digests with a digest and digested that too; a second run digested its own
+    outputs (a.jsonl.digests.digests). Now an output that is an input, or that an input pattern
+    matches, is refused before anything is written."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_bytes(b'{"a":1}\n')
+    (logs / "a.jsonl.digests").write_bytes(b"my notes\n")
+    before = _tree(tmp_path)
+    for pattern, out, needle in (
+        ("logs/*", "logs", "the output logs/a.jsonl.digests is one of the inputs"),
+        ("logs/a.jsonl.digests", "logs", "the output logs/a.jsonl.digests.digests"),  # see below
+        ("logs/**", "logs/out", "matches the input pattern logs/**"),
+        ("logs/*.jsonl*", "logs", "is one of the inputs"),
+    ):
+        p = _cli.fastjcs("digest", "--jsonl", pattern, "--output-dir", out, cwd=tmp_path, extra_env=cli_backend)
+        if pattern == "logs/a.jsonl.digests":  # one named file: its output is not an input
+            assert p.returncode == 1, p.stderr
+            (logs / "a.jsonl.digests.digests").unlink()
+            (logs / ".a.jsonl.digests.digests.fastjcs.json").unlink()
+            continue
+        assert p.returncode == 2, (pattern, p.stderr)
+        _cli.one_line_error(p, f"--output-dir {out}: ", needle, "choose an output folder outside the inputs")
+        assert _tree(tmp_path) == before and not (logs / "out").exists()
+    # Digests beside their inputs stay possible when the pattern cannot name them: twice.
+    for _ in range(2):
+        p = _cli.fastjcs("digest", "--jsonl", "logs/*.jsonl", "--output-dir", "logs", cwd=tmp_path)
+        assert p.returncode == 0 and p.stdout.startswith(b"1 files (0 done"), p.stderr
+    assert (logs / "a.jsonl.digests").read_bytes() == _cli.fastjcs("digest", "--jsonl", logs / "a.jsonl").stdout
+    assert sorted(p.name for p in logs.iterdir()) == [".a.jsonl.digests.fastjcs.json", "a.jsonl", "a.jsonl.digests"]
+
+
+def _resume(tmp_path: Path, *extra: str, backend: dict | None = None) -> subprocess.CompletedProcess:
+    return _cli.fastjcs(
+        "digest", "--jsonl", "in/*.jsonl", "--output-dir", "out", "--resume", *extra, cwd=tmp_path, extra_env=backend
+    )
+
+
+def test_resume_redoes_an_output_made_from_other_bytes_or_settings(tmp_path, cli_backend):
+    """Finding 2 of issue 23: resuming with another --algorithm or --profile, after the input was
+    rewritten, or over a 0-byte output kept the old digests ("1 done by an earlier run", exit 0).
+    Now each output's record (input size, time and SHA-256, the settings, the version) must match,
+    or the file is done again; the expected outputs are the single-file command's."""
+    (tmp_path / "in").mkdir()
+    src = tmp_path / "in" / "a.jsonl"
+    other = tmp_path / "in" / "b.jsonl"
+    src.write_bytes(b'{"a":1}\n[1,2]\n')
+    other.write_bytes(b'{"b":1}\n')
+    out = tmp_path / "out" / "a.jsonl.digests"
+
+    def expect(*args: str) -> bytes:
+        return _cli.fastjcs("digest", "--jsonl", src, *args).stdout
+
+    p = _resume(tmp_path, backend=cli_backend)
+    assert p.stdout.startswith(b"2 files (0 done by an earlier run)") and out.read_bytes() == expect()
+    p = _resume(tmp_path, backend=cli_backend)
+    assert p.returncode == 0 and p.stdout.startswith(b"2 files (2 done by an earlier run)")
+    for extra in (["--algorithm", "sha384"], ["--profile", "jcs-n"], ["--integers-only"], ["--max-depth", "5"]):
+        p = _resume(tmp_path, *extra, backend=cli_backend)
+        assert p.returncode == 0 and p.stdout.startswith(b"2 files (0 done by an earlier run)"), (extra, p.stdout)
+        assert out.read_bytes() == expect(*extra), extra
+        p = _resume(tmp_path, *extra, backend=cli_backend)  # and now kept
+        assert p.stdout.startswith(b"2 files (2 done by an earlier run)"), (extra, p.stdout)
+    _resume(tmp_path, backend=cli_backend)
+    stat = src.stat()
+    src.write_bytes(b'{"a":2}\n[1,3]\n')  # rewritten: same size, same time
+    os.utime(src, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    p = _resume(tmp_path, backend=cli_backend)
+    assert p.stdout.startswith(b"2 files (1 done by an earlier run)") and out.read_bytes() == expect()
+    out.write_bytes(b"")  # an output emptied (a crash of another tool, a full disk)
+    p = _resume(tmp_path, backend=cli_backend)
+    assert p.stdout.startswith(b"2 files (1 done by an earlier run)") and out.read_bytes() == expect()
+    record = tmp_path / "out" / ".a.jsonl.digests.fastjcs.json"
+    record.unlink()  # an output without its record (an older fastjcs, or a crash before it)
+    p = _resume(tmp_path, backend=cli_backend)
+    assert p.stdout.startswith(b"2 files (1 done by an earlier run)") and record.exists()
+    record.write_text(record.read_text().replace('"fastjcs": "', '"fastjcs": "0.0.0-'))  # another version
+    p = _resume(tmp_path, backend=cli_backend)
+    assert p.stdout.startswith(b"2 files (1 done by an earlier run)")
+    assert json.loads(record.read_text())["fastjcs"] == fastjcs.__version__
+
+
+def test_two_jobs_on_one_output_folder(tmp_path):
+    """Finding 13 of issue 23: job B's start deleted job A's half-written `.part`, and A failed
+    after doing all its work. Now B is refused (one line, exit 2) naming the job that holds the
+    folder, A ends as if B never ran, and a third job after A is free to run."""
+    (tmp_path / "in").mkdir()
+    rows = b"".join(json.dumps({"i": i, "v": ["x" * 40, i / 3]}).encode() + b"\n" for i in range(60000))
+    (tmp_path / "in" / "big.jsonl").write_bytes(rows)
+    (tmp_path / "other.jsonl").write_bytes(b"[1]\n")
+    argv = [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "in/big.jsonl", "--output-dir", "out"]
+    slow = _cli.env({"FASTJCS_BACKEND": "python"})
+    a = subprocess.Popen(argv, cwd=tmp_path, env=slow, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not list((tmp_path / "out").glob(".*.part")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert list((tmp_path / "out").glob(".*.part")), "job A did not start"
+        b = _cli.fastjcs("digest", "--jsonl", "other.jsonl", "--output-dir", "out", cwd=tmp_path)
+        assert a.poll() is None, "job A ended before job B tried: make its input bigger"
+        assert b.returncode == 2
+        _cli.one_line_error(b, "--output-dir out: another job is writing there (pid", str(a.pid), "in/big.jsonl")
+        assert list((tmp_path / "out").glob(".*.part")), "job B removed job A's temporary file"
+        out, err = a.communicate(timeout=300)
+    finally:
+        if a.poll() is None:
+            a.kill()
+    assert a.returncode == 0, err
+    assert (tmp_path / "out" / "big.jsonl.digests").read_bytes() == reference(tmp_path / "in" / "big.jsonl")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        ".big.jsonl.digests.fastjcs.json",
+        "big.jsonl.digests",
+    ]
+    c = _cli.fastjcs("digest", "--jsonl", "other.jsonl", "--output-dir", "out", cwd=tmp_path)
+    assert c.returncode == 0, c.stderr
 
 
 def test_an_output_is_written_whole_or_not_at_all(tmp_path):

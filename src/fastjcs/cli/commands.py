@@ -274,16 +274,21 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         except ImportError as exc:
             raise CLIError(f"{option} needs {module}: pip install 'fastjcs[{extra}]' ({exc})") from exc
     try:
-        todo, done = jobs.plan(jobs.sources_of(args.file), args.output_dir, kind, args.column, args.append, args.resume)
-        on_result = _job_progress(args, len(todo))
-        if args.cluster is None:
-            ran = jobs.run_local(todo, settings, on_result)
-        else:
-            from .. import dask as _dask
+        sources = jobs.sources_of(args.file)
+        jobs.outputs(sources, args.output_dir, kind, [args.file])  # an output that is an input: refused first
+        with jobs.locked(args.output_dir):  # one job at a time in a folder
+            todo, done = jobs.plan(
+                sources, args.output_dir, kind, args.column, args.append, args.resume, settings, [args.file]
+            )
+            on_result = _job_progress(args, len(todo))
+            if args.cluster is None:
+                ran = jobs.run_local(todo, settings, on_result)
+            else:
+                from .. import dask as _dask
 
-            with _client(args.cluster) as client:
-                ran = _dask.run_tasks(todo, settings, client, on_result)
-        jobs.clean(args.output_dir)  # what workers killed mid-file left
+                with _client(args.cluster) as client:
+                    ran = _dask.run_tasks(todo, settings, client, on_result)
+            jobs.clean(args.output_dir)  # what workers killed mid-file left
     except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
         filename = getattr(exc, "filename", None)
         where = f"{filename}: " if filename else ""
