@@ -7,6 +7,7 @@ jobs are in test_cluster.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import _cli
 import pytest
+import rfc8785
 
 import fastjcs
 from fastjcs.tools import jobs
@@ -343,3 +345,99 @@ def test_a_parquet_column_that_is_not_there(tmp_path):
     _cli.one_line_error(p, "no column 'body' (it has id, payload)")
     assert not [f for f in (tmp_path / "out").rglob("*") if f.is_file()]
     assert os.path.isdir(tmp_path / "out")
+
+
+def _typed_inputs(root: Path) -> dict[str, Path]:
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    import pyarrow.parquet as pq
+
+    root.mkdir()
+    columns = {
+        "int64": pa.array([1, 2], pa.int64()),
+        "struct": pa.array([{"x": 1}, {"x": 2}]),
+        "list": pa.array([[1], [2]]),
+    }
+    made = {}
+    for name, column in columns.items():
+        made[name] = root / f"{name}.parquet"
+        pq.write_table(pa.table({"p": column}), made[name])
+    return made
+
+
+@pytest.mark.parametrize("cluster", [[], pytest.param(["--cluster", "local:2"], marks=pytest.mark.slow)])
+def test_a_parquet_column_that_holds_no_texts_is_one_line(tmp_path, cluster):
+    """Finding 11 of issue 23: `--parquet --column p` where p is int64 or a struct was a
+    TypeError traceback (exit 1), also with --cluster local:2. Now one line naming the file, the
+    column and its type; exit 2; no output."""
+    for kind, path in _typed_inputs(tmp_path / "in").items():
+        p = _cli.fastjcs("digest", "--parquet", "--column", "p", path, "--output-dir", tmp_path / kind, *cluster)
+        assert p.returncode == 2, p.stderr
+        _cli.one_line_error(p, f"{path}: column 'p' is {kind}", "not JSON texts (string or binary)")
+        assert not [f for f in (tmp_path / kind).rglob("*") if f.is_file()]
+
+
+def test_a_dictionary_encoded_column_of_texts_is_digested(tmp_path, cli_backend):
+    """Finding 11 of issue 23: a dictionary-encoded column of JSON texts (as pandas and Spark
+    write them) was a TypeError traceback; its texts are texts. Expected: digest_text per row."""
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    import pyarrow.parquet as pq
+
+    texts = ['{"b": 1, "a": 2}', "[1.0]", '{"b": 1, "a": 2}', None]
+    pq.write_table(pa.table({"p": pa.array(texts).dictionary_encode()}), tmp_path / "d.parquet")
+    assert pq.read_table(tmp_path / "d.parquet").schema.field("p").type.index_type == pa.int32()  # still a dictionary
+    for append in ([], ["--append"]):
+        out = tmp_path / f"out{len(append)}"
+        p = _cli.fastjcs(
+            "digest",
+            "--parquet",
+            "--column",
+            "p",
+            tmp_path / "d.parquet",
+            "--output-dir",
+            out,
+            *append,
+            extra_env=cli_backend,
+        )
+        assert p.returncode == 0, p.stderr
+        got = pq.read_table(out / "d.parquet.digests.parquet").column("digest").to_pylist()
+        expected = [
+            None if t is None else f"sha256:{hashlib.sha256(rfc8785.dumps(json.loads(t))).hexdigest()}" for t in texts
+        ]
+        assert got == expected
+
+
+@pytest.mark.parametrize("taken", [["digest"], ["error"], ["digest", "error"]])
+def test_append_onto_a_file_that_has_the_columns_is_refused(tmp_path, taken):
+    """Finding 11 of issue 23: `--parquet --append` onto a file with a `digest` or `error`
+    column wrote a file with two columns of that name (and --resume then failed on it forever).
+    Now one line naming the file and the column; exit 2; nothing written; without --append the
+    same file is digested."""
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"p": ["[1]", "{}"], **{name: ["old", "old"] for name in taken}}), path)
+    argv = ["digest", "--parquet", "--column", "p", path, "--output-dir", tmp_path / "out"]
+    for extra in ([], ["--resume"]):
+        p = _cli.fastjcs(*argv, "--append", *extra)
+        assert p.returncode == 2, p.stderr
+        _cli.one_line_error(p, f"{path}: it has a column named {' and '.join(map(repr, taken))} already")
+        assert not [f for f in (tmp_path / "out").rglob("*") if f.is_file()]
+    p = _cli.fastjcs(*argv)
+    assert p.returncode == 0, p.stderr
+    assert pq.read_table(tmp_path / "out" / "x.parquet.digests.parquet").column_names == ["row", "digest", "error"]
+
+
+def test_a_bad_parquet_file_among_several_is_named(tmp_path):
+    """Finding 16 of issue 23: a file that is not Parquet among several stopped the job with
+    pyarrow's message alone ("Parquet magic bytes not found..."), naming no file."""
+    paths = _parquet_inputs(tmp_path / "in")
+    bad = tmp_path / "in" / "part-0b.parquet"
+    bad.write_bytes(b"PAR1 but not really\n")
+    p = _cli.fastjcs(
+        "digest", "--parquet", "--column", "payload", tmp_path / "in" / "*.parquet", "--output-dir", tmp_path / "out"
+    )
+    assert p.returncode == 2
+    _cli.one_line_error(p, f"{bad}: not a Parquet file fastjcs can read (", "magic bytes")
+    assert (tmp_path / "out" / (paths[0].name + ".digests.parquet")).exists()  # the one before it is done
+    assert not list((tmp_path / "out").rglob("*.part"))

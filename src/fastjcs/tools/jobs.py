@@ -501,19 +501,19 @@ def _jsonl(task: Task, settings: _lines.Settings) -> Result:
 
 
 def _texts(column: Any, task: Task) -> Any:
-    """The JSON texts of a Parquet column: string or binary (dictionary-encoded ones decoded);
-    any other type is a JobError naming the file and the column."""
+    """The JSON texts of a Parquet column (an array, or a field to check): string or binary,
+    dictionary-encoded ones decoded; any other type is a JobError naming the file and column."""
     import pyarrow as pa
 
-    kind = column.type
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if not any(
         test(kind)
         for test in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary)
     ):
         raise JobError(f"{task.source}: column {task.column!r} is {column.type}, not JSON texts (string or binary)")
-    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+    if isinstance(column, pa.Field) or not pa.types.is_dictionary(column.type):
+        return column
+    return column.dictionary_decode()
 
 
 def _parquet(task: Task, settings: _lines.Settings) -> Result:
