@@ -54,6 +54,20 @@ def _options(
     )
 
 
+def dask_setup(worker: Any) -> None:
+    """A Dask preload (``preload=["fastjcs.dask"]``, as `fastjcs digest --cluster local:N` starts
+    its workers): SIGINT and SIGHUP are left to the process that started the cluster. A Ctrl-C
+    in a terminal reaches the whole process group, and each worker printed its own traceback; the
+    command line stops the job and closes the cluster instead."""
+    import signal
+
+    for name in ("SIGINT", "SIGHUP"):
+        try:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        except (AttributeError, ValueError):  # no such signal here, or not the main thread
+            pass
+
+
 # ---- columns and bags ------------------------------------------------------------------------
 
 

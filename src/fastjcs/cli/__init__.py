@@ -55,6 +55,8 @@ from .streams import (
     CLIError,
     _reader_gone,
     _standard_streams,
+    interrupted_status,
+    stop_signals,
 )
 
 
@@ -467,7 +469,15 @@ def _dist_version(name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: its exit status. SIGINT, SIGTERM and SIGHUP end a command cleanly (its
+    temporary files removed), with one line on stderr and 128 + the signal's number (130 for
+    SIGINT, 143 for SIGTERM, 129 for SIGHUP)."""
     _standard_streams()
+    with stop_signals():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     name = "fastjcs"
     try:
         parser = build_parser()
@@ -491,3 +501,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return _reader_gone()
+    except KeyboardInterrupt as exc:  # SIGINT, or Interrupted: SIGTERM, SIGHUP
+        status, signame = interrupted_status(exc)
+        try:
+            print(f"{name}: interrupted ({signame})", file=sys.stderr)
+            sys.stderr.flush()
+        except KeyboardInterrupt:
+            pass
+        return status

@@ -229,6 +229,7 @@ def _client(spec: str) -> Iterator[Any]:
                 processes=True,
                 dashboard_address=":0",
                 silence_logs=logging.CRITICAL,
+                preload=["fastjcs.dask"],  # a Ctrl-C is ours to handle, not each worker's
             ) as cluster,
             distributed.Client(cluster) as client,
         ):
@@ -281,13 +282,17 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
                 sources, args.output_dir, kind, args.column, args.append, args.resume, settings, [args.file]
             )
             on_result = _job_progress(args, len(todo))
-            if args.cluster is None:
-                ran = jobs.run_local(todo, settings, on_result)
-            else:
-                from .. import dask as _dask
+            try:
+                if args.cluster is None:
+                    ran = jobs.run_local(todo, settings, on_result)
+                else:
+                    from .. import dask as _dask
 
-                with _client(args.cluster) as client:
-                    ran = _dask.run_tasks(todo, settings, client, on_result)
+                    with _client(args.cluster) as client:
+                        ran = _dask.run_tasks(todo, settings, client, on_result)
+            except KeyboardInterrupt:  # a signal: the workers of a local cluster are closed by now
+                jobs.clean(args.output_dir)
+                raise
             jobs.clean(args.output_dir)  # what workers killed mid-file left
     except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
         filename = getattr(exc, "filename", None)

@@ -405,12 +405,16 @@ class _Hashing:
     names the input."""
 
     def __init__(self, stream: Any, name: str) -> None:
-        self._stream, self._name = stream, name
+        self._name = name
+        # One read of the file per call, as much as it has (readinto1): a buffered readinto waits
+        # to fill the whole buffer from a pipe or FIFO, inside one C call where a stop signal
+        # that came during its first read is not seen until the input ends.
+        self._readinto = getattr(stream, "readinto1", None) or stream.readinto
         self.sha256 = hashlib.sha256()
 
     def readinto(self, buffer: Any) -> int:
         try:
-            got = self._stream.readinto(buffer)
+            got = self._readinto(buffer)
         except OSError as exc:
             raise _named(exc, self._name) from None
         if got:

@@ -143,6 +143,17 @@ _worker_settings: Settings | None = None
 def _init_worker(s: Settings) -> None:
     global _worker_settings
     _worker_settings = s
+    quiet_worker()
+
+
+def quiet_worker() -> None:
+    """In a worker process: SIGINT, SIGTERM and SIGHUP are the parent's to handle (a Ctrl-C in a
+    terminal reaches the whole process group); the parent ends its workers as it cleans up."""
+    import signal
+
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def _work(data: bytes) -> ChunkResult:
