@@ -7,6 +7,7 @@ import importlib
 import json
 import logging
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -142,11 +143,34 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | Non
     return bar.update, bar.close
 
 
+def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
+    """The workers of `digest --jsonl --jobs N`: at most one per CPU and one per chunk of a file
+    (`fastjcs.tools.lines.workers_for`); a request that is capped is said on stderr, once."""
+    from ..tools import lines as _jsonl
+
+    size = None
+    if path != "-":
+        try:
+            info = os.stat(path)
+            size = info.st_size if stat.S_ISREG(info.st_mode) else None
+        except OSError:
+            pass  # open_source names the file and the reason
+    n = _jsonl.workers_for(jobs, size, chunk)
+    if jobs > n:
+        chunks = "" if size is None else f", {max(1, -(-size // chunk))} chunk(s) of input"
+        print(
+            f"fastjcs digest: --jobs {jobs}: {n} worker(s) ({_jsonl.cpus()} CPU(s) here{chunks})",
+            file=sys.stderr,
+        )
+    return n
+
+
 def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
     from ..tools import lines as _jsonl
 
     source = source_name(args.file)
-    jobs = args.jobs or os.cpu_count() or 1
+    chunk = args.chunk_bytes or _jsonl.CHUNK
+    jobs = _jsonl_workers(args.file, args.jobs, chunk)
     out = sys.stdout.buffer
 
     where = f"fastjcs digest: {source}:"
@@ -159,9 +183,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
     with open_source(args.file) as stream:
         update, close = _progress_bar(args)
         try:
-            failed = _jsonl.run(
-                stream, settings, jobs, out.write, report, args.fail_fast, update, args.chunk_bytes or _jsonl.CHUNK
-            )
+            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update, chunk)
         finally:
             close()
     out.flush()
