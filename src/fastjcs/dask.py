@@ -19,6 +19,7 @@ job must be one filesystem all the workers see. Needs the `dask` extra
 
 from __future__ import annotations
 
+import numbers
 import uuid
 from typing import Any, Callable
 
@@ -30,6 +31,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from . import arrow
 from .core.api import DEFAULT_MAX_DEPTH, check_depth
+from .core.errors import CanonicalizationError
 from .core.hashing import check_algorithm
 from .tools import jobs
 from .tools.jobs import Result
@@ -84,8 +86,15 @@ def _digest_partition(part: Any, options: dict[str, Any], name: str) -> Any:
         or pa.types.is_binary(texts.type)
         or pa.types.is_large_binary(texts.type)
     ):
-        texts = pa.array(part.to_list())  # object columns: str (or bytes) per row
-    result = arrow.digest_array(texts, **options)
+        texts = _texts(part.to_list())  # object columns: str (or bytes) per row
+    try:
+        result = arrow.digest_array(texts, **options)
+    except CanonicalizationError as exc:  # errors="raise": the row's place in the series, not the partition
+        if exc.index is not None and 0 <= exc.index < len(part):
+            label = part.index[exc.index]
+            exc.index = int(label) if isinstance(label, numbers.Integral) else exc.index
+            exc.label = label.item() if hasattr(label, "item") else label  # type: ignore[attr-defined]
+        raise
 
     def series(values: Any, label: str) -> Any:  # of the type the meta of digest_series says
         if pa.types.is_large_string(values.type):
@@ -113,8 +122,10 @@ def digest_series(
     Returns a Dask Series named `name` (Arrow-backed strings ``"<alg>:<hex>"``, or bytes with
     `raw`); with ``errors="null"`` a Dask DataFrame with `name` and `name` + "_error" (the
     message of each failed row). With ``errors="raise"`` the first bad row of a partition fails
-    its task when the result is computed (the error of `fastjcs.arrow.digest_array`, whose
-    `index` counts rows within the partition). Options as in `fastjcs.arrow.digest_array`.
+    its task when the result is computed: the error of `fastjcs.arrow.digest_array`, whose
+    `label` is the row's label in the series' index and `index` that label when it is an
+    integer (the row's number in the series for a default index), else the row's number within
+    its partition. Options as in `fastjcs.arrow.digest_array`.
     """
     import pandas as pd
     import pyarrow as pa
@@ -130,10 +141,17 @@ def digest_series(
     return series.map_partitions(_digest_partition, options, name, meta=meta)
 
 
-def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
+def _texts(rows: list[Any]) -> Any:
+    """A pyarrow array of the texts of a partition; one of no rows, or of None alone (which
+    pyarrow types null), is an array of strings."""
     import pyarrow as pa
 
-    result = arrow.digest_array(pa.array(list(part)), **options)
+    texts = pa.array(rows)
+    return texts.cast(pa.string()) if pa.types.is_null(texts.type) else texts
+
+
+def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
+    result = arrow.digest_array(_texts(list(part)), **options)
     if isinstance(result, arrow.Results):  # errors="null"
         return [
             value if value is not None else error
