@@ -452,6 +452,9 @@ def cmd_vectors(args: argparse.Namespace) -> int:
         if not p.exists():
             raise CLIError(f"{p}: no such file or directory")
     summaries = [run_suite(p, not args.no_probes) for p in paths]
+    for p, s in zip(paths, summaries):  # a suite of no vector compared nothing: not a pass
+        if not s.vectors:
+            raise CLIError(f"{p}: no vectors found (nothing compared)")
     ok = all(s.ok for s in summaries)
     if args.json:
         print(json.dumps({"ok": ok, "suites": [s.as_dict() for s in summaries]}, ensure_ascii=False))
