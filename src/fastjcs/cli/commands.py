@@ -519,6 +519,12 @@ def cmd_registry(args: argparse.Namespace) -> int:
     registry (opening one never creates or changes its tables)."""
     from ..eab import ExecutionRegistry, RegistryError
 
+    path = args.target[len("sqlite:///") :] if args.target.startswith("sqlite:///") else args.target
+    if path in ("", ":memory:"):  # SQLite's temporary and in-memory databases end with the command
+        raise CLIError(
+            f"{args.target!r} is a SQLite database that lives only as long as this command: nothing "
+            "would persist; give a file path (or sqlite:///PATH, postgresql://...)"
+        )
     try:
         if args.action == "create":
             with ExecutionRegistry.create(args.target) as registry:
@@ -526,7 +532,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
         else:
             found, now = ExecutionRegistry.migrate(args.target)
             print(f"format {now}, already current" if found == now else f"migrated from format {found} to {now}")
-    except RegistryError as exc:  # its message names the registry, a URL without its password
+    except (RegistryError, ValueError) as exc:  # its message names the registry, a URL without its password
         raise CLIError(str(exc)) from exc
     return EXIT_OK
 
