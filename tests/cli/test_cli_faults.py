@@ -319,6 +319,35 @@ def test_full_filesystem(tiny_fs, cli_backend):
         (tiny_fs / "stdout").unlink()
 
 
+def test_full_filesystem_under_a_job_names_the_output(tiny_fs, tmp_path, cli_backend):
+    """Finding 16 of issue 23: `digest --output-dir` onto a full tmpfs said "No space left on
+    device" without the file. Now the output is named, the exit is 2, and nothing is left in the
+    output folder (no output, no .part, no record, no lock)."""
+    src = tmp_path / "in.jsonl"
+    src.write_bytes((LINES[0] + b"\n") * 4000)  # 4000 digests: 288 KB of output
+    out = tiny_fs / "out"
+    p = fastjcs("digest", "--jsonl", src, "--output-dir", out, extra_env=cli_backend)
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, f"fastjcs digest: {out / 'in.jsonl.digests'}: No space left on device")
+    assert list(out.iterdir()) == []
+    if importlib.util.find_spec("pyarrow") is None:
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"p": [json.dumps({"i": i, "s": "x" * 20}) for i in range(20000)]}), tmp_path / "in.parquet"
+    )
+    p = fastjcs(
+        "digest", "--parquet", "--column", "p", tmp_path / "in.parquet", "--output-dir", out, extra_env=cli_backend
+    )
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, f"fastjcs digest: {out / 'in.parquet.digests.parquet'}: No space left on device")
+    assert list(out.iterdir()) == []
+
+
 # ---- closed standard streams ------------------------------------------------------------------
 
 
