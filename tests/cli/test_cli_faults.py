@@ -624,3 +624,44 @@ def test_ctrl_c_on_a_local_cluster(tmp_path):
     if left:
         (tmp_path / "same.jsonl").write_bytes(JSONL * 100)
         assert left["in.jsonl.digests"].read_bytes() == fastjcs("digest", "--jsonl", tmp_path / "same.jsonl").stdout
+
+
+def _reading_stdin(pid: int) -> bool:
+    """Is the process blocked in read(0, ...)? (/proc/PID/syscall: the number, then the fd.)"""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == "0" and fields[1] == "0x0"
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/syscall"), reason="no /proc/PID/syscall here")
+@pytest.mark.parametrize(
+    "args",
+    [["canon"], ["canon", "-o", "OUT"], ["digest"], ["digest", "--jsonl"], ["check"], ["eab", "--preimage", "-"]]
+    + [["serve-vector"], ["serve-canon"], ["bench", "-"]],
+    ids=lambda a: " ".join(a),
+)
+@pytest.mark.parametrize("name", STOPS)
+def test_a_signal_on_any_running_command_is_one_line(tmp_path, cli_backend, args, name):
+    """Finding 11 of issue 23: SIGINT on a running command was a 19-39 line KeyboardInterrupt
+    traceback (SIGTERM and SIGHUP: killed, with no word). Each command, stopped while it reads
+    its input, now prints one line and exits 128 + N (130 for SIGINT); `-o` leaves nothing."""
+    args = [str(tmp_path / "out.json") if a == "OUT" else a for a in args]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(cli_backend),
+    )
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"a": [1, 2,')  # half a document; the rest never comes
+        proc.stdin.flush()
+        _wait_for(lambda: _reading_stdin(proc.pid), "a read of stdin", proc)
+        _stopped(proc, name, args[0])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert list(tmp_path.iterdir()) == []
