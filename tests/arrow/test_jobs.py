@@ -200,7 +200,7 @@ def test_two_jobs_on_one_output_folder(tmp_path):
     after doing all its work. Now B is refused (one line, exit 2) naming the job that holds the
     folder, A ends as if B never ran, and a third job after A is free to run."""
     (tmp_path / "in").mkdir()
-    rows = b"".join(json.dumps({"i": i, "v": ["x" * 40, i / 3]}).encode() + b"\n" for i in range(60000))
+    rows = b"".join(json.dumps({"i": i, "v": ["x" * 40, i / 3]}).encode() + b"\n" for i in range(150000))
     (tmp_path / "in" / "big.jsonl").write_bytes(rows)
     (tmp_path / "other.jsonl").write_bytes(b"[1]\n")
     argv = [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "in/big.jsonl", "--output-dir", "out"]

@@ -37,7 +37,6 @@ from __future__ import annotations
 import datetime
 import fnmatch
 import glob as _glob
-import hashlib
 import json
 import os
 import re
@@ -49,6 +48,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Union, cast
 
+from ..core.hashing import hash_module
 from . import lines as _lines
 
 KINDS = {"jsonl": ".digests", "parquet": ".digests.parquet"}
@@ -299,8 +299,13 @@ def _stat(source: str) -> dict[str, Any]:
     return {"size": found.get("size"), "mtime": None if mtime is None else str(mtime)}
 
 
+def _sha256(data: bytes = b"") -> Any:
+    """A SHA-256 (pycryptodome's, as every hash of fastjcs) of what a record fingerprints."""
+    return hash_module("sha256").new(data)
+
+
 def _sha256_of(source: str) -> str:
-    h = hashlib.sha256()
+    h = _sha256()
     try:
         with _open(source) as f:
             for block in iter(lambda: f.read(1 << 20), b""):
@@ -361,7 +366,7 @@ def _finished(task: Task, settings: _lines.Settings) -> Result | None:
     if any(record.get(k) != v for k, v in expected.items()):
         return None
     kept_output = record.get("output") or {}
-    if kept_output != {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}:
+    if kept_output != {"size": len(data), "sha256": _sha256(data).hexdigest()}:
         return None
     kept_input = dict(record.get("input") or {})
     sha256 = kept_input.pop("sha256", None)
@@ -410,7 +415,7 @@ class _Hashing:
         # to fill the whole buffer from a pipe or FIFO, inside one C call where a stop signal
         # that came during its first read is not seen until the input ends.
         self._readinto = getattr(stream, "readinto1", None) or stream.readinto
-        self.sha256 = hashlib.sha256()
+        self.sha256 = _sha256()
 
     def readinto(self, buffer: Any) -> int:
         try:
