@@ -360,3 +360,6 @@ def test_a_capped_jobs_request_is_said(tmp_path, cli_backend):
     assert note.startswith("fastjcs digest: --jobs 1000: ") and " worker(s) (" in note
     assert int(note.split(": ")[2].split()[0]) <= (os.cpu_count() or 1)
     assert "\n".join(rest) + "\n" == one.stderr.decode()
+    missing = fastjcs("digest", "--jsonl", tmp_path / "absent.jsonl", "--jobs", "1000", extra_env=cli_backend)
+    assert missing.returncode == 2
+    one_line_error(missing, "absent.jsonl: No such file or directory")  # no word of --jobs before it

@@ -170,7 +170,6 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
 
     source = source_name(args.file)
     chunk = args.chunk_bytes or _jsonl.CHUNK
-    jobs = _jsonl_workers(args.file, args.jobs, chunk)
     out = sys.stdout.buffer
 
     where = f"fastjcs digest: {source}:"
@@ -181,6 +180,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
             sys.stderr.write(text)
 
     with open_source(args.file) as stream:
+        jobs = _jsonl_workers(args.file, args.jobs, chunk)  # said once the input is open
         update, close = _progress_bar(args)
         try:
             failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update, chunk)
