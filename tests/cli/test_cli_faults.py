@@ -569,7 +569,7 @@ def test_ctrl_c_reaches_the_workers_too(tmp_path):
     fifo = tmp_path / "in.jsonl"
     os.mkfifo(fifo)
     stop = threading.Event()
-    feeder = _feed_and_hold(fifo, JSONL * 2000, stop)
+    feeder = _feed_and_hold(fifo, (LINES[0] + b"\n") * 6000, stop)  # good lines: no notes on stderr
     proc = subprocess.Popen(
         [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", fifo],
         stdout=subprocess.PIPE,
