@@ -304,5 +304,5 @@ def _job(
     with jobs.locked(output_dir):
         todo, done = jobs.plan(sources, output_dir, kind, column, append, resume, settings, patterns)
         ran = run_tasks(todo, settings, client, on_result)
-        jobs.clean(output_dir)
+        jobs.clean(output_dir, [t.output for t in todo])
     return sorted(done + ran, key=lambda r: r.output)

@@ -441,3 +441,22 @@ def test_a_bad_parquet_file_among_several_is_named(tmp_path):
     _cli.one_line_error(p, f"{bad}: not a Parquet file fastjcs can read (", "magic bytes")
     assert (tmp_path / "out" / (paths[0].name + ".digests.parquet")).exists()  # the one before it is done
     assert not list((tmp_path / "out").rglob("*.part"))
+
+
+def test_a_job_removes_only_its_own_temporary_files(tmp_path):
+    """A job removed every hidden `*.part` file under its output folder, at its start and end: a
+    user's file, or the temporary file of another job writing to a folder inside this one (which
+    the lock of this folder does not cover). Now only the temporaries of its own outputs."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b"[1]\n")
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    keep = [out / ".notes.part", out / ".draft.cafe.part", out / "sub" / ".x.digests.0123abcd.part"]
+    for path in keep:
+        path.write_bytes(b"not the job's")
+    leftover = out / ".a.jsonl.digests.123.part"  # a crashed run of this job
+    leftover.write_bytes(b"half")
+    p = _cli.fastjcs("digest", "--jsonl", tmp_path / "in" / "*.jsonl", "--output-dir", out)
+    assert p.returncode == 0, p.stderr
+    assert all(path.read_bytes() == b"not the job's" for path in keep)
+    assert not leftover.exists() and (out / "a.jsonl.digests").exists()

@@ -313,9 +313,9 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
                     with _client(args.cluster) as client:
                         ran = _dask.run_tasks(todo, settings, client, on_result)
             except KeyboardInterrupt:  # a signal: the workers of a local cluster are closed by now
-                jobs.clean(args.output_dir)
+                jobs.clean(args.output_dir, [t.output for t in todo])
                 raise
-            jobs.clean(args.output_dir)  # what workers killed mid-file left
+            jobs.clean(args.output_dir, [t.output for t in todo])  # what workers killed mid-file left
     except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
         filename = getattr(exc, "filename", None)
         where = f"{filename}: " if filename else ""

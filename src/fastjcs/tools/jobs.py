@@ -193,7 +193,7 @@ def plan(
         raise JobError("resume needs the settings of the run (to compare with what made each output)")
     paths = outputs(sources, output_dir, kind, patterns)
     os.makedirs(output_dir, exist_ok=True)
-    clean(output_dir)
+    clean(output_dir, paths)
     todo: list[Task] = []
     done: list[Result] = []
     for source, output in zip(sources, paths):
@@ -206,13 +206,35 @@ def plan(
     return todo, done
 
 
-def clean(output_dir: str) -> None:
+def clean(output_dir: str, outputs: Sequence[str] | None = None) -> None:
     """Remove the temporary files of unfinished outputs (a run that crashed, a worker killed
-    mid-file) from `output_dir`; only while no task of a job writes there."""
+    mid-file) from `output_dir`; only while no task of a job writes there (hold `locked`).
+
+    With `outputs` (the job's), only their temporary files (``.<output name>.<hex>.part`` beside
+    each): a hidden ``.part`` file of the user's, or of another job writing to a folder inside
+    this one, is not ours to remove. Without, every such file under `output_dir`."""
+    if outputs is not None:
+        names: dict[str, set[str]] = {}
+        for output in outputs:
+            directory, name = os.path.split(output)
+            names.setdefault(directory, set()).add(name)
+        for directory, mine in names.items():
+            try:
+                found = os.listdir(directory or ".")
+            except FileNotFoundError:
+                continue
+            for name in found:
+                m = _TEMPORARY.match(name)
+                if m is not None and m.group(1) in mine:
+                    os.remove(os.path.join(directory, name))
+        return
     for directory, _, files in os.walk(output_dir):
         for name in files:
-            if name.startswith(".") and name.endswith(_PART):
+            if _TEMPORARY.match(name):
                 os.remove(os.path.join(directory, name))
+
+
+_TEMPORARY = re.compile(r"^\.(.+)\.[0-9a-f]+" + re.escape(_PART) + "$", re.S)
 
 
 # ---- one job at a time per output folder -------------------------------------------------------
