@@ -19,6 +19,7 @@ job must be one filesystem all the workers see. Needs the `dask` extra
 
 from __future__ import annotations
 
+import numbers
 import uuid
 from typing import Any, Callable
 
@@ -30,6 +31,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from . import arrow
 from .core.api import DEFAULT_MAX_DEPTH, check_depth
+from .core.errors import CanonicalizationError
 from .core.hashing import check_algorithm
 from .tools import jobs
 from .tools.jobs import Result
@@ -54,6 +56,20 @@ def _options(
     )
 
 
+def dask_setup(worker: Any) -> None:
+    """A Dask preload (``preload=["fastjcs.dask"]``, as `fastjcs digest --cluster local:N` starts
+    its workers): SIGINT and SIGHUP are left to the process that started the cluster. A Ctrl-C
+    in a terminal reaches the whole process group, and each worker printed its own traceback; the
+    command line stops the job and closes the cluster instead."""
+    import signal
+
+    for name in ("SIGINT", "SIGHUP"):
+        try:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        except (AttributeError, ValueError):  # no such signal here, or not the main thread
+            pass
+
+
 # ---- columns and bags ------------------------------------------------------------------------
 
 
@@ -70,8 +86,15 @@ def _digest_partition(part: Any, options: dict[str, Any], name: str) -> Any:
         or pa.types.is_binary(texts.type)
         or pa.types.is_large_binary(texts.type)
     ):
-        texts = pa.array(part.to_list())  # object columns: str (or bytes) per row
-    result = arrow.digest_array(texts, **options)
+        texts = _texts(part.to_list())  # object columns: str (or bytes) per row
+    try:
+        result = arrow.digest_array(texts, **options)
+    except CanonicalizationError as exc:  # errors="raise": the row's place in the series, not the partition
+        if exc.index is not None and 0 <= exc.index < len(part):
+            label = part.index[exc.index]
+            exc.index = int(label) if isinstance(label, numbers.Integral) else exc.index
+            exc.label = label.item() if hasattr(label, "item") else label  # type: ignore[attr-defined]
+        raise
 
     def series(values: Any, label: str) -> Any:  # of the type the meta of digest_series says
         if pa.types.is_large_string(values.type):
@@ -99,8 +122,10 @@ def digest_series(
     Returns a Dask Series named `name` (Arrow-backed strings ``"<alg>:<hex>"``, or bytes with
     `raw`); with ``errors="null"`` a Dask DataFrame with `name` and `name` + "_error" (the
     message of each failed row). With ``errors="raise"`` the first bad row of a partition fails
-    its task when the result is computed (the error of `fastjcs.arrow.digest_array`, whose
-    `index` counts rows within the partition). Options as in `fastjcs.arrow.digest_array`.
+    its task when the result is computed: the error of `fastjcs.arrow.digest_array`, whose
+    `label` is the row's label in the series' index and `index` that label when it is an
+    integer (the row's number in the series for a default index), else the row's number within
+    its partition. Options as in `fastjcs.arrow.digest_array`.
     """
     import pandas as pd
     import pyarrow as pa
@@ -116,10 +141,17 @@ def digest_series(
     return series.map_partitions(_digest_partition, options, name, meta=meta)
 
 
-def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
+def _texts(rows: list[Any]) -> Any:
+    """A pyarrow array of the texts of a partition; one of no rows, or of None alone (which
+    pyarrow types null), is an array of strings."""
     import pyarrow as pa
 
-    result = arrow.digest_array(pa.array(list(part)), **options)
+    texts = pa.array(rows)
+    return texts.cast(pa.string()) if pa.types.is_null(texts.type) else texts
+
+
+def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
+    result = arrow.digest_array(_texts(list(part)), **options)
     if isinstance(result, arrow.Results):  # errors="null"
         return [
             value if value is not None else error
@@ -226,8 +258,7 @@ def digest_jsonl_files(
     from the output).
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
-    todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "jsonl", resume=resume)
-    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
+    return _job(inputs, output_dir, "jsonl", None, False, resume, settings, client, on_result)
 
 
 def digest_parquet_files(
@@ -251,11 +282,27 @@ def digest_parquet_files(
     Otherwise as `digest_jsonl_files`; a failed row's note is "row N: ErrorClass: message".
     """
     settings = _settings(algorithm, max_depth, strict_integers, integers_only)
-    todo, done = jobs.plan(jobs.sources_of(inputs), output_dir, "parquet", column, append, resume)
-    return _merge(done, run_tasks(todo, settings, client, on_result), output_dir)
+    return _job(inputs, output_dir, "parquet", column, append, resume, settings, client, on_result)
 
 
-def _merge(done: list[Result], ran: list[Result], output_dir: str) -> list[Result]:
-    """All the results, sorted by output path, once the leftovers of lost workers are removed."""
-    jobs.clean(output_dir)
+def _job(
+    inputs: jobs.Sources,
+    output_dir: str,
+    kind: str,
+    column: str | None,
+    append: bool,
+    resume: bool,
+    settings: Settings,
+    client: Any | None,
+    on_result: Callable[[Result], None] | None,
+) -> list[Result]:
+    """Plan and run a job, the output folder held for it (`fastjcs.tools.jobs.locked`); all the
+    results, sorted by output path, once the leftovers of lost workers are removed."""
+    patterns = [inputs] if isinstance(inputs, str) else list(inputs)
+    sources = jobs.sources_of(inputs)
+    jobs.outputs(sources, output_dir, kind, patterns)  # an output that is an input: refused first
+    with jobs.locked(output_dir):
+        todo, done = jobs.plan(sources, output_dir, kind, column, append, resume, settings, patterns)
+        ran = run_tasks(todo, settings, client, on_result)
+        jobs.clean(output_dir, [t.output for t in todo])
     return sorted(done + ran, key=lambda r: r.output)

@@ -148,3 +148,41 @@ def test_a_bag_of_texts(client):
     assert got == [e if isinstance(e, str) else f"{type(e).__name__}: {e}" for e in expected]
     raw = fdask.digest_bag(db.from_sequence([b"[1]"]), raw=True).compute(scheduler=client.get)
     assert raw == [bytes.fromhex(fastjcs.digest_text(b"[1]")[7:])]
+
+
+def test_an_empty_bag_and_a_partition_of_nulls(client):
+    """Finding 14 of issue 23: `digest_bag(db.from_sequence([]))`, or a partition holding only
+    None, was a TypeError (pyarrow types such a list null). Now no rows give no digests and a
+    null gives None, as digest_texts does."""
+    import dask
+    import dask.bag as db
+    import pandas as pd
+
+    dd = pytest.importorskip("dask.dataframe", reason="dask.dataframe needs pandas")
+    for errors in ("raise", "null"):
+        assert fdask.digest_bag(db.from_sequence([]), errors=errors).compute(scheduler=client.get) == []
+        bag = db.from_sequence([None, None, "[1]", None], npartitions=2)  # a first partition of None alone
+        got = fdask.digest_bag(bag, errors=errors).compute(scheduler=client.get)
+        assert got == [None, None, fastjcs.digest_text("[1]"), None]
+    with dask.config.set({"dataframe.convert-string": False}):  # an object column, as pandas keeps it
+        series = dd.from_pandas(pd.Series([None, None, '{"a": 1}', None], dtype=object), npartitions=2)
+        got = fdask.digest_series(series).compute(scheduler=client.get)
+    assert [None if pd.isna(v) else v for v in got.tolist()] == [None, None, fastjcs.digest_text('{"a":1}'), None]
+
+
+def test_a_failed_row_is_reported_by_its_place_in_the_series(client):
+    """Finding 14 of issue 23: with errors="raise", the error's index counted rows within the
+    partition (row 3 of the series was reported as 0). Now it is the row's index in the series."""
+    dd = pytest.importorskip("dask.dataframe", reason="dask.dataframe needs pandas")
+    import pandas as pd
+
+    texts = ["[1]", "[2]", "[3]", '{"x":', "[5]", "[6]"]
+    series = dd.from_pandas(pd.Series(texts, name="p"), npartitions=2)
+    assert series.npartitions == 2 and len(series.partitions[1]) == 3  # row 3 opens the second one
+    with pytest.raises(fastjcs.InvalidJSONError) as caught:
+        fdask.digest_series(series).compute(scheduler=client.get)
+    assert caught.value.index == 3 and caught.value.label == 3 and caught.value.offset == 5
+    labelled = dd.from_pandas(pd.Series(texts, index=list("abcdef")), npartitions=2)
+    with pytest.raises(fastjcs.InvalidJSONError) as caught:
+        fdask.digest_series(labelled).compute(scheduler=client.get)
+    assert caught.value.label == "d"

@@ -319,6 +319,35 @@ def test_full_filesystem(tiny_fs, cli_backend):
         (tiny_fs / "stdout").unlink()
 
 
+def test_full_filesystem_under_a_job_names_the_output(tiny_fs, tmp_path, cli_backend):
+    """Finding 16 of issue 23: `digest --output-dir` onto a full tmpfs said "No space left on
+    device" without the file. Now the output is named, the exit is 2, and nothing is left in the
+    output folder (no output, no .part, no record, no lock)."""
+    src = tmp_path / "in.jsonl"
+    src.write_bytes((LINES[0] + b"\n") * 4000)  # 4000 digests: 288 KB of output
+    out = tiny_fs / "out"
+    p = fastjcs("digest", "--jsonl", src, "--output-dir", out, extra_env=cli_backend)
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, f"fastjcs digest: {out / 'in.jsonl.digests'}: No space left on device")
+    assert list(out.iterdir()) == []
+    if importlib.util.find_spec("pyarrow") is None:
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"p": [json.dumps({"i": i, "s": "x" * 20}) for i in range(20000)]}), tmp_path / "in.parquet"
+    )
+    p = fastjcs(
+        "digest", "--parquet", "--column", "p", tmp_path / "in.parquet", "--output-dir", out, extra_env=cli_backend
+    )
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, f"fastjcs digest: {out / 'in.parquet.digests.parquet'}: No space left on device")
+    assert list(out.iterdir()) == []
+
+
 # ---- closed standard streams ------------------------------------------------------------------
 
 
@@ -412,3 +441,227 @@ def test_an_output_path_that_is_a_device_is_written_in_place_never_replaced(tmp_
     assert p.returncode == 2
     one_line_error(p, "/dev/full", "No space left on device")
     assert _stat.S_ISCHR(os.stat("/dev/full").st_mode) and os.stat("/dev/full").st_mode == before
+
+
+# ---- stop signals: one line, 128 + N, nothing left behind ------------------------------------
+
+STOPS = [s for s in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, s)]
+
+
+def _wait_for(predicate, what: str, proc: subprocess.Popen | None = None, limit: float = 60) -> None:
+    deadline = time.monotonic() + limit
+    while not predicate():
+        assert proc is None or proc.poll() is None, f"ended before {what}: {proc.communicate()}"
+        assert time.monotonic() < deadline, f"no {what} within {limit}s"
+        time.sleep(0.005)
+
+
+def _stopped(proc: subprocess.Popen, name: str, command: str, group: bool = False) -> None:
+    """Send the signal `name` (to the process group with `group`); the command must end with
+    one line on stderr and exit 128 + N, and no process of its group may outlive it long."""
+    signum = getattr(signal, name)
+    if group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
+    out, err = proc.communicate(timeout=120)
+    assert b"Traceback" not in err, err
+    assert proc.returncode == 128 + signum, (proc.returncode, err)
+    assert err.decode() == f"fastjcs {command}: interrupted ({name})\n"
+    if group:
+        deadline = time.monotonic() + 30
+        while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).stdout:
+            assert time.monotonic() < deadline, "a worker outlived the command"
+            time.sleep(0.1)
+
+
+def _feed_and_hold(fifo: Path, data: bytes, stop: threading.Event) -> threading.Thread:
+    """Write `data` into the FIFO and keep it open (the reader waits for more) until `stop`."""
+
+    def feed() -> None:
+        try:
+            with open(fifo, "wb") as w:
+                w.write(data)
+                w.flush()
+                stop.wait(120)
+        except BrokenPipeError:  # the reader ended first
+            pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("name", STOPS)
+def test_a_stopped_job_leaves_no_part_file(tmp_path, cli_backend, name):
+    """Findings 11 and 12 of issue 23: SIGINT on `digest --output-dir` printed a 30-line
+    KeyboardInterrupt traceback, SIGTERM and SIGHUP left the output's `.part` behind. The input
+    is a FIFO kept open, so the job is mid-file when the signal comes (no race with its end)."""
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+    feeder = _feed_and_hold(fifo, JSONL * 100, stop)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", "digest", "--jsonl", fifo, "--output-dir", out],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(cli_backend),
+    )
+    try:
+        _wait_for(lambda: list(out.glob(".*.part")), "a .part file", proc)
+        _stopped(proc, name, "digest")
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            proc.kill()
+    feeder.join(10)
+    assert list(out.iterdir()) == []  # no .part, no lock, no output
+
+
+@pytest.mark.parametrize("name", STOPS)
+def test_a_stopped_canon_leaves_no_temporary_file(tmp_path, cli_backend, name):
+    """Finding 12 of issue 23: SIGTERM on `canon big.json -o out.json` left `.fastjcs-XXXX`
+    temporaries (0 B and 46 MB seen). The signal is sent once the temporary exists; a run that
+    ends before it lands (the C core is fast) is tried again, up to five times."""
+    big = tmp_path / "big.json"
+    big.write_bytes(json.dumps([{f"k{i}": [i / 7, "x" * 60, {"z": 1, "a": 2}]} for i in range(150000)]).encode())
+    target = tmp_path / "out.json"
+    target.write_bytes(b"old content")
+    for _ in range(5):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fastjcs", "canon", big, "-o", target],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env(cli_backend),
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not list(tmp_path.glob(".fastjcs-*")) and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            if proc.poll() is not None:
+                continue
+            proc.send_signal(getattr(signal, name))
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["big.json", "out.json"]
+        if proc.returncode == 0:  # it was done before the signal came: the whole answer
+            assert target.read_bytes() == rfc8785.dumps(json.loads(big.read_bytes()))
+            target.write_bytes(b"old content")
+            continue
+        assert b"Traceback" not in err, err
+        assert (proc.returncode, err.decode()) == (
+            128 + getattr(signal, name),
+            f"fastjcs canon: interrupted ({name})\n",
+        )
+        assert target.read_bytes() == b"old content"
+        return
+    pytest.fail("canon ended before the signal five times")
+
+
+@pytest.mark.skipif(shutil.which("pgrep") is None, reason="no pgrep here")
+def test_ctrl_c_reaches_the_workers_too(tmp_path):
+    """Finding 11 of issue 23: a Ctrl-C in a terminal reaches the whole process group, and each
+    worker of `digest --jsonl --jobs 2` (worker processes on the pure-Python backend) printed
+    its own traceback. Now one line and exit 130, and no worker outlives the command."""
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+    feeder = _feed_and_hold(fifo, (LINES[0] + b"\n") * 6000, stop)  # good lines: no notes on stderr
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", fifo],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env({"FASTJCS_BACKEND": "python"}),
+        start_new_session=True,
+    )
+    try:
+        _wait_for(
+            lambda: len(subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).stdout.split()) >= 3,
+            "2 workers",
+            proc,
+        )
+        _stopped(proc, "SIGINT", "digest", group=True)
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            proc.kill()
+    feeder.join(10)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pgrep") is None, reason="no pgrep here")
+def test_ctrl_c_on_a_local_cluster(tmp_path):
+    """The same with `--cluster local:2`: the Dask workers printed their tracebacks (67 lines)."""
+    pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install 'fastjcs[dask]')")
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+    feeder = _feed_and_hold(fifo, JSONL * 100, stop)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", "digest", "--jsonl", fifo, "--output-dir", out, "--cluster", "local:2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+        start_new_session=True,
+    )
+    try:
+        _wait_for(lambda: list(out.glob(".*.part")), "a .part file", proc, limit=120)
+        stopper = threading.Timer(1.0, stop.set)  # the worker's read ends once the writer goes
+        stopper.start()
+        _stopped(proc, "SIGINT", "digest", group=True)
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            proc.kill()
+    feeder.join(10)
+    # No .part and no lock; a worker that was past its read by then may finish its file whole.
+    left = {p.name: p for p in out.iterdir()}
+    assert set(left) <= {"in.jsonl.digests"}, left
+    if left:
+        (tmp_path / "same.jsonl").write_bytes(JSONL * 100)
+        assert left["in.jsonl.digests"].read_bytes() == fastjcs("digest", "--jsonl", tmp_path / "same.jsonl").stdout
+
+
+def _reading_stdin(pid: int) -> bool:
+    """Is the process blocked in read(0, ...)? (/proc/PID/syscall: the number, then the fd.)"""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == "0" and fields[1] == "0x0"
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/syscall"), reason="no /proc/PID/syscall here")
+@pytest.mark.parametrize(
+    "args",
+    [["canon"], ["canon", "-o", "OUT"], ["digest"], ["digest", "--jsonl"], ["check"], ["eab", "--preimage", "-"]]
+    + [["serve-vector"], ["serve-canon"], ["bench", "-"]],
+    ids=lambda a: " ".join(a),
+)
+@pytest.mark.parametrize("name", STOPS)
+def test_a_signal_on_any_running_command_is_one_line(tmp_path, cli_backend, args, name):
+    """Finding 11 of issue 23: SIGINT on a running command was a 19-39 line KeyboardInterrupt
+    traceback (SIGTERM and SIGHUP: killed, with no word). Each command, stopped while it reads
+    its input, now prints one line and exits 128 + N (130 for SIGINT); `-o` leaves nothing."""
+    args = [str(tmp_path / "out.json") if a == "OUT" else a for a in args]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastjcs", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(cli_backend),
+    )
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"a": [1, 2,')  # half a document; the rest never comes
+        proc.stdin.flush()
+        _wait_for(lambda: _reading_stdin(proc.pid), "a read of stdin", proc)
+        _stopped(proc, name, args[0])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert list(tmp_path.iterdir()) == []

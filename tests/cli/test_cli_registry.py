@@ -54,3 +54,26 @@ def test_an_unreachable_server_is_one_line_without_the_password():
     assert p.returncode == 2
     line = one_line_error(p)
     assert "s3cret" not in line and "127.0.0.1" in line
+
+
+def test_an_unknown_scheme_is_one_line_without_the_password(tmp_path):
+    """Finding 11 of issue 23: `registry create 'mysql://u:pw@h/db'` was a ValueError traceback
+    (exit 1). Now one line naming the scheme, never the password; exit 2; nothing made."""
+    for action in ("create", "migrate"):
+        p = fastjcs("registry", action, "mysql://u:Pw5ecret@h/db", cwd=tmp_path)
+        assert p.returncode == 2 and p.stdout == b""
+        line = one_line_error(p, "fastjcs registry: unknown registry URL scheme in 'mysql'")
+        assert "Pw5ecret" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_registry_that_would_not_persist_is_refused(tmp_path):
+    """Finding 16 of issue 23: `registry create ':memory:'` printed "created an empty execution
+    registry at :memory:" (exit 0) though nothing outlives the command. SQLite's in-memory and
+    temporary databases are refused: one line, exit 2."""
+    for target in (":memory:", "sqlite:///:memory:", "sqlite:///", ""):
+        for action in ("create", "migrate"):
+            p = fastjcs("registry", action, target, cwd=tmp_path)
+            assert p.returncode == 2 and p.stdout == b"", (target, p.stdout)
+            one_line_error(p, f"{target!r} is a SQLite database that lives only as long as this command")
+    assert list(tmp_path.iterdir()) == []

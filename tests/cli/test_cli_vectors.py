@@ -75,6 +75,20 @@ def test_an_unclaimed_file_fails_the_suite(tmp_path):
     assert "UNCLAIMED mystery.json: no handler reads this file" in lines(p.stdout)
 
 
+@pytest.mark.parametrize("where", ["empty directory", "/dev/null", "second of two"])
+def test_nothing_compared_is_exit_2(tmp_path, where):
+    """Finding 15 of issue 23: `fastjcs vectors EMPTY_DIR` and `vectors /dev/null` printed
+    "OK: ... 0 vectors" and exit 0. A suite of no vector compared nothing: one line, exit 2, as
+    crosscheck says; the same when it is one of several suites."""
+    (tmp_path / "empty").mkdir()
+    empty = "/dev/null" if where == "/dev/null" else str(tmp_path / "empty")
+    paths = [OURS_EAB, empty] if where == "second of two" else [empty]
+    for extra in ([], ["--json"]):
+        p = fastjcs("vectors", *paths, *extra)
+        assert (p.returncode, p.stdout) == (2, b""), p
+        assert p.stderr.decode() == f"fastjcs vectors: {empty}: no vectors found (nothing compared)\n"
+
+
 def test_a_wrong_eab_binding_fails(tmp_path):
     doc = json.loads((OURS_EAB / "eab-accept.json").read_text("ascii"))
     doc["vectors"][0]["bindings"]["sha384"] = "sha384:" + "0" * 96

@@ -56,6 +56,8 @@ from .streams import (
     CLIError,
     _reader_gone,
     _standard_streams,
+    interrupted_status,
+    stop_signals,
 )
 
 
@@ -505,7 +507,15 @@ JCS_N_WARNING = "jcs-n is withdrawn (CPB draft -06, 2026-08-18): for checking vi
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: its exit status. SIGINT, SIGTERM and SIGHUP end a command cleanly (its
+    temporary files removed), with one line on stderr and 128 + the signal's number (130 for
+    SIGINT, 143 for SIGTERM, 129 for SIGHUP)."""
     _standard_streams()
+    with stop_signals():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     name = "fastjcs"
     args: argparse.Namespace | None = None
     try:
@@ -532,3 +542,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return _reader_gone()
+    except KeyboardInterrupt as exc:  # SIGINT, or Interrupted: SIGTERM, SIGHUP
+        status, signame = interrupted_status(exc)
+        try:
+            print(f"{name}: interrupted ({signame})", file=sys.stderr)
+            sys.stderr.flush()
+        except KeyboardInterrupt:
+            pass
+        return status

@@ -7,6 +7,7 @@ import importlib
 import json
 import logging
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -146,11 +147,33 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | Non
     return bar.update, bar.close
 
 
+def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
+    """The workers of `digest --jsonl --jobs N`: at most one per CPU and one per chunk of a file
+    (`fastjcs.tools.lines.workers_for`); a request that is capped is said on stderr, once."""
+    from ..tools import lines as _jsonl
+
+    size = None
+    if path != "-":
+        try:
+            info = os.stat(path)
+            size = info.st_size if stat.S_ISREG(info.st_mode) else None
+        except OSError:
+            pass  # open_source names the file and the reason
+    n = _jsonl.workers_for(jobs, size, chunk)
+    if jobs > n:
+        chunks = "" if size is None else f", {max(1, -(-size // chunk))} chunk(s) of input"
+        print(
+            f"fastjcs digest: --jobs {jobs}: {n} worker(s) ({_jsonl.cpus()} CPU(s) here{chunks})",
+            file=sys.stderr,
+        )
+    return n
+
+
 def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
     from ..tools import lines as _jsonl
 
     source = source_name(args.file)
-    jobs = args.jobs or os.cpu_count() or 1
+    chunk = args.chunk_bytes or _jsonl.CHUNK
     out = sys.stdout.buffer
 
     where = f"fastjcs digest: {source}:"
@@ -161,11 +184,10 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
             sys.stderr.write(text)
 
     with open_source(args.file) as stream:
+        jobs = _jsonl_workers(args.file, args.jobs, chunk)  # said once the input is open
         update, close = _progress_bar(args)
         try:
-            failed = _jsonl.run(
-                stream, settings, jobs, out.write, report, args.fail_fast, update, args.chunk_bytes or _jsonl.CHUNK
-            )
+            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update, chunk)
         finally:
             close()
     out.flush()
@@ -233,6 +255,7 @@ def _client(spec: str) -> Iterator[Any]:
                 processes=True,
                 dashboard_address=":0",
                 silence_logs=logging.CRITICAL,
+                preload=["fastjcs.dask"],  # a Ctrl-C is ours to handle, not each worker's
             ) as cluster,
             distributed.Client(cluster) as client,
         ):
@@ -278,16 +301,25 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         except ImportError as exc:
             raise CLIError(f"{option} needs {module}: pip install 'fastjcs[{extra}]' ({exc})") from exc
     try:
-        todo, done = jobs.plan(jobs.sources_of(args.file), args.output_dir, kind, args.column, args.append, args.resume)
-        on_result = _job_progress(args, len(todo))
-        if args.cluster is None:
-            ran = jobs.run_local(todo, settings, on_result)
-        else:
-            from .. import dask as _dask
+        sources = jobs.sources_of(args.file)
+        jobs.outputs(sources, args.output_dir, kind, [args.file])  # an output that is an input: refused first
+        with jobs.locked(args.output_dir):  # one job at a time in a folder
+            todo, done = jobs.plan(
+                sources, args.output_dir, kind, args.column, args.append, args.resume, settings, [args.file]
+            )
+            on_result = _job_progress(args, len(todo))
+            try:
+                if args.cluster is None:
+                    ran = jobs.run_local(todo, settings, on_result)
+                else:
+                    from .. import dask as _dask
 
-            with _client(args.cluster) as client:
-                ran = _dask.run_tasks(todo, settings, client, on_result)
-        jobs.clean(args.output_dir)  # what workers killed mid-file left
+                    with _client(args.cluster) as client:
+                        ran = _dask.run_tasks(todo, settings, client, on_result)
+            except KeyboardInterrupt:  # a signal: the workers of a local cluster are closed by now
+                jobs.clean(args.output_dir, [t.output for t in todo])
+                raise
+            jobs.clean(args.output_dir, [t.output for t in todo])  # what workers killed mid-file left
     except (OSError, ValueError) as exc:  # an input that cannot be read, a missing column...
         filename = getattr(exc, "filename", None)
         where = f"{filename}: " if filename else ""
@@ -424,6 +456,9 @@ def cmd_vectors(args: argparse.Namespace) -> int:
         if not p.exists():
             raise CLIError(f"{p}: no such file or directory")
     summaries = [run_suite(p, not args.no_probes, getattr(args, "draft", None)) for p in paths]
+    for p, s in zip(paths, summaries):  # a suite of no vector compared nothing: not a pass
+        if not s.vectors:
+            raise CLIError(f"{p}: no vectors found (nothing compared)")
     ok = all(s.ok for s in summaries)
     if args.json:
         print(json.dumps({"ok": ok, "suites": [s.as_dict() for s in summaries]}, ensure_ascii=False))
@@ -488,6 +523,12 @@ def cmd_registry(args: argparse.Namespace) -> int:
     registry (opening one never creates or changes its tables)."""
     from ..eab import ExecutionRegistry, RegistryError
 
+    path = args.target[len("sqlite:///") :] if args.target.startswith("sqlite:///") else args.target
+    if path in ("", ":memory:"):  # SQLite's temporary and in-memory databases end with the command
+        raise CLIError(
+            f"{args.target!r} is a SQLite database that lives only as long as this command: nothing "
+            "would persist; give a file path (or sqlite:///PATH, postgresql://...)"
+        )
     try:
         if args.action == "create":
             with ExecutionRegistry.create(args.target) as registry:
@@ -495,7 +536,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
         else:
             found, now = ExecutionRegistry.migrate(args.target)
             print(f"format {now}, already current" if found == now else f"migrated from format {found} to {now}")
-    except RegistryError as exc:  # its message names the registry, a URL without its password
+    except (RegistryError, ValueError) as exc:  # its message names the registry, a URL without its password
         raise CLIError(str(exc)) from exc
     return EXIT_OK
 

@@ -23,6 +23,62 @@ class CLIError(Exception):
     """A one-line error for stderr; exit status 2."""
 
 
+#: The signals that end a run cleanly: their handler raises `Interrupted` (SIGINT's default
+#: handler raises KeyboardInterrupt), so every `finally` runs (temporary files are removed, an
+#: output folder's lock released) and `main` prints one line and exits 128 + the signal's number.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal arrived (SIGINT, SIGTERM or SIGHUP); a KeyboardInterrupt, so that no
+    `except Exception` stops it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """The handler of the stop signals: a second signal during the clean-up ends the process
+    at once (the default action), as a user pressing Ctrl-C twice means."""
+    for other in STOP_SIGNALS:
+        signal.signal(other, signal.SIG_DFL)
+    raise Interrupted(signum)
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """While the block runs, SIGINT, SIGTERM and SIGHUP raise `Interrupted` (in the main thread;
+    a signal a parent set to be ignored, as nohup does SIGHUP, stays ignored). The handlers the
+    process had are put back afterwards."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {}
+    for signum in STOP_SIGNALS:
+        current = signal.getsignal(signum)
+        if current in (signal.SIG_DFL, signal.default_int_handler):
+            old[signum] = current
+            signal.signal(signum, _stop)
+    try:
+        yield
+    finally:
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+
+
+def interrupted_status(exc: KeyboardInterrupt) -> tuple[int, str]:
+    """The exit status (128 + the signal's number: 130 for SIGINT) and the name of the signal."""
+    signum = getattr(exc, "signum", getattr(signal, "SIGINT", 2))
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    return 128 + signum, name
+
+
 class Input:
     """A named input (FILE, or stdin for "-"), read to its end.
 
@@ -38,6 +94,7 @@ class Input:
     def __init__(self, stream: io.BufferedIOBase, name: str) -> None:
         self.name = name
         self._stream = stream
+        self._readinto = getattr(stream, "readinto1", None) or stream.readinto
         self._done = 0
         self._expected = self._size()
         if self._expected is not None:
@@ -61,9 +118,10 @@ class Input:
         return data
 
     def readinto(self, buffer: Any) -> int:
-        """Fill buffer as far as the input goes; 0 at the end."""
+        """Read into buffer what the input has (one read of it: a pipe or FIFO gives what it
+        holds, and a stop signal is seen between reads); 0 at the end."""
         try:
-            got = self._stream.readinto(buffer)
+            got = self._readinto(buffer)
         except OSError as exc:
             raise CLIError(f"{self.name}: {exc.strerror}") from exc
         self._count(got, not got)

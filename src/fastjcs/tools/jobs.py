@@ -16,6 +16,17 @@ with `resume` skips its input, and a run that crashes (or a worker killed mid-fi
 half-written output; the temporary files of a worker killed mid-file are removed by `clean`, which
 a job calls when all its tasks are done (and `plan` before they start).
 
+Beside each output, a hidden record (``.<output name>.fastjcs.json``) says what it was made from:
+the input (its path, size, modification time and SHA-256), the settings, the kind (and column) and
+the fastjcs version, with the output's own size and SHA-256. `resume` keeps an output only when
+its record matches the input and the settings of this run, byte for byte; anything else (no
+record, another algorithm or profile, an input rewritten, an output truncated) is done again.
+
+An output is never an input: a job whose output would be one of its inputs, or would be picked
+up by one of its input patterns (so that the next run digests its own outputs), is refused before
+anything is written. One job at a time writes to an output folder: `locked` holds a lock on it
+for the job's length, and a second job is refused with the first one's process and command.
+
 `run_task` does one file, in any process (`fastjcs.dask` runs the tasks on a Dask cluster; the
 command line runs them in its own process when no cluster is given). Memory is bounded by the
 chunk (JSON Lines, `fastjcs.tools.lines.CHUNK`) or the record batch (Parquet), not the file.
@@ -23,19 +34,27 @@ chunk (JSON Lines, `fastjcs.tools.lines.CHUNK`) or the record batch (Parquet), n
 
 from __future__ import annotations
 
+import datetime
+import fnmatch
 import glob as _glob
+import json
 import os
 import re
+import socket
+import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Union
+from typing import Any, BinaryIO, Union, cast
 
+from ..core.hashing import hash_module
 from . import lines as _lines
 
 KINDS = {"jsonl": ".digests", "parquet": ".digests.parquet"}
 _PART = ".part"
+_RECORD = ".fastjcs.json"  # the record of what an output was made from: .<output name>.fastjcs.json
+_LOCK = ".fastjcs.lock"  # in the output folder while a job writes there
 #: Rows per record batch read from a Parquet file.
 BATCH_ROWS = 64 * 1024
 
@@ -92,6 +111,69 @@ def _bare(source: str) -> str:
     return source.split("://", 1)[1] if "://" in source else os.path.abspath(source)
 
 
+def _local(source: str) -> str | None:
+    """The local path of an input (a path or a file:// URL), None for a remote URL."""
+    if "://" not in source:
+        return os.path.abspath(source)
+    protocol, rest = source.split("://", 1)
+    return os.path.abspath(rest) if protocol in ("file", "local") else None
+
+
+def _matches(pattern: str, path: str) -> bool:
+    """Would the glob `pattern` (as `expand` reads it, ``**`` recursive) name the file `path`?
+    Both are absolute; names starting with "." are matched only by a part starting with "."."""
+    parts = [p for p in pattern.split(os.sep) if p]
+    names = [n for n in path.split(os.sep) if n]
+
+    def match(i: int, j: int) -> bool:
+        if i == len(parts):
+            return j == len(names)
+        if parts[i] == "**":
+            return any(match(i + 1, k) for k in range(j, len(names) + 1))
+        if j == len(names):
+            return False
+        hidden_ok = not names[j].startswith(".") or parts[i].startswith(".")
+        return hidden_ok and fnmatch.fnmatchcase(names[j], parts[i]) and match(i + 1, j + 1)
+
+    return match(0, 0)
+
+
+def outputs(sources: Sequence[str], output_dir: str, kind: str, patterns: Sequence[str] = ()) -> list[str]:
+    """The output path of each input (nothing is written): ``<output_dir>/<name><suffix>``, where
+    ``<name>`` is the input's path relative to the folder all the inputs share.
+
+    Refuses (JobError) two inputs with one output, an output that is an input (it would be
+    overwritten, then read), and an output that one of the input `patterns` would match (the
+    next run of the job would digest the outputs of this one)."""
+    if not sources:
+        raise JobError("no input file")
+    bare = [_bare(s) for s in sources]
+    root = os.path.dirname(bare[0]) if len(bare) == 1 else os.path.commonpath(bare)
+    inputs = {os.path.realpath(p) for p in map(_local, sources) if p is not None}
+    globs = [p for p in patterns if "://" not in p and _glob.has_magic(p)]
+    found: list[str] = []
+    seen = set()
+    for source, path in zip(sources, bare):
+        output = os.path.join(output_dir, os.path.relpath(path, root) + KINDS[kind])
+        if output in seen:
+            raise JobError(f"{source}: named twice")
+        seen.add(output)
+        if os.path.realpath(output) in inputs:
+            raise JobError(
+                f"--output-dir {output_dir}: the output {output} is one of the inputs (it would be "
+                "overwritten, then digested); choose an output folder outside the inputs"
+            )
+        for pattern in globs:
+            if _matches(os.path.abspath(pattern), os.path.abspath(output)):
+                raise JobError(
+                    f"--output-dir {output_dir}: the output {output} matches the input pattern "
+                    f"{pattern} (a rerun would digest its own outputs); choose an output folder "
+                    "outside the inputs"
+                )
+        found.append(output)
+    return found
+
+
 def plan(
     sources: Sequence[str],
     output_dir: str,
@@ -99,57 +181,235 @@ def plan(
     column: str | None = None,
     append: bool = False,
     resume: bool = False,
+    settings: _lines.Settings | None = None,
+    patterns: Sequence[str] = (),
 ) -> tuple[list[Task], list[Result]]:
-    """The tasks of a job, and (with `resume`) the results of the inputs whose output exists.
+    """The tasks of a job, and (with `resume`) the results of the inputs whose output an earlier
+    run made from the same input bytes with the same `settings` (its record says so).
 
-    Removes the temporary files a crashed run left in `output_dir`."""
-    if not sources:
-        raise JobError("no input file")
-    bare = [_bare(s) for s in sources]
-    root = os.path.dirname(bare[0]) if len(bare) == 1 else os.path.commonpath(bare)
+    Refuses the outputs `outputs` refuses, before anything is written. Removes the temporary
+    files a crashed run left in `output_dir` (hold `locked(output_dir)` while a job runs)."""
+    if resume and settings is None:
+        raise JobError("resume needs the settings of the run (to compare with what made each output)")
+    paths = outputs(sources, output_dir, kind, patterns)
     os.makedirs(output_dir, exist_ok=True)
-    clean(output_dir)
+    clean(output_dir, paths)
     todo: list[Task] = []
     done: list[Result] = []
-    seen = set()
-    for source, path in zip(sources, bare):
-        output = os.path.join(output_dir, os.path.relpath(path, root) + KINDS[kind])
-        if output in seen:
-            raise JobError(f"{source}: named twice")
-        seen.add(output)
-        if resume and os.path.exists(output):
-            done.append(_finished(source, output, kind))
+    for source, output in zip(sources, paths):
+        task = Task(source, output, kind, column, append)
+        finished = _finished(task, settings) if resume and settings is not None else None
+        if finished is None:
+            todo.append(task)
         else:
-            todo.append(Task(source, output, kind, column, append))
+            done.append(finished)
     return todo, done
 
 
-def clean(output_dir: str) -> None:
+def clean(output_dir: str, outputs: Sequence[str] | None = None) -> None:
     """Remove the temporary files of unfinished outputs (a run that crashed, a worker killed
-    mid-file) from `output_dir`; only while no task of a job writes there."""
+    mid-file) from `output_dir`; only while no task of a job writes there (hold `locked`).
+
+    With `outputs` (the job's), only their temporary files (``.<output name>.<hex>.part`` beside
+    each): a hidden ``.part`` file of the user's, or of another job writing to a folder inside
+    this one, is not ours to remove. Without, every such file under `output_dir`."""
+    if outputs is not None:
+        names: dict[str, set[str]] = {}
+        for output in outputs:
+            directory, name = os.path.split(output)
+            names.setdefault(directory, set()).add(name)
+        for directory, mine in names.items():
+            try:
+                found = os.listdir(directory or ".")
+            except FileNotFoundError:
+                continue
+            for name in found:
+                m = _TEMPORARY.match(name)
+                if m is not None and m.group(1) in mine:
+                    os.remove(os.path.join(directory, name))
+        return
     for directory, _, files in os.walk(output_dir):
         for name in files:
-            if name.startswith(".") and name.endswith(_PART):
+            if _TEMPORARY.match(name):
                 os.remove(os.path.join(directory, name))
 
 
-_ERROR_LINE = re.compile(rb"^error:(.*)$", re.M)
+_TEMPORARY = re.compile(r"^\.(.+)\.[0-9a-f]+" + re.escape(_PART) + "$", re.S)
 
 
-def _finished(source: str, output: str, kind: str) -> Result:
-    """The result of an input an earlier run did: its failed lines are read back from its output
-    (without their byte offsets, which only the first run's notes carry)."""
-    if kind == "jsonl":
-        with open(output, "rb") as f:
+# ---- one job at a time per output folder -------------------------------------------------------
+
+
+@contextmanager
+def locked(output_dir: str) -> Iterator[None]:
+    """Hold the output folder for one job (created if need be): a second job on the same folder,
+    from this machine or another one sharing it, is a JobError naming the job that holds it.
+
+    The lock is an flock on ``<output_dir>/.fastjcs.lock``, which holds the holder's process,
+    host, start and command; the operating system releases it when the process ends (a killed
+    job leaves no lock behind), and the file is removed when the job ends."""
+    import fcntl
+
+    os.makedirs(output_dir, exist_ok=True)
+    path = os.path.join(output_dir, _LOCK)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise JobError(
+                f"--output-dir {output_dir}: another job is writing there ({holder}); "
+                "wait for it to end, or choose another folder"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:  # the holder may have removed the file while we waited for it: lock the new one
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        me = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "command": " ".join(["fastjcs" if i == 0 else a for i, a in enumerate(sys.argv)]),
+        }
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps(me).encode())
+        yield
+    finally:
+        try:
+            os.unlink(path)  # while it is held: a job waiting on this file will find it gone
+        except OSError:
+            pass
+        os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    try:
+        me = json.loads(os.pread(fd, 1 << 16, 0))
+        return f"pid {me['pid']} on {me['host']}, since {me['started']}: {me['command']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "a job whose details are not written yet"
+
+
+# ---- what an output was made from --------------------------------------------------------------
+
+
+def record_path(output: str) -> str:
+    """The hidden file beside `output` that records what it was made from."""
+    directory, name = os.path.split(output)
+    return os.path.join(directory, f".{name}{_RECORD}")
+
+
+def _stat(source: str) -> dict[str, Any]:
+    """Size and modification time of an input (for a URL, what its filesystem says)."""
+    if "://" not in source:
+        info = os.stat(source)
+        return {"size": info.st_size, "mtime": info.st_mtime_ns}
+    import fsspec
+
+    fs, _, (path,) = fsspec.core.get_fs_token_paths(source)
+    found = fs.info(path)
+    mtime = next((found[k] for k in ("mtime", "LastModified", "last_modified", "updated", "ETag") if k in found), None)
+    return {"size": found.get("size"), "mtime": None if mtime is None else str(mtime)}
+
+
+def _sha256(data: bytes = b"") -> Any:
+    """A SHA-256 (pycryptodome's, as every hash of fastjcs) of what a record fingerprints."""
+    return hash_module("sha256").new(data)
+
+
+def _sha256_of(source: str) -> str:
+    h = _sha256()
+    try:
+        with _open(source) as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError as exc:
+        raise _named(exc, source) from None
+    return h.hexdigest()
+
+
+def _made_from(task: Task, settings: _lines.Settings) -> dict[str, Any]:
+    """What a record holds besides the input and output: the run's settings and version."""
+    from .. import __version__
+
+    return {
+        "fastjcs": __version__,
+        "kind": task.kind,
+        "column": task.column,
+        "append": task.append,
+        "settings": {
+            "algorithm": settings.algorithm,
+            "profile": settings.profile,
+            "exclusion": list(settings.exclusion),
+            "max_depth": settings.max_depth,
+            "strict_integers": settings.strict_integers,
+            "integers_only": settings.integers_only,
+        },
+        "source": task.source,
+    }
+
+
+def _write_record(task: Task, settings: _lines.Settings, before: dict[str, Any], sha256: str) -> None:
+    """Record what the output of `task` was made from, if the input did not change while it was
+    read (else no record: a resumed job does it again)."""
+    if _stat(task.source) != before:
+        return
+    record = _made_from(task, settings)
+    record["input"] = dict(before, sha256=sha256)
+    record["output"] = {"size": os.path.getsize(task.output), "sha256": _sha256_of(task.output)}
+    with atomic(record_path(task.output), record=False) as f:
+        f.write(json.dumps(record, indent=1).encode())
+
+
+def _finished(task: Task, settings: _lines.Settings) -> Result | None:
+    """The result of an input an earlier run did, if its output was made from this very input
+    with these settings (its record says so, and the output is whole); else None (do it again).
+    Its failed lines are read back from its output (without their byte offsets, which only the
+    first run's notes carry)."""
+    try:
+        with open(record_path(task.output), "rb") as f:
+            record = json.load(f)
+        with open(task.output, "rb") as f:
             data = f.read()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    expected = _made_from(task, settings)
+    if any(record.get(k) != v for k, v in expected.items()):
+        return None
+    kept_output = record.get("output") or {}
+    if kept_output != {"size": len(data), "sha256": _sha256(data).hexdigest()}:
+        return None
+    kept_input = dict(record.get("input") or {})
+    sha256 = kept_input.pop("sha256", None)
+    try:
+        if _stat(task.source) != kept_input or _sha256_of(task.source) != sha256:
+            return None
+    except OSError:
+        return None
+    if task.kind == "jsonl":
         notes = [m.group(1).decode("utf-8", "replace") for m in _ERROR_LINE.finditer(data)]
-        return Result(source, output, data.count(b"\n"), notes, skipped=True)
+        return Result(task.source, task.output, data.count(b"\n"), notes, skipped=True)
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(output, columns=["error"])
+    table = pq.read_table(pa.BufferReader(data), columns=["error"])
     errors = table.column("error").to_pylist()
     notes = [f"row {i}: {e}" for i, e in enumerate(errors) if e is not None]
-    return Result(source, output, table.num_rows, notes, skipped=True)
+    return Result(task.source, task.output, table.num_rows, notes, skipped=True)
+
+
+_ERROR_LINE = re.compile(rb"^error:(.*)$", re.M)
 
 
 # ---- one file --------------------------------------------------------------------------------
@@ -167,27 +427,88 @@ def _open(source: str) -> Iterator[BinaryIO]:
             yield f
 
 
+class _Hashing:
+    """An input read through readinto (JSON Lines), its SHA-256 taken on the way; a failed read
+    names the input."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        self._name = name
+        # One read of the file per call, as much as it has (readinto1): a buffered readinto waits
+        # to fill the whole buffer from a pipe or FIFO, inside one C call where a stop signal
+        # that came during its first read is not seen until the input ends.
+        self._readinto = getattr(stream, "readinto1", None) or stream.readinto
+        self.sha256 = _sha256()
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            got = self._readinto(buffer)
+        except OSError as exc:
+            raise _named(exc, self._name) from None
+        if got:
+            with memoryview(buffer) as view:
+                self.sha256.update(view[:got])
+        return got or 0
+
+
+class _Output:
+    """The temporary file of an output: a failed write names the output."""
+
+    def __init__(self, f: BinaryIO, name: str) -> None:
+        self._f, self._name = f, name
+
+    def write(self, data: Any) -> int:
+        try:
+            return self._f.write(data)
+        except OSError as exc:
+            raise _named(exc, self._name) from None
+
+    def __getattr__(self, attr: str) -> Any:  # tell, flush, closed... as the file has them
+        return getattr(self._f, attr)
+
+
+def _named(exc: OSError, name: str) -> OSError:
+    """`exc` with the file it is about (an error of a read or write carries none)."""
+    if exc.filename is not None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), name) if exc.errno else OSError(f"{name}: {exc}")
+
+
 @contextmanager
-def atomic(output: str) -> Iterator[BinaryIO]:
+def atomic(output: str, record: bool = True) -> Iterator[BinaryIO]:
     """A binary file that becomes `output` only when the block completes (flushed and synced to
-    the disk first); on any error, or if the process dies, `output` is untouched."""
+    the disk first); on any error, or if the process dies, `output` is untouched. The record of
+    what the old `output` was made from is removed before the new one takes its place (so a
+    record never describes another output). A failed write, sync or rename names `output`."""
     directory, name = os.path.split(output)
     os.makedirs(directory or ".", exist_ok=True)
     tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex}{_PART}")
     try:
-        with open(tmp, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, output)
+        try:
+            f = open(tmp, "wb")
+        except OSError as exc:
+            raise _named(exc, output) from None
+        with f:
+            yield cast(BinaryIO, _Output(f, output))
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as exc:
+                raise _named(exc, output) from None
+        try:
+            if record and os.path.lexists(record_path(output)):
+                os.remove(record_path(output))
+            os.replace(tmp, output)
+        except OSError as exc:
+            raise _named(exc, output) from None
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
 
 
 def run_task(task: Task, settings: _lines.Settings) -> Result:
-    """Digest one file into its output (atomically); a bad line or row is a note, not an error.
-    Errors reading the input or writing the output propagate."""
+    """Digest one file into its output (atomically), and record beside it what it was made
+    from; a bad line or row is a note, not an error. Errors reading the input (an OSError
+    naming it, or a JobError) or writing the output (an OSError naming it) propagate."""
     if task.kind == "jsonl":
         return _jsonl(task, settings)
     return _parquet(task, settings)
@@ -196,15 +517,34 @@ def run_task(task: Task, settings: _lines.Settings) -> Result:
 def _jsonl(task: Task, settings: _lines.Settings) -> Result:
     notes: list[str] = []
     lines = 0
+    before = _stat(task.source)
     with _open(task.source) as stream, atomic(task.output) as out:
+        source = _Hashing(stream, task.source)
 
         def write(data: bytes) -> None:  # one output line per input line: count them here
             nonlocal lines
             lines += data.count(b"\n")
             out.write(data)
 
-        _lines.run(stream, settings, 1, write, notes.extend, False)
+        _lines.run(source, settings, 1, write, notes.extend, False)
+    _write_record(task, settings, before, source.sha256.hexdigest())
     return Result(task.source, task.output, lines, notes)
+
+
+def _texts(column: Any, task: Task) -> Any:
+    """The JSON texts of a Parquet column (an array, or a field to check): string or binary,
+    dictionary-encoded ones decoded; any other type is a JobError naming the file and column."""
+    import pyarrow as pa
+
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if not any(
+        test(kind)
+        for test in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary)
+    ):
+        raise JobError(f"{task.source}: column {task.column!r} is {column.type}, not JSON texts (string or binary)")
+    if isinstance(column, pa.Field) or not pa.types.is_dictionary(column.type):
+        return column
+    return column.dictionary_decode()
 
 
 def _parquet(task: Task, settings: _lines.Settings) -> Result:
@@ -217,15 +557,35 @@ def _parquet(task: Task, settings: _lines.Settings) -> Result:
         raise JobError("Parquet digests are RFC 8785 (jcs) digests; --profile jcs-n reads JSON Lines")
     notes: list[str] = []
     rows = 0
+    before = _stat(task.source)
+    sha256 = _sha256_of(task.source)
     with _open(task.source) as stream, atomic(task.output) as out:
-        source = pq.ParquetFile(stream)
-        if task.column not in source.schema_arrow.names:
-            raise JobError(f"{task.source}: no column {task.column!r} (it has {', '.join(source.schema_arrow.names)})")
+        try:
+            source = pq.ParquetFile(stream)
+            names = source.schema_arrow.names
+        except pa.ArrowException as exc:
+            raise _unreadable(exc, task) from None
+        if task.column not in names:
+            raise JobError(f"{task.source}: no column {task.column!r} (it has {', '.join(names)})")
+        _texts(source.schema_arrow.field(task.column), task)
+        taken = [n for n in ("digest", "error") if n in names] if task.append else []
+        if taken:
+            raise JobError(
+                f"{task.source}: it has a column named {' and '.join(map(repr, taken))} already; --append "
+                "would write a second one (digest without --append: row, digest, error)"
+            )
         writer: Any = None
         columns = None if task.append else [task.column]
-        for batch in source.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        batches = source.iter_batches(batch_size=BATCH_ROWS, columns=columns)
+        while True:
+            try:
+                batch = next(batches, None)
+            except pa.ArrowException as exc:
+                raise _unreadable(exc, task) from None
+            if batch is None:
+                break
             values, errors = arrow.digest_array(
-                batch.column(task.column),
+                _texts(batch.column(task.column), task),
                 algorithm=settings.algorithm,
                 errors="null",
                 max_depth=settings.max_depth,
@@ -252,7 +612,15 @@ def _parquet(task: Task, settings: _lines.Settings) -> Result:
             pq.write_table(empty, out)
         else:
             writer.close()
+    _write_record(task, settings, before, sha256)
     return Result(task.source, task.output, rows, notes)
+
+
+def _unreadable(exc: Exception, task: Task) -> Exception:
+    """A Parquet file pyarrow cannot read: the error names it (an OSError stays one)."""
+    if isinstance(exc, OSError):
+        return _named(exc, task.source)
+    return JobError(f"{task.source}: not a Parquet file fastjcs can read ({exc})")
 
 
 def run_local(tasks: Sequence[Task], settings: _lines.Settings, on_result: Any | None = None) -> list[Result]:

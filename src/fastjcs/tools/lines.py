@@ -21,6 +21,7 @@ does not know how many lines came before its chunk) and writes each `error:` lin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
@@ -143,11 +144,49 @@ _worker_settings: Settings | None = None
 def _init_worker(s: Settings) -> None:
     global _worker_settings
     _worker_settings = s
+    quiet_worker()
+
+
+def quiet_worker() -> None:
+    """In a worker process: SIGINT and SIGHUP are the parent's to handle (a Ctrl-C in a terminal
+    reaches the whole process group; the parent ends its workers as it cleans up), SIGTERM ends
+    the worker at once (the parent's handler, inherited by fork, is not the worker's), and no
+    signal stays held (see _signals_held)."""
+    import signal
+
+    for name, action in (("SIGINT", signal.SIG_IGN), ("SIGHUP", signal.SIG_IGN), ("SIGTERM", signal.SIG_DFL)):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), action)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
 
 
 def _work(data: bytes) -> ChunkResult:
     assert _worker_settings is not None
     return digest_chunk(data, _worker_settings)
+
+
+# ---- how many workers ------------------------------------------------------------------------
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def workers_for(jobs: int, size: int | None = None, chunk: int = CHUNK) -> int:
+    """The workers a run of `jobs` (0: one per CPU) gets: at most one per CPU, and at most one per
+    chunk of the input when its `size` is known. More would only add start-ups (a worker process
+    each) and read-ahead (2 chunks per worker in memory), never speed."""
+    n = min(jobs or cpus(), cpus())
+    if size is not None:
+        n = min(n, max(1, -(-size // max(chunk, 1))))
+    return max(1, n)
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -171,6 +210,7 @@ def run(
     progress(n) with the bytes done. Returns the number of failed lines (with `fail_fast`, the
     run stops after the first, its `error:` line written). Errors of the stream propagate.
     """
+    jobs = workers_for(jobs)  # one per CPU at most: the read-ahead is 2 chunks per worker
     reader = LineChunks(stream, chunk)
     chunks = iter(reader)
     first = next(chunks, None)
@@ -181,33 +221,57 @@ def run(
     if jobs <= 1 or second is None:  # one chunk: a worker would only add its start-up
         return _write(_each(todo, lambda c: digest_chunk(c, s), reader.done), write, report, fail_fast, progress)
     done: Callable[[Any], None]  # a chunk is digested: the reader may reuse its block
-    if s.profile == "jcs" and seam.backend() == "native":
-        # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
-        # threads share the work with no pickling of results between processes.
-        from concurrent.futures import ThreadPoolExecutor
-
-        executor: Any = ThreadPoolExecutor(jobs)
-        submit = lambda c: executor.submit(digest_chunk, c, s)  # noqa: E731
-        done = reader.done
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        digest_chunk(b"", s)  # load the hash functions (and CPB) once, before the workers fork
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        executor = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(s,))
-
-        def submit(c: Any) -> Any:
-            future = executor.submit(_work, bytes(c))  # a copy goes to the worker
-            reader.done(c)
-            return future
-
-        done = lambda c: None  # noqa: E731
+    executor: Any = None
     try:
+        if s.profile == "jcs" and seam.backend() == "native":
+            # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
+            # threads share the work with no pickling of results between processes.
+            from concurrent.futures import ThreadPoolExecutor
+
+            executor = ThreadPoolExecutor(jobs)
+            submit = lambda c: executor.submit(digest_chunk, c, s)  # noqa: E731
+            done = reader.done
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            digest_chunk(b"", s)  # load the hash functions (and CPB) once, before the workers fork
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+            # The workers and the thread that feeds them start with the stop signals held: a
+            # signal during that thread's start() left a pool that could not be shut down (a
+            # RuntimeError in place of the one line). A signal that came meanwhile is taken after.
+            with _signals_held():
+                executor = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(s,))
+                executor.submit(int)
+
+            def submit(c: Any) -> Any:
+                future = executor.submit(_work, bytes(c))  # a copy goes to the worker
+                reader.done(c)
+                return future
+
+            done = lambda c: None  # noqa: E731
         return _write(_in_order(submit, todo, 2 * jobs, done), write, report, fail_fast, progress)
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back (in this thread, and in the threads and processes it
+    starts meanwhile) while the block runs; a signal that came is handled when it ends."""
+    import signal
+
+    stops = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _each(items: Iterator[Any], fn: Callable[[Any], ChunkResult], done: Callable[[Any], None]) -> Iterator[ChunkResult]:
