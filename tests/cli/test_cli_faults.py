@@ -448,6 +448,13 @@ def test_an_output_path_that_is_a_device_is_written_in_place_never_replaced(tmp_
 STOPS = [s for s in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, s)]
 
 
+def _group(pid: int) -> list[bytes]:
+    """The processes of process group `pid` (pgrep), the sanitizer runtimes of an ASan run left out
+    of pgrep's environment (preloaded into pgrep, they can deadlock it)."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
+    return subprocess.run(["pgrep", "-g", str(pid)], capture_output=True, env=clean, timeout=30).stdout.split()
+
+
 def _wait_for(predicate, what: str, proc: subprocess.Popen | None = None, limit: float = 60) -> None:
     deadline = time.monotonic() + limit
     while not predicate():
@@ -470,7 +477,7 @@ def _stopped(proc: subprocess.Popen, name: str, command: str, group: bool = Fals
     assert err.decode() == f"fastjcs {command}: interrupted ({name})\n"
     if group:
         deadline = time.monotonic() + 30
-        while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).stdout:
+        while _group(proc.pid):
             assert time.monotonic() < deadline, "a worker outlived the command"
             time.sleep(0.1)
 
@@ -579,7 +586,7 @@ def test_ctrl_c_reaches_the_workers_too(tmp_path):
     )
     try:
         _wait_for(
-            lambda: len(subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).stdout.split()) >= 3,
+            lambda: len(_group(proc.pid)) >= 3,
             "2 workers",
             proc,
         )
