@@ -24,14 +24,18 @@ static inline void set_valid(uint8_t *validity, size_t i) {
 static inline int row_span(const fjcs_arrow_texts *t, size_t i, size_t *begin, size_t *len) {
     size_t slot = t->offset + i;
     int64_t a, b;
+    /* Read with memcpy: an array's offsets need not be aligned (a buffer that crossed a process
+     * boundary, e.g. between Dask workers, can start at any byte). */
+    const unsigned char *o = (const unsigned char *)t->offsets;
     if (t->large) {
-        const int64_t *o = (const int64_t *)t->offsets;
-        a = o[slot];
-        b = o[slot + 1];
+        memcpy(&a, o + slot * 8, 8);
+        memcpy(&b, o + slot * 8 + 8, 8);
     } else {
-        const int32_t *o = (const int32_t *)t->offsets;
-        a = o[slot];
-        b = o[slot + 1];
+        int32_t x, y;
+        memcpy(&x, o + slot * 4, 4);
+        memcpy(&y, o + slot * 4 + 4, 4);
+        a = x;
+        b = y;
     }
     if (a < 0 || b < a || (uint64_t)b > (uint64_t)t->data_len) return 0;
     *begin = (size_t)a;
