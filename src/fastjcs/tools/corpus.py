@@ -487,26 +487,7 @@ def _number_spelling(rng: random.Random) -> _Raw:
 )
 def _number_layout(rng: random.Random) -> _Raw:
     if rng.random() < 0.3:
-        token = rng.choice(
-            (
-                "1e21",
-                "1e20",
-                "1e-7",
-                "1e-6",
-                "999999999999999999999",
-                "100000000000000000000",
-                "123456789012345678901",
-                "0.000001",
-                "0.0000001",
-                "9.999999999999999e-7",
-                "0.0000012345",
-                "1.2345e-7",
-                "999999999999999868928",
-                "999999999999999868929",
-                "1e+21",
-                "1E20",
-            )
-        )
+        token = rng.choice(_LAYOUT_TOKENS)
         return _number(rng, token, True, "a named layout boundary")
     k = rng.randint(1, 17)
     d = rng.randrange(10 ** (k - 1), 10**k)
