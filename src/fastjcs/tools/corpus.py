@@ -1082,23 +1082,7 @@ def _syntax_lenient(rng: random.Random) -> _Raw:
     if kind == 3:
         key = rng.choice(("a", "key", "_x", "$y", "ab1", word.replace("-", "") or "k"))
         return b"{" + key.encode("utf-8") + b":1}", False, "unquoted key", None
-    lit = rng.choice(
-        (
-            b"NaN",
-            b"-NaN",
-            b"Infinity",
-            b"-Infinity",
-            b"+Infinity",
-            b"nan",
-            b"inf",
-            b"True",
-            b"False",
-            b"None",
-            b"undefined",
-            b"NULL",
-            b"tRue",
-        )
-    )
+    lit = rng.choice(_LENIENT_LITERALS)
     pre, post = rng.choice(_NUMBER_SLOTS)[:2]
     return pre + lit + post, False, f"literal {lit.decode()}", None
 
