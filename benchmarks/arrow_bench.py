@@ -76,8 +76,8 @@ def job_figures(files: int, lines: int, repeat: int) -> None:
     import distributed
 
     import fastjcs.dask as fdask
-    from fastjcs.tools import jobs
-    from fastjcs.tools.lines import Settings
+    from fastjcs.bulk import jobs
+    from fastjcs.bulk.lines import Settings
 
     docs = corpus.load("eab").texts
     settings = Settings("sha256", "jcs", (), fastjcs.DEFAULT_MAX_DEPTH, False)

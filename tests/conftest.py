@@ -1,6 +1,6 @@
 """The one conftest: shared paths, the backend fixtures, hypothesis profiles, the slow switch.
 
-Tests are laid out like the code (core/, digests/, eab/, cpb/, tools/, cli/, c/). This directory
+Tests are laid out like the code (core/, digests/, eab/, cpb/, conformance/, lab/, cli/, c/). This directory
 is on sys.path (pytest puts a rootless conftest's directory there), so the shared helper modules
 beside this file (_cli, _vectors, _growth, _strategies, shapes, es6corpus, wrong_canon) import
 by name, and so do the paths below (`from conftest import REPO`).
@@ -27,14 +27,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from fastjcs import tools
+from fastjcs import conformance
 from fastjcs.core import python_backend as _python
 from fastjcs.core import seam
 
 #: The checkout, and the data the tests read from it.
 REPO = Path(__file__).resolve().parents[1]
 VECTORS = REPO / "vectors"  # rfc8785/, text-canonical/, text-must-fail/
-SUITES = tools.SUITES  # the suites the CLI ships: cpb/, eab/
+SUITES = conformance.SUITES  # the suites the CLI ships: cpb/, eab/
 FUZZ = REPO / "fuzz"
 CSRC = REPO / "csrc"
 #: The upstream suites, read in place when present (tests that need them skip otherwise).

@@ -1,7 +1,7 @@
 """The ES6 number corpus of RFC 8785, regenerated (see docs/contract.md#the-es6-number-corpus).
 
 The corpus is `<hex>,<rendering>\\n` lines over a deterministic sequence of doubles, defined in
-`fastjcs.tools.corpus` (es6_bit_patterns: the 168 static values shipped with the package, a copy
+`fastjcs.lab.corpus` (es6_bit_patterns: the 168 static values shipped with the package, a copy
 of the shared conformance file, 2000 patterns counting up from the smallest normal, then forever
 the four little-endian 64-bit words of each block of the chain block = SHA-256(block) from 32
 zero bytes, skipping 0, NaN and the infinities). Its published SHA-256 at a few line counts
@@ -22,10 +22,10 @@ from typing import Callable
 
 from Crypto.Hash import SHA256
 
-from fastjcs.tools.corpus import ES6_PUBLISHED as PUBLISHED
-from fastjcs.tools.corpus import ES6_STATIC_VALUES as STATIC_VALUES
-from fastjcs.tools.corpus import es6_bit_patterns as bit_patterns
-from fastjcs.tools.corpus import es6_static_values as static_values
+from fastjcs.lab.corpus import ES6_PUBLISHED as PUBLISHED
+from fastjcs.lab.corpus import ES6_STATIC_VALUES as STATIC_VALUES
+from fastjcs.lab.corpus import es6_bit_patterns as bit_patterns
+from fastjcs.lab.corpus import es6_static_values as static_values
 
 __all__ = ["PUBLISHED", "STATIC_VALUES", "bit_patterns", "static_values", "RENDERERS", "render_lines", "sha256_at"]
 

@@ -26,7 +26,7 @@ import rfc8785
 from _gen import sync  # vectors/_gen.py: write or --check the files
 from Crypto.Hash import SHA256
 
-OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "cpb" / "contexts"
+OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "conformance" / "suites" / "cpb" / "contexts"
 REGISTRY = "cpb-registry.json (action-state-group/scitt-payload-binding), bundled as the package's registry snapshot"
 
 EQUIVALENCE = (

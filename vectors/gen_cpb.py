@@ -24,7 +24,7 @@ import rfc8785
 from _gen import sync  # vectors/_gen.py: write or --check the files
 from Crypto.Hash import SHA256
 
-OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "cpb"
+OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "conformance" / "suites" / "cpb"
 SPEC = "fastjcs docs/contract.md (jcs-n); draft-mih-sokolov-scitt-payload-binding-01"
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import rfc8785
 from Crypto.Hash import SHA256, SHA384
 
-OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "tools" / "suites" / "eab"
+OUT = Path(__file__).resolve().parents[1] / "src" / "fastjcs" / "conformance" / "suites" / "eab"
 DOMAIN = "cmcp.execution-action-binding"
 HASHES = {"sha256": SHA256, "sha384": SHA384}
 

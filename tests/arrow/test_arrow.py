@@ -22,7 +22,7 @@ from conftest import REPO, VECTORS  # noqa: E402
 
 import fastjcs  # noqa: E402
 from fastjcs.arrow import Results, canonicalize_array, digest_array  # noqa: E402
-from fastjcs.tools.corpus import VECTOR_FOLDERS, vector_cases  # noqa: E402
+from fastjcs.lab.corpus import VECTOR_FOLDERS, vector_cases  # noqa: E402
 
 TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
 TYPE_IDS = [str(t) for t in TYPES]
@@ -284,8 +284,8 @@ def test_buffers_too_small_for_the_length_are_refused(backend):
             return [None, pa.py_buffer(bytes(12)), pa.py_buffer(b"[1][2]")]
 
     with pytest.raises(ValueError, match="smaller than its length"):
-        fastjcs.arrow._chunk(
-            Short(), fastjcs.arrow._job(True, "sha256", False, "raise", 9, False, False), False, pa.string()
+        fastjcs.bulk.arrow._chunk(
+            Short(), fastjcs.bulk.arrow._job(True, "sha256", False, "raise", 9, False, False), False, pa.string()
         )
 
 

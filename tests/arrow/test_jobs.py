@@ -1,4 +1,4 @@
-"""`fastjcs digest --output-dir`: jobs over many files in one process (fastjcs.tools.jobs).
+"""`fastjcs digest --output-dir`: jobs over many files in one process (fastjcs.bulk.jobs).
 
 The reference for a JSON Lines output is the single-file command, `fastjcs digest --jsonl FILE`,
 run as its own process; for Parquet, `fastjcs.digest_text` per row. The cluster runs of the same
@@ -20,7 +20,7 @@ import pytest
 import rfc8785
 
 import fastjcs
-from fastjcs.tools import jobs
+from fastjcs.bulk import jobs
 
 
 def make_inputs(root: Path, lines: int = 300) -> dict[str, Path]:

@@ -13,7 +13,7 @@ import sys
 import pytest
 from _cli import fastjcs, lines, one_line_error
 
-from fastjcs.tools import bench as _bench
+from fastjcs.lab import bench as _bench
 
 QUICK = ("--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")
 
@@ -292,7 +292,7 @@ def test_a_batch_peer_whose_timed_answers_are_wrong_is_not_jcs_correct(tmp_path)
     # call it "JCS-correct: yes". Every answer it times is now held to RFC 8785.
     from pathlib import Path
 
-    fake_peer = Path(__file__).resolve().parents[1] / "tools" / "fake_peer.py"
+    fake_peer = Path(__file__).resolve().parents[1] / "lab" / "fake_peer.py"
     swap = " ".join(shlex.quote(a) for a in (sys.executable, str(fake_peer), "swap"))
     corpus = _corpus(tmp_path, "[1]", "[2]", "[3]", "[4]")
     p = fastjcs("bench", corpus, "--json", "--only", "rfc8785", "--peer", f"swap={swap}", "--impl-timeout", "2", *QUICK)

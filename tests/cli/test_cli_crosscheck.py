@@ -16,8 +16,8 @@ import pytest
 from _cli import fastjcs, lines, me, one_line_error
 from conftest import REPO, SUITES, UPSTREAM
 
-from fastjcs.tools import crosscheck as cc
-from fastjcs.tools import peers
+from fastjcs.lab import crosscheck as cc
+from fastjcs.lab import peers
 
 KATS = SUITES / "cpb" / "jcs-n"
 CHECKS = SUITES / "cpb" / "cpb-check"

@@ -3,7 +3,7 @@
 The counter-examples of a lab that lies: a run that compares nothing exits 0, a command that does
 not exist is an acceptance disagreement, a trailing newline is a string bug on every document,
 failures hidden from the counters or the exit status. Each has a test here; the matrix itself is
-checked against peers that misbehave on purpose (tests/tools/fake_peer.py).
+checked against peers that misbehave on purpose (tests/lab/fake_peer.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _cli import fastjcs, me, one_line_error
 
-FAKE = Path(__file__).resolve().parents[1] / "tools" / "fake_peer.py"
+FAKE = Path(__file__).resolve().parents[1] / "lab" / "fake_peer.py"
 SMALL = ("--corpus", "gen", "--per-category", "3", "--no-progress")
 
 

@@ -10,7 +10,7 @@ from _cli import fastjcs, lines
 from conftest import SUITES, UPSTREAM
 
 from fastjcs import eab
-from fastjcs.tools import eab_vectors as _eab_vectors
+from fastjcs.conformance import eab_vectors as _eab_vectors
 
 OURS_CPB = SUITES / "cpb"
 OURS_EAB = SUITES / "eab"

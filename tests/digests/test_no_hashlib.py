@@ -60,7 +60,7 @@ def test_the_scan_covers_the_package():
         "eab/registry.py",
         "core/python_backend.py",
         "cpb/_digest.py",
-        "tools/protocol.py",
+        "conformance/protocol.py",
         "cli/__init__.py",
     } <= files
 

@@ -1,4 +1,4 @@
-"""fastjcs's own Execution Action Binding v1 vectors (src/fastjcs/tools/suites/eab/), through fastjcs.eab.
+"""fastjcs's own Execution Action Binding v1 vectors (src/fastjcs/conformance/suites/eab/), through fastjcs.eab.
 
 The expected values in the files were computed by vectors/gen_eab.py with rfc8785 and
 pycryptodome, not by fastjcs; the first tests check that the committed files are exactly what the

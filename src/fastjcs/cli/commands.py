@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
+from ..conformance import default_suites
 from ..core.api import canonicalize_to
 from ..core.errors import FastJCSError
-from ..tools import default_suites
 from .streams import (
     EXIT_NEGATIVE,
     EXIT_OK,
@@ -78,8 +78,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
 
 
 def _digest_settings(args: argparse.Namespace) -> Any:
-    """The settings of a digest run (a `fastjcs.tools.lines.Settings`), checked for conflicts."""
-    from ..tools.lines import Settings
+    """The settings of a digest run (a `fastjcs.bulk.lines.Settings`), checked for conflicts."""
+    from ..bulk.lines import Settings
 
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
@@ -149,8 +149,8 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | Non
 
 def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
     """The workers of `digest --jsonl --jobs N`: at most one per CPU and one per chunk of a file
-    (`fastjcs.tools.lines.workers_for`); a request that is capped is said on stderr, once."""
-    from ..tools import lines as _jsonl
+    (`fastjcs.bulk.lines.workers_for`); a request that is capped is said on stderr, once."""
+    from ..bulk import lines as _jsonl
 
     size = None
     if path != "-":
@@ -170,7 +170,7 @@ def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
 
 
 def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
-    from ..tools import lines as _jsonl
+    from ..bulk import lines as _jsonl
 
     source = source_name(args.file)
     chunk = args.chunk_bytes or _jsonl.CHUNK
@@ -287,7 +287,7 @@ def _job_progress(args: argparse.Namespace, total: int) -> Callable[[Any], None]
 
 
 def _digest_job(args: argparse.Namespace, settings: Any) -> int:
-    from ..tools import jobs
+    from ..bulk import jobs
 
     kind = "parquet" if args.parquet else "jsonl"
     # What the job needs, checked before any work: a one-line usage error, never an ImportError.
@@ -427,7 +427,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def suite_kind(path: Path) -> str:
     """ "eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
-    from ..tools.eab_vectors import is_eab_file
+    from ..conformance.eab_vectors import is_eab_file
 
     files = [path] if path.is_file() else sorted(path.rglob("*.json"))
     try:
@@ -439,8 +439,8 @@ def suite_kind(path: Path) -> str:
 
 
 def run_suite(path: Path, probes: bool, draft: str | None = None):
-    from ..tools import cpb_vectors as vectors
-    from ..tools import eab_vectors as _eab_vectors
+    from ..conformance import cpb_vectors as vectors
+    from ..conformance import eab_vectors as _eab_vectors
 
     if suite_kind(path) == "eab":
         files = [path] if path.is_file() else sorted(path.rglob("*.json"))
@@ -478,7 +478,7 @@ def cmd_vectors(args: argparse.Namespace) -> int:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    from ..tools import crosscheck as cc
+    from ..lab import crosscheck as cc
 
     if args.impl is None and args.canon_impl is None:
         raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
@@ -546,7 +546,7 @@ def cmd_registry(args: argparse.Namespace) -> int:
 
 def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]]]:
     """The peers named on the command line (and their manifests' skipped peers)."""
-    from ..tools import lab
+    from ..lab import interop as lab
 
     specs: list[Any] = []
     skipped: list[dict[str, str]] = []
@@ -590,7 +590,8 @@ def cmd_interop(args: argparse.Namespace) -> int:
     import datetime
 
     from .. import __version__
-    from ..tools import corpus, lab
+    from ..lab import corpus
+    from ..lab import interop as lab
 
     specs, skipped = _lab_peers(args)
     sources = args.corpus or list(corpus.DEFAULT_SOURCES)
@@ -608,7 +609,7 @@ def cmd_interop(args: argparse.Namespace) -> int:
         + " ".join(f"--corpus {corpus.printable(s)}" for s in sources)
         + f" --seed {args.seed} --per-category {args.per_category}",
     }
-    from ..tools.peers import ended_on_signal
+    from ..lab.peers import ended_on_signal
 
     try:
         with ended_on_signal():  # a SIGTERM or SIGHUP ends the peers too (they have their own sessions)
@@ -631,7 +632,7 @@ def cmd_interop(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_vector(args: argparse.Namespace) -> int:
-    from ..tools import protocol as _protocol
+    from ..conformance import protocol as _protocol
 
     raw = read_all(args.file)
     try:
@@ -648,7 +649,7 @@ def cmd_serve_vector(args: argparse.Namespace) -> int:
 def cmd_serve_canon(args: argparse.Namespace) -> int:
     """Answer the batch protocol on stdin/stdout (docs/interop.md) with fastjcs, or with an
     in-process canonicalizer `bench` knows (--candidate NAME)."""
-    from ..tools import peers as _peers
+    from ..lab import peers as _peers
 
     canon: Callable[[bytes], bytes]
     if args.candidate is None:
@@ -657,7 +658,7 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
         def canon(text: bytes) -> bytes:
             return api.canonicalize(text, max_depth=args.max_depth)
     else:
-        from ..tools import bench as _bench
+        from ..lab import bench as _bench
 
         found, skipped = _bench.candidates()
         chosen = [c for c in found if c.name == args.candidate]
@@ -679,7 +680,7 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
 
 def _bench_peers(args: argparse.Namespace) -> list[Any]:
     """The batch peers of `bench --peer NAME=CMD` and `--peers FILE`."""
-    from ..tools import lab
+    from ..lab import interop as lab
 
     try:
         specs = [s for path in args.peers or () for s in lab.read_peers(path)]
@@ -691,7 +692,7 @@ def _bench_peers(args: argparse.Namespace) -> list[Any]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..tools import bench as _bench
+    from ..lab import bench as _bench
 
     if args.plot is not None:
         try:

@@ -29,7 +29,7 @@ for the job's length, and a second job is refused with the first one's process a
 
 `run_task` does one file, in any process (`fastjcs.dask` runs the tasks on a Dask cluster; the
 command line runs them in its own process when no cluster is given). Memory is bounded by the
-chunk (JSON Lines, `fastjcs.tools.lines.CHUNK`) or the record batch (Parquet), not the file.
+chunk (JSON Lines, `fastjcs.bulk.lines.CHUNK`) or the record batch (Parquet), not the file.
 """
 
 from __future__ import annotations

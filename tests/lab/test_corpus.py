@@ -1,4 +1,4 @@
-"""fastjcs.tools.corpus: the lab's corpora. Deterministic per seed; every category gives the
+"""fastjcs.lab.corpus: the lab's corpora. Deterministic per seed; every category gives the
 valid and invalid cases it means to; the expected answers are checked from outside fastjcs
 (halfway decimals with Fraction arithmetic, numbers with the rfc8785 package, vectors from their
 files, the ES6 corpus against its published hashes), and the generator's own checks fire on a
@@ -19,8 +19,8 @@ import rfc8785
 from conftest import VECTORS
 
 import fastjcs
-from fastjcs.tools import corpus
-from fastjcs.tools.corpus import Case, CorpusCheckError, CorpusError
+from fastjcs.lab import corpus
+from fastjcs.lab.corpus import Case, CorpusCheckError, CorpusError
 
 SEED = 8785
 #: What each category means to give: only valid documents unless named here.
@@ -333,7 +333,7 @@ def test_vector_errors_are_one_line(tmp_path, monkeypatch):
     with pytest.raises(CorpusError, match="no JCS vectors"):
         corpus.vector_cases([tmp_path / "empty"])
     # installed without the source tree: no default
-    monkeypatch.setattr(corpus, "__file__", str(tmp_path / "site" / "fastjcs" / "tools" / "corpus.py"))
+    monkeypatch.setattr(corpus, "__file__", str(tmp_path / "site" / "fastjcs" / "lab" / "corpus.py"))
     with pytest.raises(CorpusError, match="not beside this installation") as exc:
         corpus.vector_cases()
     assert "\n" not in str(exc.value)

@@ -4,7 +4,7 @@ Two protocols, one process per call:
 
 - vector (`--impl CMD`): one vector JSON on stdin; `{"pre_image": ..., "digest": ...}` on stdout
   and exit 0, non-zero exit for a refusal, empty output with exit 0 for "skipped"
-  (docs/cli.md). fastjcs's own answer is `fastjcs.tools.protocol.answer`.
+  (docs/cli.md). fastjcs's own answer is `fastjcs.conformance.protocol.answer`.
 - canon (`--canon-impl CMD`): a JSON text on stdin, its canonical bytes on stdout and exit 0, or a
   non-zero exit for a text it refuses. Fed documents from a seeded generator (no hypothesis) that
   favours the delicate cases; a disagreement is shrunk (members and elements dropped, containers
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..conformance import protocol
+from ..conformance.reader import Members, Token, read
 from ..core import api
 from ..core.errors import FastJCSError
-from . import protocol
 from .peers import CANNOT_START, CRASH, FAULTS, TIMEOUT, Reply, call
 from .peers import first_line as _first_line
-from .reader import Members, Token, read
 
 
 class NothingCompared(Exception):
@@ -82,7 +82,7 @@ def _show(text: str) -> str:
 def vector_items(paths: Sequence[Path]) -> Iterator[tuple[str, bytes]]:
     """(name, vector JSON bytes) for every vector under `paths`: CPB files one by one, EAB files
     split into one JSON object per vector."""
-    from .eab_vectors import is_eab_file
+    from ..conformance.eab_vectors import is_eab_file
 
     for root in paths:
         files = sorted(p for p in root.rglob("*.json") if p.is_file()) if root.is_dir() else [root]
@@ -113,7 +113,7 @@ def _describe(a: protocol.Answer) -> str:
 
 def _is_contrast(raw: bytes) -> bool:
     """A MUST-FAIL vector whose failure_reason names a contrast (a wrong construction it pins)."""
-    from .cpb_vectors import failure_meaning
+    from ..conformance.cpb_vectors import failure_meaning
 
     try:
         doc = json.loads(raw)

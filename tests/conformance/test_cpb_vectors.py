@@ -1,4 +1,5 @@
-"""The CPB conformance suites: upstream (read in place from ../shared/upstream) and ours (src/fastjcs/tools/suites/cpb).
+"""The CPB conformance suites: upstream (read in place from ../shared/upstream) and ours
+(src/fastjcs/conformance/suites/cpb).
 
 Every file is run by a handler on both backends; every MUST-FAIL vector must fire the check its
 failure_reason maps to; every fired check must flip on its condition-removed mutant; and four
@@ -21,11 +22,11 @@ from conftest import REPO, SUITES, UPSTREAM
 
 import fastjcs
 from fastjcs import cpb, profiles
+from fastjcs.conformance import cpb_vectors as vectors
 from fastjcs.core import python_backend as _python
 from fastjcs.core import seam
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
-from fastjcs.tools import cpb_vectors as vectors
 
 UPSTREAM_VECTORS = UPSTREAM / "cpb-vectors"  # c33ce1a: written for draft -01 (jcs-n registered)
 CURRENT = UPSTREAM / "cpb-current"  # the newest stored files (draft -06; PROVENANCE.md)

@@ -2,7 +2,7 @@
 
 A vector file is a JSON object whose `vectors` list holds objects with a `preimage` (or the raw
 `preimage_utf8` bytes) and an `expected` disposition: the upstream cMCP file and ours
-(fastjcs/tools/suites/eab/) share that shape. Each vector is run through `fastjcs.eab`: the disposition under
+(fastjcs/conformance/suites/eab/) share that shape. Each vector is run through `fastjcs.eab`: the disposition under
 each algorithm it names; for `accept`, the JCS bytes and every pinned binding, and that the binding
 verifies; for a refusal, that the pre-image is refused and that no binding the file gives for it
 verifies.
@@ -13,7 +13,7 @@ sha256/sha384, pre-image bytes that are not JCS, another domain, another version
 dropped or renamed, a field that is not a non-empty string without lone surrogates. Each defect is
 a check category; its condition-removed mutant repairs that defect alone and must flip the verdict
 (accepted, with the JCS bytes and binding computed here with json and pycryptodome). A category
-whose mutant does not flip is assertion-free and fails the run, as in `fastjcs.tools.cpb_vectors`.
+whose mutant does not flip is assertion-free and fails the run, as in `fastjcs.conformance.cpb_vectors`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The protocol (docs/cli.md, "crosscheck and serve-vector"): one vector JSON on st
 the vector (a MUST-FAIL vector must be refused); empty output with exit 0 means "skipped".
 
 What fastjcs computes for each kind of vector (the kind is decided by the handlers of
-`fastjcs.tools.cpb_vectors`, so serve-vector and `fastjcs vectors` read a file the same way):
+`fastjcs.conformance.cpb_vectors`, so serve-vector and `fastjcs vectors` read a file the same way):
 
 - jcs / jcs-n known answers (`input`, `algorithm`, `exclusion_set`): the pre-image of the raw
   input text; contrast vectors get the conforming pre-image (what the vector pins as correct);

@@ -1,4 +1,4 @@
-"""fastjcs.tools.bench: the probes' expected bytes come from outside bench (RFC 8785's examples as
+"""fastjcs.lab.bench: the probes' expected bytes come from outside bench (RFC 8785's examples as
 typed in vectors/rfc8785, and the rfc8785 package's ES6 number rendering); every known PyPI
 canonicalizer is found, or listed as not installed."""
 
@@ -12,7 +12,7 @@ import pytest
 import rfc8785
 from conftest import REPO
 
-from fastjcs.tools import bench
+from fastjcs.lab import bench
 
 
 def _as_doubles(text: bytes):

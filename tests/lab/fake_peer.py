@@ -1,7 +1,7 @@
 """A canonicalizer peer that misbehaves on purpose, for the lab's tests: the batch protocol by
 default, or one document per process with --one-shot.
 
-    python tests/tools/fake_peer.py MODE [MODE...] [--one-shot]
+    python tests/lab/fake_peer.py MODE [MODE...] [--one-shot]
 
 It answers with json.dumps(sort_keys=True) of the parsed document (not JCS: numbers, escapes and
 member order differ from RFC 8785 where the tests need them to), after these modes:

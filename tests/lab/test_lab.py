@@ -1,5 +1,5 @@
-"""The lab's driver and classes (fastjcs.tools.peers, fastjcs.tools.lab), against peers that
-misbehave on purpose (tests/tools/fake_peer.py) and against fastjcs's own `serve-canon`.
+"""The lab's driver and classes (fastjcs.lab.peers, fastjcs.lab.interop), against peers that
+misbehave on purpose (tests/lab/fake_peer.py) and against fastjcs's own `serve-canon`.
 
 Each test names the wrong driver it catches: one that trusts the first unanswered document to be
 the culprit of a crash, one that hangs on a silent peer, one that counts a crash or a protocol
@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from fastjcs.tools import corpus, lab, peers
+from fastjcs.lab import corpus, peers
+from fastjcs.lab import interop as lab
 
 FAKE = Path(__file__).with_name("fake_peer.py")
 

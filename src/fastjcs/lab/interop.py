@@ -2,7 +2,7 @@
 reproducer per class of failure, and write the matrix (peers x families of cases) as text,
 markdown, a self-contained HTML page or JSON (docs/interop.md).
 
-A case (fastjcs.tools.corpus.Case) carries its document, its category and clause, and the
+A case (fastjcs.lab.corpus.Case) carries its document, its category and clause, and the
 expected answer: the canonical bytes, or None for a document that must be refused. A peer is a
 command speaking the batch protocol (`BatchPeer`) or, as a fallback, one process per document
 (`OneShotPeer`). Every answer falls in exactly one class (CLASSES); `agree` is the only pass.

@@ -1,0 +1,8 @@
+"""Bulk paths: many documents at once, in parallel, on one machine or a cluster.
+
+Modules: `lines` (digests of JSON Lines in parallel chunks, the engine of ``fastjcs digest
+--jsonl``), `jobs` (one output file per input file, written atomically, with resume), `arrow`
+(JSON texts in Arrow columns, public as `fastjcs.arrow`) and `dask` (the same on a Dask cluster,
+public as `fastjcs.dask`). They stand on the core only; importing them loads no CLI, lab or
+conformance module.
+"""
