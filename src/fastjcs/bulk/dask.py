@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numbers
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 try:
     import dask  # noqa: F401 - the extra is installed (dask.dataframe and dask.bag are used lazily)
@@ -156,7 +156,7 @@ def _digest_list(part: Any, options: dict[str, Any]) -> list[Any]:
             value if value is not None else error
             for value, error in zip(result.values.to_pylist(), result.errors.to_pylist())
         ]
-    return result.to_pylist()
+    return cast(list[Any], result.to_pylist())
 
 
 def digest_bag(
@@ -221,7 +221,7 @@ def _settings(
     strict_integers: bool,
     integers_only: bool,
     profile: str = "jcs",
-    exclusion: tuple = (),
+    exclusion: tuple[str, ...] = (),
 ) -> Settings:
     return Settings(
         check_algorithm(algorithm),

@@ -334,7 +334,7 @@ def _sha256_of(source: str) -> str:
                 h.update(block)
     except OSError as exc:
         raise _named(exc, source) from None
-    return h.hexdigest()
+    return cast(str, h.hexdigest())
 
 
 def _made_from(task: Task, settings: _lines.Settings) -> dict[str, Any]:

@@ -296,7 +296,7 @@ def _in_order(
     result is in."""
     from collections import deque
 
-    pending: deque = deque()
+    pending: deque[tuple[Any, Any]] = deque()
     for item in items:
         pending.append((submit(item), item))
         if len(pending) >= ahead:
