@@ -6,10 +6,12 @@ The block's format, one statement a line (blank lines and lines starting with # 
     id: Title | a detail line | another detail line     a box (the title bold, the details under it)
     a -> b                                              an arrow from box a to box b
     a -> b: label                                       an arrow with a label at its middle
+    row: a b c                                          boxes a, b and c on one row
 
 Boxes are laid out in rows from top to bottom: a box sits one row below the lowest box that points
-at it (the longest path from a box nothing points at), in the order the block names them; arrows
-run from the bottom of one box to the top of another (or, within a row, from side to side).
+at it (the longest path from a box nothing points at), in the order the block names them; a `row`
+statement puts its boxes on one row (the lowest of theirs). Arrows run from the bottom of one box
+to the top of another (or, within a row, from side to side).
 `render(text)` returns the SVG; an arrow to a box the block does not define raises ValueError,
 which fails the build.
 """
@@ -33,13 +35,21 @@ _EDGE = re.compile(r"^(\S+)\s*->\s*(\S+?)(?:\s*:\s*(.*))?$")
 _NODE = re.compile(r"^([A-Za-z0-9_.-]+)\s*:\s*(.*)$")
 
 
-def parse(text: str) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
-    """The boxes (id -> lines, the title first) and the arrows (from, to, label) of a block."""
+Parsed = tuple[dict[str, list[str]], list[tuple[str, str, str]], list[list[str]]]
+
+
+def parse(text: str) -> Parsed:
+    """The boxes (id -> lines, the title first), the arrows (from, to, label) and the rows (ids
+    drawn on one row) of a block."""
     nodes: dict[str, list[str]] = {}
     edges: list[tuple[str, str, str]] = []
+    rows: list[list[str]] = []
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
+            continue
+        if line.startswith("row:"):
+            rows.append(line[4:].split())
             continue
         edge = _EDGE.match(line)
         if edge:
@@ -53,17 +63,29 @@ def parse(text: str) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
         for end in (a, b):
             if end not in nodes:
                 raise ValueError(f"diagram: arrow {a} -> {b} names a box that is not defined: {end!r}")
-    return nodes, edges
+    for row in rows:
+        for end in row:
+            if end not in nodes:
+                raise ValueError(f"diagram: row {' '.join(row)} names a box that is not defined: {end!r}")
+    return nodes, edges, rows
 
 
-def _ranks(nodes: dict[str, list[str]], edges: list[tuple[str, str, str]]) -> dict[str, int]:
+def _ranks(nodes: dict[str, list[str]], edges: list[tuple[str, str, str]], rows: list[list[str]]) -> dict[str, int]:
     rank = {n: 0 for n in nodes}
-    for _ in range(len(nodes)):  # longest path; a cycle stops after len(nodes) rounds
+    together = {n: row for row in rows for n in row}
+    for _ in range(2 * len(nodes)):  # longest path; a cycle stops after 2 * len(nodes) rounds
         changed = False
         for a, b, _label in edges:
-            if a != b and rank[b] < rank[a] + 1 and rank[a] + 1 < len(nodes):
-                rank[b] = rank[a] + 1
+            step = 0 if together.get(a) is not None and b in together[a] else 1
+            if a != b and rank[b] < rank[a] + step and rank[a] + step < len(nodes):
+                rank[b] = rank[a] + step
                 changed = True
+        for row in rows:
+            top = max(rank[n] for n in row)
+            for n in row:
+                if rank[n] != top:
+                    rank[n] = top
+                    changed = True
         if not changed:
             break
     return rank
@@ -71,9 +93,15 @@ def _ranks(nodes: dict[str, list[str]], edges: list[tuple[str, str, str]]) -> di
 
 def render(text: str) -> str:
     """The SVG (one element, no newline inside a tag) of one diagram block."""
-    nodes, edges = parse(text)
-    rank = _ranks(nodes, edges)
-    size = {n: (max(len(s) for s in lines) * CHAR + 2 * PAD, len(lines) * LINE + 2 * PAD - 4) for n, lines in nodes.items()}
+    nodes, edges, row_of = parse(text)
+    rank = _ranks(nodes, edges, row_of)
+    size = {
+        n: (
+            max(len(s) * CHAR * (1.12 if i == 0 else 1.0) for i, s in enumerate(lines)) + 2 * PAD,
+            len(lines) * LINE + 2 * PAD - 4,
+        )
+        for n, lines in nodes.items()
+    }
     rows: dict[int, list[str]] = {}
     for n in nodes:
         rows.setdefault(rank[n], []).append(n)
