@@ -1,6 +1,6 @@
 """fastjcs: RFC 8785 JSON Canonicalization (JCS), fast.
 
-Quick start::
+Quick start:
 
     >>> import fastjcs
     >>> fastjcs.dumps({"b": 1.0, "a": "\u20ac"})            # Python values in

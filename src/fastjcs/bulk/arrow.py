@@ -32,7 +32,7 @@ A null row gives a null result. A row that cannot be canonicalized is handled by
     (1, 'InvalidJSONError: unexpected end of input, expected a value: line 1 column 6 (byte 5)')
 
 Python values (not JSON text) keep going through `fastjcs.digest_many`. Needs pyarrow (the
-`arrow` extra: ``pip install 'fastjcs[arrow]'``).
+`arrow` extra: ``pip install '.[arrow]'`` from a checkout).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ this module is all fastjcs needs to run past one machine:
 
 Every worker needs fastjcs installed (with the C core: a wheel), and the output folder of a file
 job must be one filesystem all the workers see. Needs the `dask` extra
-(``pip install 'fastjcs[dask]'``: dask[dataframe,distributed] and pyarrow).
+(``pip install '.[dask]'`` from a checkout: dask[dataframe,distributed] and pyarrow).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def dumps(
     non-str keys, lone surrogates, ints outside +/-(2^53-1) (IntegerDomainError), NaN and the
     infinities (FloatDomainError), circular references, nesting deeper than `max_depth`.
 
-    With `integers_only=True` (integer-only JCS, docs/contract.md), every float is refused with
+    With `integers_only=True` (integer-only JCS: the design contract in the docs), every float is refused with
     NonIntegerNumberError, 1.0 and -0.0 included, and so are float subclasses.
 
     `default`, as json.dumps and orjson take it, is called with each value of another type
@@ -130,7 +130,7 @@ def canonicalize(
     `strict_integers=True`, an integer token outside +/-(2^53-1) is an IntegerDomainError
     instead of being rounded.
 
-    With `integers_only=True` (integer-only JCS, docs/contract.md), a number token with a fraction
+    With `integers_only=True` (integer-only JCS: the design contract in the docs), a number token with a fraction
     or an exponent part (`1.0`, `1e2`, `-0.0`) is a NonIntegerNumberError at its first byte, and
     `strict_integers` is implied; `-0` is an integer token (canonical `0`).
 

@@ -117,7 +117,7 @@ def _sorted_keys(d: dict) -> list:
 
 
 def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
-    """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively.
+    """Canonical UTF-8 bytes of a Python value (the contract in the docs, "Python values in"), iteratively.
     With `integers_only`, every float is refused (NonIntegerNumberError). `default`, when given, is
     called with each value of another type and its result written in the value's place."""
     out: list[str] = []
@@ -520,7 +520,7 @@ def _rope_bytes(value: Any) -> bytes:
 def canonicalize(
     data: bytes | bytearray | memoryview, max_depth: int, strict_integers: bool, integers_only: bool = False
 ) -> bytes:
-    """Canonical UTF-8 bytes of a JSON text (docs/contract.md, "JSON text in"), written as it is parsed."""
+    """Canonical UTF-8 bytes of a JSON text (the contract in the docs, "JSON text in"), written as it is parsed."""
     return _rope_bytes(_Canonical(data, max_depth, strict_integers, integers_only).parse())
 
 

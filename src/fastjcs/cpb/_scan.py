@@ -35,7 +35,7 @@ from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError, 
 from ..core.parser import INF, Parser, Text, integer_token_refusal, match_ws, scan_string, unexpected
 from .errors import DuplicateNameTextError
 
-#: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches
+#: The jcs-n integer token grammar (the design contract in the docs, "jcs-n"). \A...\Z, never ^...$: `$` matches
 #: before a newline. The scanner applies it as the core's integer-only rule
 #: (`fastjcs.core.parser.integer_token_refusal`) plus jcs-n's own refusal of `-0`.
 INTEGER_TOKEN = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")

@@ -1,6 +1,6 @@
 """as-transmitted over COSE_Sign1: the RFC 9052 §4.4 Sig_structure (ToBeSigned) octets, and their digest.
 
-Needs the `cose` extra (`pip install fastjcs[cose]`: cbor2). The byte-boundary selector is the named
+Needs the `cose` extra (`pip install '.[cose]'` from a checkout: cbor2). The byte-boundary selector is the named
 production "RFC 9052 Section 4.4, Sig_structure (ToBeSigned)" with context "Signature1":
 
     Sig_structure = ["Signature1", body_protected, external_aad, payload]

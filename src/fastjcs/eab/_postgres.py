@@ -1,5 +1,5 @@
 """The execution registry's PostgreSQL storage: one server shared by the service instances of many
-hosts, through psycopg 3 (the `postgres` extra: ``pip install 'fastjcs[postgres]'``).
+hosts, through psycopg 3 (the `postgres` extra: ``pip install '.[postgres]'`` from a checkout).
 
 The registry lives in three tables of the connection's current schema (the first existing schema
 of its search_path; a URL may choose one with ``?options=-csearch_path%3Dmyschema``, and a

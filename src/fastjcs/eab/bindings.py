@@ -1,4 +1,4 @@
-"""cMCP Execution Action Binding v1 (docs/contract.md, "Execution Action Binding v1").
+"""cMCP Execution Action Binding v1 (the design contract in the docs, "Execution Action Binding v1").
 
 The binding of an action is the digest of the JCS UTF-8 bytes of exactly this object::
 
@@ -293,7 +293,7 @@ def classify(data: Preimage, algorithm: str = "sha256") -> Disposition:
 
 
 class Semantics(enum.Enum):
-    """Which equality governs "the same logical operation" (docs/contract.md, "The semantic witness").
+    """Which equality governs "the same logical operation" (the design contract in the docs, "The semantic witness").
 
     JSON_NUMBER: RFC 8785 / I-JSON, numbers are IEEE-754 doubles; two requests are the same
         operation when their JCS bytes are equal, so {"x": 1} and {"x": 1.0} are.

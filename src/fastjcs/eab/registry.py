@@ -1,4 +1,4 @@
-"""The execution correlation registry (docs/contract.md, "Execution registry"): admit each logical operation once.
+"""The execution correlation registry (docs: the contract, "Execution registry"): admit each logical operation once.
 
 A reservation is keyed by (authenticated agent identity, execution_id) and stores the binding (an
 Execution Action Binding, `<alg>:<hex>`) as an opaque string. `admit` answers exactly one of:
@@ -115,7 +115,8 @@ class Reservation(NamedTuple):
     finalized_by: str | None  # "finalize" or "recover"
 
 
-# The admission table, in one place (docs/contract.md, "Execution registry"). A changed binding outranks every state.
+# The admission table, in one place (contract in the docs, "Execution registry").
+# A changed binding outranks every state.
 _REPLAY = {
     ReservationState.IN_FLIGHT: Admission.REPLAY_IN_FLIGHT,
     ReservationState.OUTCOME_UNKNOWN: Admission.REPLAY_OUTCOME_UNKNOWN,
