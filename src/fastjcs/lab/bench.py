@@ -690,32 +690,53 @@ def run(
                 c.close()
 
 
-def plot(result: Result, out: BinaryIO, image_format: str) -> None:
+def plot_title(result: Result, when: str | None = None, machine: str | None = None) -> str:
+    """The chart's title: what was measured (mode, corpus), when and where; a figure without them
+    cannot be compared with another."""
+    import datetime
+    import os
+    import platform
+
+    when = when or datetime.date.today().isoformat()
+    machine = machine or (
+        f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.python_implementation()} {platform.python_version()}"
+    )
+    return (
+        f"JSON canonicalizers: {result.mode} mode, {result.documents} documents "
+        f"({result.corpus_bytes / 1e6:.2f} MB), one call each\n{when}, {machine}"
+    )
+
+
+def bar_note(r: Row) -> str:
+    """What the chart writes at the end of a bar: its MB/s, and why it is hatched unless the label
+    says it already (a label ends "(not JCS)" for what is no JCS implementation at all)."""
+    if r.correct or r.not_jcs is not None:
+        return f" {r.mb_per_s:.1f}"
+    return f" {r.mb_per_s:.1f} (fails probes)"
+
+
+def plot(result: Result, out: BinaryIO, image_format: str, when: str | None = None, machine: str | None = None) -> None:
     """A bar chart of throughput, correct candidates in one colour, others hatched, written to
-    `out` as `image_format` (png, svg, pdf...)."""
+    `out` as `image_format` (png, svg, pdf...), titled with the mode, the corpus, the date and the
+    machine (`plot_title`)."""
     import matplotlib  # ImportError is the caller's to report
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = [r for r in result.rows if r.mb_per_s is not None]
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(rows)))
+    fig, ax = plt.subplots(figsize=(8, 1.0 + 0.45 * len(rows)))
     bars = ax.barh(
         [r.label for r in rows], [r.mb_per_s for r in rows], color=["#2a7ab9" if r.correct else "#bbbbbb" for r in rows]
     )
     for bar, r in zip(bars, rows):
         if not r.correct:
             bar.set_hatch("//")
-        ax.text(
-            bar.get_width(),
-            bar.get_y() + bar.get_height() / 2,
-            f" {r.mb_per_s:.1f}" + ("" if r.correct else " (not JCS)"),
-            va="center",
-            fontsize=8,
-        )
+        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, bar_note(r), va="center", fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel(f"MB/s ({result.mode} mode; {result.corpus_bytes / 1e6:.1f} MB corpus)")
-    ax.set_title("JSON canonicalizers")
+    ax.set_xlim(0, max([r.mb_per_s for r in rows], default=1) * 1.25)  # room for the notes
+    ax.set_xlabel("MB/s of canonical output (hatched: not JCS-correct)")
+    ax.set_title(plot_title(result, when, machine), fontsize=9)
     fig.tight_layout()
     fig.savefig(out, format=image_format)
     plt.close(fig)
