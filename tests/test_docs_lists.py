@@ -78,3 +78,15 @@ def test_a_missing_row_is_caught():
     text = re.sub(r"^\| `dask` \|.*\n", "", text, flags=re.M)
     assert table_names(text, "| command |") == parser_commands() - {"serve-canon"}
     assert "dask" not in table_names(text, "| extra |")
+
+
+def test_install_hints_install_from_a_checkout():
+    # fastjcs is on no package index: `pip install 'fastjcs[plot]'` fails; '.[plot]' from a checkout works.
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    wrong = [
+        f"{p.relative_to(REPO)}: {m.group(0)}"
+        for p in pages
+        for m in re.finditer(r"pip install\s+['\"]?fastjcs\b[^\s`]*", p.read_text("utf-8"))
+    ]
+    assert wrong == []
+    assert "no public repository" in (REPO / "README.md").read_text("utf-8")
