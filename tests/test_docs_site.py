@@ -33,6 +33,9 @@ def remote_loads(site: Path) -> list[str]:
             links = [m for m in _LINK.finditer(text) if not re.search(r"""rel\s*=\s*["']?canonical""", m.group(0))]
             urls = [m.group(1) for m in _SRC.finditer(text)] + [m.group(1) for m in links]
             urls += [m.group(1) for m in _CSS.finditer(text)]
+            if re.search(r"""class\s*=\s*["'][^"']*\bmermaid\b""", text):
+                # mkdocs-material's script fetches mermaid from a CDN when a page has such a block
+                urls.append("https://unpkg.com/mermaid (fetched by the theme for a mermaid block)")
         elif path.suffix == ".css":
             urls = [m.group(1) for m in _CSS.finditer(path.read_text("utf-8", errors="replace"))]
         else:
@@ -49,11 +52,13 @@ def test_the_scanner_finds_remote_loads(tmp_path):
         '<body><a href="https://www.rfc-editor.org/rfc/rfc8785">RFC 8785</a><img src="img/bench.png">'
         '<script src="assets/main.js"></script></body></html>'
     )
+    (tmp_path / "c.html").write_text('<pre class="mermaid"><code>flowchart TB</code></pre>')
     (tmp_path / "b.css").write_text("@import 'https://x.example/y.css'; .a { background: url(img/a.png) }")
     assert remote_loads(tmp_path) == [
         "a.html: https://unpkg.com/mermaid@10/dist/mermaid.min.js",
         "a.html: https://fonts.googleapis.com/css?family=Roboto",
         "b.css: https://x.example/y.css",
+        "c.html: https://unpkg.com/mermaid (fetched by the theme for a mermaid block)",
     ]
 
 
