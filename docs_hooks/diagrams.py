@@ -18,6 +18,7 @@ which fails the build.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from typing import Any
@@ -117,11 +118,13 @@ def render(text: str) -> str:
             x += size[n][0] + GAP_X
         y += height + GAP_Y
     height_total = y - GAP_Y + MARGIN
+    # the arrowhead's id, unique per diagram (several diagrams share a page, and an id a page)
+    marker = "fjcs-arrow-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="fjcs-diagram" viewBox="0 0 {width:.0f} {height_total:.0f}" '
         f'width="{width:.0f}" style="max-width:100%;height:auto" font-family="sans-serif" font-size="{FONT}" '
         'role="img">',
-        '<defs><marker id="fjcs-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+        f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="currentColor"/></marker></defs>',
     ]
 
@@ -141,7 +144,7 @@ def render(text: str) -> str:
             x1, y1, x2, y2 = ax + aw / 2, ay, bx + bw / 2, by + bh
         out.append(
             f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="currentColor" '
-            'stroke-width="1.3" marker-end="url(#fjcs-arrow)"/>'
+            f'stroke-width="1.3" marker-end="url(#{marker})"/>'
         )
         if label:
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2

@@ -125,3 +125,11 @@ def test_layout_rows_and_arrows():
     assert diagrams._ranks(nodes, edges, []) == {"a": 0, "b": 1, "c": 2}  # longest path
     # labels and text are escaped
     assert "&lt;hex&gt;" in diagrams.render("a: sha256:<hex>")
+
+
+def test_diagrams_of_one_page_have_distinct_ids():
+    ids = [
+        re.search(r'<marker id="([^"]+)"', diagrams.render(b)).group(1)
+        for b in diagrams.blocks(PAGE.read_text("utf-8"))
+    ]
+    assert len(set(ids)) == len(ids)
