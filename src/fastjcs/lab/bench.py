@@ -734,7 +734,7 @@ def plot(result: Result, out: BinaryIO, image_format: str, when: str | None = No
             bar.set_hatch("//")
         ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, bar_note(r), va="center", fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlim(0, max([r.mb_per_s for r in rows], default=1) * 1.25)  # room for the notes
+    ax.set_xlim(0, max([r.mb_per_s or 0.0 for r in rows], default=1.0) * 1.25)  # room for the notes
     ax.set_xlabel("MB/s of canonical output (hatched: not JCS-correct)")
     ax.set_title(plot_title(result, when, machine), fontsize=9)
     fig.tight_layout()
