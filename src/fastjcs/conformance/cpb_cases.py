@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import DuplicateKeyError
-from ..cpb import _digest, checker
-from ..cpb._identifiers import normalize, verify_derived_identifier
-from ..cpb._scan import top_level_spans
+from ..cpb import checker, historical_pre_image, historical_pre_image_text, normalize, verify_derived_identifier
 from ..cpb.errors import (
     DuplicateNameError,
     IdentifierMismatchError,
@@ -39,6 +37,7 @@ from ..cpb.registry import (
 from ..cpb.vintage import Vintage
 from ..profiles import typed_refs
 from ..profiles.typed_refs import TypedRefVerdict
+from .reader import member_texts
 
 # ---------------------------------------------------------------------------------------------------
 # What an upstream failure_reason means here
@@ -168,8 +167,8 @@ def _vintage_of(doc: Mapping[str, Any], draft: str) -> Vintage | None:
 class Implementation:
     name: str = "fastjcs"
     # the runner verifies vectors (records), never declares: no withdrawal warning for jcs-n
-    pre_image: Callable[..., bytes] = _digest.historical_pre_image
-    pre_image_text: Callable[..., bytes] = _digest.historical_pre_image_text
+    pre_image: Callable[..., bytes] = historical_pre_image
+    pre_image_text: Callable[..., bytes] = historical_pre_image_text
     normalize: Callable[..., Any] = normalize
     check: Callable[..., checker.CheckResult] = checker.check
     verify_typed_reference: Callable[..., typed_refs.TypedRefResult] = typed_refs.verify_typed_reference
@@ -203,7 +202,7 @@ class Vector:
         doc = json.loads(raw)
         if not isinstance(doc, dict):
             raise ValueError("a vector file holds one JSON object")
-        members = {k: raw[a:b] for k, (a, b) in top_level_spans(raw).items()}
+        members = member_texts(raw)
         return cls(path.relative_to(root).as_posix(), path, doc, members)
 
     def text(self, key: str) -> bytes:

@@ -39,8 +39,8 @@ from ..cpb import Vintage, assemble_preimage, check, reassemble_stream, verify_d
 # it answers vectors (records), jcs-n included: no withdrawal warning
 from ..cpb import historical_pre_image as pre_image
 from ..cpb import historical_pre_image_text as pre_image_text
-from ..cpb._scan import top_level_spans
 from .cpb_vectors import Vector, claim
+from .reader import member_texts
 
 OK, FAIL, SKIP = "ok", "fail", "skip"
 
@@ -85,7 +85,7 @@ def answer(raw: bytes) -> Answer:
     try:
         if "preimage" in doc or "preimage_utf8" in doc:
             return _eab(doc)
-        members = {k: raw[a:b] for k, (a, b) in top_level_spans(raw).items()}
+        members = member_texts(raw)
         v = Vector(str(doc.get("id", "<stdin>")), Path("<stdin>"), doc, members)
         handler = claim(v)
         kind = handler.name if handler is not None else None
