@@ -155,7 +155,7 @@ def test_conforming_equivalence_artifact_verifies_value_and_text():
 
 def test_clause_sd_jwt_first_component_only():
     # "the issuer-signed JWS component of the SD-JWT ... the first ~-separated component exactly as
-    # transmitted); everything after the first ~ is outside the pre-image"
+    # transmitted); everything after the first ~ is outside the preimage"
     assert "the first ~-separated component exactly as transmitted" in MM_IDENTIFIER.field_set
     assert MM_IDENTIFIER.constraints.byte_selector == "sd-jwt-issuer-jws"
     want = sha(JWS.encode())

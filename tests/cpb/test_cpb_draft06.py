@@ -40,8 +40,8 @@ def test_the_default_is_jcs_everywhere(backend):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the default never warns
         assert cpb.DEFAULT_ALGORITHM == "jcs"
-        assert cpb.pre_image(VALUE) == JCS_BYTES  # jcs-n (the old default) would drop z, a and m
-        assert cpb.pre_image_text(json.dumps(VALUE).encode()) == JCS_BYTES
+        assert cpb.preimage(VALUE) == JCS_BYTES  # jcs-n (the old default) would drop z, a and m
+        assert cpb.preimage_text(json.dumps(VALUE).encode()) == JCS_BYTES
         assert cpb.canonical_digest(VALUE) == sha(JCS_BYTES)
         assert cpb.canonical_digest_text(json.dumps(VALUE).encode()) == sha(JCS_BYTES)
         assert cpb.derived_identifier(dict(VALUE, id="x"), exclusion_set=["id"]) == sha(JCS_BYTES)
@@ -52,8 +52,8 @@ def test_the_default_is_jcs_everywhere(backend):
 def test_jcs_n_by_name_warns_and_the_historical_functions_do_not(backend):
     jcs_n = b'{"s":"CPB"}'
     calls = [
-        lambda: cpb.pre_image(VALUE, algorithm="jcs-n"),
-        lambda: cpb.pre_image_text(json.dumps(VALUE).encode(), algorithm="jcs-n"),
+        lambda: cpb.preimage(VALUE, algorithm="jcs-n"),
+        lambda: cpb.preimage_text(json.dumps(VALUE).encode(), algorithm="jcs-n"),
         lambda: cpb.canonical_digest(VALUE, algorithm="jcs-n"),
         lambda: cpb.canonical_digest_text(json.dumps(VALUE).encode(), algorithm="jcs-n"),
         lambda: cpb.derived_identifier(VALUE, algorithm="jcs-n"),
@@ -64,8 +64,8 @@ def test_jcs_n_by_name_warns_and_the_historical_functions_do_not(backend):
         assert got in (jcs_n, sha(jcs_n))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert cpb.historical_pre_image(VALUE, algorithm="jcs-n") == jcs_n
-        assert cpb.historical_pre_image_text(json.dumps(VALUE).encode(), algorithm="jcs-n") == jcs_n
+        assert cpb.historical_preimage(VALUE, algorithm="jcs-n") == jcs_n
+        assert cpb.historical_preimage_text(json.dumps(VALUE).encode(), algorithm="jcs-n") == jcs_n
     assert (cpb.ALGORITHMS["jcs-n"].status, cpb.ALGORITHMS["jcs-n"].withdrawn) == ("Withdrawn", True)
     assert [(a.name, a.status, a.cose_alg) for a in cpb.ALGORITHMS.values()] == [  # draft -06 §10.1 table
         ("jcs", "Active", -16),
@@ -74,7 +74,7 @@ def test_jcs_n_by_name_warns_and_the_historical_functions_do_not(backend):
         ("cde-n", "Withdrawn", None),
     ]
     with pytest.raises(cpb.WithdrawnAlgorithmError):
-        cpb.pre_image(VALUE, algorithm="cde-n")  # never defined: fails closed under every vintage
+        cpb.preimage(VALUE, algorithm="cde-n")  # never defined: fails closed under every vintage
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import DuplicateKeyError
-from ..cpb import checker, historical_pre_image, historical_pre_image_text, normalize, verify_derived_identifier
+from ..cpb import checker, historical_preimage, historical_preimage_text, normalize, verify_derived_identifier
 from ..cpb.errors import (
     DuplicateNameError,
     IdentifierMismatchError,
@@ -167,8 +167,8 @@ def _vintage_of(doc: Mapping[str, Any], draft: str) -> Vintage | None:
 class Implementation:
     name: str = "fastjcs"
     # the runner verifies vectors (records), never declares: no withdrawal warning for jcs-n
-    pre_image: Callable[..., bytes] = historical_pre_image
-    pre_image_text: Callable[..., bytes] = historical_pre_image_text
+    preimage: Callable[..., bytes] = historical_preimage
+    preimage_text: Callable[..., bytes] = historical_preimage_text
     normalize: Callable[..., Any] = normalize
     check: Callable[..., checker.CheckResult] = checker.check
     verify_typed_reference: Callable[..., typed_refs.TypedRefResult] = typed_refs.verify_typed_reference

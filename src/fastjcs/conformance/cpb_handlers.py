@@ -1,5 +1,5 @@
 """The CPB vector handlers: each claims a kind of vector file (`claim`, in `HANDLERS` order), runs
-the implementation on it and asserts every pinned value: pre-image bytes, digests, verdicts. A
+the implementation on it and asserts every pinned value: preimage bytes, digests, verdicts. A
 MUST-FAIL vector must fail for its stated `failure_reason` (`cpb_cases.FAILURE_REASONS`), and the
 check categories it fired are recorded for the mutation probes (`cpb_mutants`).
 """
@@ -83,17 +83,17 @@ def _pinned_bytes(
     hex_key: str = "pre_image_bytes_hex",
     digest_keys: Sequence[str] = ("digest",),
 ) -> None:
-    """Compare a pre-image with every pinned form of it in `doc`, and its digest."""
+    """Compare a preimage with every pinned form of it in `doc`, and its digest."""
     pinned = False
     if isinstance(doc.get(text_key), str):
-        pinned = out.eq(f"{what} pre-image", got, doc[text_key].encode("utf-8")) or True
+        pinned = out.eq(f"{what} preimage", got, doc[text_key].encode("utf-8")) or True
     if isinstance(doc.get(hex_key), str):
-        pinned = out.eq(f"{what} pre-image bytes", got.hex(), doc[hex_key]) or True
+        pinned = out.eq(f"{what} preimage bytes", got.hex(), doc[hex_key]) or True
     for key in digest_keys:
         if isinstance(doc.get(key), str):
             pinned = out.eq(f"{what} {key}", hex_digest(got), doc[key]) or True
     if not pinned:
-        out.true(f"{what}: a pre-image was computed", isinstance(got, bytes) and len(got) > 0)
+        out.true(f"{what}: a preimage was computed", isinstance(got, bytes) and len(got) > 0)
 
 
 def _expect_refusal(out: VectorOutcome, reason: str | None, what: str, call: Callable[[], Any], prefix: str) -> None:
@@ -152,7 +152,7 @@ class KatHandler(Handler):
                 out,
                 reason,
                 "text path",
-                lambda: impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion),
+                lambda: impl.preimage_text(text, algorithm=algorithm, exclusion_set=exclusion),
                 algorithm,
             )
             if value_path:
@@ -160,22 +160,22 @@ class KatHandler(Handler):
                     out,
                     reason,
                     "value path",
-                    lambda: impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion),
+                    lambda: impl.preimage(doc["input"], algorithm=algorithm, exclusion_set=exclusion),
                     algorithm,
                 )
             return
-        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
+        got = impl.preimage_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(out, "text path", got, doc)
         if value_path:
             out.eq(
                 "value path == text path",
-                impl.pre_image(doc["input"], algorithm=algorithm, exclusion_set=exclusion),
+                impl.preimage(doc["input"], algorithm=algorithm, exclusion_set=exclusion),
                 got,
             )
         if algorithm == "jcs-n" and "normalized" in doc:
             out.eq("normal form", impl.normalize(doc["input"], exclusion_set=exclusion), doc["normalized"])
         if "after_exclusion" in doc:
-            out.eq("after_exclusion digests the same", impl.pre_image(doc["after_exclusion"], algorithm=algorithm), got)
+            out.eq("after_exclusion digests the same", impl.preimage(doc["after_exclusion"], algorithm=algorithm), got)
 
     def _contrast(
         self,
@@ -189,7 +189,7 @@ class KatHandler(Handler):
     ) -> None:
         doc = v.doc
         wrong_hex, wrong_digest = contrast
-        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=exclusion)
+        got = impl.preimage_text(text, algorithm=algorithm, exclusion_set=exclusion)
         _pinned_bytes(
             out,
             "conforming",
@@ -200,7 +200,7 @@ class KatHandler(Handler):
             ("jcs_n_correct_digest",),
         )
         wrong = bytes.fromhex(doc[wrong_hex])
-        out.eq("the contrast pre-image hashes to the contrast digest", hex_digest(wrong), doc[wrong_digest])
+        out.eq("the contrast preimage hashes to the contrast digest", hex_digest(wrong), doc[wrong_digest])
         if _must_fail(doc):
             if out.true(f"we do not produce the {doc.get('failure_reason')} construction", got != wrong):
                 out.fired.add(f"contrast:{doc.get('failure_reason')}")
@@ -260,27 +260,27 @@ class DivergenceHandler(Handler):
         doc = v.doc
         text = v.text("action")
         value_path = _lossless_under_json_loads(text)
-        jcs = impl.pre_image_text(text, algorithm="jcs")
+        jcs = impl.preimage_text(text, algorithm="jcs")
         _pinned_bytes(out, "jcs", jcs, doc["jcs"])
         if value_path:
-            out.eq("jcs value path == text path", impl.pre_image(doc["action"], algorithm="jcs"), jcs)
+            out.eq("jcs value path == text path", impl.preimage(doc["action"], algorithm="jcs"), jcs)
         side = doc["jcs_n"]
         if doc.get("jcs_n_must_fail") is True or side.get("must_fail") is True:
             reason = side.get("failure_reason") or doc.get("failure_reason")
             _expect_refusal(
-                out, reason, "jcs-n text path", lambda: impl.pre_image_text(text, algorithm="jcs-n"), "jcs-n"
+                out, reason, "jcs-n text path", lambda: impl.preimage_text(text, algorithm="jcs-n"), "jcs-n"
             )
             if value_path:
                 _expect_refusal(
-                    out, reason, "jcs-n value path", lambda: impl.pre_image(doc["action"], algorithm="jcs-n"), "jcs-n"
+                    out, reason, "jcs-n value path", lambda: impl.preimage(doc["action"], algorithm="jcs-n"), "jcs-n"
                 )
             return
-        jcs_n = impl.pre_image_text(text, algorithm="jcs-n")
+        jcs_n = impl.preimage_text(text, algorithm="jcs-n")
         _pinned_bytes(out, "jcs-n", jcs_n, side)
         if value_path:
-            out.eq("jcs-n value path == text path", impl.pre_image(doc["action"], algorithm="jcs-n"), jcs_n)
+            out.eq("jcs-n value path == text path", impl.preimage(doc["action"], algorithm="jcs-n"), jcs_n)
         if "jcs" in doc and "pre_image" in doc["jcs"]:
-            out.true("jcs and jcs-n pre-images diverge", jcs != jcs_n)
+            out.true("jcs and jcs-n preimages diverge", jcs != jcs_n)
 
 
 class JcsTextHandler(Handler):
@@ -311,16 +311,16 @@ class JcsTextHandler(Handler):
                 out,
                 doc.get("failure_reason"),
                 "text path",
-                lambda: impl.pre_image_text(text, algorithm="jcs", exclusion_set=exclusion),
+                lambda: impl.preimage_text(text, algorithm="jcs", exclusion_set=exclusion),
                 "jcs",
             )
             return
-        got = impl.pre_image_text(text, algorithm="jcs", exclusion_set=exclusion)
+        got = impl.preimage_text(text, algorithm="jcs", exclusion_set=exclusion)
         _pinned_bytes(out, "text path", got, doc)
         if "input_data_model" in doc:
             out.eq(
                 "value path == text path",
-                impl.pre_image(doc["input_data_model"], algorithm="jcs", exclusion_set=exclusion),
+                impl.preimage(doc["input_data_model"], algorithm="jcs", exclusion_set=exclusion),
                 got,
             )
         if "digest_alg" in doc:
@@ -358,7 +358,7 @@ class AsTransmittedHandler(Handler):
         wrong = doc.get("nonconforming_pre_image")
         if isinstance(wrong, Mapping):  # the construction the vector describes is the one it pins
             text = selected.hex().encode("ascii")
-            out.eq("non-conforming pre-image: the selected octets' hex text", wrong.get("bytes_hex"), text.hex())
+            out.eq("non-conforming preimage: the selected octets' hex text", wrong.get("bytes_hex"), text.hex())
             out.eq("non-conforming length", wrong.get("length_octets"), len(text))
             out.eq("non-conforming digest", wrong.get("digest"), hex_digest(text))
         if "carried_digest" not in doc:
@@ -585,7 +585,7 @@ class TypedRefHandler(Handler):
             if payload is None:  # no cited artifact in the vector: resolution only
                 self._resolve_only(v, impl, out, references, registry)
                 return
-            recomputed = impl.pre_image(payload, algorithm=context.algorithm, exclusion_set=context.exclusion_set or ())
+            recomputed = impl.preimage(payload, algorithm=context.algorithm, exclusion_set=context.exclusion_set or ())
             _pinned_bytes(
                 out,
                 "cited artifact",
@@ -601,9 +601,9 @@ class TypedRefHandler(Handler):
             if isinstance(pinned, str):
                 out.eq("verification.correct_pre_image", recomputed, pinned.encode("utf-8"))
             wrong_pre_image = doc.get("erroneous_pre_image_that_produced_wrong_digest")
-            if isinstance(wrong_pre_image, str):  # the carried digest is what that pre-image hashes to
+            if isinstance(wrong_pre_image, str):  # the carried digest is what that preimage hashes to
                 out.eq(
-                    "the erroneous pre-image's digest is the carried one",
+                    "the erroneous preimage's digest is the carried one",
                     hex_digest(wrong_pre_image.encode()),
                     references[0].get("digest"),
                 )
@@ -720,7 +720,7 @@ class TypedRefHandler(Handler):
             if art is None:
                 continue
             contexts[key] = _vector_context(art["type"], art["registry_entry"])
-            got = impl.pre_image(
+            got = impl.preimage(
                 art["payload"], algorithm=contexts[key].algorithm, exclusion_set=contexts[key].exclusion_set or ()
             )
             out.eq(f"{key} canonical form", got, doc["common_canonical_form"].encode())
@@ -759,9 +759,7 @@ class ProfileIndependenceHandler(Handler):
             b_type, ref = b["name"], a["payload"]["authorization"]
             out.true(
                 "profile A's own identifier",
-                len(
-                    hex_digest(impl.pre_image(a["payload"], algorithm=a["algorithm"], exclusion_set=a["exclusion_set"]))
-                )
+                len(hex_digest(impl.preimage(a["payload"], algorithm=a["algorithm"], exclusion_set=a["exclusion_set"])))
                 == 64,
             )
             algorithm = b["algorithm"]
@@ -776,7 +774,7 @@ class ProfileIndependenceHandler(Handler):
         registry = _registry_of(impl.draft, context)
         out.eq(
             "profile B derived id",
-            hex_digest(impl.pre_image(b_payload, algorithm=algorithm, exclusion_set=b_excl)),
+            hex_digest(impl.preimage(b_payload, algorithm=algorithm, exclusion_set=b_excl)),
             b_id,
         )
         vintage = _vintage_of(doc, impl.draft)
@@ -790,7 +788,7 @@ class ProfileIndependenceHandler(Handler):
         old, new = rename.groups() if rename else ("scope", "permission_scope")
         # B's next profile version renames a field: A's binding must still verify.
         renamed = {(new if k == old else k): val for k, val in b_payload.items()}
-        renamed_ref = dict(ref, digest=hex_digest(impl.pre_image(renamed, algorithm=algorithm, exclusion_set=b_excl)))
+        renamed_ref = dict(ref, digest=hex_digest(impl.preimage(renamed, algorithm=algorithm, exclusion_set=b_excl)))
         # the renamed B is another record: the vector's evidence (if any) does not bind its digest
         renamed_vintage = _vintage_of({}, impl.draft)
         renamed_result = impl.verify_typed_reference(renamed_ref, renamed, registry=registry, vintage=renamed_vintage)
@@ -830,17 +828,17 @@ class StreamHandler(Handler):
             )
             return
         text = reassemble_stream(doc["source"])
-        got = impl.pre_image_text(
+        got = impl.preimage_text(
             text, algorithm=doc.get("algorithm", "jcs-n"), exclusion_set=doc.get("exclusion_set", [])
         )
         _pinned_bytes(out, "reassembled", got, doc)
         if "input" in doc:
             out.eq("reassembled == input", json.loads(text), doc["input"])
-            out.eq("value path", impl.pre_image(doc["input"], algorithm=doc.get("algorithm", "jcs-n")), got)
+            out.eq("value path", impl.preimage(doc["input"], algorithm=doc.get("algorithm", "jcs-n")), got)
 
 
 class AssembledHandler(Handler):
-    """Assembled pre-images: derivable only from a declared member mapping."""
+    """Assembled preimages: derivable only from a declared member mapping."""
 
     name = "assembled-preimage"
 
@@ -853,7 +851,7 @@ class AssembledHandler(Handler):
         algorithm = ctx.get("canonicalization_algorithm", doc.get("algorithm", "jcs-n"))
         forks = [doc[k] for k in ("implementation_a", "implementation_b") if k in doc]
         for n, impl_side in enumerate(forks):  # the fork the vector describes is real
-            got = impl.pre_image(impl_side["assembled"], algorithm=algorithm)
+            got = impl.preimage(impl_side["assembled"], algorithm=algorithm)
             _pinned_bytes(out, f"implementation {'ab'[n]}", got, impl_side)
         if len(forks) == 2:
             out.true("the two readings diverge", forks[0]["digest"] != forks[1]["digest"])
@@ -874,7 +872,7 @@ class AssembledHandler(Handler):
             out.true(
                 "the declared mapping selects exactly one reading", sum(assembled == f["assembled"] for f in forks) == 1
             )
-        got = impl.pre_image(assembled, algorithm=algorithm, exclusion_set=ctx.get("exclusion_set", []))
+        got = impl.preimage(assembled, algorithm=algorithm, exclusion_set=ctx.get("exclusion_set", []))
         _pinned_bytes(out, "assembled", got, doc)
 
 
@@ -922,16 +920,16 @@ class DerivedIdHandler(Handler):
                 else:
                     out.fail(f"failure_reason {doc.get('failure_reason')!r} is not a carried-id mismatch")
             return
-        got = impl.pre_image_text(text, algorithm=algorithm, exclusion_set=excl)
+        got = impl.preimage_text(text, algorithm=algorithm, exclusion_set=excl)
         _pinned_bytes(out, key, got, doc, digest_keys=("derived_id",))
-        out.eq("value path", impl.pre_image(doc[key], algorithm=algorithm, exclusion_set=excl), got)
+        out.eq("value path", impl.preimage(doc[key], algorithm=algorithm, exclusion_set=excl), got)
         if "normalized" in doc:
             out.eq("normal form", impl.normalize(doc[key], exclusion_set=excl), doc["normalized"])
         if "plaintext_payload_for_reference" in doc:
             out.true(
                 "the SD-encoded form, not the plaintext, is digested",
                 hex_digest(
-                    impl.pre_image(doc["plaintext_payload_for_reference"], algorithm=algorithm, exclusion_set=excl)
+                    impl.preimage(doc["plaintext_payload_for_reference"], algorithm=algorithm, exclusion_set=excl)
                 )
                 != hex_digest(got),
             )

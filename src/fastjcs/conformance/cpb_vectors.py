@@ -6,7 +6,7 @@
 Every `.json` file under the directory must be claimed by a handler (a JSON file nobody claims, or
 that does not parse, fails the run, so a new kind of vector cannot be skipped silently); other files
 (a README, notes) are not vectors: they are reported as ignored and do not fail the run. A handler
-reads the vector, runs the implementation and asserts every pinned value: pre-image bytes,
+reads the vector, runs the implementation and asserts every pinned value: preimage bytes,
 digests, verdicts. A MUST-FAIL vector must fail for its stated `failure_reason`, mapped explicitly
 in `FAILURE_REASONS` to the exception or verdict that stands for it; an unmapped reason fails the
 run.

@@ -4,7 +4,7 @@ that make them accountable.
     >>> from fastjcs import cpb
     >>> cpb.canonical_digest({"b": "x", "a": None})                    # jcs by default (draft -06)
     '7f50a16d8ed0dc4a8890fb342067aae8fe8597dcd4a1fb44ddec0d86afdcc4e3'
-    >>> cpb.pre_image_text(b'{"id": "abc", "sub": {"id": "y", "n": []}}', exclusion_set=["id"])
+    >>> cpb.preimage_text(b'{"id": "abc", "sub": {"id": "y", "n": []}}', exclusion_set=["id"])
     b'{"sub":{"id":"y","n":[]}}'
     >>> cpb.check(b'{"amount": 12.50}').verdict
     'non-conforming'
@@ -31,10 +31,10 @@ from ._digest import (
     canonical_digest,
     canonical_digest_text,
     get_algorithm,
-    historical_pre_image,
-    historical_pre_image_text,
-    pre_image,
-    pre_image_text,
+    historical_preimage,
+    historical_preimage_text,
+    preimage,
+    preimage_text,
 )
 from ._identifiers import derived_identifier, normalize, verify_derived_identifier
 from .checker import (
@@ -83,6 +83,12 @@ from .registry import (
 from .transforms import assemble_preimage, reassemble_stream
 from .vintage import JCS_N_CUTOFF, Vintage
 
+# Older names, kept working: each is the same object as its new name (docs/cpb.md, "Older names").
+pre_image = preimage
+pre_image_text = preimage_text
+historical_pre_image = historical_preimage
+historical_pre_image_text = historical_preimage_text
+
 __all__ = [
     # algorithms and digests
     "ALGORITHMS",
@@ -91,10 +97,10 @@ __all__ = [
     "get_algorithm",
     "canonical_digest",
     "canonical_digest_text",
-    "pre_image",
-    "pre_image_text",
-    "historical_pre_image",
-    "historical_pre_image_text",
+    "preimage",
+    "preimage_text",
+    "historical_preimage",
+    "historical_preimage_text",
     "normalize",
     "leaf_input",
     # jcs-n vintage
@@ -148,4 +154,9 @@ __all__ = [
     "StreamIncompleteError",
     "MemberMappingError",
     "MemberMappingUndeclaredError",
+    # older names (aliases)
+    "pre_image",
+    "pre_image_text",
+    "historical_pre_image",
+    "historical_pre_image_text",
 ]

@@ -115,7 +115,7 @@ def sha256_hex(octets: bytes) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image(
+def preimage(
     value: Any,
     *,
     algorithm: str = DEFAULT_ALGORITHM,
@@ -123,12 +123,12 @@ def pre_image(
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
     """The octets `canonical_digest` hashes (jcs unless `algorithm` says otherwise; `jcs-n` by name
-    warns: WithdrawnAlgorithmWarning). See `historical_pre_image`."""
+    warns: WithdrawnAlgorithmWarning). See `historical_preimage`."""
     _warn_if_withdrawn(algorithm)
-    return historical_pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return historical_preimage(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
 
-def historical_pre_image(
+def historical_preimage(
     value: Any,
     *,
     algorithm: str = DEFAULT_ALGORITHM,
@@ -162,15 +162,13 @@ def canonical_digest(
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
-    """SHA-256 of `pre_image(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
+    """SHA-256 of `preimage(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})   # jcs: null and {} are kept
     'ece5b98f647b814d4f26c9dae7e0532d4dd76157969089e83b00956fa51a4a7d'
     """
     _warn_if_withdrawn(algorithm)
-    return sha256_hex(
-        historical_pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
-    )
+    return sha256_hex(historical_preimage(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
 
 
 def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
@@ -190,27 +188,27 @@ def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image_text(
+def preimage_text(
     data: Data,
     *,
     algorithm: str = DEFAULT_ALGORITHM,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
-    """The pre-image of a JSON text (jcs unless `algorithm` says otherwise; `jcs-n` by name warns).
-    See `historical_pre_image_text`."""
+    """The preimage of a JSON text (jcs unless `algorithm` says otherwise; `jcs-n` by name warns).
+    See `historical_preimage_text`."""
     _warn_if_withdrawn(algorithm)
-    return historical_pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return historical_preimage_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
 
-def historical_pre_image_text(
+def historical_preimage_text(
     data: Data,
     *,
     algorithm: str = DEFAULT_ALGORITHM,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
-    """The pre-image of a JSON text, without the withdrawal warning (for verifying records). jcs-n
+    """The preimage of a JSON text, without the withdrawal warning (for verifying records). jcs-n
     judges the tokens themselves before anything collapses
     them: `-0`, `1.0` and `1e2` are refused although json.loads would make them 0, 1.0 and 100.0.
 
@@ -243,14 +241,14 @@ def canonical_digest_text(
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
-    """SHA-256 of `pre_image_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
+    """SHA-256 of `preimage_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest_text(b'{"b": "x", "a": null}')
     '7f50a16d8ed0dc4a8890fb342067aae8fe8597dcd4a1fb44ddec0d86afdcc4e3'
     """
     _warn_if_withdrawn(algorithm)
     return sha256_hex(
-        historical_pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        historical_preimage_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
     )
 
 

@@ -132,7 +132,7 @@ class ContextConstraints:
 
     # ---- the checks, before hashing ----
     def select(self, octets: bytes) -> bytes:
-        """The pre-image octets the byte selector names; ContextViolationError if they are malformed."""
+        """The preimage octets the byte selector names; ContextViolationError if they are malformed."""
         if self.byte_selector == "whole":
             return octets
         jws = octets.split(b"~", 1)[0]

@@ -154,7 +154,7 @@ class MemberMappingError(CPBError):
 
 
 class MemberMappingUndeclaredError(MemberMappingError):
-    """An assembled pre-image whose digest context declares no member mapping: the bytes are not fixed."""
+    """An assembled preimage whose digest context declares no member mapping: the bytes are not fixed."""
 
 
 __all__ = [

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
-from ._digest import ALGORITHMS, historical_pre_image, historical_pre_image_text, sha256_hex
+from ._digest import ALGORITHMS, historical_preimage, historical_preimage_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
 from .errors import ContextResolutionError, IdentifierMismatchError, RegistryFormatError
 from .vintage import Vintage, require
@@ -241,9 +241,9 @@ def artifact_digest(
     verification: a withdrawn jcs-n context computes without warning (the vintage rule is the
     verifier's: `fastjcs.cpb.vintage`)."""
     if isinstance(artifact, (bytes, bytearray, memoryview)):
-        pre = historical_pre_image_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        pre = historical_preimage_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
     else:
-        pre = historical_pre_image(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        pre = historical_preimage(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
     return sha256_hex(pre)
 
 
