@@ -15,7 +15,7 @@ from conftest import UPSTREAM
 from Crypto.Hash import SHA256
 
 from fastjcs import cpb, profiles
-from fastjcs.cpb import ContextConstraints, ContextViolationError, Registry, RegistryFormatError
+from fastjcs.cpb import ContextConstraints, ContextViolationError, Registry, SnapshotFormatError
 from fastjcs.cpb.constraints import KNOWN_PROSE
 from fastjcs.profiles import TypedRefVerdict as V
 
@@ -286,7 +286,7 @@ def test_user_declared_constraints():
     ],
 )
 def test_malformed_constraints_are_refused_when_loading(bad):
-    with pytest.raises(RegistryFormatError):
+    with pytest.raises(SnapshotFormatError):
         registry_with({"constraints": bad})
 
 

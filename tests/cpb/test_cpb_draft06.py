@@ -167,9 +167,9 @@ def test_both_published_registries_load_and_their_pins_reproduce_as_upstream_com
         "evidence-record",
         "evidence-appraisal",
     }
-    with pytest.raises(cpb.RegistryFormatError):
+    with pytest.raises(cpb.SnapshotFormatError):
         Registry.bundled("nope")
-    with pytest.raises(cpb.RegistryFormatError):
+    with pytest.raises(cpb.SnapshotFormatError):
         Registry.load("/nonexistent/registry.json")
 
 
@@ -205,7 +205,7 @@ def test_draft_06_statuses_digest_alg_and_cose_alg():
     for bad in ({"cose_alg": "-16"}, {"cose_alg": True}, {"digest_alg": ""}, {"digest_alg": 256}):
         d = json.loads(json.dumps(doc))
         d["canonicalization_algorithms"]["jcs"].update(bad)
-        with pytest.raises(cpb.RegistryFormatError):
+        with pytest.raises(cpb.SnapshotFormatError):
             Registry.from_json(d)
 
 
@@ -340,5 +340,5 @@ def test_leaf_input_follows_the_declaration_never_the_shape():
     for identifier, representation in ((d, "auto"), (d, None), (d.upper(), "raw"), (d + "\n", "raw"), (d[:-2], "hex")):
         with pytest.raises(cpb.AlgorithmUsageError):
             cpb.leaf_input(identifier, representation)
-    with pytest.raises(cpb.RegistryFormatError):
+    with pytest.raises(cpb.SnapshotFormatError):
         Representation.RAW.render(d)  # raw is octets: it has no text rendering

@@ -148,7 +148,7 @@ def test_statuses_and_legacy_spellings():
             "artifact_types": {"t": {"status": "provisional", "digest_contexts": [{"purpose": "x"}]}},
         },
     ):
-        with pytest.raises(cpb.RegistryFormatError):
+        with pytest.raises(cpb.SnapshotFormatError):
             Registry.from_json(doc if bad is None else bad)
 
 

@@ -59,6 +59,7 @@ from .errors import (
     MemberMappingUndeclaredError,
     NonIntegerNumberError,
     RegistryFormatError,
+    SnapshotFormatError,
     StreamError,
     StreamIncompleteError,
     UnknownAlgorithmError,
@@ -146,7 +147,7 @@ __all__ = [
     "WithdrawnAlgorithmError",
     "AlgorithmUsageError",
     "IdentifierMismatchError",
-    "RegistryFormatError",
+    "SnapshotFormatError",
     "ContextResolutionError",
     "VintageError",
     "WithdrawnAlgorithmWarning",
@@ -159,4 +160,5 @@ __all__ = [
     "pre_image_text",
     "historical_pre_image",
     "historical_pre_image_text",
+    "RegistryFormatError",
 ]

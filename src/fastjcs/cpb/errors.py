@@ -14,7 +14,7 @@
     └── CPBError                            every CPB failure
         ├── AlgorithmUsageError             an algorithm used outside its definition
         ├── IdentifierMismatchError         a carried derived identifier differs from the recomputed one
-        ├── RegistryFormatError             a registry snapshot that does not follow the format
+        ├── SnapshotFormatError             a registry snapshot that does not follow the format
         ├── StreamError                     a stream-reassemble source that cannot be reassembled
         │   └── StreamIncompleteError       ... because its terminal `done: true` chunk is missing
         └── MemberMappingError              a member mapping that cannot be applied
@@ -114,8 +114,14 @@ class IdentifierMismatchError(CPBError):
         super().__init__(f"carried identifier {carried!r} does not match the recomputed {recomputed}")
 
 
-class RegistryFormatError(CPBError):
-    """A registry snapshot that does not follow the upstream format."""
+class SnapshotFormatError(CPBError):
+    """A registry snapshot that does not follow the upstream format. (Not the execution registry's
+    `fastjcs.eab.RegistryFormatError`, a file that is not an execution registry.)"""
+
+
+#: The older name of SnapshotFormatError (the same class): it shared its name with
+#: `fastjcs.eab.RegistryFormatError`, an unrelated error.
+RegistryFormatError = SnapshotFormatError
 
 
 class ContextResolutionError(CPBError):
@@ -168,6 +174,7 @@ __all__ = [
     "WithdrawnAlgorithmError",
     "AlgorithmUsageError",
     "IdentifierMismatchError",
+    "SnapshotFormatError",
     "RegistryFormatError",
     "ContextResolutionError",
     "VintageError",

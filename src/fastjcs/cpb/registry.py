@@ -45,7 +45,7 @@ from typing import Any, Generic, TypeVar
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
 from ._digest import ALGORITHMS, historical_preimage, historical_preimage_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
-from .errors import ContextResolutionError, IdentifierMismatchError, RegistryFormatError
+from .errors import ContextResolutionError, IdentifierMismatchError, SnapshotFormatError
 from .vintage import Vintage, require
 
 _REGISTRIES = Path(__file__).with_name("registries")
@@ -98,7 +98,7 @@ def parse_status(text: Any) -> Status:
             return Status(text)
         except ValueError:
             pass
-    raise RegistryFormatError(f"unknown registry status {text!r}")
+    raise SnapshotFormatError(f"unknown registry status {text!r}")
 
 
 class Representation(str, Enum):
@@ -110,12 +110,12 @@ class Representation(str, Enum):
 
     def grammar(self) -> re.Pattern[str]:
         if self is Representation.RAW:
-            raise RegistryFormatError("the raw representation is octets, not text: it has no text grammar")
+            raise SnapshotFormatError("the raw representation is octets, not text: it has no text grammar")
         return _GRAMMAR[self]
 
     def render(self, hex_digest: str) -> str:
         if self is Representation.RAW:
-            raise RegistryFormatError("the raw representation is octets: use bytes.fromhex(identifier)")
+            raise SnapshotFormatError("the raw representation is octets: use bytes.fromhex(identifier)")
         return hex_digest if self is Representation.BARE_HEX else "sha256:" + hex_digest
 
 
@@ -156,7 +156,7 @@ def parse_exclusion_set(value: Any) -> tuple[str, ...] | None:
         m = re.fullmatch(r"\{([^{}]*)\}", text)
         if m:
             return tuple(name.strip() for name in m.group(1).split(",") if name.strip())
-    raise RegistryFormatError(f"cannot read exclusion set {value!r}")
+    raise SnapshotFormatError(f"cannot read exclusion set {value!r}")
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ class DigestContext:
     def identifier(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
         """The digest rendered in this context's representation."""
         if self.representation is None:
-            raise RegistryFormatError(f"{self.artifact_type}: the context declares no known representation")
+            raise SnapshotFormatError(f"{self.artifact_type}: the context declares no known representation")
         return self.representation.render(self.digest(artifact, max_depth=max_depth))
 
     def verify_carried(
@@ -321,7 +321,7 @@ class Registry:
     def from_json(cls, data: bytes | str | Mapping[str, Any], *, pinned: bool = False) -> Registry:
         doc = json.loads(data) if isinstance(data, (bytes, str)) else data
         if not isinstance(doc, Mapping) or doc.get("schema_version") != "1":
-            raise RegistryFormatError("not a schema_version 1 registry snapshot")
+            raise SnapshotFormatError("not a schema_version 1 registry snapshot")
         algorithms = {}
         for name, entry in _members(doc, "canonicalization_algorithms").items():
             algorithms[name] = AlgorithmEntry(
@@ -348,11 +348,11 @@ class Registry:
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
-            raise RegistryFormatError(f"cannot read registry {path}: {exc.strerror or exc}") from None
+            raise SnapshotFormatError(f"cannot read registry {path}: {exc.strerror or exc}") from None
         try:
             return cls.from_json(raw, pinned=pinned)
         except ValueError as exc:  # not JSON
-            raise RegistryFormatError(f"{path}: not a registry snapshot ({exc})") from None
+            raise SnapshotFormatError(f"{path}: not a registry snapshot ({exc})") from None
 
     @classmethod
     def bundled(cls, version: str | None = None) -> Registry:
@@ -361,7 +361,7 @@ class Registry:
         name = DEFAULT_VERSION if version is None else version
         path = BUNDLED_VERSIONS.get(name)
         if path is None:
-            raise RegistryFormatError(f"no bundled registry {name!r}; bundled: {', '.join(BUNDLED_VERSIONS)}")
+            raise SnapshotFormatError(f"no bundled registry {name!r}; bundled: {', '.join(BUNDLED_VERSIONS)}")
         registry = cls.load(path)
         registry.version = name
         return registry
@@ -530,7 +530,7 @@ def _digest_alg(name: str, value: Any) -> str | None:
     if value is None or value == "N/A":
         return None
     if not isinstance(value, str) or not value:
-        raise RegistryFormatError(f"{name}: digest_alg must be a non-empty string or N/A")
+        raise SnapshotFormatError(f"{name}: digest_alg must be a non-empty string or N/A")
     return value
 
 
@@ -538,27 +538,27 @@ def _cose_alg(name: str, value: Any) -> int | None:
     if value is None or value == "N/A":
         return None
     if type(value) is not int:
-        raise RegistryFormatError(f"{name}: cose_alg must be an integer COSE algorithm id or N/A")
+        raise SnapshotFormatError(f"{name}: cose_alg must be an integer COSE algorithm id or N/A")
     return value
 
 
 def _members(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     table = doc.get(name, {})
     if not isinstance(table, Mapping) or not all(isinstance(v, Mapping) for v in table.values()):
-        raise RegistryFormatError(f"{name} must map names to entries")
+        raise SnapshotFormatError(f"{name} must map names to entries")
     return table
 
 
 def _text(entry: Mapping[str, Any], key: str) -> str:
     value = entry.get(key, "")
     if not isinstance(value, str):
-        raise RegistryFormatError(f"{key} must be a string")
+        raise SnapshotFormatError(f"{key} must be a string")
     return value
 
 
 def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:
     if not isinstance(c, Mapping) or not isinstance(c.get("algorithm"), str):
-        raise RegistryFormatError(f"{type_name}: a digest context needs an algorithm")
+        raise SnapshotFormatError(f"{type_name}: a digest context needs an algorithm")
     constraints, unchecked = constraints_for(
         type_name, c.get("purpose"), c.get("field_set"), c.get("constraints"), c["algorithm"]
     )
