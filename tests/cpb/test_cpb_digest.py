@@ -72,9 +72,9 @@ def oracle_jcs_n(value, exclusion=()):
 
 
 def test_registry_names_are_exact():
-    assert sorted(cpb.ALGORITHMS) == ["as-transmitted", "cde-n", "jcs", "jcs-n"]
+    assert sorted(cpb.CANONICALIZATIONS) == ["as-transmitted", "cde-n", "jcs", "jcs-n"]
     for name in ("JCS-N", "jcs_n", " jcs-n", "sha256", "", None):
-        with pytest.raises(cpb.UnknownAlgorithmError):
+        with pytest.raises(cpb.UnknownCanonicalizationError):
             cpb.canonical_digest({}, algorithm=name)
         with pytest.raises(fastjcs.UnsupportedAlgorithmError):
             cpb.canonical_digest_text(b"{}", algorithm=name)
@@ -86,9 +86,9 @@ def test_withdrawn_cde_n_fails_closed_everywhere():
         lambda: cpb.canonical_digest_text(b"{}", algorithm="cde-n"),
         lambda: cpb.preimage({}, algorithm="cde-n"),
         lambda: cpb.preimage_text(b"{}", algorithm="cde-n"),
-        lambda: cpb.get_algorithm("cde-n"),
+        lambda: cpb.get_canonicalization("cde-n"),
     ):
-        with pytest.raises(cpb.WithdrawnAlgorithmError):
+        with pytest.raises(cpb.WithdrawnCanonicalizationError):
             call()
 
 
@@ -96,11 +96,11 @@ def test_as_transmitted_digests_the_octets_and_nothing_else():
     raw = b'{"b": 1, "a": 1.50}  '
     assert cpb.canonical_digest_text(raw, algorithm="as-transmitted") == sha(raw)
     assert cpb.canonical_digest(bytearray(raw), algorithm="as-transmitted") == sha(raw)
-    with pytest.raises(cpb.AlgorithmUsageError):
+    with pytest.raises(cpb.CanonicalizationUsageError):
         cpb.canonical_digest_text(raw.decode(), algorithm="as-transmitted")  # a str has no octets
-    with pytest.raises(cpb.AlgorithmUsageError):
+    with pytest.raises(cpb.CanonicalizationUsageError):
         cpb.canonical_digest({"a": 1}, algorithm="as-transmitted")
-    with pytest.raises(cpb.AlgorithmUsageError):
+    with pytest.raises(cpb.CanonicalizationUsageError):
         cpb.canonical_digest_text(raw, algorithm="as-transmitted", exclusion_set=["a"])
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ..core.hashing import hex_digest
-from ..cpb import ALGORITHMS, checker, cose
+from ..cpb import CANONICALIZATIONS, checker, cose
 from ..cpb.errors import (
     IdentifierMismatchError,
     VintageError,
@@ -324,7 +324,7 @@ class JcsTextHandler(Handler):
                 got,
             )
         if "digest_alg" in doc:
-            out.eq("digest_alg", doc["digest_alg"], ALGORITHMS["jcs"].hash_name)
+            out.eq("digest_alg", doc["digest_alg"], CANONICALIZATIONS["jcs"].hash_name)
         if "digest_representation" in doc:
             out.eq("digest representation", doc["digest_representation"], "lowercase-hex")
 
@@ -354,7 +354,7 @@ class AsTransmittedHandler(Handler):
             out.eq("selected length", len(selected), doc["selected_length_octets"])
         digest = cose.as_transmitted_digest(data, external_aad=aad)
         out.eq("digest", digest, doc.get("digest"))
-        out.eq("digest_alg", doc.get("digest_alg"), ALGORITHMS["as-transmitted"].hash_name)
+        out.eq("digest_alg", doc.get("digest_alg"), CANONICALIZATIONS["as-transmitted"].hash_name)
         wrong = doc.get("nonconforming_pre_image")
         if isinstance(wrong, Mapping):  # the construction the vector describes is the one it pins
             text = selected.hex().encode("ascii")
@@ -450,7 +450,7 @@ class RepresentationHandler(Handler):
         doc = v.doc
         declared, correct, contrast = self._sides(doc)
         identifier = doc["derived_identifier_bare_hex"]
-        got = leaf_input(identifier, str(declared))  # AlgorithmUsageError for an undeclared form
+        got = leaf_input(identifier, str(declared))  # CanonicalizationUsageError for an undeclared form
         out.eq(f"{declared} input octets", got.hex(), correct.get("bytes_hex"))
         out.eq(f"{declared} input length", len(got), correct.get("length_octets"))
         out.eq(f"{declared} input SHA-256", hex_digest(got), correct.get("check_sha256", correct.get("sha256")))

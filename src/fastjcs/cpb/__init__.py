@@ -9,28 +9,34 @@ that make them accountable.
     >>> cpb.check(b'{"amount": 12.50}').verdict
     'non-conforming'
 
-Algorithms (`ALGORITHMS`), as of draft -06: `jcs` (RFC 8785 as is; the default and the only
-algorithm for new digests and identifiers), `as-transmitted` (the octets as they are; over a
-COSE_Sign1, the RFC 9052 Sig_structure: `fastjcs.cpb.cose`, the `cose` extra), `jcs-n` (withdrawn
-2026-08-18: top-level exclusion, then null/[]/{} members removed bottom-up, integers only,
-NFC-distinct names, then RFC 8785; computed to verify vintage records, which need authenticated
-evidence: `fastjcs.cpb.vintage`; asking for it by name warns), `cde-n` (withdrawn, never defined:
-fails closed). All hash with SHA-256 and render bare lowercase hex (or the raw 32 octets where a
+Canonicalizations (`CANONICALIZATIONS`; the `algorithm=` parameters name one), as of draft -06:
+`jcs` (RFC 8785 as is; the default and the only canonicalization for new digests and
+identifiers), `as-transmitted` (the octets as they are; over a COSE_Sign1, the RFC 9052
+Sig_structure: `fastjcs.cpb.cose`, the `cose` extra), `jcs-n` (withdrawn 2026-08-18: top-level
+exclusion, then null/[]/{} members removed bottom-up, integers only, NFC-distinct names, then
+RFC 8785; computed to verify vintage records, which need authenticated evidence:
+`fastjcs.cpb.vintage`; asking for it by name warns), `cde-n` (withdrawn, never defined: fails
+closed). All hash with SHA-256 and render bare lowercase hex (or the raw 32 octets where a
 profile declares raw: `leaf_input`). The JCS step is fastjcs's own, on whichever backend is in use.
 
 Typed references moved out of the CPB core in draft -06: `fastjcs.profiles.typed_refs` (the names
 `fastjcs.cpb.verify_typed_reference` & co. are gone: an API change, CHANGELOG).
+
+Names: a canonicalization is what cpb calls jcs, jcs-n, as-transmitted, cde-n (in the core an
+"algorithm" is a hash: sha256, sha384); a preimage is the bytes that are hashed; a snapshot is a
+registry document in the upstream format. The older names (`ALGORITHMS`, `pre_image`,
+`RegistryFormatError`...) stay, each the same object as its new name (docs/cpb.md, "Older names").
 """
 
 from __future__ import annotations
 
 from ._digest import (
-    ALGORITHMS,
-    DEFAULT_ALGORITHM,
-    Algorithm,
+    CANONICALIZATIONS,
+    DEFAULT_CANONICALIZATION,
+    Canonicalization,
     canonical_digest,
     canonical_digest_text,
-    get_algorithm,
+    get_canonicalization,
     historical_preimage,
     historical_preimage_text,
     preimage,
@@ -50,6 +56,7 @@ from .checker import (
 from .constraints import ContextConstraints, ContextViolation, ContextViolationError
 from .errors import (
     AlgorithmUsageError,
+    CanonicalizationUsageError,
     ContextResolutionError,
     CPBError,
     DuplicateNameError,
@@ -63,16 +70,20 @@ from .errors import (
     StreamError,
     StreamIncompleteError,
     UnknownAlgorithmError,
+    UnknownCanonicalizationError,
     UnsafeIntegerError,
     VintageError,
     WireRuleError,
     WithdrawnAlgorithmError,
     WithdrawnAlgorithmWarning,
+    WithdrawnCanonicalizationError,
+    WithdrawnCanonicalizationWarning,
 )
 from .leaf import leaf_input
 from .registry import (
     AlgorithmEntry,
     ArtifactType,
+    CanonicalizationEntry,
     DigestContext,
     Lookup,
     LookupVerdict,
@@ -89,13 +100,17 @@ pre_image = preimage
 pre_image_text = preimage_text
 historical_pre_image = historical_preimage
 historical_pre_image_text = historical_preimage_text
+ALGORITHMS = CANONICALIZATIONS
+DEFAULT_ALGORITHM = DEFAULT_CANONICALIZATION
+Algorithm = Canonicalization
+get_algorithm = get_canonicalization
 
 __all__ = [
-    # algorithms and digests
-    "ALGORITHMS",
-    "DEFAULT_ALGORITHM",
-    "Algorithm",
-    "get_algorithm",
+    # canonicalizations and digests
+    "CANONICALIZATIONS",
+    "DEFAULT_CANONICALIZATION",
+    "Canonicalization",
+    "get_canonicalization",
     "canonical_digest",
     "canonical_digest_text",
     "preimage",
@@ -113,7 +128,7 @@ __all__ = [
     "verify_derived_identifier",
     # registries
     "Registry",
-    "AlgorithmEntry",
+    "CanonicalizationEntry",
     "ArtifactType",
     "DigestContext",
     "Status",
@@ -143,14 +158,14 @@ __all__ = [
     "UnsafeIntegerError",
     "DuplicateNameError",
     "DuplicateNameTextError",
-    "UnknownAlgorithmError",
-    "WithdrawnAlgorithmError",
-    "AlgorithmUsageError",
+    "UnknownCanonicalizationError",
+    "WithdrawnCanonicalizationError",
+    "CanonicalizationUsageError",
     "IdentifierMismatchError",
     "SnapshotFormatError",
     "ContextResolutionError",
     "VintageError",
-    "WithdrawnAlgorithmWarning",
+    "WithdrawnCanonicalizationWarning",
     "StreamError",
     "StreamIncompleteError",
     "MemberMappingError",
@@ -161,4 +176,13 @@ __all__ = [
     "historical_pre_image",
     "historical_pre_image_text",
     "RegistryFormatError",
+    "ALGORITHMS",
+    "DEFAULT_ALGORITHM",
+    "Algorithm",
+    "get_algorithm",
+    "AlgorithmEntry",
+    "UnknownAlgorithmError",
+    "WithdrawnAlgorithmError",
+    "AlgorithmUsageError",
+    "WithdrawnAlgorithmWarning",
 ]

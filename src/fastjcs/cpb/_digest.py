@@ -1,13 +1,13 @@
-"""The canonicalization algorithm registry and the digests: jcs, jcs-n, as-transmitted, cde-n.
+"""The canonicalizations and the digests: jcs, jcs-n, as-transmitted, cde-n.
 
     jcs             RFC 8785 over the value as it is (after the top-level exclusion, if any): the default
     jcs-n           withdrawn 2026-08-18 (draft -06): top-level exclusion, then the jcs-n normal form and
                     wire rules, then RFC 8785; computed for verifying vintage records only (asking for it
-                    by name warns: WithdrawnAlgorithmWarning)
+                    by name warns: WithdrawnCanonicalizationWarning)
     as-transmitted  no canonicalisation: the exact octets a cited production names
     cde-n           withdrawn, never defined: every use fails closed
 
-Every live algorithm hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
+Every live canonicalization hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
 step is fastjcs's own (`fastjcs.core.api.dumps` / `canonicalize`), so both backends serve it.
 """
 
@@ -24,22 +24,22 @@ from ..core.hashing import hex_digest
 from ._normalize import exclude, exclusion_names, normal_form
 from ._scan import Finding, format_path, scan
 from .errors import (
-    AlgorithmUsageError,
+    CanonicalizationUsageError,
     DuplicateNameTextError,
     NonIntegerNumberError,
-    UnknownAlgorithmError,
+    UnknownCanonicalizationError,
     UnsafeIntegerError,
     WireRuleError,
-    WithdrawnAlgorithmError,
-    WithdrawnAlgorithmWarning,
+    WithdrawnCanonicalizationError,
+    WithdrawnCanonicalizationWarning,
 )
 
 _Octets = (bytes, bytearray, memoryview)
 
 
 @dataclass(frozen=True)
-class Algorithm:
-    """A canonicalization algorithm as this library implements it."""
+class Canonicalization:
+    """A canonicalization (upstream: a canonicalization algorithm) as this library implements it."""
 
     name: str
     description: str
@@ -55,23 +55,23 @@ class Algorithm:
         return self.status == "Withdrawn"
 
 
-ALGORITHMS: dict[str, Algorithm] = {
+CANONICALIZATIONS: dict[str, Canonicalization] = {
     a.name: a
     for a in (
-        Algorithm("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
-        Algorithm(
+        Canonicalization("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
+        Canonicalization(
             "jcs-n",
             "withdrawn 2026-08-18: RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
             "removed bottom-up; integers only; NFC-distinct names); SHA-256; bare lowercase hex",
             True,
             status="Withdrawn",
         ),
-        Algorithm(
+        Canonicalization(
             "as-transmitted",
             "no canonicalisation: the exact octets a cited production names; SHA-256; bare lowercase hex",
             True,
         ),
-        Algorithm(
+        Canonicalization(
             "cde-n",
             "withdrawn: reserved for a deterministic CBOR profile, never defined",
             False,
@@ -82,18 +82,20 @@ ALGORITHMS: dict[str, Algorithm] = {
 }
 
 
-def get_algorithm(name: str) -> Algorithm:
-    """The registered algorithm `name` (exact, case-sensitive); unknown and withdrawn names raise."""
-    algorithm = ALGORITHMS.get(name) if isinstance(name, str) else None
+def get_canonicalization(name: str) -> Canonicalization:
+    """The registered canonicalization `name` (exact, case-sensitive); unknown and withdrawn names raise."""
+    algorithm = CANONICALIZATIONS.get(name) if isinstance(name, str) else None
     if algorithm is None:
-        raise UnknownAlgorithmError(f"unknown canonicalization algorithm {name!r}; registered: {', '.join(ALGORITHMS)}")
+        raise UnknownCanonicalizationError(
+            f"unknown canonicalization algorithm {name!r}; registered: {', '.join(CANONICALIZATIONS)}"
+        )
     if not algorithm.live:
-        raise WithdrawnAlgorithmError(f"canonicalization algorithm {name!r} is withdrawn")
+        raise WithdrawnCanonicalizationError(f"canonicalization algorithm {name!r} is withdrawn")
     return algorithm
 
 
-#: The algorithm of every new digest and identifier (draft -06). Before 0.x (CHANGELOG) it was jcs-n.
-DEFAULT_ALGORITHM = "jcs"
+#: The canonicalization of every new digest and identifier (draft -06). Before 0.x (CHANGELOG) it was jcs-n.
+DEFAULT_CANONICALIZATION = "jcs"
 
 
 def _warn_if_withdrawn(algorithm: str, stacklevel: int = 3) -> None:
@@ -101,7 +103,7 @@ def _warn_if_withdrawn(algorithm: str, stacklevel: int = 3) -> None:
         warnings.warn(
             "jcs-n is withdrawn (2026-08-18, draft -06): no new digest or declaration may use it; "
             "use algorithm='jcs', and verify vintage jcs-n records with fastjcs.cpb.vintage",
-            WithdrawnAlgorithmWarning,
+            WithdrawnCanonicalizationWarning,
             stacklevel=stacklevel,
         )
 
@@ -118,12 +120,12 @@ def sha256_hex(octets: bytes) -> str:
 def preimage(
     value: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
     """The octets `canonical_digest` hashes (jcs unless `algorithm` says otherwise; `jcs-n` by name
-    warns: WithdrawnAlgorithmWarning). See `historical_preimage`."""
+    warns: WithdrawnCanonicalizationWarning). See `historical_preimage`."""
     _warn_if_withdrawn(algorithm)
     return historical_preimage(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
@@ -131,7 +133,7 @@ def preimage(
 def historical_preimage(
     value: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
@@ -140,10 +142,10 @@ def historical_preimage(
 
     For `as-transmitted` the value must already be the octets (bytes-like) and there is no
     exclusion set. Raises WireRuleError subclasses for jcs-n refusals (with the JSON path), the
-    usual CanonicalizationError subclasses for what RFC 8785 cannot carry, UnknownAlgorithmError
-    or WithdrawnAlgorithmError for the algorithm.
+    usual CanonicalizationError subclasses for what RFC 8785 cannot carry, UnknownCanonicalizationError
+    or WithdrawnCanonicalizationError for the algorithm.
     """
-    alg = get_algorithm(algorithm)
+    alg = get_canonicalization(algorithm)
     names = exclusion_names(exclusion_set)
     max_depth = api.check_depth(max_depth)
     if alg.name == "as-transmitted":
@@ -158,7 +160,7 @@ def historical_preimage(
 def canonical_digest(
     value: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
@@ -173,11 +175,11 @@ def canonical_digest(
 
 def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
     if names:
-        raise AlgorithmUsageError(
+        raise CanonicalizationUsageError(
             "as-transmitted has a byte-boundary selector, not a field set: an exclusion set does not apply"
         )
     if not isinstance(value, _Octets):
-        raise AlgorithmUsageError(
+        raise CanonicalizationUsageError(
             f"as-transmitted digests the exact octets as transmitted; pass bytes, not {type(value).__name__}"
         )
     return bytes(value)
@@ -191,7 +193,7 @@ def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
 def preimage_text(
     data: Data,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
@@ -204,7 +206,7 @@ def preimage_text(
 def historical_preimage_text(
     data: Data,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
@@ -216,12 +218,12 @@ def historical_preimage_text(
     refused with its error, class and byte offset); then, for jcs-n, the first wire-rule finding
     in document order among the members that are not excluded.
     """
-    alg = get_algorithm(algorithm)
+    alg = get_canonicalization(algorithm)
     names = exclusion_names(exclusion_set)
     max_depth = api.check_depth(max_depth)
     if alg.name == "as-transmitted":
         if isinstance(data, str):
-            raise AlgorithmUsageError("as-transmitted digests octets; pass the bytes as transmitted")
+            raise CanonicalizationUsageError("as-transmitted digests octets; pass the bytes as transmitted")
         return _as_transmitted(data, names)
     raw = api.as_bytes(data)
     if alg.name == "jcs":
@@ -237,7 +239,7 @@ def historical_preimage_text(
 def canonical_digest_text(
     data: Data,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:

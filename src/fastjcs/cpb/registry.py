@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
-from ._digest import ALGORITHMS, historical_preimage, historical_preimage_text, sha256_hex
+from ._digest import CANONICALIZATIONS, historical_preimage, historical_preimage_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
 from .errors import ContextResolutionError, IdentifierMismatchError, SnapshotFormatError
 from .vintage import Vintage, require
@@ -181,7 +181,7 @@ class DigestContext:
     @property
     def hash_name(self) -> str | None:
         """The digest_alg a reference under this context must carry (None if the algorithm is unknown)."""
-        algorithm = ALGORITHMS.get(self.algorithm)
+        algorithm = CANONICALIZATIONS.get(self.algorithm)
         return algorithm.hash_name if algorithm is not None else None
 
     def check(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
@@ -197,7 +197,7 @@ class DigestContext:
         if self.algorithm == "as-transmitted":
             if isinstance(artifact, (bytes, bytearray, memoryview)):
                 return c.select(bytes(artifact))
-            return artifact  # as-transmitted refuses a value itself (AlgorithmUsageError)
+            return artifact  # as-transmitted refuses a value itself (CanonicalizationUsageError)
         text = isinstance(artifact, (bytes, bytearray, memoryview))
         c.check(artifact, exclusion_set=self.exclusion_set or (), as_text=text, max_depth=max_depth)
         return artifact
@@ -248,7 +248,7 @@ def artifact_digest(
 
 
 @dataclass(frozen=True)
-class AlgorithmEntry:
+class CanonicalizationEntry:
     name: str
     description: str
     reference: str
@@ -262,6 +262,10 @@ class AlgorithmEntry:
     @property
     def live(self) -> bool:
         return self.status.live
+
+
+#: The older name of CanonicalizationEntry (the same class; docs/cpb.md, "Older names").
+AlgorithmEntry = CanonicalizationEntry
 
 
 @dataclass(frozen=True)
@@ -285,7 +289,7 @@ class LookupVerdict(str, Enum):
     HELD = "held"
 
 
-_Entry = TypeVar("_Entry", AlgorithmEntry, ArtifactType)
+_Entry = TypeVar("_Entry", CanonicalizationEntry, ArtifactType)
 
 
 @dataclass(frozen=True)
@@ -304,7 +308,7 @@ class Registry:
     a name absent from it is `id-unknown-to-snapshot`, not `unknown-id`, unless the `current`
     registry given to the lookup lacks it too."""
 
-    algorithms: dict[str, AlgorithmEntry] = field(default_factory=dict)
+    algorithms: dict[str, CanonicalizationEntry] = field(default_factory=dict)
     artifact_types: dict[str, ArtifactType] = field(default_factory=dict)
     pinned: bool = False
     schema_version: str = "1"
@@ -324,7 +328,7 @@ class Registry:
             raise SnapshotFormatError("not a schema_version 1 registry snapshot")
         algorithms = {}
         for name, entry in _members(doc, "canonicalization_algorithms").items():
-            algorithms[name] = AlgorithmEntry(
+            algorithms[name] = CanonicalizationEntry(
                 name,
                 _text(entry, "description"),
                 _text(entry, "reference"),
@@ -392,7 +396,7 @@ class Registry:
         return self.computed_snapshot_sha256() == self.snapshot_sha256
 
     # ---- lookups ----
-    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup[AlgorithmEntry]:
+    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup[CanonicalizationEntry]:
         return self._lookup(self.algorithms, name, None if current is None else current.algorithms)
 
     def lookup_artifact_type(self, name: str, *, current: Registry | None = None) -> Lookup[ArtifactType]:
