@@ -30,6 +30,7 @@ registry document in the upstream format. The older names (`ALGORITHMS`, `pre_im
 
 from __future__ import annotations
 
+from . import errors as _errors
 from ._digest import (
     CANONICALIZATIONS,
     DEFAULT_CANONICALIZATION,
@@ -54,31 +55,7 @@ from .checker import (
     check,
 )
 from .constraints import ContextConstraints, ContextViolation, ContextViolationError
-from .errors import (
-    AlgorithmUsageError,
-    CanonicalizationUsageError,
-    ContextResolutionError,
-    CPBError,
-    DuplicateNameError,
-    DuplicateNameTextError,
-    IdentifierMismatchError,
-    MemberMappingError,
-    MemberMappingUndeclaredError,
-    NonIntegerNumberError,
-    RegistryFormatError,
-    SnapshotFormatError,
-    StreamError,
-    StreamIncompleteError,
-    UnknownAlgorithmError,
-    UnknownCanonicalizationError,
-    UnsafeIntegerError,
-    VintageError,
-    WireRuleError,
-    WithdrawnAlgorithmError,
-    WithdrawnAlgorithmWarning,
-    WithdrawnCanonicalizationError,
-    WithdrawnCanonicalizationWarning,
-)
+from .errors import *  # noqa: F401,F403 - CPBError and the rest of cpb.errors.__all__
 from .leaf import leaf_input
 from .registry import (
     AlgorithmEntry,
@@ -151,38 +128,16 @@ __all__ = [
     # transforms
     "reassemble_stream",
     "assemble_preimage",
-    # errors
-    "CPBError",
-    "WireRuleError",
-    "NonIntegerNumberError",
-    "UnsafeIntegerError",
-    "DuplicateNameError",
-    "DuplicateNameTextError",
-    "UnknownCanonicalizationError",
-    "WithdrawnCanonicalizationError",
-    "CanonicalizationUsageError",
-    "IdentifierMismatchError",
-    "SnapshotFormatError",
-    "ContextResolutionError",
-    "VintageError",
-    "WithdrawnCanonicalizationWarning",
-    "StreamError",
-    "StreamIncompleteError",
-    "MemberMappingError",
-    "MemberMappingUndeclaredError",
+    # errors (every public name of cpb.errors, older names included)
+    *_errors.__all__,
     # older names (aliases)
     "pre_image",
     "pre_image_text",
     "historical_pre_image",
     "historical_pre_image_text",
-    "RegistryFormatError",
     "ALGORITHMS",
     "DEFAULT_ALGORITHM",
     "Algorithm",
     "get_algorithm",
     "AlgorithmEntry",
-    "UnknownAlgorithmError",
-    "WithdrawnAlgorithmError",
-    "AlgorithmUsageError",
-    "WithdrawnAlgorithmWarning",
 ]

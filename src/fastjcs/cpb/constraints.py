@@ -131,6 +131,10 @@ class ContextConstraints:
         )
 
     # ---- the checks, before hashing ----
+    def _violation(self, code: str, path: str, message: str) -> ContextViolationError:
+        """The error for a breach of the constraint `code` at `path`, citing its registry clause."""
+        return ContextViolationError(ContextViolation(code, path, self.clause(code), message))
+
     def select(self, octets: bytes) -> bytes:
         """The preimage octets the byte selector names; ContextViolationError if they are malformed."""
         if self.byte_selector == "whole":
@@ -147,7 +151,7 @@ class ContextConstraints:
                     bad = f"part {n + 1} of the first ~-separated component is not base64url"
                     break
         if bad is not None:
-            raise ContextViolationError(ContextViolation("byte-selector", "$", self.clause("byte-selector"), bad))
+            raise self._violation("byte-selector", "$", bad)
         return jws
 
     def check_value(self, value: Any, *, exclusion_set: tuple[str, ...] = ()) -> None:
@@ -155,44 +159,25 @@ class ContextConstraints:
         if self.field_set is None and not self.members and not self.required:
             return
         if type(value) is not dict:
-            raise ContextViolationError(
-                ContextViolation(
-                    "field-set", "$", self.clause("field-set"), f"the artifact is a {_json_type(value)}, not an object"
-                )
-            )
+            raise self._violation("field-set", "$", f"the artifact is a {_json_type(value)}, not an object")
         names = [k for k in value if k not in exclusion_set]
         types = dict(self.members)
         if self.field_set == "closed":
             for name in names:
                 if name not in types:
-                    raise ContextViolationError(
-                        ContextViolation(
-                            "field-set",
-                            format_path((name,)),
-                            self.clause("field-set"),
-                            f"member {name!r} is outside the closed field set {sorted(types)}",
-                        )
+                    raise self._violation(
+                        "field-set",
+                        format_path((name,)),
+                        f"member {name!r} is outside the closed field set {sorted(types)}",
                     )
         for name in self.required:
             if name not in value:
-                raise ContextViolationError(
-                    ContextViolation(
-                        "required-member",
-                        format_path((name,)),
-                        self.clause("required-member"),
-                        f"required member {name!r} is absent",
-                    )
-                )
+                raise self._violation("required-member", format_path((name,)), f"required member {name!r} is absent")
         for name in names:
             want = types.get(name)
             if want is not None and not _is_type(value[name], want):
-                raise ContextViolationError(
-                    ContextViolation(
-                        "member-type",
-                        format_path((name,)),
-                        self.clause("member-type"),
-                        f"member {name!r} is a {_json_type(value[name])}, not a {want}",
-                    )
+                raise self._violation(
+                    "member-type", format_path((name,)), f"member {name!r} is a {_json_type(value[name])}, not a {want}"
                 )
 
     def check(
@@ -234,9 +219,7 @@ class ContextConstraints:
             else:
                 what = "a number that is not an integer"
             path = getattr(exc, "path", None) or _number_path(artifact, as_text, getattr(exc, "offset", None))
-            raise ContextViolationError(
-                ContextViolation("number-policy", path, self.clause("number-policy"), f"{what}: {exc}")
-            ) from exc
+            raise self._violation("number-policy", path, f"{what}: {exc}") from exc
 
 
 def _first_non_integer(artifact: Any) -> tuple[tuple[Any, ...], Any] | None:
