@@ -22,7 +22,7 @@ TERMS = {
     "EAB": "eab",
     "CPB": "cpb",
     "jcs-n": "jcs-n",
-    "pre-image": "pre-image",
+    "preimage": "preimage",
     "JCS": "jcs",
     "I-JSON": "i-json",
     "backend": "backend",

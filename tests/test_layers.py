@@ -50,18 +50,45 @@ def _layer(module: str) -> str:
 
 def _imported(module: str, source: str) -> list[str]:
     """The modules of the package that `source` (the text of `module`) imports, resolved."""
-    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
-    package = [p for p in package if p != "__init__"]
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            target = ".".join(base + ([node.module] if node.module else []))
+            target = _from(module, node)
             # `from . import x` names submodules: each is an import of its own
             found += [f"{target}.{a.name}" for a in node.names] if not node.module else [target]
     return [name for name in found if name == "fastjcs" or name.startswith("fastjcs.")]
+
+
+def _from(module: str, node: ast.ImportFrom) -> str:
+    """The module a `from ... import` in `module` imports from, resolved."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    package = [p for p in package if p != "__init__"]
+    base = package[: len(package) - node.level + 1] if node.level else []
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def private_cpb_imports(sources: dict[str, str]) -> list[str]:
+    """ "module -> target" for every import, from outside cpb, of a cpb module or name whose name
+    starts with "_" (`cpb._digest`, `cpb._scan.top_level_spans`): the rest of the package stands on
+    cpb's public names, so cpb's insides can change without breaking a caller."""
+    bad = []
+    for module, source in sorted(sources.items()):
+        if _layer(module) == "cpb":
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                targets = [f"{_from(module, node)}.{a.name}" for a in node.names]
+            else:
+                continue
+            for target in targets:
+                parts = target.split(".")
+                if parts[:2] == ["fastjcs", "cpb"] and any(p.startswith("_") for p in parts[2:]):
+                    bad.append(f"{module} -> {target}")
+    return bad
 
 
 def upward_imports(sources: dict[str, str]) -> list[str]:
@@ -111,6 +138,27 @@ def test_the_check_catches_an_upward_or_sideways_import():
         "fastjcs.dask -> fastjcs.lab",
         "fastjcs.eab.bindings -> fastjcs.cpb",
         "fastjcs.lab.bench -> fastjcs.cli",
+    ]
+
+
+def test_no_module_outside_cpb_imports_a_private_cpb_name():
+    assert private_cpb_imports(package_sources()) == []
+
+
+def test_the_check_catches_a_private_cpb_import():
+    sources = {
+        # what conformance imported before it used cpb's public names
+        "fastjcs.conformance.cpb_vectors": "from ..cpb import _digest, checker\nfrom ..cpb.errors import CPBError\n",
+        "fastjcs.conformance.protocol": "def f():\n    from ..cpb._scan import top_level_spans\n",
+        "fastjcs.lab.peers": "import fastjcs.cpb._identifiers\nfrom fastjcs.cpb import check\n",
+        "fastjcs.cli.commands": "from ..cpb.registry import _parse\n",
+        "fastjcs.cpb.checker": "from ._scan import scan\nfrom . import _digest\n",  # cpb's own
+    }
+    assert private_cpb_imports(sources) == [
+        "fastjcs.cli.commands -> fastjcs.cpb.registry._parse",
+        "fastjcs.conformance.cpb_vectors -> fastjcs.cpb._digest",
+        "fastjcs.conformance.protocol -> fastjcs.cpb._scan.top_level_spans",
+        "fastjcs.lab.peers -> fastjcs.cpb._identifiers",
     ]
 
 
