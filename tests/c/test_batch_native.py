@@ -130,7 +130,9 @@ def test_public_api_fallback_gives_the_same_digests(native, monkeypatch):
         native.digest_lines_hex(data, 100, False, "sha384", "p:"),
         native.digest_texts(texts, 100, False, "sha384"),
     )
-    monkeypatch.setattr(native, "_hash_fns", {"sha256": native.ffi.NULL, "sha384": native.ffi.NULL})
+    from fastjcs.core import native_hash
+
+    monkeypatch.setattr(native_hash, "_hash_fns", {"sha256": native.ffi.NULL, "sha384": native.ffi.NULL})
     slow = (
         native.digest_many(objs, 100, "sha384"),
         native.digest_lines_hex(data, 100, False, "sha384", "p:"),
@@ -148,5 +150,7 @@ def test_the_compiled_hash_is_found_here(native):
 
     if getattr(_raw_api, "backend", None) != "cffi":
         pytest.skip("pycryptodome is not on its cffi backend here")
-    assert native._find_oneshot("sha256") != native.ffi.NULL
-    assert native._find_oneshot("sha384") != native.ffi.NULL
+    from fastjcs.core import native_hash
+
+    assert native_hash.find_oneshot("sha256") != native.ffi.NULL
+    assert native_hash.find_oneshot("sha384") != native.ffi.NULL
