@@ -78,30 +78,6 @@ def test_failures_worded_once_per_kind_read_as_each_exception_says(native):
     assert {what.split(":")[0] for *_, what in got[2]} == {"InvalidJSONError", "DuplicateKeyError", "DepthLimitError"}
 
 
-def test_failure_records_are_read_in_the_c_layout(native):
-    """digest_lines_hex reads the failures of a call as raw fjcs_item records: the struct format
-    must have C's size and offsets."""
-    import struct
-
-    ffi = native.ffi
-    assert native._ITEM.size == ffi.sizeof("fjcs_item")
-    head = "@iiNPNNNN"
-    fields = (
-        ("err", "code"),
-        ("err", "expected"),
-        ("err", "offset"),
-        ("err", "message"),
-        ("start",),
-        ("len",),
-        ("index",),
-        ("out_at",),
-    )
-    for i, path in enumerate(fields):
-        assert struct.calcsize(head[: i + 2]) - struct.calcsize("@" + head[i + 1]) == ffi.offsetof(
-            "fjcs_item", *path
-        ), path
-
-
 def test_lines_native_equals_python(native):
     data = _jsonl(random.Random(7), 500, 0.2)
     got, want = native.digest_lines(data, 100, True, "sha256"), _python.digest_lines(data, 100, True, "sha256")

@@ -10,9 +10,10 @@ raises ImportError when the extension `fastjcs._native_ext` is not built.
 from __future__ import annotations
 
 import marshal
+import operator
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
@@ -464,10 +465,39 @@ def _python_texts(
 _DUPKEY = lib.FJCS_E_DUPKEY
 _NAME = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string token
 
-# An fjcs_item: its fjcs_error (code, expected, offset, message), then start, len, index, out_at
-# and the digest, in the platform's C layout (struct's native mode; enums are ints): the failures
-# of a call are read in one pass over their bytes, not field by field through cffi.
-_ITEM = struct.Struct("@iiNPNNNN48x")
+#: The fields of an fjcs_item that the JSON Lines path reads, in the order it reads them.
+ITEM_FIELDS = (("err", "code"), ("err", "expected"), ("err", "offset"), ("start",), ("len",), ("index",), ("out_at",))
+
+
+def item_reader(ffi: Any, ctype: str = "fjcs_item") -> Callable[[Any], Iterator[tuple[int, ...]]]:
+    """A function from the bytes of consecutive `ctype` records to one tuple of ITEM_FIELDS per
+    record. The layout is asked of cffi (`ffi.offsetof`, `ffi.sizeof`), never written by hand, so
+    it follows the header wherever a field moves; the records are read in one pass over their
+    bytes (struct), not field by field through cffi."""
+    placed = []
+    for i, path in enumerate(ITEM_FIELDS):
+        ftype = ffi.typeof(ctype)
+        for name in path:
+            ftype = dict(ftype.fields)[name].type
+        size = ffi.sizeof(ftype)
+        signed = int(ffi.cast(ftype, -1)) < 0
+        placed.append((ffi.offsetof(ctype, *path), size, signed, i))
+    placed.sort()
+    fmt, at = "=", 0  # native byte order, standard sizes, no padding but what is written here
+    for offset, size, signed, _ in placed:
+        letter = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+        fmt += f"{offset - at}x" + (letter if signed else letter.upper())
+        at = offset + size
+    record = struct.Struct(fmt + f"{ffi.sizeof(ctype) - at}x")
+    order = [memory for memory, entry in sorted(enumerate(placed), key=lambda pair: pair[1][3])]  # field -> place
+    if order == list(range(len(order))):
+        return record.iter_unpack
+    pick = operator.itemgetter(*order)
+    return lambda records: map(pick, record.iter_unpack(records))
+
+
+_read_items = item_reader(ffi)
+_ITEM_SIZE = ffi.sizeof("fjcs_item")
 
 
 def digest_lines_hex(
@@ -519,9 +549,7 @@ def digest_lines_hex(
                 if rc == lib.FJCS_E_NOMEM:
                     raise MemoryError("fastjcs: out of memory")
                 nf = int(counts[0])
-                for code, expected, offset, _message, start, length, index, out_at in _ITEM.iter_unpack(
-                    records[: nf * _ITEM.size]
-                ):
+                for code, expected, offset, start, length, index, out_at in _read_items(records[: nf * _ITEM_SIZE]):
                     start += done
                     # The wording depends only on the code, what was expected and the character at
                     # the error (a duplicate: the name): worded once per call for each such key.
