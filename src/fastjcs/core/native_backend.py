@@ -441,8 +441,7 @@ def digest_texts(
 def digest_lines(
     data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
 ) -> list[Any]:
-    """digest_texts over the lines of a JSONL text (split at b"\\n"; a final newline ends the
-    last line; empty input has no lines)."""
+    """digest_texts over the lines of a JSON Lines text (`jsonl.split_lines`)."""
     return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm, integers_only)
 
 
