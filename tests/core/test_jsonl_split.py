@@ -102,9 +102,9 @@ def test_the_c_split_resumes_where_it_stopped(native):
 def test_the_c_split_gives_the_same_lines_at_a_one_byte_chunk_boundary(native, monkeypatch):
     """digest --jsonl's whole path (bulk.lines.run, one backend call per chunk) on the C core,
     with a chunk boundary after every byte, writes what one call over the whole input writes."""
-    from fastjcs.core import seam
+    from fastjcs.core import backends
 
-    monkeypatch.setattr(seam, "_impl", native)
+    monkeypatch.setattr(backends, "_impl", native)
     settings = bulk_lines.Settings("sha256", "jcs", (), 100, False)
     for data in [d for d, _ in HOSTILE] + _random_inputs(100, 3):
         outputs = []
