@@ -323,7 +323,7 @@ def _write(
         failures = result.failures[:1] if fail_fast else result.failures
         done = 0
         for at in range(0, len(failures), _BATCH):  # the texts of a batch at a time in memory
-            out, notes, done = _render(failures[at : at + _BATCH], result.output, done, first_line, base)
+            out, notes, done = _place_errors(failures[at : at + _BATCH], result.output, done, first_line, base)
             write(out)
             report(notes)
         failed += len(failures)
@@ -340,7 +340,7 @@ def _write(
 _BATCH = 2048
 
 
-def _render(
+def _place_errors(
     failures: list[tuple[Any, ...]], output: bytes, done: int, first_line: int, base: int
 ) -> tuple[bytes, list[str], int]:
     """The output up to the last of these failures with their `error:` lines in place, their

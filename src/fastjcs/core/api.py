@@ -126,7 +126,7 @@ def canonicalize(
     The text is parsed strictly (RFC 8259 and I-JSON, RFC 7493): UTF-8 only, no byte-order mark,
     no duplicate member names (DuplicateKeyError), no lone surrogate escapes, no NaN/Infinity, no
     trailing commas or comments. Numbers are read as IEEE-754 doubles (correctly rounded) and
-    rendered as ECMAScript does; a number that overflows is a FloatDomainError. With
+    formatted as ECMAScript does; a number that overflows is a FloatDomainError. With
     `strict_integers=True`, an integer token outside +/-(2^53-1) is an IntegerDomainError
     instead of being rounded.
 
@@ -171,7 +171,7 @@ def canonicalize_to(
 
 
 def format_double(x: float) -> str:
-    """The ECMAScript rendering of a float (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
+    """A float formatted as ECMAScript formats it (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
     if type(x) is not float:  # an exact float needs no conversion (a hot path)
         if not isinstance(x, float):
             raise TypeError(f"format_double needs a float, not {type(x).__name__}")
