@@ -34,6 +34,7 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
     size_t lines = 0, nf = 0, start = 0;
     int rc = FJCS_OK;
     while (start < len && nf < capacity) {
+        /* fastjcs.core.jsonl's split rule: a line ends at '\n' only (tests/core/test_jsonl_split.py) */
         const char *nl = memchr(text + start, '\n', len - start);
         size_t stop = nl ? (size_t)(nl - text) : len;
         rc = digest_one(&ps, &canon, text + start, stop - start, hash, digest_size, &item);
