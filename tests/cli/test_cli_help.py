@@ -106,3 +106,21 @@ def test_did_you_mean():
     p = fastjcs("xyzzy")  # nothing close: the commands, still on one line
     assert p.returncode == 2
     one_line_error(p, "fastjcs: unknown command 'xyzzy'; commands: canon, digest, eab,", "completion")
+
+
+def test_install_hints_work_from_a_checkout():
+    """fastjcs is on no package index: `pip install 'fastjcs[plot]'` fails where it is suggested;
+    from a checkout, `pip install '.[plot]'` works (the bench test runs the --plot hint itself)."""
+    from conftest import REPO
+
+    from fastjcs.cli.commands import install_hint
+
+    src = REPO / "src" / "fastjcs"
+    for path in [
+        *(src / "cli").glob("*.py"),
+        src / "lab" / "bench.py",
+        *(src / "bulk").glob("*.py"),
+        REPO / "docs" / "cli.md",
+    ]:
+        assert "fastjcs[" not in path.read_text("utf-8"), path
+    assert install_hint("plot") == "install the plot extra: pip install '.[plot]' from a fastjcs checkout"

@@ -1,8 +1,9 @@
 """The `fastjcs` command line.
 
-    fastjcs canon [FILE] [-o PATH] [--check] [--profile jcs|jcs-n] [--exclude NAME]...
+    fastjcs canon [FILE ...] [-o PATH] [--check] [--profile jcs|jcs-n] [--exclude NAME]...
                   [--strict-integers] [--integers-only] [--max-depth N]
-    fastjcs digest [FILE] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
+    fastjcs digest [FILE ...] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
+                   [--check | --expect DIGEST]
                    [--jsonl [--jobs N] [--fail-fast] [--no-progress]] [--strict-integers]
                    [--integers-only] [--max-depth N]
     fastjcs eab (--agent-id A --action-type T --action-scope S --action-timestamp TS | --preimage FILE)
@@ -18,8 +19,10 @@
     fastjcs serve-canon [--candidate NAME]
     fastjcs bench [FILE] [--mode text|object] [--json] [--plot PATH] [--only NAME]...
                   [--impl-cmd NAME=COMMAND]... [--peer NAME=COMMAND]... [--peers FILE]...
+    fastjcs completion bash|zsh|fish
 
-Input is FILE, or stdin when FILE is absent or "-". Exit status: 0 success, 1 a negative verdict
+Input is FILE, or stdin when FILE is absent or "-"; `COMMAND --help` gives every option's
+default and examples. Exit status: 0 success, 1 a negative verdict
 (a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
 usage. Errors go to stderr on one line, with the position for text input. README.md ("The command
 line") describes every command and the decisions behind them.
