@@ -237,3 +237,20 @@ def test_expect_compares_in_constant_time(monkeypatch):
     assert commands._same_digest(sha256(A_CANON), hexpart)
     assert seen == [(hexpart.encode(), hexpart.encode())]
     assert not commands._same_digest(sha384(A_CANON), hexpart)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (sha256(A_CANON), hashlib.sha256(A_CANON).hexdigest()),
+        (sha256(A_CANON), sha256(B_CANON)),
+        (sha384(A_CANON), sha256(A_CANON)),
+        ("sha384:" + (hashlib.sha256(A_CANON).hexdigest() * 2)[:96], hashlib.sha256(A_CANON).hexdigest()),
+        (sha384(B_CANON), sha384(B_CANON)),
+    ],
+)
+def test_the_constant_time_comparison_means_what_digests_equal_means(a, b):
+    from fastjcs import digests_equal
+    from fastjcs.cli import commands
+
+    assert commands._same_digest(a, b) == digests_equal(a, b)

@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 from ..conformance import default_suites
 from ..core.api import canonicalize_to
-from ..core.digests import digests_equal
 from ..core.errors import FastJCSError
 from .streams import (
     EXIT_ERROR,
@@ -201,20 +200,24 @@ def _digest_line(path: str, settings: Any) -> str:
 # ---- digest --check and --expect ---------------------------------------------------------------
 
 
-def _same_digest(a: str, b: str) -> bool:
-    """Whether two digests (bare SHA-256 hex or '<alg>:<hex>', both well-formed) are the same,
-    the hex compared in constant time. `digests_equal` decides what is well-formed and what a
-    bare digest means (SHA-256); its own comparison is an ordinary one, so the hex is compared
-    here with hmac.compare_digest."""
-    import hmac
-
+def _parsed(digest: str) -> tuple[str, str]:
+    """(algorithm, hex) of a digest as `digests_equal` reads one: '<alg>:<hex>', or bare hex for
+    SHA-256; InvalidDigestError when it is malformed."""
     from ..core.digests import parse_digest, parse_hex_digest
 
-    digests_equal(a, b)  # InvalidDigestError for either one malformed
-    pa = parse_digest(a) if ":" in a else None
-    pb = parse_digest(b) if ":" in b else None
-    alg_a, hex_a = (pa.algorithm, pa.hex) if pa else ("sha256", parse_hex_digest(a))
-    alg_b, hex_b = (pb.algorithm, pb.hex) if pb else ("sha256", parse_hex_digest(b))
+    if ":" in digest:
+        parsed = parse_digest(digest)
+        return parsed.algorithm, parsed.hex
+    return "sha256", parse_hex_digest(digest)
+
+
+def _same_digest(a: str, b: str) -> bool:
+    """`digests_equal(a, b)`, with the hex compared in constant time (hmac.compare_digest):
+    `digests_equal` itself compares with ==, which returns at the first differing character."""
+    import hmac
+
+    alg_a, hex_a = _parsed(a)
+    alg_b, hex_b = _parsed(b)
     return hmac.compare_digest(hex_a.encode("ascii"), hex_b.encode("ascii")) and alg_a == alg_b
 
 
@@ -239,7 +242,7 @@ def _parse_digests(path: str) -> list[tuple[str, str]]:
         if not sep or not name:
             raise CLIError(f"{source}:{n}: not a digest line ('<digest>  <name>', as digest prints for several FILEs)")
         try:
-            digests_equal(digest, digest)
+            _parsed(digest)
         except FastJCSError as exc:
             raise CLIError(f"{source}:{n}: {type(exc).__name__}: {exc}") from exc
         if escaped:
@@ -283,7 +286,7 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
         if len(files) != 1:
             raise CLIError("--expect takes one FILE")
         try:
-            digests_equal(args.expect, args.expect)
+            _parsed(args.expect)
         except FastJCSError as exc:
             raise CLIError(f"--expect: {type(exc).__name__}: {exc}") from exc
         args.algorithm = args.algorithm or _algorithm_of(args.expect)
