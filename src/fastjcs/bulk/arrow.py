@@ -32,7 +32,7 @@ A null row gives a null result. A row that cannot be canonicalized is handled by
     (1, 'InvalidJSONError: unexpected end of input, expected a value: line 1 column 6 (byte 5)')
 
 Python values (not JSON text) keep going through `fastjcs.digest_many`. Needs pyarrow (the
-`arrow` extra: ``pip install '.[arrow]'`` from a checkout).
+`arrow` extra: ``pip install '.[arrow]'`` from a fastjcs checkout).
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ from typing import Any, NamedTuple, Union
 try:
     import pyarrow as pa
 except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError(f"fastjcs.arrow needs pyarrow (pip install 'fastjcs[arrow]'): {exc}") from exc
+    raise ImportError(
+        f"fastjcs.arrow needs pyarrow (install the arrow extra: pip install '.[arrow]' from a fastjcs checkout): {exc}"
+    ) from exc
 
 from ..core import backends, hashing
 from ..core.api import DEFAULT_MAX_DEPTH, check_depth

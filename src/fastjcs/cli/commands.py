@@ -18,6 +18,7 @@ from ..conformance import default_suites
 from ..core.api import canonicalize_to
 from ..core.errors import FastJCSError
 from .streams import (
+    EXIT_ERROR,
     EXIT_NEGATIVE,
     EXIT_OK,
     CLIError,
@@ -28,6 +29,11 @@ from .streams import (
     read_all,
     source_name,
 )
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra, from where fastjcs is: a checkout (it is on no package index)."""
+    return f"install the {extra} extra: pip install '.[{extra}]' from a fastjcs checkout"
 
 
 def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
@@ -41,9 +47,27 @@ def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
 
 
 def cmd_canon(args: argparse.Namespace) -> int:
-    source = source_name(args.file)
+    """One FILE: its canonical form, with no newline. Several: one canonical form per line (a
+    canonical form holds no raw line break), in order; the first that fails ends the run, exit 2
+    (a later line must not be taken for the form of an earlier FILE). -o PATH gets all of it or,
+    on any error, nothing."""
     profile, exclusion = _profile_args(args)
-    with open_input(args.file) as data:
+    files = args.file
+    if files.count("-") > 1:
+        raise CLIError("'-' (stdin) can be given once")
+    with open_output(None if args.check else args.output) as out:
+        status = EXIT_OK
+        for path in files:
+            if _canon_one(args, path, profile, exclusion, out, len(files) > 1) != EXIT_OK:
+                status = EXIT_NEGATIVE
+    return status
+
+
+def _canon_one(
+    args: argparse.Namespace, path: str, profile: str, exclusion: tuple[str, ...], out: Any, several: bool
+) -> int:
+    source = source_name(path)
+    with open_input(path) as data:
         try:
             if profile == "jcs-n":
                 from ..cpb import historical_pre_image_text
@@ -67,8 +91,9 @@ def cmd_canon(args: argparse.Namespace) -> int:
                     print(f"{source}: not in canonical form", file=sys.stderr)
                     return EXIT_NEGATIVE
                 return EXIT_OK
-            with open_output(args.output) as out:
-                run(out.write)
+            run(out.write)
+            if several:
+                out.write(b"\n")
         except FastJCSError as exc:
             raise CLIError(describe(exc, source)) from exc
     return EXIT_OK
@@ -90,15 +115,62 @@ def _digest_settings(args: argparse.Namespace) -> Any:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
+    files = args.file
+    if files.count("-") > 1:
+        raise CLIError("'-' (stdin) can be given once")
+    if args.check or args.expect is not None:
+        return _digest_verify(args, files)
     settings = _digest_settings(args)
+    if len(files) > 1:
+        for option, given in (("--jsonl", args.jsonl), ("--output-dir", args.output_dir)):
+            if given:
+                raise CLIError(f"{option} takes one FILE (--output-dir: a glob or URL for many files)")
+    args.file = files[0]
     if _is_job(args):
         return _digest_job(args, settings)
     if args.jsonl:
         return _digest_jsonl(args, settings)
     if args.jobs != 1 or args.fail_fast:
         raise CLIError("--jobs and --fail-fast apply to --jsonl")
-    source = source_name(args.file)
-    with open_input(args.file) as data:
+    if len(files) == 1:
+        sys.stdout.write(_digest_line(files[0], settings) + "\n")
+        return EXIT_OK
+    # Several FILEs: "<digest>  <name>" each, as sha256sum prints them; a FILE that cannot be read
+    # or digested is one line on stderr and the others go on (exit 2 at the end).
+    status = EXIT_OK
+    for path in files:
+        try:
+            line = _digest_line(path, settings)
+        except CLIError as exc:
+            sys.stdout.flush()
+            print(f"fastjcs digest: {exc}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
+        sys.stdout.write(f"{_escaped_line(line, path)}\n")
+    return status
+
+
+def _escaped_line(digest: str, name: str) -> str:
+    """A line of a digests file: sha256sum's, with its escape for a name holding a backslash, a
+    line feed or a carriage return (the line starts with a backslash, and they are written as a
+    backslash followed by a backslash, n or r)."""
+    if not any(c in name for c in "\\\n\r"):
+        return f"{digest}  {name}"
+    escaped = name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return f"\\{digest}  {escaped}"
+
+
+def _shown(name: str) -> str:
+    """A name on a line of --check's report: escaped as in a digests file (sha256sum -c's way)."""
+    line = _escaped_line("", name)
+    return line[0] + line[3:] if line.startswith("\\") else name
+
+
+def _digest_line(path: str, settings: Any) -> str:
+    """The digest of one FILE as `digest` prints it; CLIError (naming it) when it cannot be read
+    or digested."""
+    source = source_name(path)
+    with open_input(path) as data:
         try:
             if settings.profile == "jcs-n":
                 from ..core.hashing import hex_digest
@@ -122,8 +194,133 @@ def cmd_digest(args: argparse.Namespace) -> int:
                 )
         except FastJCSError as exc:
             raise CLIError(describe(exc, source)) from exc
-    sys.stdout.write(line + "\n")
-    return EXIT_OK
+    return line
+
+
+# ---- digest --check and --expect ---------------------------------------------------------------
+
+
+def _parsed(digest: str) -> tuple[str, str]:
+    """(algorithm, hex) of a digest as `digests_equal` reads one: '<alg>:<hex>', or bare hex for
+    SHA-256; InvalidDigestError when it is malformed."""
+    from ..core.digests import parse_digest, parse_hex_digest
+
+    if ":" in digest:
+        parsed = parse_digest(digest)
+        return parsed.algorithm, parsed.hex
+    return "sha256", parse_hex_digest(digest)
+
+
+def _same_digest(a: str, b: str) -> bool:
+    """`digests_equal(a, b)`, with the hex compared in constant time (hmac.compare_digest):
+    `digests_equal` itself compares with ==, which returns at the first differing character."""
+    import hmac
+
+    alg_a, hex_a = _parsed(a)
+    alg_b, hex_b = _parsed(b)
+    return hmac.compare_digest(hex_a.encode("ascii"), hex_b.encode("ascii")) and alg_a == alg_b
+
+
+def _algorithm_of(digest: str) -> str:
+    return digest.partition(":")[0] if ":" in digest else "sha256"
+
+
+def _parse_digests(path: str) -> list[tuple[str, str]]:
+    """The (digest, name) pairs of a digests file; CLIError for the first malformed line (nothing
+    is checked then: a list that cannot be read whole is not half-checked)."""
+    source = source_name(path)
+    text = read_all(path)
+    pairs = []
+    body = text[:-1] if text.endswith(b"\n") else text
+    for n, raw in enumerate(body.split(b"\n") if body else [], 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CLIError(f"{source}:{n}: not UTF-8") from None
+        escaped = line.startswith("\\")
+        digest, sep, name = line[escaped:].partition("  ")
+        if not sep or not name:
+            raise CLIError(f"{source}:{n}: not a digest line ('<digest>  <name>', as digest prints for several FILEs)")
+        try:
+            _parsed(digest)
+        except FastJCSError as exc:
+            raise CLIError(f"{source}:{n}: {type(exc).__name__}: {exc}") from exc
+        if escaped:
+            name = _unescape(name, f"{source}:{n}")
+        pairs.append((digest, name))
+    if not pairs:
+        raise CLIError(f"{source}: no digest lines (nothing to check)")
+    return pairs
+
+
+def _unescape(name: str, where: str) -> str:
+    out, i = [], 0
+    while i < len(name):
+        c = name[i]
+        if c == "\\":
+            code = name[i + 1 : i + 2]
+            if code not in ("\\", "n", "r"):
+                raise CLIError(f"{where}: unknown escape '\\{code}' in the name")
+            out.append({"\\": "\\", "n": "\n", "r": "\r"}[code])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
+    """--check: every file a digests file names, against its digest; --expect: one FILE."""
+    if args.check and args.expect is not None:
+        raise CLIError("give --check (digests files) or --expect DIGEST (one FILE), not both")
+    option = "--check" if args.check else "--expect"
+    for other, given in (
+        ("--jsonl", args.jsonl),
+        ("--output-dir", args.output_dir),
+        ("--jobs", args.jobs != 1),
+        ("--fail-fast", args.fail_fast),
+    ):
+        if given:
+            raise CLIError(f"{other} does not go with {option}")
+    if args.expect is not None:
+        if len(files) != 1:
+            raise CLIError("--expect takes one FILE")
+        try:
+            _parsed(args.expect)
+        except FastJCSError as exc:
+            raise CLIError(f"--expect: {type(exc).__name__}: {exc}") from exc
+        args.algorithm = args.algorithm or _algorithm_of(args.expect)
+        line = _digest_line(files[0], _digest_settings(args))
+        if _same_digest(line, args.expect):
+            print("match")
+            return EXIT_OK
+        print(f"mismatch: {source_name(files[0])} digests to {line}")
+        return EXIT_NEGATIVE
+    if args.algorithm is not None:
+        raise CLIError("--algorithm does not go with --check: each line names its algorithm")
+    listed = [pair for path in files for pair in _parse_digests(path)]  # all read before any check
+    mismatched = unreadable = 0
+    for expected, name in listed:
+        args.algorithm = _algorithm_of(expected)
+        try:
+            line = _digest_line(name, _digest_settings(args))
+        except CLIError as exc:
+            sys.stdout.flush()
+            print(f"fastjcs digest: {exc}", file=sys.stderr)
+            print(f"{_shown(name)}: FAILED open or read")
+            unreadable += 1
+            continue
+        if _same_digest(line, expected):
+            print(f"{_shown(name)}: OK")
+        else:
+            print(f"{_shown(name)}: FAILED")
+            mismatched += 1
+    sys.stdout.flush()
+    if unreadable:
+        print(f"fastjcs digest: WARNING: {unreadable} listed file(s) could not be read or digested", file=sys.stderr)
+    if mismatched:
+        print(f"fastjcs digest: WARNING: {mismatched} computed digest(s) did NOT match", file=sys.stderr)
+    return EXIT_NEGATIVE if mismatched or unreadable else EXIT_OK
 
 
 def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
@@ -299,7 +496,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise CLIError(f"{option} needs {module}: pip install 'fastjcs[{extra}]' ({exc})") from exc
+            raise CLIError(f"{option} needs {module}: {install_hint(extra)} ({exc})") from exc
     try:
         sources = jobs.sources_of(args.file)
         jobs.outputs(sources, args.output_dir, kind, [args.file])  # an output that is an input: refused first
@@ -698,7 +895,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError as exc:
-            raise CLIError("--plot needs matplotlib: pip install 'fastjcs[plot]'") from exc
+            raise CLIError(f"--plot needs matplotlib: {install_hint('plot')}") from exc
     if args.file is None:
         docs = _bench.builtin_corpus(args.corpus_size)
     else:
@@ -719,7 +916,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         extra.append(_bench.batch_candidate(spec.name, spec.command, args.impl_timeout))
     try:
         result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only, extra)
-    except _bench.CannotStart as exc:
+    except (_bench.CannotStart, _bench.NoCandidate) as exc:
         raise CLIError(str(exc)) from exc
     if args.json:
         print(json.dumps(result.as_dict()))
@@ -732,4 +929,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 _bench.plot(result, out, image_format)
         except ValueError as exc:  # matplotlib: a format it does not write
             raise CLIError(f"--plot {args.plot}: {exc}") from exc
+    return EXIT_OK
+
+
+# ---- completion ------------------------------------------------------------------------------
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from . import build_parser
+    from .completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
     return EXIT_OK

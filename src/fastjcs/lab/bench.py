@@ -18,6 +18,7 @@ import functools
 import importlib
 import json
 import math
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -270,6 +271,14 @@ class CannotStart(Exception):
     """An external candidate's command could not be started (not found, not executable)."""
 
 
+#: The widest line of `Result.table()`: it fits a 100-column terminal.
+TABLE_WIDTH = 100
+
+
+class NoCandidate(ValueError):
+    """An --only NAME that matches no candidate: nothing of what was asked for would be timed."""
+
+
 class Refused(Exception):
     """An external candidate refused a document (non-zero exit, or a timeout)."""
 
@@ -505,12 +514,21 @@ class Result:
             "not_installed": not_installed(self.skipped),
         }
 
-    def table(self) -> str:
+    def table(self, width: int = TABLE_WIDTH) -> str:
+        """The table and its notes, every line at most `width` columns: what does not fit a cell
+        (the probes a candidate gets wrong, an error) is a note below the table, a long name
+        wraps inside its column, and a long note wraps with an indent."""
         head = ("canonicalizer", "JCS-correct", "MB/s", "vs rfc8785")
         body = []
+        notes = []
         for r in self.rows:
-            correct = "yes" if r.correct else "NO: " + ", ".join(r.failed_probes)
-            speed = f"{r.mb_per_s:.1f}" if r.mb_per_s is not None else f"error: {r.error}"
+            correct = "yes"
+            if not r.correct:
+                correct = "NO (below)"
+                notes.append(f"{r.label} is not JCS-correct: " + ", ".join(r.failed_probes))
+            speed = f"{r.mb_per_s:.1f}" if r.mb_per_s is not None else "error (below)"
+            if r.mb_per_s is None:
+                notes.append(f"{r.name}: error: {r.error}")
             ratio = "-"
             if r.ratio is not None:
                 ratio = f"{r.ratio:.2f}x" if r.ratio >= 0.1 else f"{r.ratio:.3f}x"
@@ -518,24 +536,44 @@ class Result:
                     ratio += f" ({r.ratio_documents}/{self.documents} docs)"
             body.append((r.label, correct, speed, ratio))
         widths = [max(len(row[i]) for row in [head, *body]) for i in range(4)]
-        lines = [" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in [head, *body]]
+        # the name column takes what the others leave (3 columns of " | " between 4 cells)
+        widths[0] = max(len(head[0]), min(widths[0], width - sum(widths[1:]) - 3 * 3))
+        lines = []
+        for row in [head, *body]:
+            names = textwrap.wrap(row[0], widths[0], break_on_hyphens=False) or [""]
+            for k, name in enumerate(names):
+                cells = (name, *row[1:]) if k == 0 else (name, "", "", "")
+                lines.append(" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
         lines.insert(1, "-+-".join("-" * w for w in widths))
-        lines.append(f"{self.mode} mode; corpus {self.corpus_bytes / 1e6:.2f} MB in {self.documents} document(s)")
+        notes.insert(0, f"{self.mode} mode; corpus {self.corpus_bytes / 1e6:.2f} MB in {self.documents} document(s)")
         for r in self.rows:
             if r.refused:
                 shown = "; ".join(f"#{i + 1}: {why}" for i, why in list(r.refused.items())[:3])
                 more = f"; and {len(r.refused) - 3} more" if len(r.refused) > 3 else ""
-                lines.append(f"{r.name} refused {len(r.refused)} of {self.documents} document(s): {shown}{more}")
+                notes.append(f"{r.name} refused {len(r.refused)} of {self.documents} document(s): {shown}{more}")
             if r.refused_probes:
-                lines.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
+                notes.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
             if r.command is not None and r.ms_per_document is not None:
                 how = "batch protocol, one process" if r.batch else "one process per document"
-                lines.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
+                notes.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
         absent = not_installed(self.skipped)
         if absent:
-            lines.append("not installed: " + ", ".join(absent))
-        lines.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
+            notes.append("not installed: " + ", ".join(absent))
+        notes.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
+        for note in notes:
+            lines += textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
         return "\n".join(lines)
+
+
+def _check_only(only: Sequence[str], names: Sequence[str], skipped: dict[str, str]) -> None:
+    """NoCandidate for an --only NAME that is in no candidate's name: it was asked for, and an
+    empty table (or one without it) would pass for an answer."""
+    for wanted in only:
+        if any(wanted.lower() in n.lower() for n in names):
+            continue
+        absent = [n for n in skipped if wanted.lower() in n.lower()]
+        why = f"{', '.join(absent)}: not installed here" if absent else f"candidates here: {', '.join(names)}"
+        raise NoCandidate(f"no candidate matched --only {wanted!r} ({why})")
 
 
 def _time(fn: Callable[[], Any], min_time: float, repeat: int) -> float:
@@ -581,6 +619,7 @@ def run(
         raise ValueError(f"min_time must be a finite number of seconds >= 0, not {min_time}")
     cands, skipped = candidates()
     if only:
+        _check_only(only, [c.name for c in (*cands, *extra)], skipped)
         wanted = [w.lower() for w in only]
         cands = [c for c in cands if any(w in c.name.lower() for w in wanted)]
     taken = {c.name for c in cands}
