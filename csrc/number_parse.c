@@ -616,7 +616,7 @@ static FJCS_COLD uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
 
 /* ---- The entry point ---- */
 
-int fjcs__parse_double(const char *tok, size_t len, double *out) {
+fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out) {
     const unsigned char *begin = (const unsigned char *)tok;
     fjcs_decimal d;
     int rc = read_decimal(begin, begin + len, &d);

@@ -76,7 +76,7 @@ typedef struct reader {
     ref *refs;
     size_t nrefs, refs_cap;
     size_t max_depth;
-    int flags;        /* fjcs_flags: FJCS_INTEGERS_ONLY refuses floats */
+    fjcs_flags flags; /* FJCS_INTEGERS_ONLY refuses floats */
     fjcs_error *err;
     oframe frames_local[16];   /* the stacks start here: a small value allocates nothing */
     fjcs__member members_local[32];
@@ -538,7 +538,7 @@ static int read_value(reader *r) {
 
 /* ---- Entry point ------------------------------------------------------------------------- */
 
-static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, int flags,
+static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, fjcs_flags flags,
                         fjcs_buf *out, fjcs_error *err) {
     memset(r, 0, offsetof(reader, frames_local));
     r->frames = r->frames_local;
@@ -564,7 +564,7 @@ static void reader_free(reader *r) {
     fjcs__order_free(&r->own_order);
 }
 
-int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+fjcs_code fjcs__marshal_run(const char *data, size_t len, size_t max_depth, fjcs_flags flags, fjcs_buf *out,
                       fjcs_error *err, fjcs__order *order) {
     reader r;
     reader_init(&r, data, len, max_depth, flags, out, err);
@@ -589,8 +589,9 @@ fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_dep
 /* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
 
 fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
-                                    fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    fjcs_flags flags, const fjcs_hasher *hasher, uint8_t *digests,
                                     size_t capacity, size_t *count, fjcs_error *err) {
+    uint8_t digest[FJCS_MAX_DIGEST];
     fjcs_buf out = {0};
     reader r;
     reader_init(&r, data, len, max_depth, (int)flags, &out, err);
@@ -634,9 +635,10 @@ fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_dep
         if (rc == FJCS_OK) rc = drive(&r, 0);
         if (rc == FJCS_OK && fjcs__order_finish(&out, r.order) != FJCS_OK)
             rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
-        if (rc == FJCS_OK && hash((const uint8_t *)out.data, out.len, digests + i * digest_size, digest_size) != 0)
+        if (rc == FJCS_OK && fjcs__hash(hasher, out.data, out.len, digest) != FJCS_OK)
             rc = fail(&r, FJCS_E_HASH, r.p, "the hash function failed");
         if (rc != FJCS_OK) goto done;
+        memcpy(digests + i * hasher->size, digest, hasher->size);
         *count = i + 1;
     }
     if (r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");

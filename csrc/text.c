@@ -546,7 +546,7 @@ member_name:
 
 /* ---- Entry points ------------------------------------------------------------------------ */
 
-void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
+void fjcs__text_init(fjcs__text *ps, size_t max_depth, fjcs_flags flags) {
     memset(ps, 0, offsetof(parser, frames_local));
     fjcs__text_set_limits(ps, max_depth, flags);
     ps->frames = ps->frames_local;
@@ -555,13 +555,13 @@ void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
     ps->members_cap = sizeof ps->members_local / sizeof ps->members_local[0];
 }
 
-void fjcs__text_set_limits(fjcs__text *ps, size_t max_depth, int flags) {
+void fjcs__text_set_limits(fjcs__text *ps, size_t max_depth, fjcs_flags flags) {
     ps->max_depth = max_depth;
     /* FJCS_INTEGERS_ONLY implies FJCS_STRICT_INTEGERS */
     ps->flags = flags & FJCS_INTEGERS_ONLY ? flags | FJCS_STRICT_INTEGERS : flags;
 }
 
-int fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
+fjcs_code fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
     ps->base = (const uint8_t *)text;
     ps->end = ps->base + len;
     ps->out = out;

@@ -19,7 +19,7 @@
 
 /* ---- Buffers -------------------------------------------------------------------------------- */
 
-int fjcs__buf_grow(fjcs_buf *b, size_t need) {
+fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need) {
     size_t want = b->len + need;
     if (want < b->len) return FJCS_E_NOMEM; /* size_t overflow */
     size_t cap = b->cap ? b->cap : FJCS_BUF_MIN;
@@ -37,7 +37,7 @@ int fjcs__buf_grow(fjcs_buf *b, size_t need) {
     return FJCS_OK;
 }
 
-int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local) {
+fjcs_code fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local) {
     if (count < *cap) return FJCS_OK;
     size_t ncap = *cap ? *cap * 2 : 16;
     if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
@@ -69,6 +69,19 @@ void fjcs_buf_free(fjcs_buf *buf) {
 
 static const char HEX[] = "0123456789abcdef";
 
+char *fjcs__render_digest(const fjcs_hasher *h, const uint8_t *digest, char *dst) {
+    if (h->prefix != NULL) {
+        size_t n = strlen(h->prefix);
+        memcpy(dst, h->prefix, n);
+        dst += n;
+    }
+    for (size_t i = 0; i < h->size; i++) {
+        *dst++ = HEX[digest[i] >> 4];
+        *dst++ = HEX[digest[i] & 15];
+    }
+    return dst;
+}
+
 /* The escape of a byte that needs one (RFC 8785 3.2.2.2); returns its length. */
 static inline size_t escape_byte(uint8_t c, char *dst) {
     dst[0] = '\\';
@@ -90,7 +103,7 @@ static inline size_t escape_byte(uint8_t c, char *dst) {
     }
 }
 
-int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
+fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
     if (fjcs__buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
     fjcs__buf_put(out, '"');
     while (n > 0) {
@@ -123,7 +136,7 @@ int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
 
 /* ---- Numbers ------------------------------------------------------------------------------- */
 
-int fjcs__write_int(fjcs_buf *out, int64_t v) {
+fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v) {
     char tmp[24];
     size_t i = sizeof tmp;
     /* Work on the magnitude as unsigned: -INT64_MIN does not fit an int64_t. */
@@ -138,7 +151,7 @@ int fjcs__write_int(fjcs_buf *out, int64_t v) {
     return FJCS_OK;
 }
 
-int fjcs__write_double(fjcs_buf *out, double v) {
+fjcs_code fjcs__write_double(fjcs_buf *out, double v) {
     if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK) return FJCS_E_NOMEM;
     size_t n;
     fjcs_code rc = fjcs_format_double(v, out->data + out->len, &n);
@@ -232,7 +245,7 @@ static void memo_store(fjcs__order_memo *e, const fjcs__member *input, const fjc
     e->changed = (uint8_t)changed;
 }
 
-int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
+fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
                         fjcs__order *o, size_t *dup_pos) {
     if (sorted || n < 2) return FJCS_OK;
     fjcs__order_memo *memo = n <= FJCS_MEMO_MEMBERS ? memo_slot(o, m, n) : NULL;
@@ -344,7 +357,7 @@ typedef struct walk {
     int is_rec;
 } walk;
 
-int fjcs__order_finish(fjcs_buf *out, fjcs__order *o) {
+fjcs_code fjcs__order_finish(fjcs_buf *out, fjcs__order *o) {
     if (o->nrecs == 0) return FJCS_OK;
     /* Recorded objects nest or are disjoint, so sorted by start they are in document order
      * (an object before the objects inside it), and those inside a run are contiguous. */
