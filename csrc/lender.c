@@ -22,7 +22,7 @@
  * one exception bounds what a lender keeps: at most RETIRED buffers are kept aside, and the
  * oldest is freed to make room (a result is lost only when a caller never hands it back, or under
  * RETIRED calls nested before the first copy). A buffer that a call left larger than
- * FJCS_LENDER_KEEP bytes is freed by the next call.
+ * FJCS_KEEP bytes is freed by the next call.
  *
  * Canonical JSON never contains a NUL byte (RFC 8785 escapes every control character), nor does a
  * rendered number or digest, so each result is NUL-terminated and its length is its strlen.
@@ -36,10 +36,6 @@
 
 #include "fjcs_internal.h"
 
-/* The most a lender keeps between calls, per buffer: a call that left more is trimmed by the next. */
-#ifndef FJCS_LENDER_KEEP
-#define FJCS_LENDER_KEEP ((size_t)1 << 16)
-#endif
 
 /* The most lent buffers a lender keeps aside; past that, the oldest is freed. */
 #define RETIRED 8
@@ -87,7 +83,7 @@ static void sweep(fjcs_lender *c) {
 
 /* Drop a buffer larger than what a lender keeps. */
 static void trim(fjcs_buf *b) {
-    if (b->cap > FJCS_LENDER_KEEP) fjcs_buf_free(b);
+    if (b->cap > FJCS_KEEP) fjcs_buf_free(b);
 }
 
 /* Ready the lender for a call: an empty output buffer, its lent flag clear. FJCS_OK, or
@@ -123,16 +119,16 @@ static const char *lend(fjcs_lender *c, fjcs_code rc) {
 
 /* Whether member ordering's buffers grew past what a lender keeps. */
 static int order_is_large(const fjcs__order *o) {
-    return o->scratch.cap > FJCS_LENDER_KEEP || o->spans_cap * sizeof *o->spans > FJCS_LENDER_KEEP ||
-           o->recs_cap * sizeof *o->recs > FJCS_LENDER_KEEP;
+    return o->scratch.cap > FJCS_KEEP || o->spans_cap * sizeof *o->spans > FJCS_KEEP ||
+           o->recs_cap * sizeof *o->recs > FJCS_KEEP;
 }
 
 /* Forget a parser's buffers when they grew past what a lender keeps. */
 static void trim_text(fjcs_lender *c) {
     fjcs__text *t = &c->text;
-    if (t->arena.cap > FJCS_LENDER_KEEP || order_is_large(&t->order) ||
-        t->frames_cap * sizeof *t->frames > FJCS_LENDER_KEEP ||
-        t->members_cap * sizeof *t->members > FJCS_LENDER_KEEP) {
+    if (t->arena.cap > FJCS_KEEP || order_is_large(&t->order) ||
+        t->frames_cap * sizeof *t->frames > FJCS_KEEP ||
+        t->members_cap * sizeof *t->members > FJCS_KEEP) {
         fjcs__text_free(t);
         fjcs__text_init(t, 0, 0);
     }

@@ -23,12 +23,7 @@
 
 /* ---- Compile-time knobs (the platform switches, FJCS_HAVE_*, are in fjcs_config.h) ------------------------------------------------------------------------ */
 
-/* 1: doubles that are integers below 2^53 skip Schubfach and print their integer digits (the same
- * result, as their rounding interval is narrower than 1); 0: everything goes through Schubfach
- * (the tests build both ways). */
-#ifndef FJCS_INTEGER_FAST_PATH
-#define FJCS_INTEGER_FAST_PATH 1
-#endif
+/* FJCS_INTEGER_FAST_PATH (fjcs_config.h): integers below 2^53 skip Schubfach. */
 
 /* ---- binary64 ---------------------------------------------------------------------------------- */
 

@@ -26,42 +26,7 @@
 #include "fjcs_internal.h"
 #include "pow5_table.h"
 
-/* ---- Compile-time knobs ---- */
-
-/* 0 disables path 1, so that tests reach paths 2 and 3 with short tokens. */
-#ifndef FJCS_PARSE_CLINGER
-#define FJCS_PARSE_CLINGER 1
-#endif
-
-/* 0 disables path 2: every token then goes through the exact path (tests build it this way). */
-#ifndef FJCS_PARSE_EISEL_LEMIRE
-#define FJCS_PARSE_EISEL_LEMIRE 1
-#endif
-
-/* Significant digits the exact path keeps; the rest only count as a sticky "more than zero".
- * Why 768 suffice is at the exact path's banner; 800 leaves a margin. */
-#ifndef FJCS_PARSE_MAX_DIGITS
-#define FJCS_PARSE_MAX_DIGITS 800
-#endif
-
-/* Ulps added to the exact path's first candidate: a test build sets it to check that the
- * correction loop converges from either side. 0 in every real build. */
-#ifndef FJCS_PARSE_TEST_SKEW
-#define FJCS_PARSE_TEST_SKEW 0
-#endif
-
-/* Called with the FJCS_PATH_* that decided each token: a test driver defines it (before
- * #including this file) to prove that its inputs exercise every path. Nothing in real builds. */
-#ifndef FJCS_PARSE_TEST_HOOK
-#define FJCS_PARSE_TEST_HOOK(path) ((void)0)
-#endif
-
-/* 1 reads eight digits at a time with 64-bit loads (Lemire 2021, after W. Mula); needs a
- * little-endian load, so it defaults to FJCS_HAVE_LITTLE_ENDIAN (fjcs_config.h, which also has the
- * switches for unsigned __int128 and the GNU builtins; tests build with each of them off). */
-#ifndef FJCS_PARSE_SWAR
-#define FJCS_PARSE_SWAR FJCS_HAVE_LITTLE_ENDIAN
-#endif
+/* The switches of this file (FJCS_PARSE_*) and its test hooks are in fjcs_config.h. */
 
 _Static_assert(FJCS_PARSE_MAX_DIGITS >= 768, "the exact path needs at least 768 digits");
 
@@ -438,7 +403,7 @@ static uint64_t approx_bits(uint64_t w, int q) {
  * L <= log10(2^(g+55)) (the search below only compares V with midpoints a few ulps away), and
  * qk = L - N + 1 (so qk < 0 <= g when g >= 0: L < 327 < N - 1); hence
  * N >= floor(log10(2^(g+55))) - g + 1 suffices. The worst g is the smallest, -1075, giving 768
- * (tests/test_parse_double.py computes it for every g). With no digit dropped, tail == 0 and
+ * (tests/c/test_parse_double.py computes it for every g). With no digit dropped, tail == 0 and
  * K == V.
  *
  * Sizes (why the arrays suffice): D < 10^N; when qk < 0, qk >= FJCS_POW5_MIN_Q + 19 - N, so

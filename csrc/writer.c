@@ -7,15 +7,7 @@
 
 #include "fjcs_internal.h"
 
-/* Initial capacity of an output buffer; it doubles from there. */
-#ifndef FJCS_BUF_MIN
-#define FJCS_BUF_MIN 256
-#endif
-
-/* Insertion sort below this many members; a stable merge sort above. */
-#ifndef FJCS_SMALL_SORT
-#define FJCS_SMALL_SORT 16
-#endif
+/* FJCS_BUF_MIN and FJCS_SMALL_SORT are in fjcs_config.h. */
 
 /* ---- Buffers -------------------------------------------------------------------------------- */
 

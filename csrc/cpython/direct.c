@@ -22,7 +22,7 @@
  *
  * Buffers (output, member order, stacks, the text parser) live in the module's state: one set per
  * interpreter, used only with that interpreter's GIL held, trimmed after a call that grew them
- * past FJCS_DIRECT_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
+ * past FJCS_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
  * would then use a fresh state of its own rather than share).
  */
 #ifndef Py_LIMITED_API
@@ -32,8 +32,6 @@
 #include <Python.h>
 
 #include "fjcs_internal.h"
-
-#define FJCS_DIRECT_KEEP ((size_t)1 << 16)
 
 /* What a walk says when it does not give canonical bytes. */
 enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3 };
@@ -106,29 +104,29 @@ static void state_clear(state *s) {
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
-    if (s->out.cap > FJCS_DIRECT_KEEP) fjcs_buf_free(&s->out);
-    if (s->frames_cap * sizeof(wframe) > FJCS_DIRECT_KEEP) {
+    if (s->out.cap > FJCS_KEEP) fjcs_buf_free(&s->out);
+    if (s->frames_cap * sizeof(wframe) > FJCS_KEEP) {
         free(s->frames);
         s->frames = NULL;
         s->frames_cap = 0;
     }
-    if (s->pairs_cap * sizeof(wpair) > FJCS_DIRECT_KEEP) {
+    if (s->pairs_cap * sizeof(wpair) > FJCS_KEEP) {
         free(s->pairs);
         s->pairs = NULL;
         s->pairs_cap = 0;
     }
-    if (s->set_cap * sizeof(PyObject *) > FJCS_DIRECT_KEEP) {
+    if (s->set_cap * sizeof(PyObject *) > FJCS_KEEP) {
         free(s->set);
         s->set = NULL;
         s->set_cap = s->set_len = 0;
     }
     if (s->text_ready) {
         fjcs__text *t = &s->text;
-        if (t->arena.cap > FJCS_DIRECT_KEEP || t->order.scratch.cap > FJCS_DIRECT_KEEP ||
-            t->frames_cap * sizeof *t->frames > FJCS_DIRECT_KEEP ||
-            t->members_cap * sizeof *t->members > FJCS_DIRECT_KEEP ||
-            t->order.spans_cap * sizeof *t->order.spans > FJCS_DIRECT_KEEP ||
-            t->order.recs_cap * sizeof *t->order.recs > FJCS_DIRECT_KEEP) {
+        if (t->arena.cap > FJCS_KEEP || t->order.scratch.cap > FJCS_KEEP ||
+            t->frames_cap * sizeof *t->frames > FJCS_KEEP ||
+            t->members_cap * sizeof *t->members > FJCS_KEEP ||
+            t->order.spans_cap * sizeof *t->order.spans > FJCS_KEEP ||
+            t->order.recs_cap * sizeof *t->order.recs > FJCS_KEEP) {
             fjcs__text_free(t);
             s->text_ready = 0;
         }
