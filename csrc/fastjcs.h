@@ -40,7 +40,8 @@ extern "C" {
 
 /* ---- Errors ---- */
 
-/* Result codes. 0 is success; each error maps to one Python exception class (_native.py). */
+/* Result codes. 0 is success; each error maps to one Python exception class
+ * (src/fastjcs/core/native_backend.py). */
 typedef enum fjcs_code {
     FJCS_OK = 0,
     FJCS_E_NOMEM = 1,          /* allocation failed */

@@ -6,7 +6,7 @@
  * re-escaped canonically, numbers re-rendered (ECMA-262 Number::toString), and each object's
  * members, written in input order, are put in order when the object closes (writer.c).
  *
- * Errors and their offsets follow src/fastjcs/_python.py exactly (the tests compare the two on
+ * Errors and their offsets follow src/fastjcs/core/python_backend.py exactly (the tests compare the two on
  * random and corrupted texts): a structural error at the offending byte or at the end of input;
  * a bad escape at its backslash; a lone surrogate escape at the backslash of the unpaired escape;
  * invalid UTF-8 at the first byte of the sequence; a number at the byte where the grammar needed
