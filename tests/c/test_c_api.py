@@ -105,8 +105,7 @@ def test_the_extensions_link_nothing_newer_than_glibc_2_17():
     if not built:
         pytest.skip("no C extension built")
     newer = {
-        path.name: sorted(".".join(map(str, v)) for v in _glibc_versions(path) if v > GLIBC_CEILING)
-        for path in built
+        path.name: sorted(".".join(map(str, v)) for v in _glibc_versions(path) if v > GLIBC_CEILING) for path in built
     }
     assert {name: found for name, found in newer.items() if found} == {}
     assert all(_glibc_versions(path) for path in built)  # the scan reads the versions at all

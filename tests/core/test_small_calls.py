@@ -5,9 +5,9 @@ pure-Python backend or fixed expectations."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-import gc
 import subprocess
 import sys
 import threading

@@ -64,6 +64,8 @@ def _lender() -> Any:
         return _threads.lender
     except AttributeError:
         return _open_lender()
+
+
 _INFINITIES = (float("inf"), float("-inf"))
 
 
