@@ -26,8 +26,8 @@
  *  - no global mutable state: every function is safe to call from several threads at once (a
  *    fjcs_lender is the caller's state, used by one thread at a time).
  */
-#ifndef FASTJCS_H
-#define FASTJCS_H
+#ifndef FJCS_FASTJCS_H
+#define FJCS_FASTJCS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -38,7 +38,7 @@ extern "C" {
 
 /* ---- cffi:begin ---- */
 
-/* ---- Errors ---- */
+/* ---- Errors ---------------------------------------------------------------------------------- */
 
 /* Result codes. 0 is success; each error maps to one Python exception class
  * (src/fastjcs/core/native_backend.py). */
@@ -93,7 +93,7 @@ typedef struct fjcs_error {
     const char *message;   /* a static English message (NULL on success); never freed */
 } fjcs_error;
 
-/* ---- Numbers ---- */
+/* ---- Numbers --------------------------------------------------------------------------------- */
 
 /* Room for any rendering of a double plus one byte (for a separator or a NUL of the caller's): the
  * longest renderings are 25 bytes ("-0.0000033333333333333333", 17 digits behind five zeros). */
@@ -109,7 +109,7 @@ typedef struct fjcs_error {
  */
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len);
 
-/* ---- Canonicalization ---- */
+/* ---- Canonicalization ------------------------------------------------------------------------ */
 
 /* A growable output buffer. Zero-initialise it ({0}); the library grows it with realloc; the caller
  * frees it with fjcs_buf_free whether the call succeeded or not. */
@@ -156,7 +156,7 @@ fjcs_code fjcs_canonicalize(const char *text, size_t len, size_t max_depth, fjcs
 fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
                                     fjcs_flags flags, fjcs_buf *out, fjcs_error *err);
 
-/* ---- Digests in bulk ---- */
+/* ---- Digests in bulk ------------------------------------------------------------------------- */
 
 /* A one-shot hash function, the shape of pycryptodome's compiled SHA256_oneshot and
  * SHA384_oneshot: hash in[0..len) into digest (digest_size bytes); 0 on success. */
@@ -226,7 +226,7 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
                                 const fjcs_hasher *hasher, fjcs_buf *out, fjcs_failures *failures,
                                 size_t *nlines, size_t *consumed);
 
-/* ---- One small document per call: results lent by a lender ---- */
+/* ---- One small document per call: results lent by a lender ----------------------------------- */
 
 /*
  * A lender keeps an output buffer and a parser from one call to the next, so that a call allocates
@@ -274,7 +274,7 @@ const char *fjcs_lender_digest_text(fjcs_lender *lender, const char *text, size_
 /* fjcs_format_double (NULL for NaN and the infinities). */
 const char *fjcs_lender_format_double(fjcs_lender *lender, double v);
 
-/* ---- Arrow columns ---- */
+/* ---- Arrow columns --------------------------------------------------------------------------- */
 
 /*
  * A column of JSON texts in the Arrow columnar format's variable-size binary layout (the string,
@@ -335,4 +335,4 @@ fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t 
 }
 #endif
 
-#endif /* FASTJCS_H */
+#endif /* FJCS_FASTJCS_H */

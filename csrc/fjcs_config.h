@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-/* ---- Platform switches ---------------------------------------------------------------------- */
+/* ---- Platform switches ----------------------------------------------------------------------- */
 
 #ifndef FJCS_HAVE_INT128
 #ifdef __SIZEOF_INT128__
@@ -54,7 +54,7 @@
 __extension__ typedef unsigned __int128 fjcs__u128;
 #endif
 
-/* ---- Algorithm switches ------------------------------------------------------------------- */
+/* ---- Algorithm switches ---------------------------------------------------------------------- */
 
 /* number_format.c. 1: doubles that are integers below 2^53 skip Schubfach and print their integer
  * digits (the same result, as their rounding interval is narrower than 1); 0: everything goes
@@ -87,7 +87,7 @@ __extension__ typedef unsigned __int128 fjcs__u128;
 #define FJCS_PARSE_SWAR FJCS_HAVE_LITTLE_ENDIAN
 #endif
 
-/* ---- Sizes ---------------------------------------------------------------------------------- */
+/* ---- Sizes ----------------------------------------------------------------------------------- */
 
 /* writer.c: initial capacity of an output buffer; it doubles from there. */
 #ifndef FJCS_BUF_MIN
@@ -105,7 +105,7 @@ __extension__ typedef unsigned __int128 fjcs__u128;
 #define FJCS_KEEP ((size_t)1 << 16)
 #endif
 
-/* ---- Test hooks (FJCS_TESTING) -------------------------------------------------------------- */
+/* ---- Test hooks (FJCS_TESTING) --------------------------------------------------------------- */
 
 #ifndef FJCS_TESTING
 #define FJCS_TESTING 0
@@ -131,7 +131,7 @@ __extension__ typedef unsigned __int128 fjcs__u128;
 #define FJCS_PARSE_TEST_HOOK(path) ((void)0)
 #endif
 
-/* ---- Compiler macros ------------------------------------------------------------------------ */
+/* ---- Compiler macros ------------------------------------------------------------------------- */
 
 /* FJCS_INLINE: a static function inlined wherever it is called (the hot paths are written as
  * small functions); FJCS_COLD: a rare path kept out of line, so its callers stay small. */

@@ -15,7 +15,7 @@
 #include "fastjcs.h"
 #include "fjcs_config.h"
 
-/* ---- Growable buffers ---------------------------------------------------------------------- */
+/* ---- Growable buffers ------------------------------------------------------------------------ */
 
 /* Make room for `need` more bytes (slow path of fjcs__buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
 fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need);
@@ -57,7 +57,7 @@ static inline fjcs_code fjcs__fail(fjcs_error *err, fjcs_code code, size_t offse
     return code;
 }
 
-/* ---- Digests ------------------------------------------------------------------------------ */
+/* ---- Digests --------------------------------------------------------------------------------- */
 
 /* Hash in[0..len) with the hasher into digest (room for FJCS_MAX_DIGEST bytes): FJCS_OK, or
  * FJCS_E_HASH when the hasher's size is above FJCS_MAX_DIGEST or its function fails. */
@@ -76,7 +76,7 @@ static inline size_t fjcs__rendered_size(const fjcs_hasher *h) {
  * fjcs__rendered_size bytes); returns the end. The one hex routine of the core (writer.c). */
 char *fjcs__render_digest(const fjcs_hasher *h, const uint8_t *digest, char *dst);
 
-/* ---- UTF-8 ---------------------------------------------------------------------------------- */
+/* ---- UTF-8 ----------------------------------------------------------------------------------- */
 
 /*
  * The length (2, 3 or 4) of the well-formed UTF-8 sequence at p (p[0] >= 0x80), by Unicode
@@ -111,7 +111,7 @@ static inline int fjcs__utf8_is_encoded_surrogate(const uint8_t *p, const uint8_
     return end - p >= 3 && p[0] == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF && (p[2] & 0xC0) == 0x80;
 }
 
-/* ---- SWAR scanning (8 bytes at a time) -------------------------------------------------------- */
+/* ---- SWAR scanning (8 bytes at a time) ------------------------------------------------------- */
 
 #define FJCS_ONES UINT64_C(0x0101010101010101)
 #define FJCS_HIGHS UINT64_C(0x8080808080808080)
@@ -136,7 +136,7 @@ static inline uint64_t fjcs__swar_string_special(uint64_t v) {
     return (less20 | quote | bslash | v) & FJCS_HIGHS;
 }
 
-/* ---- Output pieces ---------------------------------------------------------------------------- */
+/* ---- Output pieces --------------------------------------------------------------------------- */
 
 /*
  * Append s[0..n), which must be well-formed UTF-8 without surrogates, as a canonical JSON string
@@ -170,7 +170,7 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  */
 fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);
 
-/* ---- Objects: member order and duplicates ------------------------------------------------------ */
+/* ---- Objects: member order and duplicates ---------------------------------------------------- */
 
 /*
  * Compare two unescaped member names as RFC 8785 section 3.2.3 orders them: by their UTF-16 code
@@ -289,14 +289,14 @@ static inline void fjcs__order_reset(fjcs__order *o) { o->nspans = o->nrecs = 0;
 
 void fjcs__order_free(fjcs__order *o);
 
-/* ---- The marshal reader (object.c) ------------------------------------------------------------ */
+/* ---- The marshal reader (object.c) ----------------------------------------------------------- */
 
 /* fjcs_canonicalize_marshal, putting members in order with `order` (kept by the caller from one
  * call to the next, so that its buffers are reused; NULL: a fresh one, freed before returning). */
 fjcs_code fjcs__marshal_run(const char *data, size_t len, size_t max_depth, fjcs_flags flags, fjcs_buf *out,
                       fjcs_error *err, fjcs__order *order);
 
-/* ---- The text canonicalizer (text.c) ------------------------------------------------------------ */
+/* ---- The text canonicalizer (text.c) --------------------------------------------------------- */
 
 /* One open container of the text being read. */
 typedef struct fjcs__text_frame {

@@ -50,7 +50,7 @@ struct fjcs_lender {
     size_t nretired;
 };
 
-/* ---- Opening and closing ------------------------------------------------------------------- */
+/* ---- Opening and closing --------------------------------------------------------------------- */
 
 fjcs_lender *fjcs_lender_open(void) {
     fjcs_lender *c = (fjcs_lender *)calloc(1, sizeof *c);
@@ -69,7 +69,7 @@ void fjcs_lender_close(fjcs_lender *c) {
     free(c);
 }
 
-/* ---- One call ---------------------------------------------------------------------------- */
+/* ---- One call -------------------------------------------------------------------------------- */
 
 /* Free the retired buffers the caller has handed back. */
 static void sweep(fjcs_lender *c) {
@@ -159,7 +159,7 @@ static fjcs_code put_digest(fjcs_lender *c, const fjcs_hasher *hasher) {
     return FJCS_OK;
 }
 
-/* ---- Entry points ------------------------------------------------------------------------ */
+/* ---- Entry points ---------------------------------------------------------------------------- */
 
 const char *fjcs_lender_canonicalize(fjcs_lender *c, const char *text, size_t len,
                                      size_t max_depth, fjcs_flags flags) {

@@ -42,7 +42,7 @@ enum {
     FJCS_PATH_EXACT_FORCED       /* path 3 because FJCS_PARSE_EISEL_LEMIRE is 0 */
 };
 
-/* ---- Small integer helpers ---- */
+/* ---- Small integer helpers ------------------------------------------------------------------- */
 
 /* The hot path is one function: the digit scanner inlined into it (GCC would otherwise call it,
  * as it is used twice), the rare paths kept out of it (FJCS_COLD) so its frame and prologue stay
@@ -92,7 +92,7 @@ static int floor_log2_pow5(int q) {
     return (int)((uint32_t)scaled >> FJCS_LOG2_5_SHIFT) - FJCS_LOG2_5_OFFSET;
 }
 
-/* ---- Eight digits at a time ---- */
+/* ---- Eight digits at a time ------------------------------------------------------------------ */
 
 #if FJCS_PARSE_SWAR
 #define FJCS_BYTES(b) (UINT64_C(0x0101010101010101) * (b))
@@ -140,7 +140,7 @@ FJCS_INLINE const unsigned char *scan_digits(const unsigned char *p,
     return p;
 }
 
-/* ---- Reading the token ---- */
+/* ---- Reading the token ----------------------------------------------------------------------- */
 
 /* The significand as the fast paths see it: value = (w + tail) * 10^q, 0 <= tail < 1, where w is
  * the first (at most) 19 significant digits and tail > 0 exactly when truncated is set. 19 digits
@@ -232,7 +232,7 @@ static int read_decimal(const unsigned char *p, const unsigned char *end, fjcs_d
     return FJCS_OK;
 }
 
-/* ---- Path 1: Clinger's fast path ---- */
+/* ---- Path 1: Clinger's fast path ------------------------------------------------------------- */
 
 /* Clinger 1990: if w and 10^|q| are exact doubles, w * 10^q (or w / 10^-q) is one IEEE operation,
  * correctly rounded by IEEE-754 itself. 10^22 is the largest exact power of ten (5^22 < 2^53 <
@@ -267,7 +267,7 @@ static int clinger(uint64_t w, int64_t q, double *value) {
 #define FJCS_HAVE_CLINGER 0
 #endif
 
-/* ---- Path 2: Eisel-Lemire ---- */
+/* ---- Path 2: Eisel-Lemire -------------------------------------------------------------------- */
 
 /*
  * Notation. w' = w << l with 2^63 <= w' < 2^64. The table gives 5^q = (T + eps) 2^(b-127) with
@@ -388,7 +388,7 @@ static uint64_t approx_bits(uint64_t w, int q) {
     return make_bits(s.m, s.e2);
 }
 
-/* ---- Path 3: exact comparison with big integers ---- */
+/* ---- Path 3: exact comparison with big integers ---------------------------------------------- */
 
 /*
  * The decimal is V = K + tail, K = D 10^qk the first N = FJCS_PARSE_MAX_DIGITS significant digits
@@ -579,7 +579,7 @@ static FJCS_COLD uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
     }
 }
 
-/* ---- The entry point ---- */
+/* ---- The entry point ------------------------------------------------------------------------- */
 
 fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out) {
     const unsigned char *begin = (const unsigned char *)tok;

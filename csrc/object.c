@@ -87,7 +87,7 @@ static int fail(reader *r, int code, const uint8_t *at, const char *msg) {
     return fjcs__fail(r->err, code, (size_t)(at - r->base), msg);
 }
 
-/* ---- Little-endian payload reads --------------------------------------------------------- */
+/* ---- Little-endian payload reads ------------------------------------------------------------- */
 
 static inline int need(const reader *r, size_t n) { return (size_t)(r->end - r->p) >= n; }
 
@@ -103,7 +103,7 @@ static inline double rd_f64(const uint8_t *p) {
     return d;
 }
 
-/* ---- Back-references --------------------------------------------------------------------- */
+/* ---- Back-references ------------------------------------------------------------------------- */
 
 /* The entry for a flagged type byte at pos: a new one the first time the stream reaches it, the
  * existing one when a back-reference re-reads it. Returns NO_INDEX on allocation failure. */
@@ -126,7 +126,7 @@ static size_t enter_ref(reader *r, size_t pos) {
     return lo; /* refs[lo].pos == pos: re-reads only revisit flagged bytes already entered */
 }
 
-/* ---- Strings ----------------------------------------------------------------------------- */
+/* ---- Strings --------------------------------------------------------------------------------- */
 
 /*
  * Check s[0..n) (UTF-8 from Python: ASCII only when ascii_only) and append it as a canonical
@@ -231,7 +231,7 @@ static int read_string_payload(reader *r, uint8_t code, const uint8_t **s, size_
     }
 }
 
-/* ---- Numbers ----------------------------------------------------------------------------- */
+/* ---- Numbers --------------------------------------------------------------------------------- */
 
 #define MAX_SAFE_INT ((int64_t)9007199254740991) /* 2^53 - 1 */
 
@@ -259,7 +259,7 @@ static int read_long(reader *r, int64_t *v, const uint8_t *at) {
     return FJCS_OK;
 }
 
-/* ---- The reader ------------------------------------------------------------------------- */
+/* ---- The reader ------------------------------------------------------------------------------ */
 
 static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t resume,
                       const uint8_t *at) {
@@ -536,7 +536,7 @@ static int read_value(reader *r) {
     }
 }
 
-/* ---- Entry point ------------------------------------------------------------------------- */
+/* ---- Entry point ----------------------------------------------------------------------------- */
 
 static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, fjcs_flags flags,
                         fjcs_buf *out, fjcs_error *err) {
@@ -586,7 +586,7 @@ fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_dep
     return (fjcs_code)fjcs__marshal_run(data, len, max_depth, (int)flags, out, err, NULL);
 }
 
-/* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
+/* ---- Many values: canonicalize and hash each item of a list ---------------------------------- */
 
 fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
                                     fjcs_flags flags, const fjcs_hasher *hasher, uint8_t *digests,

@@ -19,7 +19,7 @@
 
 #include "fjcs_internal.h"
 
-/* ---- State (fjcs__text, fjcs_internal.h) ------------------------------------------------- */
+/* ---- State (fjcs__text, fjcs_internal.h) ----------------------------------------------------- */
 
 typedef fjcs__text parser;
 typedef fjcs__text_frame frame;
@@ -257,7 +257,7 @@ static int string_token(parser *ps, const uint8_t **pp, member *name) {
     return FJCS_OK;
 }
 
-/* ---- Numbers (RFC 8259 section 6; RFC 8785 section 3.2.2.3) ------------------------------- */
+/* ---- Numbers (RFC 8259 section 6; RFC 8785 section 3.2.2.3) ---------------------------------- */
 
 static const char MAX_SAFE[] = "9007199254740991"; /* 2^53 - 1 */
 
@@ -365,7 +365,7 @@ static int number_token(parser *ps, const uint8_t **pp) {
     return FJCS_OK;
 }
 
-/* ---- Literals ---------------------------------------------------------------------------- */
+/* ---- Literals -------------------------------------------------------------------------------- */
 
 static int literal_token(parser *ps, const uint8_t **pp) {
     static const char *const words[] = {"true", "false", "null"};
@@ -383,7 +383,7 @@ static int literal_token(parser *ps, const uint8_t **pp) {
     return FJCS_OK;
 }
 
-/* ---- Structure --------------------------------------------------------------------------- */
+/* ---- Structure ------------------------------------------------------------------------------- */
 
 static inline const uint8_t *member_key(const parser *ps, const member *m) {
     return m->m.key ? m->m.key : (const uint8_t *)ps->arena.data + m->key_off;
@@ -544,7 +544,7 @@ member_name:
     }
 }
 
-/* ---- Entry points ------------------------------------------------------------------------ */
+/* ---- Entry points ---------------------------------------------------------------------------- */
 
 void fjcs__text_init(fjcs__text *ps, size_t max_depth, fjcs_flags flags) {
     memset(ps, 0, offsetof(parser, frames_local));

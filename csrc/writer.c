@@ -9,7 +9,7 @@
 
 /* FJCS_BUF_MIN and FJCS_SMALL_SORT are in fjcs_config.h. */
 
-/* ---- Buffers -------------------------------------------------------------------------------- */
+/* ---- Buffers --------------------------------------------------------------------------------- */
 
 fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need) {
     size_t want = b->len + need;
@@ -53,7 +53,7 @@ void fjcs_buf_free(fjcs_buf *buf) {
     buf->len = buf->cap = 0;
 }
 
-/* ---- Strings -------------------------------------------------------------------------------- */
+/* ---- Strings --------------------------------------------------------------------------------- */
 
 /* Input bytes per reservation: a byte becomes at most 6 ("\u00xx"), so reserving per block keeps
  * a 100 MB string from asking for 600 MB up front. */
@@ -126,7 +126,7 @@ fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
     return FJCS_OK;
 }
 
-/* ---- Numbers ------------------------------------------------------------------------------- */
+/* ---- Numbers --------------------------------------------------------------------------------- */
 
 fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v) {
     char tmp[24];
@@ -151,7 +151,7 @@ fjcs_code fjcs__write_double(fjcs_buf *out, double v) {
     return rc;
 }
 
-/* ---- Member order ------------------------------------------------------------------------- */
+/* ---- Member order ---------------------------------------------------------------------------- */
 
 static inline int member_less(const fjcs__member *x, const fjcs__member *y) {
     return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len) < 0;
@@ -324,7 +324,7 @@ static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__n
     return FJCS_OK;
 }
 
-/* ---- Deferred member order ----------------------------------------------------------------- */
+/* ---- Deferred member order ------------------------------------------------------------------- */
 
 static int reorder_cmp(const void *a, const void *b) {
     size_t x = ((const fjcs__reorder *)a)->start, y = ((const fjcs__reorder *)b)->start;

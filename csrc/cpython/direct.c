@@ -715,7 +715,7 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
     return text_result(module, text, len, max_depth, flags, &h);
 }
 
-/* ---- The public functions' fast path ---------------------------------------------------------- */
+/* ---- The public functions' fast path --------------------------------------------------------- */
 
 /*
  * fastjcs.dumps(obj) and fastjcs.canonicalize(data), the calls most programs make, cost a Python
