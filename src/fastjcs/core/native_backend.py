@@ -450,7 +450,7 @@ def digest_many_rendered(
 def _digest_many(
     objs: list, max_depth: int, algorithm: str, integers_only: bool, default: Any, rendered: bool
 ) -> list[Any]:
-    fn, size, prefix, address, _hasher = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    fn, size, prefix, address, _ = _digest_args.get(algorithm) or _digest_args_of(algorithm)
     if default is None and _direct is not None and address:
         results, code = _direct.digest_many(
             objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
@@ -474,7 +474,7 @@ def _address(fn: Any) -> int:
 
 def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
     """digest_many by the C reader of the batch's marshal encoding."""
-    fn, size, _prefix, _address, hasher = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    fn, size = _hash_fn(algorithm), _DIGEST_SIZES[algorithm]
     n = len(objs)
     if fn != ffi.NULL and n:
         try:
@@ -484,6 +484,7 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
         if encoded is not None:
             digests = ffi.new("uint8_t[]", n * size)
             count = ffi.new("size_t *")
+            hasher = _hasher(fn, size, None)
             rc = lib.fjcs_digest_marshal_items(
                 encoded,
                 len(encoded),
@@ -625,11 +626,12 @@ def digest_texts(
     texts: list, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
 ) -> list[Any]:
     """Per text: the raw digest of its canonical form, or the CanonicalizationError instance."""
-    fn, size, _prefix, _address, hasher = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    fn, size = _hash_fn(algorithm), _DIGEST_SIZES[algorithm]
     n = len(texts)
     if fn == ffi.NULL or n == 0:
         return _python_texts(texts, max_depth, strict_integers, algorithm, integers_only)
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
+    hasher = _hasher(fn, size, None)
     items = ffi.new("fjcs_item[]", n)
     buffers = [ffi.from_buffer(t) for t in texts]  # no copies; alive until the call returns
     pointers = ffi.new("char *[]", buffers)
@@ -686,7 +688,7 @@ def digest_lines_hex(
 
     A failed line costs no exception: its message is worded by the same rules as the exception's
     (`_error_parts`), from the C record and the bytes at the error."""
-    fn, size, _prefix, _address, _ = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    fn, size = _hash_fn(algorithm), _DIGEST_SIZES[algorithm]
     if fn == ffi.NULL:
         data = bytes(data)
         return jsonl.lines_hex_from(
