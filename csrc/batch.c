@@ -33,6 +33,7 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
     failures->count = 0;
     fjcs_code rc = FJCS_OK;
     while (start < len && failures->count < failures->capacity) {
+        /* fastjcs.core.jsonl's split rule: a line ends at '\n' only (tests/core/test_jsonl_split.py) */
         const char *nl = memchr(text + start, '\n', len - start);
         size_t stop = nl ? (size_t)(nl - text) : len;
         rc = digest_one(&ps, &canon, text + start, stop - start, hasher, &item);

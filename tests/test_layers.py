@@ -157,3 +157,63 @@ def test_every_import_of_the_package_names_a_module_that_exists():
         "fastjcs.core.seam": "",
     }
     assert _missing(moved) == ["fastjcs.bulk.arrow -> fastjcs.bulk.core"]
+
+
+#: The backends and what only they use: the C extensions and the modules that call them, and the
+#: pure-Python backend. Every other layer reaches a backend through `fastjcs.core.api` or
+#: `fastjcs.core.seam` (`impl()`, `load()`, `arrow_columns()`), so that the backend a process
+#: runs on is chosen in one place (FASTJCS_BACKEND) and a test that swaps `seam._impl` swaps it
+#: for the whole stack.
+BACKEND_MODULES = {
+    "fastjcs.core.python_backend",
+    "fastjcs.core.native_backend",
+    "fastjcs.core.native_errors",
+    "fastjcs.core.native_hash",
+    "fastjcs.core.arrow_native",
+    "fastjcs.core._direct_loader",
+    "fastjcs._native_ext",
+    "fastjcs._direct",
+}
+
+
+def backend_imports(sources: dict[str, str]) -> list[str]:
+    """ "module -> backend module" for every import of a backend module outside the core (names
+    imported `from` a package count as modules: `from ..core import native_backend`)."""
+    bad = []
+    for module, source in sorted(sources.items()):
+        if _layer(module) == "core" and module.startswith("fastjcs.core."):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            targets = _imported(module, ast.unparse(node))
+            if isinstance(node, ast.ImportFrom) and node.module:
+                targets += [f"{targets[0]}.{a.name}" for a in node.names if targets]
+            bad += [f"{module} -> {t}" for t in targets if t in BACKEND_MODULES]
+    return bad
+
+
+def test_only_the_core_imports_a_backend():
+    assert backend_imports(package_sources()) == []
+
+
+def test_the_backend_check_catches_a_direct_import():
+    sources = {
+        "fastjcs.cli.__init__": "def f():\n    from ..core import _direct_loader, native_backend\n",
+        "fastjcs.lab.bench": "from ..core import python_backend as _python\n",
+        "fastjcs.bulk.arrow": "def g():\n    from ..core import arrow_native as _c\n",
+        "fastjcs.eab.bindings": "import fastjcs.core.native_hash\nfrom fastjcs import _native_ext\n",
+        "fastjcs.__init__": "from .core import python_backend\n",
+        "fastjcs.core.seam": "from . import python_backend, native_backend\n",
+        "fastjcs.core.api": "from .seam import impl\n",
+        "fastjcs.cpb.checker": "from ..core import seam, api\nfrom ..core.seam import impl\n",
+    }
+    assert backend_imports(sources) == [
+        "fastjcs.__init__ -> fastjcs.core.python_backend",
+        "fastjcs.bulk.arrow -> fastjcs.core.arrow_native",
+        "fastjcs.cli.__init__ -> fastjcs.core._direct_loader",
+        "fastjcs.cli.__init__ -> fastjcs.core.native_backend",
+        "fastjcs.eab.bindings -> fastjcs.core.native_hash",
+        "fastjcs.eab.bindings -> fastjcs._native_ext",
+        "fastjcs.lab.bench -> fastjcs.core.python_backend",
+    ]

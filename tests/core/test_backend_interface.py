@@ -67,3 +67,21 @@ def test_only_the_core_api_and_seam_read_the_backend_variable():
     readers = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if _backend_uses(p)}
     assert readers <= {"core/api.py"}
     assert "core/api.py" in readers
+
+
+def test_what_other_layers_reach_through_the_seam_follows_the_backend_in_use(backend, monkeypatch):
+    """The seam's doors for the layers above (the benchmark's `load`, fastjcs.arrow's
+    `arrow_columns`, `--version --verbose`'s `native_report`) answer for the backend in use."""
+    assert seam.load("python") is python_backend
+    assert seam.load(backend.NAME) is backend
+    with pytest.raises(ValueError, match="'native' or 'python'"):
+        seam.load("c")
+    if backend.NAME == "native":
+        from fastjcs.core import arrow_native
+
+        assert seam.arrow_columns() is arrow_native
+        path, small_calls, oneshot = seam.native_report()
+        assert path.endswith((".so", ".pyd")) and small_calls and isinstance(oneshot, bool)
+    monkeypatch.setattr(seam, "_impl", python_backend)
+    assert seam.arrow_columns() is None
+    assert seam.native_report() is None

@@ -112,10 +112,11 @@ def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
 def test_digest_without_the_compiled_one_shot(native, monkeypatch):
     """When pycryptodome's compiled one-shot is not found, digest hashes through its public API."""
     from fastjcs._native_ext import ffi
+    from fastjcs.core import native_hash
 
     value = {"b": [1.5, "\u20ac"], "a": None}
     want = python_backend.digest(value, 100, "sha384")
-    monkeypatch.setitem(native._digest_args, "sha384", (ffi.NULL, 48, b"sha384:", 0, None))
+    monkeypatch.setitem(native_hash.digest_args, "sha384", (ffi.NULL, 48, b"sha384:", 0, None))
     assert native.digest(value, 100, "sha384") == want
     with pytest.raises(fastjcs.CircularReferenceError):
         cyclic: list = []

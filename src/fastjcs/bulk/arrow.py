@@ -221,8 +221,9 @@ def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list
     if n == 0:
         return pa.array([], out_type), []
     validity, offsets, data = _buffers(chunk, large)
-    if seam.backend() == "native":
-        done = _native_chunk(chunk, job, large, out_type, validity, offsets, data)
+    columns = seam.arrow_columns()
+    if columns is not None:
+        done = _native_chunk(columns, chunk, job, large, out_type, validity, offsets, data)
         if done is not None:
             return done
     return _python_chunk(chunk, job, large, out_type, validity, offsets, data)
@@ -232,10 +233,9 @@ def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list
 
 
 def _native_chunk(
-    chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
+    _c: Any, chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
 ) -> tuple[Any, list[tuple[int, CanonicalizationError]]] | None:
-    from ..core import arrow_native as _c
-
+    """The chunk by `_c`, the C path of Arrow columns (`seam.arrow_columns()`)."""
     n = len(chunk)
     col = _c.Column(
         offsets.address,

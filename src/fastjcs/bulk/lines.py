@@ -10,8 +10,8 @@ length plus a chunk.
 Each chunk is digested by one batch call (`digest_lines_hex` of the backend: for the C core, one
 C call per chunk). With `jobs > 1` the chunks go to threads (the C core's call runs without the
 GIL) or to worker processes (the pure-Python backend, jcs-n), at most 2 x jobs chunks in flight,
-and come back in input order. Lines are split as `fastjcs.core.jsonl.split_lines` splits them: at b"\\n", a
-final newline ends the last line, a "\\r" before it is JSON whitespace.
+and come back in input order. Lines and chunks follow the one split rule of `fastjcs.core.jsonl`: a line
+ends at each b"\\n" and nowhere else, a final newline ends the last line, a "\\r" stays in its line.
 
 A chunk's result is its output bytes (the digest lines) plus its failures, with line numbers
 relative to the chunk; the parent, which sees the chunks in order, makes them absolute (a worker
@@ -28,7 +28,7 @@ from typing import Any, Callable, cast
 from ..core import seam
 from ..core.errors import FastJCSError
 from ..core.hashing import raw_digest
-from ..core.jsonl import lines_hex_from, split_lines
+from ..core.jsonl import first_line_end, lines_hex_from, split_lines, whole_lines_end
 
 CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, small enough to stream
 
@@ -112,10 +112,10 @@ class LineChunks:
             if not got:
                 break
             view = memoryview(block)[:got]
-            cut = block.rfind(b"\n", 0, got) + 1
+            cut = whole_lines_end(block, got)
             first = 0
             if cut and pending:
-                first = block.find(b"\n", 0, got) + 1
+                first = first_line_end(block, got)
                 pending += view[:first]
                 yield pending
                 pending = bytearray()

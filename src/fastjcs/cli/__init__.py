@@ -471,18 +471,14 @@ def version_report(verbose: bool = False) -> str:
     if not verbose:
         return lines[0]
     lines.append(f"backend: {seam.why()}")
-    if seam.backend() == "native":
-        from ..core import _direct_loader, native_backend
-
-        lines.append(f"C core: {native_backend.extension_path()}")
-        lines.append(f"small calls: {_direct_loader.why}")
+    native = seam.native_report("sha256")
+    if native is not None:
+        path, small_calls, oneshot = native
+        lines.append(f"C core: {path}")
+        lines.append(f"small calls: {small_calls}")
         lines.append(
             "digests in C: pycryptodome's compiled SHA-256 one-shot "
-            + (
-                "found"
-                if native_backend.has_compiled_oneshot("sha256")
-                else "not found (digests hash through pycryptodome's Python API)"
-            )
+            + ("found" if oneshot else "not found (digests hash through pycryptodome's Python API)")
         )
     lines.append(
         f"python: {platform.python_implementation()} {platform.python_version()} on "

@@ -4,8 +4,9 @@ digested by one C call (csrc/arrow.c), results written into new column buffers.
 This module knows nothing of pyarrow: it takes a `Column` (the addresses of an array's buffers,
 which the caller keeps alive for the duration of the call) and gives back the result buffers as
 Python objects (bytearray, or an owner of C memory with its address) and the failed rows. It
-reaches the C extension as `fastjcs.core.native_backend` does, and words every error through that
-module (`_text_error`), so a failed row raises what `canonicalize` raises for the same bytes.
+reaches the C extension as `fastjcs.core.native_backend` does, and words every error through
+`fastjcs.core.native_errors` as it does, so a failed row raises what `canonicalize` raises for the
+same bytes.
 Importing it raises ImportError when the extension is not built.
 """
 
@@ -15,6 +16,8 @@ from typing import Any, NamedTuple
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
 from . import native_backend as _native
+from . import native_errors as _errors
+from . import native_hash as _hashfn
 from .errors import CanonicalizationError
 
 
@@ -60,7 +63,7 @@ def _failures(items: Any, count: int, col: Column, max_depth: int) -> list[Failu
         if item.err.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         row = ffi.buffer(ffi.cast("char *", col.data + item.start), item.len)[:] if item.len else b""
-        exc = _native._item_error(item.err, row, max_depth)
+        exc = _errors.item_error(item.err, row, max_depth)
         exc.index = int(item.index)
         found.append((int(item.index), exc))
     return found
@@ -127,10 +130,10 @@ def digest_column(
     column). Raw: the digest of row i at values[i * size] (a fixed-size binary column, no offsets).
     None when pycryptodome's compiled one-shot function is not available to C (the caller then
     loops over the rows)."""
-    fn = _native._hash_fn(algorithm)
+    fn = _hashfn.hash_fn(algorithm)
     if fn == ffi.NULL:
         return None
-    size = _native._DIGEST_SIZES[algorithm]
+    size = _hashfn.DIGEST_SIZES[algorithm]
     flags = _native._flags(strict_integers, integers_only)
     texts = _texts(col)
     n = col.length
@@ -142,7 +145,7 @@ def digest_column(
     c_values = ffi.from_buffer("uint8_t[]", values)
     c_offsets = ffi.from_buffer("int64_t[]", offsets) if offsets is not None else ffi.NULL
     c_validity = ffi.from_buffer("uint8_t[]", validity)
-    hasher = _native._hasher(fn, size, prefix if rendered else None)
+    hasher = _hashfn.hasher(fn, size, prefix if rendered else None)
     column = ffi.new("fjcs_arrow_digests *", {"data": c_values, "offsets": c_offsets, "validity": c_validity})
 
     def call(start: int, failed: Any, done: Any) -> int:
