@@ -152,17 +152,17 @@ def test_every_import_of_the_package_names_a_module_that_exists():
     assert _missing(package_sources()) == []
     moved = {
         "fastjcs.bulk.__init__": "",
-        "fastjcs.bulk.arrow": "def f():\n    from .core import seam\n    from ..core import seam\n",
+        "fastjcs.bulk.arrow": "def f():\n    from .core import backends\n    from ..core import backends\n",
         "fastjcs.core.__init__": "",
-        "fastjcs.core.seam": "",
+        "fastjcs.core.backends": "",
     }
     assert _missing(moved) == ["fastjcs.bulk.arrow -> fastjcs.bulk.core"]
 
 
 #: The backends and what only they use: the C extensions and the modules that call them, and the
 #: pure-Python backend. Every other layer reaches a backend through `fastjcs.core.api` or
-#: `fastjcs.core.seam` (`impl()`, `load()`, `arrow_columns()`), so that the backend a process
-#: runs on is chosen in one place (FASTJCS_BACKEND) and a test that swaps `seam._impl` swaps it
+#: `fastjcs.core.backends` (`impl()`, `load()`, `arrow_columns()`), so that the backend a process
+#: runs on is chosen in one place (FASTJCS_BACKEND) and a test that swaps `backends._impl` swaps it
 #: for the whole stack.
 BACKEND_MODULES = {
     "fastjcs.core.python_backend",
@@ -204,9 +204,9 @@ def test_the_backend_check_catches_a_direct_import():
         "fastjcs.bulk.arrow": "def g():\n    from ..core import arrow_native as _c\n",
         "fastjcs.eab.bindings": "import fastjcs.core.native_hash\nfrom fastjcs import _native_ext\n",
         "fastjcs.__init__": "from .core import python_backend\n",
-        "fastjcs.core.seam": "from . import python_backend, native_backend\n",
-        "fastjcs.core.api": "from .seam import impl\n",
-        "fastjcs.cpb.checker": "from ..core import seam, api\nfrom ..core.seam import impl\n",
+        "fastjcs.core.backends": "from . import python_backend, native_backend\n",
+        "fastjcs.core.api": "from .backends import impl\n",
+        "fastjcs.cpb.checker": "from ..core import backends, api\nfrom ..core.backends import impl\n",
     }
     assert backend_imports(sources) == [
         "fastjcs.__init__ -> fastjcs.core.python_backend",

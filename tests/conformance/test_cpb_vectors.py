@@ -23,8 +23,8 @@ from conftest import REPO, SUITES, UPSTREAM
 import fastjcs
 from fastjcs import cpb, profiles
 from fastjcs.conformance import cpb_vectors as vectors
+from fastjcs.core import backends
 from fastjcs.core import python_backend as _python
-from fastjcs.core import seam
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
 
@@ -467,7 +467,7 @@ def test_context_vectors_are_what_their_generator_writes():
 def test_mutant_sort_by_code_point_is_caught(monkeypatch):
     """The Python backend's key order with UTF-16 replaced by code points (a mutant of the JCS step,
     so it runs on the Python backend only)."""
-    monkeypatch.setattr(seam, "_impl", _python)
+    monkeypatch.setattr(backends, "_impl", _python)
     monkeypatch.setattr(_python, "_utf16_key", lambda key: key)
     assert fastjcs.dumps({"\U0001f602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001f602":1}'.encode()
     assert "jcs-n/kat-01-astral-vs-private-use.json" in _failed(OURS)

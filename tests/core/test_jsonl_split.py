@@ -3,7 +3,7 @@ final newline ends the last line, empty input has no lines, and nothing else lea
 
 The expected lines below are written by hand from that rule (JSON Lines, jsonlines.org: "each
 line is terminated by \\n"; "\\r\\n" reads the same since "\\r" is JSON whitespace, RFC 8259 section
-2). The C core splits in csrc/batch.c (fjcs_digest_lines_hex) and bulk.lines cuts a stream into
+2). The C core splits in csrc/batch.c (fjcs_digest_lines_hex) and bulk.jsonl cuts a stream into
 chunks of whole lines: both are held here to the same lines on hostile inputs."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from fastjcs.bulk import lines as bulk_lines
+from fastjcs.bulk import jsonl as bulk_jsonl
 from fastjcs.core import jsonl
 from fastjcs.core import python_backend as _python
 
@@ -60,10 +60,10 @@ def test_a_rule_that_also_splits_at_cr_is_caught():
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
 def test_bulk_chunks_hold_whole_lines_at_every_chunk_size(chunk):
-    """bulk.lines cuts the stream after a newline only: the lines of its chunks are the lines of
+    """bulk.jsonl cuts the stream after a newline only: the lines of its chunks are the lines of
     the input, with a chunk boundary at every byte (chunk=1)."""
     for data in [d for d, _ in HOSTILE] + _random_inputs(200, chunk):
-        chunks = [bytes(c) for c in bulk_lines.LineChunks(io.BytesIO(data), chunk)]
+        chunks = [bytes(c) for c in bulk_jsonl.LineChunks(io.BytesIO(data), chunk)]
         assert b"".join(chunks) == data
         assert all(c.endswith(b"\n") for c in chunks[:-1])
         assert [line for c in chunks for line in jsonl.split_lines(c)] == jsonl.split_lines(data)
@@ -100,17 +100,17 @@ def test_the_c_split_resumes_where_it_stopped(native):
 
 
 def test_the_c_split_gives_the_same_lines_at_a_one_byte_chunk_boundary(native, monkeypatch):
-    """digest --jsonl's whole path (bulk.lines.run, one backend call per chunk) on the C core,
+    """digest --jsonl's whole path (bulk.jsonl.run, one backend call per chunk) on the C core,
     with a chunk boundary after every byte, writes what one call over the whole input writes."""
-    from fastjcs.core import seam
+    from fastjcs.core import backends
 
-    monkeypatch.setattr(seam, "_impl", native)
-    settings = bulk_lines.Settings("sha256", "jcs", (), 100, False)
+    monkeypatch.setattr(backends, "_impl", native)
+    settings = bulk_jsonl.Settings("sha256", "jcs", (), 100, False)
     for data in [d for d, _ in HOSTILE] + _random_inputs(100, 3):
         outputs = []
         for chunk in (1, 1 << 20):
             out: list[bytes] = []
-            bulk_lines.run(io.BytesIO(data), settings, 1, out.append, lambda notes: None, False, chunk=chunk)
+            bulk_jsonl.run(io.BytesIO(data), settings, 1, out.append, lambda notes: None, False, chunk=chunk)
             outputs.append(b"".join(out))
         assert outputs[0] == outputs[1], data
         assert outputs[0].count(b"\n") == len(jsonl.split_lines(data)), data

@@ -44,7 +44,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(f"fastjcs.arrow needs pyarrow (pip install 'fastjcs[arrow]'): {exc}") from exc
 
-from ..core import hashing, seam
+from ..core import backends, hashing
 from ..core.api import DEFAULT_MAX_DEPTH, check_depth
 from ..core.errors import CanonicalizationError
 
@@ -221,7 +221,7 @@ def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list
     if n == 0:
         return pa.array([], out_type), []
     validity, offsets, data = _buffers(chunk, large)
-    columns = seam.arrow_columns()
+    columns = backends.arrow_columns()
     if columns is not None:
         done = _native_chunk(columns, chunk, job, large, out_type, validity, offsets, data)
         if done is not None:
@@ -235,7 +235,7 @@ def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list
 def _native_chunk(
     _c: Any, chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
 ) -> tuple[Any, list[tuple[int, CanonicalizationError]]] | None:
-    """The chunk by `_c`, the C path of Arrow columns (`seam.arrow_columns()`)."""
+    """The chunk by `_c`, the C path of Arrow columns (`backends.arrow_columns()`)."""
     n = len(chunk)
     col = _c.Column(
         offsets.address,
@@ -293,7 +293,7 @@ def _python_chunk(
     offs = memoryview(offsets)[: (first + n + 1) * size].cast("q" if large else "i")
     payload = memoryview(data) if data is not None else memoryview(b"")
     bits = memoryview(validity) if validity is not None else None
-    canonicalize = seam.impl().canonicalize
+    canonicalize = backends.impl().canonicalize
     oneshot = hashing.oneshot(job.algorithm) if job.digest else None
     prefix = job.algorithm + ":"
     results: list[Any] = []

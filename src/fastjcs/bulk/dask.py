@@ -34,7 +34,7 @@ from ..core.errors import CanonicalizationError
 from ..core.hashing import check_algorithm
 from . import arrow, jobs
 from .jobs import Result
-from .lines import Settings
+from .jsonl import Settings
 
 __all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks", "Result"]
 

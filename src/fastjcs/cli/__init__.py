@@ -465,13 +465,13 @@ def version_report(verbose: bool = False) -> str:
     what fastjcs runs on."""
     import platform
 
-    from ..core import seam
+    from ..core import backends
 
-    lines = [f"fastjcs {__version__} ({seam.backend()} backend)"]
+    lines = [f"fastjcs {__version__} ({backends.backend()} backend)"]
     if not verbose:
         return lines[0]
-    lines.append(f"backend: {seam.why()}")
-    native = seam.native_report("sha256")
+    lines.append(f"backend: {backends.why()}")
+    native = backends.native_report("sha256")
     if native is not None:
         path, small_calls, oneshot = native
         lines.append(f"C core: {path}")

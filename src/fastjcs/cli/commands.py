@@ -78,8 +78,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
 
 
 def _digest_settings(args: argparse.Namespace) -> Any:
-    """The settings of a digest run (a `fastjcs.bulk.lines.Settings`), checked for conflicts."""
-    from ..bulk.lines import Settings
+    """The settings of a digest run (a `fastjcs.bulk.jsonl.Settings`), checked for conflicts."""
+    from ..bulk.jsonl import Settings
 
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
@@ -149,8 +149,8 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | Non
 
 def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
     """The workers of `digest --jsonl --jobs N`: at most one per CPU and one per chunk of a file
-    (`fastjcs.bulk.lines.workers_for`); a request that is capped is said on stderr, once."""
-    from ..bulk import lines as _jsonl
+    (`fastjcs.bulk.jsonl.workers_for`); a request that is capped is said on stderr, once."""
+    from ..bulk import jsonl as _jsonl
 
     size = None
     if path != "-":
@@ -170,7 +170,7 @@ def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
 
 
 def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
-    from ..bulk import lines as _jsonl
+    from ..bulk import jsonl as _jsonl
 
     source = source_name(args.file)
     chunk = args.chunk_bytes or _jsonl.CHUNK

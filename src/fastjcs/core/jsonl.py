@@ -1,7 +1,7 @@
 """JSON Lines: the one split rule, and the per-line digest results rendered as the command line
 writes them.
 
-The split rule, everywhere fastjcs reads JSON Lines (here, `fastjcs.bulk.lines`, which cuts a
+The split rule, everywhere fastjcs reads JSON Lines (here, `fastjcs.bulk.jsonl`, which cuts a
 stream into chunks of whole lines, and the C core's `fjcs_digest_lines_hex` in csrc/batch.c,
 held to this definition by tests/core/test_jsonl_split.py): a line ends at each b"\\n" (NEWLINE)
 and nowhere else; a final newline ends the last line rather than starting an empty one; empty

@@ -63,7 +63,7 @@ def _lender() -> Any:
 
 
 def format_double(x: float) -> str:
-    """ECMAScript rendering of a double, by the C core (through the direct entry on CPython)."""
+    """A double formatted as ECMAScript formats it, by the C core (through the direct entry on CPython)."""
     if _direct is not None:
         text = _direct.format_double(x)
         if text is not None:
@@ -80,7 +80,7 @@ def format_double(x: float) -> str:
 
 
 def format_doubles(values: Sequence[float]) -> list[str]:
-    """Render many doubles (the corpus check and the benchmarks use it)."""
+    """Format many doubles (the corpus check and the benchmarks use it)."""
     return [format_double(x) for x in values]
 
 

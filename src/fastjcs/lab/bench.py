@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Optional
 
-from ..core import seam
+from ..core import backends
 from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
 from .peers import CANNOT_START, OK, BatchPeer
@@ -337,14 +337,14 @@ def candidates() -> tuple[list[Candidate], dict[str, str]]:
     D = DEFAULT_MAX_DEPTH
 
     try:
-        _native = seam.load("native")
+        _native = backends.load("native")
     except ImportError as exc:
         skipped["fastjcs (native)"] = f"C extension not built: {exc}"
     else:
         found.append(
             Candidate("fastjcs (native)", lambda o: _native.dumps(o, D), lambda t: _native.canonicalize(t, D, False))
         )
-    _python = seam.load("python")
+    _python = backends.load("python")
     found.append(
         Candidate("fastjcs (python)", lambda o: _python.dumps(o, D), lambda t: _python.canonicalize(t, D, False))
     )

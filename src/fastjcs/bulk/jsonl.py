@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-from ..core import seam
+from ..core import backends
 from ..core.errors import FastJCSError
 from ..core.hashing import raw_digest
 from ..core.jsonl import first_line_end, lines_hex_from, split_lines, whole_lines_end
@@ -75,7 +75,7 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
     """Digest every line of `data` (whole lines, any bytes-like object); never raises for a bad line."""
     if s.profile == "jcs":
         # One backend call renders the digest lines itself (in C, without coming back per line).
-        output, lines, failures = seam.impl().digest_lines_hex(
+        output, lines, failures = backends.impl().digest_lines_hex(
             data, s.max_depth, s.strict_integers, s.algorithm, s.algorithm + ":", s.integers_only
         )
     else:
@@ -223,7 +223,7 @@ def run(
     done: Callable[[Any], None]  # a chunk is digested: the reader may reuse its block
     executor: Any = None
     try:
-        if s.profile == "jcs" and seam.backend() == "native":
+        if s.profile == "jcs" and backends.backend() == "native":
             # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
             # threads share the work with no pickling of results between processes.
             from concurrent.futures import ThreadPoolExecutor
@@ -323,7 +323,7 @@ def _write(
         failures = result.failures[:1] if fail_fast else result.failures
         done = 0
         for at in range(0, len(failures), _BATCH):  # the texts of a batch at a time in memory
-            out, notes, done = _render(failures[at : at + _BATCH], result.output, done, first_line, base)
+            out, notes, done = _place_errors(failures[at : at + _BATCH], result.output, done, first_line, base)
             write(out)
             report(notes)
         failed += len(failures)
@@ -340,7 +340,7 @@ def _write(
 _BATCH = 2048
 
 
-def _render(
+def _place_errors(
     failures: list[tuple[Any, ...]], output: bytes, done: int, first_line: int, base: int
 ) -> tuple[bytes, list[str], int]:
     """The output up to the last of these failures with their `error:` lines in place, their

@@ -1,4 +1,4 @@
-"""The seam between the API and the two backends: which backend runs.
+"""The backends: which one runs (between the API and the two backend modules).
 
 The backend is chosen once, at import (msgpack's MSGPACK_PUREPYTHON pattern):
 
