@@ -83,7 +83,7 @@ typedef struct reader {
     ref refs_local[32];
 } reader;
 
-static int fail(reader *r, int code, const uint8_t *at, const char *msg) {
+static fjcs_code fail(reader *r, fjcs_code code, const uint8_t *at, const char *msg) {
     return fjcs__fail(r->err, code, (size_t)(at - r->base), msg);
 }
 
@@ -133,7 +133,7 @@ static size_t enter_ref(reader *r, size_t pos) {
  * string; *plain says whether no byte needed escaping. FJCS_E_SURROGATE for an encoded surrogate
  * (a lone surrogate in the Python str), FJCS_E_ENCODING for anything else ill-formed.
  */
-static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii_only, int *plain,
+static fjcs_code write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii_only, int *plain,
                                 const uint8_t *at) {
     const uint8_t *p = s, *end = s + n;
     if (ascii_only) {
@@ -187,7 +187,7 @@ static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii
     return FJCS_OK;
 }
 
-static int write_known_string(reader *r, const ref *e, const uint8_t *at) {
+static fjcs_code write_known_string(reader *r, const ref *e, const uint8_t *at) {
     fjcs_buf *out = r->out;
     if (e->plain) {
         if (fjcs__buf_reserve(out, e->n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
@@ -236,7 +236,7 @@ static int read_string_payload(reader *r, uint8_t code, const uint8_t **s, size_
 #define MAX_SAFE_INT ((int64_t)9007199254740991) /* 2^53 - 1 */
 
 /* An 'l' payload: the integer, or FJCS_E_INT_DOMAIN when it is outside +/-(2^53-1). */
-static int read_long(reader *r, int64_t *v, const uint8_t *at) {
+static fjcs_code read_long(reader *r, int64_t *v, const uint8_t *at) {
     if (!need(r, 4)) return fail(r, FJCS_E_ENCODING, at, "truncated encoding");
     int32_t n = (int32_t)rd_u32(r->p);
     r->p += 4;
@@ -261,7 +261,7 @@ static int read_long(reader *r, int64_t *v, const uint8_t *at) {
 
 /* ---- The reader ------------------------------------------------------------------------------ */
 
-static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t resume,
+static fjcs_code push_frame(reader *r, int is_dict, size_t count, size_t index, size_t resume,
                       const uint8_t *at) {
     if (r->nframes >= r->max_depth) return fail(r, FJCS_E_DEPTH, at, "nesting deeper than max_depth");
     if (fjcs__grow((void **)&r->frames, &r->frames_cap, r->nframes, sizeof(oframe),
@@ -284,12 +284,12 @@ static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t
 
 /* Close the container on top: ']' or '}' (members put in order first), mark its entry done,
  * and continue after the back-reference that led here, if one did. */
-static int pop_frame(reader *r) {
+static fjcs_code pop_frame(reader *r) {
     oframe *f = &r->frames[r->nframes - 1];
     if (f->is_dict) {
         size_t n = r->nmembers - f->mbase, dup = 0;
         /* With no member read yet, members is NULL, and NULL + 0 is undefined behaviour in C. */
-        int rc = n < 2 ? FJCS_OK
+        fjcs_code rc = n < 2 ? FJCS_OK
                        : fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &f->nest,
                                              r->order, &dup);
         if (rc == FJCS_E_DUPKEY) return fail(r, rc, r->base + dup, "duplicate member name");
@@ -308,12 +308,12 @@ static int pop_frame(reader *r) {
     return FJCS_OK;
 }
 
-static int read_value(reader *r);
+static fjcs_code read_value(reader *r);
 
 /* Having read the start of a value, read on until the stack is back to `base` frames: the value
  * is then complete. */
-static int drive(reader *r, size_t base) {
-    int rc = FJCS_OK;
+static fjcs_code drive(reader *r, size_t base) {
+    fjcs_code rc = FJCS_OK;
     while (rc == FJCS_OK) {
         if (r->nframes == base) return FJCS_OK;
         oframe *f = &r->frames[r->nframes - 1];
@@ -396,7 +396,7 @@ static int drive(reader *r, size_t base) {
 }
 
 /* Read one value at r->p: write a scalar, or open a container (its items follow in run()). */
-static int read_value(reader *r) {
+static fjcs_code read_value(reader *r) {
     const uint8_t *at = r->p;
     if (!need(r, 1)) return fail(r, FJCS_E_ENCODING, at, "truncated encoding");
     uint8_t b = *r->p++, code = b & 0x7F;
@@ -409,7 +409,7 @@ static int read_value(reader *r) {
     ref scratch_entry;
     memset(&scratch_entry, 0, sizeof scratch_entry);
     ref *e = index != NO_INDEX && r->refs[index].kind == K_PENDING ? &r->refs[index] : &scratch_entry;
-    int rc;
+    fjcs_code rc;
 
     switch (code) {
     case 'N':
@@ -572,7 +572,7 @@ fjcs_code fjcs__marshal_run(const char *data, size_t len, size_t max_depth, fjcs
         fjcs__order_reset(order);
         r.order = order;
     }
-    int rc = read_value(&r);
+    fjcs_code rc = read_value(&r);
     if (rc == FJCS_OK) rc = drive(&r, 0);
     if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
     if (rc == FJCS_OK && fjcs__order_finish(out, r.order) != FJCS_OK)
@@ -596,7 +596,7 @@ fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_dep
     reader r;
     reader_init(&r, data, len, max_depth, (int)flags, &out, err);
     *count = 0;
-    int rc = FJCS_OK;
+    fjcs_code rc = FJCS_OK;
     /* The list (or tuple) itself: its items are the values, and it is no value of its own. It is
      * entered in the back-reference table if flagged, and stays open: an item that refers to it
      * is a cycle. */

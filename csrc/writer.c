@@ -193,7 +193,7 @@ static void sort_members(fjcs__member *m, size_t n, fjcs__member *tmp) {
     if (src != m) memcpy(m, src, n * sizeof *m);
 }
 
-static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
                          fjcs__order *o);
 
 /* The memo slot for a sequence of n names starting with `first` (a cheap mix: records of one
@@ -278,7 +278,7 @@ fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sort
 
 /* Write the members m[0..n), now in canonical order, in place of the region they sit in, in
  * input order, separated by single commas (or record them for fjcs__order_finish). */
-static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
                          fjcs__order *o) {
     size_t region = SIZE_MAX, region_end = 0;
     for (size_t i = 0; i < n; i++) {

@@ -39,7 +39,9 @@ try:
     import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
 
     # The reader is internal (text.c calls it): a test build of the core declares it.
-    _test_build = cbuild.load("_fjcs_test_parse", "int fjcs__parse_double(const char *tok, size_t len, double *out);")
+    _test_build = cbuild.load(
+        "_fjcs_test_parse", "fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);"
+    )
 except ImportError as exc:  # pragma: no cover - depends on the build
     if REQUIRE_NATIVE:
         raise
