@@ -13,6 +13,7 @@ import marshal
 import operator
 import re
 import struct
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -29,16 +30,36 @@ NAME = "native"
 
 # A call costs mostly cffi's overhead: the functions and the constants are bound once.
 #
-# One small document per call goes through the per-thread entry points (fjcs_local_*, fastjcs.h):
-# one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string` and
-# handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any failure,
-# and the ordinary entry point is run on the same input for the error (a rare path). An input
-# larger than _SMALL takes the ordinary entry point from the start: its output buffer is freed as
-# soon as it is copied, rather than kept by the thread until its next call.
+# One small document per call goes through the lender (fjcs_lender_*, fastjcs.h) of the calling
+# thread: one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string`
+# and handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any
+# failure, and the ordinary entry point is run on the same input for the error (a rare path). An
+# input larger than _SMALL takes the ordinary entry point from the start: its output buffer is
+# freed as soon as it is copied, rather than kept by the lender until its next call.
 _SMALL = 1 << 16
 _string, _DONE = ffi.string, b"\0"
-_local_format_double = lib.fjcs_local_format_double
+_lender_format_double = lib.fjcs_lender_format_double
 _INFINITIES = (float("inf"), float("-inf"))
+
+# Each Python thread has its own lender, opened on its first small call and closed (ffi.gc) when
+# the thread ends and its threading.local goes: the C core keeps no per-thread state of its own.
+_threads = threading.local()
+
+
+def _open_lender() -> Any:
+    lender = lib.fjcs_lender_open()
+    if lender == ffi.NULL:
+        raise MemoryError("fastjcs: out of memory")
+    _threads.lender = lender = ffi.gc(lender, lib.fjcs_lender_close)
+    return lender
+
+
+def _lender() -> Any:
+    """The calling thread's lender."""
+    try:
+        return _threads.lender
+    except AttributeError:
+        return _open_lender()
 
 
 def format_double(x: float) -> str:
@@ -48,7 +69,7 @@ def format_double(x: float) -> str:
         if text is not None:
             return text
         raise FloatDomainError(f"{x!r} is not representable in JCS")
-    p = _local_format_double(x)
+    p = _lender_format_double(_lender(), x)
     if p:
         text = _string(p)
         p[-1] = _DONE
@@ -92,7 +113,7 @@ def _run_text(data: Any, max_depth: int, flags: int, out: Any) -> None:
         raise _errors.text_error(err, data, max_depth)
 
 
-_local_canonicalize = lib.fjcs_local_canonicalize
+_lender_canonicalize = lib.fjcs_lender_canonicalize
 
 # The direct entry (fastjcs._direct: CPython's C API, the GIL held for the whole call) takes a text
 # of up to DIRECT_TEXT bytes; a larger one goes through cffi, which releases the GIL while C works
@@ -127,8 +148,12 @@ def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only
             return result
         _refused_text(data, max_depth, _flags(strict_integers, integers_only))
     if type(data) is bytes and len(data) <= _SMALL:
-        p = _local_canonicalize(
-            data, len(data), max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
+        p = _lender_canonicalize(
+            _lender(),
+            data,
+            len(data),
+            max_depth,
+            (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0),
         )
         if p:
             text = _string(p)
@@ -175,7 +200,7 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 _marshal_dumps = marshal.dumps
 _new, _unpack, _NULL = ffi.new, ffi.unpack, ffi.NULL
 _canonicalize_marshal, _buf_free, _OK = lib.fjcs_canonicalize_marshal, lib.fjcs_buf_free, lib.FJCS_OK
-_local_canonicalize_marshal = lib.fjcs_local_canonicalize_marshal
+_lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 
 
 # On CPython (3.10 and later), a value is read directly by the walker of the direct entry
@@ -220,7 +245,9 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
     except ValueError:
         return _python.dumps(obj, max_depth, integers_only, default)
     if len(encoded) <= _SMALL:
-        p = _local_canonicalize_marshal(encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0)
+        p = _lender_canonicalize_marshal(
+            _lender(), encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0
+        )
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -281,7 +308,7 @@ def digest_many_rendered(
 def _digest_many(
     objs: list, max_depth: int, algorithm: str, integers_only: bool, default: Any, rendered: bool
 ) -> list[Any]:
-    fn, size, prefix, address = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     if default is None and _direct is not None and address:
         results, code = _direct.digest_many(
             objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
@@ -311,13 +338,13 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
         if encoded is not None:
             digests = ffi.new("uint8_t[]", n * size)
             count = ffi.new("size_t *")
+            hasher = _hashfn.hasher(fn, size, None)
             rc = lib.fjcs_digest_marshal_items(
                 encoded,
                 len(encoded),
                 max_depth,
                 _INTEGERS_ONLY if integers_only else 0,
-                fn,
-                size,
+                hasher,
                 digests,
                 n,
                 count,
@@ -335,7 +362,8 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
     return _digest_each(objs, 0, max_depth, algorithm, integers_only)
 
 
-_local_digest_marshal = lib.fjcs_local_digest_marshal
+_lender_digest_marshal = lib.fjcs_lender_digest_marshal
+_lender_digest_text = lib.fjcs_lender_digest_text
 
 
 def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
@@ -343,7 +371,7 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     hashed in one C call (the public hash API when the compiled one-shot is not found)."""
     if default is not None:
         return _hash.render(algorithm, _hashfn.public_digest(algorithm, dumps(obj, max_depth, integers_only, default)))
-    fn, size, prefix, address = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _INTEGERS_ONLY if integers_only else 0
     if _direct_digest is not None and address:
         result = _direct_digest(obj, max_depth, flags, address, size, prefix)
@@ -355,7 +383,7 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     except ValueError:
         encoded = b""  # a subclass or a deep value: the pure-Python reader, through dumps
     if fn != _NULL and 0 < len(encoded) <= _SMALL:
-        p = _local_digest_marshal(encoded, len(encoded), max_depth, flags, fn, size, prefix, len(prefix))
+        p = _lender_digest_marshal(_lender(), encoded, len(encoded), max_depth, flags, hasher)
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -370,8 +398,8 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
 
 def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False) -> str:
     """The rendered digest of a JSON text's canonical form: canonicalized and hashed in one C call
-    for a text of bytes up to DIRECT_TEXT (the direct entry, or cffi's per-thread entry)."""
-    fn, size, prefix, address = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
+    for a text of bytes up to DIRECT_TEXT (the direct entry, or the thread's lender)."""
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _flags(strict_integers, integers_only)
     if address and type(data) is bytes:
         if _direct is not None and len(data) <= DIRECT_TEXT:
@@ -379,7 +407,7 @@ def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str
             if result is not None:
                 return result
         elif len(data) <= _SMALL:
-            p = lib.fjcs_local_digest_text(data, len(data), max_depth, flags, fn, size, prefix, len(prefix))
+            p = _lender_digest_text(_lender(), data, len(data), max_depth, flags, hasher)
             if p:
                 text = _string(p)
                 p[-1] = _DONE
@@ -427,12 +455,13 @@ def digest_texts(
     if fn == ffi.NULL or n == 0:
         return _python_texts(texts, max_depth, strict_integers, algorithm, integers_only)
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
+    hasher = _hashfn.hasher(fn, size, None)
     items = ffi.new("fjcs_item[]", n)
     buffers = [ffi.from_buffer(t) for t in texts]  # no copies; alive until the call returns
     pointers = ffi.new("char *[]", buffers)
     lens = ffi.new("size_t[]", [len(t) for t in texts])
     flags = _flags(strict_integers, integers_only)
-    rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)
+    rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, hasher, items)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
     return _items_results(items, n, size, texts, max_depth)
@@ -514,12 +543,13 @@ def digest_lines_hex(
         )
     size = _hashfn.DIGEST_SIZES[algorithm]
     flags = _flags(strict_integers, integers_only)
+    hasher = _hashfn.hasher(fn, size, prefix.encode("ascii"))
     capacity = 256
     items = ffi.new("fjcs_item[]", capacity)
     records = ffi.buffer(items)
-    counts = ffi.new("size_t[3]")  # failures, lines, consumed
+    failed = ffi.new("fjcs_failures *", {"items": items, "capacity": capacity})
+    counts = ffi.new("size_t[2]")  # lines, consumed
     out = ffi.new("fjcs_buf *")
-    prefix_bytes = prefix.encode("ascii")
     failures: list[tuple[Any, ...]] = []
     worded: dict[Any, str] = {}
     known, add = worded.get, failures.append
@@ -534,20 +564,15 @@ def digest_lines_hex(
                     total - done,
                     max_depth,
                     flags,
-                    fn,
-                    size,
-                    prefix_bytes,
-                    len(prefix_bytes),
+                    hasher,
                     out,
-                    items,
-                    capacity,
+                    failed,
                     counts,
                     counts + 1,
-                    counts + 2,
                 )
                 if rc == lib.FJCS_E_NOMEM:
                     raise MemoryError("fastjcs: out of memory")
-                nf = int(counts[0])
+                nf = int(failed.count)
                 for code, expected, offset, start, length, index, out_at in _read_items(records[: nf * _ITEM_SIZE]):
                     start += done
                     # The wording depends only on the code, what was expected and the character at
@@ -569,8 +594,8 @@ def digest_lines_hex(
                                 code, expected, view[start : start + length], offset, max_depth
                             )
                     add((lines + index, start, out_at, offset, what))
-                lines += int(counts[1])
-                done += int(counts[2])
+                lines += int(counts[0])
+                done += int(counts[1])
         return (ffi.buffer(out.data, out.len)[:] if out.len else b""), lines, failures
     finally:
         view.release()

@@ -65,20 +65,38 @@ def address(fn: Any) -> int:
     return int(ffi.cast("uintptr_t", fn))
 
 
-# Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:", and
-# the one-shot's address for the direct entry, 0 when there is none).
-digest_args: dict[str, tuple[Any, int, bytes, int]] = {}
+# The hashers made, by (one-shot, size, prefix), each with the prefix it points to (kept alive).
+_hashers: dict[tuple[int, int, bytes | None], tuple[Any, Any]] = {}
 
 
-def digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int]:
+def hasher(fn: Any, size: int, prefix: bytes | None) -> Any:
+    """The fjcs_hasher of the C digest functions for a one-shot, a size and a prefix (None: raw
+    digests, for fjcs_arrow_digest), made once."""
+    key = (address(fn), size, prefix)
+    made = _hashers.get(key)
+    if made is None:
+        text = ffi.new("char[]", prefix) if prefix is not None else ffi.NULL
+        made = _hashers[key] = (ffi.new("fjcs_hasher *", {"fn": fn, "size": size, "prefix": text}), text)
+    return made[0]
+
+
+# Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:", the
+# one-shot's address for the direct entry (0 when there is none), and the fjcs_hasher of the one-shot,
+# the size and the prefix, None when there is no one-shot).
+digest_args: dict[str, tuple[Any, int, bytes, int, Any]] = {}
+
+
+def digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int, Any]:
     """The `digest_args` entry of `algorithm`, made on first use."""
     args = digest_args.get(algorithm)
     if args is None:
         fn = hash_fn(algorithm)
+        size, prefix = DIGEST_SIZES[algorithm], f"{algorithm}:".encode("ascii")
         args = digest_args[algorithm] = (
             fn,
-            DIGEST_SIZES[algorithm],
-            f"{algorithm}:".encode("ascii"),
+            size,
+            prefix,
             address(fn) if fn != ffi.NULL else 0,
+            hasher(fn, size, prefix) if fn != ffi.NULL else None,
         )
     return args
