@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ..conformance import default_suites
 from ..core.api import canonicalize_to
+from ..core.digests import digests_equal
 from ..core.errors import FastJCSError
 from .streams import (
     EXIT_ERROR,
@@ -200,25 +201,11 @@ def _digest_line(path: str, settings: Any) -> str:
 # ---- digest --check and --expect ---------------------------------------------------------------
 
 
-def _parsed(digest: str) -> tuple[str, str]:
-    """(algorithm, hex) of a digest as `digests_equal` reads one: '<alg>:<hex>', or bare hex for
-    SHA-256; InvalidDigestError when it is malformed."""
+def _checked(digest: str) -> None:
+    """InvalidDigestError unless `digest` is one `digests_equal` reads: '<alg>:<hex>', or bare hex."""
     from ..core.digests import parse_digest, parse_hex_digest
 
-    if ":" in digest:
-        parsed = parse_digest(digest)
-        return parsed.algorithm, parsed.hex
-    return "sha256", parse_hex_digest(digest)
-
-
-def _same_digest(a: str, b: str) -> bool:
-    """`digests_equal(a, b)`, with the hex compared in constant time (hmac.compare_digest):
-    `digests_equal` itself compares with ==, which returns at the first differing character."""
-    import hmac
-
-    alg_a, hex_a = _parsed(a)
-    alg_b, hex_b = _parsed(b)
-    return hmac.compare_digest(hex_a.encode("ascii"), hex_b.encode("ascii")) and alg_a == alg_b
+    (parse_digest if ":" in digest else parse_hex_digest)(digest)
 
 
 def _algorithm_of(digest: str) -> str:
@@ -242,7 +229,7 @@ def _parse_digests(path: str) -> list[tuple[str, str]]:
         if not sep or not name:
             raise CLIError(f"{source}:{n}: not a digest line ('<digest>  <name>', as digest prints for several FILEs)")
         try:
-            _parsed(digest)
+            _checked(digest)
         except FastJCSError as exc:
             raise CLIError(f"{source}:{n}: {type(exc).__name__}: {exc}") from exc
         if escaped:
@@ -286,12 +273,12 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
         if len(files) != 1:
             raise CLIError("--expect takes one FILE")
         try:
-            _parsed(args.expect)
+            _checked(args.expect)
         except FastJCSError as exc:
             raise CLIError(f"--expect: {type(exc).__name__}: {exc}") from exc
         args.algorithm = args.algorithm or _algorithm_of(args.expect)
         line = _digest_line(files[0], _digest_settings(args))
-        if _same_digest(line, args.expect):
+        if digests_equal(line, args.expect):
             print("match")
             return EXIT_OK
         print(f"mismatch: {source_name(files[0])} digests to {line}")
@@ -310,7 +297,7 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
             print(f"{_shown(name)}: FAILED open or read")
             unreadable += 1
             continue
-        if _same_digest(line, expected):
+        if digests_equal(line, expected):
             print(f"{_shown(name)}: OK")
         else:
             print(f"{_shown(name)}: FAILED")

@@ -266,6 +266,8 @@ def digests_equal(a: str, b: str) -> bool:
 
     Both are checked first (InvalidDigestError for an unknown prefix, uppercase hex, a wrong length,
     whitespace; bytes are a TypeError); a bare digest is SHA-256, so it never equals a sha384 one.
+    The hex is compared in constant time (`hmac.compare_digest`), so where one side is expected and
+    the other comes from a caller, the time taken says nothing about how much of it matched.
 
     >>> digests_equal("ab" * 32, "sha256:" + "ab" * 32)
     True
@@ -274,7 +276,10 @@ def digests_equal(a: str, b: str) -> bool:
       ...
     fastjcs.core.errors.InvalidDigestError: unknown digest algorithm prefix 'sha512': 'sha256:' or ...
     """
-    return _either(a) == _either(b)
+    from hmac import compare_digest  # constant time; hmac's import of hashlib is not used for digests
+
+    x, y = _either(a), _either(b)
+    return compare_digest(x.hex.encode("ascii"), y.hex.encode("ascii")) and x.algorithm == y.algorithm
 
 
 def _either(value: str) -> ParsedDigest:
