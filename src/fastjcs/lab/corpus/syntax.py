@@ -49,6 +49,25 @@ def _syntax_lenient(rng: random.Random) -> _Raw:
     return pre + lit + post, False, f"literal {lit.decode()}", None
 
 
+#: Missing or misplaced separators, and unbalanced brackets or quotes: what the sampler draws
+#: from, and the listed cases enumerate (with the other broken texts of _BROKEN).
+_BAD_SEPARATORS = [
+    b'{"a" 1}',
+    b'{"a"::1}',
+    b"[1 2]",
+    b'{"a":1 "b":2}',
+    b'{"a"}',
+    b"[,1]",
+    b'{,"a":1}',
+    b"[1,,2]",
+    b'{"a":}',
+    b"[:]",
+    b'["a":1]',
+    b"{1:2}",
+]
+_UNBALANCED = [b"[}", b"{]", b"[1}", b'{"a":1]', b"]", b"}", b"[[]", b'"abc', b'["a]', b'{"a":"b}', b'["\\"]']
+
+
 @_category(
     "syntax-broken",
     "RFC 8259 2",
@@ -71,25 +90,8 @@ def _syntax_broken(rng: random.Random) -> _Raw:
     if kind == 3:
         return rng.choice((b"", b" ", b"\n", b"\t\r\n ")), False, "no value at all", None
     if kind == 4:
-        doc = rng.choice(
-            (
-                b'{"a" 1}',
-                b'{"a"::1}',
-                b"[1 2]",
-                b'{"a":1 "b":2}',
-                b'{"a"}',
-                b"[,1]",
-                b'{,"a":1}',
-                b"[1,,2]",
-                b'{"a":}',
-                b"[:]",
-                b'["a":1]',
-                b"{1:2}",
-            )
-        )
-        return _in_slot(rng, doc), False, "a missing or misplaced separator", None
-    doc = rng.choice((b"[}", b"{]", b"[1}", b'{"a":1]', b"]", b"}", b"[[]", b'"abc', b'["a]', b'{"a":"b}', b'["\\"]'))
-    return doc, False, "unbalanced brackets or quotes", None
+        return _in_slot(rng, rng.choice(_BAD_SEPARATORS)), False, "a missing or misplaced separator", None
+    return rng.choice(_UNBALANCED), False, "unbalanced brackets or quotes", None
 
 
 _LENIENT_LITERALS = [
@@ -124,29 +126,8 @@ def _list_syntax_lenient(rng: random.Random) -> Sequence[_Raw]:
 
 
 _BROKEN = [
-    b'{"a" 1}',
-    b'{"a"::1}',
-    b"[1 2]",
-    b'{"a":1 "b":2}',
-    b'{"a"}',
-    b"[,1]",
-    b'{,"a":1}',
-    b"[1,,2]",
-    b'{"a":}',
-    b"[:]",
-    b'["a":1]',
-    b"{1:2}",
-    b"[}",
-    b"{]",
-    b"[1}",
-    b'{"a":1]',
-    b"]",
-    b"}",
-    b"[[]",
-    b'"abc',
-    b'["a]',
-    b'{"a":"b}',
-    b'["\\"]',
+    *_BAD_SEPARATORS,
+    *_UNBALANCED,
     b"",
     b" ",
     b"\n",
