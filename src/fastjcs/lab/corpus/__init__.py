@@ -33,15 +33,20 @@ from .cases import (
 )
 from .number import es6_layout
 from .sources import (
+    CANON_SOURCES,
     DEFAULT_SOURCES,
     ES6_PUBLISHED,
     ES6_STATIC_VALUES,
+    QUICK_ES6,
+    QUICK_LISTED,
+    QUICK_SAMPLED,
     VECTOR_FOLDERS,
     es6_bit_patterns,
     es6_cases,
     es6_static_values,
     load,
     printable,
+    quick_cases,
     user_cases,
     vector_cases,
 )
@@ -56,9 +61,13 @@ CATEGORIES: dict[str, tuple[str, str]] = {name: (c.clause, c.description) for na
 
 __all__ = [
     "CATEGORIES",
+    "CANON_SOURCES",
     "DEFAULT_SOURCES",
     "ES6_PUBLISHED",
     "ES6_STATIC_VALUES",
+    "QUICK_ES6",
+    "QUICK_LISTED",
+    "QUICK_SAMPLED",
     "VECTOR_FOLDERS",
     "Case",
     "CorpusCheckError",
@@ -71,6 +80,7 @@ __all__ = [
     "generate",
     "load",
     "printable",
+    "quick_cases",
     "user_cases",
     "vector_cases",
 ]

@@ -116,7 +116,7 @@ def _expected(text: bytes) -> bytes | None:
         return None
 
 
-def generate(seed: int, per_category: int) -> list[Case]:
+def generate(seed: int, per_category: int, listed: int | None = None) -> list[Case]:
     """`per_category` distinct documents of every category in `CATEGORIES` (fewer where a
     category has fewer distinct cases to give, or caps its big documents: its description says),
     deterministic for a seed: each category draws from its own random.Random(f"{seed}:{name}"),
@@ -126,15 +126,23 @@ def generate(seed: int, per_category: int) -> list[Case]:
     document meant invalid must be refused and one meant valid accepted; a number document's
     canonical bytes must equal its independent rebuilding (es6_layout of the token's value, read
     by Python); an object's members must come out in UTF-16 order.
+
+    `listed`: at most this many of each category's listed cases, spread evenly from the first to
+    the last (the others are neither checked nor given; the sampled cases stay the same).
     """
     cases: list[Case] = []
     for name, cat in _REGISTRY.items():
         seen: set[bytes] = set()
         if cat.listed is not None:
+            entries = []
             for k, raw in enumerate(cat.listed(random.Random(f"listed:{name}"))):
                 if raw[0] not in seen:
                     seen.add(raw[0])
-                    cases.append(_checked(f"gen/{name}/listed-{k}", name, cat.clause, raw))
+                    entries.append((k, raw))
+            if listed is not None and len(entries) > listed:
+                last = len(entries) - 1
+                entries = [entries[i] for i in sorted({j * last // max(1, listed - 1) for j in range(listed)})]
+            cases += [_checked(f"gen/{name}/listed-{k}", name, cat.clause, raw) for k, raw in entries]
         if cat.make is None:
             continue
         rng = random.Random(f"{seed}:{name}")

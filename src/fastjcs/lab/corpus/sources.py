@@ -286,13 +286,30 @@ def printable(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+#: The quick corpus ("quick"): of every category, this many of its listed cases (the first, the
+#: middle and the last) and of its sampled ones; the first lines of the ES6 corpus.
+QUICK_LISTED, QUICK_SAMPLED, QUICK_ES6 = 5, 2, 16
+
+
+def quick_cases(seed: int) -> list[Case]:
+    """A cut of the default corpus for a peer run once per document (a process a case): of every
+    category, QUICK_LISTED of its listed cases spread from the first to the last and its first
+    QUICK_SAMPLED sampled ones; then the first QUICK_ES6 lines of the ES6 corpus. About 200
+    cases, ids as in the whole corpus."""
+    return generate(seed, QUICK_SAMPLED, listed=QUICK_LISTED) + es6_cases(QUICK_ES6)
+
+
 #: What `fastjcs interop` runs when no --corpus is given: every generated category and the first
 #: 2,000 lines of the ES6 number corpus (the vectors live in a source tree, not in the package).
 DEFAULT_SOURCES = ("gen", "es6:2000")
+#: What `fastjcs crosscheck --canon-impl` runs when no --corpus is given: a process per case, so
+#: the quick cut of the same corpus (about 200 cases, every category and class of case in it).
+CANON_SOURCES = ("quick",)
 
 
 def load(sources: Sequence[str], seed: int, per_category: int) -> list[Case]:
-    """The cases of the named sources, in order: "gen" (`generate(seed, per_category)`),
+    """The cases of the named sources, in order: "gen" (`generate(seed, per_category)`), "quick"
+    (`quick_cases(seed)`),
     "vectors" (`vector_cases()`), "vectors:PATH" (the vectors of a checkout's vectors/ folder, or
     of the files or folder PATH), "es6:N" (`es6_cases(N)`), else a path (`user_cases`).
     CorpusError for a malformed source or ids that repeat."""
@@ -300,6 +317,8 @@ def load(sources: Sequence[str], seed: int, per_category: int) -> list[Case]:
     for source in sources:
         if source == "gen":
             cases += generate(seed, per_category)
+        elif source == "quick":
+            cases += quick_cases(seed)
         elif source == "vectors":
             cases += vector_cases()
         elif source.startswith("vectors:"):
