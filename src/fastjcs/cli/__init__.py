@@ -11,8 +11,8 @@
     fastjcs registry (create | migrate) TARGET
     fastjcs check [FILE] [--json] [--max-depth N]
     fastjcs vectors [PATH ...] [--json] [--no-probes] [--draft -0N]
-    fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
-                       [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
+    fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--corpus SOURCE]... [--seed S]
+                       [--per-category N] [--newline strip|keep] [--timeout SECONDS]
     fastjcs interop [--peer NAME=CMD]... [--one-shot NAME=CMD]... [--peers FILE]... [--fastjcs]
                     [--corpus SOURCE]... [--seed S] [--per-category N] [--markdown PATH] [--html PATH]
     fastjcs serve-vector [FILE]
@@ -403,12 +403,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "crosscheck",
         help="hold another implementation against fastjcs",
-        description="Run the vectors through CMD over the vector protocol and/or "
-        "generated documents through CMD over the canon protocol; report "
-        "each disagreement (shrunk); exit 1 if any.",
+        description="Run the vectors through CMD over the vector protocol and/or the "
+        "interop lab's corpus through CMD over the canon protocol (a one-shot peer of "
+        "`interop`: its classes, one shrunk reproducer per class); exit 1 on any "
+        "disagreement or failure.",
         epilog=_examples(
             "fastjcs crosscheck --impl 'python3 -m fastjcs serve-vector'",
-            "fastjcs crosscheck --canon-impl 'node canon.js' --documents 500 --seed 1",
+            "fastjcs crosscheck --canon-impl 'node canon.js' --corpus gen --seed 1",
         ),
     )
     p.add_argument(
@@ -423,20 +424,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--vectors", action="append", metavar="PATH", help="suites for --impl (default: as `vectors`)")
     p.add_argument(
-        "--documents",
-        type=_count,
+        "--corpus",
+        action="append",
+        metavar="SOURCE",
+        help="--canon-impl: the lab's corpus, as for `interop` (quick, gen, vectors, es6:N, a file or "
+        "folder; default: quick, about 200 cases, a process each)",
+    )
+    p.add_argument("--seed", type=int, default=8785, help="--canon-impl: seed of the sampled cases")
+    p.add_argument(
+        "--per-category",
+        type=_positive,
         default=None,
         metavar="N",
-        help="generated documents for --canon-impl (default 200; 0 compares nothing: exit 2)",
+        help="--canon-impl with --corpus gen: sampled cases per category (default 50)",
     )
-    p.add_argument("--seed", type=int, default=8785, help="seed of the generated documents")
-    p.add_argument(
-        "--per-kind",
-        type=_count,
-        default=2,
-        metavar="N",
-        help="disagreements shrunk and shown per kind (default 2); all are counted",
-    )
+    # gone with the generator the canon protocol had of its own: a one-line error says what replaces them
+    p.add_argument("--documents", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--per-kind", default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--newline",
         choices=("strip", "keep"),
@@ -487,7 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--corpus",
         action="append",
         metavar="SOURCE",
-        help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)",
+        help="gen, quick, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents "
+        "(default: gen, es6:2000)",
     )
     p.add_argument("--seed", type=int, default=8785, help="seed of the sampled cases")
     p.add_argument(

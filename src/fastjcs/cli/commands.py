@@ -666,37 +666,53 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
     if args.impl is None and args.canon_impl is None:
         raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
+    if args.documents is not None:
+        raise CLIError(
+            "--documents is gone: --canon-impl runs the interop lab's corpus; choose it with --corpus SOURCE "
+            "(quick by default, gen, es6:N, a file) and --per-category N (docs/interop.md)"
+        )
+    if args.per_kind is not None:
+        raise CLIError(
+            "--per-kind is gone: --canon-impl counts every failure by class and shows one shrunk "
+            "reproducer per class and family of cases (docs/interop.md)"
+        )
     # An option for a protocol that is not run would be silently ignored: refuse it.
     if args.vectors and args.impl is None:
-        raise CLIError(
-            "--vectors feeds --impl (the vector protocol); --canon-impl takes generated documents (--documents N)"
-        )
-    if args.documents is not None and args.canon_impl is None:
-        raise CLIError("--documents feeds --canon-impl (the canon protocol); --impl takes vectors (--vectors PATH)")
-    summary = cc.Summary()
+        raise CLIError("--vectors feeds --impl (the vector protocol); --canon-impl takes the lab's corpus (--corpus)")
+    if (args.corpus or args.per_category is not None) and args.canon_impl is None:
+        raise CLIError("--corpus and --per-category feed --canon-impl (the canon protocol); --impl takes --vectors")
+    summary, matrix = cc.Summary(), None
     try:
         if args.impl is not None:
             paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
             cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
-        if args.canon_impl is not None:
-            cc.run_documents(
-                args.canon_impl,
-                200 if args.documents is None else args.documents,
-                args.seed,
-                summary,
-                args.timeout,
-                args.parallel,
-                args.shrink_budget,
-                args.per_kind,
-                args.newline,
-            )
     except cc.NothingCompared as exc:
         raise CLIError(str(exc)) from exc
+    if args.canon_impl is not None:
+        from ..lab import corpus
+        from ..lab import interop as lab
+        from ..lab.peers import ended_on_signal
+
+        spec = lab.PeerSpec("canon-impl", args.canon_impl, "one-shot")
+        sources = args.corpus or list(corpus.CANON_SOURCES)
+        per_category = 50 if args.per_category is None else args.per_category
+        cases, meta = _lab_corpus(sources, args.seed, per_category, "crosscheck")
+        try:
+            with ended_on_signal():
+                matrix = lab.run_matrix(
+                    [spec], cases, meta, args.timeout, args.shrink_budget, args.newline, False, args.parallel
+                )
+        except lab.NothingCompared as exc:
+            raise CLIError(str(exc)) from exc
+    ok = summary.ok and (matrix is None or matrix.ok)
     if args.json:
-        print(json.dumps(summary.as_dict(), ensure_ascii=False))
+        body = summary.as_dict() if args.impl is not None else {}
+        if matrix is not None:
+            body["canon"] = matrix.as_dict()
+        print(json.dumps({**body, "ok": ok}, ensure_ascii=False))
     else:
-        print(summary.report())
-    return EXIT_OK if summary.ok else EXIT_NEGATIVE
+        print("\n".join(([summary.report()] if args.impl is not None else []) + ([matrix.text()] if matrix else [])))
+    return EXIT_OK if ok else EXIT_NEGATIVE
 
 
 # ---- registry: make or migrate an execution registry ----------------------------------------
@@ -770,29 +786,37 @@ def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]
     return specs, skipped
 
 
-def cmd_interop(args: argparse.Namespace) -> int:
+def _lab_corpus(sources: list[str], seed: int, per_category: int, name: str) -> tuple[list[Any], dict[str, Any]]:
+    """The lab's cases of the named sources, and the run's description for its reports."""
     import datetime
 
     from .. import __version__
     from ..lab import corpus
-    from ..lab import interop as lab
 
-    specs, skipped = _lab_peers(args)
-    sources = args.corpus or list(corpus.DEFAULT_SOURCES)
     try:
-        cases = corpus.load(sources, args.seed, args.per_category)
+        cases = corpus.load(sources, seed, per_category)
     except (OSError, ValueError, corpus.CorpusCheckError) as exc:
         raise CLIError(f"--corpus: {exc}") from exc
     meta = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "fastjcs": __version__,
-        "seed": args.seed,
-        "per_category": args.per_category,
+        "seed": seed,
+        "per_category": per_category,
         "corpus": ", ".join(map(corpus.printable, sources)),
-        "command": "fastjcs interop "
+        "command": f"fastjcs {name} "
         + " ".join(f"--corpus {corpus.printable(s)}" for s in sources)
-        + f" --seed {args.seed} --per-category {args.per_category}",
+        + f" --seed {seed} --per-category {per_category}",
     }
+    return cases, meta
+
+
+def cmd_interop(args: argparse.Namespace) -> int:
+    from ..lab import corpus
+    from ..lab import interop as lab
+
+    specs, skipped = _lab_peers(args)
+    sources = args.corpus or list(corpus.DEFAULT_SOURCES)
+    cases, meta = _lab_corpus(sources, args.seed, args.per_category, "interop")
     from ..lab.peers import ended_on_signal
 
     try:

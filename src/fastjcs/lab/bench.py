@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Callable, Optional
 from ..core import backends
 from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
+from .interop import IJSON_CHOICE_WORDS
 from .peers import CANNOT_START, OK, BatchPeer
 
 # ---------------------------------------------------------------------------------------------------
@@ -47,7 +48,9 @@ class Probe:
     text: bytes  # the input in text mode
     want: bytes | None  # the canonical bytes; None: the input must be refused
     obj: Any = _TEXT_ONLY  # the input in object mode, or _TEXT_ONLY
-    may_refuse: bool = False  # beyond a double's precision: I-JSON lets a receiver refuse it
+    #: an integer beyond 2^53: I-JSON lets a receiver refuse it (the lab's class i-json-choice;
+    #: a test holds it to interop.beyond_2_53)
+    may_refuse: bool = False
 
     @property
     def has_obj(self) -> bool:
@@ -166,8 +169,9 @@ PROBES: list[Probe] = [
 
 def probe_report(c: Candidate) -> tuple[list[str], list[str]]:
     """(wrong, refused): the probes `c` gets wrong (wrong bytes, a refusal of a valid input, or
-    bytes for an input that must be refused), and the probes beyond a double's precision it
-    refuses. Those refusals are reported, not counted against JCS-correctness: RFC 8785 leans on
+    bytes for an input that must be refused), and the probes with an integer beyond 2^53 it
+    refuses (an I-JSON choice, IJSON_CHOICE_WORDS; the lab's class i-json-choice). Those
+    refusals are reported, not counted against JCS-correctness: RFC 8785 leans on
     I-JSON, which lets a receiver refuse such numbers (rfc8785 refuses integers beyond 2^53)."""
     wrong: list[str] = []
     refused: list[str] = []
@@ -552,7 +556,7 @@ class Result:
                 more = f"; and {len(r.refused) - 3} more" if len(r.refused) > 3 else ""
                 notes.append(f"{r.name} refused {len(r.refused)} of {self.documents} document(s): {shown}{more}")
             if r.refused_probes:
-                notes.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
+                notes.append(f"{r.name} refuses, as an {IJSON_CHOICE_WORDS}: {', '.join(r.refused_probes)}")
             if r.command is not None and r.ms_per_document is not None:
                 how = "batch protocol, one process" if r.batch else "one process per document"
                 notes.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
