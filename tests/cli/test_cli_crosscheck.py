@@ -103,7 +103,7 @@ def test_outside_the_checkout_the_shipped_suites_are_the_default(tmp_path):
 def test_an_implementation_that_refuses_everything():
     code, body = crosscheck("--impl", "exit 3", "--vectors", KATS)
     assert code == 1
-    # the 8 vectors we answer with a pre-image disagree; the 7 MUST-FAIL ones agree
+    # the 8 vectors we answer with a preimage disagree; the 7 MUST-FAIL ones agree
     assert body["vectors"] == {
         "agree": 7,
         "disagree": 8,

@@ -42,7 +42,7 @@ def test_verify_match_mismatch_invalid():
     assert fastjcs("eab", *FIELDS, "--verify", B384).returncode == 0  # the binding's own algorithm
     other = FIELDS[:-1] + ["2026-09-10T16:30:01Z"]
     p = fastjcs("eab", *other, "--verify", B256)
-    assert p.returncode == 1 and p.stdout.startswith(b"mismatch: the pre-image binds to sha256:")
+    assert p.returncode == 1 and p.stdout.startswith(b"mismatch: the preimage binds to sha256:")
     # changing the algorithm changes the binding: exact comparison of the whole string
     assert fastjcs("eab", *FIELDS, "--algorithm", "sha384", "--verify", B256).returncode == 1
     for bad in (B256.upper(), B256[7:], "sha512:" + B256[7:], B256 + " ", B256[:-1]):

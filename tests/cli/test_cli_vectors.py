@@ -144,7 +144,7 @@ def test_eab_runner_catches_mutants(monkeypatch, name, attribute, mutant, caught
 
 
 def test_a_probe_that_cannot_flip_is_assertion_free(monkeypatch):
-    # An implementation that refuses every pre-image: each refused vector passes, but no repair
+    # An implementation that refuses every preimage: each refused vector passes, but no repair
     # makes it accept, so every fired category is reported assertion-free.
     monkeypatch.setattr(eab.bindings, "_check_object", lambda obj: (_ for _ in ()).throw(eab.ActionBindingError("no")))
     summary = _eab_vectors.run([OURS_EAB / "eab-reject.json"], "ours")

@@ -55,7 +55,7 @@ class ChunkResult:
 
 
 def _jcs_n_lines(data: bytes, s: Settings) -> list[Any]:
-    """Per line: the raw SHA-256 of the jcs-n pre-image, or the exception (text path, in Python)."""
+    """Per line: the raw SHA-256 of the jcs-n preimage, or the exception (text path, in Python)."""
     from ..cpb import historical_pre_image_text as pre_image_text  # the CLI prints the withdrawal warning
 
     results: list[Any] = []

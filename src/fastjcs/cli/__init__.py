@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         "eab",
         help="compute or verify an Execution Action Binding v1",
         description="Compute the cMCP Execution Action Binding v1 of an action, from "
-        "the four fields or a JSON pre-image file; --verify compares.",
+        "the four fields or a JSON preimage file; --verify compares.",
         epilog=_examples(
             "fastjcs eab --agent-id agent-7 --action-type tool.call --action-scope billing "
             "--action-timestamp 2026-01-01T00:00:00Z",
@@ -332,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for name in _EAB_FIELDS:
         p.add_argument("--" + name.replace("_", "-"), dest=name, metavar="TEXT", help=f"the action's {name} (a string)")
-    p.add_argument("--preimage", metavar="FILE", help="a JSON pre-image object ('-' for stdin)")
+    p.add_argument("--preimage", metavar="FILE", help="a JSON preimage object ('-' for stdin)")
     p.add_argument(
         "--algorithm",
         choices=tuple(ALGORITHMS),
@@ -344,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BINDING",
         help="exit 0 if BINDING is the binding, 1 if not, 2 if BINDING or the input is invalid",
     )
-    p.add_argument("--print-preimage", action="store_true", help="also print the JCS pre-image bytes")
+    p.add_argument("--print-preimage", action="store_true", help="also print the JCS preimage bytes")
     p.set_defaults(run=cmd_eab)
 
     p = sub.add_parser(

@@ -568,7 +568,7 @@ def cmd_eab(args: argparse.Namespace) -> int:
     if binding == args.verify:
         print("match")
         return EXIT_OK
-    print(f"mismatch: the pre-image binds to {binding}")
+    print(f"mismatch: the preimage binds to {binding}")
     return EXIT_NEGATIVE
 
 

@@ -324,6 +324,6 @@ def source_name(path: str) -> str:
 
 
 def read_all(path: str) -> bytes:
-    """The whole input as bytes (small inputs: a vector, a pre-image, a record)."""
+    """The whole input as bytes (small inputs: a vector, a preimage, a record)."""
     with open_input(path) as data:
         return bytes(data)

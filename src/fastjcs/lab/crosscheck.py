@@ -130,7 +130,7 @@ def compare_vector(name: str, raw: bytes, reply: Reply) -> tuple[str, Disagreeme
             return "agree", None
         if ours.status == protocol.OK and _is_contrast(raw):
             # A contrast vector is marked must_fail only to keep it out of the pass suite: we answer
-            # its conforming pre-image, an implementation that exits non-zero on every must_fail
+            # its conforming preimage, an implementation that exits non-zero on every must_fail
             # refuses it. That is a difference of protocol, not of digests.
             return "protocol-difference", Disagreement("protocol-difference", name, _describe(ours), theirs)
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
@@ -143,7 +143,7 @@ def compare_vector(name: str, raw: bytes, reply: Reply) -> tuple[str, Disagreeme
     theirs = f"pre_image {body.get('pre_image')!r} digest {body.get('digest')}"
     if ours.status != protocol.OK:
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
-    if ours.pre_image is None:  # a verdict, not a pre-image: exit 0 on both sides agrees
+    if ours.pre_image is None:  # a verdict, not a preimage: exit 0 on both sides agrees
         return "agree", None
     if body.get("pre_image") != ours.pre_image.decode("utf-8") or body.get("digest") != ours.digest:
         return "disagree", Disagreement("vector", name, _describe(ours), theirs)
@@ -208,7 +208,7 @@ class Summary:
     def report(self) -> str:
         lines = [d.report() for d in self.disagreements + self.faults]
         lines += [
-            f"PROTOCOL {p.where}: a contrast vector; fastjcs answers the conforming pre-image, the other "
+            f"PROTOCOL {p.where}: a contrast vector; fastjcs answers the conforming preimage, the other "
             f"implementation refuses every must_fail ({_show(p.theirs)})"
             for p in self.protocol_differences
         ]
