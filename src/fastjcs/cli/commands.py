@@ -484,6 +484,12 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
             importlib.import_module(module)
         except ImportError as exc:
             raise CLIError(f"{option} needs {module}: {install_hint(extra)} ({exc})") from exc
+    # The hashes load before any output exists: pycryptodome builds its cffi bindings as a module
+    # loads (pycparser), and a stop signal landing inside that import surfaced as a TypeError
+    # traceback instead of the one-line stop (seen once in a SIGHUP test, mid-file).
+    from ..core.hashing import hash_module
+
+    hash_module(settings.algorithm), hash_module("sha256")  # the output's, and the inputs' record
     try:
         sources = jobs.sources_of(args.file)
         jobs.outputs(sources, args.output_dir, kind, [args.file])  # an output that is an input: refused first
