@@ -53,7 +53,7 @@ PATH="$work/tools/bin:$PATH" auditwheel repair --plat "$plat" --wheel-dir "$work
     >"$work/auditwheel.log" 2>&1 || { tail -20 "$work/auditwheel.log" >&2; fail "auditwheel repair --plat $plat"; }
 wheel=$(ls "$work"/repaired/*.whl)
 case "$(basename "$wheel")" in
-    fastjcs-*-$tag-*$plat.whl) ;;
+    fastjcs-*-$tag-*$plat*.whl) ;;  # (manylinux2014_x86_64.manylinux_2_17_x86_64)
     *) fail "the repaired wheel is not a $tag $plat wheel: $(basename "$wheel")" ;;
 esac
 PATH="$work/tools/bin:$PATH" auditwheel show "$wheel" >"$work/show.log" 2>&1 || { cat "$work/show.log" >&2; fail "auditwheel show"; }
