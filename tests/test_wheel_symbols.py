@@ -50,9 +50,7 @@ def _library(tmp_path: Path, name: str, source: str) -> Path:
 
 
 def _run(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True, check=False
-    )
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True, check=False)
 
 
 def _glibc_at_least_2_34() -> bool:
