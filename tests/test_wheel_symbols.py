@@ -9,6 +9,7 @@ glibc 2.34 and later, where libpthread merged into libc), which it must refuse, 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,9 @@ needs_toolchain = pytest.mark.skipif(
     reason="needs a C compiler and readelf on Linux (ELF symbol versions)",
 )
 
+# the tools run without the sanitizer runtimes that .ci/asan.sh preloads into the suite
+_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
 WITH_KEYS = r"""
 #include <pthread.h>
 static pthread_key_t key;
@@ -45,12 +49,14 @@ def _library(tmp_path: Path, name: str, source: str) -> Path:
     c = tmp_path / f"{name}.c"
     c.write_text(source, "utf-8")
     so = tmp_path / f"{name}.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-pthread", "-o", str(so), str(c)], check=True)
+    subprocess.run(["cc", "-shared", "-fPIC", "-pthread", "-o", str(so), str(c)], check=True, env=_ENV)
     return so
 
 
 def _run(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True, check=False, env=_ENV
+    )
 
 
 def _glibc_at_least_2_34() -> bool:
