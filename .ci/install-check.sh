@@ -10,7 +10,8 @@
 #     generators gen_*.py), build_ffi.py, setup.py, pyproject.toml, README.md (which pyproject.toml
 #     names, so it must exist), vectors/, tests/, fuzz/; and that the wheel carries the extension;
 #  3. installs the wheel, then the sdist, each into a fresh venv, and runs the test suite against
-#     the installed wheel (a smoke subset against the sdist install: the same files): from a copy
+#     the installed wheel (a smoke subset against the sdist install: the same files; and against the
+#     CPython wheel when the whole suite runs on the PyPy wheel, step 4): from a copy
 #     of the sdist's files without src/, with fastjcs.__file__ checked to be inside the venv and
 #     the C backend in use;
 #  4. PyPy (pypy3 on PATH, or $PYPY; PYPY= skips): the pp39 wheel (.ci/wheel.sh with PyPy:
@@ -116,7 +117,11 @@ run_suite() {  # venv, run dir, label
 
 # The wheel gets the whole suite; the sdist, from which that wheel was built, the build on install
 # (pip's own, with the C core required) and a smoke run: the same files, a second full run would
-# test nothing new.
+# test nothing new. With PyPy, the whole suite runs on the PyPy wheel (below: the same sdist, the
+# same package files, repaired the same way) and the CPython wheel gets the smoke run and its direct
+# entry's tests: CI's README step has already run the whole suite on CPython against an installed
+# build of the same sources, so a third whole run on the CPython side would test little new.
+pypy=${PYPY-$(command -v pypy3 || true)}
 smoke=(tests/core/test_rfc8785_examples.py tests/core/test_numbers.py tests/cli/test_cli_canon.py
        tests/cli/test_cli_digest.py tests/cli/test_cli_version.py)
 for kind in wheel sdist; do
@@ -129,8 +134,11 @@ for kind in wheel sdist; do
         { tail -30 "$work/pip-$kind.log"; fail "pip install $kind"; }
     dir=$(prepare_run $kind)
     (cd "$dir" && check_installed "$venv" native)
-    if [ $kind = wheel ]; then
+    if [ $kind = wheel ] && [ -z "$pypy" ]; then
         FASTJCS_REQUIRE_NATIVE=1 run_suite "$venv" "$dir" "$kind"
+    elif [ $kind = wheel ]; then
+        (cd "$dir" && FASTJCS_REQUIRE_NATIVE=1 "$venv/bin/python" -m pytest -p no:cacheprovider -q "${pytest_args[@]}" \
+            "${smoke[@]}" tests/core/test_direct.py tests/core/test_small_calls.py) || fail "the smoke tests on the wheel install"
     else
         (cd "$dir" && "$venv/bin/python" -m pytest -p no:cacheprovider -q "${smoke[@]}") ||
             fail "the smoke tests on the sdist install"
@@ -138,7 +146,6 @@ for kind in wheel sdist; do
 done
 
 step "PyPy: the pp39 wheel, repaired to manylinux2014, in a fresh PyPy venv, and the whole suite on it"
-pypy=${PYPY-$(command -v pypy3 || true)}
 if [ -z "$pypy" ]; then
     echo "SKIPPED: no PyPy (pypy3 not on PATH, or PYPY= set empty); the PyPy wheel was not built or tested"
 else

@@ -37,6 +37,9 @@ def test_the_install_check_runs_the_suite_on_the_pypy_wheel_with_the_c_core_requ
     assert '"$pypy" -m venv "$venv"' in check and '(cd "$dir" && check_installed "$venv" native)' in check
     assert 'FASTJCS_REQUIRE_NATIVE=1 run_suite "$venv" "$dir" "PyPy wheel"' in check
     assert 'echo "SKIPPED: no PyPy' in check
+    # the CPython wheel gets the whole suite only when PyPy's run does not happen
+    assert 'if [ $kind = wheel ] && [ -z "$pypy" ]; then' in check
+    assert check.index("pypy=${PYPY-") < check.index("for kind in wheel sdist")
 
 
 def test_the_pypy_wheel_is_tagged_pp39_and_carries_only_the_cffi_extension() -> None:
