@@ -55,7 +55,8 @@ _depends = sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.h"))
 if sys.platform == "win32":
     _cflags: list[str] = []
 else:
-    # -pthread: local.c keeps per-thread state behind a pthread key.
+    # No -pthread: the core keeps no per-thread state (the lender is the caller's), so the
+    # extensions link no symbol of glibc newer than 2.17 (manylinux2014; tests/c/test_c_api.py).
     _cflags = [
         "-std=c11",
         "-O2",
@@ -64,7 +65,6 @@ else:
         "-Wmissing-prototypes",
         "-Wshadow",
         "-fvisibility=hidden",
-        "-pthread",
     ]
     if _switch("FASTJCS_WERROR"):
         _cflags.append("-Werror")
@@ -86,7 +86,7 @@ ffibuilder.set_source(
     include_dirs=[str(CSRC.relative_to(HERE))],
     depends=_depends,
     extra_compile_args=_cflags + _flag_list("FASTJCS_CFLAGS"),
-    extra_link_args=([] if sys.platform == "win32" else ["-pthread"]) + _flag_list("FASTJCS_LDFLAGS"),
+    extra_link_args=_flag_list("FASTJCS_LDFLAGS"),
     optional=not _switch("FASTJCS_REQUIRE_NATIVE"),
 )
 

@@ -23,16 +23,15 @@ if platform.python_implementation() == "CPython":
     ext_modules.append(
         Extension(
             "fastjcs._direct",
-            # the core without local.c: its per-thread entry points serve cffi's callers (the
-            # direct entry keeps its state per interpreter), and its pthread keys are the
-            # extension's only symbols of glibc 2.34
-            sources=[*(s for s in build_ffi._sources if not s.endswith("local.c")), "csrc/cpython/direct.c"],
+            # the core without lender.c: the lender serves cffi's callers (the direct entry keeps
+            # its state per interpreter)
+            sources=[*(s for s in build_ffi._sources if not s.endswith("lender.c")), "csrc/cpython/direct.c"],
             include_dirs=["csrc"],
             depends=build_ffi._depends,
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
             py_limited_api=True,
             extra_compile_args=build_ffi._cflags + build_ffi._flag_list("FASTJCS_CFLAGS"),
-            extra_link_args=([] if sys.platform == "win32" else ["-pthread"]) + build_ffi._flag_list("FASTJCS_LDFLAGS"),
+            extra_link_args=build_ffi._flag_list("FASTJCS_LDFLAGS"),
             optional=not build_ffi._switch("FASTJCS_REQUIRE_NATIVE"),
         )
     )

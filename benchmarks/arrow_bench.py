@@ -77,7 +77,7 @@ def job_figures(files: int, lines: int, repeat: int) -> None:
 
     import fastjcs.dask as fdask
     from fastjcs.bulk import jobs
-    from fastjcs.bulk.lines import Settings
+    from fastjcs.bulk.jsonl import Settings
 
     docs = corpus.load("eab").texts
     settings = Settings("sha256", "jcs", (), fastjcs.DEFAULT_MAX_DEPTH, False)

@@ -21,10 +21,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 from _growth import growth  # noqa: E402
 from shapes import SHAPES, canonicalize, dumps  # noqa: E402
 
-from fastjcs.core import seam  # noqa: E402
+from fastjcs.core import backends  # noqa: E402
 
 
-def backends(names):
+def backend_modules(names):
     for name in names:
         if name == "python":
             from fastjcs.core import python_backend as module
@@ -44,8 +44,8 @@ def main() -> int:
         calls = [("canonicalize", canonicalize, shape.text, True)]
         if shape.value is not None:
             calls.append(("dumps", dumps, shape.value, False))
-        for backend_name, module in backends(args.backend or ["native", "python"]):
-            seam._impl = module
+        for backend_name, module in backend_modules(args.backend or ["native", "python"]):
+            backends._impl = module
             for call_name, fn, build, scaled in calls:
                 k = shape.scale(backend_name) if scaled else 1
                 t1, t4, ratio = growth(fn, build(k), build(4 * k), attempts=1, bound=shape.bound)

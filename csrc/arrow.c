@@ -55,14 +55,15 @@ static void record_failure(fjcs_item *item, const fjcs_error *err, size_t i, siz
 
 fjcs_code fjcs_arrow_canonicalize(const fjcs_arrow_texts *texts, size_t start, size_t stop,
                                   size_t max_depth, fjcs_flags flags, fjcs_buf *out,
-                                  int64_t *offsets, uint8_t *validity, fjcs_item *failures,
-                                  size_t capacity, size_t *nfailures, size_t *done) {
+                                  int64_t *offsets, uint8_t *validity, fjcs_failures *failures,
+                                  size_t *done) {
     fjcs__text ps;
     fjcs_error err;
     fjcs__text_init(&ps, max_depth, flags);
-    size_t nf = 0, i = start;
-    int rc = FJCS_OK;
-    while (i < stop && nf < capacity) {
+    size_t i = start;
+    fjcs_code rc = FJCS_OK;
+    failures->count = 0;
+    while (i < stop && failures->count < failures->capacity) {
         size_t mark = out->len;
         if (!is_null(texts, texts->offset + i)) {
             size_t begin, len;
@@ -70,7 +71,7 @@ fjcs_code fjcs_arrow_canonicalize(const fjcs_arrow_texts *texts, size_t start, s
                 rc = FJCS_E_ENCODING;
                 break;
             }
-            int code = fjcs__text_run(&ps, texts->data + begin, len, out, &err);
+            fjcs_code code = fjcs__text_run(&ps, texts->data + begin, len, out, &err);
             if (code == FJCS_E_NOMEM) {
                 rc = code;
                 break;
@@ -79,33 +80,30 @@ fjcs_code fjcs_arrow_canonicalize(const fjcs_arrow_texts *texts, size_t start, s
                 set_valid(validity, i);
             } else {
                 out->len = mark; /* what the parser wrote before it failed is not a result */
-                record_failure(&failures[nf++], &err, i, begin, len);
+                record_failure(&failures->items[failures->count++], &err, i, begin, len);
             }
         }
         offsets[i + 1] = (int64_t)out->len;
         i++;
     }
-    *nfailures = nf;
     *done = i;
     fjcs__text_free(&ps);
-    return (fjcs_code)rc;
+    return rc;
 }
 
 fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t stop,
-                            size_t max_depth, fjcs_flags flags, fjcs_hash_fn hash,
-                            size_t digest_size, const char *prefix, size_t prefix_len,
-                            uint8_t *out, int64_t *offsets, uint8_t *validity,
-                            fjcs_item *failures, size_t capacity, size_t *nfailures,
-                            size_t *done) {
-    static const char hex[] = "0123456789abcdef";
+                            size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher,
+                            const fjcs_arrow_digests *out, fjcs_failures *failures, size_t *done) {
+    size_t width = fjcs__rendered_size(hasher);
     fjcs__text ps;
     fjcs_buf canon = {0};
     fjcs_error err;
     uint8_t digest[FJCS_MAX_DIGEST];
     fjcs__text_init(&ps, max_depth, flags);
-    size_t nf = 0, i = start;
-    int rc = FJCS_OK;
-    while (i < stop && nf < capacity) {
+    size_t i = start;
+    fjcs_code rc = FJCS_OK;
+    failures->count = 0;
+    while (i < stop && failures->count < failures->capacity) {
         int ok = 0;
         if (!is_null(texts, texts->offset + i)) {
             size_t begin, len;
@@ -114,41 +112,34 @@ fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t 
                 break;
             }
             canon.len = 0;
-            int code = fjcs__text_run(&ps, texts->data + begin, len, &canon, &err);
+            fjcs_code code = fjcs__text_run(&ps, texts->data + begin, len, &canon, &err);
             if (code == FJCS_E_NOMEM) {
                 rc = code;
                 break;
             }
-            if (code == FJCS_OK && hash((const uint8_t *)canon.data, canon.len, digest, digest_size) != 0)
+            if (code == FJCS_OK && fjcs__hash(hasher, canon.data, canon.len, digest) != FJCS_OK)
                 code = fjcs__fail(&err, FJCS_E_HASH, 0, "the hash function failed");
             if (code == FJCS_OK) {
                 ok = 1;
-                set_valid(validity, i);
+                set_valid(out->validity, i);
             } else {
-                record_failure(&failures[nf++], &err, i, begin, len);
+                record_failure(&failures->items[failures->count++], &err, i, begin, len);
             }
         }
-        if (prefix == NULL) {
-            if (ok) memcpy(out + i * digest_size, digest, digest_size);
+        if (hasher->prefix == NULL) {
+            if (ok) memcpy(out->data + i * hasher->size, digest, hasher->size);
         } else {
-            int64_t at = offsets[i];
+            int64_t at = out->offsets[i];
             if (ok) {
-                uint8_t *p = out + at;
-                memcpy(p, prefix, prefix_len);
-                p += prefix_len;
-                for (size_t k = 0; k < digest_size; k++) {
-                    *p++ = (uint8_t)hex[digest[k] >> 4];
-                    *p++ = (uint8_t)hex[digest[k] & 15];
-                }
-                at += (int64_t)(prefix_len + 2 * digest_size);
+                fjcs__render_digest(hasher, digest, (char *)out->data + at);
+                at += (int64_t)width;
             }
-            offsets[i + 1] = at;
+            out->offsets[i + 1] = at;
         }
         i++;
     }
-    *nfailures = nf;
     *done = i;
     fjcs__text_free(&ps);
     fjcs_buf_free(&canon);
-    return (fjcs_code)rc;
+    return rc;
 }

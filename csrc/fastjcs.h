@@ -7,24 +7,27 @@
  * it), and the same header is compiled into the extension, so the compiler checks the two agree.
  *
  * Layout: the error record (codes, what the grammar expected), numbers, canonicalization, digests
- * in bulk, the per-thread entry points for small documents. Conventions:
+ * in bulk, the lender for small documents, Arrow columns. Conventions:
  *  - every exported name starts with fjcs_ / FJCS_; internal names shared between the core's files
  *    start with fjcs__ (fjcs_internal.h) and are not exported; all else is static;
  *  - one return convention: every exported function that can fail returns an fjcs_code (FJCS_OK
  *    or the error), and hands back lengths and counts through pointer arguments. fjcs_buf_free,
- *    which cannot fail, returns nothing. The exception is the per-thread family (fjcs_local_*,
- *    last below), which returns its result lent from the thread's own buffer, or NULL;
+ *    which cannot fail, returns nothing. The exceptions are the lender's functions (fjcs_lender_*):
+ *    fjcs_lender_open returns the lender (or NULL), fjcs_lender_close nothing, and the others
+ *    their result lent from the lender's buffer, or NULL;
+ *  - at most 10 parameters per function: what travels together is a struct (fjcs_hasher,
+ *    fjcs_failures, fjcs_arrow_texts, fjcs_arrow_digests; tests/c/test_c_api.py checks);
  *  - an error is described by an fjcs_error record (code, what was expected, byte offset, static
  *    message), filled in where the caller passes one (the pointer may be NULL). Callers that word
  *    errors their own way (the Python binding) build the words from the code and the fields,
  *    never from the message, which is English for C callers and may change;
  *  - every exported function is one the Python binding (src/fastjcs) calls: nothing is exported
  *    for tests alone (tests reach internal functions through builds of their own);
- *  - no global mutable state: every function is safe to call from several threads at once (the
- *    fjcs_local_* functions keep state per thread, never shared between threads).
+ *  - no global mutable state: every function is safe to call from several threads at once (a
+ *    fjcs_lender is the caller's state, used by one thread at a time).
  */
-#ifndef FASTJCS_H
-#define FASTJCS_H
+#ifndef FJCS_FASTJCS_H
+#define FJCS_FASTJCS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,9 +38,10 @@ extern "C" {
 
 /* ---- cffi:begin ---- */
 
-/* ---- Errors ---- */
+/* ---- Errors ---------------------------------------------------------------------------------- */
 
-/* Result codes. 0 is success; each error maps to one Python exception class (_native.py). */
+/* Result codes. 0 is success; each error maps to one Python exception class
+ * (src/fastjcs/core/native_backend.py). */
 typedef enum fjcs_code {
     FJCS_OK = 0,
     FJCS_E_NOMEM = 1,          /* allocation failed */
@@ -89,7 +93,7 @@ typedef struct fjcs_error {
     const char *message;   /* a static English message (NULL on success); never freed */
 } fjcs_error;
 
-/* ---- Numbers ---- */
+/* ---- Numbers --------------------------------------------------------------------------------- */
 
 /* Room for any rendering of a double plus one byte (for a separator or a NUL of the caller's): the
  * longest renderings are 25 bytes ("-0.0000033333333333333333", 17 digits behind five zeros). */
@@ -105,7 +109,7 @@ typedef struct fjcs_error {
  */
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len);
 
-/* ---- Canonicalization ---- */
+/* ---- Canonicalization ------------------------------------------------------------------------ */
 
 /* A growable output buffer. Zero-initialise it ({0}); the library grows it with realloc; the caller
  * frees it with fjcs_buf_free whether the call succeeded or not. */
@@ -117,16 +121,18 @@ typedef struct fjcs_buf {
 
 void fjcs_buf_free(fjcs_buf *buf);
 
-/* Flags for the functions that canonicalize, to be or-ed together (the marshal functions read
- * only FJCS_INTEGERS_ONLY: their integers are always checked). */
-typedef enum fjcs_flags {
-    FJCS_STRICT_INTEGERS = 1,  /* refuse integer tokens outside +/-(2^53-1) (I-JSON, RFC 7493 2.2) */
-    FJCS_INTEGERS_ONLY = 2     /* integer-only JCS: refuse number tokens with a fraction or an
-                                  exponent part ("1.0", "1e2", "-0.0"; FJCS_E_NOT_INTEGER) and, as
-                                  FJCS_STRICT_INTEGERS (which it implies), integers outside
-                                  +/-(2^53-1); "-0" is an integer token (value 0). On the object
-                                  path: refuse every float ('g') */
-} fjcs_flags;
+/* The flags of every function that canonicalizes (the one flags type of the API): the values below,
+ * or-ed together. An int, not an enum: cffi converts an int argument in a fraction of what an enum
+ * costs, on every call. The marshal functions read only FJCS_INTEGERS_ONLY: their integers are
+ * always checked. */
+typedef int fjcs_flags;
+
+/* Refuse integer tokens outside +/-(2^53-1) (I-JSON, RFC 7493 2.2). */
+#define FJCS_STRICT_INTEGERS 1
+/* Integer-only JCS: refuse number tokens with a fraction or an exponent part ("1.0", "1e2",
+ * "-0.0"; FJCS_E_NOT_INTEGER) and, as FJCS_STRICT_INTEGERS (which it implies), integers outside
+ * +/-(2^53-1); "-0" is an integer token (value 0). On the object path: refuse every float ('g'). */
+#define FJCS_INTEGERS_ONLY 2
 
 /*
  * Canonicalize the JSON text text[0..len) (RFC 8785) and append the result to out.
@@ -150,7 +156,7 @@ fjcs_code fjcs_canonicalize(const char *text, size_t len, size_t max_depth, fjcs
 fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
                                     fjcs_flags flags, fjcs_buf *out, fjcs_error *err);
 
-/* ---- Digests in bulk ---- */
+/* ---- Digests in bulk ------------------------------------------------------------------------- */
 
 /* A one-shot hash function, the shape of pycryptodome's compiled SHA256_oneshot and
  * SHA384_oneshot: hash in[0..len) into digest (digest_size bytes); 0 on success. */
@@ -158,24 +164,43 @@ typedef int (*fjcs_hash_fn)(const uint8_t *in, size_t len, uint8_t *digest, size
 
 #define FJCS_MAX_DIGEST 48
 
+/* How to hash a canonical form, and how to render its digest: the one description every digest
+ * function takes. A hasher whose size is above FJCS_MAX_DIGEST, or whose fn fails, gives
+ * FJCS_E_HASH. */
+typedef struct fjcs_hasher {
+    fjcs_hash_fn fn;
+    size_t size;         /* the digest's size in bytes, at most FJCS_MAX_DIGEST */
+    const char *prefix;  /* NUL-terminated, written before the digest in lowercase hex where a
+                            function renders digests ("sha256:"); NULL: fjcs_arrow_digest writes
+                            raw digests */
+} fjcs_hasher;
+
 /* The result for one text of a batch: its error record, where it is, and its digest. */
 typedef struct fjcs_item {
     fjcs_error err;                  /* code FJCS_OK, or the error for this text */
     size_t start, len;               /* where this text is in the input (its line, for JSON Lines) */
-    size_t index;                    /* fjcs_digest_lines_hex: the line's 0-based number */
+    size_t index;                    /* its 0-based number (a line, a row) */
     size_t out_at;                   /* fjcs_digest_lines_hex: where its line would be in out */
-    uint8_t digest[48];              /* FJCS_MAX_DIGEST: the first digest_size bytes are the digest */
+    uint8_t digest[48];              /* FJCS_MAX_DIGEST: the first size bytes are the digest */
 } fjcs_item;
+
+/* Where a function that goes on past failures records them: items[0..capacity) (caller-owned, at
+ * least 1); the function sets count to the items it wrote and stops after the one that fills it. */
+typedef struct fjcs_failures {
+    fjcs_item *items;
+    size_t capacity;
+    size_t count;
+} fjcs_failures;
 
 /*
  * Canonicalize each item of a marshalled list or tuple (marshal.dumps(values, 4)) and hash it:
- * item i's digest goes to digests[i * digest_size] (caller-owned, capacity items). Stops at the
+ * item i's digest goes to digests[i * hasher->size] (caller-owned, capacity items). Stops at the
  * first item that fails and returns its error code; *count is the number of items digested.
  * flags as fjcs_canonicalize_marshal's.
  * (In object.c: the items share one marshal stream and its table of back-references.)
  */
 fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
-                                    fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    fjcs_flags flags, const fjcs_hasher *hasher, uint8_t *digests,
                                     size_t capacity, size_t *count, fjcs_error *err);
 
 /*
@@ -184,64 +209,72 @@ fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_dep
  * Per-text errors are in the items; the call returns FJCS_OK, or FJCS_E_NOMEM.
  */
 fjcs_code fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t n,
-                            size_t max_depth, fjcs_flags flags, fjcs_hash_fn hash,
-                            size_t digest_size, fjcs_item *items);
+                            size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher,
+                            fjcs_item *items);
 
 /*
- * Digests of the lines of a JSON Lines text, rendered in the format of the fastjcs JSON Lines
- * tool (`fastjcs digest --jsonl`): text[0..len) is split into lines at newline bytes (a final
- * newline ends the last line rather than starting an empty one; empty input has no lines), each
- * line is canonicalized as fjcs_digest_texts does, and for each line that canonicalizes
- * prefix[0..prefix_len), the digest in lowercase hex and '\n' are appended to out. A line that
- * fails appends nothing to out and gets an fjcs_item in failures (start, len, index and out_at
- * set; no digest). Stops after the line that fills failures (capacity items); *consumed is the
- * number of input bytes whose lines were done (call again from there), *nlines the lines done,
- * *nfailures the items written. Returns FJCS_OK or FJCS_E_NOMEM.
+ * Digests of the lines of a JSON Lines text, rendered in the format of `fastjcs digest --jsonl`:
+ * text[0..len) is split into lines at newline bytes (a final newline ends the last line rather
+ * than starting an empty one; empty input has no lines), each line is canonicalized as
+ * fjcs_digest_texts does, and for each line that canonicalizes the hasher's prefix, the digest in
+ * lowercase hex and '\n' are appended to out. A line that fails appends nothing to out and gets an
+ * item in failures (start, len, index and out_at set; no digest). Stops after the line that fills
+ * failures; *consumed is the number of input bytes whose lines were done (call again from there),
+ * *nlines the lines done. Returns FJCS_OK or FJCS_E_NOMEM.
  */
 fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, fjcs_flags flags,
-                                fjcs_hash_fn hash, size_t digest_size, const char *prefix,
-                                size_t prefix_len, fjcs_buf *out, fjcs_item *failures,
-                                size_t capacity, size_t *nfailures, size_t *nlines,
-                                size_t *consumed);
+                                const fjcs_hasher *hasher, fjcs_buf *out, fjcs_failures *failures,
+                                size_t *nlines, size_t *consumed);
 
-/* ---- One small document per call: results lent from a per-thread buffer ---- */
+/* ---- One small document per call: results lent by a lender ----------------------------------- */
 
 /*
- * Each of these does what the ordinary function named after it does, with the calling thread's
- * own output buffer and parser, kept from one call to the next (so that a call allocates nothing
- * once the thread has warmed up), and returns a pointer to the result: NUL-terminated (a
- * canonical form, a number or a digest never holds a NUL byte), lent until the caller hands it
- * back by setting the byte before it to 0 (result[-1] = 0) once it has copied it. A result is
- * not changed or freed while it is lent, even when the thread calls again first (a later call
- * then writes into a new buffer; up to 8 such buffers are kept aside, the oldest freed past
- * that); the thread's state is freed when it ends, and a buffer a call left larger than 64 KiB
- * is freed by its next call. On any failure they return NULL and record nothing: call the
- * ordinary function on the same input for the error. Their flags (fjcs_flags values, or-ed) are
- * an int: cffi converts an int argument in a fraction of what an enum costs, on every call.
+ * A lender keeps an output buffer and a parser from one call to the next, so that a call allocates
+ * nothing once it has warmed up, and lends its result instead of handing over a buffer to free.
+ * It is the caller's: one per thread (the Python binding keeps one per Python thread, closed when
+ * the thread ends), never used by two threads at once. It holds no thread-specific storage of the
+ * C library (no pthread keys: the extension links nothing newer than glibc 2.17).
+ *
+ * Each fjcs_lender_* function does what the ordinary function named after it does and returns a
+ * pointer to the result: NUL-terminated (a canonical form, a number or a digest never holds a NUL
+ * byte), lent until the caller hands it back by setting the byte before it to 0 (result[-1] = 0)
+ * once it has copied it. A result is not changed or freed while it is lent, even when the same
+ * lender is called again first (a signal handler or a finalizer run by the same thread between the
+ * call and the copy): that call writes into a new buffer; up to 8 such buffers are kept aside,
+ * the oldest freed past that. A buffer a call left larger than 64 KiB is freed by the next call.
+ * On any failure they return NULL and record nothing: call the ordinary function on the same
+ * input for the error.
  */
+typedef struct fjcs_lender fjcs_lender;
+
+/* A new lender (NULL if out of memory); it allocates its buffers on first use. */
+fjcs_lender *fjcs_lender_open(void);
+
+/* Free a lender and every buffer it holds, lent or not (NULL is allowed). */
+void fjcs_lender_close(fjcs_lender *lender);
 
 /* fjcs_canonicalize. */
-const char *fjcs_local_canonicalize(const char *text, size_t len, size_t max_depth, int flags);
+const char *fjcs_lender_canonicalize(fjcs_lender *lender, const char *text, size_t len,
+                                     size_t max_depth, fjcs_flags flags);
 
 /* fjcs_canonicalize_marshal. */
-const char *fjcs_local_canonicalize_marshal(const char *data, size_t len, size_t max_depth,
-                                            int flags);
+const char *fjcs_lender_canonicalize_marshal(fjcs_lender *lender, const char *data, size_t len,
+                                             size_t max_depth, fjcs_flags flags);
 
-/* fjcs_canonicalize_marshal, then hash the canonical form: the result is prefix[0..prefix_len)
- * followed by the digest (digest_size bytes, at most FJCS_MAX_DIGEST) in lowercase hex. */
-const char *fjcs_local_digest_marshal(const char *data, size_t len, size_t max_depth,
-                                      int flags, fjcs_hash_fn hash, size_t digest_size,
-                                      const char *prefix, size_t prefix_len);
+/* fjcs_canonicalize_marshal, then hash the canonical form: the result is the hasher's prefix
+ * followed by the digest in lowercase hex. */
+const char *fjcs_lender_digest_marshal(fjcs_lender *lender, const char *data, size_t len,
+                                       size_t max_depth, fjcs_flags flags,
+                                       const fjcs_hasher *hasher);
 
-/* fjcs_canonicalize, then hash, as fjcs_local_digest_marshal. */
-const char *fjcs_local_digest_text(const char *text, size_t len, size_t max_depth, int flags,
-                                   fjcs_hash_fn hash, size_t digest_size, const char *prefix,
-                                   size_t prefix_len);
+/* fjcs_canonicalize, then hash, as fjcs_lender_digest_marshal. */
+const char *fjcs_lender_digest_text(fjcs_lender *lender, const char *text, size_t len,
+                                    size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher);
 
 /* fjcs_format_double (NULL for NaN and the infinities). */
-const char *fjcs_local_format_double(double v);
+const char *fjcs_lender_format_double(fjcs_lender *lender, double v);
 
-/* ---- Arrow columns ---- */
+/* ---- Arrow columns --------------------------------------------------------------------------- */
 
 /*
  * A column of JSON texts in the Arrow columnar format's variable-size binary layout (the string,
@@ -266,31 +299,35 @@ typedef struct fjcs_arrow_texts {
  * out->len; offsets[start] must hold out->len when the call begins (0 for a first call with an
  * empty out). A row with a result gets bit i of validity set (the caller zeroes the bitmap); a
  * null row gets nothing (offsets[i + 1] = offsets[i]); a row that fails gets nothing in out and an
- * fjcs_item in failures (err, and index i, start and len: the row's bytes in data). The call stops
- * after the row that fills failures (capacity items, at least 1): *done is the row after the last
- * one handled (stop, or where to call again), *nfailures the items written. Returns FJCS_OK,
- * FJCS_E_ENCODING (a malformed array: *done is the row at fault) or FJCS_E_NOMEM.
+ * item in failures (err, and index i, start and len: the row's bytes in data). The call stops
+ * after the row that fills failures: *done is the row after the last one handled (stop, or where
+ * to call again). Returns FJCS_OK, FJCS_E_ENCODING (a malformed array: *done is the row at fault)
+ * or FJCS_E_NOMEM.
  */
 fjcs_code fjcs_arrow_canonicalize(const fjcs_arrow_texts *texts, size_t start, size_t stop,
                                   size_t max_depth, fjcs_flags flags, fjcs_buf *out,
-                                  int64_t *offsets, uint8_t *validity, fjcs_item *failures,
-                                  size_t capacity, size_t *nfailures, size_t *done);
+                                  int64_t *offsets, uint8_t *validity, fjcs_failures *failures,
+                                  size_t *done);
+
+/* The column fjcs_arrow_digest writes: the caller's buffers. */
+typedef struct fjcs_arrow_digests {
+    uint8_t *data;      /* raw digests (hasher prefix NULL) or their renderings */
+    int64_t *offsets;   /* renderings only: where each row's is in data (NULL for raw digests) */
+    uint8_t *validity;  /* bit i set for a row with a digest (the caller zeroes the bitmap) */
+} fjcs_arrow_digests;
 
 /*
  * Digests of rows start..stop-1 of a column, as fjcs_arrow_canonicalize handles the rows (nulls,
- * failures, capacity, *done, validity). With prefix NULL, row i's raw digest goes to
- * out[i * digest_size] (a fixed-size binary column; offsets unused, may be NULL). Otherwise it is
- * rendered prefix[0..prefix_len) then lowercase hex at out + offsets[i], and offsets[i + 1] is
- * offsets[i] plus that width for a row with a result, offsets[i] for any other; offsets[start]
- * must be set by the caller (0 first), and out must hold (stop - start) renderings past it.
+ * failures, *done, validity). With the hasher's prefix NULL, row i's raw digest goes to
+ * out->data[i * hasher->size] (a fixed-size binary column). Otherwise it is rendered (prefix then
+ * lowercase hex) at out->data + out->offsets[i], and out->offsets[i + 1] is out->offsets[i] plus
+ * that width for a row with a result, out->offsets[i] for any other; out->offsets[start] must be
+ * set by the caller (0 first), and out->data must hold (stop - start) renderings past it.
  * Returns as fjcs_arrow_canonicalize does.
  */
 fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t stop,
-                            size_t max_depth, fjcs_flags flags, fjcs_hash_fn hash,
-                            size_t digest_size, const char *prefix, size_t prefix_len,
-                            uint8_t *out, int64_t *offsets, uint8_t *validity,
-                            fjcs_item *failures, size_t capacity, size_t *nfailures,
-                            size_t *done);
+                            size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher,
+                            const fjcs_arrow_digests *out, fjcs_failures *failures, size_t *done);
 
 /* ---- cffi:end ---- */
 
@@ -298,4 +335,4 @@ fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t 
 }
 #endif
 
-#endif /* FASTJCS_H */
+#endif /* FJCS_FASTJCS_H */

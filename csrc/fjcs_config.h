@@ -11,14 +11,17 @@
  *   FJCS_HAVE_LITTLE_ENDIAN   the target is little-endian: digits are read and written as
  *                             64-bit words (else byte by byte)
  *
- * Algorithm switches of one file (FJCS_PARSE_*, FJCS_INTEGER_FAST_PATH, ...) stay in that file.
+ * Every other switch of the core is here too, each with its default (a build may set any with
+ * -D): the algorithm switches (FJCS_PARSE_*, FJCS_INTEGER_FAST_PATH), the sizes (FJCS_BUF_MIN,
+ * FJCS_SMALL_SORT, FJCS_KEEP), and the test hooks, which only a build with -DFJCS_TESTING=1 may
+ * set (tests/c builds them; any other build that sets one fails to compile).
  */
 #ifndef FJCS_CONFIG_H
 #define FJCS_CONFIG_H
 
 #include <stdint.h>
 
-/* ---- Platform switches ---------------------------------------------------------------------- */
+/* ---- Platform switches ----------------------------------------------------------------------- */
 
 #ifndef FJCS_HAVE_INT128
 #ifdef __SIZEOF_INT128__
@@ -51,7 +54,84 @@
 __extension__ typedef unsigned __int128 fjcs__u128;
 #endif
 
-/* ---- Compiler macros ------------------------------------------------------------------------ */
+/* ---- Algorithm switches ---------------------------------------------------------------------- */
+
+/* number_format.c. 1: doubles that are integers below 2^53 skip Schubfach and print their integer
+ * digits (the same result, as their rounding interval is narrower than 1); 0: everything goes
+ * through Schubfach (the tests build both ways). */
+#ifndef FJCS_INTEGER_FAST_PATH
+#define FJCS_INTEGER_FAST_PATH 1
+#endif
+
+/* number_parse.c, path 1 (Clinger's fast path): 0 disables it, so that tests reach paths 2 and 3
+ * with short tokens. */
+#ifndef FJCS_PARSE_CLINGER
+#define FJCS_PARSE_CLINGER 1
+#endif
+
+/* number_parse.c, path 2 (Eisel-Lemire): 0 disables it: every token then goes through the exact
+ * path (tests build it this way). */
+#ifndef FJCS_PARSE_EISEL_LEMIRE
+#define FJCS_PARSE_EISEL_LEMIRE 1
+#endif
+
+/* number_parse.c: significant digits the exact path keeps; the rest only count as a sticky "more
+ * than zero". Why 768 suffice is at the exact path's banner; 800 leaves a margin. */
+#ifndef FJCS_PARSE_MAX_DIGITS
+#define FJCS_PARSE_MAX_DIGITS 800
+#endif
+
+/* number_parse.c: 1 reads eight digits at a time with 64-bit loads (Lemire 2021, after W. Mula);
+ * needs a little-endian load, so it defaults to FJCS_HAVE_LITTLE_ENDIAN. */
+#ifndef FJCS_PARSE_SWAR
+#define FJCS_PARSE_SWAR FJCS_HAVE_LITTLE_ENDIAN
+#endif
+
+/* ---- Sizes ----------------------------------------------------------------------------------- */
+
+/* writer.c: initial capacity of an output buffer; it doubles from there. */
+#ifndef FJCS_BUF_MIN
+#define FJCS_BUF_MIN 256
+#endif
+
+/* writer.c: insertion sort below this many members; a stable merge sort above. */
+#ifndef FJCS_SMALL_SORT
+#define FJCS_SMALL_SORT 16
+#endif
+
+/* lender.c and cpython/direct.c: the most a small-call state (a lender, the direct entry's
+ * module state) keeps between calls, per buffer: a call that left more is trimmed by the next. */
+#ifndef FJCS_KEEP
+#define FJCS_KEEP ((size_t)1 << 16)
+#endif
+
+/* ---- Test hooks (FJCS_TESTING) --------------------------------------------------------------- */
+
+#ifndef FJCS_TESTING
+#define FJCS_TESTING 0
+#endif
+
+#if FJCS_TESTING
+/* number_parse.c: ulps added to the exact path's first candidate, to check that the correction
+ * loop converges from either side (tests/c/run_parse_sanitized.sh). */
+#ifndef FJCS_PARSE_TEST_SKEW
+#define FJCS_PARSE_TEST_SKEW 0
+#endif
+/* number_parse.c: called with the FJCS_PATH_* that decided each token; a test driver defines it
+ * (before #including number_parse.c: tests/c/parse_check.c) to prove that its inputs exercise
+ * every path. */
+#ifndef FJCS_PARSE_TEST_HOOK
+#define FJCS_PARSE_TEST_HOOK(path) ((void)0)
+#endif
+#else
+#if defined(FJCS_PARSE_TEST_SKEW) || defined(FJCS_PARSE_TEST_HOOK)
+#error "a test hook (FJCS_PARSE_TEST_*) is set in a build without -DFJCS_TESTING=1"
+#endif
+#define FJCS_PARSE_TEST_SKEW 0
+#define FJCS_PARSE_TEST_HOOK(path) ((void)0)
+#endif
+
+/* ---- Compiler macros ------------------------------------------------------------------------- */
 
 /* FJCS_INLINE: a static function inlined wherever it is called (the hot paths are written as
  * small functions); FJCS_COLD: a rare path kept out of line, so its callers stay small. */

@@ -15,12 +15,12 @@
 #include "fastjcs.h"
 #include "fjcs_config.h"
 
-/* ---- Growable buffers ---------------------------------------------------------------------- */
+/* ---- Growable buffers ------------------------------------------------------------------------ */
 
 /* Make room for `need` more bytes (slow path of fjcs__buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
-int fjcs__buf_grow(fjcs_buf *b, size_t need);
+fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need);
 
-static inline int fjcs__buf_reserve(fjcs_buf *b, size_t need) {
+static inline fjcs_code fjcs__buf_reserve(fjcs_buf *b, size_t need) {
     if (FJCS_LIKELY(b->cap - b->len >= need)) return FJCS_OK;
     return fjcs__buf_grow(b, need);
 }
@@ -38,7 +38,7 @@ static inline void fjcs__buf_put_n(fjcs_buf *b, const void *s, size_t n) {
  * nothing), and moves to the heap, doubling, when it outgrows it; with `local` NULL it is on the
  * heap from the start (*items NULL, *cap 0 until then). FJCS_OK or FJCS_E_NOMEM.
  */
-int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local);
+fjcs_code fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local);
 
 /* Free an array that fjcs__grow may have moved to the heap. */
 static inline void fjcs__release(void *items, void *local) {
@@ -47,7 +47,7 @@ static inline void fjcs__release(void *items, void *local) {
 
 /* Fill the caller's error record, if it gave one, and return the code (FJCS_E_SYNTAX errors then
  * set err->expected: text.c). */
-static inline int fjcs__fail(fjcs_error *err, int code, size_t offset, const char *msg) {
+static inline fjcs_code fjcs__fail(fjcs_error *err, fjcs_code code, size_t offset, const char *msg) {
     if (err) {
         err->code = (fjcs_code)code;
         err->expected = FJCS_EXPECT_NOTHING;
@@ -57,7 +57,26 @@ static inline int fjcs__fail(fjcs_error *err, int code, size_t offset, const cha
     return code;
 }
 
-/* ---- UTF-8 ---------------------------------------------------------------------------------- */
+/* ---- Digests --------------------------------------------------------------------------------- */
+
+/* Hash in[0..len) with the hasher into digest (room for FJCS_MAX_DIGEST bytes): FJCS_OK, or
+ * FJCS_E_HASH when the hasher's size is above FJCS_MAX_DIGEST or its function fails. */
+static inline fjcs_code fjcs__hash(const fjcs_hasher *h, const char *in, size_t len, uint8_t *digest) {
+    if (h->size > FJCS_MAX_DIGEST || h->fn((const uint8_t *)in, len, digest, h->size) != 0)
+        return FJCS_E_HASH;
+    return FJCS_OK;
+}
+
+/* The width of a rendered digest: the hasher's prefix, then two hex digits per byte. */
+static inline size_t fjcs__rendered_size(const fjcs_hasher *h) {
+    return (h->prefix ? strlen(h->prefix) : 0) + 2 * h->size;
+}
+
+/* Render the hasher's prefix and digest[0..h->size) in lowercase hex at dst (room for
+ * fjcs__rendered_size bytes); returns the end. The one hex routine of the core (writer.c). */
+char *fjcs__render_digest(const fjcs_hasher *h, const uint8_t *digest, char *dst);
+
+/* ---- UTF-8 ----------------------------------------------------------------------------------- */
 
 /*
  * The length (2, 3 or 4) of the well-formed UTF-8 sequence at p (p[0] >= 0x80), by Unicode
@@ -92,7 +111,7 @@ static inline int fjcs__utf8_is_encoded_surrogate(const uint8_t *p, const uint8_
     return end - p >= 3 && p[0] == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF && (p[2] & 0xC0) == 0x80;
 }
 
-/* ---- SWAR scanning (8 bytes at a time) -------------------------------------------------------- */
+/* ---- SWAR scanning (8 bytes at a time) ------------------------------------------------------- */
 
 #define FJCS_ONES UINT64_C(0x0101010101010101)
 #define FJCS_HIGHS UINT64_C(0x8080808080808080)
@@ -117,20 +136,20 @@ static inline uint64_t fjcs__swar_string_special(uint64_t v) {
     return (less20 | quote | bslash | v) & FJCS_HIGHS;
 }
 
-/* ---- Output pieces ---------------------------------------------------------------------------- */
+/* ---- Output pieces --------------------------------------------------------------------------- */
 
 /*
  * Append s[0..n), which must be well-formed UTF-8 without surrogates, as a canonical JSON string
  * (RFC 8785 section 3.2.2.2): '"' and '\\' and the controls escaped, \b \t \n \f \r in short form,
  * other controls as \u00xx in lowercase hex, nothing else escaped. FJCS_OK or FJCS_E_NOMEM.
  */
-int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n);
+fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n);
 
 /* Append a signed 64-bit integer in decimal. FJCS_OK or FJCS_E_NOMEM. */
-int fjcs__write_int(fjcs_buf *out, int64_t v);
+fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v);
 
 /* Append the ECMAScript rendering of a finite double. FJCS_OK, FJCS_E_FLOAT_DOMAIN, NOMEM. */
-int fjcs__write_double(fjcs_buf *out, double v);
+fjcs_code fjcs__write_double(fjcs_buf *out, double v);
 
 /*
  * Lay out 0.d * 10^n as ECMAScript does (ECMA-262 Number::toString steps 5-10), where d is the
@@ -149,9 +168,9 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  * and FJCS_E_SYNTAX (storing nothing) for bytes that are not a number token. Values too small for
  * a subnormal become a signed zero. Allocates nothing; any length works, in time linear in it.
  */
-int fjcs__parse_double(const char *tok, size_t len, double *out);
+fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);
 
-/* ---- Objects: member order and duplicates ------------------------------------------------------ */
+/* ---- Objects: member order and duplicates ---------------------------------------------------- */
 
 /*
  * Compare two unescaped member names as RFC 8785 section 3.2.3 orders them: by their UTF-16 code
@@ -258,26 +277,26 @@ typedef struct fjcs__order {
  * fjcs__order_finish (see fjcs__order), and nest is updated to say so. Returns FJCS_OK,
  * FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
  */
-int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
+fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
                         fjcs__order *o, size_t *dup_pos);
 
 /* Write the objects recorded in o into canonical order, in one pass over out, and forget them.
  * Call once the value is complete. FJCS_OK or FJCS_E_NOMEM (out is then unchanged). */
-int fjcs__order_finish(fjcs_buf *out, fjcs__order *o);
+fjcs_code fjcs__order_finish(fjcs_buf *out, fjcs__order *o);
 
 /* Forget any recorded objects (a new value starts). */
 static inline void fjcs__order_reset(fjcs__order *o) { o->nspans = o->nrecs = 0; }
 
 void fjcs__order_free(fjcs__order *o);
 
-/* ---- The marshal reader (object.c) ------------------------------------------------------------ */
+/* ---- The marshal reader (object.c) ----------------------------------------------------------- */
 
 /* fjcs_canonicalize_marshal, putting members in order with `order` (kept by the caller from one
  * call to the next, so that its buffers are reused; NULL: a fresh one, freed before returning). */
-int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+fjcs_code fjcs__marshal_run(const char *data, size_t len, size_t max_depth, fjcs_flags flags, fjcs_buf *out,
                       fjcs_error *err, fjcs__order *order);
 
-/* ---- The text canonicalizer (text.c) ------------------------------------------------------------ */
+/* ---- The text canonicalizer (text.c) --------------------------------------------------------- */
 
 /* One open container of the text being read. */
 typedef struct fjcs__text_frame {
@@ -310,20 +329,20 @@ typedef struct fjcs__text {
     fjcs__text_member *members;
     size_t nmembers, members_cap;
     size_t max_depth;
-    int flags;
+    fjcs_flags flags;
     fjcs_error *err;
     fjcs__text_frame frames_local[16]; /* the stacks start here: a small text allocates nothing */
     fjcs__text_member members_local[32];
 } fjcs__text;
 
 /* Ready t for texts nested at most max_depth deep, with fjcs_canonicalize's flags. */
-void fjcs__text_init(fjcs__text *t, size_t max_depth, int flags);
+void fjcs__text_init(fjcs__text *t, size_t max_depth, fjcs_flags flags);
 
 /* Set the depth limit and flags of the texts t runs from now on (a parser kept between calls). */
-void fjcs__text_set_limits(fjcs__text *t, size_t max_depth, int flags);
+void fjcs__text_set_limits(fjcs__text *t, size_t max_depth, fjcs_flags flags);
 
 /* Canonicalize text[0..len) and append it to out: fjcs_canonicalize's answer and error record. */
-int fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *out, fjcs_error *err);
+fjcs_code fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *out, fjcs_error *err);
 
 /* Free what t allocated (it may be initialised again). */
 void fjcs__text_free(fjcs__text *t);

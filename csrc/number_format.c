@@ -21,23 +21,18 @@
 #include "fjcs_internal.h"
 #include "schubfach_table.h"
 
-/* ---- Compile-time knobs (the platform switches, FJCS_HAVE_*, are in fjcs_config.h) ------------------------------------------------------------------------ */
+/* ---- Compile-time knobs (the platform switches, FJCS_HAVE_*, are in fjcs_config.h) ----------- */
 
-/* 1: doubles that are integers below 2^53 skip Schubfach and print their integer digits (the same
- * result, as their rounding interval is narrower than 1); 0: everything goes through Schubfach
- * (the tests build both ways). */
-#ifndef FJCS_INTEGER_FAST_PATH
-#define FJCS_INTEGER_FAST_PATH 1
-#endif
+/* FJCS_INTEGER_FAST_PATH (fjcs_config.h): integers below 2^53 skip Schubfach. */
 
-/* ---- binary64 ---------------------------------------------------------------------------------- */
+/* ---- binary64 -------------------------------------------------------------------------------- */
 
 /* v = c * 2^q with c < 2^53 (the paper's notation). Normal: c = 2^52 + fraction, q = e - 1075;
  * subnormal (e = 0): c = fraction, q = Q_MIN = -1074. */
 #define C_MIN (UINT64_C(1) << 52)
 #define FRACTION_MASK (C_MIN - 1)
 
-/* ---- Floor logarithms -------------------------------------------------------------------------- */
+/* ---- Floor logarithms ------------------------------------------------------------------------ */
 
 /* Multiply-shift evaluations, with constants from gen_schubfach_table.py, which checks each one on
  * every argument of its range. The bias keeps the shifted operand non-negative (a right shift of a
@@ -61,7 +56,7 @@ FJCS_INLINE int flog2_pow10(int e) {
            FJCS_FLOG2_POW10_T;
 }
 
-/* ---- Scaling: round-to-odd of x * 2^q * 10^-k -------------------------------------------------- */
+/* ---- Scaling: round-to-odd of x * 2^q * 10^-k ------------------------------------------------ */
 
 /*
  * The paper compares decimals against the scaled bounds of the rounding interval through one
@@ -110,7 +105,7 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
 }
 #endif
 
-/* ---- Schubfach: the shortest nearest decimal --------------------------------------------------- */
+/* ---- Schubfach: the shortest nearest decimal ------------------------------------------------- */
 
 /*
  * For v = c * 2^q > 0, finds d and e with d * 10^e the ECMAScript digits of v (d may end in zeros,
@@ -176,7 +171,7 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     return (u_in | w_in) ? u + 10 * w_in : from_k;
 }
 
-/* ---- Digits ------------------------------------------------------------------------------------ */
+/* ---- Digits ---------------------------------------------------------------------------------- */
 
 static const char DIGIT_PAIRS[200] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -262,7 +257,7 @@ FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
     return (w & keep) | ((uint64_t)'.' << (8 * j)) | moved;
 }
 
-/* ---- Layout: ECMA-262 Number::toString --------------------------------------------------------- */
+/* ---- Layout: ECMA-262 Number::toString ------------------------------------------------------- */
 
 /*
  * Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17, trailing zeros allowed) at
@@ -336,7 +331,7 @@ FJCS_INLINE void write8(char *p, uint32_t x) {
     memcpy(p + 6, DIGIT_PAIRS + 2 * (lo % 100), 2);
 }
 
-/* ---- Layout: ECMA-262 Number::toString --------------------------------------------------------- */
+/* ---- Layout: ECMA-262 Number::toString ------------------------------------------------------- */
 
 /* Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17) at p as ECMAScript lays
  * it out and returns the end. */
@@ -384,7 +379,7 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 
 #endif /* FJCS_HAVE_LITTLE_ENDIAN */
 
-/* ---- Entry points ------------------------------------------------------------------------------ */
+/* ---- Entry points ---------------------------------------------------------------------------- */
 
 FJCS_INLINE int format_double(double v, char *buf) {
     uint64_t bits;

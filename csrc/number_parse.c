@@ -26,42 +26,7 @@
 #include "fjcs_internal.h"
 #include "pow5_table.h"
 
-/* ---- Compile-time knobs ---- */
-
-/* 0 disables path 1, so that tests reach paths 2 and 3 with short tokens. */
-#ifndef FJCS_PARSE_CLINGER
-#define FJCS_PARSE_CLINGER 1
-#endif
-
-/* 0 disables path 2: every token then goes through the exact path (tests build it this way). */
-#ifndef FJCS_PARSE_EISEL_LEMIRE
-#define FJCS_PARSE_EISEL_LEMIRE 1
-#endif
-
-/* Significant digits the exact path keeps; the rest only count as a sticky "more than zero".
- * Why 768 suffice is at the exact path's banner; 800 leaves a margin. */
-#ifndef FJCS_PARSE_MAX_DIGITS
-#define FJCS_PARSE_MAX_DIGITS 800
-#endif
-
-/* Ulps added to the exact path's first candidate: a test build sets it to check that the
- * correction loop converges from either side. 0 in every real build. */
-#ifndef FJCS_PARSE_TEST_SKEW
-#define FJCS_PARSE_TEST_SKEW 0
-#endif
-
-/* Called with the FJCS_PATH_* that decided each token: a test driver defines it (before
- * #including this file) to prove that its inputs exercise every path. Nothing in real builds. */
-#ifndef FJCS_PARSE_TEST_HOOK
-#define FJCS_PARSE_TEST_HOOK(path) ((void)0)
-#endif
-
-/* 1 reads eight digits at a time with 64-bit loads (Lemire 2021, after W. Mula); needs a
- * little-endian load, so it defaults to FJCS_HAVE_LITTLE_ENDIAN (fjcs_config.h, which also has the
- * switches for unsigned __int128 and the GNU builtins; tests build with each of them off). */
-#ifndef FJCS_PARSE_SWAR
-#define FJCS_PARSE_SWAR FJCS_HAVE_LITTLE_ENDIAN
-#endif
+/* The switches of this file (FJCS_PARSE_*) and its test hooks are in fjcs_config.h. */
 
 _Static_assert(FJCS_PARSE_MAX_DIGITS >= 768, "the exact path needs at least 768 digits");
 
@@ -77,7 +42,7 @@ enum {
     FJCS_PATH_EXACT_FORCED       /* path 3 because FJCS_PARSE_EISEL_LEMIRE is 0 */
 };
 
-/* ---- Small integer helpers ---- */
+/* ---- Small integer helpers ------------------------------------------------------------------- */
 
 /* The hot path is one function: the digit scanner inlined into it (GCC would otherwise call it,
  * as it is used twice), the rare paths kept out of it (FJCS_COLD) so its frame and prologue stay
@@ -127,7 +92,7 @@ static int floor_log2_pow5(int q) {
     return (int)((uint32_t)scaled >> FJCS_LOG2_5_SHIFT) - FJCS_LOG2_5_OFFSET;
 }
 
-/* ---- Eight digits at a time ---- */
+/* ---- Eight digits at a time ------------------------------------------------------------------ */
 
 #if FJCS_PARSE_SWAR
 #define FJCS_BYTES(b) (UINT64_C(0x0101010101010101) * (b))
@@ -175,7 +140,7 @@ FJCS_INLINE const unsigned char *scan_digits(const unsigned char *p,
     return p;
 }
 
-/* ---- Reading the token ---- */
+/* ---- Reading the token ----------------------------------------------------------------------- */
 
 /* The significand as the fast paths see it: value = (w + tail) * 10^q, 0 <= tail < 1, where w is
  * the first (at most) 19 significant digits and tail > 0 exactly when truncated is set. 19 digits
@@ -267,7 +232,7 @@ static int read_decimal(const unsigned char *p, const unsigned char *end, fjcs_d
     return FJCS_OK;
 }
 
-/* ---- Path 1: Clinger's fast path ---- */
+/* ---- Path 1: Clinger's fast path ------------------------------------------------------------- */
 
 /* Clinger 1990: if w and 10^|q| are exact doubles, w * 10^q (or w / 10^-q) is one IEEE operation,
  * correctly rounded by IEEE-754 itself. 10^22 is the largest exact power of ten (5^22 < 2^53 <
@@ -302,7 +267,7 @@ static int clinger(uint64_t w, int64_t q, double *value) {
 #define FJCS_HAVE_CLINGER 0
 #endif
 
-/* ---- Path 2: Eisel-Lemire ---- */
+/* ---- Path 2: Eisel-Lemire -------------------------------------------------------------------- */
 
 /*
  * Notation. w' = w << l with 2^63 <= w' < 2^64. The table gives 5^q = (T + eps) 2^(b-127) with
@@ -423,7 +388,7 @@ static uint64_t approx_bits(uint64_t w, int q) {
     return make_bits(s.m, s.e2);
 }
 
-/* ---- Path 3: exact comparison with big integers ---- */
+/* ---- Path 3: exact comparison with big integers ---------------------------------------------- */
 
 /*
  * The decimal is V = K + tail, K = D 10^qk the first N = FJCS_PARSE_MAX_DIGITS significant digits
@@ -438,7 +403,7 @@ static uint64_t approx_bits(uint64_t w, int q) {
  * L <= log10(2^(g+55)) (the search below only compares V with midpoints a few ulps away), and
  * qk = L - N + 1 (so qk < 0 <= g when g >= 0: L < 327 < N - 1); hence
  * N >= floor(log10(2^(g+55))) - g + 1 suffices. The worst g is the smallest, -1075, giving 768
- * (tests/test_parse_double.py computes it for every g). With no digit dropped, tail == 0 and
+ * (tests/c/test_parse_double.py computes it for every g). With no digit dropped, tail == 0 and
  * K == V.
  *
  * Sizes (why the arrays suffice): D < 10^N; when qk < 0, qk >= FJCS_POW5_MIN_Q + 19 - N, so
@@ -614,9 +579,9 @@ static FJCS_COLD uint64_t exact_bits(const fjcs_decimal *d, uint64_t start) {
     }
 }
 
-/* ---- The entry point ---- */
+/* ---- The entry point ------------------------------------------------------------------------- */
 
-int fjcs__parse_double(const char *tok, size_t len, double *out) {
+fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out) {
     const unsigned char *begin = (const unsigned char *)tok;
     fjcs_decimal d;
     int rc = read_decimal(begin, begin + len, &d);

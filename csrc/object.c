@@ -76,18 +76,18 @@ typedef struct reader {
     ref *refs;
     size_t nrefs, refs_cap;
     size_t max_depth;
-    int flags;        /* fjcs_flags: FJCS_INTEGERS_ONLY refuses floats */
+    fjcs_flags flags; /* FJCS_INTEGERS_ONLY refuses floats */
     fjcs_error *err;
     oframe frames_local[16];   /* the stacks start here: a small value allocates nothing */
     fjcs__member members_local[32];
     ref refs_local[32];
 } reader;
 
-static int fail(reader *r, int code, const uint8_t *at, const char *msg) {
+static fjcs_code fail(reader *r, fjcs_code code, const uint8_t *at, const char *msg) {
     return fjcs__fail(r->err, code, (size_t)(at - r->base), msg);
 }
 
-/* ---- Little-endian payload reads --------------------------------------------------------- */
+/* ---- Little-endian payload reads ------------------------------------------------------------- */
 
 static inline int need(const reader *r, size_t n) { return (size_t)(r->end - r->p) >= n; }
 
@@ -103,7 +103,7 @@ static inline double rd_f64(const uint8_t *p) {
     return d;
 }
 
-/* ---- Back-references --------------------------------------------------------------------- */
+/* ---- Back-references ------------------------------------------------------------------------- */
 
 /* The entry for a flagged type byte at pos: a new one the first time the stream reaches it, the
  * existing one when a back-reference re-reads it. Returns NO_INDEX on allocation failure. */
@@ -126,14 +126,14 @@ static size_t enter_ref(reader *r, size_t pos) {
     return lo; /* refs[lo].pos == pos: re-reads only revisit flagged bytes already entered */
 }
 
-/* ---- Strings ----------------------------------------------------------------------------- */
+/* ---- Strings --------------------------------------------------------------------------------- */
 
 /*
  * Check s[0..n) (UTF-8 from Python: ASCII only when ascii_only) and append it as a canonical
  * string; *plain says whether no byte needed escaping. FJCS_E_SURROGATE for an encoded surrogate
  * (a lone surrogate in the Python str), FJCS_E_ENCODING for anything else ill-formed.
  */
-static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii_only, int *plain,
+static fjcs_code write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii_only, int *plain,
                                 const uint8_t *at) {
     const uint8_t *p = s, *end = s + n;
     if (ascii_only) {
@@ -187,7 +187,7 @@ static int write_checked_string(reader *r, const uint8_t *s, size_t n, int ascii
     return FJCS_OK;
 }
 
-static int write_known_string(reader *r, const ref *e, const uint8_t *at) {
+static fjcs_code write_known_string(reader *r, const ref *e, const uint8_t *at) {
     fjcs_buf *out = r->out;
     if (e->plain) {
         if (fjcs__buf_reserve(out, e->n + 2) != FJCS_OK) return fail(r, FJCS_E_NOMEM, at, "out of memory");
@@ -231,12 +231,12 @@ static int read_string_payload(reader *r, uint8_t code, const uint8_t **s, size_
     }
 }
 
-/* ---- Numbers ----------------------------------------------------------------------------- */
+/* ---- Numbers --------------------------------------------------------------------------------- */
 
 #define MAX_SAFE_INT ((int64_t)9007199254740991) /* 2^53 - 1 */
 
 /* An 'l' payload: the integer, or FJCS_E_INT_DOMAIN when it is outside +/-(2^53-1). */
-static int read_long(reader *r, int64_t *v, const uint8_t *at) {
+static fjcs_code read_long(reader *r, int64_t *v, const uint8_t *at) {
     if (!need(r, 4)) return fail(r, FJCS_E_ENCODING, at, "truncated encoding");
     int32_t n = (int32_t)rd_u32(r->p);
     r->p += 4;
@@ -259,9 +259,9 @@ static int read_long(reader *r, int64_t *v, const uint8_t *at) {
     return FJCS_OK;
 }
 
-/* ---- The reader ------------------------------------------------------------------------- */
+/* ---- The reader ------------------------------------------------------------------------------ */
 
-static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t resume,
+static fjcs_code push_frame(reader *r, int is_dict, size_t count, size_t index, size_t resume,
                       const uint8_t *at) {
     if (r->nframes >= r->max_depth) return fail(r, FJCS_E_DEPTH, at, "nesting deeper than max_depth");
     if (fjcs__grow((void **)&r->frames, &r->frames_cap, r->nframes, sizeof(oframe),
@@ -284,12 +284,12 @@ static int push_frame(reader *r, int is_dict, size_t count, size_t index, size_t
 
 /* Close the container on top: ']' or '}' (members put in order first), mark its entry done,
  * and continue after the back-reference that led here, if one did. */
-static int pop_frame(reader *r) {
+static fjcs_code pop_frame(reader *r) {
     oframe *f = &r->frames[r->nframes - 1];
     if (f->is_dict) {
         size_t n = r->nmembers - f->mbase, dup = 0;
         /* With no member read yet, members is NULL, and NULL + 0 is undefined behaviour in C. */
-        int rc = n < 2 ? FJCS_OK
+        fjcs_code rc = n < 2 ? FJCS_OK
                        : fjcs__order_members(r->out, r->members + f->mbase, n, f->sorted, &f->nest,
                                              r->order, &dup);
         if (rc == FJCS_E_DUPKEY) return fail(r, rc, r->base + dup, "duplicate member name");
@@ -308,12 +308,12 @@ static int pop_frame(reader *r) {
     return FJCS_OK;
 }
 
-static int read_value(reader *r);
+static fjcs_code read_value(reader *r);
 
 /* Having read the start of a value, read on until the stack is back to `base` frames: the value
  * is then complete. */
-static int drive(reader *r, size_t base) {
-    int rc = FJCS_OK;
+static fjcs_code drive(reader *r, size_t base) {
+    fjcs_code rc = FJCS_OK;
     while (rc == FJCS_OK) {
         if (r->nframes == base) return FJCS_OK;
         oframe *f = &r->frames[r->nframes - 1];
@@ -396,7 +396,7 @@ static int drive(reader *r, size_t base) {
 }
 
 /* Read one value at r->p: write a scalar, or open a container (its items follow in run()). */
-static int read_value(reader *r) {
+static fjcs_code read_value(reader *r) {
     const uint8_t *at = r->p;
     if (!need(r, 1)) return fail(r, FJCS_E_ENCODING, at, "truncated encoding");
     uint8_t b = *r->p++, code = b & 0x7F;
@@ -409,7 +409,7 @@ static int read_value(reader *r) {
     ref scratch_entry;
     memset(&scratch_entry, 0, sizeof scratch_entry);
     ref *e = index != NO_INDEX && r->refs[index].kind == K_PENDING ? &r->refs[index] : &scratch_entry;
-    int rc;
+    fjcs_code rc;
 
     switch (code) {
     case 'N':
@@ -536,9 +536,9 @@ static int read_value(reader *r) {
     }
 }
 
-/* ---- Entry point ------------------------------------------------------------------------- */
+/* ---- Entry point ----------------------------------------------------------------------------- */
 
-static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, int flags,
+static void reader_init(reader *r, const char *data, size_t len, size_t max_depth, fjcs_flags flags,
                         fjcs_buf *out, fjcs_error *err) {
     memset(r, 0, offsetof(reader, frames_local));
     r->frames = r->frames_local;
@@ -564,7 +564,7 @@ static void reader_free(reader *r) {
     fjcs__order_free(&r->own_order);
 }
 
-int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags, fjcs_buf *out,
+fjcs_code fjcs__marshal_run(const char *data, size_t len, size_t max_depth, fjcs_flags flags, fjcs_buf *out,
                       fjcs_error *err, fjcs__order *order) {
     reader r;
     reader_init(&r, data, len, max_depth, flags, out, err);
@@ -572,7 +572,7 @@ int fjcs__marshal_run(const char *data, size_t len, size_t max_depth, int flags,
         fjcs__order_reset(order);
         r.order = order;
     }
-    int rc = read_value(&r);
+    fjcs_code rc = read_value(&r);
     if (rc == FJCS_OK) rc = drive(&r, 0);
     if (rc == FJCS_OK && r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");
     if (rc == FJCS_OK && fjcs__order_finish(out, r.order) != FJCS_OK)
@@ -586,16 +586,17 @@ fjcs_code fjcs_canonicalize_marshal(const char *data, size_t len, size_t max_dep
     return (fjcs_code)fjcs__marshal_run(data, len, max_depth, (int)flags, out, err, NULL);
 }
 
-/* ---- Many values: canonicalize and hash each item of a list ------------------------------ */
+/* ---- Many values: canonicalize and hash each item of a list ---------------------------------- */
 
 fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_depth,
-                                    fjcs_flags flags, fjcs_hash_fn hash, size_t digest_size, uint8_t *digests,
+                                    fjcs_flags flags, const fjcs_hasher *hasher, uint8_t *digests,
                                     size_t capacity, size_t *count, fjcs_error *err) {
+    uint8_t digest[FJCS_MAX_DIGEST];
     fjcs_buf out = {0};
     reader r;
     reader_init(&r, data, len, max_depth, (int)flags, &out, err);
     *count = 0;
-    int rc = FJCS_OK;
+    fjcs_code rc = FJCS_OK;
     /* The list (or tuple) itself: its items are the values, and it is no value of its own. It is
      * entered in the back-reference table if flagged, and stays open: an item that refers to it
      * is a cycle. */
@@ -634,9 +635,10 @@ fjcs_code fjcs_digest_marshal_items(const char *data, size_t len, size_t max_dep
         if (rc == FJCS_OK) rc = drive(&r, 0);
         if (rc == FJCS_OK && fjcs__order_finish(&out, r.order) != FJCS_OK)
             rc = fail(&r, FJCS_E_NOMEM, r.p, "out of memory");
-        if (rc == FJCS_OK && hash((const uint8_t *)out.data, out.len, digests + i * digest_size, digest_size) != 0)
+        if (rc == FJCS_OK && fjcs__hash(hasher, out.data, out.len, digest) != FJCS_OK)
             rc = fail(&r, FJCS_E_HASH, r.p, "the hash function failed");
         if (rc != FJCS_OK) goto done;
+        memcpy(digests + i * hasher->size, digest, hasher->size);
         *count = i + 1;
     }
     if (r.p != r.end) rc = fail(&r, FJCS_E_ENCODING, r.p, "bytes after the value");

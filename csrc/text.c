@@ -6,7 +6,7 @@
  * re-escaped canonically, numbers re-rendered (ECMA-262 Number::toString), and each object's
  * members, written in input order, are put in order when the object closes (writer.c).
  *
- * Errors and their offsets follow src/fastjcs/_python.py exactly (the tests compare the two on
+ * Errors and their offsets follow src/fastjcs/core/python_backend.py exactly (the tests compare the two on
  * random and corrupted texts): a structural error at the offending byte or at the end of input;
  * a bad escape at its backslash; a lone surrogate escape at the backslash of the unpaired escape;
  * invalid UTF-8 at the first byte of the sequence; a number at the byte where the grammar needed
@@ -19,19 +19,19 @@
 
 #include "fjcs_internal.h"
 
-/* ---- State (fjcs__text, fjcs_internal.h) ------------------------------------------------- */
+/* ---- State (fjcs__text, fjcs_internal.h) ----------------------------------------------------- */
 
 typedef fjcs__text parser;
 typedef fjcs__text_frame frame;
 typedef fjcs__text_member member;
 
-static int fail(parser *ps, int code, const uint8_t *at, const char *msg) {
+static fjcs_code fail(parser *ps, fjcs_code code, const uint8_t *at, const char *msg) {
     return fjcs__fail(ps->err, code, (size_t)(at - ps->base), msg);
 }
 
 /* The grammar wanted `what` at `at` and found another character or the end of the input. The
  * message is for C callers; the Python binding words its own from `expected` and the input. */
-static int unexpected(parser *ps, const uint8_t *at, fjcs_expect what) {
+static fjcs_code unexpected(parser *ps, const uint8_t *at, fjcs_expect what) {
 #define EXPECT(name, words) [FJCS_EXPECT_##name] = words
     static const char *const at_char[] = {
         EXPECT(NOTHING, "unexpected character"),
@@ -64,7 +64,7 @@ static int unexpected(parser *ps, const uint8_t *at, fjcs_expect what) {
         EXPECT(END, "unexpected end of input"), /* never: the end is what was wanted */
     };
 #undef EXPECT
-    int rc = fail(ps, FJCS_E_SYNTAX, at, at >= ps->end ? at_end[what] : at_char[what]);
+    fjcs_code rc = fail(ps, FJCS_E_SYNTAX, at, at >= ps->end ? at_end[what] : at_char[what]);
     if (ps->err) ps->err->expected = what;
     return rc;
 }
@@ -111,7 +111,7 @@ static inline long hex4(const uint8_t *p) {
 }
 
 /* Check the escape whose backslash is at *pp and step over it. */
-static int check_escape(parser *ps, const uint8_t **pp) {
+static fjcs_code check_escape(parser *ps, const uint8_t **pp) {
     const uint8_t *p = *pp, *end = ps->end;
     if (end - p < 2) return fail(ps, FJCS_E_ESCAPE, p, "invalid escape sequence");
     switch (p[1]) {
@@ -141,7 +141,7 @@ static int check_escape(parser *ps, const uint8_t **pp) {
 
 /* Scan the string whose opening quote is at q: validate it, find its closing quote, and say
  * whether it holds escapes (if not, its bytes are already canonical). */
-static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int *escaped) {
+static fjcs_code scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int *escaped) {
     const uint8_t *p = q + 1, *end = ps->end;
     int esc = 0;
     for (;;) {
@@ -150,7 +150,7 @@ static int scan_string(parser *ps, const uint8_t *q, const uint8_t **close, int 
         uint8_t c = *p;
         if (c == '"') break;
         if (c == '\\') {
-            int rc = check_escape(ps, &p);
+            fjcs_code rc = check_escape(ps, &p);
             if (rc != FJCS_OK) return rc;
             esc = 1;
         } else if (c < 0x20) {
@@ -193,7 +193,7 @@ static inline size_t put_utf8(uint8_t *dst, uint32_t cp) {
 
 /* Unescape the validated string body p..close into the arena; returns the unescaped length. The
  * unescaped form is never longer than the escaped one. */
-static int unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close, size_t *len) {
+static fjcs_code unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close, size_t *len) {
     if (fjcs__buf_reserve(&ps->arena, (size_t)(close - p)) != FJCS_OK) return FJCS_E_NOMEM;
     uint8_t *start = (uint8_t *)ps->arena.data + ps->arena.len, *dst = start;
     while (p < close) {
@@ -227,10 +227,11 @@ static int unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *close,
 
 /* Read the string at *pp, write its canonical form. For a member name, also record where its
  * unescaped bytes are (in the input, or an arena offset kept until the object closes). */
-static int string_token(parser *ps, const uint8_t **pp, member *name) {
+static fjcs_code string_token(parser *ps, const uint8_t **pp, member *name) {
     /* scan_string sets both when it succeeds; initialised for compilers that cannot see that. */
     const uint8_t *q = *pp, *close = q;
-    int escaped = 0, rc = scan_string(ps, q, &close, &escaped);
+    int escaped = 0;
+    fjcs_code rc = scan_string(ps, q, &close, &escaped);
     if (rc != FJCS_OK) return rc;
     *pp = close + 1;
     fjcs_buf *out = ps->out;
@@ -257,7 +258,7 @@ static int string_token(parser *ps, const uint8_t **pp, member *name) {
     return FJCS_OK;
 }
 
-/* ---- Numbers (RFC 8259 section 6; RFC 8785 section 3.2.2.3) ------------------------------- */
+/* ---- Numbers (RFC 8259 section 6; RFC 8785 section 3.2.2.3) ---------------------------------- */
 
 static const char MAX_SAFE[] = "9007199254740991"; /* 2^53 - 1 */
 
@@ -294,7 +295,7 @@ static int short_decimal(const uint8_t *int_part, size_t ni, const uint8_t *frac
     return 1;
 }
 
-static int number_token(parser *ps, const uint8_t **pp) {
+static fjcs_code number_token(parser *ps, const uint8_t **pp) {
     const uint8_t *start = *pp, *p = start, *end = ps->end;
     if (*p == '-') p++;
     if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_DIGIT);
@@ -360,14 +361,14 @@ static int number_token(parser *ps, const uint8_t **pp) {
     double v;
     if (fjcs__parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
         return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
-    int rc = fjcs__write_double(out, v);
+    fjcs_code rc = fjcs__write_double(out, v);
     if (rc != FJCS_OK) return fail(ps, rc, start, "out of memory");
     return FJCS_OK;
 }
 
-/* ---- Literals ---------------------------------------------------------------------------- */
+/* ---- Literals -------------------------------------------------------------------------------- */
 
-static int literal_token(parser *ps, const uint8_t **pp) {
+static fjcs_code literal_token(parser *ps, const uint8_t **pp) {
     static const char *const words[] = {"true", "false", "null"};
     static const fjcs_expect expect[] = {FJCS_EXPECT_TRUE, FJCS_EXPECT_FALSE, FJCS_EXPECT_NULL};
     const uint8_t *p = *pp;
@@ -383,18 +384,18 @@ static int literal_token(parser *ps, const uint8_t **pp) {
     return FJCS_OK;
 }
 
-/* ---- Structure --------------------------------------------------------------------------- */
+/* ---- Structure ------------------------------------------------------------------------------- */
 
 static inline const uint8_t *member_key(const parser *ps, const member *m) {
     return m->m.key ? m->m.key : (const uint8_t *)ps->arena.data + m->key_off;
 }
 
 /* Close the object on top of the stack: order its members, check names are unique. */
-static int close_object(parser *ps, const uint8_t *at) {
+static fjcs_code close_object(parser *ps, const uint8_t *at) {
     frame *f = &ps->frames[ps->nframes - 1];
     size_t n = ps->nmembers - f->mbase;
     member *ms = ps->members + f->mbase;
-    int rc = FJCS_OK;
+    fjcs_code rc = FJCS_OK;
     if (!f->sorted) {
         /* fjcs__order_members works on an array of fjcs__member: compact ours in place (the
          * embedded fjcs__member is the first field, so this never overlaps badly). */
@@ -416,10 +417,10 @@ static int close_object(parser *ps, const uint8_t *at) {
     return FJCS_OK;
 }
 
-static int parse(parser *ps) {
+static fjcs_code parse(parser *ps) {
     const uint8_t *p = skip_ws(ps->base, ps->end), *end = ps->end;
     fjcs_buf *out = ps->out;
-    int rc;
+    fjcs_code rc;
 
 value:
     if (p >= end) return unexpected(ps, p, FJCS_EXPECT_VALUE);
@@ -544,9 +545,9 @@ member_name:
     }
 }
 
-/* ---- Entry points ------------------------------------------------------------------------ */
+/* ---- Entry points ---------------------------------------------------------------------------- */
 
-void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
+void fjcs__text_init(fjcs__text *ps, size_t max_depth, fjcs_flags flags) {
     memset(ps, 0, offsetof(parser, frames_local));
     fjcs__text_set_limits(ps, max_depth, flags);
     ps->frames = ps->frames_local;
@@ -555,13 +556,13 @@ void fjcs__text_init(fjcs__text *ps, size_t max_depth, int flags) {
     ps->members_cap = sizeof ps->members_local / sizeof ps->members_local[0];
 }
 
-void fjcs__text_set_limits(fjcs__text *ps, size_t max_depth, int flags) {
+void fjcs__text_set_limits(fjcs__text *ps, size_t max_depth, fjcs_flags flags) {
     ps->max_depth = max_depth;
     /* FJCS_INTEGERS_ONLY implies FJCS_STRICT_INTEGERS */
     ps->flags = flags & FJCS_INTEGERS_ONLY ? flags | FJCS_STRICT_INTEGERS : flags;
 }
 
-int fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
+fjcs_code fjcs__text_run(fjcs__text *ps, const char *text, size_t len, fjcs_buf *out, fjcs_error *err) {
     ps->base = (const uint8_t *)text;
     ps->end = ps->base + len;
     ps->out = out;
@@ -584,7 +585,7 @@ fjcs_code fjcs_canonicalize(const char *text, size_t len, size_t max_depth, fjcs
                             fjcs_buf *out, fjcs_error *err) {
     fjcs__text ps;
     fjcs__text_init(&ps, max_depth, flags);
-    int rc = fjcs__text_run(&ps, text, len, out, err);
+    fjcs_code rc = fjcs__text_run(&ps, text, len, out, err);
     fjcs__text_free(&ps);
-    return (fjcs_code)rc;
+    return rc;
 }

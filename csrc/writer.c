@@ -7,19 +7,11 @@
 
 #include "fjcs_internal.h"
 
-/* Initial capacity of an output buffer; it doubles from there. */
-#ifndef FJCS_BUF_MIN
-#define FJCS_BUF_MIN 256
-#endif
+/* FJCS_BUF_MIN and FJCS_SMALL_SORT are in fjcs_config.h. */
 
-/* Insertion sort below this many members; a stable merge sort above. */
-#ifndef FJCS_SMALL_SORT
-#define FJCS_SMALL_SORT 16
-#endif
+/* ---- Buffers --------------------------------------------------------------------------------- */
 
-/* ---- Buffers -------------------------------------------------------------------------------- */
-
-int fjcs__buf_grow(fjcs_buf *b, size_t need) {
+fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need) {
     size_t want = b->len + need;
     if (want < b->len) return FJCS_E_NOMEM; /* size_t overflow */
     size_t cap = b->cap ? b->cap : FJCS_BUF_MIN;
@@ -37,7 +29,7 @@ int fjcs__buf_grow(fjcs_buf *b, size_t need) {
     return FJCS_OK;
 }
 
-int fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local) {
+fjcs_code fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local) {
     if (count < *cap) return FJCS_OK;
     size_t ncap = *cap ? *cap * 2 : 16;
     if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
@@ -61,13 +53,26 @@ void fjcs_buf_free(fjcs_buf *buf) {
     buf->len = buf->cap = 0;
 }
 
-/* ---- Strings -------------------------------------------------------------------------------- */
+/* ---- Strings --------------------------------------------------------------------------------- */
 
 /* Input bytes per reservation: a byte becomes at most 6 ("\u00xx"), so reserving per block keeps
  * a 100 MB string from asking for 600 MB up front. */
 #define STRING_BLOCK 4096
 
 static const char HEX[] = "0123456789abcdef";
+
+char *fjcs__render_digest(const fjcs_hasher *h, const uint8_t *digest, char *dst) {
+    if (h->prefix != NULL) {
+        size_t n = strlen(h->prefix);
+        memcpy(dst, h->prefix, n);
+        dst += n;
+    }
+    for (size_t i = 0; i < h->size; i++) {
+        *dst++ = HEX[digest[i] >> 4];
+        *dst++ = HEX[digest[i] & 15];
+    }
+    return dst;
+}
 
 /* The escape of a byte that needs one (RFC 8785 3.2.2.2); returns its length. */
 static inline size_t escape_byte(uint8_t c, char *dst) {
@@ -90,7 +95,7 @@ static inline size_t escape_byte(uint8_t c, char *dst) {
     }
 }
 
-int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
+fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
     if (fjcs__buf_reserve(out, 1) != FJCS_OK) return FJCS_E_NOMEM;
     fjcs__buf_put(out, '"');
     while (n > 0) {
@@ -121,9 +126,9 @@ int fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
     return FJCS_OK;
 }
 
-/* ---- Numbers ------------------------------------------------------------------------------- */
+/* ---- Numbers --------------------------------------------------------------------------------- */
 
-int fjcs__write_int(fjcs_buf *out, int64_t v) {
+fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v) {
     char tmp[24];
     size_t i = sizeof tmp;
     /* Work on the magnitude as unsigned: -INT64_MIN does not fit an int64_t. */
@@ -138,7 +143,7 @@ int fjcs__write_int(fjcs_buf *out, int64_t v) {
     return FJCS_OK;
 }
 
-int fjcs__write_double(fjcs_buf *out, double v) {
+fjcs_code fjcs__write_double(fjcs_buf *out, double v) {
     if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK) return FJCS_E_NOMEM;
     size_t n;
     fjcs_code rc = fjcs_format_double(v, out->data + out->len, &n);
@@ -146,7 +151,7 @@ int fjcs__write_double(fjcs_buf *out, double v) {
     return rc;
 }
 
-/* ---- Member order ------------------------------------------------------------------------- */
+/* ---- Member order ---------------------------------------------------------------------------- */
 
 static inline int member_less(const fjcs__member *x, const fjcs__member *y) {
     return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len) < 0;
@@ -188,7 +193,7 @@ static void sort_members(fjcs__member *m, size_t n, fjcs__member *tmp) {
     if (src != m) memcpy(m, src, n * sizeof *m);
 }
 
-static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
                          fjcs__order *o);
 
 /* The memo slot for a sequence of n names starting with `first` (a cheap mix: records of one
@@ -232,7 +237,7 @@ static void memo_store(fjcs__order_memo *e, const fjcs__member *input, const fjc
     e->changed = (uint8_t)changed;
 }
 
-int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
+fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
                         fjcs__order *o, size_t *dup_pos) {
     if (sorted || n < 2) return FJCS_OK;
     fjcs__order_memo *memo = n <= FJCS_MEMO_MEMBERS ? memo_slot(o, m, n) : NULL;
@@ -273,7 +278,7 @@ int fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fj
 
 /* Write the members m[0..n), now in canonical order, in place of the region they sit in, in
  * input order, separated by single commas (or record them for fjcs__order_finish). */
-static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
                          fjcs__order *o) {
     size_t region = SIZE_MAX, region_end = 0;
     for (size_t i = 0; i < n; i++) {
@@ -319,7 +324,7 @@ static int place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__n
     return FJCS_OK;
 }
 
-/* ---- Deferred member order ----------------------------------------------------------------- */
+/* ---- Deferred member order ------------------------------------------------------------------- */
 
 static int reorder_cmp(const void *a, const void *b) {
     size_t x = ((const fjcs__reorder *)a)->start, y = ((const fjcs__reorder *)b)->start;
@@ -344,7 +349,7 @@ typedef struct walk {
     int is_rec;
 } walk;
 
-int fjcs__order_finish(fjcs_buf *out, fjcs__order *o) {
+fjcs_code fjcs__order_finish(fjcs_buf *out, fjcs__order *o) {
     if (o->nrecs == 0) return FJCS_OK;
     /* Recorded objects nest or are disjoint, so sorted by start they are in document order
      * (an object before the objects inside it), and those inside a run are contiguous. */

@@ -19,7 +19,7 @@ static result run_flags(const char *data, size_t len, size_t max_depth, int flag
     result r;
     fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
     memset(&r.out, 0, sizeof r.out);
-    r.rc = fjcs_canonicalize_marshal(data, len, max_depth, (fjcs_flags)flags, &r.out, &err);
+    r.rc = fjcs_canonicalize_marshal(data, len, max_depth, flags, &r.out, &err);
     switch (r.rc) {
     case FJCS_OK: case FJCS_E_NOMEM: case FJCS_E_SURROGATE: case FJCS_E_DUPKEY: case FJCS_E_DEPTH:
     case FJCS_E_FLOAT_DOMAIN: case FJCS_E_INT_DOMAIN: case FJCS_E_TYPE: case FJCS_E_KEY_TYPE:
@@ -76,7 +76,7 @@ static void check_batch(const char *data, size_t size, const result *whole) {
     CHECK(digests != NULL);
     size_t count = (size_t)-1;
     fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
-    int rc = fjcs_digest_marshal_items(data, size, DEPTH - 1, 0, fuzz_hash, 32, digests, CAPACITY, &count, &err);
+    int rc = fjcs_digest_marshal_items(data, size, DEPTH - 1, 0, &FUZZ_HASHER, digests, CAPACITY, &count, &err);
     CHECK(err.code == (fjcs_code)rc);
     CHECK(count <= CAPACITY);
     CHECK(rc == FJCS_OK || err.offset <= size);

@@ -104,7 +104,7 @@ static void check_batches(const char *text, size_t len, int flags) {
     CHECK(items != NULL);
     if (nlines > 0) {
         int rc = fjcs_digest_texts((const char *const *)copies, lens, nlines, DEFAULT_DEPTH,
-                                   (fjcs_flags)flags, fuzz_hash, 32, items);
+                                   flags, &FUZZ_HASHER, items);
         CHECK(rc == FJCS_OK);
         for (size_t i = 0; i < nlines; i++) {
             CHECK(items[i].start == 0 && items[i].len == lens[i]);
@@ -119,10 +119,11 @@ static void check_batches(const char *text, size_t len, int flags) {
     fjcs_buf out = {0};
     size_t line = 0, done = 0;
     while (done < len) {
-        size_t nf = (size_t)-1, nl = (size_t)-1, consumed = (size_t)-1, out_before = out.len;
-        int rc = fjcs_digest_lines_hex(text + done, len - done, DEFAULT_DEPTH, (fjcs_flags)flags,
-                                       fuzz_hash, 32, "p:", 2, &out, failures, 2, &nf, &nl,
-                                       &consumed);
+        fjcs_failures failed = {failures, 2, (size_t)-1};
+        size_t nl = (size_t)-1, consumed = (size_t)-1, out_before = out.len;
+        int rc = fjcs_digest_lines_hex(text + done, len - done, DEFAULT_DEPTH, flags, &FUZZ_HASHER,
+                                       &out, &failed, &nl, &consumed);
+        size_t nf = failed.count;
         CHECK(rc == FJCS_OK);
         CHECK(nf <= 2 && nl >= 1 && consumed >= 1 && consumed <= len - done);
         size_t f = 0, at = out_before;

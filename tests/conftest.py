@@ -6,8 +6,8 @@ beside this file (_cli, _vectors, _growth, _strategies, shapes, es6corpus, wrong
 by name, and so do the paths below (`from conftest import REPO`).
 
 The `backend` fixture yields a backend module (`fastjcs.core.python_backend` or
-`fastjcs.core.native_backend`), and for the duration of the test also installs it behind the
-seam (`fastjcs.core.seam._impl`), so tests of the layers above (digests, bindings, CPB) run on it
+`fastjcs.core.native_backend`), and for the duration of the test also installs it as the
+backend in use (`fastjcs.core.backends._impl`), so tests of the layers above (digests, bindings, CPB) run on it
 too, and `fastjcs.backend()` names it.
 
 The native parameter is skipped, with the reason, only where the C extension is not built; with
@@ -28,8 +28,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from fastjcs import conformance
+from fastjcs.core import backends
 from fastjcs.core import python_backend as _python
-from fastjcs.core import seam
 
 #: The checkout, and the data the tests read from it.
 REPO = Path(__file__).resolve().parents[1]
@@ -102,7 +102,7 @@ def backend(request, monkeypatch):
     module = BACKENDS[request.param]
     if module is None:
         pytest.skip(_NATIVE_MISSING)
-    monkeypatch.setattr(seam, "_impl", module)
+    monkeypatch.setattr(backends, "_impl", module)
     return module
 
 

@@ -5,7 +5,8 @@ Each block is a shell session: a line `$ command` runs in bash (in one scratch d
 block, `fastjcs` being this test run's `python -m fastjcs`), and the lines after it, up to the next
 `$ ` line, are its expected output; an expected line ending in `...` matches any line that starts
 with the rest (the two backends word some messages differently, with the same position).
-`text` blocks (timings, paths of one machine) are not run.
+`text` blocks (timings, paths of one machine) are not run. A command's output ends with a newline, as
+the page shows the next prompt on a line of its own.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ def test_console_block(tmp_path, steps, cli_backend):
             stderr=subprocess.STDOUT,
             timeout=60,
         )
+        # The page shows the next prompt on a line of its own: the output ends its last line (canon
+        # writes no newline of its own, so its examples end with `; echo`).
+        assert not p.stdout or p.stdout.endswith(b"\n"), f"$ {command}: output does not end with a newline"
         got = p.stdout.decode("utf-8").splitlines()
         assert len(got) == len(expected) and all(
             g.startswith(e[:-3]) if e.endswith("...") else g == e for g, e in zip(got, expected)

@@ -22,7 +22,7 @@
  *
  * Buffers (output, member order, stacks, the text parser) live in the module's state: one set per
  * interpreter, used only with that interpreter's GIL held, trimmed after a call that grew them
- * past FJCS_DIRECT_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
+ * past FJCS_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
  * would then use a fresh state of its own rather than share).
  */
 #ifndef Py_LIMITED_API
@@ -32,8 +32,6 @@
 #include <Python.h>
 
 #include "fjcs_internal.h"
-
-#define FJCS_DIRECT_KEEP ((size_t)1 << 16)
 
 /* What a walk says when it does not give canonical bytes. */
 enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3 };
@@ -106,29 +104,29 @@ static void state_clear(state *s) {
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
-    if (s->out.cap > FJCS_DIRECT_KEEP) fjcs_buf_free(&s->out);
-    if (s->frames_cap * sizeof(wframe) > FJCS_DIRECT_KEEP) {
+    if (s->out.cap > FJCS_KEEP) fjcs_buf_free(&s->out);
+    if (s->frames_cap * sizeof(wframe) > FJCS_KEEP) {
         free(s->frames);
         s->frames = NULL;
         s->frames_cap = 0;
     }
-    if (s->pairs_cap * sizeof(wpair) > FJCS_DIRECT_KEEP) {
+    if (s->pairs_cap * sizeof(wpair) > FJCS_KEEP) {
         free(s->pairs);
         s->pairs = NULL;
         s->pairs_cap = 0;
     }
-    if (s->set_cap * sizeof(PyObject *) > FJCS_DIRECT_KEEP) {
+    if (s->set_cap * sizeof(PyObject *) > FJCS_KEEP) {
         free(s->set);
         s->set = NULL;
         s->set_cap = s->set_len = 0;
     }
     if (s->text_ready) {
         fjcs__text *t = &s->text;
-        if (t->arena.cap > FJCS_DIRECT_KEEP || t->order.scratch.cap > FJCS_DIRECT_KEEP ||
-            t->frames_cap * sizeof *t->frames > FJCS_DIRECT_KEEP ||
-            t->members_cap * sizeof *t->members > FJCS_DIRECT_KEEP ||
-            t->order.spans_cap * sizeof *t->order.spans > FJCS_DIRECT_KEEP ||
-            t->order.recs_cap * sizeof *t->order.recs > FJCS_DIRECT_KEEP) {
+        if (t->arena.cap > FJCS_KEEP || t->order.scratch.cap > FJCS_KEEP ||
+            t->frames_cap * sizeof *t->frames > FJCS_KEEP ||
+            t->members_cap * sizeof *t->members > FJCS_KEEP ||
+            t->order.spans_cap * sizeof *t->order.spans > FJCS_KEEP ||
+            t->order.recs_cap * sizeof *t->order.recs > FJCS_KEEP) {
             fjcs__text_free(t);
             s->text_ready = 0;
         }
@@ -459,13 +457,11 @@ static int size_arg(PyObject *o, size_t *v) {
     return !(*v == (size_t)-1 && PyErr_Occurred());
 }
 
-/* The hash of args (fn address, digest size, prefix bytes). */
-typedef struct hasher {
-    fjcs_hash_fn fn;
-    size_t size;
-    const char *prefix;
-    Py_ssize_t prefix_len;
-} hasher;
+/* The hasher of args (fn address, digest size, prefix bytes or None). */
+typedef fjcs_hasher hasher;
+
+/* The longest prefix rendered (a digest's rendering is built on the stack). */
+#define PREFIX_MAX 256
 
 static int hasher_arg(PyObject *const *args, hasher *h) {
     void *p = PyLong_AsVoidPtr(args[0]);
@@ -480,36 +476,37 @@ static int hasher_arg(PyObject *const *args, hasher *h) {
         return 0;
     }
     h->prefix = NULL;
-    h->prefix_len = 0;
     if (args[2] != Py_None) {
         char *prefix;
-        if (PyBytes_AsStringAndSize(args[2], &prefix, &h->prefix_len) < 0) return 0;
+        /* no length pointer: a prefix with a NUL byte raises ValueError (fjcs_hasher's prefix is
+         * NUL-terminated) */
+        if (PyBytes_AsStringAndSize(args[2], &prefix, NULL) < 0) return 0;
+        if (strlen(prefix) > PREFIX_MAX) {
+            PyErr_SetString(PyExc_ValueError, "prefix too long");
+            return 0;
+        }
         h->prefix = prefix;
     }
     return 1;
 }
 
-/* prefix + lowercase hex of the digest of data[0..len), as a str; NULL (MemoryError or
- * RuntimeError set) on failure. */
-static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
-    static const char hex[] = "0123456789abcdef";
-    uint8_t digest[FJCS_MAX_DIGEST];
-    char text[256 + 2 * FJCS_MAX_DIGEST];
-    if (h->prefix_len > 256) {
-        PyErr_SetString(PyExc_ValueError, "prefix too long");
-        return NULL;
-    }
-    if (h->fn((const uint8_t *)data, len, digest, h->size) != 0) {
+/* The digest of data[0..len) into digest; 0 (RuntimeError set) when the hash function failed. */
+static int hash_arg(const hasher *h, const char *data, size_t len, uint8_t *digest) {
+    if (fjcs__hash(h, data, len, digest) != FJCS_OK) {
         PyErr_SetString(PyExc_RuntimeError, "the hash function failed");
-        return NULL;
+        return 0;
     }
-    if (h->prefix_len) memcpy(text, h->prefix, (size_t)h->prefix_len);
-    char *p = text + h->prefix_len;
-    for (size_t i = 0; i < h->size; i++) {
-        *p++ = hex[digest[i] >> 4];
-        *p++ = hex[digest[i] & 15];
-    }
-    return PyUnicode_FromStringAndSize(text, p - text);
+    return 1;
+}
+
+/* prefix + lowercase hex of the digest of data[0..len), as a str; NULL (RuntimeError or
+ * MemoryError set) on failure. */
+static PyObject *hex_digest(const hasher *h, const char *data, size_t len) {
+    uint8_t digest[FJCS_MAX_DIGEST];
+    char text[PREFIX_MAX + 2 * FJCS_MAX_DIGEST];
+    if (!hash_arg(h, data, len, digest)) return NULL;
+    char *end = fjcs__render_digest(h, digest, text);
+    return PyUnicode_FromStringAndSize(text, end - text);
 }
 
 /* The module's text parser, ready for max_depth and flags. */
@@ -656,12 +653,9 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
             one = hex_digest(&h, s->out.data, s->out.len);
         } else {
             uint8_t digest[FJCS_MAX_DIGEST];
-            if (h.fn((const uint8_t *)s->out.data, s->out.len, digest, h.size) != 0) {
-                PyErr_SetString(PyExc_RuntimeError, "the hash function failed");
-                one = NULL;
-            } else {
-                one = PyBytes_FromStringAndSize((const char *)digest, (Py_ssize_t)h.size);
-            }
+            one = hash_arg(&h, s->out.data, s->out.len, digest)
+                      ? PyBytes_FromStringAndSize((const char *)digest, (Py_ssize_t)h.size)
+                      : NULL;
         }
         if (one == NULL || PyList_Append(results, one) < 0) {
             Py_XDECREF(one);
@@ -721,7 +715,7 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
     return text_result(module, text, len, max_depth, flags, &h);
 }
 
-/* ---- The public functions' fast path ---------------------------------------------------------- */
+/* ---- The public functions' fast path --------------------------------------------------------- */
 
 /*
  * fastjcs.dumps(obj) and fastjcs.canonicalize(data), the calls most programs make, cost a Python

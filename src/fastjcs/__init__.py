@@ -1,6 +1,6 @@
 """fastjcs: RFC 8785 JSON Canonicalization (JCS), fast.
 
-Quick start::
+Quick start:
 
     >>> import fastjcs
     >>> fastjcs.dumps({"b": 1.0, "a": "\u20ac"})            # Python values in
@@ -27,9 +27,9 @@ from .core import api as _api
 from .core import digests as _digests
 from .core import errors as _errors
 from .core.api import *  # noqa: F401,F403 - dumps, dump, canonicalize, canonicalize_to, ...
+from .core.backends import FallbackWarning, backend
 from .core.digests import *  # noqa: F401,F403 - digest, digest_many, parse_digest, ...
 from .core.errors import *  # noqa: F401,F403 - FastJCSError and its subclasses
-from .core.seam import FallbackWarning, backend
 
 #: The version of fastjcs: the one place it is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"

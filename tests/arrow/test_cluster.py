@@ -26,7 +26,7 @@ from test_jobs import make_inputs, reference  # noqa: E402
 import fastjcs  # noqa: E402
 import fastjcs.dask as fdask  # noqa: E402
 from fastjcs.bulk import jobs  # noqa: E402
-from fastjcs.bulk.lines import Settings  # noqa: E402
+from fastjcs.bulk.jsonl import Settings  # noqa: E402
 
 SETTINGS = Settings("sha256", "jcs", (), fastjcs.DEFAULT_MAX_DEPTH, False)
 

@@ -281,7 +281,8 @@ def test_a_missing_extra_is_a_one_line_usage_error(tmp_path, blocked, argv, need
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=tmp_path, env=_cli.env(), timeout=60)
     assert p.returncode == 2 and not (tmp_path / "o").exists()
-    _cli.one_line_error(p, needle, f"fastjcs[{'arrow' if blocked == 'pyarrow' else 'dask'}]")
+    extra = "arrow" if blocked == "pyarrow" else "dask"
+    _cli.one_line_error(p, needle, f"install the {extra} extra: pip install '.[{extra}]' from a fastjcs checkout")
 
 
 # ---- Parquet ---------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /*
  * parse_check.c: a test driver for fjcs__parse_double (csrc/number_parse.c), built by
- * tests/c/run_parse_sanitized.sh under ASan/UBSan and by tests/test_parse_double.py.
+ * tests/c/run_parse_sanitized.sh under ASan/UBSan and by tests/c/test_parse_double.py.
  *
  * It #includes number_parse.c with FJCS_PARSE_TEST_HOOK defined, so it also learns which path
  * decided each token (the hook is not in the public header; real builds compile it to nothing).
@@ -22,6 +22,7 @@
 #include <string.h>
 
 static int fjcs_test_path;
+#define FJCS_TESTING 1
 #define FJCS_PARSE_TEST_HOOK(path) (fjcs_test_path = (path))
 #include "number_parse.c"
 

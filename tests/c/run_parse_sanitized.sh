@@ -35,8 +35,8 @@ build() {  # name, extra flags...
 build default
 build portable -DFJCS_HAVE_INT128=0 -DFJCS_HAVE_BUILTINS=0 -DFJCS_PARSE_SWAR=0
 build exact-only -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0
-build skew-up -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0 -DFJCS_PARSE_TEST_SKEW=3
-build skew-down -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0 -DFJCS_PARSE_TEST_SKEW=-3
+build skew-up -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0 -DFJCS_TESTING=1 -DFJCS_PARSE_TEST_SKEW=3
+build skew-down -DFJCS_PARSE_CLINGER=0 -DFJCS_PARSE_EISEL_LEMIRE=0 -DFJCS_TESTING=1 -DFJCS_PARSE_TEST_SKEW=-3
 
 all_paths=zero,range,clinger,el,el_wide,exact_ambiguous,exact_truncated
 run() {  # name, parse_check arguments...

@@ -2,7 +2,8 @@
 # Build csrc/number_format.c with tests/c/number_check.c under AddressSanitizer and
 # UndefinedBehaviorSanitizer (every finding fatal) and feed it 10^5 lines of the ES6 corpus as the
 # pure-Python renderer writes them, in three configurations of its compile-time knobs, so the
-# portable fallbacks run under the sanitizers too.
+# portable fallbacks run under the sanitizers too; then the lender (tests/c/lender_check.c), with
+# leak detection.
 # Exits non-zero on any failure. Usage: tests/c/run_sanitized.sh [lines]   (CC, PYTHON respected)
 set -eu
 
@@ -35,3 +36,9 @@ echo "$configs" | while IFS=: read -r name defs; do
   echo "$name build ($defs):"
   "$work/check_$name" < "$work/corpus.txt"
 done
+
+# The lender (csrc/lender.c), with leak detection: four threads open, use and close lenders; a
+# buffer a closed lender forgot is a leak, and fails the run.
+# shellcheck disable=SC2086
+$CC $flags -pthread -o "$work/lender_check" tests/c/lender_check.c csrc/*.c
+"$work/lender_check"

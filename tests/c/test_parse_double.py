@@ -39,7 +39,9 @@ try:
     import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
 
     # The reader is internal (text.c calls it): a test build of the core declares it.
-    _test_build = cbuild.load("_fjcs_test_parse", "int fjcs__parse_double(const char *tok, size_t len, double *out);")
+    _test_build = cbuild.load(
+        "_fjcs_test_parse", "fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);"
+    )
 except ImportError as exc:  # pragma: no cover - depends on the build
     if REQUIRE_NATIVE:
         raise
@@ -482,7 +484,7 @@ def test_kept_digit_bound_suffices():
 
     needed = max(floor_log10_pow2(g + 55) - g + 1 for g in range(-1075, 971))
     assert needed == 768
-    source = (ROOT / "csrc" / "number_parse.c").read_text(encoding="utf-8")
+    source = (ROOT / "csrc" / "fjcs_config.h").read_text(encoding="utf-8")  # every switch's default
     kept = int(re.search(r"#define FJCS_PARSE_MAX_DIGITS (\d+)", source).group(1))
     assert kept >= needed
 

@@ -63,7 +63,9 @@ def test_file_corpus_json_or_jsonl(tmp_path):
 def test_plot_without_matplotlib_is_a_clear_error(tmp_path):
     p = fastjcs("bench", "--plot", tmp_path / "chart.png", *QUICK)
     assert p.returncode == 2 and p.stdout == b""
-    one_line_error(p, "--plot needs matplotlib", "fastjcs[plot]")
+    one_line_error(
+        p, "--plot needs matplotlib", "install the plot extra: pip install '.[plot]' from a fastjcs checkout"
+    )
     assert not (tmp_path / "chart.png").exists()
 
 
@@ -299,3 +301,75 @@ def test_a_batch_peer_whose_timed_answers_are_wrong_is_not_jcs_correct(tmp_path)
     assert p.returncode == 0, p.stderr
     row = {r["name"]: r for r in json.loads(p.stdout)["rows"]}["swap"]
     assert not row["correct"] and any("timed answers" in f for f in row["failed_probes"]), row
+
+
+# ---- the table fits 100 columns; --only that matches nothing ------------------------------------
+
+
+def _widest_result() -> _bench.Result:
+    """A result with the widest rows real runs make: every candidate name bench knows (installed
+    or not, "(not JCS)" added), a peer named like the longest of interop/setup.sh with " (batch)",
+    a --impl-cmd name far past any column, every probe wrong, an error, ratios over part of the
+    documents, refusals and commands below the table."""
+    found, skipped = _bench.candidates()
+    names = [c.name for c in found] + list(skipped) + ["java-json-canonicalization (batch)", "x" * 130]
+    every_probe = [p.name for p in _bench.PROBES]
+    rows = []
+    for n, name in enumerate(names):
+        row = _bench.Row(name, n % 2 == 0, [] if n % 2 == 0 else every_probe, not_jcs="sorts by code point")
+        row.mb_per_s, row.ratio, row.ratio_documents = 123456.7, 0.0123, 12345
+        row.refused = {i: "IntegerDomainError: integer beyond 2^53 " * 3 for i in range(5)}
+        row.command = "sh -c " + "'node canon.js' " * 10
+        row.ms_per_document, row.batch = 12.345, True
+        rows.append(row)
+    rows[-1].mb_per_s, rows[-1].error = None, "CannotStart: " + "no such file or directory " * 8
+    return _bench.Result("text", 10**9, 123456, rows, skipped={**skipped, "orjson": "ImportError: " + "x " * 80})
+
+
+def test_the_table_fits_100_columns_with_the_widest_rows():
+    result = _widest_result()
+    table = result.table()
+    assert max(len(line) for line in table.splitlines()) <= 100
+    assert len(table.splitlines()[0]) < 100  # the name column gave way, not the others
+    # nothing was cut: each name is whole in the first column, each note once the wrapping is undone
+    rows = table.splitlines()[: table.splitlines().index("text mode; corpus 1000.00 MB in 123456 document(s)")]
+    width = rows[0].index(" | ")
+    first_column = "".join(line[:width].strip() for line in rows[2:]).replace(" ", "")
+    flat = " ".join(table.split())
+    for row in result.rows:
+        assert row.label.replace(" ", "") in first_column
+        assert all(p in flat for p in row.failed_probes)
+    assert "CannotStart: no such file or directory" in flat
+
+
+def test_a_real_table_fits_100_columns():
+    p = fastjcs("bench", "--only", "json.dumps", "--only", "rfc8785", *QUICK)
+    assert p.returncode == 0
+    out = lines(p.stdout)
+    assert max(map(len, out)) <= 100, out
+    assert "json.dumps (sorted keys) (not JCS) | NO (below)" in out[2] or "json.dumps" in out[3]
+
+
+@pytest.mark.parametrize(
+    "only, needle",
+    [
+        ("nothing", "no candidate matched --only 'nothing' (candidates here: fastjcs (native), "),
+        ("zzz", "no candidate matched --only 'zzz'"),
+    ],
+)
+def test_only_matching_no_candidate_is_exit_2(only, needle):
+    p = fastjcs("bench", "--only", "rfc8785", "--only", only, *QUICK)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "fastjcs bench: " + needle.replace("fastjcs (native), ", ""))
+
+
+def test_only_naming_a_candidate_not_installed_says_so():
+    _, skipped = _bench.candidates()
+    if not skipped:
+        pytest.skip("every known candidate is installed")
+    found = [c.name for c in _bench.candidates()[0]]
+    absent = next((n for n in skipped if not any(n in f for f in found)), None)  # "jcs" is in "fastjcs"
+    if absent is None:
+        pytest.skip("every candidate not installed is named inside one that is")
+    with pytest.raises(_bench.NoCandidate, match=f"--only '{absent}'.*not installed here"):
+        _bench.run([b"[1]"], only=[absent], min_time=0, repeat=1)

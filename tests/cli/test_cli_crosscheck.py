@@ -1,9 +1,11 @@
 """`fastjcs crosscheck` and `fastjcs serve-vector`: both directions of the two protocols.
 
 Against fastjcs itself (the Python backend, in another process) nothing is found; against a
-canonicalizer built on json.dumps(sort_keys=True) the number-format, member-order and (with
-ensure_ascii) string-escaping disagreements are each found and shrunk; against vector answerers
-that refuse, skip or echo, exactly the vectors they get wrong are reported.
+canonicalizer built on json.dumps(sort_keys=True) the lab's wrong-number, wrong-order and (with
+ensure_ascii) wrong-string classes are each found and shrunk (--canon-impl is a one-shot peer of
+the interop lab: tests/lab/test_planted_classes.py holds its default run to a planted peer of
+every class); against vector answerers that refuse, skip or echo, exactly the vectors they get
+wrong are reported.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from _cli import fastjcs, lines, me, one_line_error
 from conftest import REPO, SUITES, UPSTREAM
 
 from fastjcs.lab import crosscheck as cc
+from fastjcs.lab import interop as lab
 from fastjcs.lab import peers
 
 KATS = SUITES / "cpb" / "jcs-n"
@@ -126,44 +129,61 @@ def test_an_implementation_that_skips_or_echoes():
     assert code == 1 and body["vectors"]["disagree"] == 7 and body["vectors"]["agree"] == 8
 
 
-# ---- crosscheck over the canon protocol --------------------------------------------------------
+# ---- crosscheck over the canon protocol: a one-shot peer of the lab ---------------------------
+# (a small user corpus keeps these runs short: a process per case; the default corpus is the
+# lab's quick cut, tests/lab/test_planted_classes.py)
+
+#: Documents where json.dumps(sort_keys=True) differs from RFC 8785 in number, order and (with
+#: ensure_ascii) string escapes, and one it gets right.
+_DOCS = [b"[1e21, 1e-7, 1.0]", '{"\ue000":1,"\U0001f602":2}'.encode(), '["\u00e9"]'.encode(), b'{"b":2,"a":1}']
 
 
-def test_fastjcs_against_its_python_backend_finds_nothing():
-    code, body = crosscheck("--canon-impl", PY_CANON, "--documents", "24")
-    assert body["documents"] == {"agree": 24, "disagree": 0, "cannot-start": 0, "crash": 0, "timeout": 0}
-    assert code == 0 and body["disagreements"] == []
+def _corpus(tmp_path, docs=_DOCS):
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(b"\n".join(docs) + b"\n")
+    return str(path)
 
 
-def test_json_dumps_sort_keys_is_caught_on_numbers_and_member_order():
-    code, body = crosscheck("--canon-impl", WRONG, "--documents", "12", "--per-kind", "1")
-    assert code == 1
-    by_kind = {d["kind"]: d for d in body["disagreements"]}
-    assert {"number-format", "member-order"} <= set(by_kind)
-    order = json.loads(by_kind["member-order"]["reproducer"])
-    assert isinstance(order, dict) and len(order) == 2  # shrunk to the two keys that matter
-    assert max(map(ord, "".join(order))) > 0xFFFF
-    number = json.loads(by_kind["number-format"]["reproducer"])
-    assert isinstance(number, (int, float))  # shrunk to the number alone
+def _row(body):
+    (row,) = body["canon"]["results"]
+    return row
 
 
-def test_ensure_ascii_is_caught_on_string_escaping():
-    code, body = crosscheck("--canon-impl", WRONG + " --ascii", "--documents", "12", "--per-kind", "1")
-    assert code == 1
-    kinds = {d["kind"] for d in body["disagreements"]}
-    assert "string-escaping" in kinds
-    escaping = next(d for d in body["disagreements"] if d["kind"] == "string-escaping")
-    assert "\\u" in escaping["theirs"] and len(escaping["reproducer"]) < 20
+def _failing(row):
+    return {cls for cls, n in row["totals"].items() if n and cls in lab.CLASSES}
 
 
-def test_text_report_and_usage():
-    p = fastjcs("crosscheck", "--canon-impl", WRONG, "--documents", "4", "--per-kind", "1")
+def test_fastjcs_against_its_python_backend_finds_nothing(tmp_path):
+    code, body = crosscheck("--canon-impl", PY_CANON, "--corpus", _corpus(tmp_path))
+    assert code == 0 and body["ok"] is True
+    assert _row(body)["totals"] == {"agree": 4} and _row(body)["examples"] == []
+
+
+def test_json_dumps_sort_keys_is_caught_on_numbers_and_member_order(tmp_path):
+    code, body = crosscheck("--canon-impl", WRONG, "--corpus", _corpus(tmp_path))
+    assert code == 1 and body["ok"] is False
+    row = _row(body)
+    assert _failing(row) == {"wrong-number", "wrong-order"}
+    by_class = {e["class"]: e for e in row["examples"]}
+    assert by_class["wrong-number"]["reproducer"] in ("1e21", "1e-7", "1.0")  # shrunk to the number alone
+    order = by_class["wrong-order"]["reproducer"]  # shrunk to the two keys that matter
+    assert "\\u{E000}" in order and "\\u{1F602}" in order and order.count(":") == 2
+
+
+def test_ensure_ascii_is_caught_on_string_escaping(tmp_path):
+    code, body = crosscheck("--canon-impl", WRONG + " --ascii", "--corpus", _corpus(tmp_path))
+    assert code == 1 and "wrong-string" in _failing(_row(body))
+    example = next(e for e in _row(body)["examples"] if e["class"] == "wrong-string")
+    assert "\\u00e9" in example["reproducer_got"] and len(example["reproducer"]) < 20
+
+
+def test_text_report_and_usage(tmp_path):
+    p = fastjcs("crosscheck", "--canon-impl", WRONG, "--corpus", _corpus(tmp_path))
     assert p.returncode == 1
     out = lines(p.stdout)
-    assert out[0].startswith("DISAGREE [") and out[1].startswith("  reproducer: ")
-    assert out[-1].endswith(
-        "disagreement(s): " + ", ".join(sorted({x[10:].split("]")[0] for x in out if x.startswith("DISAGREE [")}))
-    )
+    assert out[0].startswith("canon-impl: 2 of 4 fail; 4 answered")
+    assert "  [wrong-number] 1 user cases, e.g. user/docs.jsonl:1 (RFC 8785)" in out
+    assert out[-1] == "1 peer(s), 4 cases each: 1 with failures (canon-impl)"
     p = fastjcs("crosscheck")
     assert p.returncode == 2
     one_line_error(p, "--impl CMD")
@@ -190,23 +210,7 @@ def test_text_report_and_usage():
     ],
 )
 def test_difference_kind(ours, theirs, kind):
-    assert cc.difference_kind(ours, theirs) == kind
-
-
-def test_shrink_finds_a_minimal_document():
-    doc = {"k": [1, {"deep": [2.5, "x", {"z": 1e-7}]}], "other": "text", "n": None}
-
-    def has_small_float(v):
-        stack = [v]
-        while stack:
-            x = stack.pop()
-            if isinstance(x, float) and 0 < x < 1e-6:
-                return True
-            stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, list) else [])
-        return False
-
-    minimal, calls = cc.shrink(doc, has_small_float, 500)
-    assert minimal == 1e-7 and calls < 500
+    assert lab.difference_kind(ours, theirs) == kind
 
 
 def test_eab_files_are_sent_one_vector_at_a_time():
@@ -216,12 +220,6 @@ def test_eab_files_are_sent_one_vector_at_a_time():
     assert [json.loads(raw) for _, raw in items] == vectors  # lone surrogates included
     assert items[0][0] == "eab-reject.json#" + vectors[0]["id"]
     assert all(cc.protocol.answer(raw).status == "fail" for _, raw in items)  # every one refused
-
-
-def test_generator_is_seeded():
-    a, b = cc.Generator(7), cc.Generator(7)
-    assert [a.document(i) for i in range(20)] == [b.document(i) for i in range(20)]
-    assert [cc.Generator(8).document(i) for i in range(20)] != [cc.Generator(7).document(i) for i in range(20)]
 
 
 # ---- contrast vectors: a protocol difference, not a digest disagreement -------------------------
@@ -282,10 +280,20 @@ _APPEND_NEWLINE = (
 )
 
 
-def test_documents_0_compares_nothing_and_is_exit_2():
-    p = fastjcs("crosscheck", "--canon-impl", PY_CANON, "--documents", "0")
+@pytest.mark.parametrize(
+    "option, replaced_by",
+    [
+        (("--documents", "0"), "--corpus SOURCE"),
+        (("--documents", "200"), "--corpus SOURCE"),
+        (("--per-kind", "1"), "one shrunk reproducer per class"),
+    ],
+)
+def test_options_of_the_old_generator_say_what_replaces_them(option, replaced_by):
+    """--documents and --per-kind went with crosscheck's own generator: one line says what
+    replaces them, nothing runs."""
+    p = fastjcs("crosscheck", "--canon-impl", PY_CANON, *option)
     assert p.returncode == 2 and p.stdout == b""
-    one_line_error(p, "nothing compared")
+    one_line_error(p, f"{option[0]} is gone", replaced_by)
 
 
 def test_a_vector_folder_without_vectors_of_the_protocol_is_exit_2(tmp_path):
@@ -300,72 +308,59 @@ def test_options_of_a_protocol_that_is_not_run_are_refused():
     p = fastjcs("crosscheck", "--canon-impl", PY_CANON, "--vectors", KATS)
     assert p.returncode == 2 and p.stdout == b""
     one_line_error(p, "--vectors feeds --impl")
-    p = fastjcs("crosscheck", "--impl", "exit 1", "--documents", "5")
-    assert p.returncode == 2 and p.stdout == b""
-    one_line_error(p, "--documents feeds --canon-impl")
-
-
-def test_per_kind_0_hides_no_count_and_the_exit_code_follows_the_counts():
-    code, body = crosscheck("--canon-impl", WRONG, "--documents", "12", "--per-kind", "0")
-    assert code == 1 and body["ok"] is False and body["disagreements"] == []
-    assert body["documents"]["disagree"] > 0
-    assert sum(body["kinds"].values()) == body["documents"]["disagree"]
-    p = fastjcs("crosscheck", "--canon-impl", WRONG, "--documents", "12", "--per-kind", "0")
-    assert p.returncode == 1
-    out = lines(p.stdout)
-    n = body["documents"]["disagree"]
-    assert "no disagreement" not in out
-    assert f"0 of {n} disagreement(s) shown (--per-kind)" in out
-    assert out[-1].startswith(f"{n} disagreement(s): ")
+    for option in (("--corpus", "gen"), ("--per-category", "5")):
+        p = fastjcs("crosscheck", "--impl", "exit 1", *option)
+        assert p.returncode == 2 and p.stdout == b""
+        one_line_error(p, "--corpus and --per-category feed --canon-impl")
 
 
 def test_a_trailing_newline_is_a_protocol_option(tmp_path):
     peer = _peer(tmp_path, "newline.py", _APPEND_NEWLINE)
-    code, body = crosscheck("--canon-impl", peer, "--documents", "6")  # default: strip
-    assert code == 0 and body["documents"]["agree"] == 6, body
-    code, body = crosscheck("--canon-impl", peer, "--documents", "6", "--newline", "keep", "--per-kind", "1")
-    assert code == 1 and body["kinds"] == {"trailing-newline": 6}  # not string-escaping
-    assert [d["kind"] for d in body["disagreements"]] == ["trailing-newline"]
+    corpus = _corpus(tmp_path, _DOCS[:2])
+    code, body = crosscheck("--canon-impl", peer, "--corpus", corpus)  # default: strip
+    assert code == 0 and _row(body)["totals"] == {"agree": 2}, body
+    code, body = crosscheck("--canon-impl", peer, "--corpus", corpus, "--newline", "keep")
+    assert code == 1 and _row(body)["totals"] == {"wrong-whitespace": 2}  # not wrong-string
 
 
 def test_a_command_that_does_not_exist_is_exit_2_in_one_line(tmp_path):
     missing = str(tmp_path / "no-such-canonicalizer")
+    corpus = _corpus(tmp_path)
     for args in (
-        ("--canon-impl", missing, "--documents", "5"),
-        ("--canon-impl", "exit 127", "--documents", "5"),
+        ("--canon-impl", missing, "--corpus", corpus),
+        ("--canon-impl", "exit 127", "--corpus", corpus),
         ("--impl", missing, "--vectors", KATS),
     ):
         p = fastjcs("crosscheck", *args)
         assert p.returncode == 2 and p.stdout == b"", args
         one_line_error(p, "cannot start (exit 127")
-    p = fastjcs("crosscheck", "--canon-impl", str(tmp_path), "--documents", "3")  # a folder: exit 126
+    p = fastjcs("crosscheck", "--canon-impl", str(tmp_path), "--corpus", corpus)  # a folder: exit 126
     assert p.returncode == 2
     one_line_error(p, "cannot start (exit 126")
 
 
-def test_a_crash_is_classified_as_a_crash_not_an_acceptance_disagreement(tmp_path):
+def test_a_crash_is_classified_as_a_crash_not_a_refusal(tmp_path):
     peer = _peer(tmp_path, "crash.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
-    code, body = crosscheck("--canon-impl", peer, "--documents", "4")
+    code, body = crosscheck("--canon-impl", peer, "--corpus", _corpus(tmp_path))
     assert code == 1 and body["ok"] is False
-    assert body["documents"] == {"agree": 0, "disagree": 0, "cannot-start": 0, "crash": 4, "timeout": 0}
-    assert body["kinds"] == {} and body["disagreements"] == []
-    assert {f["kind"] for f in body["faults"]} == {"crash"} and "SIGKILL" in body["faults"][0]["theirs"]
+    assert _row(body)["totals"] == {"crash": 4}
+    assert "SIGKILL" in _row(body)["examples"][0]["got"]
     # over the vector protocol a crash on a MUST-FAIL vector is no refusal, so no agreement
     code, body = crosscheck("--impl", peer, "--vectors", KATS)
     assert code == 1 and body["vectors"]["crash"] == 15 and body["vectors"]["agree"] == 0
-    p = fastjcs("crosscheck", "--canon-impl", peer, "--documents", "4")
+    p = fastjcs("crosscheck", "--canon-impl", peer, "--corpus", _corpus(tmp_path))
     out = lines(p.stdout)
-    assert out[0].startswith("FAULT [crash] document 0: crash (killed by SIGKILL)")
-    assert out[-1] == "4 call(s) without an answer: 4 crash"
-    assert not any(x.startswith("DISAGREE") for x in out)
+    assert any(x.startswith("  [crash] 4 user cases, e.g. user/docs.jsonl:") for x in out)
+    assert any(x.startswith("    peer:       crash: crash (killed by SIGKILL)") for x in out)
+    assert out[-1] == "1 peer(s), 4 cases each: 1 with failures (canon-impl)"
 
 
 def test_a_time_out_is_classified_as_a_time_out(tmp_path):
     peer = _peer(tmp_path, "slow.py", "import time\ntime.sleep(30)\n")
-    code, body = crosscheck("--canon-impl", peer, "--documents", "2", "--timeout", "0.5")
+    code, body = crosscheck("--canon-impl", peer, "--corpus", _corpus(tmp_path, _DOCS[:2]), "--timeout", "0.5")
     assert code == 1
-    assert body["documents"] == {"agree": 0, "disagree": 0, "cannot-start": 0, "crash": 0, "timeout": 2}
-    assert body["faults"][0]["theirs"] == "timeout (no answer within 0.5s)"
+    assert _row(body)["totals"] == {"timeout": 2}
+    assert "no answer within 0.5s" in _row(body)["examples"][0]["got"]
     code, body = crosscheck(
         "--impl", peer, "--vectors", KATS / "kat-12-must-fail-one-point-zero.json", "--timeout", "0.5"
     )
@@ -381,6 +376,6 @@ def test_fault_of():
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf"])
 def test_a_timeout_that_is_not_a_finite_positive_number_is_a_usage_error(value):
     # nan was a ValueError traceback; -1 and 0 were accepted and timed every call out (exit 1)
-    p = fastjcs("crosscheck", "--canon-impl", me("canon"), "--timeout", value, "--documents", "3")
+    p = fastjcs("crosscheck", "--canon-impl", me("canon"), "--timeout", value)
     assert p.returncode == 2 and p.stdout == b""
     one_line_error(p, f"--timeout: must be a finite number of seconds above 0, not {value}")

@@ -322,7 +322,7 @@ def test_jobs_are_bounded_by_the_cpus_and_the_work(tmp_path, backend, monkeypatc
     import concurrent.futures as cf
     import io
 
-    from fastjcs.bulk import lines as jl
+    from fastjcs.bulk import jsonl as jl
 
     seen = {"workers": [], "ahead": []}
     for name in ("ThreadPoolExecutor", "ProcessPoolExecutor"):

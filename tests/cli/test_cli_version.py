@@ -74,7 +74,7 @@ def test_verbose_version_when_python_is_asked_for_warns_nothing():
 
 def test_a_fallback_nobody_asked_for_is_announced_once_with_its_cause():
     code = BLOCKED + (
-        "import fastjcs, fastjcs.cli, importlib; import fastjcs.core.seam; "
+        "import fastjcs, fastjcs.cli, importlib; import fastjcs.core.backends; "
         "from fastjcs.cli import main; main(['--version', '--verbose'])"
     )
     p = child(code, FASTJCS_BACKEND="")

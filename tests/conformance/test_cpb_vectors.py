@@ -22,9 +22,10 @@ from conftest import REPO, SUITES, UPSTREAM
 
 import fastjcs
 from fastjcs import cpb, profiles
+from fastjcs.conformance import cpb_handlers, cpb_mutants
 from fastjcs.conformance import cpb_vectors as vectors
+from fastjcs.core import backends
 from fastjcs.core import python_backend as _python
-from fastjcs.core import seam
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
 
@@ -316,7 +317,7 @@ def test_a_mutant_that_keeps_the_defect_is_assertion_free(monkeypatch):
     """A generator that flips the expectation but leaves the defect in: the check still fires."""
 
     def keeps_defect(v, handler, category):
-        return v.mutant(category, vectors._passing(v.doc, category))
+        return v.mutant(category, cpb_mutants._passing(v.doc, category))
 
     monkeypatch.setattr(vectors, "GENERATORS", dict(vectors.GENERATORS, **{"jcs-n:unsafe-integer": keeps_defect}))
     summary = vectors.run(OURS)
@@ -340,12 +341,12 @@ def test_a_check_that_cannot_fire_is_caught(monkeypatch):
 
 def test_generators_do_not_use_the_code_under_test():
     text = b'{"a": 12.50, "b": -0, "c": 9007199254740992, "d": {"\\u00c5": null, "A\\u030a": 1}, "e": {"f": []}}'
-    assert vectors._without_non_integers(text) == (
+    assert cpb_mutants._without_non_integers(text) == (
         b'{"a":"12.50","b":"-0","c":9007199254740992,"d":{"\xc3\x85":null,"A\xcc\x8a":1},"e":{"f":[]}}'
     )
-    assert vectors._without_unsafe_integers(text).startswith(b'{"a":12.50,"b":-0,"c":"9007199254740992"')
-    assert vectors._without_duplicates(text).endswith(b'"d":{"\xc3\x85":null},"e":{"f":[]}}')
-    assert vectors._without_empty_members(text) == b'{"a":12.50,"b":-0,"c":9007199254740992,"d":{"A\xcc\x8a":1}}'
+    assert cpb_mutants._without_unsafe_integers(text).startswith(b'{"a":12.50,"b":-0,"c":"9007199254740992"')
+    assert cpb_mutants._without_duplicates(text).endswith(b'"d":{"\xc3\x85":null},"e":{"f":[]}}')
+    assert cpb_mutants._without_empty_members(text) == b'{"a":12.50,"b":-0,"c":9007199254740992,"d":{"A\xcc\x8a":1}}'
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -468,7 +469,7 @@ def test_context_vectors_are_what_their_generator_writes():
 def test_mutant_sort_by_code_point_is_caught(monkeypatch):
     """The Python backend's key order with UTF-16 replaced by code points (a mutant of the JCS step,
     so it runs on the Python backend only)."""
-    monkeypatch.setattr(seam, "_impl", _python)
+    monkeypatch.setattr(backends, "_impl", _python)
     monkeypatch.setattr(_python, "_utf16_key", lambda key: key)
     assert fastjcs.dumps({"\U0001f602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001f602":1}'.encode()
     assert "jcs-n/kat-01-astral-vs-private-use.json" in _failed(OURS)
@@ -529,7 +530,7 @@ def test_mutant_sig_structure_that_re_encodes_the_protected_header_is_caught(mon
 
 @needs_current
 def test_mutant_leaf_from_the_hex_text_is_caught(monkeypatch):
-    monkeypatch.setattr(vectors, "leaf_input", lambda identifier, representation: identifier.encode("ascii"))
+    monkeypatch.setattr(cpb_handlers, "leaf_input", lambda identifier, representation: identifier.encode("ascii"))
     assert _failed(CURRENT_VECTORS) == {
         "leaf-construction/01-raw-vs-hex-text.json",
         "representation-contrast/01-raw-vs-hex-text.json",

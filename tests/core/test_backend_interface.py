@@ -1,5 +1,5 @@
 """Both backends implement the backend interface (`fastjcs.core.backend.Backend`): every
-operation, with the Protocol's parameters, and nothing else is reached through the seam."""
+operation, with the Protocol's parameters, and nothing else is reached through the backends."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 import fastjcs
 from fastjcs.core import backend as backend_interface
-from fastjcs.core import python_backend, seam
+from fastjcs.core import backends, python_backend
 
 OPERATIONS = sorted(
     name
@@ -49,10 +49,10 @@ def test_each_backend_implements_each_operation(backend, name):
 
 
 def test_backend_names_the_backend_in_use_and_follows_a_swap(backend, monkeypatch):
-    assert fastjcs.backend() == backend.NAME  # the fixture swapped the seam's backend
-    monkeypatch.setattr(seam, "_impl", python_backend)
+    assert fastjcs.backend() == backend.NAME  # the fixture swapped the backend in use
+    monkeypatch.setattr(backends, "_impl", python_backend)
     assert fastjcs.backend() == "python"
-    assert seam.impl() is python_backend
+    assert backends.impl() is python_backend
 
 
 def _backend_uses(path: Path):
@@ -63,7 +63,25 @@ def _backend_uses(path: Path):
     ]
 
 
-def test_only_the_core_api_and_seam_read_the_backend_variable():
+def test_only_the_core_api_and_backends_read_the_backend_variable():
     readers = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if _backend_uses(p)}
     assert readers <= {"core/api.py"}
     assert "core/api.py" in readers
+
+
+def test_what_other_layers_reach_through_backends_follows_the_backend_in_use(backend, monkeypatch):
+    """The doors of `backends` for the layers above (the benchmark's `load`, fastjcs.arrow's
+    `arrow_columns`, `--version --verbose`'s `native_report`) answer for the backend in use."""
+    assert backends.load("python") is python_backend
+    assert backends.load(backend.NAME) is backend
+    with pytest.raises(ValueError, match="'native' or 'python'"):
+        backends.load("c")
+    if backend.NAME == "native":
+        from fastjcs.core import arrow_native
+
+        assert backends.arrow_columns() is arrow_native
+        path, small_calls, oneshot = backends.native_report()
+        assert path.endswith((".so", ".pyd")) and small_calls and isinstance(oneshot, bool)
+    monkeypatch.setattr(backends, "_impl", python_backend)
+    assert backends.arrow_columns() is None
+    assert backends.native_report() is None

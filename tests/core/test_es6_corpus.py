@@ -47,7 +47,7 @@ def test_bit_patterns_skip_zero_nan_and_infinity():
 
 
 def test_static_values_are_the_shared_ones():
-    """The package holds a copy of the shared conformance file (fastjcs/lab/es6-static-values.txt);
+    """The package holds a copy of the shared conformance file (fastjcs/lab/corpus/es6-static-values.txt);
     where shared/ is beside the checkout (CI lays it there), they must not have drifted apart."""
     shared = REPO.parent / "shared" / "conformance" / "es6-static-values.txt"
     if not shared.exists():

@@ -20,7 +20,7 @@ import test_text_errors as text_errors
 from _vectors import cases
 
 import fastjcs
-from fastjcs.core import parser, seam
+from fastjcs.core import backends, parser
 from fastjcs.core import python_backend as _python
 
 CHECK_FAILED = (AssertionError, pytest.fail.Exception)
@@ -28,7 +28,7 @@ CHECK_FAILED = (AssertionError, pytest.fail.Exception)
 
 @pytest.fixture
 def mutate(monkeypatch):
-    monkeypatch.setattr(seam, "_impl", _python)
+    monkeypatch.setattr(backends, "_impl", _python)
     return monkeypatch
 
 

@@ -1,13 +1,17 @@
-"""The C backend's per-thread entry points (fjcs_local_*), which serve one small document per
-call: the result lent to the caller, the memory a thread keeps, the digest without the compiled
-one-shot. Answers are checked against the pure-Python backend or fixed expectations."""
+"""The C backend's lender (fjcs_lender_*), one per Python thread, which serves one small document
+per call: the result lent to the caller, the memory a lender keeps, a thread's lender closed when
+the thread ends, the digest without the compiled one-shot. Answers are checked against the
+pure-Python backend or fixed expectations."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
+import threading
+import weakref
 
 import pytest
 from _markers import rss_is_meaningful
@@ -17,7 +21,7 @@ from fastjcs.core import python_backend
 
 
 def test_results_hold_no_nul_byte_and_survive_the_nul_escape(backend):
-    # The per-thread results are NUL-terminated: a NUL in a string must come out escaped, whole.
+    # The lender's results are NUL-terminated: a NUL in a string must come out escaped, whole.
     assert fastjcs.dumps({"k\x00": "a\x00b"}) == b'{"k\\u0000":"a\\u0000b"}'
     assert fastjcs.canonicalize(b'["a\\u0000b", 1]') == b'["a\\u0000b",1]'
     assert fastjcs.digest("\x00") == python_backend.digest("\x00", 10, "sha256")
@@ -28,22 +32,74 @@ def test_a_result_still_lent_is_not_overwritten(native):
     finalizer) writes elsewhere: the first result stays intact until it is handed back."""
     from fastjcs._native_ext import ffi, lib
 
-    first = lib.fjcs_local_canonicalize(b'{"b":1,"a":2}', 13, 10, 0)
-    second = lib.fjcs_local_canonicalize(b"[3, 4]", 6, 10, 0)
+    lender = ffi.gc(lib.fjcs_lender_open(), lib.fjcs_lender_close)
+    first = lib.fjcs_lender_canonicalize(lender, b'{"b":1,"a":2}', 13, 10, 0)
+    second = lib.fjcs_lender_canonicalize(lender, b"[3, 4]", 6, 10, 0)
     assert ffi.string(second) == b"[3,4]"
     second[-1] = b"\0"
-    third = lib.fjcs_local_format_double(0.5)
+    third = lib.fjcs_lender_format_double(lender, 0.5)
     assert ffi.string(third) == b"0.5"
     third[-1] = b"\0"
     assert ffi.string(first) == b'{"a":2,"b":1}'
     first[-1] = b"\0"
 
 
+def test_each_thread_has_its_own_lender_closed_when_the_thread_ends(native):
+    """The C core keeps no per-thread state (no pthread keys: they link at glibc 2.34): each Python
+    thread's lender lives in a threading.local, and goes (fjcs_lender_close, through ffi.gc) when
+    its thread ends. A lender kept anywhere else (a module-level list or dict) would outlive it."""
+    from fastjcs._native_ext import ffi, lib
+
+    seen: list = []
+
+    def body() -> None:
+        lender = native._lender()
+        assert native._lender() is lender  # one per thread, opened on first use
+        p = lib.fjcs_lender_canonicalize(lender, b'{"b":1,"a":[2]}', 15, 10, 0)
+        assert ffi.string(p) == b'{"a":[2],"b":1}'
+        p[-1] = b"\0"
+        assert native.format_double(0.1) == "0.1" and native.canonicalize(b"[1 ]", 10, False) == b"[1]"
+        seen.append(weakref.ref(lender))
+
+    threads = [threading.Thread(target=body) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    gc.collect()
+    assert len(seen) == 4 and [ref() for ref in seen] == [None] * 4
+    assert native._lender() is native._lender()  # this thread's own, still open
+
+
+def test_digest_text_goes_through_the_lender_without_the_direct_entry(native, monkeypatch):
+    """Where the direct entry does not run (PyPy, CPython 3.9), a small text's digest is one call of
+    fjcs_lender_digest_text; its answer is the pure-Python backend's, and a refusal the ordinary
+    error."""
+    calls: list = []
+    real = native._lender_digest_text
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        calls.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(native, "_direct", None)
+    monkeypatch.setattr(native, "_lender_digest_text", counted)
+    text = b'{"b": [1.5, "\\u20ac"], "a": null}'
+    for algorithm in ("sha256", "sha384"):
+        assert native.digest_text(text, 100, False, algorithm) == python_backend.digest_text(
+            text, 100, False, algorithm
+        )
+    assert calls == [len(text), len(text)]
+    with pytest.raises(fastjcs.DuplicateKeyError) as info:
+        native.digest_text(b'{"a":1,"a":2}', 100, False, "sha256")
+    assert info.value.offset == 7
+
+
 def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
     with pytest.raises(fastjcs.DuplicateKeyError) as info:
         fastjcs.canonicalize(b'{"a":1,"a":2}')
     assert info.value.offset == 7
-    assert fastjcs.canonicalize(b'{"a":1}') == b'{"a":1}'  # the thread's state is usable after
+    assert fastjcs.canonicalize(b'{"a":1}') == b'{"a":1}'  # the thread's lender is usable after
     with pytest.raises(fastjcs.FloatDomainError):
         fastjcs.format_double(float("nan"))
     with pytest.raises(fastjcs.IntegerDomainError):
@@ -56,10 +112,11 @@ def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
 def test_digest_without_the_compiled_one_shot(native, monkeypatch):
     """When pycryptodome's compiled one-shot is not found, digest hashes through its public API."""
     from fastjcs._native_ext import ffi
+    from fastjcs.core import native_hash
 
     value = {"b": [1.5, "\u20ac"], "a": None}
     want = python_backend.digest(value, 100, "sha384")
-    monkeypatch.setitem(native._digest_args, "sha384", (ffi.NULL, 48, b"sha384:", 0))
+    monkeypatch.setitem(native_hash.digest_args, "sha384", (ffi.NULL, 48, b"sha384:", 0, None))
     assert native.digest(value, 100, "sha384") == want
     with pytest.raises(fastjcs.CircularReferenceError):
         cyclic: list = []

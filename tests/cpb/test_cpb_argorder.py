@@ -1,4 +1,4 @@
-"""One argument order for the CPB digest functions (docs/cpb.md, "Digests and pre-images"): the value
+"""One argument order for the CPB digest functions (docs/cpb.md, "Digests and preimages"): the value
 (or values) first, then keyword-only `algorithm`, then keyword-only `exclusion_set`."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ TEXT = b'{"id": "x-1", "b": 1, "a": null}'
 FUNCTIONS = {
     "canonical_digest": (cpb.canonical_digest, (VALUE,), ["algorithm", "exclusion_set"]),
     "canonical_digest_text": (cpb.canonical_digest_text, (TEXT,), ["algorithm", "exclusion_set"]),
-    "pre_image": (cpb.pre_image, (VALUE,), ["algorithm", "exclusion_set"]),
-    "pre_image_text": (cpb.pre_image_text, (TEXT,), ["algorithm", "exclusion_set"]),
+    "preimage": (cpb.preimage, (VALUE,), ["algorithm", "exclusion_set"]),
+    "preimage_text": (cpb.preimage_text, (TEXT,), ["algorithm", "exclusion_set"]),
     "artifact_digest": (cpb.artifact_digest, (VALUE,), ["algorithm", "exclusion_set"]),
     "derived_identifier": (cpb.derived_identifier, (VALUE,), ["algorithm", "exclusion_set"]),
     "verify_derived_identifier": (cpb.verify_derived_identifier, (VALUE, "0" * 64), ["algorithm", "exclusion_set"]),
@@ -51,8 +51,8 @@ def test_the_value_parameters_are_named_alike():
         name: [p for p in inspect.signature(fn).parameters if p not in ("algorithm", "exclusion_set")][: len(v)]
         for name, (fn, v, _) in FUNCTIONS.items()
     }
-    assert names["canonical_digest"] == names["pre_image"] == names["normalize"] == ["value"]
-    assert names["canonical_digest_text"] == names["pre_image_text"] == ["data"]
+    assert names["canonical_digest"] == names["preimage"] == names["normalize"] == ["value"]
+    assert names["canonical_digest_text"] == names["preimage_text"] == ["data"]
     assert names["derived_identifier"] == ["payload"]
     assert names["verify_derived_identifier"] == ["payload", "carried"]
     assert names["artifact_digest"] == ["artifact"]
@@ -83,9 +83,9 @@ def test_keywords_keep_their_meaning():
     """The values come from rfc8785 and SHA-256, not from the code under test."""
     rest = {"b": 1}  # jcs-n also drops the null member
     kept = {"b": 1, "a": None}  # jcs (the default since draft -06) keeps it
-    assert cpb.pre_image(VALUE, algorithm="jcs", exclusion_set=["id"]) == rfc8785.dumps(kept)
-    assert cpb.pre_image_text(TEXT, exclusion_set=["id"]) == rfc8785.dumps(kept)
-    assert cpb.historical_pre_image_text(TEXT, algorithm="jcs-n", exclusion_set=["id"]) == rfc8785.dumps(rest)
+    assert cpb.preimage(VALUE, algorithm="jcs", exclusion_set=["id"]) == rfc8785.dumps(kept)
+    assert cpb.preimage_text(TEXT, exclusion_set=["id"]) == rfc8785.dumps(kept)
+    assert cpb.historical_preimage_text(TEXT, algorithm="jcs-n", exclusion_set=["id"]) == rfc8785.dumps(rest)
     assert cpb.canonical_digest(VALUE, exclusion_set=["id"]) == sha(rfc8785.dumps(kept))
     assert cpb.canonical_digest_text(TEXT, algorithm="jcs") == sha(rfc8785.dumps(VALUE))
     assert cpb.artifact_digest(TEXT, algorithm="jcs-n", exclusion_set=["id"]) == sha(rfc8785.dumps(rest))

@@ -15,7 +15,7 @@ from conftest import UPSTREAM
 from Crypto.Hash import SHA256
 
 from fastjcs import cpb, profiles
-from fastjcs.cpb import ContextConstraints, ContextViolationError, Registry, RegistryFormatError
+from fastjcs.cpb import ContextConstraints, ContextViolationError, Registry, SnapshotFormatError
 from fastjcs.cpb.constraints import KNOWN_PROSE
 from fastjcs.profiles import TypedRefVerdict as V
 
@@ -155,7 +155,7 @@ def test_conforming_equivalence_artifact_verifies_value_and_text():
 
 def test_clause_sd_jwt_first_component_only():
     # "the issuer-signed JWS component of the SD-JWT ... the first ~-separated component exactly as
-    # transmitted); everything after the first ~ is outside the pre-image"
+    # transmitted); everything after the first ~ is outside the preimage"
     assert "the first ~-separated component exactly as transmitted" in MM_IDENTIFIER.field_set
     assert MM_IDENTIFIER.constraints.byte_selector == "sd-jwt-issuer-jws"
     want = sha(JWS.encode())
@@ -286,7 +286,7 @@ def test_user_declared_constraints():
     ],
 )
 def test_malformed_constraints_are_refused_when_loading(bad):
-    with pytest.raises(RegistryFormatError):
+    with pytest.raises(SnapshotFormatError):
         registry_with({"constraints": bad})
 
 

@@ -1,7 +1,7 @@
 """CPB digests: the algorithm registry, jcs-n's rules on text and on values, errors with their place.
 
 jcs-n is withdrawn (draft -06) and no longer the default; its rules stay computable for verifying
-vintage records. This file tests those rules, so here `cpb.pre_image` & co. default to jcs-n through
+vintage records. This file tests those rules, so here `cpb.preimage` & co. default to jcs-n through
 the non-warning historical functions; the new defaults are tested in test_cpb_draft06.py."""
 
 from __future__ import annotations
@@ -27,20 +27,20 @@ class _JcsNDefault:
         return getattr(_cpb, name)
 
     @staticmethod
-    def pre_image(value, *, algorithm="jcs-n", **kw):
-        return _cpb.historical_pre_image(value, algorithm=algorithm, **kw)
+    def preimage(value, *, algorithm="jcs-n", **kw):
+        return _cpb.historical_preimage(value, algorithm=algorithm, **kw)
 
     @staticmethod
-    def pre_image_text(data, *, algorithm="jcs-n", **kw):
-        return _cpb.historical_pre_image_text(data, algorithm=algorithm, **kw)
+    def preimage_text(data, *, algorithm="jcs-n", **kw):
+        return _cpb.historical_preimage_text(data, algorithm=algorithm, **kw)
 
     @staticmethod
     def canonical_digest(value, *, algorithm="jcs-n", **kw):
-        return sha(_cpb.historical_pre_image(value, algorithm=algorithm, **kw))
+        return sha(_cpb.historical_preimage(value, algorithm=algorithm, **kw))
 
     @staticmethod
     def canonical_digest_text(data, *, algorithm="jcs-n", **kw):
-        return sha(_cpb.historical_pre_image_text(data, algorithm=algorithm, **kw))
+        return sha(_cpb.historical_preimage_text(data, algorithm=algorithm, **kw))
 
 
 cpb = _JcsNDefault()
@@ -72,9 +72,9 @@ def oracle_jcs_n(value, exclusion=()):
 
 
 def test_registry_names_are_exact():
-    assert sorted(cpb.ALGORITHMS) == ["as-transmitted", "cde-n", "jcs", "jcs-n"]
+    assert sorted(cpb.CANONICALIZATIONS) == ["as-transmitted", "cde-n", "jcs", "jcs-n"]
     for name in ("JCS-N", "jcs_n", " jcs-n", "sha256", "", None):
-        with pytest.raises(cpb.UnknownAlgorithmError):
+        with pytest.raises(cpb.UnknownCanonicalizationError):
             cpb.canonical_digest({}, algorithm=name)
         with pytest.raises(fastjcs.UnsupportedAlgorithmError):
             cpb.canonical_digest_text(b"{}", algorithm=name)
@@ -84,11 +84,11 @@ def test_withdrawn_cde_n_fails_closed_everywhere():
     for call in (
         lambda: cpb.canonical_digest({}, algorithm="cde-n"),
         lambda: cpb.canonical_digest_text(b"{}", algorithm="cde-n"),
-        lambda: cpb.pre_image({}, algorithm="cde-n"),
-        lambda: cpb.pre_image_text(b"{}", algorithm="cde-n"),
-        lambda: cpb.get_algorithm("cde-n"),
+        lambda: cpb.preimage({}, algorithm="cde-n"),
+        lambda: cpb.preimage_text(b"{}", algorithm="cde-n"),
+        lambda: cpb.get_canonicalization("cde-n"),
     ):
-        with pytest.raises(cpb.WithdrawnAlgorithmError):
+        with pytest.raises(cpb.WithdrawnCanonicalizationError):
             call()
 
 
@@ -96,11 +96,11 @@ def test_as_transmitted_digests_the_octets_and_nothing_else():
     raw = b'{"b": 1, "a": 1.50}  '
     assert cpb.canonical_digest_text(raw, algorithm="as-transmitted") == sha(raw)
     assert cpb.canonical_digest(bytearray(raw), algorithm="as-transmitted") == sha(raw)
-    with pytest.raises(cpb.AlgorithmUsageError):
+    with pytest.raises(cpb.CanonicalizationUsageError):
         cpb.canonical_digest_text(raw.decode(), algorithm="as-transmitted")  # a str has no octets
-    with pytest.raises(cpb.AlgorithmUsageError):
+    with pytest.raises(cpb.CanonicalizationUsageError):
         cpb.canonical_digest({"a": 1}, algorithm="as-transmitted")
-    with pytest.raises(cpb.AlgorithmUsageError):
+    with pytest.raises(cpb.CanonicalizationUsageError):
         cpb.canonical_digest_text(raw, algorithm="as-transmitted", exclusion_set=["a"])
 
 
@@ -111,12 +111,12 @@ def test_digests_are_bare_lowercase_hex(backend):
 
 def test_jcs_is_rfc8785_as_is(backend):
     value = {"a": None, "b": [], "c": {}, "d": 1.5, "\u00c5": 1, "A\u030a": 2}
-    assert cpb.pre_image(value, algorithm="jcs") == rfc8785.dumps(value)
+    assert cpb.preimage(value, algorithm="jcs") == rfc8785.dumps(value)
     text = b'{"a": null, "b": [], "d": 1.50, "e": -0, "f": 1E2}'
-    assert cpb.pre_image_text(text, algorithm="jcs") == fastjcs.canonicalize(text)
-    assert cpb.pre_image_text(text, algorithm="jcs", exclusion_set=["a"]) == b'{"b":[],"d":1.5,"e":0,"f":100}'
+    assert cpb.preimage_text(text, algorithm="jcs") == fastjcs.canonicalize(text)
+    assert cpb.preimage_text(text, algorithm="jcs", exclusion_set=["a"]) == b'{"b":[],"d":1.5,"e":0,"f":100}'
     with pytest.raises(fastjcs.DuplicateKeyError):
-        cpb.pre_image_text(b'{"a": 1, "a": 2}', algorithm="jcs", exclusion_set=["x"])
+        cpb.preimage_text(b'{"a": 1, "a": 2}', algorithm="jcs", exclusion_set=["x"])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -137,18 +137,18 @@ def test_jcs_is_rfc8785_as_is(backend):
     ],
 )
 def test_normal_form(backend, value, want):
-    assert cpb.pre_image(value) == want
-    assert cpb.pre_image_text(json.dumps(value)) == want
+    assert cpb.preimage(value) == want
+    assert cpb.preimage_text(json.dumps(value)) == want
 
 
 def test_exclusion_is_top_level_and_exact(backend):
     value = {"id": 1, "ID": 2, "sub": {"id": 3}}
-    assert cpb.pre_image(value, exclusion_set=["id"]) == b'{"ID":2,"sub":{"id":3}}'
-    assert cpb.pre_image([{"id": 1}], exclusion_set=["id"]) == b'[{"id":1}]'  # no object at the top: no-op
+    assert cpb.preimage(value, exclusion_set=["id"]) == b'{"ID":2,"sub":{"id":3}}'
+    assert cpb.preimage([{"id": 1}], exclusion_set=["id"]) == b'[{"id":1}]'  # no object at the top: no-op
     with pytest.raises(TypeError):
-        cpb.pre_image(value, exclusion_set="id")  # a bare str would exclude "i" and "d"
+        cpb.preimage(value, exclusion_set="id")  # a bare str would exclude "i" and "d"
     with pytest.raises(TypeError):
-        cpb.pre_image(value, exclusion_set=[1])
+        cpb.preimage(value, exclusion_set=[1])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ def test_text_refusals_name_rule_and_place(backend, text, cls, path, offset):
 
 def test_first_finding_in_document_order_wins(backend):
     with pytest.raises(cpb.NonIntegerNumberError) as info:
-        cpb.pre_image_text(b'{"z": {"a": 1.5}, "b": 9007199254740992}')
+        cpb.preimage_text(b'{"z": {"a": 1.5}, "b": 9007199254740992}')
     assert info.value.path == '$["z"]["a"]'
 
 
@@ -189,7 +189,7 @@ def test_json_loads_would_lose_these_and_the_text_path_does_not(backend):
     for text in (b'{"a": -0}', b'{"a": 1, "a": 1}'):
         json.loads(text)  # accepted, and collapsed
         with pytest.raises(cpb.WireRuleError):
-            cpb.pre_image_text(text)
+            cpb.preimage_text(text)
 
 
 def test_exact_duplicates_are_refused_where_canonicalize_refuses_them(backend):
@@ -197,7 +197,7 @@ def test_exact_duplicates_are_refused_where_canonicalize_refuses_them(backend):
     with pytest.raises(fastjcs.DuplicateKeyError) as theirs:
         _core.canonicalize(text)
     with pytest.raises(cpb.DuplicateNameTextError) as ours:
-        cpb.pre_image_text(text)
+        cpb.preimage_text(text)
     assert isinstance(ours.value, fastjcs.DuplicateKeyError)
     assert (ours.value.offset, ours.value.key) == (theirs.value.offset, theirs.value.key)
 
@@ -233,7 +233,7 @@ def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
         _core.canonicalize(text)
     for algorithm in ("jcs-n", "jcs"):
         with pytest.raises(fastjcs.CanonicalizationError) as ours:
-            cpb.pre_image_text(text, algorithm=algorithm, exclusion_set=["x"])
+            cpb.preimage_text(text, algorithm=algorithm, exclusion_set=["x"])
         assert type(ours.value) is type(theirs.value)
         # Same class and position on either backend (the C core's messages are its own).
         assert (ours.value.offset, ours.value.lineno, ours.value.colno) == (
@@ -247,14 +247,14 @@ def test_strict_rfc8259_first_with_canonicalizes_error(backend, text):
 
 def test_wire_rules_cover_what_the_digest_covers(backend):
     """Exclusion comes first: a float inside an excluded member is not digested, so not refused."""
-    assert cpb.pre_image_text(b'{"id": {"x": 1.5}, "a": 1}', exclusion_set=["id"]) == b'{"a":1}'
+    assert cpb.preimage_text(b'{"id": {"x": 1.5}, "a": 1}', exclusion_set=["id"]) == b'{"a":1}'
     assert (
-        cpb.pre_image_text('{"\u00c5": 1, "A\u030a": 2}'.encode(), exclusion_set=["\u00c5"]) == '{"A\u030a":2}'.encode()
+        cpb.preimage_text('{"\u00c5": 1, "A\u030a": 2}'.encode(), exclusion_set=["\u00c5"]) == '{"A\u030a":2}'.encode()
     )
     with pytest.raises(cpb.DuplicateNameTextError):  # two NFC-equal names survive the exclusion
-        cpb.pre_image_text('{"\u00c5": 1, "A\u030a": 2, "\u212b": 3}'.encode(), exclusion_set=["\u00c5"])
+        cpb.preimage_text('{"\u00c5": 1, "A\u030a": 2, "\u212b": 3}'.encode(), exclusion_set=["\u00c5"])
     with pytest.raises(cpb.DuplicateNameTextError):  # an exact duplicate is RFC 8259/I-JSON: always refused
-        cpb.pre_image_text(b'{"id": 1, "id": 2}', exclusion_set=["id"])
+        cpb.preimage_text(b'{"id": 1, "id": 2}', exclusion_set=["id"])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -288,17 +288,17 @@ def test_value_refusals(backend, value, cls, path):
 
 def test_value_edges(backend):
     assert (
-        cpb.pre_image({"t": True, "c": Colour.RED, "x": (INT_MAX, -INT_MAX)})
+        cpb.preimage({"t": True, "c": Colour.RED, "x": (INT_MAX, -INT_MAX)})
         == b'{"c":1,"t":true,"x":[9007199254740991,-9007199254740991]}'
     )
     with pytest.raises(fastjcs.UnsupportedTypeError):
-        cpb.pre_image({1: None})  # a non-str key is refused even when normalization would drop it
+        cpb.preimage({1: None})  # a non-str key is refused even when normalization would drop it
     with pytest.raises(fastjcs.UnsupportedTypeError):
-        cpb.pre_image({"a": {1, 2}})
+        cpb.preimage({"a": {1, 2}})
     cyclic: dict = {}
     cyclic["me"] = [cyclic]
     with pytest.raises(fastjcs.CircularReferenceError):
-        cpb.pre_image(cyclic)
+        cpb.preimage(cyclic)
 
 
 def test_depth_bound_without_recursion(backend):
@@ -307,18 +307,18 @@ def test_depth_bound_without_recursion(backend):
     for _ in range(3000):
         node.append({"a": [], "k": 1})
         node = node[0]["a"]
-    assert cpb.pre_image(deep_ok).count(b'"k":1') == 3000  # far past the recursion limit
+    assert cpb.preimage(deep_ok).count(b'"k":1') == 3000  # far past the recursion limit
     with pytest.raises(fastjcs.DepthLimitError):
-        cpb.pre_image(deep_ok, max_depth=100)
+        cpb.preimage(deep_ok, max_depth=100)
     with pytest.raises(fastjcs.DepthLimitError):
-        cpb.pre_image_text(b"[" * 1_000_000)
+        cpb.preimage_text(b"[" * 1_000_000)
     for bad in (-1, 1.5, "10", True):
         with pytest.raises(ValueError):
-            cpb.pre_image_text(b"[]", max_depth=bad)
+            cpb.preimage_text(b"[]", max_depth=bad)
         with pytest.raises(ValueError):
             cpb.check(b"[]", max_depth=bad)
     with pytest.raises(fastjcs.DepthLimitError) as info:
-        cpb.pre_image_text(b'{"a":' * 11 + b"1" + b"}" * 11, max_depth=10)
+        cpb.preimage_text(b'{"a":' * 11 + b"1" + b"}" * 11, max_depth=10)
     assert info.value.offset == 50
 
 
@@ -348,16 +348,16 @@ def nfc_distinct(value) -> bool:
 def test_jcs_n_agrees_with_an_independent_oracle(value, exclusion):
     if not nfc_distinct(value):
         with pytest.raises(cpb.DuplicateNameError):
-            cpb.pre_image_text(json.dumps(value))
+            cpb.preimage_text(json.dumps(value))
         return
     want = oracle_jcs_n(value, exclusion)
-    assert cpb.pre_image(value, algorithm="jcs-n", exclusion_set=exclusion) == want
-    assert cpb.pre_image_text(json.dumps(value), algorithm="jcs-n", exclusion_set=exclusion) == want
+    assert cpb.preimage(value, algorithm="jcs-n", exclusion_set=exclusion) == want
+    assert cpb.preimage_text(json.dumps(value), algorithm="jcs-n", exclusion_set=exclusion) == want
     assert (
-        cpb.pre_image_text(json.dumps(value, ensure_ascii=False, indent=1), algorithm="jcs-n", exclusion_set=exclusion)
+        cpb.preimage_text(json.dumps(value, ensure_ascii=False, indent=1), algorithm="jcs-n", exclusion_set=exclusion)
         == want
     )
-    assert cpb.pre_image(value, algorithm="jcs") == rfc8785.dumps(value)
+    assert cpb.preimage(value, algorithm="jcs") == rfc8785.dumps(value)
     assert cpb.normalize(value, exclusion_set=exclusion) == json.loads(want)
 
 
@@ -367,11 +367,11 @@ def test_scanner_refuses_exactly_what_canonicalize_refuses(data):
         want = _core.canonicalize(data)
     except fastjcs.DuplicateKeyError:
         with pytest.raises(fastjcs.DuplicateKeyError):
-            cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"])
+            cpb.preimage_text(data, algorithm="jcs", exclusion_set=["x"])
         return
     except Exception as exc:  # any class: the reference parser's own failures (b"0E0E") are shared too
         with pytest.raises(type(exc)) as info:
-            cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"])
+            cpb.preimage_text(data, algorithm="jcs", exclusion_set=["x"])
         assert getattr(info.value, "offset", None) == getattr(exc, "offset", None)
         return
-    assert cpb.pre_image_text(data, algorithm="jcs", exclusion_set=["x"]) == want
+    assert cpb.preimage_text(data, algorithm="jcs", exclusion_set=["x"]) == want

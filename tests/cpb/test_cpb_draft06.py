@@ -39,9 +39,9 @@ def test_the_default_is_jcs_everywhere(backend):
     assert rfc8785.dumps(VALUE) == JCS_BYTES
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the default never warns
-        assert cpb.DEFAULT_ALGORITHM == "jcs"
-        assert cpb.pre_image(VALUE) == JCS_BYTES  # jcs-n (the old default) would drop z, a and m
-        assert cpb.pre_image_text(json.dumps(VALUE).encode()) == JCS_BYTES
+        assert cpb.DEFAULT_CANONICALIZATION == "jcs"
+        assert cpb.preimage(VALUE) == JCS_BYTES  # jcs-n (the old default) would drop z, a and m
+        assert cpb.preimage_text(json.dumps(VALUE).encode()) == JCS_BYTES
         assert cpb.canonical_digest(VALUE) == sha(JCS_BYTES)
         assert cpb.canonical_digest_text(json.dumps(VALUE).encode()) == sha(JCS_BYTES)
         assert cpb.derived_identifier(dict(VALUE, id="x"), exclusion_set=["id"]) == sha(JCS_BYTES)
@@ -52,29 +52,29 @@ def test_the_default_is_jcs_everywhere(backend):
 def test_jcs_n_by_name_warns_and_the_historical_functions_do_not(backend):
     jcs_n = b'{"s":"CPB"}'
     calls = [
-        lambda: cpb.pre_image(VALUE, algorithm="jcs-n"),
-        lambda: cpb.pre_image_text(json.dumps(VALUE).encode(), algorithm="jcs-n"),
+        lambda: cpb.preimage(VALUE, algorithm="jcs-n"),
+        lambda: cpb.preimage_text(json.dumps(VALUE).encode(), algorithm="jcs-n"),
         lambda: cpb.canonical_digest(VALUE, algorithm="jcs-n"),
         lambda: cpb.canonical_digest_text(json.dumps(VALUE).encode(), algorithm="jcs-n"),
         lambda: cpb.derived_identifier(VALUE, algorithm="jcs-n"),
     ]
     for call in calls:
-        with pytest.warns(cpb.WithdrawnAlgorithmWarning, match="withdrawn"):
+        with pytest.warns(cpb.WithdrawnCanonicalizationWarning, match="withdrawn"):
             got = call()
         assert got in (jcs_n, sha(jcs_n))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert cpb.historical_pre_image(VALUE, algorithm="jcs-n") == jcs_n
-        assert cpb.historical_pre_image_text(json.dumps(VALUE).encode(), algorithm="jcs-n") == jcs_n
-    assert (cpb.ALGORITHMS["jcs-n"].status, cpb.ALGORITHMS["jcs-n"].withdrawn) == ("Withdrawn", True)
-    assert [(a.name, a.status, a.cose_alg) for a in cpb.ALGORITHMS.values()] == [  # draft -06 §10.1 table
+        assert cpb.historical_preimage(VALUE, algorithm="jcs-n") == jcs_n
+        assert cpb.historical_preimage_text(json.dumps(VALUE).encode(), algorithm="jcs-n") == jcs_n
+    assert (cpb.CANONICALIZATIONS["jcs-n"].status, cpb.CANONICALIZATIONS["jcs-n"].withdrawn) == ("Withdrawn", True)
+    assert [(a.name, a.status, a.cose_alg) for a in cpb.CANONICALIZATIONS.values()] == [  # draft -06 §10.1 table
         ("jcs", "Active", -16),
         ("jcs-n", "Withdrawn", -16),
         ("as-transmitted", "Active", -16),
         ("cde-n", "Withdrawn", None),
     ]
-    with pytest.raises(cpb.WithdrawnAlgorithmError):
-        cpb.pre_image(VALUE, algorithm="cde-n")  # never defined: fails closed under every vintage
+    with pytest.raises(cpb.WithdrawnCanonicalizationError):
+        cpb.preimage(VALUE, algorithm="cde-n")  # never defined: fails closed under every vintage
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -167,9 +167,9 @@ def test_both_published_registries_load_and_their_pins_reproduce_as_upstream_com
         "evidence-record",
         "evidence-appraisal",
     }
-    with pytest.raises(cpb.RegistryFormatError):
+    with pytest.raises(cpb.SnapshotFormatError):
         Registry.bundled("nope")
-    with pytest.raises(cpb.RegistryFormatError):
+    with pytest.raises(cpb.SnapshotFormatError):
         Registry.load("/nonexistent/registry.json")
 
 
@@ -205,7 +205,7 @@ def test_draft_06_statuses_digest_alg_and_cose_alg():
     for bad in ({"cose_alg": "-16"}, {"cose_alg": True}, {"digest_alg": ""}, {"digest_alg": 256}):
         d = json.loads(json.dumps(doc))
         d["canonicalization_algorithms"]["jcs"].update(bad)
-        with pytest.raises(cpb.RegistryFormatError):
+        with pytest.raises(cpb.SnapshotFormatError):
             Registry.from_json(d)
 
 
@@ -338,7 +338,7 @@ def test_leaf_input_follows_the_declaration_never_the_shape():
     assert cpb.leaf_input(d, "hex") == d.encode("ascii")
     assert sha(cpb.leaf_input(d, "hex")) == "e5adfa92f0e3df5fb9ee0592cbfa733dc896f425ab7f7a2c710e1e4831fd9113"
     for identifier, representation in ((d, "auto"), (d, None), (d.upper(), "raw"), (d + "\n", "raw"), (d[:-2], "hex")):
-        with pytest.raises(cpb.AlgorithmUsageError):
+        with pytest.raises(cpb.CanonicalizationUsageError):
             cpb.leaf_input(identifier, representation)
-    with pytest.raises(cpb.RegistryFormatError):
+    with pytest.raises(cpb.SnapshotFormatError):
         Representation.RAW.render(d)  # raw is octets: it has no text rendering

@@ -148,7 +148,7 @@ def test_statuses_and_legacy_spellings():
             "artifact_types": {"t": {"status": "provisional", "digest_contexts": [{"purpose": "x"}]}},
         },
     ):
-        with pytest.raises(cpb.RegistryFormatError):
+        with pytest.raises(cpb.SnapshotFormatError):
             Registry.from_json(doc if bad is None else bad)
 
 
@@ -176,14 +176,14 @@ def test_capsule_identifier_excludes_capsule_id_and_chain(backend):
     want = sha(rfc8785.dumps({"agent": "a-1", "action": {"type": "read", "chain": "kept"}}))
     context = Registry.bundled(HISTORICAL).context("agent-action-capsule")
     assert context.identifier(CAPSULE) == want
-    with pytest.warns(cpb.WithdrawnAlgorithmWarning):  # a new jcs-n identifier, asked for by name
+    with pytest.warns(cpb.WithdrawnCanonicalizationWarning):  # a new jcs-n identifier, asked for by name
         assert cpb.derived_identifier(CAPSULE, algorithm="jcs-n", exclusion_set=["capsule_id", "chain"]) == want
     with pytest.raises(cpb.VintageError):  # jcs-n is withdrawn: an equal identifier alone fails closed
         context.verify_carried(dict(CAPSULE, capsule_id=want), want)
     draft_01 = cpb.Vintage.pre_withdrawal_draft()  # judged as the draft of that registry did
     assert context.verify_carried(dict(CAPSULE, capsule_id=want), want, vintage=draft_01) == want
     # bytes: the text path
-    with pytest.warns(cpb.WithdrawnAlgorithmWarning):
+    with pytest.warns(cpb.WithdrawnCanonicalizationWarning):
         got = cpb.derived_identifier(rfc8785.dumps(CAPSULE), algorithm="jcs-n", exclusion_set=["capsule_id", "chain"])
     assert got == want
 
@@ -353,7 +353,7 @@ def test_errors_subclass_the_hierarchy():
     assert issubclass(cpb.UnsafeIntegerError, fastjcs.IntegerDomainError)
     assert issubclass(cpb.NonIntegerNumberError, fastjcs.NonIntegerNumberError)  # one rule: the core's
     assert issubclass(cpb.DuplicateNameTextError, fastjcs.DuplicateKeyError)
-    assert issubclass(cpb.WithdrawnAlgorithmError, fastjcs.UnsupportedAlgorithmError)
+    assert issubclass(cpb.WithdrawnCanonicalizationError, fastjcs.UnsupportedAlgorithmError)
     import pickle
 
     err = pickle.loads(pickle.dumps(cpb.NonIntegerNumberError("x", '$["a"]', b'{"a":1.5}', 5)))

@@ -411,7 +411,7 @@ def test_digest_texts_refuses_a_non_text_item_for_the_whole_call(backend):
 
 
 # ---------------------------------------------------------------------------------------------------
-# The backend seam: both backends, same private functions, same signatures
+# The backends: both, same private functions, same signatures
 # ---------------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""fastjcs.eab beyond the vector files: field handling, pre-image checks, comparison, semantics,
+"""fastjcs.eab beyond the vector files: field handling, preimage checks, comparison, semantics,
 the error hierarchy, and the docstring examples of the new modules (on both backends)."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_algorithm_is_checked_before_the_fields(backend):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Checking pre-images and bindings
+# Checking preimages and bindings
 # ---------------------------------------------------------------------------------------------------
 
 

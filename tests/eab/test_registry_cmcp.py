@@ -2,7 +2,7 @@
 
 cMCP: docs/spec/execution-correlation.md (agentrust-io/cmcp 2832fdbd) and
 docs/spec/execution-action-binding.md (182a8a3b), and cMCP's own registry (the #565/#606
-foundation): an admission whose binding's pre-image is established; a refusal "remains auditable
+foundation): an admission whose binding's preimage is established; a refusal "remains auditable
 under the asserted execution_id"; a retried terminal path is a no-op; finalize pins the terminal
 audit entry hash. Each test runs on SQLite (in memory and in a file) and on PostgreSQL (skipped,
 saying why, without FASTJCS_TEST_POSTGRES_URL).
@@ -52,7 +52,7 @@ def test_admit_action_computes_the_binding_from_the_authenticated_agent(make_reg
 
 def test_a_carried_binding_is_refused_unless_it_is_the_computed_one(make_registry):
     """The gap cMCP's review lists as blocking: under agent A, a binding computed for agent B
-    (an opaque digest whose pre-image was never established) used to be admitted."""
+    (an opaque digest whose preimage was never established) used to be admitted."""
     reg = make_registry()
     for_b = eab.binding(OTHER_AGENT, *ACTION)
     assert reg.admit(AGENT, "opaque", for_b) is Admission.ADMITTED  # admit takes it as given (documented)

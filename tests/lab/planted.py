@@ -327,3 +327,124 @@ def _refuses(text: bytes) -> bool:
     except fastjcs.FastJCSError:
         return True
     return False
+
+
+# --- one planted peer per class of the lab (issue 25: one cross-check tool) ----------------------
+#
+# The default run of `crosscheck --canon-impl CMD` and of `interop` must catch each, exit non-zero
+# and name its class. A peer's behaviour beyond bytes and refusals is asked for by an exception
+# the command that serves it acts on (planted_peer.py): Crash (the process kills itself with
+# SIGSEGV), Hang (it sleeps past any timeout), Slow (it sleeps, then answers), Junk (a line
+# that is no answer, batch protocol only).
+
+
+class Crash(Exception):
+    pass
+
+
+class Hang(Exception):
+    pass
+
+
+class Junk(Exception):
+    pass
+
+
+class Slow(Exception):
+    def __init__(self, seconds: float, answer: bytes) -> None:
+        super().__init__(seconds)
+        self.seconds, self.answer = seconds, answer
+
+
+def _dupes_last_wins(text: bytes) -> bytes:
+    """Issue 25: duplicate member names accepted, the last value wins."""
+    try:
+        return fastjcs.canonicalize(text)
+    except fastjcs.DuplicateKeyError:
+        return _canon(fastjcs.dumps(json.loads(text)))  # a document with another defect is still refused
+    except fastjcs.FastJCSError as exc:
+        raise Refused(str(exc)) from None
+
+
+_LONE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _surrogates_passed_through(text: bytes) -> bytes:
+    """Issue 25: a lone surrogate escape written through as it came instead of refused."""
+    try:
+        return _canon(text)
+    except Refused:
+        found: dict[bytes, bytes] = {}
+
+        def mark(m: re.Match) -> bytes:
+            found[chr(0xF0000 + len(found)).encode()] = m.group(0)
+            return list(found)[-1]
+
+        out = _canon(_LONE.sub(mark, text))  # still refused for any other defect
+        for placeholder, escape in found.items():
+            out = out.replace(placeholder, escape)
+        return out
+
+
+def _thousand(text: bytes) -> bool:
+    """A document of a thousand members or elements, but small (the smallest `large` cases)."""
+    return len(text) < 20_000 and text.count(b",") >= 999
+
+
+def _crash_deep(text: bytes) -> bytes:  # a recursive reader that overflows its stack
+    if _depth(text) > 500:
+        raise Crash()
+    return _canon(text)
+
+
+def _hang_thousand(text: bytes) -> bytes:  # a loop that never ends on a thousand items
+    if _thousand(text):
+        raise Hang()
+    return _canon(text)
+
+
+def _slow_thousand(text: bytes) -> bytes:  # right, but seconds late on a thousand items
+    if _thousand(text):
+        raise Slow(2.5, _canon(text))
+    return _canon(text)
+
+
+def _junk_thousand(text: bytes) -> bytes:  # a batch peer that writes a stray line
+    if _thousand(text):
+        raise Junk()
+    return _canon(text)
+
+
+def _big_integers_refused(text: bytes) -> bytes:  # rfc8785's choice: no integer beyond 2^53
+    def read_int(token: str) -> int:
+        if abs(int(token)) > 2**53:
+            raise Refused("integer beyond 2^53")
+        return int(token)
+
+    try:
+        json.loads(text, parse_int=read_int)
+    except Refused:
+        raise
+    except (ValueError, RecursionError):
+        pass  # not JSON for Python: fastjcs says what it is
+    return _canon(text)
+
+
+#: peer name -> (the planted peer, the class the lab's default run must give it). cannot-start is
+#: a command that does not exist (no peer to plant); protocol-error needs the batch protocol.
+BY_CLASS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
+    "wrong-number": (PLANTED["number-zero"][0], "wrong-number"),
+    "wrong-string": (PLANTED["string-unicode"][0], "wrong-string"),
+    "wrong-order": (PLANTED["order-utf16"][0], "wrong-order"),
+    "wrong-whitespace": (PLANTED["structure-empty"][0], "wrong-whitespace"),
+    "wrong-other": (PLANTED["number-halfway"][0], "wrong-other"),
+    "dupes-last-wins": (_dupes_last_wins, "accepts-invalid"),
+    "surrogates-passed-through": (_surrogates_passed_through, "accepts-invalid"),
+    "refuses-valid": (PLANTED["whitespace-legal"][0], "refuses-valid"),
+    "slow": (_slow_thousand, "slow"),
+    "crash": (_crash_deep, "crash"),
+    "timeout": (_hang_thousand, "timeout"),
+    "protocol-error": (_junk_thousand, "protocol-error"),
+}
+#: Not a class of failure: counted and shown (I-JSON lets a receiver refuse such integers).
+IJSON_PEER = _big_integers_refused

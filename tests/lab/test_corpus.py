@@ -207,7 +207,7 @@ def test_the_number_check_fires_on_a_wrong_renderer(monkeypatch):
 
 
 def test_the_validity_check_fires_on_a_canonicalizer_that_accepts_anything(monkeypatch):
-    monkeypatch.setattr(corpus, "_REGISTRY", {"syntax-broken": corpus._REGISTRY["syntax-broken"]})
+    monkeypatch.setattr(corpus.cases, "_REGISTRY", {"syntax-broken": corpus._REGISTRY["syntax-broken"]})
     monkeypatch.setattr(fastjcs, "canonicalize", lambda text, **kw: b"null")
     with pytest.raises(CorpusCheckError, match="meant invalid, fastjcs accepts"):
         corpus.generate(SEED, 30)
@@ -226,7 +226,7 @@ def test_the_validity_check_fires_on_a_canonicalizer_that_refuses_too_much(monke
 
 
 def test_the_order_check_fires_on_code_point_order(monkeypatch):
-    monkeypatch.setattr(corpus, "_REGISTRY", {"order-utf16": corpus._REGISTRY["order-utf16"]})
+    monkeypatch.setattr(corpus.cases, "_REGISTRY", {"order-utf16": corpus._REGISTRY["order-utf16"]})
     monkeypatch.setattr(
         fastjcs,
         "canonicalize",
@@ -278,7 +278,7 @@ def test_es6_cases_check_the_published_hash(monkeypatch):
         return "4.94e-324" if x == 5e-324 else real(x)
 
     monkeypatch.setattr(fastjcs, "format_double", wrong)
-    monkeypatch.setattr(corpus, "es6_layout", wrong)
+    monkeypatch.setattr(corpus.sources, "es6_layout", wrong)
     assert len(corpus.es6_cases(999)) == 999  # no published count reached: nothing to hold it to
     with pytest.raises(CorpusCheckError, match="first 1000 lines hash to"):
         corpus.es6_cases(1000)
@@ -333,7 +333,9 @@ def test_vector_errors_are_one_line(tmp_path, monkeypatch):
     with pytest.raises(CorpusError, match="no JCS vectors"):
         corpus.vector_cases([tmp_path / "empty"])
     # installed without the source tree: no default
-    monkeypatch.setattr(corpus, "__file__", str(tmp_path / "site" / "fastjcs" / "lab" / "corpus.py"))
+    monkeypatch.setattr(
+        corpus.sources, "__file__", str(tmp_path / "site" / "fastjcs" / "lab" / "corpus" / "sources.py")
+    )
     with pytest.raises(CorpusError, match="not beside this installation") as exc:
         corpus.vector_cases()
     assert "\n" not in str(exc.value)

@@ -14,11 +14,13 @@ import html
 import io
 import shlex
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+import fastjcs
 from fastjcs.lab import corpus, peers
 from fastjcs.lab import interop as lab
 
@@ -423,3 +425,51 @@ def test_fastjcs_itself_passes_every_generated_case(five_runs):
     import fastjcs
 
     assert _failing(fastjcs.canonicalize, five_runs[SEEDS[0]]) == {}
+
+
+# --- issue 26: the lab and bench say one thing of a refused integer beyond 2^53 ---------------------
+
+
+def test_a_refusal_of_an_integer_beyond_2_53_is_an_i_json_choice_not_a_failure():
+    refused = peers.Outcome(peers.ERROR, b"integer beyond 2^53")
+    # 2^53 + 1, 2^64 negative in an object, 17 digits: beyond a double's precision
+    for text in (b"[9007199254740993]", b'{"a":-18446744073709551616}', b"[12345678901234567]"):
+        expected = fastjcs.canonicalize(text)
+        assert lab.classify_case(expected, "", refused, text=text) == lab.IJSON_CHOICE, text
+    # 2^53 itself, the same digits in a string, a fraction, a big double: a refusal is wrong
+    for text in (b"[9007199254740992]", b'["9007199254740993"]', b"[9007199254740993.5]", b"[1.5e300]"):
+        expected = fastjcs.canonicalize(text)
+        assert lab.classify_case(expected, "", refused, text=text) == lab.REFUSES_VALID, text
+    # bytes for a document that must be refused, and wrong bytes, stay what they are
+    assert lab.classify_case(None, "", peers.Outcome(peers.OK, b"[1]"), text=b"[1e400]") == lab.ACCEPTS_INVALID
+    wrong = peers.Outcome(peers.OK, b"[9007199254740993]")
+    assert lab.classify_case(b"[9007199254740992]", "", wrong, text=b"[9007199254740993]") == lab.WRONG_NUMBER
+
+
+def test_a_peer_that_refuses_big_integers_passes_and_is_told_so():
+    from planted import IJSON_PEER
+
+    cases = [c for c in corpus.generate(SEEDS[0], 50) if c.category == "number-integer"]
+    result = lab.PeerResult(lab.PeerSpec("rfc8785-like", "-"), cases=len(cases))
+    for c in cases:
+        cls = lab.classify_case(c.expected, c.limit, _answer(IJSON_PEER, c.text), text=c.text)
+        result.totals[cls] += 1
+        result.cells.setdefault("number", Counter())[cls] += 1
+    n = result.totals[lab.IJSON_CHOICE]
+    assert n > 0 and set(result.totals) == {lab.AGREE, lab.IJSON_CHOICE}
+    assert result.ok and result.failures == 0
+    report = lab.text_report([result])
+    assert f"number      pass ({result.totals[lab.AGREE]}), {n} i-json-choice" in report
+    assert f"i-json-choice: {n} valid case(s) refused, an I-JSON choice (integers beyond 2^53)" in report
+
+
+def test_bench_refuses_by_the_same_rule_and_in_the_same_words():
+    from fastjcs.lab import bench
+
+    assert [p.name for p in bench.PROBES if p.may_refuse] == [
+        p.name for p in bench.PROBES if p.want is not None and lab.beyond_2_53(p.text)
+    ]
+    assert lab.IJSON_CHOICE_WORDS == "I-JSON choice (integers beyond 2^53)"
+    row = bench.Row("rfc8785", True, [], refused_probes=["int-2^53+1"])
+    table = bench.Result("text", 1, 1, [row]).table()
+    assert "rfc8785 refuses, as an I-JSON choice (integers beyond 2^53): int-2^53+1" in table

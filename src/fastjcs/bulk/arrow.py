@@ -32,7 +32,7 @@ A null row gives a null result. A row that cannot be canonicalized is handled by
     (1, 'InvalidJSONError: unexpected end of input, expected a value: line 1 column 6 (byte 5)')
 
 Python values (not JSON text) keep going through `fastjcs.digest_many`. Needs pyarrow (the
-`arrow` extra: ``pip install 'fastjcs[arrow]'``).
+`arrow` extra: ``pip install '.[arrow]'`` from a fastjcs checkout).
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ from typing import Any, NamedTuple, Union
 try:
     import pyarrow as pa
 except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError(f"fastjcs.arrow needs pyarrow (pip install 'fastjcs[arrow]'): {exc}") from exc
+    raise ImportError(
+        f"fastjcs.arrow needs pyarrow (install the arrow extra: pip install '.[arrow]' from a fastjcs checkout): {exc}"
+    ) from exc
 
-from ..core import hashing, seam
+from ..core import backends, hashing
 from ..core.api import DEFAULT_MAX_DEPTH, check_depth
 from ..core.errors import CanonicalizationError
 
@@ -221,8 +223,9 @@ def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list
     if n == 0:
         return pa.array([], out_type), []
     validity, offsets, data = _buffers(chunk, large)
-    if seam.backend() == "native":
-        done = _native_chunk(chunk, job, large, out_type, validity, offsets, data)
+    columns = backends.arrow_columns()
+    if columns is not None:
+        done = _native_chunk(columns, chunk, job, large, out_type, validity, offsets, data)
         if done is not None:
             return done
     return _python_chunk(chunk, job, large, out_type, validity, offsets, data)
@@ -232,10 +235,9 @@ def _chunk(chunk: Any, job: _Job, large: bool, out_type: Any) -> tuple[Any, list
 
 
 def _native_chunk(
-    chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
+    _c: Any, chunk: Any, job: _Job, large: bool, out_type: Any, validity: Any, offsets: Any, data: Any
 ) -> tuple[Any, list[tuple[int, CanonicalizationError]]] | None:
-    from ..core import arrow_native as _c
-
+    """The chunk by `_c`, the C path of Arrow columns (`backends.arrow_columns()`)."""
     n = len(chunk)
     col = _c.Column(
         offsets.address,
@@ -293,7 +295,7 @@ def _python_chunk(
     offs = memoryview(offsets)[: (first + n + 1) * size].cast("q" if large else "i")
     payload = memoryview(data) if data is not None else memoryview(b"")
     bits = memoryview(validity) if validity is not None else None
-    canonicalize = seam.impl().canonicalize
+    canonicalize = backends.impl().canonicalize
     oneshot = hashing.oneshot(job.algorithm) if job.digest else None
     prefix = job.algorithm + ":"
     results: list[Any] = []

@@ -14,7 +14,7 @@ this module is all fastjcs needs to run past one machine:
 
 Every worker needs fastjcs installed (with the C core: a wheel), and the output folder of a file
 job must be one filesystem all the workers see. Needs the `dask` extra
-(``pip install 'fastjcs[dask]'``: dask[dataframe,distributed] and pyarrow).
+(``pip install '.[dask]'`` from a fastjcs checkout: dask[dataframe,distributed] and pyarrow).
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ try:
     import dask  # noqa: F401 - the extra is installed (dask.dataframe and dask.bag are used lazily)
     import distributed
 except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError(f"fastjcs.dask needs dask (pip install 'fastjcs[dask]'): {exc}") from exc
+    raise ImportError(
+        f"fastjcs.dask needs dask (install the dask extra: pip install '.[dask]' from a fastjcs checkout): {exc}"
+    ) from exc
 
 from ..core.api import DEFAULT_MAX_DEPTH, check_depth
 from ..core.errors import CanonicalizationError
 from ..core.hashing import check_algorithm
 from . import arrow, jobs
 from .jobs import Result
-from .lines import Settings
+from .jsonl import Settings
 
 __all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks", "Result"]
 

@@ -29,7 +29,7 @@ for the job's length, and a second job is refused with the first one's process a
 
 `run_task` does one file, in any process (`fastjcs.dask` runs the tasks on a Dask cluster; the
 command line runs them in its own process when no cluster is given). Memory is bounded by the
-chunk (JSON Lines, `fastjcs.bulk.lines.CHUNK`) or the record batch (Parquet), not the file.
+chunk (JSON Lines, `fastjcs.bulk.jsonl.CHUNK`) or the record batch (Parquet), not the file.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Union, cast
 
 from ..core.hashing import hash_module
-from . import lines as _lines
+from . import jsonl
 
 KINDS = {"jsonl": ".digests", "parquet": ".digests.parquet"}
 _PART = ".part"
@@ -181,7 +181,7 @@ def plan(
     column: str | None = None,
     append: bool = False,
     resume: bool = False,
-    settings: _lines.Settings | None = None,
+    settings: jsonl.Settings | None = None,
     patterns: Sequence[str] = (),
 ) -> tuple[list[Task], list[Result]]:
     """The tasks of a job, and (with `resume`) the results of the inputs whose output an earlier
@@ -337,7 +337,7 @@ def _sha256_of(source: str) -> str:
     return cast(str, h.hexdigest())
 
 
-def _made_from(task: Task, settings: _lines.Settings) -> dict[str, Any]:
+def _made_from(task: Task, settings: jsonl.Settings) -> dict[str, Any]:
     """What a record holds besides the input and output: the run's settings and version."""
     from .. import __version__
 
@@ -358,7 +358,7 @@ def _made_from(task: Task, settings: _lines.Settings) -> dict[str, Any]:
     }
 
 
-def _write_record(task: Task, settings: _lines.Settings, before: dict[str, Any], sha256: str) -> None:
+def _write_record(task: Task, settings: jsonl.Settings, before: dict[str, Any], sha256: str) -> None:
     """Record what the output of `task` was made from, if the input did not change while it was
     read (else no record: a resumed job does it again)."""
     if _stat(task.source) != before:
@@ -370,7 +370,7 @@ def _write_record(task: Task, settings: _lines.Settings, before: dict[str, Any],
         f.write(json.dumps(record, indent=1).encode())
 
 
-def _finished(task: Task, settings: _lines.Settings) -> Result | None:
+def _finished(task: Task, settings: jsonl.Settings) -> Result | None:
     """The result of an input an earlier run did, if its output was made from this very input
     with these settings (its record says so, and the output is whole); else None (do it again).
     Its failed lines are read back from its output (without their byte offsets, which only the
@@ -505,7 +505,7 @@ def atomic(output: str, record: bool = True) -> Iterator[BinaryIO]:
             os.remove(tmp)
 
 
-def run_task(task: Task, settings: _lines.Settings) -> Result:
+def run_task(task: Task, settings: jsonl.Settings) -> Result:
     """Digest one file into its output (atomically), and record beside it what it was made
     from; a bad line or row is a note, not an error. Errors reading the input (an OSError
     naming it, or a JobError) or writing the output (an OSError naming it) propagate."""
@@ -514,7 +514,7 @@ def run_task(task: Task, settings: _lines.Settings) -> Result:
     return _parquet(task, settings)
 
 
-def _jsonl(task: Task, settings: _lines.Settings) -> Result:
+def _jsonl(task: Task, settings: jsonl.Settings) -> Result:
     notes: list[str] = []
     lines = 0
     before = _stat(task.source)
@@ -526,7 +526,7 @@ def _jsonl(task: Task, settings: _lines.Settings) -> Result:
             lines += data.count(b"\n")
             out.write(data)
 
-        _lines.run(source, settings, 1, write, notes.extend, False)
+        jsonl.run(source, settings, 1, write, notes.extend, False)
     _write_record(task, settings, before, source.sha256.hexdigest())
     return Result(task.source, task.output, lines, notes)
 
@@ -547,7 +547,7 @@ def _texts(column: Any, task: Task) -> Any:
     return column.dictionary_decode()
 
 
-def _parquet(task: Task, settings: _lines.Settings) -> Result:
+def _parquet(task: Task, settings: jsonl.Settings) -> Result:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -623,7 +623,7 @@ def _unreadable(exc: Exception, task: Task) -> Exception:
     return JobError(f"{task.source}: not a Parquet file fastjcs can read ({exc})")
 
 
-def run_local(tasks: Sequence[Task], settings: _lines.Settings, on_result: Any | None = None) -> list[Result]:
+def run_local(tasks: Sequence[Task], settings: jsonl.Settings, on_result: Any | None = None) -> list[Result]:
     """The tasks one after another in this process (a job without a cluster)."""
     results: list[Result] = []
     for task in tasks:

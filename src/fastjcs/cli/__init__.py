@@ -1,8 +1,9 @@
 """The `fastjcs` command line.
 
-    fastjcs canon [FILE] [-o PATH] [--check] [--profile jcs|jcs-n] [--exclude NAME]...
+    fastjcs canon [FILE ...] [-o PATH] [--check] [--profile jcs|jcs-n] [--exclude NAME]...
                   [--strict-integers] [--integers-only] [--max-depth N]
-    fastjcs digest [FILE] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
+    fastjcs digest [FILE ...] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
+                   [--check | --expect DIGEST]
                    [--jsonl [--jobs N] [--fail-fast] [--no-progress]] [--strict-integers]
                    [--integers-only] [--max-depth N]
     fastjcs eab (--agent-id A --action-type T --action-scope S --action-timestamp TS | --preimage FILE)
@@ -10,16 +11,18 @@
     fastjcs registry (create | migrate) TARGET
     fastjcs check [FILE] [--json] [--max-depth N]
     fastjcs vectors [PATH ...] [--json] [--no-probes] [--draft -0N]
-    fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--documents N] [--seed S]
-                       [--newline strip|keep] [--per-kind N] [--timeout SECONDS]
+    fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--corpus SOURCE]... [--seed S]
+                       [--per-category N] [--newline strip|keep] [--timeout SECONDS]
     fastjcs interop [--peer NAME=CMD]... [--one-shot NAME=CMD]... [--peers FILE]... [--fastjcs]
                     [--corpus SOURCE]... [--seed S] [--per-category N] [--markdown PATH] [--html PATH]
     fastjcs serve-vector [FILE]
     fastjcs serve-canon [--candidate NAME]
     fastjcs bench [FILE] [--mode text|object] [--json] [--plot PATH] [--only NAME]...
                   [--impl-cmd NAME=COMMAND]... [--peer NAME=COMMAND]... [--peers FILE]...
+    fastjcs completion bash|zsh|fish
 
-Input is FILE, or stdin when FILE is absent or "-". Exit status: 0 success, 1 a negative verdict
+Input is FILE, or stdin when FILE is absent or "-"; `COMMAND --help` gives every option's
+default and examples. Exit status: 0 success, 1 a negative verdict
 (a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
 usage. Errors go to stderr on one line, with the position for text input. README.md ("The command
 line") describes every command and the decisions behind them.
@@ -31,7 +34,7 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..core.api import DEFAULT_MAX_DEPTH
@@ -41,6 +44,7 @@ from .commands import (
     cmd_bench,
     cmd_canon,
     cmd_check,
+    cmd_completion,
     cmd_crosscheck,
     cmd_digest,
     cmd_eab,
@@ -106,14 +110,53 @@ def _depth(text: str) -> int:
     return value
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help with each option's default ("(default: X)", unless the help already says it or there
+    is nothing to say: no default, a flag), descriptions wrapped, and an epilog kept as written
+    (a text with a line break is laid out by hand: the examples)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default in (None, False, argparse.SUPPRESS)
+            or isinstance(action, argparse._StoreConstAction)  # a flag: store_true/false, const
+            or not (action.option_strings or action.nargs in ("?", "*"))
+        ):
+            return action.help
+        shown = "stdin" if default in ("-", ["-"]) else str(default).replace("%", "%%")
+        return f"{text} (default: {shown})" if text else f"(default: {shown})"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error in one line on stderr (exit 2), like every other error."""
+    """argparse, with a usage error in one line on stderr (exit 2), like every other error,
+    naming the help of the command that was given (`fastjcs canon --help`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        message = " ".join(message.split())  # one line, whatever argparse wrapped
+        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 # ---- the parser ------------------------------------------------------------------------------
+
+
+_MAX_DEPTH_HELP = "deepest nesting of arrays and objects allowed; deeper input is an error (exit 2)"
+_FILES_HELP = "JSON text files; '-' is stdin"
+
+
+def _examples(*lines: str) -> str:
+    """An epilog: the examples of a command, one per line, kept as written."""
+    return "examples:\n" + "".join(f"  {line}\n" for line in lines)
 
 
 def _add_text_policy(p: argparse.ArgumentParser) -> None:
@@ -132,7 +175,7 @@ def _add_text_policy(p: argparse.ArgumentParser) -> None:
         type=_depth,
         default=DEFAULT_MAX_DEPTH,
         metavar="N",
-        help=f"deepest nesting allowed (default {DEFAULT_MAX_DEPTH})",
+        help=_MAX_DEPTH_HELP,
     )
 
 
@@ -141,7 +184,7 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
         "--profile",
         choices=("jcs", "jcs-n"),
         default="jcs",
-        help="jcs: RFC 8785 (default); jcs-n (withdrawn by CPB draft -06, for vintage records; "
+        help="jcs: RFC 8785; jcs-n (withdrawn by CPB draft -06, for vintage records; "
         "warns): CPB's normal form first (null, [] and {} members removed, integers only, NFC-distinct names)",
     )
     p.add_argument(
@@ -181,7 +224,16 @@ def _add_job_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="fastjcs", description="RFC 8785 JSON canonicalization (JCS).")
+    parser = _Parser(
+        prog="fastjcs",
+        description="RFC 8785 JSON canonicalization (JCS). 'fastjcs COMMAND --help' describes a command.",
+        epilog=_examples(
+            "fastjcs canon doc.json",
+            "fastjcs digest a.json b.json > SUMS && fastjcs digest --check SUMS",
+            "fastjcs --version --verbose",
+            "source <(fastjcs completion bash)",
+        ),
+    )
     parser.add_argument("--version", action="store_true", help="print the version and the backend in use, and exit")
     parser.add_argument(
         "--verbose",
@@ -195,12 +247,23 @@ def build_parser() -> argparse.ArgumentParser:
         "canon",
         help="write the canonical form of a JSON text",
         description="Write the RFC 8785 canonical form of FILE (or stdin) to stdout, "
-        "byte-exact, with no trailing newline.",
+        "byte-exact, with no trailing newline. With several FILEs, one canonical form per line "
+        "(each followed by a newline: JSON Lines), in the order given; the first FILE that fails "
+        "stops the run (exit 2).",
+        epilog=_examples(
+            "fastjcs canon doc.json",
+            'echo \'{"b": 1, "a": [1.0, 1e2]}\' | fastjcs canon -',
+            "fastjcs canon doc.json -o canonical.json",
+            "fastjcs canon a.json b.json > both.jsonl",
+            "fastjcs canon --check doc.json",
+        ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE")
+    p.add_argument("file", nargs="*", default=["-"], metavar="FILE", help=_FILES_HELP)
     p.add_argument("-o", "--output", metavar="PATH", help="write to PATH atomically (nothing is written on error)")
     p.add_argument(
-        "--check", action="store_true", help="write nothing; exit 0 if the input is already canonical, 1 if not"
+        "--check",
+        action="store_true",
+        help="write nothing; exit 0 if every input is already canonical, 1 if not (each one named on stderr)",
     )
     _add_profile(p)
     _add_text_policy(p)
@@ -210,19 +273,44 @@ def build_parser() -> argparse.ArgumentParser:
         "digest",
         help="digest a JSON text, or every line of a JSONL file",
         description="Print the digest of the canonical form of FILE (or stdin): "
-        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier).",
+        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier). With several FILEs, one "
+        "line each as sha256sum prints them, '<digest>  <name>'; --check reads such lines back "
+        "(OK or FAILED per line, exit 1 on any FAILED, 2 on a malformed line).",
+        epilog=_examples(
+            "fastjcs digest doc.json",
+            "fastjcs digest --algorithm sha384 - < doc.json",
+            "fastjcs digest a.json b.json > SUMS",
+            "fastjcs digest --check SUMS",
+            "fastjcs digest --expect sha256:43258cff783fe7036d8a43033f830adfc60ec037382473548ac742b888292777 doc.json",
+            "fastjcs digest --jsonl log.jsonl --jobs 0 > log.digests",
+        ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE")
-    p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None, help="sha256 (default) or sha384")
+    p.add_argument(
+        "file",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help=_FILES_HELP + "; with --check, digests files (lines '<digest>  <name>')",
+    )
+    p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None, help="sha256 or sha384 (default: sha256)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="read digests files (as digest prints for several FILEs) and check each file they name: "
+        "'<name>: OK' or '<name>: FAILED'; exit 1 if any failed, 2 if a line is malformed",
+    )
+    p.add_argument(
+        "--expect",
+        metavar="DIGEST",
+        help="one FILE: exit 0 if its digest is DIGEST ('<alg>:<hex>', or bare SHA-256 hex), 1 if not",
+    )
     _add_profile(p)
     p.add_argument(
         "--jsonl",
         action="store_true",
         help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...'",
     )
-    p.add_argument(
-        "--jobs", type=_count, default=1, metavar="N", help="--jsonl: worker processes (0: one per CPU; default 1)"
-    )
+    p.add_argument("--jobs", type=_count, default=1, metavar="N", help="--jsonl: workers (0: one per CPU)")
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
     p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
     p.add_argument("--chunk-bytes", type=_count, default=None, help=argparse.SUPPRESS)  # tests: many chunks
@@ -235,15 +323,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="compute or verify an Execution Action Binding v1",
         description="Compute the cMCP Execution Action Binding v1 of an action, from "
         "the four fields or a JSON pre-image file; --verify compares.",
+        epilog=_examples(
+            "fastjcs eab --agent-id agent-7 --action-type tool.call --action-scope billing "
+            "--action-timestamp 2026-01-01T00:00:00Z",
+            "fastjcs eab --preimage action.json --print-preimage",
+            "fastjcs eab --preimage action.json --verify sha256:<hex>",
+        ),
     )
     for name in _EAB_FIELDS:
-        p.add_argument("--" + name.replace("_", "-"), dest=name, metavar="TEXT")
+        p.add_argument("--" + name.replace("_", "-"), dest=name, metavar="TEXT", help=f"the action's {name} (a string)")
     p.add_argument("--preimage", metavar="FILE", help="a JSON pre-image object ('-' for stdin)")
     p.add_argument(
         "--algorithm",
         choices=tuple(ALGORITHMS),
         default=None,
-        help="sha256 (default; with --verify, the binding's own)",
+        help="sha256 or sha384 (default: sha256; with --verify, the binding's own)",
     )
     p.add_argument(
         "--verify",
@@ -259,9 +353,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="The explicit schema steps of the EAB execution registry: opening "
         "a registry never creates or changes its tables. TARGET is a path, "
         "sqlite:///PATH or postgresql://...",
+        epilog=_examples(
+            "fastjcs registry create registry.db",
+            "fastjcs registry migrate sqlite:///var/lib/app/registry.db",
+            "fastjcs registry create postgresql://app@db.example/app",
+        ),
     )
-    p.add_argument("action", choices=("create", "migrate"))
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument(
+        "action", choices=("create", "migrate"), help="create an empty registry, or bring one to the current format"
+    )
+    p.add_argument("target", metavar="TARGET", help="a SQLite path, sqlite:///PATH or postgresql://...")
     p.set_defaults(run=cmd_registry)
 
     p = sub.add_parser(
@@ -269,10 +370,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the CPB checker: is a record in jcs-n normal form?",
         description="Exit 0 verified, 1 non-conforming (violations listed as rule, "
         "JSON path, code, position), 2 not JSON or another error.",
+        epilog=_examples("fastjcs check record.json", "fastjcs check --json - < record.json"),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="a JSON record; '-' is stdin")
     p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
-    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N")
+    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N", help=_MAX_DEPTH_HELP)
     p.set_defaults(run=cmd_check)
 
     p = sub.add_parser(
@@ -280,9 +382,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="run vector suites with mutation probes",
         description="Run CPB suites (directories) and EAB vector files; default: the "
         "CPB and EAB suites shipped with fastjcs.",
+        epilog=_examples("fastjcs vectors", "fastjcs vectors path/to/cpb-suite eab-vectors.json --json"),
     )
-    p.add_argument("paths", nargs="*", metavar="PATH")
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a CPB suite (a directory) or an EAB vector file (default: the suites shipped)",
+    )
+    p.add_argument("--json", action="store_true", help="print the summaries as one JSON object")
     p.add_argument("--no-probes", action="store_true", help="skip the mutation probes")
     p.add_argument(
         "--draft",
@@ -295,9 +403,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "crosscheck",
         help="hold another implementation against fastjcs",
-        description="Run the vectors through CMD over the vector protocol and/or "
-        "generated documents through CMD over the canon protocol; report "
-        "each disagreement (shrunk); exit 1 if any.",
+        description="Run the vectors through CMD over the vector protocol and/or the "
+        "interop lab's corpus through CMD over the canon protocol (a one-shot peer of "
+        "`interop`: its classes, one shrunk reproducer per class); exit 1 on any "
+        "disagreement or failure.",
+        epilog=_examples(
+            "fastjcs crosscheck --impl 'python3 -m fastjcs serve-vector'",
+            "fastjcs crosscheck --canon-impl 'node canon.js' --corpus gen --seed 1",
+        ),
     )
     p.add_argument(
         "--impl",
@@ -311,31 +424,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--vectors", action="append", metavar="PATH", help="suites for --impl (default: as `vectors`)")
     p.add_argument(
-        "--documents",
-        type=_count,
+        "--corpus",
+        action="append",
+        metavar="SOURCE",
+        help="--canon-impl: the lab's corpus, as for `interop` (quick, gen, vectors, es6:N, a file or "
+        "folder; default: quick, about 200 cases, a process each)",
+    )
+    p.add_argument("--seed", type=int, default=8785, help="--canon-impl: seed of the sampled cases")
+    p.add_argument(
+        "--per-category",
+        type=_positive,
         default=None,
         metavar="N",
-        help="generated documents for --canon-impl (default 200; 0 compares nothing: exit 2)",
+        help="--canon-impl with --corpus gen: sampled cases per category (default 50)",
     )
-    p.add_argument("--seed", type=int, default=8785)
-    p.add_argument(
-        "--per-kind",
-        type=_count,
-        default=2,
-        metavar="N",
-        help="disagreements shrunk and shown per kind (default 2); all are counted",
-    )
+    # gone with the generator the canon protocol had of its own: a one-line error says what replaces them
+    p.add_argument("--documents", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--per-kind", default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--newline",
         choices=("strip", "keep"),
         default="strip",
-        help="canon protocol: strip one final line ending from each answer (default), or "
-        "keep it and compare bytes exactly",
+        help="canon protocol: strip one final line ending from each answer, or keep it and compare bytes exactly",
     )
-    p.add_argument("--shrink-budget", type=_count, default=300, metavar="CALLS")
+    p.add_argument(
+        "--shrink-budget", type=_count, default=300, metavar="CALLS", help="calls spent shrinking each disagreement"
+    )
     p.add_argument("--timeout", type=_seconds, default=20.0, metavar="SECONDS", help="per call")
-    p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once (default 2)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(run=cmd_crosscheck)
 
     p = sub.add_parser(
@@ -343,8 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer one vector over the vector protocol",
         description='Read one vector; print {"pre_image", "digest"} and exit 0, exit 1 '
         "to refuse it, or print nothing (skipped).",
+        epilog=_examples("fastjcs serve-vector vector.json", "fastjcs serve-vector - < vector.json"),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="one vector (JSON); '-' is stdin")
     p.set_defaults(run=cmd_serve_vector)
 
     p = sub.add_parser(
@@ -354,6 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
         "process per document), classify every answer, shrink a reproducer "
         "per class of failure, print the matrix (docs/interop.md). Exit 1 when "
         "a peer fails a case, 2 when nothing was compared.",
+        epilog=_examples(
+            "fastjcs interop --fastjcs --peers interop/build/peers.json --markdown matrix.md",
+            "fastjcs interop --one-shot 'node=node canon.js' --corpus gen --per-category 10",
+        ),
     )
     p.add_argument("--peer", action="append", metavar="NAME=CMD", help="a peer speaking the batch protocol")
     p.add_argument(
@@ -369,9 +491,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--corpus",
         action="append",
         metavar="SOURCE",
-        help="gen, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents (default: gen, es6:2000)",
+        help="gen, quick, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents "
+        "(default: gen, es6:2000)",
     )
-    p.add_argument("--seed", type=int, default=8785)
+    p.add_argument("--seed", type=int, default=8785, help="seed of the sampled cases")
     p.add_argument(
         "--per-category",
         type=_positive,
@@ -385,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--newline",
         choices=("strip", "keep"),
         default="strip",
-        help="--one-shot: strip one final line ending from each answer (default) or keep it",
+        help="--one-shot: strip one final line ending from each answer, or keep it",
     )
     p.add_argument("--markdown", metavar="PATH", help="write the matrix as markdown")
     p.add_argument("--html", metavar="PATH", help="write the matrix as a self-contained HTML page")
@@ -399,13 +522,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read base64 lines (one document each) until end of input; answer "
         "each with `ok <base64 canonical bytes>` or `error <why>` "
         "(docs/interop.md).",
+        epilog=_examples(
+            "fastjcs serve-canon < documents.b64",
+            "fastjcs bench --peer 'rfc8785=fastjcs serve-canon --candidate rfc8785'",
+        ),
     )
     p.add_argument(
         "--candidate",
         metavar="NAME",
         help="answer with this in-process canonicalizer of `fastjcs bench` instead of fastjcs",
     )
-    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N")
+    p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N", help=_MAX_DEPTH_HELP)
     p.set_defaults(run=cmd_serve_canon)
 
     p = sub.add_parser(
@@ -413,20 +540,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare the canonicalizers installed",
         description="Probe each canonicalizer for JCS correctness, then time it on "
         "the built-in corpus or FILE (a JSON text or JSONL).",
+        epilog=_examples(
+            "fastjcs bench",
+            "fastjcs bench --only fastjcs --only rfc8785 --mode object",
+            "fastjcs bench corpus.jsonl --json > bench.json",
+            "fastjcs bench --impl-cmd 'node=node canon.js' --strip-newline",
+        ),
     )
-    p.add_argument("file", nargs="?", default=None, metavar="FILE")
+    p.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        metavar="FILE",
+        help="a JSON text or JSON Lines to time on; '-' is stdin (default: the built-in corpus)",
+    )
     p.add_argument(
         "--mode",
         choices=("text", "object"),
         default="text",
-        help="text: JSON text in (default); object: parsed values in",
+        help="text: JSON text in; object: parsed values in",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object instead of the table")
     p.add_argument("--plot", metavar="PATH", help="draw a bar chart (needs the `plot` extra)")
-    p.add_argument("--only", action="append", metavar="NAME", help="candidates whose name contains NAME")
-    p.add_argument("--min-time", type=_duration, default=0.3, metavar="SECONDS")
-    p.add_argument("--repeat", type=_positive, default=3)
-    p.add_argument("--corpus-size", type=_positive, default=1 << 20, metavar="BYTES")
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="only the candidates whose name contains NAME (repeatable; one that matches none is an error)",
+    )
+    p.add_argument("--min-time", type=_duration, default=0.3, metavar="SECONDS", help="shortest timing run, in seconds")
+    p.add_argument(
+        "--repeat", type=_positive, default=3, metavar="N", help="timing runs per candidate (the best one counts)"
+    )
+    p.add_argument(
+        "--corpus-size",
+        type=_positive,
+        default=1 << 20,
+        metavar="BYTES",
+        help="size of the built-in corpus (without FILE)",
+    )
     p.add_argument(
         "--impl-cmd",
         action="append",
@@ -456,7 +608,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="per document for --impl-cmd and --peer (a timeout is a refusal)",
     )
     p.set_defaults(run=cmd_bench)
+
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
+        description="Print a completion script for SHELL, made from this parser: every command, "
+        "its options and their choices. Load it in the shell's start-up file.",
+        epilog=_examples(
+            "source <(fastjcs completion bash)          # in ~/.bashrc",
+            "fastjcs completion zsh > ~/.zfunc/_fastjcs  # a directory on $fpath",
+            "fastjcs completion fish > ~/.config/fish/completions/fastjcs.fish",
+        ),
+    )
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish")
+    p.set_defaults(run=cmd_completion)
     return parser
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The commands of the parser and the parser of each, in the order of `fastjcs --help`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """parse_args, with the usage errors argparse words for the whole program worded for the user:
+    an unknown command with the closest one ("did you mean 'canon'?"), and an unknown option of a
+    command naming that command's help ('fastjcs canon --help'), not the program's."""
+    import difflib
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = subcommands(parser)
+    given = next((a for a in argv if not a.startswith("-")), None)  # the options before it are flags
+    if given is not None and given not in commands:
+        close = difflib.get_close_matches(given, list(commands), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else "commands: " + ", ".join(commands)
+        parser.error(f"unknown command '{given}'; {hint}")
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        where = commands.get(getattr(args, "command", None) or "", parser)
+        where.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def version_report(verbose: bool = False) -> str:
@@ -465,24 +659,20 @@ def version_report(verbose: bool = False) -> str:
     what fastjcs runs on."""
     import platform
 
-    from ..core import seam
+    from ..core import backends
 
-    lines = [f"fastjcs {__version__} ({seam.backend()} backend)"]
+    lines = [f"fastjcs {__version__} ({backends.backend()} backend)"]
     if not verbose:
         return lines[0]
-    lines.append(f"backend: {seam.why()}")
-    if seam.backend() == "native":
-        from ..core import _direct_loader, native_backend
-
-        lines.append(f"C core: {native_backend.extension_path()}")
-        lines.append(f"small calls: {_direct_loader.why}")
+    lines.append(f"backend: {backends.why()}")
+    native = backends.native_report("sha256")
+    if native is not None:
+        path, small_calls, oneshot = native
+        lines.append(f"C core: {path}")
+        lines.append(f"small calls: {small_calls}")
         lines.append(
             "digests in C: pycryptodome's compiled SHA-256 one-shot "
-            + (
-                "found"
-                if native_backend.has_compiled_oneshot("sha256")
-                else "not found (digests hash through pycryptodome's Python API)"
-            )
+            + ("found" if oneshot else "not found (digests hash through pycryptodome's Python API)")
         )
     lines.append(
         f"python: {platform.python_implementation()} {platform.python_version()} on "
@@ -521,7 +711,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         try:
-            args = parser.parse_args(argv)
+            args = parse(parser, argv)
             if not args.version and (args.verbose or args.command is None):
                 parser.error("give a COMMAND (or --version, with --verbose for the details)")
         except SystemExit as exc:  # --help (0) or a usage error (2): argparse printed it

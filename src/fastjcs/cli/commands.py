@@ -16,8 +16,10 @@ from typing import Any, Callable
 
 from ..conformance import default_suites
 from ..core.api import canonicalize_to
+from ..core.digests import digests_equal
 from ..core.errors import FastJCSError
 from .streams import (
+    EXIT_ERROR,
     EXIT_NEGATIVE,
     EXIT_OK,
     CLIError,
@@ -28,6 +30,11 @@ from .streams import (
     read_all,
     source_name,
 )
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra, from where fastjcs is: a checkout (it is on no package index)."""
+    return f"install the {extra} extra: pip install '.[{extra}]' from a fastjcs checkout"
 
 
 def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
@@ -41,9 +48,27 @@ def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
 
 
 def cmd_canon(args: argparse.Namespace) -> int:
-    source = source_name(args.file)
+    """One FILE: its canonical form, with no newline. Several: one canonical form per line (a
+    canonical form holds no raw line break), in order; the first that fails ends the run, exit 2
+    (a later line must not be taken for the form of an earlier FILE). -o PATH gets all of it or,
+    on any error, nothing."""
     profile, exclusion = _profile_args(args)
-    with open_input(args.file) as data:
+    files = args.file
+    if files.count("-") > 1:
+        raise CLIError("'-' (stdin) can be given once")
+    with open_output(None if args.check else args.output) as out:
+        status = EXIT_OK
+        for path in files:
+            if _canon_one(args, path, profile, exclusion, out, len(files) > 1) != EXIT_OK:
+                status = EXIT_NEGATIVE
+    return status
+
+
+def _canon_one(
+    args: argparse.Namespace, path: str, profile: str, exclusion: tuple[str, ...], out: Any, several: bool
+) -> int:
+    source = source_name(path)
+    with open_input(path) as data:
         try:
             if profile == "jcs-n":
                 from ..cpb import historical_pre_image_text
@@ -67,8 +92,9 @@ def cmd_canon(args: argparse.Namespace) -> int:
                     print(f"{source}: not in canonical form", file=sys.stderr)
                     return EXIT_NEGATIVE
                 return EXIT_OK
-            with open_output(args.output) as out:
-                run(out.write)
+            run(out.write)
+            if several:
+                out.write(b"\n")
         except FastJCSError as exc:
             raise CLIError(describe(exc, source)) from exc
     return EXIT_OK
@@ -78,8 +104,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
 
 
 def _digest_settings(args: argparse.Namespace) -> Any:
-    """The settings of a digest run (a `fastjcs.bulk.lines.Settings`), checked for conflicts."""
-    from ..bulk.lines import Settings
+    """The settings of a digest run (a `fastjcs.bulk.jsonl.Settings`), checked for conflicts."""
+    from ..bulk.jsonl import Settings
 
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
@@ -90,15 +116,62 @@ def _digest_settings(args: argparse.Namespace) -> Any:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
+    files = args.file
+    if files.count("-") > 1:
+        raise CLIError("'-' (stdin) can be given once")
+    if args.check or args.expect is not None:
+        return _digest_verify(args, files)
     settings = _digest_settings(args)
+    if len(files) > 1:
+        for option, given in (("--jsonl", args.jsonl), ("--output-dir", args.output_dir)):
+            if given:
+                raise CLIError(f"{option} takes one FILE (--output-dir: a glob or URL for many files)")
+    args.file = files[0]
     if _is_job(args):
         return _digest_job(args, settings)
     if args.jsonl:
         return _digest_jsonl(args, settings)
     if args.jobs != 1 or args.fail_fast:
         raise CLIError("--jobs and --fail-fast apply to --jsonl")
-    source = source_name(args.file)
-    with open_input(args.file) as data:
+    if len(files) == 1:
+        sys.stdout.write(_digest_line(files[0], settings) + "\n")
+        return EXIT_OK
+    # Several FILEs: "<digest>  <name>" each, as sha256sum prints them; a FILE that cannot be read
+    # or digested is one line on stderr and the others go on (exit 2 at the end).
+    status = EXIT_OK
+    for path in files:
+        try:
+            line = _digest_line(path, settings)
+        except CLIError as exc:
+            sys.stdout.flush()
+            print(f"fastjcs digest: {exc}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
+        sys.stdout.write(f"{_escaped_line(line, path)}\n")
+    return status
+
+
+def _escaped_line(digest: str, name: str) -> str:
+    """A line of a digests file: sha256sum's, with its escape for a name holding a backslash, a
+    line feed or a carriage return (the line starts with a backslash, and they are written as a
+    backslash followed by a backslash, n or r)."""
+    if not any(c in name for c in "\\\n\r"):
+        return f"{digest}  {name}"
+    escaped = name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return f"\\{digest}  {escaped}"
+
+
+def _shown(name: str) -> str:
+    """A name on a line of --check's report: escaped as in a digests file (sha256sum -c's way)."""
+    line = _escaped_line("", name)
+    return line[0] + line[3:] if line.startswith("\\") else name
+
+
+def _digest_line(path: str, settings: Any) -> str:
+    """The digest of one FILE as `digest` prints it; CLIError (naming it) when it cannot be read
+    or digested."""
+    source = source_name(path)
+    with open_input(path) as data:
         try:
             if settings.profile == "jcs-n":
                 from ..core.hashing import hex_digest
@@ -122,8 +195,119 @@ def cmd_digest(args: argparse.Namespace) -> int:
                 )
         except FastJCSError as exc:
             raise CLIError(describe(exc, source)) from exc
-    sys.stdout.write(line + "\n")
-    return EXIT_OK
+    return line
+
+
+# ---- digest --check and --expect ---------------------------------------------------------------
+
+
+def _checked(digest: str) -> None:
+    """InvalidDigestError unless `digest` is one `digests_equal` reads: '<alg>:<hex>', or bare hex."""
+    from ..core.digests import parse_digest, parse_hex_digest
+
+    (parse_digest if ":" in digest else parse_hex_digest)(digest)
+
+
+def _algorithm_of(digest: str) -> str:
+    return digest.partition(":")[0] if ":" in digest else "sha256"
+
+
+def _parse_digests(path: str) -> list[tuple[str, str]]:
+    """The (digest, name) pairs of a digests file; CLIError for the first malformed line (nothing
+    is checked then: a list that cannot be read whole is not half-checked)."""
+    source = source_name(path)
+    text = read_all(path)
+    pairs = []
+    body = text[:-1] if text.endswith(b"\n") else text
+    for n, raw in enumerate(body.split(b"\n") if body else [], 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CLIError(f"{source}:{n}: not UTF-8") from None
+        escaped = line.startswith("\\")
+        digest, sep, name = line[escaped:].partition("  ")
+        if not sep or not name:
+            raise CLIError(f"{source}:{n}: not a digest line ('<digest>  <name>', as digest prints for several FILEs)")
+        try:
+            _checked(digest)
+        except FastJCSError as exc:
+            raise CLIError(f"{source}:{n}: {type(exc).__name__}: {exc}") from exc
+        if escaped:
+            name = _unescape(name, f"{source}:{n}")
+        pairs.append((digest, name))
+    if not pairs:
+        raise CLIError(f"{source}: no digest lines (nothing to check)")
+    return pairs
+
+
+def _unescape(name: str, where: str) -> str:
+    out, i = [], 0
+    while i < len(name):
+        c = name[i]
+        if c == "\\":
+            code = name[i + 1 : i + 2]
+            if code not in ("\\", "n", "r"):
+                raise CLIError(f"{where}: unknown escape '\\{code}' in the name")
+            out.append({"\\": "\\", "n": "\n", "r": "\r"}[code])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
+    """--check: every file a digests file names, against its digest; --expect: one FILE."""
+    if args.check and args.expect is not None:
+        raise CLIError("give --check (digests files) or --expect DIGEST (one FILE), not both")
+    option = "--check" if args.check else "--expect"
+    for other, given in (
+        ("--jsonl", args.jsonl),
+        ("--output-dir", args.output_dir),
+        ("--jobs", args.jobs != 1),
+        ("--fail-fast", args.fail_fast),
+    ):
+        if given:
+            raise CLIError(f"{other} does not go with {option}")
+    if args.expect is not None:
+        if len(files) != 1:
+            raise CLIError("--expect takes one FILE")
+        try:
+            _checked(args.expect)
+        except FastJCSError as exc:
+            raise CLIError(f"--expect: {type(exc).__name__}: {exc}") from exc
+        args.algorithm = args.algorithm or _algorithm_of(args.expect)
+        line = _digest_line(files[0], _digest_settings(args))
+        if digests_equal(line, args.expect):
+            print("match")
+            return EXIT_OK
+        print(f"mismatch: {source_name(files[0])} digests to {line}")
+        return EXIT_NEGATIVE
+    if args.algorithm is not None:
+        raise CLIError("--algorithm does not go with --check: each line names its algorithm")
+    listed = [pair for path in files for pair in _parse_digests(path)]  # all read before any check
+    mismatched = unreadable = 0
+    for expected, name in listed:
+        args.algorithm = _algorithm_of(expected)
+        try:
+            line = _digest_line(name, _digest_settings(args))
+        except CLIError as exc:
+            sys.stdout.flush()
+            print(f"fastjcs digest: {exc}", file=sys.stderr)
+            print(f"{_shown(name)}: FAILED open or read")
+            unreadable += 1
+            continue
+        if digests_equal(line, expected):
+            print(f"{_shown(name)}: OK")
+        else:
+            print(f"{_shown(name)}: FAILED")
+            mismatched += 1
+    sys.stdout.flush()
+    if unreadable:
+        print(f"fastjcs digest: WARNING: {unreadable} listed file(s) could not be read or digested", file=sys.stderr)
+    if mismatched:
+        print(f"fastjcs digest: WARNING: {mismatched} computed digest(s) did NOT match", file=sys.stderr)
+    return EXIT_NEGATIVE if mismatched or unreadable else EXIT_OK
 
 
 def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
@@ -149,8 +333,8 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | Non
 
 def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
     """The workers of `digest --jsonl --jobs N`: at most one per CPU and one per chunk of a file
-    (`fastjcs.bulk.lines.workers_for`); a request that is capped is said on stderr, once."""
-    from ..bulk import lines as _jsonl
+    (`fastjcs.bulk.jsonl.workers_for`); a request that is capped is said on stderr, once."""
+    from ..bulk import jsonl as _jsonl
 
     size = None
     if path != "-":
@@ -170,7 +354,7 @@ def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
 
 
 def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
-    from ..bulk import lines as _jsonl
+    from ..bulk import jsonl as _jsonl
 
     source = source_name(args.file)
     chunk = args.chunk_bytes or _jsonl.CHUNK
@@ -299,7 +483,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise CLIError(f"{option} needs {module}: pip install 'fastjcs[{extra}]' ({exc})") from exc
+            raise CLIError(f"{option} needs {module}: {install_hint(extra)} ({exc})") from exc
     try:
         sources = jobs.sources_of(args.file)
         jobs.outputs(sources, args.output_dir, kind, [args.file])  # an output that is an input: refused first
@@ -482,37 +666,53 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
     if args.impl is None and args.canon_impl is None:
         raise CLIError("give --impl CMD (vector protocol) and/or --canon-impl CMD (canon protocol)")
+    if args.documents is not None:
+        raise CLIError(
+            "--documents is gone: --canon-impl runs the interop lab's corpus; choose it with --corpus SOURCE "
+            "(quick by default, gen, es6:N, a file) and --per-category N (docs/interop.md)"
+        )
+    if args.per_kind is not None:
+        raise CLIError(
+            "--per-kind is gone: --canon-impl counts every failure by class and shows one shrunk "
+            "reproducer per class and family of cases (docs/interop.md)"
+        )
     # An option for a protocol that is not run would be silently ignored: refuse it.
     if args.vectors and args.impl is None:
-        raise CLIError(
-            "--vectors feeds --impl (the vector protocol); --canon-impl takes generated documents (--documents N)"
-        )
-    if args.documents is not None and args.canon_impl is None:
-        raise CLIError("--documents feeds --canon-impl (the canon protocol); --impl takes vectors (--vectors PATH)")
-    summary = cc.Summary()
+        raise CLIError("--vectors feeds --impl (the vector protocol); --canon-impl takes the lab's corpus (--corpus)")
+    if (args.corpus or args.per_category is not None) and args.canon_impl is None:
+        raise CLIError("--corpus and --per-category feed --canon-impl (the canon protocol); --impl takes --vectors")
+    summary, matrix = cc.Summary(), None
     try:
         if args.impl is not None:
             paths = [Path(p) for p in args.vectors] if args.vectors else default_suites()
             cc.run_vectors(args.impl, paths, summary, args.timeout, args.parallel)
-        if args.canon_impl is not None:
-            cc.run_documents(
-                args.canon_impl,
-                200 if args.documents is None else args.documents,
-                args.seed,
-                summary,
-                args.timeout,
-                args.parallel,
-                args.shrink_budget,
-                args.per_kind,
-                args.newline,
-            )
     except cc.NothingCompared as exc:
         raise CLIError(str(exc)) from exc
+    if args.canon_impl is not None:
+        from ..lab import corpus
+        from ..lab import interop as lab
+        from ..lab.peers import ended_on_signal
+
+        spec = lab.PeerSpec("canon-impl", args.canon_impl, "one-shot")
+        sources = args.corpus or list(corpus.CANON_SOURCES)
+        per_category = 50 if args.per_category is None else args.per_category
+        cases, meta = _lab_corpus(sources, args.seed, per_category, "crosscheck")
+        try:
+            with ended_on_signal():
+                matrix = lab.run_matrix(
+                    [spec], cases, meta, args.timeout, args.shrink_budget, args.newline, False, args.parallel
+                )
+        except lab.NothingCompared as exc:
+            raise CLIError(str(exc)) from exc
+    ok = summary.ok and (matrix is None or matrix.ok)
     if args.json:
-        print(json.dumps(summary.as_dict(), ensure_ascii=False))
+        body = summary.as_dict() if args.impl is not None else {}
+        if matrix is not None:
+            body["canon"] = matrix.as_dict()
+        print(json.dumps({**body, "ok": ok}, ensure_ascii=False))
     else:
-        print(summary.report())
-    return EXIT_OK if summary.ok else EXIT_NEGATIVE
+        print("\n".join(([summary.report()] if args.impl is not None else []) + ([matrix.text()] if matrix else [])))
+    return EXIT_OK if ok else EXIT_NEGATIVE
 
 
 # ---- registry: make or migrate an execution registry ----------------------------------------
@@ -586,29 +786,37 @@ def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]
     return specs, skipped
 
 
-def cmd_interop(args: argparse.Namespace) -> int:
+def _lab_corpus(sources: list[str], seed: int, per_category: int, name: str) -> tuple[list[Any], dict[str, Any]]:
+    """The lab's cases of the named sources, and the run's description for its reports."""
     import datetime
 
     from .. import __version__
     from ..lab import corpus
-    from ..lab import interop as lab
 
-    specs, skipped = _lab_peers(args)
-    sources = args.corpus or list(corpus.DEFAULT_SOURCES)
     try:
-        cases = corpus.load(sources, args.seed, args.per_category)
+        cases = corpus.load(sources, seed, per_category)
     except (OSError, ValueError, corpus.CorpusCheckError) as exc:
         raise CLIError(f"--corpus: {exc}") from exc
     meta = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "fastjcs": __version__,
-        "seed": args.seed,
-        "per_category": args.per_category,
+        "seed": seed,
+        "per_category": per_category,
         "corpus": ", ".join(map(corpus.printable, sources)),
-        "command": "fastjcs interop "
+        "command": f"fastjcs {name} "
         + " ".join(f"--corpus {corpus.printable(s)}" for s in sources)
-        + f" --seed {args.seed} --per-category {args.per_category}",
+        + f" --seed {seed} --per-category {per_category}",
     }
+    return cases, meta
+
+
+def cmd_interop(args: argparse.Namespace) -> int:
+    from ..lab import corpus
+    from ..lab import interop as lab
+
+    specs, skipped = _lab_peers(args)
+    sources = args.corpus or list(corpus.DEFAULT_SOURCES)
+    cases, meta = _lab_corpus(sources, args.seed, args.per_category, "interop")
     from ..lab.peers import ended_on_signal
 
     try:
@@ -698,7 +906,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError as exc:
-            raise CLIError("--plot needs matplotlib: pip install 'fastjcs[plot]'") from exc
+            raise CLIError(f"--plot needs matplotlib: {install_hint('plot')}") from exc
     if args.file is None:
         docs = _bench.builtin_corpus(args.corpus_size)
     else:
@@ -719,7 +927,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         extra.append(_bench.batch_candidate(spec.name, spec.command, args.impl_timeout))
     try:
         result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only, extra)
-    except _bench.CannotStart as exc:
+    except (_bench.CannotStart, _bench.NoCandidate) as exc:
         raise CLIError(str(exc)) from exc
     if args.json:
         print(json.dumps(result.as_dict()))
@@ -732,4 +940,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 _bench.plot(result, out, image_format)
         except ValueError as exc:  # matplotlib: a format it does not write
             raise CLIError(f"--plot {args.plot}: {exc}") from exc
+    return EXIT_OK
+
+
+# ---- completion ------------------------------------------------------------------------------
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from . import build_parser
+    from .completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
     return EXIT_OK

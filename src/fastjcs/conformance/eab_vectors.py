@@ -4,12 +4,12 @@ A vector file is a JSON object whose `vectors` list holds objects with a `preima
 `preimage_utf8` bytes) and an `expected` disposition: the upstream cMCP file and ours
 (fastjcs/conformance/suites/eab/) share that shape. Each vector is run through `fastjcs.eab`: the disposition under
 each algorithm it names; for `accept`, the JCS bytes and every pinned binding, and that the binding
-verifies; for a refusal, that the pre-image is refused and that no binding the file gives for it
+verifies; for a refusal, that the preimage is refused and that no binding the file gives for it
 verifies.
 
 Mutation probes: the runner finds the defects of a refused vector itself, from the spec (docs/contract.md,
 "Execution Action Binding v1", typed here rather than imported from the code under test): an algorithm other than
-sha256/sha384, pre-image bytes that are not JCS, another domain, another version, members added,
+sha256/sha384, preimage bytes that are not JCS, another domain, another version, members added,
 dropped or renamed, a field that is not a non-empty string without lone surrogates. Each defect is
 a check category; its condition-removed mutant repairs that defect alone and must flip the verdict
 (accepted, with the JCS bytes and binding computed here with json and pycryptodome). A category
@@ -45,7 +45,7 @@ def is_eab_file(doc: Any) -> bool:
     )
 
 
-# ---- what the spec says about a pre-image (independent of fastjcs.eab) -----------------------
+# ---- what the spec says about a preimage (independent of fastjcs.eab) -----------------------
 
 
 def _spec_jcs(obj: dict[str, Any]) -> bytes:
@@ -161,7 +161,7 @@ def _run(v: dict[str, Any], out: VectorOutcome) -> None:
         out.eq(f"disposition under {algorithm}", eab.classify(data, algorithm).value, expected)
     if expected == "accept":
         fields = eab.parse_preimage(data)
-        out.eq("pre-image bytes", eab.preimage(*fields), v["jcs_utf8"].encode("utf-8"))
+        out.eq("preimage bytes", eab.preimage(*fields), v["jcs_utf8"].encode("utf-8"))
         for algorithm, want in pinned.items():
             out.eq(f"{algorithm} binding", eab.binding(*fields, algorithm=algorithm), want)
             out.true(f"{algorithm} binding verifies", eab.verify(want, data))
@@ -189,7 +189,7 @@ def _run(v: dict[str, Any], out: VectorOutcome) -> None:
                 accepted = eab.verify(other, data)
             except FastJCSError:
                 accepted = False
-            out.true(f"{other[:14]}... does not verify against the refused pre-image", not accepted)
+            out.true(f"{other[:14]}... does not verify against the refused preimage", not accepted)
 
 
 def probe(name: str, v: dict[str, Any], category: str) -> ProbeOutcome:
@@ -211,7 +211,7 @@ def probe(name: str, v: dict[str, Any], category: str) -> ProbeOutcome:
 def load(path: Path) -> list[tuple[str, dict[str, Any]]]:
     doc = json.loads(path.read_bytes())
     if not is_eab_file(doc):
-        raise ValueError(f"{path}: not an EAB vector file (a `vectors` list of pre-images)")
+        raise ValueError(f"{path}: not an EAB vector file (a `vectors` list of preimages)")
     return [(f"{path.name}#{v.get('id', i)}", v) for i, v in enumerate(doc["vectors"])]
 
 

@@ -8,18 +8,18 @@ the vector (a MUST-FAIL vector must be refused); empty output with exit 0 means 
 What fastjcs computes for each kind of vector (the kind is decided by the handlers of
 `fastjcs.conformance.cpb_vectors`, so serve-vector and `fastjcs vectors` read a file the same way):
 
-- jcs / jcs-n known answers (`input`, `algorithm`, `exclusion_set`): the pre-image of the raw
-  input text; contrast vectors get the conforming pre-image (what the vector pins as correct);
+- jcs / jcs-n known answers (`input`, `algorithm`, `exclusion_set`): the preimage of the raw
+  input text; contrast vectors get the conforming preimage (what the vector pins as correct);
 - jcs vs jcs-n (`action`): the jcs-n side, CPB's algorithm, the one the vector can refuse;
-- derived identifiers: the pre-image of the payload minus the exclusion set; a `carried_id` that
+- derived identifiers: the preimage of the payload minus the exclusion set; a `carried_id` that
   is not the recomputed one is refused;
-- stream reassembly and assembled pre-images: the pre-image of what is reassembled or assembled;
+- stream reassembly and assembled preimages: the preimage of what is reassembled or assembled;
   an incomplete stream or an undeclared member mapping is refused;
 - cpb-check records: exit 0 with `{"verdict": "verified"}` or exit 1 with the violations, on
   stdout as `{"verdict": "non-conforming", "violations": [...]}` (a negative verdict refuses);
 - Execution Action Binding vectors (`preimage`): the JCS bytes, the digest as bare hex and the
   `binding` as `<alg>:<hex>` under the vector's `algorithm` (sha256 when it names none); a
-  pre-image that is not v1 or an unsupported algorithm is refused;
+  preimage that is not v1 or an unsupported algorithm is refused;
 - typed references, registry look-ups and snapshots, profile independence: skipped. Their answer
   is a verifier's verdict against a registry, which the protocol has no field for.
 """
@@ -39,8 +39,8 @@ from ..cpb import Vintage, assemble_preimage, check, reassemble_stream, verify_d
 # it answers vectors (records), jcs-n included: no withdrawal warning
 from ..cpb import historical_pre_image as pre_image
 from ..cpb import historical_pre_image_text as pre_image_text
-from ..cpb._scan import top_level_spans
 from .cpb_vectors import Vector, claim
+from .reader import member_texts
 
 OK, FAIL, SKIP = "ok", "fail", "skip"
 
@@ -85,7 +85,7 @@ def answer(raw: bytes) -> Answer:
     try:
         if "preimage" in doc or "preimage_utf8" in doc:
             return _eab(doc)
-        members = {k: raw[a:b] for k, (a, b) in top_level_spans(raw).items()}
+        members = member_texts(raw)
         v = Vector(str(doc.get("id", "<stdin>")), Path("<stdin>"), doc, members)
         handler = claim(v)
         kind = handler.name if handler is not None else None

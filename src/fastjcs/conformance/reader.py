@@ -12,7 +12,9 @@ tools can judge fastjcs (and other implementations) by it.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
+
+_WS = (" ", "\t", "\n", "\r")
 
 
 class Token(str):
@@ -27,6 +29,47 @@ def read(text: bytes | str) -> Any:
     """The JSON text as nested lists, Members, Tokens, strs, bools and None (ValueError if it
     is not JSON)."""
     return json.loads(text, object_pairs_hook=Members, parse_float=Token, parse_int=Token)
+
+
+def member_texts(raw: bytes) -> dict[str, bytes]:
+    """The text of each top-level member's value of a JSON object, byte for byte as written (the
+    last of a repeated name wins): `{"n": -0}` gives `{"n": b"-0"}`. For reading a document that
+    embeds JSON text (a vector file's `input`) without letting a collapsing parser see the embedded
+    text first. ValueError if `raw` is not one UTF-8 JSON object."""
+    text = raw.decode("utf-8")
+    decoder = json.JSONDecoder()
+    members: dict[str, bytes] = {}
+
+    def skip(i: int) -> int:
+        while text[i : i + 1] in _WS:
+            i += 1
+        return i
+
+    def expect(i: int, what: str) -> NoReturn:
+        raise ValueError(f"{what} expected at character {i}")
+
+    i = skip(0)
+    if text[i : i + 1] != "{":
+        expect(i, "'{'")
+    i = skip(i + 1)
+    if text[i : i + 1] == "}":
+        return members
+    while True:
+        if text[i : i + 1] != '"':
+            expect(i, "a member name")
+        name, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+        i = skip(i)
+        if text[i : i + 1] != ":":
+            expect(i, "':'")
+        start = skip(i + 1)
+        _, end = decoder.raw_decode(text, start)
+        members[name] = text[start:end].encode("utf-8")
+        i = skip(end)
+        if text[i : i + 1] == "}":
+            return members
+        if text[i : i + 1] != ",":
+            expect(i, "',' or '}'")
+        i = skip(i + 1)
 
 
 def emit(node: Any) -> str:

@@ -1,7 +1,7 @@
 """The public functions of the core: the API every layer above calls.
 
-Each checks its arguments and hands the work to the backend the seam (`fastjcs.core.seam`) has
-in use; no other module calls a backend directly, so a test that swaps the seam's backend
+Each checks its arguments and hands the work to the backend in use (`fastjcs.core.backends`
+chooses it); no other module calls a backend directly, so a test that swaps the backend in use
 exercises the whole stack on it.
 """
 
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Union
 
-from . import seam
+from . import backends
 
 DEFAULT_MAX_DEPTH = 10_000
 
@@ -47,7 +47,7 @@ def dumps(
     non-str keys, lone surrogates, ints outside +/-(2^53-1) (IntegerDomainError), NaN and the
     infinities (FloatDomainError), circular references, nesting deeper than `max_depth`.
 
-    With `integers_only=True` (integer-only JCS, docs/contract.md), every float is refused with
+    With `integers_only=True` (integer-only JCS: the design contract in the docs), every float is refused with
     NonIntegerNumberError, 1.0 and -0.0 included, and so are float subclasses.
 
     `default`, as json.dumps and orjson take it, is called with each value of another type
@@ -66,10 +66,10 @@ def dumps(
     if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
         max_depth = check_depth(max_depth)
     if default is not None:
-        return seam._impl.dumps(obj, max_depth, bool(integers_only), check_default(default))
+        return backends._impl.dumps(obj, max_depth, bool(integers_only), check_default(default))
     if integers_only:  # the default path passes nothing more (a hot path)
-        return seam._impl.dumps(obj, max_depth, True)
-    return seam._impl.dumps(obj, max_depth)
+        return backends._impl.dumps(obj, max_depth, True)
+    return backends._impl.dumps(obj, max_depth)
 
 
 def dump(
@@ -85,7 +85,7 @@ def dump(
     The bytes are computed in full before the first write: when canonicalization fails, nothing
     at all is written.
     """
-    fp.write(seam._impl.dumps(obj, check_depth(max_depth), bool(integers_only), check_default(default)))
+    fp.write(backends._impl.dumps(obj, check_depth(max_depth), bool(integers_only), check_default(default)))
 
 
 def refuse_single(items: Any, takes: str, hint: str) -> None:
@@ -126,11 +126,11 @@ def canonicalize(
     The text is parsed strictly (RFC 8259 and I-JSON, RFC 7493): UTF-8 only, no byte-order mark,
     no duplicate member names (DuplicateKeyError), no lone surrogate escapes, no NaN/Infinity, no
     trailing commas or comments. Numbers are read as IEEE-754 doubles (correctly rounded) and
-    rendered as ECMAScript does; a number that overflows is a FloatDomainError. With
+    formatted as ECMAScript does; a number that overflows is a FloatDomainError. With
     `strict_integers=True`, an integer token outside +/-(2^53-1) is an IntegerDomainError
     instead of being rounded.
 
-    With `integers_only=True` (integer-only JCS, docs/contract.md), a number token with a fraction
+    With `integers_only=True` (integer-only JCS: the design contract in the docs), a number token with a fraction
     or an exponent part (`1.0`, `1e2`, `-0.0`) is a NonIntegerNumberError at its first byte, and
     `strict_integers` is implied; `-0` is an integer token (canonical `0`).
 
@@ -146,8 +146,8 @@ def canonicalize(
     if max_depth is not DEFAULT_MAX_DEPTH:  # the default needs no check (a hot path)
         max_depth = check_depth(max_depth)
     if strict_integers or integers_only:
-        return seam._impl.canonicalize(data, max_depth, bool(strict_integers), bool(integers_only))
-    return seam._impl.canonicalize(data, max_depth, False, False)
+        return backends._impl.canonicalize(data, max_depth, bool(strict_integers), bool(integers_only))
+    return backends._impl.canonicalize(data, max_depth, False, False)
 
 
 def canonicalize_to(
@@ -165,25 +165,25 @@ def canonicalize_to(
     second copy of the output is made: for a large text, the peak memory is the input plus the
     output.
     """
-    seam._impl.canonicalize_to(
+    backends._impl.canonicalize_to(
         as_buffer(data), write, check_depth(max_depth), bool(strict_integers), bool(integers_only)
     )
 
 
 def format_double(x: float) -> str:
-    """The ECMAScript rendering of a float (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
+    """A float formatted as ECMAScript formats it (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."""
     if type(x) is not float:  # an exact float needs no conversion (a hot path)
         if not isinstance(x, float):
             raise TypeError(f"format_double needs a float, not {type(x).__name__}")
         x = float(x)
-    return seam._impl.format_double(x)
+    return backends._impl.format_double(x)
 
 
 # The public dumps and canonicalize: these Python functions, or the direct entry's C functions of
-# the same signature that do the common call without their frames (seam.fast_api). The Python
+# the same signature that do the common call without their frames (backends.fast_api). The Python
 # functions stay here under their own names: the C ones hand them every other call.
 _python_dumps, _python_canonicalize = dumps, canonicalize
 if not TYPE_CHECKING:
-    dumps, canonicalize = seam.fast_api(dumps, canonicalize, DEFAULT_MAX_DEPTH)
+    dumps, canonicalize = backends.fast_api(dumps, canonicalize, DEFAULT_MAX_DEPTH)
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

@@ -4,8 +4,9 @@ digested by one C call (csrc/arrow.c), results written into new column buffers.
 This module knows nothing of pyarrow: it takes a `Column` (the addresses of an array's buffers,
 which the caller keeps alive for the duration of the call) and gives back the result buffers as
 Python objects (bytearray, or an owner of C memory with its address) and the failed rows. It
-reaches the C extension as `fastjcs.core.native_backend` does, and words every error through that
-module (`_text_error`), so a failed row raises what `canonicalize` raises for the same bytes.
+reaches the C extension as `fastjcs.core.native_backend` does, and words every error through
+`fastjcs.core.native_errors` as it does, so a failed row raises what `canonicalize` raises for the
+same bytes.
 Importing it raises ImportError when the extension is not built.
 """
 
@@ -15,6 +16,8 @@ from typing import Any, NamedTuple
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
 from . import native_backend as _native
+from . import native_errors as _errors
+from . import native_hash as _hashfn
 from .errors import CanonicalizationError
 
 
@@ -60,28 +63,29 @@ def _failures(items: Any, count: int, col: Column, max_depth: int) -> list[Failu
         if item.err.code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         row = ffi.buffer(ffi.cast("char *", col.data + item.start), item.len)[:] if item.len else b""
-        exc = _native._item_error(item.err, row, max_depth)
+        exc = _errors.item_error(item.err, row, max_depth)
         exc.index = int(item.index)
         found.append((int(item.index), exc))
     return found
 
 
 def _run(call: Any, col: Column, first_only: bool, max_depth: int) -> tuple[list[Failure], int | None]:
-    """Call `call(start, items, capacity, counts)` until every row is done (or, with
-    `first_only`, until the first failure); the failed rows, and the malformed row or None."""
+    """Call `call(start, failed, done)` until every row is done (or, with `first_only`, until the
+    first failure); the failed rows, and the malformed row or None."""
     capacity = 1 if first_only else _CAPACITY
     items = ffi.new("fjcs_item[]", capacity)
-    counts = ffi.new("size_t[2]")  # failures, done
+    failed = ffi.new("fjcs_failures *", {"items": items, "capacity": capacity})
+    counts = ffi.new("size_t[1]")  # done
     failures: list[Failure] = []
     done = 0
     while done < col.length:
-        rc = call(done, items, capacity, counts)
+        rc = call(done, failed, counts)
         if rc == lib.FJCS_E_NOMEM:
             raise MemoryError("fastjcs: out of memory")
         if rc == lib.FJCS_E_ENCODING:
-            return failures, int(counts[1])
-        failures += _failures(items, int(counts[0]), col, max_depth)
-        done = int(counts[1])
+            return failures, int(counts[0])
+        failures += _failures(items, int(failed.count), col, max_depth)
+        done = int(counts[0])
         if first_only and failures:
             break
     return failures, None
@@ -102,10 +106,8 @@ def canonicalize_column(
     c_offsets = ffi.from_buffer("int64_t[]", offsets)
     c_validity = ffi.from_buffer("uint8_t[]", validity)
 
-    def call(start: int, items: Any, capacity: int, counts: Any) -> int:
-        return lib.fjcs_arrow_canonicalize(
-            texts, start, n, max_depth, flags, out, c_offsets, c_validity, items, capacity, counts, counts + 1
-        )
+    def call(start: int, failed: Any, done: Any) -> int:
+        return lib.fjcs_arrow_canonicalize(texts, start, n, max_depth, flags, out, c_offsets, c_validity, failed, done)
 
     failures, bad = _run(call, col, first_only, max_depth)
     address = int(ffi.cast("uintptr_t", out.data))
@@ -128,10 +130,10 @@ def digest_column(
     column). Raw: the digest of row i at values[i * size] (a fixed-size binary column, no offsets).
     None when pycryptodome's compiled one-shot function is not available to C (the caller then
     loops over the rows)."""
-    fn = _native._hash_fn(algorithm)
+    fn = _hashfn.hash_fn(algorithm)
     if fn == ffi.NULL:
         return None
-    size = _native._DIGEST_SIZES[algorithm]
+    size = _hashfn.DIGEST_SIZES[algorithm]
     flags = _native._flags(strict_integers, integers_only)
     texts = _texts(col)
     n = col.length
@@ -143,27 +145,11 @@ def digest_column(
     c_values = ffi.from_buffer("uint8_t[]", values)
     c_offsets = ffi.from_buffer("int64_t[]", offsets) if offsets is not None else ffi.NULL
     c_validity = ffi.from_buffer("uint8_t[]", validity)
-    c_prefix = prefix if rendered else ffi.NULL
+    hasher = _hashfn.hasher(fn, size, prefix if rendered else None)
+    column = ffi.new("fjcs_arrow_digests *", {"data": c_values, "offsets": c_offsets, "validity": c_validity})
 
-    def call(start: int, items: Any, capacity: int, counts: Any) -> int:
-        return lib.fjcs_arrow_digest(
-            texts,
-            start,
-            n,
-            max_depth,
-            flags,
-            fn,
-            size,
-            c_prefix,
-            len(prefix),
-            c_values,
-            c_offsets,
-            c_validity,
-            items,
-            capacity,
-            counts,
-            counts + 1,
-        )
+    def call(start: int, failed: Any, done: Any) -> int:
+        return lib.fjcs_arrow_digest(texts, start, n, max_depth, flags, hasher, column, failed, done)
 
     failures, bad = _run(call, col, first_only, max_depth)
     return values, offsets, validity, failures, bad

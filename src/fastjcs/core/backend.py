@@ -42,7 +42,7 @@ class Backend(Protocol):
         """Canonicalize, then pass the result to `write` in one call, only on success."""
 
     def format_double(self, x: float) -> str:
-        """The ECMAScript rendering of a float."""
+        """A float formatted as ECMAScript formats it."""
 
     def digest(self, obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
         """The digest of a value's canonical form, rendered "<algorithm>:<lowercase hex>"."""

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, Callable, NamedTuple
 
-from . import api, seam
+from . import api, backends
 from .api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_default, check_depth, refuse_single
 from .errors import CanonicalizationError, InvalidDigestError
 from .hashing import ALGORITHMS, check_algorithm, render
@@ -77,8 +77,8 @@ def digest(
     if max_depth is not DEFAULT_MAX_DEPTH:
         max_depth = check_depth(max_depth)
     if default is not None:
-        return seam.impl().digest(obj, max_depth, alg, bool(integers_only), check_default(default))
-    return seam.impl().digest(obj, max_depth, alg, bool(integers_only))
+        return backends.impl().digest(obj, max_depth, alg, bool(integers_only), check_default(default))
+    return backends.impl().digest(obj, max_depth, alg, bool(integers_only))
 
 
 def digest_text(
@@ -100,7 +100,7 @@ def digest_text(
         data = api.as_buffer(data)
     if max_depth is not DEFAULT_MAX_DEPTH:
         max_depth = check_depth(max_depth)
-    return seam.impl().digest_text(data, max_depth, bool(strict_integers), alg, bool(integers_only))
+    return backends.impl().digest_text(data, max_depth, bool(strict_integers), alg, bool(integers_only))
 
 
 def digest_many(
@@ -128,8 +128,8 @@ def digest_many(
     items = objs if type(objs) is list else list(objs)
     depth = check_depth(max_depth)
     if default is not None:
-        return seam.impl().digest_many_rendered(items, depth, alg, bool(integers_only), check_default(default))
-    return seam.impl().digest_many_rendered(items, depth, alg, bool(integers_only))
+        return backends.impl().digest_many_rendered(items, depth, alg, bool(integers_only), check_default(default))
+    return backends.impl().digest_many_rendered(items, depth, alg, bool(integers_only))
 
 
 def digest_texts(
@@ -163,7 +163,9 @@ def digest_texts(
             items.append(as_bytes(text))
         except TypeError as exc:
             raise TypeError(f"item {index}: {exc}") from None
-    results = seam.impl().digest_texts(items, check_depth(max_depth), bool(strict_integers), alg, bool(integers_only))
+    results = backends.impl().digest_texts(
+        items, check_depth(max_depth), bool(strict_integers), alg, bool(integers_only)
+    )
     prefix = alg + ":"
     return [prefix + r.hex() if isinstance(r, bytes) else r for r in results]
 
@@ -264,6 +266,8 @@ def digests_equal(a: str, b: str) -> bool:
 
     Both are checked first (InvalidDigestError for an unknown prefix, uppercase hex, a wrong length,
     whitespace; bytes are a TypeError); a bare digest is SHA-256, so it never equals a sha384 one.
+    The hex is compared in constant time (`hmac.compare_digest`), so where one side is expected and
+    the other comes from a caller, the time taken says nothing about how much of it matched.
 
     >>> digests_equal("ab" * 32, "sha256:" + "ab" * 32)
     True
@@ -272,7 +276,10 @@ def digests_equal(a: str, b: str) -> bool:
       ...
     fastjcs.core.errors.InvalidDigestError: unknown digest algorithm prefix 'sha512': 'sha256:' or ...
     """
-    return _either(a) == _either(b)
+    from hmac import compare_digest  # constant time; hmac's import of hashlib is not used for digests
+
+    x, y = _either(a), _either(b)
+    return compare_digest(x.hex.encode("ascii"), y.hex.encode("ascii")) and x.algorithm == y.algorithm
 
 
 def _either(value: str) -> ParsedDigest:

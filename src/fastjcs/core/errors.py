@@ -33,7 +33,7 @@ class FastJCSError(ValueError):
 
 
 class CanonicalizationError(FastJCSError):
-    """The input cannot be rendered in the JSON Canonicalization Scheme.
+    """The input cannot be written in the JSON Canonicalization Scheme.
 
     `offset`, `lineno` and `colno` locate the error in text input; they are None for objects.
     """

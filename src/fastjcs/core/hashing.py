@@ -1,4 +1,5 @@
-"""The digest algorithms: one table, one-shot hashing through pycryptodome, hex rendering.
+"""The digest algorithms: one table, one-shot hashing through pycryptodome, and a digest
+rendered "<algorithm>:<hex>".
 
 This is the one module of fastjcs that imports `Crypto.Hash` (and the package never imports
 hashlib): every digest fastjcs computes goes through `hash_module` and `oneshot`. pycryptodome is

@@ -1,5 +1,6 @@
-"""The C backend: with `fastjcs.core.arrow_native` (the Arrow column path, which words its
-errors through this module), the only module that touches cffi's `ffi` and `lib`.
+"""The C backend: the entry points. With `native_errors` (the words of the C core's errors),
+`native_hash` (pycryptodome's compiled one-shot, found for C) and `arrow_native` (the Arrow column
+path), the only modules that touch cffi's `ffi` and `lib`.
 
 It implements the backend interface (`fastjcs.core.backend.Backend`) as
 `fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it
@@ -9,51 +10,66 @@ raises ImportError when the extension `fastjcs._native_ext` is not built.
 from __future__ import annotations
 
 import marshal
+import operator
 import re
 import struct
-from collections.abc import Sequence
-from json.decoder import scanstring  # type: ignore[attr-defined]  # exists, not in typeshed
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
 from . import hashing as _hash
-from . import jsonl, parser
+from . import jsonl
+from . import native_errors as _errors
+from . import native_hash as _hashfn
 from . import python_backend as _python
 from ._direct_loader import direct as _direct
-from .errors import (
-    CanonicalizationError,
-    DepthLimitError,
-    DuplicateKeyError,
-    FloatDomainError,
-    IntegerDomainError,
-    InvalidJSONError,
-    NonIntegerNumberError,
-)
+from .errors import CanonicalizationError, FloatDomainError
 
 NAME = "native"
 
 # A call costs mostly cffi's overhead: the functions and the constants are bound once.
 #
-# One small document per call goes through the per-thread entry points (fjcs_local_*, fastjcs.h):
-# one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string` and
-# handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any failure,
-# and the ordinary entry point is run on the same input for the error (a rare path). An input
-# larger than _SMALL takes the ordinary entry point from the start: its output buffer is freed as
-# soon as it is copied, rather than kept by the thread until its next call.
+# One small document per call goes through the lender (fjcs_lender_*, fastjcs.h) of the calling
+# thread: one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string`
+# and handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any
+# failure, and the ordinary entry point is run on the same input for the error (a rare path). An
+# input larger than _SMALL takes the ordinary entry point from the start: its output buffer is
+# freed as soon as it is copied, rather than kept by the lender until its next call.
 _SMALL = 1 << 16
 _string, _DONE = ffi.string, b"\0"
-_local_format_double = lib.fjcs_local_format_double
+_lender_format_double = lib.fjcs_lender_format_double
 _INFINITIES = (float("inf"), float("-inf"))
+
+# Each Python thread has its own lender, opened on its first small call and closed (ffi.gc) when
+# the thread ends and its threading.local goes: the C core keeps no per-thread state of its own.
+_threads = threading.local()
+
+
+def _open_lender() -> Any:
+    lender = lib.fjcs_lender_open()
+    if lender == ffi.NULL:
+        raise MemoryError("fastjcs: out of memory")
+    _threads.lender = lender = ffi.gc(lender, lib.fjcs_lender_close)
+    return lender
+
+
+def _lender() -> Any:
+    """The calling thread's lender."""
+    try:
+        return _threads.lender
+    except AttributeError:
+        return _open_lender()
 
 
 def format_double(x: float) -> str:
-    """ECMAScript rendering of a double, by the C core (through the direct entry on CPython)."""
+    """A double formatted as ECMAScript formats it, by the C core (through the direct entry on CPython)."""
     if _direct is not None:
         text = _direct.format_double(x)
         if text is not None:
             return text
         raise FloatDomainError(f"{x!r} is not representable in JCS")
-    p = _local_format_double(x)
+    p = _lender_format_double(_lender(), x)
     if p:
         text = _string(p)
         p[-1] = _DONE
@@ -64,101 +80,12 @@ def format_double(x: float) -> str:
 
 
 def format_doubles(values: Sequence[float]) -> list[str]:
-    """Render many doubles (the corpus check and the benchmarks use it)."""
+    """Format many doubles (the corpus check and the benchmarks use it)."""
     return [format_double(x) for x in values]
 
 
-# ---------------------------------------------------------------------------------------------------
-# Errors: one table from the C codes to the exception classes (text input)
-# ---------------------------------------------------------------------------------------------------
-
-# The exception class and, where it does not depend on the input, the message of each code. The
-# words are the pure-Python backend's: the C core's own messages (for C callers) are never shown.
-_TEXT_ERRORS: dict[int, tuple[type[CanonicalizationError], str]] = {
-    lib.FJCS_E_SYNTAX: (InvalidJSONError, ""),  # from `expected` and the input: _error_parts
-    lib.FJCS_E_ESCAPE: (InvalidJSONError, "invalid escape sequence"),
-    lib.FJCS_E_CONTROL: (InvalidJSONError, "control character in string (must be escaped)"),
-    lib.FJCS_E_LEADING_ZERO: (InvalidJSONError, "leading zero in number"),
-    lib.FJCS_E_UNTERMINATED: (InvalidJSONError, "unterminated string"),
-    lib.FJCS_E_UTF8: (InvalidJSONError, "invalid UTF-8"),
-    lib.FJCS_E_SURROGATE: (InvalidJSONError, "lone surrogate escape"),
-    lib.FJCS_E_DUPKEY: (DuplicateKeyError, ""),  # names the repeated name: _error_parts
-    lib.FJCS_E_DEPTH: (DepthLimitError, ""),  # names the limit: _error_parts
-    lib.FJCS_E_FLOAT_DOMAIN: (FloatDomainError, "number overflows a double"),
-    lib.FJCS_E_INT_DOMAIN: (IntegerDomainError, parser.UNSAFE_INTEGER_TOKEN),
-    lib.FJCS_E_NOT_INTEGER: (NonIntegerNumberError, parser.NOT_INTEGER_TOKEN),
-}
-
-# What the grammar wanted, for FJCS_E_SYNTAX, in the words of the unexpected-character messages.
-_EXPECTED: dict[int, str] = {
-    lib.FJCS_EXPECT_VALUE: "a value",
-    lib.FJCS_EXPECT_DIGIT: "a digit",
-    lib.FJCS_EXPECT_FRACTION_DIGIT: "a digit after the decimal point",
-    lib.FJCS_EXPECT_EXPONENT_DIGIT: "a digit in the exponent",
-    lib.FJCS_EXPECT_TRUE: "'true'",
-    lib.FJCS_EXPECT_FALSE: "'false'",
-    lib.FJCS_EXPECT_NULL: "'null'",
-    lib.FJCS_EXPECT_COMMA_OR_BRACKET: "',' or ']'",
-    lib.FJCS_EXPECT_COMMA_OR_BRACE: "',' or '}'",
-    lib.FJCS_EXPECT_NAME: "a member name",
-    lib.FJCS_EXPECT_COLON: "':'",
-    lib.FJCS_EXPECT_END: "end of input",
-}
-
-
-def _member_name(data: Any, offset: int) -> str:
-    """The member name whose opening quote is at `offset` (checked by C), decoded from a window of
-    the input that grows until it holds the closing quote: the cost follows the name's length."""
-    size = 256
-    while True:
-        window = str(data[offset : offset + size], "utf-8", "surrogateescape")
-        try:
-            return scanstring(window, 1)[0]
-        except ValueError:  # the window ends inside the name
-            if offset + size >= len(data):
-                raise
-            size *= 4
-
-
-def _text_error(err: Any, data: Any, max_depth: int) -> Exception:
-    """The exception for a C error record (an fjcs_error). `data` is the input (any bytes-like
-    object); building the error copies none of it beyond what the message shows."""
-    if err.code == lib.FJCS_E_NOMEM:
-        return MemoryError("fastjcs: out of memory")
-    return _item_error(err, data, max_depth)
-
-
-def _item_error(err: Any, data: Any, max_depth: int) -> CanonicalizationError:
-    """The exception for a C error record that is not out of memory: the record of a batch's
-    item never is (running out of memory ends the whole call, with its own return code)."""
-    offset = int(err.offset)
-    cls, message, key = _error_parts(err.code, err.expected, data, offset, max_depth)
-    if cls is DuplicateKeyError:
-        return DuplicateKeyError(message, data, offset, key=key)
-    return cls(message, data, offset)
-
-
-def _error_parts(
-    code: int, expected: int, data: Any, offset: int, max_depth: int
-) -> tuple[type[CanonicalizationError], str, str | None]:
-    """(exception class, message, repeated name or None) for a C error at data[offset].
-
-    Messages are built from the code and the record's fields, as the Python backend words them:
-    an unexpected character or end names the character found (read from the input) and what the
-    grammar wanted, the depth limit its number, a duplicate its name.
-    """
-    cls, message = _TEXT_ERRORS.get(code, (None, ""))
-    if cls is None:  # pragma: no cover - the text path returns no other code
-        return CanonicalizationError, f"unexpected error code {code}", None
-    if code == lib.FJCS_E_SYNTAX:
-        message = parser.unexpected_message(parser.char_at(data, offset), offset == 0, _EXPECTED[expected])
-    elif cls is DuplicateKeyError:
-        # The offset is the opening quote of the repeated name, already validated by C.
-        key = _member_name(data, offset)
-        return cls, f"duplicate member name {key!r}", key
-    elif cls is DepthLimitError:
-        message = f"nesting deeper than max_depth={max_depth}"
-    return cls, message, None
+# The C error records are worded by `native_errors` (shared with `arrow_native`); pycryptodome's
+# compiled one-shot, which C calls to hash, is found by `native_hash`.
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -183,10 +110,10 @@ def _run_text(data: Any, max_depth: int, flags: int, out: Any) -> None:
         with ffi.from_buffer(data) as buf:
             rc = lib.fjcs_canonicalize(buf, len(buf), max_depth, flags, out, err)
     if rc != lib.FJCS_OK:
-        raise _text_error(err, data, max_depth)
+        raise _errors.text_error(err, data, max_depth)
 
 
-_local_canonicalize = lib.fjcs_local_canonicalize
+_lender_canonicalize = lib.fjcs_lender_canonicalize
 
 # The direct entry (fastjcs._direct: CPython's C API, the GIL held for the whole call) takes a text
 # of up to DIRECT_TEXT bytes; a larger one goes through cffi, which releases the GIL while C works
@@ -221,8 +148,12 @@ def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only
             return result
         _refused_text(data, max_depth, _flags(strict_integers, integers_only))
     if type(data) is bytes and len(data) <= _SMALL:
-        p = _local_canonicalize(
-            data, len(data), max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
+        p = _lender_canonicalize(
+            _lender(),
+            data,
+            len(data),
+            max_depth,
+            (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0),
         )
         if p:
             text = _string(p)
@@ -269,7 +200,7 @@ def canonicalize_to(data: Any, write: Any, max_depth: int, strict_integers: bool
 _marshal_dumps = marshal.dumps
 _new, _unpack, _NULL = ffi.new, ffi.unpack, ffi.NULL
 _canonicalize_marshal, _buf_free, _OK = lib.fjcs_canonicalize_marshal, lib.fjcs_buf_free, lib.FJCS_OK
-_local_canonicalize_marshal = lib.fjcs_local_canonicalize_marshal
+_lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 
 
 # On CPython (3.10 and later), a value is read directly by the walker of the direct entry
@@ -314,7 +245,9 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
     except ValueError:
         return _python.dumps(obj, max_depth, integers_only, default)
     if len(encoded) <= _SMALL:
-        p = _local_canonicalize_marshal(encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0)
+        p = _lender_canonicalize_marshal(
+            _lender(), encoded, len(encoded), max_depth, _INTEGERS_ONLY if integers_only else 0
+        )
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -344,49 +277,10 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
 
 
 # ---------------------------------------------------------------------------------------------------
-# Digests in bulk: canonicalize and hash in C
+# Digests in bulk: canonicalize and hash in C (the hash function: `native_hash`)
 # ---------------------------------------------------------------------------------------------------
-#
-# pycryptodome's per-call cost from Python (about 3.5 us) is larger than canonicalizing a small
-# object in C, so the batch functions hash in C too, through the one-shot functions of
-# pycryptodome's own compiled SHA-2 modules (SHA256_oneshot, SHA384_oneshot), reached by address
-# from the library object pycryptodome itself loaded. That address is private to pycryptodome;
-# it is checked at first use against pycryptodome's public API, and when anything about it is
-# off, the batch falls back to a loop over the public API (tested both ways).
 
-_DIGEST_SIZES = _hash.ALGORITHMS
-_hash_fns: dict[str, Any] = {}
-
-
-def _public_digest(algorithm: str, data: bytes) -> bytes:
-    return _hash.oneshot(algorithm)(data)
-
-
-def _find_oneshot(algorithm: str) -> Any:
-    """pycryptodome's compiled one-shot function as an fjcs_hash_fn, or ffi.NULL."""
-    try:
-        from Crypto.Util import _raw_api
-
-        if getattr(_raw_api, "backend", None) != "cffi":
-            return ffi.NULL
-        library = getattr(_hash.hash_module(algorithm), f"_raw_{algorithm}_lib")
-        fn = getattr(library, f"{algorithm.upper()}_oneshot")  # SHA256_oneshot, SHA384_oneshot
-        pointer = ffi.cast("fjcs_hash_fn", int(_raw_api.ffi.cast("uintptr_t", fn)))
-        size = _DIGEST_SIZES[algorithm]
-        for probe in (b"", b"abc", bytes(range(256)) * 3):
-            out = ffi.new("uint8_t[]", size)
-            if pointer(probe, len(probe), out, size) != 0 or ffi.buffer(out, size)[:] != _public_digest(
-                algorithm, probe
-            ):
-                return ffi.NULL
-        return pointer
-    except Exception:  # noqa: BLE001 - any surprise means: use the public API
-        return ffi.NULL
-
-
-def has_compiled_oneshot(algorithm: str) -> bool:
-    """Does the batch path hash in C, through pycryptodome's compiled one-shot function?"""
-    return _hash_fn(algorithm) != ffi.NULL
+has_compiled_oneshot = _hashfn.has_compiled_oneshot
 
 
 def extension_path() -> str:
@@ -394,13 +288,6 @@ def extension_path() -> str:
     from .. import _native_ext
 
     return str(_native_ext.__file__)
-
-
-def _hash_fn(algorithm: str) -> Any:
-    fn = _hash_fns.get(algorithm)
-    if fn is None:
-        fn = _hash_fns[algorithm] = _find_oneshot(algorithm)
-    return fn
 
 
 def digest_many(
@@ -421,7 +308,7 @@ def digest_many_rendered(
 def _digest_many(
     objs: list, max_depth: int, algorithm: str, integers_only: bool, default: Any, rendered: bool
 ) -> list[Any]:
-    fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     if default is None and _direct is not None and address:
         results, code = _direct.digest_many(
             objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
@@ -438,15 +325,10 @@ def _digest_many(
     return results + ([_hash.render(algorithm, raw) for raw in raws] if rendered else raws)
 
 
-def _address(fn: Any) -> int:
-    """The address of a C function pointer, for the direct entry."""
-    return int(ffi.cast("uintptr_t", fn))
-
-
 def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
     """digest_many by the C reader of the batch's marshal encoding."""
-    size = _DIGEST_SIZES[algorithm]
-    fn = _hash_fn(algorithm)
+    size = _hashfn.DIGEST_SIZES[algorithm]
+    fn = _hashfn.hash_fn(algorithm)
     n = len(objs)
     if fn != ffi.NULL and n:
         try:
@@ -456,13 +338,13 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
         if encoded is not None:
             digests = ffi.new("uint8_t[]", n * size)
             count = ffi.new("size_t *")
+            hasher = _hashfn.hasher(fn, size, None)
             rc = lib.fjcs_digest_marshal_items(
                 encoded,
                 len(encoded),
                 max_depth,
                 _INTEGERS_ONLY if integers_only else 0,
-                fn,
-                size,
+                hasher,
                 digests,
                 n,
                 count,
@@ -480,43 +362,28 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
     return _digest_each(objs, 0, max_depth, algorithm, integers_only)
 
 
-_local_digest_marshal = lib.fjcs_local_digest_marshal
-# Per algorithm: (pycryptodome's one-shot as an fjcs_hash_fn, digest size, b"<algorithm>:", and
-# the one-shot's address for the direct entry, 0 when there is none).
-_digest_args: dict[str, tuple[Any, int, bytes, int]] = {}
-
-
-def _digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int]:
-    args = _digest_args.get(algorithm)
-    if args is None:
-        fn = _hash_fn(algorithm)
-        args = _digest_args[algorithm] = (
-            fn,
-            _DIGEST_SIZES[algorithm],
-            f"{algorithm}:".encode("ascii"),
-            _address(fn) if fn != ffi.NULL else 0,
-        )
-    return args
+_lender_digest_marshal = lib.fjcs_lender_digest_marshal
+_lender_digest_text = lib.fjcs_lender_digest_text
 
 
 def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
     """The rendered digest "<algorithm>:<hex>" of a value's canonical form, canonicalized and
     hashed in one C call (the public hash API when the compiled one-shot is not found)."""
     if default is not None:
-        return _hash.render(algorithm, _public_digest(algorithm, dumps(obj, max_depth, integers_only, default)))
-    fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+        return _hash.render(algorithm, _hashfn.public_digest(algorithm, dumps(obj, max_depth, integers_only, default)))
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _INTEGERS_ONLY if integers_only else 0
     if _direct_digest is not None and address:
         result = _direct_digest(obj, max_depth, flags, address, size, prefix)
         if type(result) is str:
             return result
-        return _hash.render(algorithm, _public_digest(algorithm, _answer(obj, result, max_depth, integers_only)))
+        return _hash.render(algorithm, _hashfn.public_digest(algorithm, _answer(obj, result, max_depth, integers_only)))
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
         encoded = b""  # a subclass or a deep value: the pure-Python reader, through dumps
     if fn != _NULL and 0 < len(encoded) <= _SMALL:
-        p = _local_digest_marshal(encoded, len(encoded), max_depth, flags, fn, size, prefix, len(prefix))
+        p = _lender_digest_marshal(_lender(), encoded, len(encoded), max_depth, flags, hasher)
         if p:
             text = _string(p)
             p[-1] = _DONE
@@ -526,13 +393,13 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     canonical = (
         _dumps_encoded(obj, encoded, max_depth, integers_only) if encoded else dumps(obj, max_depth, integers_only)
     )
-    return _hash.render(algorithm, _public_digest(algorithm, canonical))
+    return _hash.render(algorithm, _hashfn.public_digest(algorithm, canonical))
 
 
 def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False) -> str:
     """The rendered digest of a JSON text's canonical form: canonicalized and hashed in one C call
-    for a text of bytes up to DIRECT_TEXT (the direct entry, or cffi's per-thread entry)."""
-    fn, size, prefix, address = _digest_args.get(algorithm) or _digest_args_of(algorithm)
+    for a text of bytes up to DIRECT_TEXT (the direct entry, or the thread's lender)."""
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _flags(strict_integers, integers_only)
     if address and type(data) is bytes:
         if _direct is not None and len(data) <= DIRECT_TEXT:
@@ -540,13 +407,13 @@ def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str
             if result is not None:
                 return result
         elif len(data) <= _SMALL:
-            p = lib.fjcs_local_digest_text(data, len(data), max_depth, flags, fn, size, prefix, len(prefix))
+            p = _lender_digest_text(_lender(), data, len(data), max_depth, flags, hasher)
             if p:
                 text = _string(p)
                 p[-1] = _DONE
                 return text.decode("ascii")
     canonical = canonicalize(data, max_depth, strict_integers, integers_only)
-    return _hash.render(algorithm, _public_digest(algorithm, canonical))
+    return _hash.render(algorithm, _hashfn.public_digest(algorithm, canonical))
 
 
 def _digest_each(
@@ -555,7 +422,7 @@ def _digest_each(
     out = []
     for i in range(start, len(objs)):
         try:
-            out.append(_public_digest(algorithm, dumps(objs[i], max_depth, integers_only, default)))
+            out.append(_hashfn.public_digest(algorithm, dumps(objs[i], max_depth, integers_only, default)))
         except CanonicalizationError as exc:
             exc.index = i
             raise
@@ -572,7 +439,7 @@ def _items_results(items: Any, n: int, size: int, texts: Sequence[bytes], max_de
         elif code == lib.FJCS_E_HASH:  # pragma: no cover - pycryptodome failed
             raise RuntimeError("the hash function failed")
         else:
-            exc = _item_error(item.err, bytes(texts[i]), max_depth)
+            exc = _errors.item_error(item.err, bytes(texts[i]), max_depth)
             exc.index = i
             results.append(exc)
     return results
@@ -582,18 +449,19 @@ def digest_texts(
     texts: list, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
 ) -> list[Any]:
     """Per text: the raw digest of its canonical form, or the CanonicalizationError instance."""
-    size = _DIGEST_SIZES[algorithm]
-    fn = _hash_fn(algorithm)
+    size = _hashfn.DIGEST_SIZES[algorithm]
+    fn = _hashfn.hash_fn(algorithm)
     n = len(texts)
     if fn == ffi.NULL or n == 0:
         return _python_texts(texts, max_depth, strict_integers, algorithm, integers_only)
     texts = [t if type(t) is bytes else bytes(t) for t in texts]
+    hasher = _hashfn.hasher(fn, size, None)
     items = ffi.new("fjcs_item[]", n)
     buffers = [ffi.from_buffer(t) for t in texts]  # no copies; alive until the call returns
     pointers = ffi.new("char *[]", buffers)
     lens = ffi.new("size_t[]", [len(t) for t in texts])
     flags = _flags(strict_integers, integers_only)
-    rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, fn, size, items)
+    rc = lib.fjcs_digest_texts(pointers, lens, n, max_depth, flags, hasher, items)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
     return _items_results(items, n, size, texts, max_depth)
@@ -602,8 +470,7 @@ def digest_texts(
 def digest_lines(
     data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False
 ) -> list[Any]:
-    """digest_texts over the lines of a JSONL text (split at b"\\n"; a final newline ends the
-    last line; empty input has no lines)."""
+    """digest_texts over the lines of a JSON Lines text (`jsonl.split_lines`)."""
     return digest_texts(jsonl.split_lines(bytes(data)), max_depth, strict_integers, algorithm, integers_only)
 
 
@@ -614,7 +481,9 @@ def _python_texts(
     results: list[Any] = []
     for i, text in enumerate(texts):
         try:
-            results.append(_public_digest(algorithm, canonicalize(text, max_depth, strict_integers, integers_only)))
+            results.append(
+                _hashfn.public_digest(algorithm, canonicalize(text, max_depth, strict_integers, integers_only))
+            )
         except CanonicalizationError as exc:
             exc.index = i
             results.append(exc.with_traceback(None))
@@ -624,17 +493,39 @@ def _python_texts(
 _DUPKEY = lib.FJCS_E_DUPKEY
 _NAME = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string token
 
-
-def _what(code: int, expected: int, data: Any, offset: int, max_depth: int) -> str:
-    """The text "ErrorClass: message" for a C error, as its exception would say it."""
-    cls, text, _ = _error_parts(code, expected, data, offset, max_depth)
-    return f"{cls.__name__}: {text}"
+#: The fields of an fjcs_item that the JSON Lines path reads, in the order it reads them.
+ITEM_FIELDS = (("err", "code"), ("err", "expected"), ("err", "offset"), ("start",), ("len",), ("index",), ("out_at",))
 
 
-# An fjcs_item: its fjcs_error (code, expected, offset, message), then start, len, index, out_at
-# and the digest, in the platform's C layout (struct's native mode; enums are ints): the failures
-# of a call are read in one pass over their bytes, not field by field through cffi.
-_ITEM = struct.Struct("@iiNPNNNN48x")
+def item_reader(ffi: Any, ctype: str = "fjcs_item") -> Callable[[Any], Iterator[tuple[int, ...]]]:
+    """A function from the bytes of consecutive `ctype` records to one tuple of ITEM_FIELDS per
+    record. The layout is asked of cffi (`ffi.offsetof`, `ffi.sizeof`), never written by hand, so
+    it follows the header wherever a field moves; the records are read in one pass over their
+    bytes (struct), not field by field through cffi."""
+    placed = []
+    for i, path in enumerate(ITEM_FIELDS):
+        ftype = ffi.typeof(ctype)
+        for name in path:
+            ftype = dict(ftype.fields)[name].type
+        size = ffi.sizeof(ftype)
+        signed = int(ffi.cast(ftype, -1)) < 0
+        placed.append((ffi.offsetof(ctype, *path), size, signed, i))
+    placed.sort()
+    fmt, at = "=", 0  # native byte order, standard sizes, no padding but what is written here
+    for offset, size, signed, _ in placed:
+        letter = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+        fmt += f"{offset - at}x" + (letter if signed else letter.upper())
+        at = offset + size
+    record = struct.Struct(fmt + f"{ffi.sizeof(ctype) - at}x")
+    order = [memory for memory, entry in sorted(enumerate(placed), key=lambda pair: pair[1][3])]  # field -> place
+    if order == list(range(len(order))):
+        return record.iter_unpack
+    pick = operator.itemgetter(*order)
+    return lambda records: map(pick, record.iter_unpack(records))
+
+
+_read_items = item_reader(ffi)
+_ITEM_SIZE = ffi.sizeof("fjcs_item")
 
 
 def digest_lines_hex(
@@ -643,21 +534,22 @@ def digest_lines_hex(
     """JSON Lines for the CLI: (output, lines, failures), as `_python.digest_lines_hex` gives them.
 
     A failed line costs no exception: its message is worded by the same rules as the exception's
-    (`_error_parts`), from the C record and the bytes at the error."""
-    fn = _hash_fn(algorithm)
+    (`native_errors.error_parts`), from the C record and the bytes at the error."""
+    fn = _hashfn.hash_fn(algorithm)
     if fn == ffi.NULL:
         data = bytes(data)
         return jsonl.lines_hex_from(
             digest_lines(data, max_depth, strict_integers, algorithm, integers_only), data, prefix
         )
-    size = _DIGEST_SIZES[algorithm]
+    size = _hashfn.DIGEST_SIZES[algorithm]
     flags = _flags(strict_integers, integers_only)
+    hasher = _hashfn.hasher(fn, size, prefix.encode("ascii"))
     capacity = 256
     items = ffi.new("fjcs_item[]", capacity)
     records = ffi.buffer(items)
-    counts = ffi.new("size_t[3]")  # failures, lines, consumed
+    failed = ffi.new("fjcs_failures *", {"items": items, "capacity": capacity})
+    counts = ffi.new("size_t[2]")  # lines, consumed
     out = ffi.new("fjcs_buf *")
-    prefix_bytes = prefix.encode("ascii")
     failures: list[tuple[Any, ...]] = []
     worded: dict[Any, str] = {}
     known, add = worded.get, failures.append
@@ -672,23 +564,16 @@ def digest_lines_hex(
                     total - done,
                     max_depth,
                     flags,
-                    fn,
-                    size,
-                    prefix_bytes,
-                    len(prefix_bytes),
+                    hasher,
                     out,
-                    items,
-                    capacity,
+                    failed,
                     counts,
                     counts + 1,
-                    counts + 2,
                 )
                 if rc == lib.FJCS_E_NOMEM:
                     raise MemoryError("fastjcs: out of memory")
-                nf = int(counts[0])
-                for code, expected, offset, _message, start, length, index, out_at in _ITEM.iter_unpack(
-                    records[: nf * _ITEM.size]
-                ):
+                nf = int(failed.count)
+                for code, expected, offset, start, length, index, out_at in _read_items(records[: nf * _ITEM_SIZE]):
                     start += done
                     # The wording depends only on the code, what was expected and the character at
                     # the error (a duplicate: the name): worded once per call for each such key.
@@ -699,16 +584,18 @@ def digest_lines_hex(
                         key: Any = name.group()
                         what = known(key)
                         if what is None:
-                            what = worded[key] = _what(code, expected, key, 0, max_depth)
+                            what = worded[key] = _errors.what(code, expected, key, 0, max_depth)
                     else:
                         byte = view[at] if offset < length else -1
                         key = (code, expected, byte if byte < 0x80 else bytes(view[at : at + 4]), offset == 0)
                         what = known(key)
                         if what is None:
-                            what = worded[key] = _what(code, expected, view[start : start + length], offset, max_depth)
+                            what = worded[key] = _errors.what(
+                                code, expected, view[start : start + length], offset, max_depth
+                            )
                     add((lines + index, start, out_at, offset, what))
-                lines += int(counts[1])
-                done += int(counts[2])
+                lines += int(counts[0])
+                done += int(counts[1])
         return (ffi.buffer(out.data, out.len)[:] if out.len else b""), lines, failures
     finally:
         view.release()

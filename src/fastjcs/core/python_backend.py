@@ -43,7 +43,7 @@ _INT_MIN = -INT_MAX
 
 
 def format_double(x: float) -> str:
-    """Render a float as ECMAScript does. Raises FloatDomainError for NaN and the infinities.
+    """Format a float as ECMAScript does. Raises FloatDomainError for NaN and the infinities.
 
     repr() already gives the shortest digits that round-trip, nearest to the value, ties to even
     (CPython uses David Gay's correctly rounded dtoa in mode 0); only the layout differs. repr
@@ -117,13 +117,13 @@ def _sorted_keys(d: dict) -> list:
 
 
 def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
-    """Canonical UTF-8 bytes of a Python value (docs/contract.md, "Python values in"), iteratively.
+    """Canonical UTF-8 bytes of a Python value (the contract in the docs, "Python values in"), iteratively.
     With `integers_only`, every float is refused (NonIntegerNumberError). `default`, when given, is
     called with each value of another type and its result written in the value's place."""
     out: list[str] = []
     made: list[tuple[Any, Any]] = []  # (value, what default made of it), for the error's path
     try:
-        _render(obj, max_depth, out, _refuse_float if integers_only else format_double, default, made)
+        _write(obj, max_depth, out, _refuse_float if integers_only else format_double, default, made)
     except _Unsupported as exc:
         _encode(out)  # a lone surrogate already written is the first error
         raise UnsupportedTypeError(f"{_path_to(obj, exc.value, made)}: {exc}") from None
@@ -195,7 +195,7 @@ def _refuse_float(x: float) -> str:
     raise NonIntegerNumberError(f"{float.__repr__(x)} is a float; integers_only allows integers only")
 
 
-def _render(
+def _write(
     obj: Any,
     max_depth: int,
     out: list[str],
@@ -208,7 +208,7 @@ def _render(
     The stack holds one entry per open container: (iterator over its elements, or over its sorted
     names for an object; the dict for an object, else None; its id; its closing bracket). The
     document itself sits in a one-element pseudo-array at the bottom, so every value, the top one
-    included, is rendered by the same loops. Every element is followed by a "," piece of its own;
+    included, is written by the same loops. Every element is followed by a "," piece of its own;
     when a container closes, its bracket replaces the "," after its last element.
 
     The scalar cases are written out in both loops below, not called: a call per value costs
@@ -520,7 +520,7 @@ def _rope_bytes(value: Any) -> bytes:
 def canonicalize(
     data: bytes | bytearray | memoryview, max_depth: int, strict_integers: bool, integers_only: bool = False
 ) -> bytes:
-    """Canonical UTF-8 bytes of a JSON text (docs/contract.md, "JSON text in"), written as it is parsed."""
+    """Canonical UTF-8 bytes of a JSON text (the contract in the docs, "JSON text in"), written as it is parsed."""
     return _rope_bytes(_Canonical(data, max_depth, strict_integers, integers_only).parse())
 
 

@@ -1,13 +1,13 @@
-"""The canonicalization algorithm registry and the digests: jcs, jcs-n, as-transmitted, cde-n.
+"""The canonicalizations and the digests: jcs, jcs-n, as-transmitted, cde-n.
 
     jcs             RFC 8785 over the value as it is (after the top-level exclusion, if any): the default
     jcs-n           withdrawn 2026-08-18 (draft -06): top-level exclusion, then the jcs-n normal form and
                     wire rules, then RFC 8785; computed for verifying vintage records only (asking for it
-                    by name warns: WithdrawnAlgorithmWarning)
+                    by name warns: WithdrawnCanonicalizationWarning)
     as-transmitted  no canonicalisation: the exact octets a cited production names
     cde-n           withdrawn, never defined: every use fails closed
 
-Every live algorithm hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
+Every live canonicalization hashes with SHA-256 (pycryptodome) and renders bare lowercase hex. The JCS
 step is fastjcs's own (`fastjcs.core.api.dumps` / `canonicalize`), so both backends serve it.
 """
 
@@ -24,22 +24,22 @@ from ..core.hashing import hex_digest
 from ._normalize import exclude, exclusion_names, normal_form
 from ._scan import Finding, format_path, scan
 from .errors import (
-    AlgorithmUsageError,
+    CanonicalizationUsageError,
     DuplicateNameTextError,
     NonIntegerNumberError,
-    UnknownAlgorithmError,
+    UnknownCanonicalizationError,
     UnsafeIntegerError,
     WireRuleError,
-    WithdrawnAlgorithmError,
-    WithdrawnAlgorithmWarning,
+    WithdrawnCanonicalizationError,
+    WithdrawnCanonicalizationWarning,
 )
 
 _Octets = (bytes, bytearray, memoryview)
 
 
 @dataclass(frozen=True)
-class Algorithm:
-    """A canonicalization algorithm as this library implements it."""
+class Canonicalization:
+    """A canonicalization (upstream: a canonicalization algorithm) as this library implements it."""
 
     name: str
     description: str
@@ -55,23 +55,23 @@ class Algorithm:
         return self.status == "Withdrawn"
 
 
-ALGORITHMS: dict[str, Algorithm] = {
+CANONICALIZATIONS: dict[str, Canonicalization] = {
     a.name: a
     for a in (
-        Algorithm("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
-        Algorithm(
+        Canonicalization("jcs", "RFC 8785 JCS over the value as is; SHA-256; bare lowercase hex", True),
+        Canonicalization(
             "jcs-n",
             "withdrawn 2026-08-18: RFC 8785 JCS over the jcs-n normal form (null, [] and {} members "
             "removed bottom-up; integers only; NFC-distinct names); SHA-256; bare lowercase hex",
             True,
             status="Withdrawn",
         ),
-        Algorithm(
+        Canonicalization(
             "as-transmitted",
             "no canonicalisation: the exact octets a cited production names; SHA-256; bare lowercase hex",
             True,
         ),
-        Algorithm(
+        Canonicalization(
             "cde-n",
             "withdrawn: reserved for a deterministic CBOR profile, never defined",
             False,
@@ -82,18 +82,20 @@ ALGORITHMS: dict[str, Algorithm] = {
 }
 
 
-def get_algorithm(name: str) -> Algorithm:
-    """The registered algorithm `name` (exact, case-sensitive); unknown and withdrawn names raise."""
-    algorithm = ALGORITHMS.get(name) if isinstance(name, str) else None
+def get_canonicalization(name: str) -> Canonicalization:
+    """The registered canonicalization `name` (exact, case-sensitive); unknown and withdrawn names raise."""
+    algorithm = CANONICALIZATIONS.get(name) if isinstance(name, str) else None
     if algorithm is None:
-        raise UnknownAlgorithmError(f"unknown canonicalization algorithm {name!r}; registered: {', '.join(ALGORITHMS)}")
+        raise UnknownCanonicalizationError(
+            f"unknown canonicalization algorithm {name!r}; registered: {', '.join(CANONICALIZATIONS)}"
+        )
     if not algorithm.live:
-        raise WithdrawnAlgorithmError(f"canonicalization algorithm {name!r} is withdrawn")
+        raise WithdrawnCanonicalizationError(f"canonicalization algorithm {name!r} is withdrawn")
     return algorithm
 
 
-#: The algorithm of every new digest and identifier (draft -06). Before 0.x (CHANGELOG) it was jcs-n.
-DEFAULT_ALGORITHM = "jcs"
+#: The canonicalization of every new digest and identifier (draft -06). Before 0.x (CHANGELOG) it was jcs-n.
+DEFAULT_CANONICALIZATION = "jcs"
 
 
 def _warn_if_withdrawn(algorithm: str, stacklevel: int = 3) -> None:
@@ -101,7 +103,7 @@ def _warn_if_withdrawn(algorithm: str, stacklevel: int = 3) -> None:
         warnings.warn(
             "jcs-n is withdrawn (2026-08-18, draft -06): no new digest or declaration may use it; "
             "use algorithm='jcs', and verify vintage jcs-n records with fastjcs.cpb.vintage",
-            WithdrawnAlgorithmWarning,
+            WithdrawnCanonicalizationWarning,
             stacklevel=stacklevel,
         )
 
@@ -115,23 +117,23 @@ def sha256_hex(octets: bytes) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image(
+def preimage(
     value: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
     """The octets `canonical_digest` hashes (jcs unless `algorithm` says otherwise; `jcs-n` by name
-    warns: WithdrawnAlgorithmWarning). See `historical_pre_image`."""
+    warns: WithdrawnCanonicalizationWarning). See `historical_preimage`."""
     _warn_if_withdrawn(algorithm)
-    return historical_pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return historical_preimage(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
 
-def historical_pre_image(
+def historical_preimage(
     value: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
@@ -140,10 +142,10 @@ def historical_pre_image(
 
     For `as-transmitted` the value must already be the octets (bytes-like) and there is no
     exclusion set. Raises WireRuleError subclasses for jcs-n refusals (with the JSON path), the
-    usual CanonicalizationError subclasses for what RFC 8785 cannot carry, UnknownAlgorithmError
-    or WithdrawnAlgorithmError for the algorithm.
+    usual CanonicalizationError subclasses for what RFC 8785 cannot carry, UnknownCanonicalizationError
+    or WithdrawnCanonicalizationError for the algorithm.
     """
-    alg = get_algorithm(algorithm)
+    alg = get_canonicalization(algorithm)
     names = exclusion_names(exclusion_set)
     max_depth = api.check_depth(max_depth)
     if alg.name == "as-transmitted":
@@ -158,28 +160,26 @@ def historical_pre_image(
 def canonical_digest(
     value: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
-    """SHA-256 of `pre_image(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
+    """SHA-256 of `preimage(value, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest({"b": "x", "a": None, "c": {"d": []}})   # jcs: null and {} are kept
     'ece5b98f647b814d4f26c9dae7e0532d4dd76157969089e83b00956fa51a4a7d'
     """
     _warn_if_withdrawn(algorithm)
-    return sha256_hex(
-        historical_pre_image(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
-    )
+    return sha256_hex(historical_preimage(value, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth))
 
 
 def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
     if names:
-        raise AlgorithmUsageError(
+        raise CanonicalizationUsageError(
             "as-transmitted has a byte-boundary selector, not a field set: an exclusion set does not apply"
         )
     if not isinstance(value, _Octets):
-        raise AlgorithmUsageError(
+        raise CanonicalizationUsageError(
             f"as-transmitted digests the exact octets as transmitted; pass bytes, not {type(value).__name__}"
         )
     return bytes(value)
@@ -190,27 +190,27 @@ def _as_transmitted(value: Any, names: tuple[str, ...]) -> bytes:
 # ---------------------------------------------------------------------------------------------------
 
 
-def pre_image_text(
+def preimage_text(
     data: Data,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
-    """The pre-image of a JSON text (jcs unless `algorithm` says otherwise; `jcs-n` by name warns).
-    See `historical_pre_image_text`."""
+    """The preimage of a JSON text (jcs unless `algorithm` says otherwise; `jcs-n` by name warns).
+    See `historical_preimage_text`."""
     _warn_if_withdrawn(algorithm)
-    return historical_pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+    return historical_preimage_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
 
 
-def historical_pre_image_text(
+def historical_preimage_text(
     data: Data,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
-    """The pre-image of a JSON text, without the withdrawal warning (for verifying records). jcs-n
+    """The preimage of a JSON text, without the withdrawal warning (for verifying records). jcs-n
     judges the tokens themselves before anything collapses
     them: `-0`, `1.0` and `1e2` are refused although json.loads would make them 0, 1.0 and 100.0.
 
@@ -218,12 +218,12 @@ def historical_pre_image_text(
     refused with its error, class and byte offset); then, for jcs-n, the first wire-rule finding
     in document order among the members that are not excluded.
     """
-    alg = get_algorithm(algorithm)
+    alg = get_canonicalization(algorithm)
     names = exclusion_names(exclusion_set)
     max_depth = api.check_depth(max_depth)
     if alg.name == "as-transmitted":
         if isinstance(data, str):
-            raise AlgorithmUsageError("as-transmitted digests octets; pass the bytes as transmitted")
+            raise CanonicalizationUsageError("as-transmitted digests octets; pass the bytes as transmitted")
         return _as_transmitted(data, names)
     raw = api.as_bytes(data)
     if alg.name == "jcs":
@@ -239,18 +239,18 @@ def historical_pre_image_text(
 def canonical_digest_text(
     data: Data,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> str:
-    """SHA-256 of `pre_image_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
+    """SHA-256 of `preimage_text(data, algorithm=..., exclusion_set=...)`, as bare lowercase hex.
 
     >>> canonical_digest_text(b'{"b": "x", "a": null}')
     '7f50a16d8ed0dc4a8890fb342067aae8fe8597dcd4a1fb44ddec0d86afdcc4e3'
     """
     _warn_if_withdrawn(algorithm)
     return sha256_hex(
-        historical_pre_image_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        historical_preimage_text(data, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
     )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core.api import DEFAULT_MAX_DEPTH
-from ._digest import DEFAULT_ALGORITHM, _warn_if_withdrawn
+from ._digest import DEFAULT_CANONICALIZATION, _warn_if_withdrawn
 from ._normalize import exclude, exclusion_names, normal_form
 from .constraints import ContextConstraints
 from .errors import IdentifierMismatchError
@@ -25,12 +25,12 @@ from .vintage import Vintage, require
 def derived_identifier(
     payload: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
     constraints: ContextConstraints | None = None,
 ) -> str:
-    """A new derived identifier (jcs by default; `jcs-n` by name warns: WithdrawnAlgorithmWarning)."""
+    """A new derived identifier (jcs by default; `jcs-n` by name warns: WithdrawnCanonicalizationWarning)."""
     _warn_if_withdrawn(algorithm)
     return _derived_identifier(
         payload, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth, constraints=constraints
@@ -67,7 +67,7 @@ def verify_derived_identifier(
     payload: Any,
     carried: Any,
     *,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str = DEFAULT_CANONICALIZATION,
     exclusion_set: Iterable[str] = (),
     max_depth: int = DEFAULT_MAX_DEPTH,
     constraints: ContextConstraints | None = None,

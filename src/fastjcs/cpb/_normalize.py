@@ -1,6 +1,6 @@
 """jcs-n over Python values: the top-level exclusion, the wire rules, and the normal form.
 
-jcs-n (docs/contract.md): first drop the top-level members named in the exclusion set; then remove every object
+jcs-n (the contract in the docs): first drop the top-level members named in the exclusion set; then remove every object
 member whose value is null, [] or {}, children first, so that a member which becomes {} once its
 own members are gone is removed too. Array elements are never removed, but normalization recurses
 into them (`{"outer":[{"x":null}]}` -> `{"outer":[{}]}`; `[null]` stays); a top-level object may

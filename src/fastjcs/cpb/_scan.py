@@ -31,11 +31,11 @@ import unicodedata
 from json.encoder import encode_basestring as _json_string
 from typing import Any, NamedTuple, Union, cast
 
-from ..core.errors import DepthLimitError, DuplicateKeyError, FloatDomainError, IntegerDomainError
-from ..core.parser import INF, Parser, Text, integer_token_refusal, match_ws, scan_string, unexpected
+from ..core.errors import DuplicateKeyError, FloatDomainError, IntegerDomainError
+from ..core.parser import INF, Parser, integer_token_refusal
 from .errors import DuplicateNameTextError
 
-#: The jcs-n integer token grammar (docs/contract.md, "jcs-n"). \A...\Z, never ^...$: `$` matches
+#: The jcs-n integer token grammar (the design contract in the docs, "jcs-n"). \A...\Z, never ^...$: `$` matches
 #: before a newline. The scanner applies it as the core's integer-only rule
 #: (`fastjcs.core.parser.integer_token_refusal`) plus jcs-n's own refusal of `-0`.
 INTEGER_TOKEN = re.compile(r"\A(?:0|-?[1-9][0-9]*)\Z")
@@ -158,66 +158,3 @@ def scan(data: bytes, max_depth: int, mode: str) -> Scan:
         raise ValueError(f"unknown scan mode {mode!r}")
     scanner = _Scanner(data, max_depth, mode)
     return Scan(scanner.parse(), scanner.findings)
-
-
-def top_level_spans(data: bytes, max_depth: int = 10_000) -> dict[str, tuple[int, int]]:
-    """Byte spans (start, end) of the values of a top-level object's members, last one winning.
-
-    For reading a document that embeds raw JSON (a vector file's `input` or `record_raw`-like
-    members) without letting a collapsing parser see the embedded text first.
-    """
-    src = Text(data)
-    text = src.text
-    ws = match_ws
-    spans: dict[str, tuple[int, int]] = {}
-    i = ws(text, 0).end()
-    if text[i : i + 1] != "{":
-        raise unexpected(src, i, "'{'")
-    i = ws(text, i + 1).end()
-    if text[i : i + 1] == "}":
-        return spans
-    while True:
-        if text[i : i + 1] != '"':
-            raise unexpected(src, i, "a member name")
-        key, i = scan_string(src, i)
-        i = ws(text, i).end()
-        if text[i : i + 1] != ":":
-            raise unexpected(src, i, "':'")
-        start = ws(text, i + 1).end()
-        end = _skip_value(src, start, max_depth)
-        spans[key] = (start, end)
-        i = ws(text, end).end()
-        c = text[i : i + 1]
-        if c == "}":
-            return spans
-        if c != ",":
-            raise unexpected(src, i, "',' or '}'")
-        i = ws(text, i + 1).end()
-
-
-def _skip_value(src: Text, i: int, max_depth: int) -> int:
-    """The index just after the JSON value that starts at i (validated by `scan` on its own text)."""
-    text = src.text
-    depth = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            _, i = scan_string(src, i)
-        elif c in "{[":
-            depth += 1
-            if depth > max_depth:
-                raise src.fail(DepthLimitError, f"nesting deeper than max_depth={max_depth}", i)
-            i += 1
-        elif c in "}]":
-            depth -= 1
-            i += 1
-        else:
-            i += 1
-        if depth == 0:
-            # a scalar ends at the next structural character or whitespace
-            if c not in '"}]' and c not in "{[":
-                while i < n and text[i] not in ",}] \t\r\n":
-                    i += 1
-            return i
-    raise unexpected(src, i, "a value")

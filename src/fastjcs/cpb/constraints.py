@@ -32,7 +32,7 @@ from typing import Any
 from ..core import api
 from ..core.errors import IntegerDomainError, NonIntegerNumberError
 from ._scan import format_path, scan
-from .errors import CPBError, RegistryFormatError
+from .errors import CPBError, SnapshotFormatError
 
 FIELD_SETS = ("closed", "open")
 NUMBER_POLICIES = ("any", "integers-only")
@@ -83,7 +83,7 @@ class ContextConstraints:
     def from_json(cls, doc: Any, *, prose: str | None = None) -> ContextConstraints:
         """Read the `constraints` object of a registry digest context (schema: docs/cpb.md)."""
         if not isinstance(doc, Mapping):
-            raise RegistryFormatError("constraints must be an object")
+            raise SnapshotFormatError("constraints must be an object")
         unknown = set(doc) - {
             "field_set",
             "members",
@@ -94,30 +94,30 @@ class ContextConstraints:
             "not_machine_checked",
         }
         if unknown:
-            raise RegistryFormatError(f"constraints: unknown member(s) {sorted(unknown)}")
+            raise SnapshotFormatError(f"constraints: unknown member(s) {sorted(unknown)}")
         field_set = doc.get("field_set")
         if field_set is not None and field_set not in FIELD_SETS:
-            raise RegistryFormatError(f"constraints.field_set must be one of {FIELD_SETS}")
+            raise SnapshotFormatError(f"constraints.field_set must be one of {FIELD_SETS}")
         members = doc.get("members", {})
         if not isinstance(members, Mapping) or not all(t in JSON_TYPES for t in members.values()):
-            raise RegistryFormatError(f"constraints.members maps names to one of {JSON_TYPES}")
+            raise SnapshotFormatError(f"constraints.members maps names to one of {JSON_TYPES}")
         required = doc.get("required", list(members))
         if not isinstance(required, list) or not all(isinstance(n, str) for n in required):
-            raise RegistryFormatError("constraints.required must be a list of names")
+            raise SnapshotFormatError("constraints.required must be a list of names")
         if field_set == "closed" and not set(required) <= set(members):
-            raise RegistryFormatError("constraints.required names a member a closed field set lacks")
+            raise SnapshotFormatError("constraints.required names a member a closed field set lacks")
         number_policy = doc.get("number_policy", "any")
         if number_policy not in NUMBER_POLICIES:
-            raise RegistryFormatError(f"constraints.number_policy must be one of {NUMBER_POLICIES}")
+            raise SnapshotFormatError(f"constraints.number_policy must be one of {NUMBER_POLICIES}")
         byte_selector = doc.get("byte_selector", "whole")
         if byte_selector not in BYTE_SELECTORS:
-            raise RegistryFormatError(f"constraints.byte_selector must be one of {BYTE_SELECTORS}")
+            raise SnapshotFormatError(f"constraints.byte_selector must be one of {BYTE_SELECTORS}")
         clauses = doc.get("clauses", {})
         unchecked = doc.get("not_machine_checked", [])
         if not isinstance(clauses, Mapping) or not all(isinstance(v, str) for v in clauses.values()):
-            raise RegistryFormatError("constraints.clauses maps constraint names to prose")
+            raise SnapshotFormatError("constraints.clauses maps constraint names to prose")
         if not isinstance(unchecked, list) or not all(isinstance(v, str) for v in unchecked):
-            raise RegistryFormatError("constraints.not_machine_checked must be a list of prose clauses")
+            raise SnapshotFormatError("constraints.not_machine_checked must be a list of prose clauses")
         default = prose or "the registry's constraints object"
         names = ("field-set", "required-member", "member-type", "number-policy", "byte-selector")
         return cls(
@@ -131,8 +131,12 @@ class ContextConstraints:
         )
 
     # ---- the checks, before hashing ----
+    def _violation(self, code: str, path: str, message: str) -> ContextViolationError:
+        """The error for a breach of the constraint `code` at `path`, citing its registry clause."""
+        return ContextViolationError(ContextViolation(code, path, self.clause(code), message))
+
     def select(self, octets: bytes) -> bytes:
-        """The pre-image octets the byte selector names; ContextViolationError if they are malformed."""
+        """The preimage octets the byte selector names; ContextViolationError if they are malformed."""
         if self.byte_selector == "whole":
             return octets
         jws = octets.split(b"~", 1)[0]
@@ -147,7 +151,7 @@ class ContextConstraints:
                     bad = f"part {n + 1} of the first ~-separated component is not base64url"
                     break
         if bad is not None:
-            raise ContextViolationError(ContextViolation("byte-selector", "$", self.clause("byte-selector"), bad))
+            raise self._violation("byte-selector", "$", bad)
         return jws
 
     def check_value(self, value: Any, *, exclusion_set: tuple[str, ...] = ()) -> None:
@@ -155,44 +159,25 @@ class ContextConstraints:
         if self.field_set is None and not self.members and not self.required:
             return
         if type(value) is not dict:
-            raise ContextViolationError(
-                ContextViolation(
-                    "field-set", "$", self.clause("field-set"), f"the artifact is a {_json_type(value)}, not an object"
-                )
-            )
+            raise self._violation("field-set", "$", f"the artifact is a {_json_type(value)}, not an object")
         names = [k for k in value if k not in exclusion_set]
         types = dict(self.members)
         if self.field_set == "closed":
             for name in names:
                 if name not in types:
-                    raise ContextViolationError(
-                        ContextViolation(
-                            "field-set",
-                            format_path((name,)),
-                            self.clause("field-set"),
-                            f"member {name!r} is outside the closed field set {sorted(types)}",
-                        )
+                    raise self._violation(
+                        "field-set",
+                        format_path((name,)),
+                        f"member {name!r} is outside the closed field set {sorted(types)}",
                     )
         for name in self.required:
             if name not in value:
-                raise ContextViolationError(
-                    ContextViolation(
-                        "required-member",
-                        format_path((name,)),
-                        self.clause("required-member"),
-                        f"required member {name!r} is absent",
-                    )
-                )
+                raise self._violation("required-member", format_path((name,)), f"required member {name!r} is absent")
         for name in names:
             want = types.get(name)
             if want is not None and not _is_type(value[name], want):
-                raise ContextViolationError(
-                    ContextViolation(
-                        "member-type",
-                        format_path((name,)),
-                        self.clause("member-type"),
-                        f"member {name!r} is a {_json_type(value[name])}, not a {want}",
-                    )
+                raise self._violation(
+                    "member-type", format_path((name,)), f"member {name!r} is a {_json_type(value[name])}, not a {want}"
                 )
 
     def check(
@@ -234,9 +219,7 @@ class ContextConstraints:
             else:
                 what = "a number that is not an integer"
             path = getattr(exc, "path", None) or _number_path(artifact, as_text, getattr(exc, "offset", None))
-            raise ContextViolationError(
-                ContextViolation("number-policy", path, self.clause("number-policy"), f"{what}: {exc}")
-            ) from exc
+            raise self._violation("number-policy", path, f"{what}: {exc}") from exc
 
 
 def _first_non_integer(artifact: Any) -> tuple[tuple[Any, ...], Any] | None:

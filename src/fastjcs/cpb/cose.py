@@ -1,6 +1,6 @@
 """as-transmitted over COSE_Sign1: the RFC 9052 §4.4 Sig_structure (ToBeSigned) octets, and their digest.
 
-Needs the `cose` extra (`pip install fastjcs[cose]`: cbor2). The byte-boundary selector is the named
+Needs the `cose` extra (`pip install '.[cose]'` from a checkout: cbor2). The byte-boundary selector is the named
 production "RFC 9052 Section 4.4, Sig_structure (ToBeSigned)" with context "Signature1":
 
     Sig_structure = ["Signature1", body_protected, external_aad, payload]
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.hashing import hex_digest, raw_digest
-from .errors import AlgorithmUsageError, CPBError, IdentifierMismatchError
+from .errors import CanonicalizationUsageError, CPBError, IdentifierMismatchError
 
 
 class COSEError(CPBError):
@@ -76,7 +76,7 @@ def _loads(data: bytes, what: str) -> Any:
 def decode_sign1(data: bytes) -> COSESign1:
     """Decode a COSE_Sign1 (tagged 18 or untagged). Raises COSEError for anything else."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise AlgorithmUsageError("a COSE_Sign1 is bytes as transmitted")
+        raise CanonicalizationUsageError("a COSE_Sign1 is bytes as transmitted")
     cbor2 = _cbor2()
     item = _loads(bytes(data), "the COSE_Sign1")
     tagged = isinstance(item, cbor2.CBORTag)

@@ -9,12 +9,12 @@
     │       └── DuplicateNameError          two member names equal after NFC normalization
     │           └── DuplicateNameTextError  ... found in JSON text (also a DuplicateKeyError)
     ├── UnsupportedAlgorithmError
-    │   ├── UnknownAlgorithmError (+ CPBError)    a name the algorithm registry does not hold
-    │   └── WithdrawnAlgorithmError (+ CPBError)  cde-n: registered once, withdrawn, fails closed
+    │   ├── UnknownCanonicalizationError (+ CPBError)    a name the registry's canonicalizations lack
+    │   └── WithdrawnCanonicalizationError (+ CPBError)  cde-n: registered once, withdrawn, fails closed
     └── CPBError                            every CPB failure
-        ├── AlgorithmUsageError             an algorithm used outside its definition
+        ├── CanonicalizationUsageError      a canonicalization used outside its definition
         ├── IdentifierMismatchError         a carried derived identifier differs from the recomputed one
-        ├── RegistryFormatError             a registry snapshot that does not follow the format
+        ├── SnapshotFormatError             a registry snapshot that does not follow the format
         ├── StreamError                     a stream-reassemble source that cannot be reassembled
         │   └── StreamIncompleteError       ... because its terminal `done: true` chunk is missing
         └── MemberMappingError              a member mapping that cannot be applied
@@ -89,16 +89,16 @@ class DuplicateNameTextError(DuplicateNameError, DuplicateKeyError):
     """A duplicate member name in JSON text: also fastjcs's DuplicateKeyError, with its offset."""
 
 
-class UnknownAlgorithmError(CPBError, UnsupportedAlgorithmError):
-    """A canonicalization algorithm name that the registry does not hold (names are exact)."""
+class UnknownCanonicalizationError(CPBError, UnsupportedAlgorithmError):
+    """A canonicalization name that the registry does not hold (names are exact)."""
 
 
-class WithdrawnAlgorithmError(CPBError, UnsupportedAlgorithmError):
-    """A withdrawn canonicalization algorithm (cde-n): any use fails closed."""
+class WithdrawnCanonicalizationError(CPBError, UnsupportedAlgorithmError):
+    """A withdrawn canonicalization (cde-n): any use fails closed."""
 
 
-class AlgorithmUsageError(CPBError):
-    """An algorithm used outside its definition (as-transmitted with an exclusion set or a value)."""
+class CanonicalizationUsageError(CPBError):
+    """A canonicalization used outside its definition (as-transmitted with an exclusion set or a value)."""
 
 
 class IdentifierMismatchError(CPBError):
@@ -114,8 +114,14 @@ class IdentifierMismatchError(CPBError):
         super().__init__(f"carried identifier {carried!r} does not match the recomputed {recomputed}")
 
 
-class RegistryFormatError(CPBError):
-    """A registry snapshot that does not follow the upstream format."""
+class SnapshotFormatError(CPBError):
+    """A registry snapshot that does not follow the upstream format. (Not the execution registry's
+    `fastjcs.eab.RegistryFormatError`, a file that is not an execution registry.)"""
+
+
+#: The older name of SnapshotFormatError (the same class): it shared its name with
+#: `fastjcs.eab.RegistryFormatError`, an unrelated error.
+RegistryFormatError = SnapshotFormatError
 
 
 class ContextResolutionError(CPBError):
@@ -129,7 +135,7 @@ class ContextResolutionError(CPBError):
 
 
 class VintageError(CPBError):
-    """A withdrawn algorithm's record (jcs-n) without authenticated evidence that it predates the
+    """A withdrawn canonicalization's record (jcs-n) without authenticated evidence that it predates the
     withdrawal: the verifier fails closed. `reason` says which condition failed."""
 
     def __init__(self, msg: str, reason: str) -> None:
@@ -137,8 +143,8 @@ class VintageError(CPBError):
         super().__init__(msg)
 
 
-class WithdrawnAlgorithmWarning(UserWarning):
-    """A new digest or declaration under a withdrawn algorithm (jcs-n), asked for by name."""
+class WithdrawnCanonicalizationWarning(UserWarning):
+    """A new digest or declaration under a withdrawn canonicalization (jcs-n), asked for by name."""
 
 
 class StreamError(CPBError):
@@ -154,8 +160,16 @@ class MemberMappingError(CPBError):
 
 
 class MemberMappingUndeclaredError(MemberMappingError):
-    """An assembled pre-image whose digest context declares no member mapping: the bytes are not fixed."""
+    """An assembled preimage whose digest context declares no member mapping: the bytes are not fixed."""
 
+
+# Older names, kept working: each is the same class as its new name (docs/cpb.md, "Older names").
+# In fastjcs an "algorithm" is a hash (sha256, sha384); what cpb names jcs, jcs-n, as-transmitted
+# and cde-n is a canonicalization (upstream's "canonicalization_algorithms", "canonicalization_id").
+UnknownAlgorithmError = UnknownCanonicalizationError
+WithdrawnAlgorithmError = WithdrawnCanonicalizationError
+AlgorithmUsageError = CanonicalizationUsageError
+WithdrawnAlgorithmWarning = WithdrawnCanonicalizationWarning
 
 __all__ = [
     "CPBError",
@@ -164,16 +178,22 @@ __all__ = [
     "UnsafeIntegerError",
     "DuplicateNameError",
     "DuplicateNameTextError",
-    "UnknownAlgorithmError",
-    "WithdrawnAlgorithmError",
-    "AlgorithmUsageError",
+    "UnknownCanonicalizationError",
+    "WithdrawnCanonicalizationError",
+    "CanonicalizationUsageError",
     "IdentifierMismatchError",
+    "SnapshotFormatError",
     "RegistryFormatError",
     "ContextResolutionError",
     "VintageError",
-    "WithdrawnAlgorithmWarning",
+    "WithdrawnCanonicalizationWarning",
     "StreamError",
     "StreamIncompleteError",
     "MemberMappingError",
     "MemberMappingUndeclaredError",
+    # older names (aliases)
+    "UnknownAlgorithmError",
+    "WithdrawnAlgorithmError",
+    "AlgorithmUsageError",
+    "WithdrawnAlgorithmWarning",
 ]

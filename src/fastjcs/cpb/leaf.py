@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import AlgorithmUsageError
+from .errors import CanonicalizationUsageError
 
 #: The declarations: "raw" (RAW-DIGEST, bytes.fromhex(D)) or "hex" (CANONICAL-DIGEST text, D as ASCII).
 LEAF_REPRESENTATIONS = ("raw", "hex")
@@ -25,12 +25,12 @@ _BARE_HEX = re.compile(r"\A[0-9a-f]{64}\Z")
 def leaf_input(identifier: str, representation: str) -> bytes:
     """The leaf input for a bare-hex derived identifier under the declared `representation`.
 
-    Raises AlgorithmUsageError for an undeclared representation (there is no default: the
+    Raises CanonicalizationUsageError for an undeclared representation (there is no default: the
     declaration must be stated) or an identifier that is not 64 lowercase hex characters."""
     if representation not in LEAF_REPRESENTATIONS:
-        raise AlgorithmUsageError(
+        raise CanonicalizationUsageError(
             f"leaf representation {representation!r} is not declared as 'raw' or 'hex'; it is never inferred"
         )
     if not isinstance(identifier, str) or _BARE_HEX.match(identifier) is None:
-        raise AlgorithmUsageError(f"{identifier!r} is not a bare 64-character lowercase hex identifier")
+        raise CanonicalizationUsageError(f"{identifier!r} is not a bare 64-character lowercase hex identifier")
     return bytes.fromhex(identifier) if representation == "raw" else identifier.encode("ascii")

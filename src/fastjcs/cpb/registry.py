@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
-from ._digest import ALGORITHMS, historical_pre_image, historical_pre_image_text, sha256_hex
+from ._digest import CANONICALIZATIONS, historical_preimage, historical_preimage_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
-from .errors import ContextResolutionError, IdentifierMismatchError, RegistryFormatError
+from .errors import ContextResolutionError, IdentifierMismatchError, SnapshotFormatError
 from .vintage import Vintage, require
 
 _REGISTRIES = Path(__file__).with_name("registries")
@@ -98,7 +98,7 @@ def parse_status(text: Any) -> Status:
             return Status(text)
         except ValueError:
             pass
-    raise RegistryFormatError(f"unknown registry status {text!r}")
+    raise SnapshotFormatError(f"unknown registry status {text!r}")
 
 
 class Representation(str, Enum):
@@ -110,12 +110,12 @@ class Representation(str, Enum):
 
     def grammar(self) -> re.Pattern[str]:
         if self is Representation.RAW:
-            raise RegistryFormatError("the raw representation is octets, not text: it has no text grammar")
+            raise SnapshotFormatError("the raw representation is octets, not text: it has no text grammar")
         return _GRAMMAR[self]
 
     def render(self, hex_digest: str) -> str:
         if self is Representation.RAW:
-            raise RegistryFormatError("the raw representation is octets: use bytes.fromhex(identifier)")
+            raise SnapshotFormatError("the raw representation is octets: use bytes.fromhex(identifier)")
         return hex_digest if self is Representation.BARE_HEX else "sha256:" + hex_digest
 
 
@@ -156,7 +156,7 @@ def parse_exclusion_set(value: Any) -> tuple[str, ...] | None:
         m = re.fullmatch(r"\{([^{}]*)\}", text)
         if m:
             return tuple(name.strip() for name in m.group(1).split(",") if name.strip())
-    raise RegistryFormatError(f"cannot read exclusion set {value!r}")
+    raise SnapshotFormatError(f"cannot read exclusion set {value!r}")
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class DigestContext:
     @property
     def hash_name(self) -> str | None:
         """The digest_alg a reference under this context must carry (None if the algorithm is unknown)."""
-        algorithm = ALGORITHMS.get(self.algorithm)
+        algorithm = CANONICALIZATIONS.get(self.algorithm)
         return algorithm.hash_name if algorithm is not None else None
 
     def check(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
@@ -197,7 +197,7 @@ class DigestContext:
         if self.algorithm == "as-transmitted":
             if isinstance(artifact, (bytes, bytearray, memoryview)):
                 return c.select(bytes(artifact))
-            return artifact  # as-transmitted refuses a value itself (AlgorithmUsageError)
+            return artifact  # as-transmitted refuses a value itself (CanonicalizationUsageError)
         text = isinstance(artifact, (bytes, bytearray, memoryview))
         c.check(artifact, exclusion_set=self.exclusion_set or (), as_text=text, max_depth=max_depth)
         return artifact
@@ -213,7 +213,7 @@ class DigestContext:
     def identifier(self, artifact: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
         """The digest rendered in this context's representation."""
         if self.representation is None:
-            raise RegistryFormatError(f"{self.artifact_type}: the context declares no known representation")
+            raise SnapshotFormatError(f"{self.artifact_type}: the context declares no known representation")
         return self.representation.render(self.digest(artifact, max_depth=max_depth))
 
     def verify_carried(
@@ -241,14 +241,14 @@ def artifact_digest(
     verification: a withdrawn jcs-n context computes without warning (the vintage rule is the
     verifier's: `fastjcs.cpb.vintage`)."""
     if isinstance(artifact, (bytes, bytearray, memoryview)):
-        pre = historical_pre_image_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        pre = historical_preimage_text(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
     else:
-        pre = historical_pre_image(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
+        pre = historical_preimage(artifact, algorithm=algorithm, exclusion_set=exclusion_set, max_depth=max_depth)
     return sha256_hex(pre)
 
 
 @dataclass(frozen=True)
-class AlgorithmEntry:
+class CanonicalizationEntry:
     name: str
     description: str
     reference: str
@@ -262,6 +262,10 @@ class AlgorithmEntry:
     @property
     def live(self) -> bool:
         return self.status.live
+
+
+#: The older name of CanonicalizationEntry (the same class; docs/cpb.md, "Older names").
+AlgorithmEntry = CanonicalizationEntry
 
 
 @dataclass(frozen=True)
@@ -285,7 +289,7 @@ class LookupVerdict(str, Enum):
     HELD = "held"
 
 
-_Entry = TypeVar("_Entry", AlgorithmEntry, ArtifactType)
+_Entry = TypeVar("_Entry", CanonicalizationEntry, ArtifactType)
 
 
 @dataclass(frozen=True)
@@ -304,7 +308,7 @@ class Registry:
     a name absent from it is `id-unknown-to-snapshot`, not `unknown-id`, unless the `current`
     registry given to the lookup lacks it too."""
 
-    algorithms: dict[str, AlgorithmEntry] = field(default_factory=dict)
+    algorithms: dict[str, CanonicalizationEntry] = field(default_factory=dict)
     artifact_types: dict[str, ArtifactType] = field(default_factory=dict)
     pinned: bool = False
     schema_version: str = "1"
@@ -321,10 +325,10 @@ class Registry:
     def from_json(cls, data: bytes | str | Mapping[str, Any], *, pinned: bool = False) -> Registry:
         doc = json.loads(data) if isinstance(data, (bytes, str)) else data
         if not isinstance(doc, Mapping) or doc.get("schema_version") != "1":
-            raise RegistryFormatError("not a schema_version 1 registry snapshot")
+            raise SnapshotFormatError("not a schema_version 1 registry snapshot")
         algorithms = {}
         for name, entry in _members(doc, "canonicalization_algorithms").items():
-            algorithms[name] = AlgorithmEntry(
+            algorithms[name] = CanonicalizationEntry(
                 name,
                 _text(entry, "description"),
                 _text(entry, "reference"),
@@ -348,11 +352,11 @@ class Registry:
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
-            raise RegistryFormatError(f"cannot read registry {path}: {exc.strerror or exc}") from None
+            raise SnapshotFormatError(f"cannot read registry {path}: {exc.strerror or exc}") from None
         try:
             return cls.from_json(raw, pinned=pinned)
         except ValueError as exc:  # not JSON
-            raise RegistryFormatError(f"{path}: not a registry snapshot ({exc})") from None
+            raise SnapshotFormatError(f"{path}: not a registry snapshot ({exc})") from None
 
     @classmethod
     def bundled(cls, version: str | None = None) -> Registry:
@@ -361,7 +365,7 @@ class Registry:
         name = DEFAULT_VERSION if version is None else version
         path = BUNDLED_VERSIONS.get(name)
         if path is None:
-            raise RegistryFormatError(f"no bundled registry {name!r}; bundled: {', '.join(BUNDLED_VERSIONS)}")
+            raise SnapshotFormatError(f"no bundled registry {name!r}; bundled: {', '.join(BUNDLED_VERSIONS)}")
         registry = cls.load(path)
         registry.version = name
         return registry
@@ -392,7 +396,7 @@ class Registry:
         return self.computed_snapshot_sha256() == self.snapshot_sha256
 
     # ---- lookups ----
-    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup[AlgorithmEntry]:
+    def lookup_algorithm(self, name: str, *, current: Registry | None = None) -> Lookup[CanonicalizationEntry]:
         return self._lookup(self.algorithms, name, None if current is None else current.algorithms)
 
     def lookup_artifact_type(self, name: str, *, current: Registry | None = None) -> Lookup[ArtifactType]:
@@ -530,7 +534,7 @@ def _digest_alg(name: str, value: Any) -> str | None:
     if value is None or value == "N/A":
         return None
     if not isinstance(value, str) or not value:
-        raise RegistryFormatError(f"{name}: digest_alg must be a non-empty string or N/A")
+        raise SnapshotFormatError(f"{name}: digest_alg must be a non-empty string or N/A")
     return value
 
 
@@ -538,27 +542,27 @@ def _cose_alg(name: str, value: Any) -> int | None:
     if value is None or value == "N/A":
         return None
     if type(value) is not int:
-        raise RegistryFormatError(f"{name}: cose_alg must be an integer COSE algorithm id or N/A")
+        raise SnapshotFormatError(f"{name}: cose_alg must be an integer COSE algorithm id or N/A")
     return value
 
 
 def _members(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     table = doc.get(name, {})
     if not isinstance(table, Mapping) or not all(isinstance(v, Mapping) for v in table.values()):
-        raise RegistryFormatError(f"{name} must map names to entries")
+        raise SnapshotFormatError(f"{name} must map names to entries")
     return table
 
 
 def _text(entry: Mapping[str, Any], key: str) -> str:
     value = entry.get(key, "")
     if not isinstance(value, str):
-        raise RegistryFormatError(f"{key} must be a string")
+        raise SnapshotFormatError(f"{key} must be a string")
     return value
 
 
 def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:
     if not isinstance(c, Mapping) or not isinstance(c.get("algorithm"), str):
-        raise RegistryFormatError(f"{type_name}: a digest context needs an algorithm")
+        raise SnapshotFormatError(f"{type_name}: a digest context needs an algorithm")
     constraints, unchecked = constraints_for(
         type_name, c.get("purpose"), c.get("field_set"), c.get("constraints"), c["algorithm"]
     )

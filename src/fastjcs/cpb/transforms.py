@@ -2,11 +2,11 @@
 
 - `reassemble_stream`: the `stream-reassemble` transform (version 1): the transport-delivered
   domain is a list of server-sent delta chunks; the model-produced domain is their concatenation.
-  The terminal chunk (`"done": true`) bounds the pre-image: without it the stream is incomplete and
+  The terminal chunk (`"done": true`) bounds the preimage: without it the stream is incomplete and
   nothing is digested, even when the partial text happens to be JSON.
-- `assemble_preimage`: an assembled pre-image per a declared member mapping (RFC 6901 pointers from
-  the source object to the pre-image, plus declared constants). Without a mapping the member names
-  of the pre-image are not fixed, so nothing is assembled.
+- `assemble_preimage`: an assembled preimage per a declared member mapping (RFC 6901 pointers from
+  the source object to the preimage, plus declared constants). Without a mapping the member names
+  of the preimage are not fixed, so nothing is assembled.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def reassemble_stream(source: Sequence[Mapping[str, Any]]) -> bytes:
         done = marker
     if not done:
         raise StreamIncompleteError(
-            "the stream ends without its terminal chunk (`done: true`); a partial stream has no pre-image"
+            "the stream ends without its terminal chunk (`done: true`); a partial stream has no preimage"
         )
     return "".join(parts).encode("utf-8", "surrogatepass")
 
@@ -84,7 +84,7 @@ def assemble_preimage(source: Mapping[str, Any], member_mapping: Mapping[str, An
     """
     if member_mapping is None:
         raise MemberMappingUndeclaredError(
-            "the digest context declares a field set but no member mapping: the pre-image's member "
+            "the digest context declares a field set but no member mapping: the preimage's member "
             "names are not fixed, so two implementations may assemble different bytes"
         )
     if not isinstance(member_mapping, Mapping):

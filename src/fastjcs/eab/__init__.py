@@ -5,7 +5,7 @@
     ...             "2026-09-10T16:30:00Z")
     'sha256:305b05b249b159fa9dea8cbbfaa0c19b71aa867a6da718693c1c7d4b83f52fe4'
 
-Modules: `bindings` (the binding of an action, its pre-image, verification and comparison),
+Modules: `bindings` (the binding of an action, its preimage, verification and comparison),
 `registry` (`ExecutionRegistry`: admit each logical operation once, in SQLite), `errors` (the
 errors of both). Every public name of the three is re-exported here.
 """

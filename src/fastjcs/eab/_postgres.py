@@ -1,5 +1,5 @@
 """The execution registry's PostgreSQL storage: one server shared by the service instances of many
-hosts, through psycopg 3 (the `postgres` extra: ``pip install 'fastjcs[postgres]'``).
+hosts, through psycopg 3 (the `postgres` extra: ``pip install '.[postgres]'`` from a checkout).
 
 The registry lives in three tables of the connection's current schema (the first existing schema
 of its search_path; a URL may choose one with ``?options=-csearch_path%3Dmyschema``, and a
@@ -45,6 +45,7 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
+from ._statements import Statements
 from .errors import (
     RegistryClosedError,
     RegistryError,
@@ -176,10 +177,6 @@ _EXPECTED_KEYS = sorted(
         (_REFUSALS, "p", ("seq",), "", ()),
         (_EVENTS, "f", ("agent_identity", "execution_id"), _TABLE, ("agent_identity", "execution_id")),
     ]
-)
-_COLUMNS = (
-    "agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
-    "admitted_at, finalized_at, finalized_by"
 )
 # Serialises concurrent create() calls on one database (pg_advisory_xact_lock's key: "FJXR").
 _CREATE_LOCK = 0x464A5852
@@ -733,14 +730,15 @@ class _Expired(Exception):
     """The call's deadline passed before a connection was made."""
 
 
-class _PostgresTx:
-    """The statements of the registry's rules, on one connection inside a transaction."""
+class _PostgresTx(Statements):
+    """The statements of the registry's rules, on one connection inside a transaction; the reads
+    that decide a change lock their rows (FOR UPDATE)."""
 
-    __slots__ = ("conn", "r", "e", "f")
+    __slots__ = ()
 
     def __init__(self, conn: Any, names: dict[str, str]) -> None:
-        self.conn = conn
-        self.r, self.e, self.f = names.get("r", _TABLE), names.get("e", _EVENTS), names.get("f", _REFUSALS)
+        tables = (names.get("r", _TABLE), names.get("e", _EVENTS), names.get("f", _REFUSALS))
+        super().__init__(conn, tables, "%s", " FOR UPDATE")
 
     def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of
@@ -748,83 +746,15 @@ class _PostgresTx:
 
         ON CONFLICT waits for a racing insert of the same key to commit or roll back; after a
         commit, the SELECT (a new snapshot in READ COMMITTED) reads the winner's row."""
-        inserted = self.conn.execute(
+        inserted = self.run(
             f"INSERT INTO {self.r} (agent_identity, execution_id, binding, state, call_id, "
-            "admitted_at) VALUES (%s, %s, %s, 'in_flight', %s, %s) ON CONFLICT DO NOTHING "
+            "admitted_at) VALUES (?, ?, ?, 'in_flight', ?, ?) ON CONFLICT DO NOTHING "
             "RETURNING 1",
             (agent, eid, binding, call_id, at),
         ).fetchone()
         if inserted is not None:
             return None
-        row: tuple[str, str] | None = self.conn.execute(
-            f"SELECT state, binding FROM {self.r} WHERE agent_identity = %s AND execution_id = %s", (agent, eid)
+        row: tuple[str, str] | None = self.run(
+            f"SELECT state, binding FROM {self.r} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
         ).fetchone()
         return row
-
-    def lock(self, agent: str, eid: str) -> tuple[str, str | None, str | None] | None:
-        """(state, terminal audit entry hash, finalized_by) of a key, its row locked; or None."""
-        row: tuple[str, str | None, str | None] | None = self.conn.execute(
-            f"SELECT state, terminal_audit_entry_hash, finalized_by FROM {self.r} WHERE agent_identity = %s "
-            "AND execution_id = %s FOR UPDATE",
-            (agent, eid),
-        ).fetchone()
-        return row
-
-    def in_flight(self) -> list[tuple[str, str]]:
-        """The keys of every in_flight reservation, their rows locked."""
-        rows: list[tuple[str, str]] = self.conn.execute(
-            f"SELECT agent_identity, execution_id FROM {self.r} WHERE state = 'in_flight' FOR UPDATE"
-        ).fetchall()
-        return rows
-
-    def finish(self, agent: str, eid: str, state: str, audit: str | None, at: float, by: str) -> None:
-        """Move a reservation to a terminal state."""
-        self.conn.execute(
-            f"UPDATE {self.r} SET state = %s, terminal_audit_entry_hash = %s, finalized_at = %s, "
-            "finalized_by = %s WHERE agent_identity = %s AND execution_id = %s",
-            (state, audit, at, by, agent, eid),
-        )
-
-    def record(
-        self, agent: str, eid: str, action: str, state: str, call_id: str | None, audit: str | None, at: float
-    ) -> None:
-        """Append one event to the audit trail."""
-        self.conn.execute(
-            f"INSERT INTO {self.e} (agent_identity, execution_id, action, state, call_id, "
-            "terminal_audit_entry_hash, at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (agent, eid, action, state, call_id, audit, at),
-        )
-
-    def refuse(self, agent: str, eid: str, answer: str, binding: str, call_id: str | None, at: float) -> None:
-        """Keep a refused admission under the key it asserted."""
-        self.conn.execute(
-            f"INSERT INTO {self.f} (agent_identity, execution_id, answer, binding, call_id, at) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
-            (agent, eid, answer, binding, call_id, at),
-        )
-
-    def refusals(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
-        """The refused admissions of a key, oldest first (the columns of Refusal)."""
-        rows: list[tuple[Any, ...]] = self.conn.execute(
-            f"SELECT seq, agent_identity, execution_id, answer, binding, call_id, at FROM {self.f} "
-            "WHERE agent_identity = %s AND execution_id = %s ORDER BY seq",
-            (agent, eid),
-        ).fetchall()
-        return rows
-
-    def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
-        """The stored row of a key (the columns of Reservation), or None."""
-        row: tuple[Any, ...] | None = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM {self.r} WHERE agent_identity = %s AND execution_id = %s", (agent, eid)
-        ).fetchone()
-        return row
-
-    def history(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
-        """The audit trail of a key, oldest first (the columns of AuditEvent)."""
-        rows: list[tuple[Any, ...]] = self.conn.execute(
-            "SELECT seq, agent_identity, execution_id, action, state, call_id, "
-            f"terminal_audit_entry_hash, at FROM {self.e} WHERE agent_identity = %s "
-            "AND execution_id = %s ORDER BY seq",
-            (agent, eid),
-        ).fetchall()
-        return rows

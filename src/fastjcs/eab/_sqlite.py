@@ -25,8 +25,8 @@ import threading
 import time
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Any
 
+from ._statements import Statements
 from .errors import (
     RegistryClosedError,
     RegistryCorruptError,
@@ -107,10 +107,6 @@ _OBJECTS = sorted(
         ("index", "reservation_refusals_key", _REFUSALS_INDEX),
         ("table", "reservation_refusals", _REFUSALS),
     ]
-)
-_COLUMNS = (
-    "agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
-    "admitted_at, finalized_at, finalized_by"
 )
 _TRANSIENT = ("", ":memory:")  # SQLite's temporary and in-memory databases: always new
 
@@ -389,92 +385,28 @@ def create_store(path: str, timeout: float) -> SQLiteStore:
     return open_store(path, timeout, "open")
 
 
-class _SQLiteTx:
-    """The statements of the registry's rules, on one SQLite connection inside a transaction."""
+class _SQLiteTx(Statements):
+    """The statements of the registry's rules, on one SQLite connection inside a transaction (BEGIN
+    IMMEDIATE: the write lock is held, so reads lock nothing more)."""
 
-    __slots__ = ("db",)
+    __slots__ = ()
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+        super().__init__(db, (_TABLE, "reservation_events", "reservation_refusals"), "?")
 
     def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of
         the existing one, or None when inserted. BEGIN IMMEDIATE holds the write lock already."""
-        row: tuple[str, str] | None = self.db.execute(
+        row: tuple[str, str] | None = self.run(
             f"SELECT state, binding FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
         ).fetchone()
         if row is None:
-            self.db.execute(
+            self.run(
                 f"INSERT INTO {_TABLE} (agent_identity, execution_id, binding, state, call_id, "
                 "admitted_at) VALUES (?, ?, ?, 'in_flight', ?, ?)",
                 (agent, eid, binding, call_id, at),
             )
         return row
-
-    def lock(self, agent: str, eid: str) -> tuple[str, str | None, str | None] | None:
-        """(state, terminal audit entry hash, finalized_by) of a key, or None."""
-        row: tuple[str, str | None, str | None] | None = self.db.execute(
-            f"SELECT state, terminal_audit_entry_hash, finalized_by FROM {_TABLE} "
-            "WHERE agent_identity = ? AND execution_id = ?",
-            (agent, eid),
-        ).fetchone()
-        return row
-
-    def in_flight(self) -> list[tuple[str, str]]:
-        """The keys of every in_flight reservation."""
-        return self.db.execute(
-            f"SELECT agent_identity, execution_id FROM {_TABLE} WHERE state = 'in_flight'"
-        ).fetchall()
-
-    def finish(self, agent: str, eid: str, state: str, audit: str | None, at: float, by: str) -> None:
-        """Move a reservation to a terminal state."""
-        self.db.execute(
-            f"UPDATE {_TABLE} SET state = ?, terminal_audit_entry_hash = ?, finalized_at = ?, "
-            "finalized_by = ? WHERE agent_identity = ? AND execution_id = ?",
-            (state, audit, at, by, agent, eid),
-        )
-
-    def record(
-        self, agent: str, eid: str, action: str, state: str, call_id: str | None, audit: str | None, at: float
-    ) -> None:
-        """Append one event to the audit trail."""
-        self.db.execute(
-            "INSERT INTO reservation_events (agent_identity, execution_id, action, state, "
-            "call_id, terminal_audit_entry_hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (agent, eid, action, state, call_id, audit, at),
-        )
-
-    def refuse(self, agent: str, eid: str, answer: str, binding: str, call_id: str | None, at: float) -> None:
-        """Keep a refused admission under the key it asserted."""
-        self.db.execute(
-            "INSERT INTO reservation_refusals (agent_identity, execution_id, answer, binding, "
-            "call_id, at) VALUES (?, ?, ?, ?, ?, ?)",
-            (agent, eid, answer, binding, call_id, at),
-        )
-
-    def refusals(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
-        """The refused admissions of a key, oldest first (the columns of Refusal)."""
-        return self.db.execute(
-            "SELECT seq, agent_identity, execution_id, answer, binding, call_id, at "
-            "FROM reservation_refusals WHERE agent_identity = ? AND execution_id = ? ORDER BY seq",
-            (agent, eid),
-        ).fetchall()
-
-    def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
-        """The stored row of a key (the columns of Reservation), or None."""
-        row: tuple[Any, ...] | None = self.db.execute(
-            f"SELECT {_COLUMNS} FROM {_TABLE} WHERE agent_identity = ? AND execution_id = ?", (agent, eid)
-        ).fetchone()
-        return row
-
-    def history(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
-        """The audit trail of a key, oldest first (the columns of AuditEvent)."""
-        return self.db.execute(
-            "SELECT seq, agent_identity, execution_id, action, state, call_id, "
-            "terminal_audit_entry_hash, at FROM reservation_events "
-            "WHERE agent_identity = ? AND execution_id = ? ORDER BY seq",
-            (agent, eid),
-        ).fetchall()
 
 
 class _Immediate:

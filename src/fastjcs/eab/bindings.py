@@ -1,4 +1,4 @@
-"""cMCP Execution Action Binding v1 (docs/contract.md, "Execution Action Binding v1").
+"""cMCP Execution Action Binding v1 (the design contract in the docs, "Execution Action Binding v1").
 
 The binding of an action is the digest of the JCS UTF-8 bytes of exactly this object::
 
@@ -18,7 +18,7 @@ is taken by its characters, which is what JCS writes. No length limit is imposed
 none, and a limit here would refuse bindings that other implementations accept. Timestamps and
 scopes are opaque strings; their syntax is the caller's policy. Every refusal of an input is an
 ActionBindingError (a ValueError); NotV1BindingError, its subclass, says the input is a binding
-pre-image of another domain or version.
+preimage of another domain or version.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def binding(
 
 
 # ---------------------------------------------------------------------------------------------------
-# Checking a pre-image or a binding
+# Checking a preimage or a binding
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -147,9 +147,9 @@ def _is_json_one(value: object) -> bool:
 
 
 def parse_preimage(data: Preimage) -> ActionFields:
-    """Check that `data` is a v1 binding pre-image and return its four action fields.
+    """Check that `data` is a v1 binding preimage and return its four action fields.
 
-    `data` is the pre-image bytes or the object (a dict). The bytes decide: bytes must be exactly
+    `data` is the preimage bytes or the object (a dict). The bytes decide: bytes must be exactly
     the JCS form (the bytes a binding hashes; another spelling of the same JSON hashes to another
     digest and is refused), and a dict is judged by the JCS bytes it would produce, so
     ``"version": 1.0`` is accepted in a dict (it is written ``1``) while ``true`` is not.
@@ -172,24 +172,24 @@ def parse_preimage(data: Preimage) -> ActionFields:
         try:
             canonical = api.canonicalize(raw)
         except CanonicalizationError as exc:
-            raise ActionBindingError(f"pre-image bytes are not strict JSON: {exc}") from exc
+            raise ActionBindingError(f"preimage bytes are not strict JSON: {exc}") from exc
         if canonical != raw:
             raise ActionBindingError(
-                "pre-image bytes are not in JCS form: a binding hashes the "
-                "canonical bytes, so other bytes are not its pre-image"
+                "preimage bytes are not in JCS form: a binding hashes the "
+                "canonical bytes, so other bytes are not its preimage"
             )
         obj = json.loads(raw)
     elif isinstance(data, dict):
         obj = data
     else:
-        raise TypeError(f"a pre-image is bytes or a dict, not {type(data).__name__}")
+        raise TypeError(f"a preimage is bytes or a dict, not {type(data).__name__}")
     if not isinstance(obj, dict):
-        raise ActionBindingError(f"a pre-image is a JSON object, not {type(obj).__name__}")
+        raise ActionBindingError(f"a preimage is a JSON object, not {type(obj).__name__}")
     return _check_object(obj)
 
 
 def _check_object(obj: dict[Any, Any]) -> ActionFields:
-    # Domain and version first: a pre-image of another kind of binding says so, whatever its
+    # Domain and version first: a preimage of another kind of binding says so, whatever its
     # other members are.
     if "domain" in obj:
         domain = obj["domain"]
@@ -209,7 +209,7 @@ def _check_object(obj: dict[Any, Any]) -> ActionFields:
             parts.append("missing member(s) " + ", ".join(map(repr, missing)))
         first = (missing or extra)[0]
         raise ActionBindingError(
-            f"a v1 pre-image has exactly the members {', '.join(_MEMBERS)}: " + "; ".join(parts),
+            f"a v1 preimage has exactly the members {', '.join(_MEMBERS)}: " + "; ".join(parts),
             first if isinstance(first, str) else None,
         )
     return ActionFields(*(_field(name, obj[name]) for name in FIELDS))
@@ -225,10 +225,10 @@ def is_v1_preimage(data: Preimage) -> bool:
 
 
 def verify(binding: str, data: Preimage) -> bool:
-    """True when `binding` is exactly the v1 binding of the pre-image `data`.
+    """True when `binding` is exactly the v1 binding of the preimage `data`.
 
     The algorithm is the binding's own prefix, and the comparison is on the complete rendered
-    string. False when `data` is not a v1 pre-image (another domain or version included) or the
+    string. False when `data` is not a v1 preimage (another domain or version included) or the
     digest differs. A malformed binding string raises InvalidDigestError: the caller passed
     something that is not a binding at all.
 
@@ -262,7 +262,7 @@ def same_binding(a: str, b: str) -> bool:
 
 
 class Disposition(enum.Enum):
-    """The verdicts of the upstream vector file, for a pre-image under an algorithm."""
+    """The verdicts of the upstream vector file, for a preimage under an algorithm."""
 
     ACCEPT = "accept"
     REJECT_AS_V1_EXECUTION_ACTION_BINDING = "reject_as_v1_execution_action_binding"
@@ -270,10 +270,10 @@ class Disposition(enum.Enum):
 
 
 def classify(data: Preimage, algorithm: str = "sha256") -> Disposition:
-    """The disposition of binding the pre-image `data` under `algorithm`.
+    """The disposition of binding the preimage `data` under `algorithm`.
 
     REJECT_UNSUPPORTED_ALGORITHM when the algorithm is not sha256/sha384 (checked first);
-    REJECT_AS_V1_EXECUTION_ACTION_BINDING when `data` is not a v1 pre-image; ACCEPT otherwise.
+    REJECT_AS_V1_EXECUTION_ACTION_BINDING when `data` is not a v1 preimage; ACCEPT otherwise.
 
     >>> classify(preimage("agent", "read", "doc:1", "2026-01-01T00:00:00Z"), "sha512").value
     'reject_unsupported_algorithm'
@@ -293,7 +293,7 @@ def classify(data: Preimage, algorithm: str = "sha256") -> Disposition:
 
 
 class Semantics(enum.Enum):
-    """Which equality governs "the same logical operation" (docs/contract.md, "The semantic witness").
+    """Which equality governs "the same logical operation" (the design contract in the docs, "The semantic witness").
 
     JSON_NUMBER: RFC 8785 / I-JSON, numbers are IEEE-754 doubles; two requests are the same
         operation when their JCS bytes are equal, so {"x": 1} and {"x": 1.0} are.

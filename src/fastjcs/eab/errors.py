@@ -21,10 +21,10 @@ from ..core.errors import FastJCSError
 
 
 class ActionBindingError(FastJCSError):
-    """The input cannot be an Execution Action Binding v1 pre-image.
+    """The input cannot be an Execution Action Binding v1 preimage.
 
     A field that is not a non-empty str without lone surrogates, a member added, dropped or
-    renamed, or pre-image bytes that are not the JCS form of such an object. `field` names the
+    renamed, or preimage bytes that are not the JCS form of such an object. `field` names the
     offending field or member when there is one.
     """
 
@@ -34,7 +34,7 @@ class ActionBindingError(FastJCSError):
 
 
 class NotV1BindingError(ActionBindingError):
-    """A well-formed binding pre-image of another domain or another version than v1."""
+    """A well-formed binding preimage of another domain or another version than v1."""
 
 
 class RegistryError(FastJCSError):

@@ -1,4 +1,4 @@
-"""The execution correlation registry (docs/contract.md, "Execution registry"): admit each logical operation once.
+"""The execution correlation registry (docs: the contract, "Execution registry"): admit each logical operation once.
 
 A reservation is keyed by (authenticated agent identity, execution_id) and stores the binding (an
 Execution Action Binding, `<alg>:<hex>`) as an opaque string. `admit` answers exactly one of:
@@ -13,7 +13,7 @@ Execution Action Binding, `<alg>:<hex>`) as an opaque string. `admit` answers ex
 
 A matching binding never permits a second call: once admitted, a key is never ADMITTED again.
 `admit` takes the binding as given; `admit_action` computes it here from the authenticated agent
-identity and the action fields (cMCP's execution correlation: the binding's pre-image
+identity and the action fields (cMCP's execution correlation: the binding's preimage
 established), answering BINDING_MISMATCH for a carried binding that differs. Every refused
 admission is kept under the key it asserted (`refusals`).
 `finalize` moves in_flight to "completed" or "outcome_unknown"; `recover` seals every in_flight
@@ -115,7 +115,8 @@ class Reservation(NamedTuple):
     finalized_by: str | None  # "finalize" or "recover"
 
 
-# The admission table, in one place (docs/contract.md, "Execution registry"). A changed binding outranks every state.
+# The admission table, in one place (contract in the docs, "Execution registry").
+# A changed binding outranks every state.
 _REPLAY = {
     ReservationState.IN_FLIGHT: Admission.REPLAY_IN_FLIGHT,
     ReservationState.OUTCOME_UNKNOWN: Admission.REPLAY_OUTCOME_UNKNOWN,
@@ -376,7 +377,7 @@ class ExecutionRegistry:
         the asserted key (`refusals`) in the transaction that decided it.
 
         The binding is taken as given, an opaque digest: this method does not establish its
-        pre-image, so it cannot tell a binding computed for another agent or another action
+        preimage, so it cannot tell a binding computed for another agent or another action
         from the right one. A caller that has the action fields should call `admit_action`,
         which computes the binding from the authenticated agent identity itself (cMCP's
         execution correlation: until the binding is verified, records may be said to share an
@@ -412,7 +413,7 @@ class ExecutionRegistry:
         algorithm: str | None = None,
         call_id: str | None = None,
     ) -> Admission:
-        """Admit an action whose binding is computed here, so its pre-image is established.
+        """Admit an action whose binding is computed here, so its preimage is established.
 
         The Execution Action Binding v1 is computed from `agent_identity` (the authenticated
         identity that also keys the reservation) and the three action fields, under

@@ -18,14 +18,16 @@ import functools
 import importlib
 import json
 import math
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Optional
 
-from ..core import python_backend as _python
+from ..core import backends
 from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
+from .interop import IJSON_CHOICE_WORDS
 from .peers import CANNOT_START, OK, BatchPeer
 
 # ---------------------------------------------------------------------------------------------------
@@ -46,7 +48,9 @@ class Probe:
     text: bytes  # the input in text mode
     want: bytes | None  # the canonical bytes; None: the input must be refused
     obj: Any = _TEXT_ONLY  # the input in object mode, or _TEXT_ONLY
-    may_refuse: bool = False  # beyond a double's precision: I-JSON lets a receiver refuse it
+    #: an integer beyond 2^53: I-JSON lets a receiver refuse it (the lab's class i-json-choice;
+    #: a test holds it to interop.beyond_2_53)
+    may_refuse: bool = False
 
     @property
     def has_obj(self) -> bool:
@@ -165,8 +169,9 @@ PROBES: list[Probe] = [
 
 def probe_report(c: Candidate) -> tuple[list[str], list[str]]:
     """(wrong, refused): the probes `c` gets wrong (wrong bytes, a refusal of a valid input, or
-    bytes for an input that must be refused), and the probes beyond a double's precision it
-    refuses. Those refusals are reported, not counted against JCS-correctness: RFC 8785 leans on
+    bytes for an input that must be refused), and the probes with an integer beyond 2^53 it
+    refuses (an I-JSON choice, IJSON_CHOICE_WORDS; the lab's class i-json-choice). Those
+    refusals are reported, not counted against JCS-correctness: RFC 8785 leans on
     I-JSON, which lets a receiver refuse such numbers (rfc8785 refuses integers beyond 2^53)."""
     wrong: list[str] = []
     refused: list[str] = []
@@ -270,6 +275,14 @@ class CannotStart(Exception):
     """An external candidate's command could not be started (not found, not executable)."""
 
 
+#: The widest line of `Result.table()`: it fits a 100-column terminal.
+TABLE_WIDTH = 100
+
+
+class NoCandidate(ValueError):
+    """An --only NAME that matches no candidate: nothing of what was asked for would be timed."""
+
+
 class Refused(Exception):
     """An external candidate refused a document (non-zero exit, or a timeout)."""
 
@@ -337,13 +350,14 @@ def candidates() -> tuple[list[Candidate], dict[str, str]]:
     D = DEFAULT_MAX_DEPTH
 
     try:
-        from ..core import native_backend as _native
+        _native = backends.load("native")
     except ImportError as exc:
         skipped["fastjcs (native)"] = f"C extension not built: {exc}"
     else:
         found.append(
             Candidate("fastjcs (native)", lambda o: _native.dumps(o, D), lambda t: _native.canonicalize(t, D, False))
         )
+    _python = backends.load("python")
     found.append(
         Candidate("fastjcs (python)", lambda o: _python.dumps(o, D), lambda t: _python.canonicalize(t, D, False))
     )
@@ -504,12 +518,21 @@ class Result:
             "not_installed": not_installed(self.skipped),
         }
 
-    def table(self) -> str:
+    def table(self, width: int = TABLE_WIDTH) -> str:
+        """The table and its notes, every line at most `width` columns: what does not fit a cell
+        (the probes a candidate gets wrong, an error) is a note below the table, a long name
+        wraps inside its column, and a long note wraps with an indent."""
         head = ("canonicalizer", "JCS-correct", "MB/s", "vs rfc8785")
         body = []
+        notes = []
         for r in self.rows:
-            correct = "yes" if r.correct else "NO: " + ", ".join(r.failed_probes)
-            speed = f"{r.mb_per_s:.1f}" if r.mb_per_s is not None else f"error: {r.error}"
+            correct = "yes"
+            if not r.correct:
+                correct = "NO (below)"
+                notes.append(f"{r.label} is not JCS-correct: " + ", ".join(r.failed_probes))
+            speed = f"{r.mb_per_s:.1f}" if r.mb_per_s is not None else "error (below)"
+            if r.mb_per_s is None:
+                notes.append(f"{r.name}: error: {r.error}")
             ratio = "-"
             if r.ratio is not None:
                 ratio = f"{r.ratio:.2f}x" if r.ratio >= 0.1 else f"{r.ratio:.3f}x"
@@ -517,24 +540,44 @@ class Result:
                     ratio += f" ({r.ratio_documents}/{self.documents} docs)"
             body.append((r.label, correct, speed, ratio))
         widths = [max(len(row[i]) for row in [head, *body]) for i in range(4)]
-        lines = [" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in [head, *body]]
+        # the name column takes what the others leave (3 columns of " | " between 4 cells)
+        widths[0] = max(len(head[0]), min(widths[0], width - sum(widths[1:]) - 3 * 3))
+        lines = []
+        for row in [head, *body]:
+            names = textwrap.wrap(row[0], widths[0], break_on_hyphens=False) or [""]
+            for k, name in enumerate(names):
+                cells = (name, *row[1:]) if k == 0 else (name, "", "", "")
+                lines.append(" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
         lines.insert(1, "-+-".join("-" * w for w in widths))
-        lines.append(f"{self.mode} mode; corpus {self.corpus_bytes / 1e6:.2f} MB in {self.documents} document(s)")
+        notes.insert(0, f"{self.mode} mode; corpus {self.corpus_bytes / 1e6:.2f} MB in {self.documents} document(s)")
         for r in self.rows:
             if r.refused:
                 shown = "; ".join(f"#{i + 1}: {why}" for i, why in list(r.refused.items())[:3])
                 more = f"; and {len(r.refused) - 3} more" if len(r.refused) > 3 else ""
-                lines.append(f"{r.name} refused {len(r.refused)} of {self.documents} document(s): {shown}{more}")
+                notes.append(f"{r.name} refused {len(r.refused)} of {self.documents} document(s): {shown}{more}")
             if r.refused_probes:
-                lines.append(f"{r.name} refuses (as I-JSON allows): {', '.join(r.refused_probes)}")
+                notes.append(f"{r.name} refuses, as an {IJSON_CHOICE_WORDS}: {', '.join(r.refused_probes)}")
             if r.command is not None and r.ms_per_document is not None:
                 how = "batch protocol, one process" if r.batch else "one process per document"
-                lines.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
+                notes.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
         absent = not_installed(self.skipped)
         if absent:
-            lines.append("not installed: " + ", ".join(absent))
-        lines.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
+            notes.append("not installed: " + ", ".join(absent))
+        notes.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
+        for note in notes:
+            lines += textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
         return "\n".join(lines)
+
+
+def _check_only(only: Sequence[str], names: Sequence[str], skipped: dict[str, str]) -> None:
+    """NoCandidate for an --only NAME that is in no candidate's name: it was asked for, and an
+    empty table (or one without it) would pass for an answer."""
+    for wanted in only:
+        if any(wanted.lower() in n.lower() for n in names):
+            continue
+        absent = [n for n in skipped if wanted.lower() in n.lower()]
+        why = f"{', '.join(absent)}: not installed here" if absent else f"candidates here: {', '.join(names)}"
+        raise NoCandidate(f"no candidate matched --only {wanted!r} ({why})")
 
 
 def _time(fn: Callable[[], Any], min_time: float, repeat: int) -> float:
@@ -580,6 +623,7 @@ def run(
         raise ValueError(f"min_time must be a finite number of seconds >= 0, not {min_time}")
     cands, skipped = candidates()
     if only:
+        _check_only(only, [c.name for c in (*cands, *extra)], skipped)
         wanted = [w.lower() for w in only]
         cands = [c for c in cands if any(w in c.name.lower() for w in wanted)]
     taken = {c.name for c in cands}
@@ -690,32 +734,53 @@ def run(
                 c.close()
 
 
-def plot(result: Result, out: BinaryIO, image_format: str) -> None:
+def plot_title(result: Result, when: str | None = None, machine: str | None = None) -> str:
+    """The chart's title: what was measured (mode, corpus), when and where; a figure without them
+    cannot be compared with another."""
+    import datetime
+    import os
+    import platform
+
+    when = when or datetime.date.today().isoformat()
+    machine = machine or (
+        f"{platform.machine()}, {os.cpu_count()} CPU(s), {platform.python_implementation()} {platform.python_version()}"
+    )
+    return (
+        f"JSON canonicalizers: {result.mode} mode, {result.documents} documents "
+        f"({result.corpus_bytes / 1e6:.2f} MB), one call each\n{when}, {machine}"
+    )
+
+
+def bar_note(r: Row) -> str:
+    """What the chart writes at the end of a bar: its MB/s, and why it is hatched unless the label
+    says it already (a label ends "(not JCS)" for what is no JCS implementation at all)."""
+    if r.correct or r.not_jcs is not None:
+        return f" {r.mb_per_s:.1f}"
+    return f" {r.mb_per_s:.1f} (fails probes)"
+
+
+def plot(result: Result, out: BinaryIO, image_format: str, when: str | None = None, machine: str | None = None) -> None:
     """A bar chart of throughput, correct candidates in one colour, others hatched, written to
-    `out` as `image_format` (png, svg, pdf...)."""
+    `out` as `image_format` (png, svg, pdf...), titled with the mode, the corpus, the date and the
+    machine (`plot_title`)."""
     import matplotlib  # ImportError is the caller's to report
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = [r for r in result.rows if r.mb_per_s is not None]
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(rows)))
+    fig, ax = plt.subplots(figsize=(8, 1.0 + 0.45 * len(rows)))
     bars = ax.barh(
         [r.label for r in rows], [r.mb_per_s for r in rows], color=["#2a7ab9" if r.correct else "#bbbbbb" for r in rows]
     )
     for bar, r in zip(bars, rows):
         if not r.correct:
             bar.set_hatch("//")
-        ax.text(
-            bar.get_width(),
-            bar.get_y() + bar.get_height() / 2,
-            f" {r.mb_per_s:.1f}" + ("" if r.correct else " (not JCS)"),
-            va="center",
-            fontsize=8,
-        )
+        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, bar_note(r), va="center", fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel(f"MB/s ({result.mode} mode; {result.corpus_bytes / 1e6:.1f} MB corpus)")
-    ax.set_title("JSON canonicalizers")
+    ax.set_xlim(0, max([r.mb_per_s or 0.0 for r in rows], default=1.0) * 1.25)  # room for the notes
+    ax.set_xlabel("MB/s of canonical output (hatched: not JCS-correct)")
+    ax.set_title(plot_title(result, when, machine), fontsize=9)
     fig.tight_layout()
     fig.savefig(out, format=image_format)
     plt.close(fig)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -20,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..conformance.reader import Members, Token, read
 from .corpus import expectation
-from .crosscheck import difference_kind, strip_newline
 from .peers import (
     CANNOT_START,
     CRASH,
@@ -54,6 +55,23 @@ SLOW_FACTOR, SLOW_FLOOR = 100, 1.0
 #: A refusal of a document that fastjcs refuses only for its own depth limit (no RFC sets one):
 #: counted and shown, neither a pass nor a failure.
 LIMIT = "limit"
+#: A refusal of a valid document that holds an integer token beyond 2^53 in magnitude: I-JSON
+#: (RFC 7493 2.2, which RFC 8785 leans on) lets a receiver refuse numbers beyond a double's
+#: precision (rfc8785 does). Counted and shown, neither a pass nor a failure; `bench` reports the
+#: same refusals of its probes in the same words (IJSON_CHOICE_WORDS).
+IJSON_CHOICE = "i-json-choice"
+IJSON_CHOICE_WORDS = "I-JSON choice (integers beyond 2^53)"
+#: Classes counted and shown that are neither a pass nor a failure.
+CHOICES = (LIMIT, IJSON_CHOICE)
+_INTEGER_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|(-?[0-9]+)(?![0-9.eE])')
+
+
+def beyond_2_53(text: bytes) -> bool:
+    """Whether the JSON text holds an integer token (no fraction, no exponent) beyond 2^53 in
+    magnitude (strings skipped)."""
+    return any(m and abs(int(m)) > 2**53 for m in _INTEGER_TOKEN.findall(text))
+
+
 #: Every class of failure, in the order reports list them.
 CLASSES = (
     WRONG_NUMBER,
@@ -85,6 +103,67 @@ FAMILIES = ("number", "string", "order", "structure", "large", "whitespace", "sy
 TIMED_FAMILIES = ("large",)
 
 
+def strip_newline(out: bytes) -> bytes:
+    """The answer without one final line ending (\n or \r\n). A canonical JSON text never ends
+    with one, so what is stripped is never part of a right answer."""
+    if out.endswith(b"\r\n"):
+        return out[:-2]
+    return out[:-1] if out.endswith(b"\n") else out
+
+
+def difference_kind(ours: bytes, theirs: bytes) -> str:
+    """The kind of disagreement between two outputs for the same text, read token-preserving:
+    member-order when the same objects list their members in another order, number-format when
+    a number token differs, whitespace when only insignificant whitespace differs, string-escaping
+    when the tokens are equal but the bytes are not (a string written with other escapes),
+    trailing-newline when the other output is ours plus a final line ending, other for anything
+    else."""
+    if theirs in (ours + b"\n", ours + b"\r\n"):
+        return "trailing-newline"
+    try:
+        a, b = read(ours), read(theirs)
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python's reader takes
+        return "other"
+    stack = [(a, b)]
+    order = number = False
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, Members) and isinstance(y, Members):
+            kx, ky = [k for k, _ in x], [k for k, _ in y]
+            if kx != ky:
+                if sorted(kx) != sorted(ky):
+                    return "other"
+                order = True
+            vy = dict(y)
+            stack.extend((v, vy[k]) for k, v in x if k in vy)
+        elif type(x) is list and type(y) is list and len(x) == len(y):
+            stack.extend(zip(x, y))
+        elif isinstance(x, Token) and isinstance(y, Token):
+            number = number or x != y
+        elif type(x) is not type(y) or x != y:
+            return "other"
+    if order:
+        return "member-order"
+    if number:
+        return "number-format"
+    return "whitespace" if _without_whitespace(theirs) == _without_whitespace(ours) else "string-escaping"
+
+
+def _without_whitespace(text: bytes) -> bytes:
+    """A JSON text without its insignificant whitespace (outside strings)."""
+    out = bytearray()
+    in_string = escaped = False
+    for byte in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b" \t\n\r":
+            continue
+        out.append(byte)
+    return bytes(out)
+
+
 def family(category: str) -> str:
     """The matrix column of a category: the part before its first hyphen."""
     return category.split("-", 1)[0]
@@ -113,12 +192,16 @@ def expected_of(text: bytes) -> bytes | None:
     return expectation(text)[0]
 
 
-def classify_case(expected: bytes | None, limit: str, outcome: Outcome, slow_after: float | None = None) -> str:
+def classify_case(
+    expected: bytes | None, limit: str, outcome: Outcome, slow_after: float | None = None, text: bytes = b""
+) -> str:
     """The class of one answer to a case: `limit` for a refusal of a document refused only for
-    fastjcs's own limit, `slow` for the right bytes after more than `slow_after` seconds, else
-    as `classify`."""
+    fastjcs's own limit, `i-json-choice` for a refusal of a valid `text` with an integer beyond
+    2^53, `slow` for the right bytes after more than `slow_after` seconds, else as `classify`."""
     if limit and outcome.status == ERROR:
         return LIMIT
+    if expected is not None and outcome.status == ERROR and beyond_2_53(text):
+        return IJSON_CHOICE
     cls = classify(expected, outcome)
     if cls == AGREE and slow_after is not None and outcome.seconds > slow_after:
         return SLOW
@@ -128,7 +211,7 @@ def classify_case(expected: bytes | None, limit: str, outcome: Outcome, slow_aft
 def classify_text(text: bytes, outcome: Outcome) -> str:
     """The class of an answer to any text (a shrinking trial, a reproducer)."""
     expected, limit = expectation(text)
-    return classify_case(expected, limit, outcome)
+    return classify_case(expected, limit, outcome, text=text)
 
 
 _REFERENCE_SECONDS: dict[bytes, float] = {}
@@ -196,9 +279,9 @@ class PeerSpec:
     package: str = ""
     version: str = ""
 
-    def start(self, timeout: float, newline: str = "strip") -> Any:
+    def start(self, timeout: float, newline: str = "strip", jobs: int = 2) -> Any:
         if self.protocol == "one-shot":
-            return OneShotPeer(self.command, timeout, newline)
+            return OneShotPeer(self.command, timeout, newline, jobs)
         return BatchPeer(self.command, timeout)
 
 
@@ -389,7 +472,7 @@ class PeerResult:
 
     @property
     def failures(self) -> int:
-        return sum(n for cls, n in self.totals.items() if cls not in (AGREE, LIMIT))
+        return sum(n for cls, n in self.totals.items() if cls not in (AGREE, *CHOICES))
 
     @property
     def answered(self) -> int:
@@ -432,11 +515,12 @@ def run_peer(
     shrink_budget: int = 400,
     newline: str = "strip",
     progress: Callable[[int], None] | None = None,
+    jobs: int = 2,
 ) -> PeerResult:
     """Put every case to the peer (timed), classify every answer, and shrink the smallest failing
     case of each class in each family of categories to a reproducer of that class."""
     result = PeerResult(spec, cases=len(cases), bytes_in=sum(len(c.text) for c in cases))
-    peer = spec.start(timeout, newline)
+    peer = spec.start(timeout, newline, jobs)
     try:
         start = time.perf_counter()
         outcomes = peer.run([c.text for c in cases], progress)
@@ -451,10 +535,10 @@ def run_peer(
             if fam in TIMED_FAMILIES and not outcome.fault:
                 after = limits[k] = slow_after(case.text)
                 result.timed[case.id] = (outcome.seconds, after)
-            cls = classify_case(case.expected, getattr(case, "limit", ""), outcome, after)
+            cls = classify_case(case.expected, getattr(case, "limit", ""), outcome, after, case.text)
             result.totals[cls] += 1
             result.cells.setdefault(fam, Counter())[cls] += 1
-            if cls not in (AGREE, LIMIT) and (
+            if cls not in (AGREE, *CHOICES) and (
                 (cls, fam) not in first or len(case.text) < len(cases[first[cls, fam]].text)
             ):
                 first[cls, fam] = k
@@ -486,7 +570,7 @@ def _example(peer: Any, cls: str, case: Case, outcome: Outcome, after: float | N
     def alone(candidate: bytes) -> tuple[Outcome, bool]:
         again = peer.run([candidate])[0]
         expected, limit = expectation(candidate)
-        return again, classify_case(expected, limit, again, after) == cls
+        return again, classify_case(expected, limit, again, after, candidate) == cls
 
     if cls in (TIMEOUT, CANNOT_START):
         again, reproduces = outcome, True  # as found: trying again costs another timeout
@@ -552,7 +636,7 @@ def _cell(counts: Counter | None) -> str:
     if not counts:
         return "-"
     bad = [(cls, counts[cls]) for cls in CLASSES if counts.get(cls)]
-    limit = f", {counts[LIMIT]} {LIMIT}" if counts.get(LIMIT) else ""
+    limit = "".join(f", {counts[c]} {c}" for c in CHOICES if counts.get(c))
     if not bad:
         return f"pass ({counts[AGREE]}){limit}"
     return ", ".join(f"{n} {cls}" for cls, n in bad) + limit
@@ -570,6 +654,11 @@ def _slowest(r: PeerResult) -> str:
         return ""
     case_id, (took, after) = max(r.timed.items(), key=lambda kv: kv[1][0])
     return f"slowest timed answer {took:.2f} s ({case_id}; slow after {after:.2f} s)"
+
+
+def _ijson_note(r: PeerResult) -> str:
+    n = r.totals[IJSON_CHOICE]
+    return f"{IJSON_CHOICE}: {n} valid case(s) refused, an {IJSON_CHOICE_WORDS}: shown, not a failure"
 
 
 def _columns(results: Sequence[PeerResult]) -> list[str]:
@@ -594,6 +683,8 @@ def text_report(results: Sequence[PeerResult]) -> str:
             lines.append(f"  {fam:<11} {_cell(r.cells.get(fam))}")
         if r.timed:
             lines.append(f"  {_slowest(r)}")
+        if r.totals.get(IJSON_CHOICE):
+            lines.append(f"  {_ijson_note(r)}")
         for e in r.examples.values():
             lines.append(f"  [{e.cls}] {r.count(e)} {family(e.category)} cases, e.g. {e.case_id} ({e.clause})")
             if not e.alone:
@@ -633,11 +724,13 @@ def markdown_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
             + f" | {_throughput(r)} |"
         )
     for r in results:
-        if not r.examples and not r.needs_end_of_input:
+        if not r.examples and not r.needs_end_of_input and not r.totals.get(IJSON_CHOICE):
             continue
         out += ["", f"### {r.spec.name}", ""]
         if r.needs_end_of_input:
             out.append(f"- **protocol**: {NEEDS_EOF}")
+        if r.totals.get(IJSON_CHOICE):
+            out.append(f"- {_ijson_note(r)}")
         for e in r.examples.values():
             if not e.alone:
                 out.append(f"- **{e.cls}** ({r.count(e)} {family(e.category)} cases): {NOT_ALONE}")
@@ -794,15 +887,18 @@ def run_matrix(
     shrink_budget: int = 400,
     newline: str = "strip",
     progress: bool = True,
+    jobs: int = 2,
 ) -> Matrix:
-    """Run every peer over the cases, one after the other (their throughput is not shared).
-    Raises NothingCompared when there is no case, or no peer answered a single one."""
+    """Run every peer over the cases, one after the other (their throughput is not shared; a
+    one-shot peer runs `jobs` processes at once). Raises NothingCompared when there is no case,
+    or no peer answered a single one and none crashed or timed out."""
     if not cases:
         raise NothingCompared("nothing compared: the corpus has no case")
     results = [
-        run_peer(s, cases, timeout, shrink_budget, newline, Progress(s.name, len(cases), progress)) for s in specs
+        run_peer(s, cases, timeout, shrink_budget, newline, Progress(s.name, len(cases), progress), jobs) for s in specs
     ]
-    if not any(r.answered for r in results):
+    # a crash or a timeout is a verdict on the peer (exit 1), as over the vector protocol
+    if not any(r.answered or r.totals[CRASH] or r.totals[TIMEOUT] for r in results):
         why = "; ".join(f"{r.spec.name}: {next(iter(r.examples.values())).got.detail}" for r in results if r.examples)
         raise NothingCompared(f"nothing compared: no peer answered a case ({why})")
     return Matrix(results, {**meta, "cases": len(cases)})

@@ -60,18 +60,25 @@ def fault_of(status: int) -> str | None:
     return None
 
 
+def spawn(command: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`command` through the shell, its three streams piped, in a session of its own (so that a
+    time-out or a signal ends its whole process group)."""
+    return subprocess.Popen(
+        command,
+        shell=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=env,
+    )
+
+
 def call(cmd: str, data: bytes, timeout: float) -> Reply:
     """Run `cmd` through the shell (so `VAR=value cmd` works) with `data` on stdin. On a time-out
     the whole process group is killed (a shell's children too)."""
     try:
-        p = subprocess.Popen(
-            cmd,
-            shell=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        p = spawn(cmd)
     except OSError as exc:
         return Reply(-1, b"", str(exc).encode(), CANNOT_START)
     try:
@@ -253,15 +260,7 @@ class _Process:
     deadline, its stderr drained (the last few KiB kept for reports)."""
 
     def __init__(self, command: str, env: dict[str, str] | None) -> None:
-        self.proc = subprocess.Popen(
-            command,
-            shell=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            env=env,
-        )
+        self.proc = spawn(command, env)
         # the three pipes asked for above (typeshed types each as optional, whatever Popen was asked)
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
         self._stdin, self._stdout, self._stderr_pipe = self.proc.stdin, self.proc.stdout, self.proc.stderr

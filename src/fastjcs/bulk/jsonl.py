@@ -10,8 +10,8 @@ length plus a chunk.
 Each chunk is digested by one batch call (`digest_lines_hex` of the backend: for the C core, one
 C call per chunk). With `jobs > 1` the chunks go to threads (the C core's call runs without the
 GIL) or to worker processes (the pure-Python backend, jcs-n), at most 2 x jobs chunks in flight,
-and come back in input order. Lines are split as `fastjcs.core.jsonl.split_lines` splits them: at b"\\n", a
-final newline ends the last line, a "\\r" before it is JSON whitespace.
+and come back in input order. Lines and chunks follow the one split rule of `fastjcs.core.jsonl`: a line
+ends at each b"\\n" and nowhere else, a final newline ends the last line, a "\\r" stays in its line.
 
 A chunk's result is its output bytes (the digest lines) plus its failures, with line numbers
 relative to the chunk; the parent, which sees the chunks in order, makes them absolute (a worker
@@ -25,10 +25,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-from ..core import seam
+from ..core import backends
 from ..core.errors import FastJCSError
 from ..core.hashing import raw_digest
-from ..core.jsonl import lines_hex_from, split_lines
+from ..core.jsonl import first_line_end, lines_hex_from, split_lines, whole_lines_end
 
 CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, small enough to stream
 
@@ -75,7 +75,7 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
     """Digest every line of `data` (whole lines, any bytes-like object); never raises for a bad line."""
     if s.profile == "jcs":
         # One backend call renders the digest lines itself (in C, without coming back per line).
-        output, lines, failures = seam.impl().digest_lines_hex(
+        output, lines, failures = backends.impl().digest_lines_hex(
             data, s.max_depth, s.strict_integers, s.algorithm, s.algorithm + ":", s.integers_only
         )
     else:
@@ -112,10 +112,10 @@ class LineChunks:
             if not got:
                 break
             view = memoryview(block)[:got]
-            cut = block.rfind(b"\n", 0, got) + 1
+            cut = whole_lines_end(block, got)
             first = 0
             if cut and pending:
-                first = block.find(b"\n", 0, got) + 1
+                first = first_line_end(block, got)
                 pending += view[:first]
                 yield pending
                 pending = bytearray()
@@ -223,7 +223,7 @@ def run(
     done: Callable[[Any], None]  # a chunk is digested: the reader may reuse its block
     executor: Any = None
     try:
-        if s.profile == "jcs" and seam.backend() == "native":
+        if s.profile == "jcs" and backends.backend() == "native":
             # One C call per chunk, which runs without the GIL (parse, canonicalize, hash, render):
             # threads share the work with no pickling of results between processes.
             from concurrent.futures import ThreadPoolExecutor
@@ -323,7 +323,7 @@ def _write(
         failures = result.failures[:1] if fail_fast else result.failures
         done = 0
         for at in range(0, len(failures), _BATCH):  # the texts of a batch at a time in memory
-            out, notes, done = _render(failures[at : at + _BATCH], result.output, done, first_line, base)
+            out, notes, done = _place_errors(failures[at : at + _BATCH], result.output, done, first_line, base)
             write(out)
             report(notes)
         failed += len(failures)
@@ -340,7 +340,7 @@ def _write(
 _BATCH = 2048
 
 
-def _render(
+def _place_errors(
     failures: list[tuple[Any, ...]], output: bytes, done: int, first_line: int, base: int
 ) -> tuple[bytes, list[str], int]:
     """The output up to the last of these failures with their `error:` lines in place, their

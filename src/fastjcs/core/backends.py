@@ -1,4 +1,4 @@
-"""The seam between the API and the two backends: which backend runs.
+"""The backends: which one runs (between the API and the two backend modules).
 
 The backend is chosen once, at import (msgpack's MSGPACK_PUREPYTHON pattern):
 
@@ -10,8 +10,10 @@ The backend is chosen once, at import (msgpack's MSGPACK_PUREPYTHON pattern):
 Only an ImportError of the extension module leads to the pure-Python backend: a C core that is
 present but broken fails loudly. `why()` says why the backend in use was chosen (`fastjcs
 --version --verbose` prints it). Every layer calls the functions of `fastjcs.core.api` (which
-alone reads `_impl`, one attribute lookup on its hot paths) or `impl()`, never a backend module
-directly, so a test that swaps `_impl` exercises the whole stack on one backend.
+alone reads `_impl`, one attribute lookup on its hot paths) or those of this module (`impl()`,
+`load()`, `arrow_columns()`, `native_report()`), never a backend module directly
+(tests/test_layers.py checks it), so a test that swaps `_impl` exercises the whole stack on one
+backend.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import python_backend
@@ -82,6 +85,39 @@ def fast_api(dumps: F, canonicalize: G, default_depth: int) -> tuple[F, G]:
 def impl() -> Backend:
     """The backend module in use (`python_backend` or `native_backend`)."""
     return _impl
+
+
+def load(name: str) -> Backend:
+    """The backend named `name` ("native" or "python"), whichever is in use: for what compares
+    the two (the benchmark). ImportError when the C core is not built."""
+    if name == "python":
+        return python_backend
+    if name == "native":
+        from . import native_backend
+
+        return native_backend
+    raise ValueError(f"no backend named {name!r}: 'native' or 'python'")
+
+
+def arrow_columns() -> ModuleType | None:
+    """The C path of Arrow columns (`fastjcs.core.arrow_native`) when the C core is in use, else
+    None (`fastjcs.arrow` then works row by row through `impl()`)."""
+    if _impl.NAME != "native":
+        return None
+    from . import arrow_native
+
+    return arrow_native
+
+
+def native_report(algorithm: str = "sha256") -> tuple[str, str, bool] | None:
+    """For `fastjcs --version --verbose`, when the C core is in use: (the extension's file, which
+    route small calls take, whether C hashes through pycryptodome's compiled one-shot of
+    `algorithm`); None on the pure-Python backend."""
+    if _impl.NAME != "native":
+        return None
+    from . import _direct_loader, native_backend
+
+    return native_backend.extension_path(), _direct_loader.why, native_backend.has_compiled_oneshot(algorithm)
 
 
 def backend() -> str:
