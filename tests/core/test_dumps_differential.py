@@ -8,6 +8,7 @@ cycles, depth, dump writing nothing on failure).
 from __future__ import annotations
 
 import io
+import platform
 from collections import OrderedDict
 
 import pytest
@@ -194,9 +195,18 @@ def _nested_list(depth):
 
 def test_9000_deep_list(backend):
     value = _nested_list(9000)
-    with pytest.raises(RecursionError):
-        rfc8785.dumps(value)
     expected = b"[" * 9000 + b"]" * 9000
+    if platform.python_implementation() == "PyPy":
+        # PyPy's recursion limit is stack space (the limit times 768 bytes), not a count of frames:
+        # rfc8785's recursion, once JIT-compiled, uses less stack per level and may reach 9,000
+        # levels. There, rfc8785 either stops or agrees; fastjcs must give the bytes either way.
+        try:
+            assert rfc8785.dumps(value) == expected
+        except RecursionError:
+            pass
+    else:
+        with pytest.raises(RecursionError):
+            rfc8785.dumps(value)
     assert fastjcs.dumps(value) == expected
     assert fastjcs.canonicalize(expected) == expected
 

@@ -6,9 +6,12 @@ inputs must get exactly the single-threaded answers (bytes, or exception class a
 
 from __future__ import annotations
 
+import platform
 import random
 import threading
 from typing import Any, Callable
+
+import pytest
 
 import fastjcs
 
@@ -207,7 +210,13 @@ def test_the_gil_is_released_during_large_c_calls(native, monkeypatch):
     to DIRECT_TEXT bytes goes through the direct entry on CPython, which keeps the GIL: the other
     thread does not advance then (a small call never waits for the GIL to come back)."""
     doc = _text(_records(20_000, 7))
-    assert _ticks_during(lambda: sum(range(3 * 10**6))) == 0  # the control: the GIL held
+    control = _ticks_during(lambda: sum(range(3 * 10**6)))
+    if control and platform.python_implementation() == "PyPy":
+        # PyPy hands the GIL to another thread on its own schedule, whatever the switch interval
+        # (measured on 7.3.11: the other thread advanced 19,770 times during pure Python code), so
+        # a thread advancing during a C call says nothing there: the premise cannot be observed.
+        pytest.skip("PyPy switches threads during Python code whatever sys.setswitchinterval says")
+    assert control == 0  # the control: the GIL held
     monkeypatch.setattr(native, "DIRECT_TEXT", len(doc) - 1)  # doc is large
     assert _ticks_during(lambda: native.canonicalize(doc, 10_000, False)) > 0
     if native._direct is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
+from json.decoder import py_scanstring as _py_scanstring  # type: ignore[attr-defined]  # exists, not in typeshed
 from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]  # exists, not in typeshed
 from typing import Any, Callable, NoReturn, cast
 
@@ -58,6 +59,10 @@ _WS = re.compile(r"[ \t\n\r]*")
 match_ws = cast("Callable[[str, int], re.Match[str]]", _WS.match)
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+# A \u escape (after an even number of backslashes) without four hex digits. json's pure-Python
+# scanstring (PyPy's, or CPython's without its C accelerator) reads the four characters with
+# int(..., 16), which takes whitespace, a sign and underscores ("\u\t000", "\u+123", "\u1_23").
+_LOOSE_U = re.compile(r"(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -110,6 +115,8 @@ def scan_string(src: Text, i: int) -> tuple[str, int]:
     try:
         s, end = _scanstring(src.text, i + 1, True)
     except ValueError:  # json.JSONDecodeError: find and report the first error ourselves
+        _string_error(src, i)
+    if _scanstring is _py_scanstring and _LOOSE_U.search(src.text, i + 1, end) is not None:
         _string_error(src, i)
     if s.isascii():  # the common case; an escaped surrogate would not be ASCII
         return s, end
