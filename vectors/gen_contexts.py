@@ -1,4 +1,4 @@
-"""Write fastjcs's own digest-context vectors (src/fastjcs/tools/suites/cpb/contexts/), two-sided.
+"""Write fastjcs's own digest-context vectors (src/fastjcs/conformance/suites/cpb/contexts/), two-sided.
 
     python vectors/gen_contexts.py [--check] [--out DIR]   # a test checks the files are up to date
 

@@ -1,8 +1,8 @@
-"""Write fastjcs's own CPB vectors (src/fastjcs/tools/suites/cpb/) with expected values computed independently.
+"""Write fastjcs's own CPB vectors (src/fastjcs/conformance/suites/cpb/) with expected values computed independently.
 
     python vectors/gen_cpb.py [--check] [--out DIR]
 
-rewrites src/fastjcs/tools/suites/cpb/ (a test checks it is up to date).
+rewrites src/fastjcs/conformance/suites/cpb/ (a test checks it is up to date).
 
 Nothing here imports fastjcs. Expected bytes come from `rfc8785.dumps` (the reference RFC 8785
 implementation) over a ten-line jcs-n normalizer written from docs/contract.md ("jcs-n"), digests from pycryptodome;

@@ -1,4 +1,4 @@
-"""Generate fastjcs's own Execution Action Binding v1 vectors (src/fastjcs/tools/suites/eab/*.json).
+"""Generate fastjcs's own Execution Action Binding v1 vectors (src/fastjcs/conformance/suites/eab/*.json).
 
 The expected values are computed WITHOUT fastjcs: canonical bytes by the `rfc8785` package (0.1.4,
 the reference this project is held to), digests by pycryptodome. Only the inputs and the verdicts

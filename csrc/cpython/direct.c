@@ -62,7 +62,7 @@ typedef struct state {
     int busy;
     PyObject *answer;   /* dumps: the Python side's answer for a value the walker does not give */
     /* bind_api: the public functions' fast path (see api_dumps) */
-    PyObject *seam_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
+    PyObject *backends_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
     PyObject *impl_key, *threshold_key;
     size_t default_depth;
     fjcs_buf out;
@@ -78,7 +78,7 @@ typedef struct state {
 
 /* Forget what bind_api bound. */
 static void state_clear_api(state *s) {
-    Py_CLEAR(s->seam_dict);
+    Py_CLEAR(s->backends_dict);
     Py_CLEAR(s->native);
     Py_CLEAR(s->native_dict);
     Py_CLEAR(s->dumps_py);
@@ -719,10 +719,10 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
 
 /*
  * fastjcs.dumps(obj) and fastjcs.canonicalize(data), the calls most programs make, cost a Python
- * frame of the API's (argument checks, the seam's backend) and one of the backend's before the walk:
+ * frame of the API's (argument checks, the chosen backend) and one of the backend's before the walk:
  * more than the walk itself on an EAB-size object. bind_api makes api_dumps and api_canonicalize
- * the public functions: with one positional argument and no other, while the seam's backend is the
- * native one (fastjcs.core.seam._impl, read on every call, so a test or a program that swaps the
+ * the public functions: with one positional argument and no other, while the chosen backend is the
+ * native one (fastjcs.core.backends._impl, read on every call, so a test or a program that swaps the
  * backend still gets the one it chose), they do what the Python functions would do, in C;
  * any other call is handed to the Python function, unchanged.
  */
@@ -752,8 +752,8 @@ done:
 
 /* Whether a call takes the fast path: one positional argument, bound, the native backend in use. */
 static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
-    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0) || s->seam_dict == NULL) return 0;
-    return PyDict_GetItemWithError(s->seam_dict, s->impl_key) == s->native; /* (NULL, no error: absent) */
+    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0) || s->backends_dict == NULL) return 0;
+    return PyDict_GetItemWithError(s->backends_dict, s->impl_key) == s->native; /* (NULL, no error: absent) */
 }
 
 static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -793,14 +793,14 @@ static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ss
     return call_with(s->canonicalize_py, args, nargs, kwnames);
 }
 
-/* bind_api(seam, native_backend, dumps, canonicalize, default_depth): see above. */
+/* bind_api(backends, native_backend, dumps, canonicalize, default_depth): see above. */
 static PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) return PyErr_Format(PyExc_TypeError, "bind_api takes 5 arguments");
     state *s = get_state(module);
     size_t depth;
     if (!size_arg(args[4], &depth)) return NULL;
-    PyObject *seam_dict = PyModule_GetDict(args[0]), *native_dict = PyModule_GetDict(args[1]);
-    if (seam_dict == NULL || native_dict == NULL) return NULL;
+    PyObject *backends_dict = PyModule_GetDict(args[0]), *native_dict = PyModule_GetDict(args[1]);
+    if (backends_dict == NULL || native_dict == NULL) return NULL;
     PyObject *impl_key = PyUnicode_InternFromString("_impl");
     PyObject *threshold_key = PyUnicode_InternFromString("DIRECT_TEXT");
     if (impl_key == NULL || threshold_key == NULL) {
@@ -809,12 +809,12 @@ static PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssi
         return NULL;
     }
     state_clear_api(s);
-    Py_INCREF(seam_dict);
+    Py_INCREF(backends_dict);
     Py_INCREF(args[1]);
     Py_INCREF(native_dict);
     Py_INCREF(args[2]);
     Py_INCREF(args[3]);
-    s->seam_dict = seam_dict;
+    s->backends_dict = backends_dict;
     s->native = args[1];
     s->native_dict = native_dict;
     s->dumps_py = args[2];
@@ -845,7 +845,7 @@ static PyMethodDef methods[] = {
     {"format_double", direct_format_double, METH_O,
      "format_double(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
     {"bind_api", (PyCFunction)(void (*)(void))direct_bind_api, METH_FASTCALL,
-     "bind_api(seam, native_backend, dumps, canonicalize, default_depth): the fast path of "
+     "bind_api(backends, native_backend, dumps, canonicalize, default_depth): the fast path of "
      "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},
     {"dumps", (PyCFunction)(void (*)(void))api_dumps, METH_FASTCALL | METH_KEYWORDS,
      "dumps($module, obj, *, max_depth=10000, integers_only=False, default=None)\n--\n\n"
@@ -868,7 +868,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     state *s = get_state(module);
     if (s != NULL) {
         Py_VISIT(s->answer);
-        Py_VISIT(s->seam_dict);
+        Py_VISIT(s->backends_dict);
         Py_VISIT(s->native);
         Py_VISIT(s->native_dict);
         Py_VISIT(s->dumps_py);
