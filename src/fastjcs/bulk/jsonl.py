@@ -151,7 +151,7 @@ def quiet_worker() -> None:
     """In a worker process: SIGINT and SIGHUP are the parent's to handle (a Ctrl-C in a terminal
     reaches the whole process group; the parent ends its workers as it cleans up), SIGTERM ends
     the worker at once (the parent's handler, inherited by fork, is not the worker's), and no
-    signal stays held (see _signals_held)."""
+    signal stays held (see stop_signals_held)."""
     import signal
 
     for name, action in (("SIGINT", signal.SIG_IGN), ("SIGHUP", signal.SIG_IGN), ("SIGTERM", signal.SIG_DFL)):
@@ -241,7 +241,7 @@ def run(
             # The workers and the thread that feeds them start with the stop signals held: a
             # signal during that thread's start() left a pool that could not be shut down (a
             # RuntimeError in place of the one line). A signal that came meanwhile is taken after.
-            with _signals_held():
+            with stop_signals_held():
                 executor = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(s,))
                 executor.submit(int)
 
@@ -258,9 +258,10 @@ def run(
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
+def stop_signals_held() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP held back (in this thread, and in the threads and processes it
-    starts meanwhile) while the block runs; a signal that came is handled when it ends."""
+    starts meanwhile) while the block runs; a signal that came is handled when it ends (where the
+    platform can hold them: pthread_sigmask). The CLI's temporary files are made under it too."""
     import signal
 
     stops = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}

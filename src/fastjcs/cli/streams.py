@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO, cast
 
+from ..bulk.jsonl import stop_signals_held
 from ..core.errors import CanonicalizationError, FastJCSError
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
@@ -161,20 +162,6 @@ def open_input(path: str) -> Iterator[bytes]:
 
 
 @contextmanager
-def _stop_signals_held() -> Iterator[None]:
-    """The stop signals held back while the block runs, and delivered when it ends (where the
-    platform can hold them: pthread_sigmask)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-@contextmanager
 def open_output(path: str | None) -> Iterator[BinaryIO]:
     """stdout, or PATH written atomically: a temporary file beside it, flushed to the disk and
     renamed into place only when the block succeeds, removed otherwise, so PATH never holds a
@@ -202,7 +189,7 @@ def open_output(path: str | None) -> Iterator[BinaryIO]:
     tmp = None
     try:
         directory = os.path.dirname(os.path.abspath(path))
-        with _stop_signals_held():  # one landing between creating the file and naming it would leave it
+        with stop_signals_held():  # one landing between creating the file and naming it would leave it
             fd, tmp = tempfile.mkstemp(prefix=".fastjcs-", dir=directory)
         # mkstemp makes the file private (0600): give it the mode PATH has, or the mode a plain
         # open() would have given a new file (0666 less the umask).
