@@ -441,3 +441,20 @@ def test_errors_without_a_result_code(exc, cls, says):
     assert not hasattr(exc, "sqlite_errorname")
     err = _sqlite_error("/srv/reg.db", exc, 30.0)
     assert type(err) is cls and says in str(err) and "'/srv/reg.db'" in str(err)
+
+
+def test_a_postgres_driver_that_fails_before_connecting_is_one_storage_error(monkeypatch):
+    """psycopg 3.2 on PyPy 7.3 raises a TypeError from its libpq wrapper when it connects: that
+    was a traceback from `fastjcs registry`. A driver failure that is not a psycopg.Error is a
+    RegistryStorageError on one line, the password redacted, nothing recorded."""
+    psycopg = pytest.importorskip("psycopg")
+
+    def broken(*args, **kwargs):
+        raise TypeError("cannot create weak reference to 'weakref' object (secret-pw)")
+
+    monkeypatch.setattr(psycopg, "connect", broken)
+    with pytest.raises(RegistryStorageError) as caught:
+        ExecutionRegistry.create("postgresql://user:secret-pw@127.0.0.1:1/db")
+    message = str(caught.value)
+    assert "the PostgreSQL driver failed before connecting (TypeError: cannot create weak reference" in message
+    assert "secret-pw" not in message and "\n" not in message

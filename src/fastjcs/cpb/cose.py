@@ -41,7 +41,9 @@ def _cbor2() -> Any:
     try:
         import cbor2
     except ImportError:  # pragma: no cover - the extra is in the test extra too
-        raise COSEError("COSE_Sign1 needs the cose extra: pip install 'fastjcs[cose]' (cbor2)") from None
+        raise COSEError(
+            "COSE_Sign1 needs the cose extra (cbor2): pip install '.[cose]' from a fastjcs checkout"
+        ) from None
     return cbor2
 
 

@@ -441,7 +441,10 @@ class PostgresStore:
         self.path = self.redact(url)
         self.where = f"execution registry {self.path!r}"
         if psycopg is None:
-            raise RegistryError(f"{self.where}: PostgreSQL storage needs psycopg 3: pip install 'fastjcs[postgres]'")
+            raise RegistryError(
+                f"{self.where}: PostgreSQL storage needs psycopg 3: the postgres extra, "
+                "pip install '.[postgres]' from a fastjcs checkout"
+            )
         if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
             raise ValueError(f"pool_size must be an int of at least 1, not {pool_size!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < 1e6:
@@ -639,9 +642,17 @@ class PostgresStore:
         if remaining <= 0:
             raise _Expired
         # libpq counts connect_timeout in whole seconds, at least 2.
-        return psycopg.connect(
-            self._url, autocommit=True, connect_timeout=max(2, math.ceil(remaining)), **self._options
-        )
+        try:
+            return psycopg.connect(
+                self._url, autocommit=True, connect_timeout=max(2, math.ceil(remaining)), **self._options
+            )
+        except psycopg.Error:
+            raise
+        except Exception as exc:  # the driver itself failed (psycopg 3.2 on PyPy 7.3: a TypeError)
+            raise RegistryStorageError(
+                f"{self.where}: the PostgreSQL driver failed before connecting "
+                f"({type(exc).__name__}: {self.redact(_one_line(exc))}); {_OUTCOME[CONNECT]}"
+            ) from None
 
     def _setup(self, conn: Any) -> None:
         """The server's own timeouts, on a new connection: a lock held past the timeout, or a
