@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[arrow]' from a checkout)")
 
 from conftest import REPO, VECTORS  # noqa: E402
 

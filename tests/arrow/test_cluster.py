@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 distributed = pytest.importorskip(
-    "distributed", reason="dask.distributed is not installed (pip install 'fastjcs[dask]')"
+    "distributed", reason="dask.distributed is not installed (pip install '.[dask]' from a checkout)"
 )
-pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[dask]')")
+pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[dask]' from a checkout)")
 
 import _cli  # noqa: E402
 from test_jobs import make_inputs, reference  # noqa: E402

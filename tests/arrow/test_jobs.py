@@ -289,7 +289,7 @@ def test_a_missing_extra_is_a_one_line_usage_error(tmp_path, blocked, argv, need
 
 
 def _parquet_inputs(root: Path) -> list[Path]:
-    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[arrow]' from a checkout)")
     import pyarrow.parquet as pq
 
     root.mkdir()
@@ -304,7 +304,7 @@ def _parquet_inputs(root: Path) -> list[Path]:
 
 @pytest.mark.parametrize("append", [False, True])
 def test_a_parquet_job(tmp_path, cli_backend, append):
-    pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[arrow]' from a checkout)")
     import pyarrow.parquet as pq
 
     paths = _parquet_inputs(tmp_path / "in")
@@ -349,7 +349,7 @@ def test_a_parquet_column_that_is_not_there(tmp_path):
 
 
 def _typed_inputs(root: Path) -> dict[str, Path]:
-    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[arrow]' from a checkout)")
     import pyarrow.parquet as pq
 
     root.mkdir()
@@ -380,7 +380,7 @@ def test_a_parquet_column_that_holds_no_texts_is_one_line(tmp_path, cluster):
 def test_a_dictionary_encoded_column_of_texts_is_digested(tmp_path, cli_backend):
     """Finding 11 of issue 23: a dictionary-encoded column of JSON texts (as pandas and Spark
     write them) was a TypeError traceback; its texts are texts. Expected: digest_text per row."""
-    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[arrow]' from a checkout)")
     import pyarrow.parquet as pq
 
     texts = ['{"b": 1, "a": 2}', "[1.0]", '{"b": 1, "a": 2}', None]
@@ -413,7 +413,7 @@ def test_append_onto_a_file_that_has_the_columns_is_refused(tmp_path, taken):
     column wrote a file with two columns of that name (and --resume then failed on it forever).
     Now one line naming the file and the column; exit 2; nothing written; without --append the
     same file is digested."""
-    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'fastjcs[arrow]')")
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[arrow]' from a checkout)")
     import pyarrow.parquet as pq
 
     path = tmp_path / "x.parquet"

@@ -627,7 +627,9 @@ def test_ctrl_c_reaches_the_workers_too(tmp_path):
 @pytest.mark.skipif(shutil.which("pgrep") is None, reason="no pgrep here")
 def test_ctrl_c_on_a_local_cluster(tmp_path):
     """The same with `--cluster local:2`: the Dask workers printed their tracebacks (67 lines)."""
-    pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install 'fastjcs[dask]')")
+    pytest.importorskip(
+        "distributed", reason="dask.distributed is not installed (pip install '.[dask]' from a checkout)"
+    )
     fifo = tmp_path / "in.jsonl"
     os.mkfifo(fifo)
     stop = threading.Event()

@@ -30,7 +30,7 @@ def _postgres_missing() -> str:
     try:
         import psycopg
     except ImportError:
-        return "psycopg is not installed (pip install 'fastjcs[postgres]')"
+        return "psycopg is not installed (pip install '.[postgres]' from a checkout)"
     try:
         psycopg.connect(PG_URL, connect_timeout=5).close()
     except psycopg.Error as exc:
