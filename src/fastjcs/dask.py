@@ -11,5 +11,6 @@ from .bulk.dask import (
     digest_series,
     run_tasks,
 )
+from .bulk.dask import dask_setup as dask_setup  # a Dask preload of "fastjcs.dask" runs it on each worker
 
 __all__ = ["digest_series", "digest_bag", "digest_jsonl_files", "digest_parquet_files", "run_tasks", "Result"]

@@ -186,3 +186,26 @@ def test_a_failed_row_is_reported_by_its_place_in_the_series(client):
     with pytest.raises(fastjcs.InvalidJSONError) as caught:
         fdask.digest_series(labelled).compute(scheduler=client.get)
     assert caught.value.label == "d"
+
+
+def test_the_workers_preload_a_module_that_quiets_their_stop_signals():
+    """`--cluster local:N` names a preload module; Dask runs its `dask_setup(worker)`, which leaves
+    SIGINT and SIGHUP to the command. When the module moved (fastjcs.dask became a re-export of
+    fastjcs.bulk.dask) the preload still named fastjcs.dask, which had no dask_setup: Dask ran
+    nothing, and a Ctrl-C printed each worker's traceback again (seen only in the ASan run, where
+    the cluster test has dask)."""
+    import importlib
+    import signal
+
+    from fastjcs.cli.commands import WORKER_PRELOAD
+
+    setup = importlib.import_module(WORKER_PRELOAD).dask_setup
+    assert fdask.dask_setup is setup  # the public name preloads the same
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGHUP)}
+    try:
+        setup(None)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)

@@ -44,6 +44,10 @@ def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
     return args.profile, exclusion
 
 
+#: The module each worker of `--cluster local:N` preloads: Dask runs its `dask_setup(worker)`.
+WORKER_PRELOAD = "fastjcs.bulk.dask"
+
+
 # ---- canon -----------------------------------------------------------------------------------
 
 
@@ -439,7 +443,7 @@ def _client(spec: str) -> Iterator[Any]:
                 processes=True,
                 dashboard_address=":0",
                 silence_logs=logging.CRITICAL,
-                preload=["fastjcs.dask"],  # a Ctrl-C is ours to handle, not each worker's
+                preload=[WORKER_PRELOAD],  # a Ctrl-C is ours to handle, not each worker's
             ) as cluster,
             distributed.Client(cluster) as client,
         ):
