@@ -11,6 +11,8 @@ planted peer asks for (planted.Crash, Hang, Slow, Junk) happens in the process t
 protocol: this one, or the client.
 """
 
+from __future__ import annotations
+
 import base64
 import os
 import signal
