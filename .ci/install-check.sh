@@ -145,7 +145,7 @@ for kind in wheel sdist; do
     fi
 done
 
-step "PyPy: the pp39 wheel, repaired to manylinux2014, in a fresh PyPy venv, and the whole suite on it"
+step "PyPy: the pp39 wheel, repaired to manylinux2014, in a fresh PyPy venv, and the suite on it (the CLI's and lab's process tests sampled)"
 if [ -z "$pypy" ]; then
     echo "SKIPPED: no PyPy (pypy3 not on PATH, or PYPY= set empty); the PyPy wheel was not built or tested"
 else
