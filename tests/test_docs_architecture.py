@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+import fastjcs
+
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "architecture.md"
 
@@ -59,14 +61,19 @@ def unnamed(src: Path, csrc: Path, page: str) -> list[str]:
     return missing
 
 
+#: The package under test: the source tree's, or the installed copy's when the suite runs against
+#: an install (whose run folder has no src/); its parent plays `src`.
+SRC = Path(fastjcs.__file__).resolve().parent.parent
+
+
 def test_the_page_names_every_package_and_c_file():
-    assert packages(REPO / "src") and c_files(REPO / "csrc")  # something was looked at
-    assert unnamed(REPO / "src", REPO / "csrc", PAGE.read_text("utf-8")) == []
+    assert packages(SRC) and c_files(REPO / "csrc")  # something was looked at
+    assert unnamed(SRC, REPO / "csrc", PAGE.read_text("utf-8")) == []
 
 
 def test_a_planted_package_and_c_file_are_caught(tmp_path):
     src, csrc = tmp_path / "src", tmp_path / "csrc"
-    shutil.copytree(REPO / "src" / "fastjcs", src / "fastjcs", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    shutil.copytree(SRC / "fastjcs", src / "fastjcs", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     shutil.copytree(REPO / "csrc", csrc)
     page = PAGE.read_text("utf-8")
     assert unnamed(src, csrc, page) == []
