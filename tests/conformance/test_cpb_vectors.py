@@ -141,9 +141,9 @@ def test_current_fires_the_new_checks_and_each_flips():
         "typed-refs/fail/01-digest-context-mismatch.json",  # under the declared context the digest agrees
         "typed-refs/pass/01-matching-digest.json",
         "typed-refs/pass/02-arp-conformance-baseline.json",
-        "typed-refs/pass/03-envelope-header-carriage.json",
+        # typed-refs/pass/03 @550ba20 (the copy since 2026-12-02) cites a jcs context: it verifies
     ]
-    assert len(summary.probes) == 49
+    assert len(summary.probes) == 48  # the a0bd7c3 pass/03 (jcs-n) fired vintage:no-evidence: 49 then
 
 
 @needs_current
@@ -493,7 +493,7 @@ def test_mutant_verifier_that_ignores_the_withdrawal_is_caught(backend):
         "typed-refs/fail/01-digest-context-mismatch.json",
         "typed-refs/pass/01-matching-digest.json",
         "typed-refs/pass/02-arp-conformance-baseline.json",
-        "typed-refs/pass/03-envelope-header-carriage.json",
+        # not typed-refs/pass/03: its 550ba20 copy cites a jcs context, which no withdrawal touches
     }
 
 

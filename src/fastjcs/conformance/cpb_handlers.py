@@ -26,6 +26,7 @@ from ..cpb.registry import (
     Registry,
     Status,
     parse_representation,
+    read_digest_contexts,
 )
 from ..cpb.transforms import assemble_preimage, reassemble_stream
 from ..cpb.vintage import Vintage
@@ -472,10 +473,15 @@ class RepresentationHandler(Handler):
 
 
 def _vector_contexts(type_name: str, entry: Mapping[str, Any]) -> list[DigestContext]:
-    """The contexts of an inline entry: one, or `digest_contexts: {purpose: summary}` (several)."""
-    several = entry.get("digest_contexts")
-    if isinstance(several, Mapping):
+    """The contexts of an inline entry or profile declaration: one (the entry itself), or several
+    under `digest_contexts` / `contexts`: `{purpose: summary}` (the older vectors), or context
+    objects as a list (typed-refs fail/07 and pass/03 @550ba20) or by purpose, read as a registry
+    reads them."""
+    several = entry.get("digest_contexts", entry.get("contexts"))
+    if isinstance(several, Mapping) and all(isinstance(text, str) for text in several.values()):
         return [_vector_context(type_name, {"digest_context": text, "purpose": p}) for p, text in several.items()]
+    if isinstance(several, (Mapping, list)):
+        return list(read_digest_contexts(type_name, several))
     return [_vector_context(type_name, entry)]
 
 
@@ -568,7 +574,15 @@ class TypedRefHandler(Handler):
         cited = doc.get("cited_artifact", {})
         registry, current = self._registry(v, impl.draft)
         references = self._references(doc)
-        if isinstance(doc.get("cbor_map_entry"), Mapping):  # carried in the cpb-refs header: the same reference
+        if isinstance(doc.get("cose_sign1_bytes_hex"), str):  # real COSE_Sign1 bytes: the carrier, checked
+            msg = cose.decode_sign1(bytes.fromhex(doc["cose_sign1_bytes_hex"]))
+            out.eq("protected header as transmitted", msg.protected.hex(), doc["protected_header"]["bytes_hex"])
+            tbs = cose.sig_structure(bytes.fromhex(doc["cose_sign1_bytes_hex"]))
+            pinned_tbs = doc.get("signature_structure_hex", doc.get("signature", {}).get("signature_structure_hex"))
+            out.eq("Sig_structure", tbs.hex(), pinned_tbs)
+            _check_signature(doc, msg, tbs, out)
+            _check_cpb_refs(doc, msg.protected_header(), out)
+        elif isinstance(doc.get("cbor_map_entry"), Mapping):  # carried in the cpb-refs header: the same reference
             out.eq(
                 "the cpb-refs entry is the typed reference",
                 _cpb_refs_entry(doc["cbor_map_entry"]),
@@ -587,11 +601,15 @@ class TypedRefHandler(Handler):
                 cited.get("registry_entry")
                 or cited.get("artifact_type_registry_entry")
                 or doc.get("artifact_type_registry_entry")
+                or doc.get("digest_context_declaration")  # a profile's stable declaration (pass/03 @550ba20)
                 or {}
             )
             contexts = _vector_contexts(type_name, entry)
             context = contexts[0]
-            registry = _registry_of(impl.draft, *contexts)
+            if "digest_context_declaration" in doc:
+                registry = typed_refs.declared_registry(entry, algorithms=bundled_registry(impl.draft))
+            else:
+                registry = _registry_of(impl.draft, *contexts)
             if payload is None:  # no cited artifact in the vector: resolution only
                 self._resolve_only(v, impl, out, references, registry)
                 return

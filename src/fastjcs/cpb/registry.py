@@ -339,7 +339,7 @@ class Registry:
             )
         types = {}
         for name, entry in _members(doc, "artifact_types").items():
-            contexts = tuple(_context(name, c) for c in entry.get("digest_contexts", ()))
+            contexts = read_digest_contexts(name, entry.get("digest_contexts", ()))
             types[name] = ArtifactType(
                 name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
             )
@@ -558,6 +558,25 @@ def _text(entry: Mapping[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise SnapshotFormatError(f"{key} must be a string")
     return value
+
+
+def read_digest_contexts(type_name: str, value: Any) -> tuple[DigestContext, ...]:
+    """A type's digest contexts in either published form: a list of context objects (registry.json,
+    and the vectors and profile declarations of drafts -03 on) or a mapping of purpose to context
+    object (the form of earlier declarations; the key is the purpose). SnapshotFormatError for any
+    other shape, and for a mapping entry whose own `purpose` is another."""
+    if isinstance(value, Mapping):
+        items = []
+        for purpose, c in value.items():
+            if not isinstance(c, Mapping):
+                raise SnapshotFormatError(f"{type_name}: digest context {purpose!r} must be an object")
+            if c.get("purpose", purpose) != purpose:
+                raise SnapshotFormatError(f"{type_name}: digest context {purpose!r} declares purpose {c['purpose']!r}")
+            items.append({**c, "purpose": purpose})
+        return tuple(_context(type_name, c) for c in items)
+    if isinstance(value, (list, tuple)):
+        return tuple(_context(type_name, c) for c in value)
+    raise SnapshotFormatError(f"{type_name}: digest_contexts must be a list of contexts or map purposes to them")
 
 
 def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:

@@ -6,6 +6,12 @@
 
 from __future__ import annotations
 
-from .typed_refs import TypedRefResult, TypedRefVerdict, resolve_context, verify_typed_reference
+from .typed_refs import TypedRefResult, TypedRefVerdict, declared_registry, resolve_context, verify_typed_reference
 
-__all__ = ["TypedRefResult", "TypedRefVerdict", "resolve_context", "verify_typed_reference"]
+__all__ = [
+    "TypedRefResult",
+    "TypedRefVerdict",
+    "declared_registry",
+    "resolve_context",
+    "verify_typed_reference",
+]

@@ -41,8 +41,8 @@ from typing import Any
 from ..core.api import DEFAULT_MAX_DEPTH
 from ..core.errors import FastJCSError
 from ..cpb.constraints import ContextViolation, ContextViolationError
-from ..cpb.errors import VintageError
-from ..cpb.registry import DigestContext, LookupVerdict, Registry, Status
+from ..cpb.errors import SnapshotFormatError, VintageError
+from ..cpb.registry import ArtifactType, DigestContext, LookupVerdict, Registry, Status, read_digest_contexts
 from ..cpb.vintage import Vintage, require
 
 
@@ -91,6 +91,32 @@ class TypedRefResult:
     @property
     def verified(self) -> bool:
         return self.verdict is TypedRefVerdict.VERIFIED
+
+
+def declared_registry(
+    declaration: Mapping[str, Any], *, algorithms: Registry | None = None, reference: str = "profile declaration"
+) -> Registry:
+    """A consuming profile's stable declaration of an artifact type's digest contexts as a registry
+    to verify typed references against: `{"type", "contexts"}` (or `digest_contexts`), the contexts
+    as a list of context objects or a mapping of purpose to context object
+    (`fastjcs.cpb.registry.read_digest_contexts`). A context's own `digest_alg`, where it gives one,
+    must be its algorithm's (SnapshotFormatError if not: the declaration contradicts itself). The
+    algorithm statuses are `algorithms`' (default: the bundled registry)."""
+    if not isinstance(declaration, Mapping) or not isinstance(declaration.get("type"), str):
+        raise SnapshotFormatError("a digest-context declaration is an object with a string `type`")
+    name = declaration["type"]
+    raw = declaration.get("contexts", declaration.get("digest_contexts"))
+    contexts = read_digest_contexts(name, raw)
+    entries = raw.values() if isinstance(raw, Mapping) else raw
+    for context, entry in zip(contexts, entries):
+        stated = entry.get("digest_alg")
+        if stated is not None and stated != context.hash_name:
+            raise SnapshotFormatError(
+                f"{name}: a {context.algorithm} context declares digest_alg {stated!r}, not {context.hash_name!r}"
+            )
+    base = Registry.bundled() if algorithms is None else algorithms
+    entry = ArtifactType(name, reference, Status.OWNER_CONFIRMED, "declared", contexts)
+    return Registry(dict(base.algorithms), {name: entry})
 
 
 def resolve_context(
