@@ -620,9 +620,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def suite_kind(path: Path) -> str:
-    """ "eab" for an EAB vector file or a directory whose JSON files all are; "cpb" otherwise."""
+    """ "eab" for an EAB vector file or a directory whose JSON files all are; "capsule" for a
+    directory in the Agent Action Capsule layout; "cpb" otherwise."""
+    from ..conformance.capsule_vectors import is_capsule_suite
     from ..conformance.eab_vectors import is_eab_file
 
+    if is_capsule_suite(path):
+        return "capsule"
     files = [path] if path.is_file() else sorted(path.rglob("*.json"))
     try:
         if files and all(is_eab_file(json.loads(f.read_bytes())) for f in files):
@@ -636,9 +640,14 @@ def run_suite(path: Path, probes: bool, draft: str | None = None):
     from ..conformance import cpb_vectors as vectors
     from ..conformance import eab_vectors as _eab_vectors
 
-    if suite_kind(path) == "eab":
+    kind = suite_kind(path)
+    if kind == "eab":
         files = [path] if path.is_file() else sorted(path.rglob("*.json"))
         return _eab_vectors.run(files, str(path), probes=probes)
+    if kind == "capsule":
+        from ..conformance import capsule_vectors
+
+        return capsule_vectors.run(path, probes=probes)
     if path.is_file():
         raise CLIError(f"{path}: a CPB suite is a directory of vector files")
     return vectors.run(path, probes=probes, draft=draft)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -287,6 +288,17 @@ class LookupVerdict(str, Enum):
     ID_UNKNOWN_TO_SNAPSHOT = "id-unknown-to-snapshot"
     WITHDRAWN = "withdrawn"
     HELD = "held"
+    REMOVED = "removed-from-registry"  # once registered upstream, since removed (REMOVED_ARTIFACT_TYPES)
+
+
+#: Artifact types upstream's registry held and has removed, with where they went. A snapshot without
+#: one of these answers `removed-from-registry`, never `unknown-id`: the name was registered, and a
+#: verifier must not read its absence as "never heard of it". Source: upstream's REGISTRY.md
+#: "Removed" log as issue 34 reports it (read 2026-12-02 at a commit abbreviated 7b6fd1a; quarantined
+#: 2026-09-05, repaired 2026-09-15, removed 2026-10-04); docs/cpb.md, "Registry versions".
+REMOVED_ARTIFACT_TYPES: dict[str, str] = {
+    "agent-action-capsule": "removed on 2026-10-04 to live in its own profile (fastjcs.profiles.capsule)",
+}
 
 
 _Entry = TypeVar("_Entry", CanonicalizationEntry, ArtifactType)
@@ -400,7 +412,11 @@ class Registry:
         return self._lookup(self.algorithms, name, None if current is None else current.algorithms)
 
     def lookup_artifact_type(self, name: str, *, current: Registry | None = None) -> Lookup[ArtifactType]:
-        return self._lookup(self.artifact_types, name, None if current is None else current.artifact_types)
+        found = self._lookup(self.artifact_types, name, None if current is None else current.artifact_types)
+        if found.entry is None and name in REMOVED_ARTIFACT_TYPES:
+            if current is None or name not in current.artifact_types:
+                return Lookup(LookupVerdict.REMOVED)
+        return found
 
     def _lookup(self, table: Mapping[str, _Entry], name: str, current: Mapping[str, _Entry] | None) -> Lookup[_Entry]:
         entry = table.get(name) if isinstance(name, str) else None
@@ -427,7 +443,10 @@ class Registry:
         Raises ContextResolutionError when the type is not found or not live."""
         found = self.lookup_artifact_type(artifact_type)
         if not found.verified:
-            raise ContextResolutionError(f"artifact type {artifact_type!r}: {found.verdict.value}", found.verdict.value)
+            why = found.verdict.value
+            if found.verdict is LookupVerdict.REMOVED:
+                why = f"{why}: {REMOVED_ARTIFACT_TYPES[artifact_type]}"
+            raise ContextResolutionError(f"artifact type {artifact_type!r}: {why}", found.verdict.value)
         assert found.entry is not None  # a verified lookup carries its entry
         return tuple(
             c
@@ -471,14 +490,35 @@ class Registry:
         return matches[0]
 
     def capsule_context(self, capsule: Mapping[str, Any], purpose: str = "identifier") -> DigestContext:
-        """The digest context of an Agent Action Capsule: formats 3 and 4 carry `canonicalization_id`
-        (`jcs`, exclusion set {capsule_id}); a capsule without it is of the earlier formats (jcs-n,
-        {capsule_id, chain}: withdrawn, verifiable only with vintage evidence, `fastjcs.cpb.vintage`).
+        """Deprecated: verify capsules with `fastjcs.profiles.capsule.verify_capsule` (the capsule
+        is its own profile; upstream's registry no longer holds it). Kept for registries that still
+        hold the `agent-action-capsule` entry (bundled 11fa7c0, 960db41, c33ce1a).
+
+        Format 4 with `canonicalization_id: "jcs"`: the jcs context (exclusion set {capsule_id}).
+        A capsule without `format_version` "4" and without `canonicalization_id` is of the earlier
+        formats: the jcs-n context ({capsule_id, chain}: withdrawn, verifiable only with vintage
+        evidence, `fastjcs.cpb.vintage`). Refused (ContextResolutionError, reason
+        malformed-reference), as draft -05 of the capsule refuses them: format 3 and any other
+        format that declares an algorithm, a format-4 capsule without the declaration, and an
+        explicit "jcs-n" or any other declaration than "jcs".
         """
-        cid = capsule.get("canonicalization_id") if isinstance(capsule, Mapping) else None
-        if cid is not None and not isinstance(cid, str):
-            raise ContextResolutionError("canonicalization_id must be a string", "malformed-reference")
-        return self.context("agent-action-capsule", purpose, canonicalization_id=cid or "jcs-n")
+        warnings.warn(
+            "Registry.capsule_context is deprecated: the Agent Action Capsule is its own profile "
+            "(fastjcs.profiles.capsule.verify_capsule)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if not isinstance(capsule, Mapping):
+            raise ContextResolutionError("a capsule is an object", "malformed-reference")
+        fmt, cid = capsule.get("format_version"), capsule.get("canonicalization_id")
+        if cid is None and fmt != "4" and "canonicalization_id" not in capsule:
+            return self.context("agent-action-capsule", purpose, canonicalization_id="jcs-n")
+        if fmt != "4" or cid != "jcs":
+            raise ContextResolutionError(
+                f"format_version {fmt!r} with canonicalization_id {cid!r}: only format 4 with jcs is verifiable",
+                "malformed-reference",
+            )
+        return self.context("agent-action-capsule", purpose, canonicalization_id="jcs")
 
 
 _SCHEMA_TYPES: dict[str, type | tuple[type, ...]] = {"object": dict, "array": list, "string": str}

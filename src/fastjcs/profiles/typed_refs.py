@@ -9,7 +9,8 @@ The order is the drafts' (section 7.1 of -01), and each step that fails has its 
 
 1. resolve `type` (and `purpose`, required when the type registers several contexts) to exactly one
    registered digest context: malformed-reference, unknown-type, type-unknown-to-snapshot,
-   type-withdrawn, type-held, purpose-required, unknown-purpose, ambiguous-context,
+   type-withdrawn, type-held, type-removed (removed from the registry, as the capsule was),
+   purpose-required, unknown-purpose, ambiguous-context,
    algorithm-unavailable (the context's algorithm is unknown here or not live in the registry);
 2. `digest_alg` equals the context's hash algorithm byte for byte (`SHA-256`; `sha-256` is not it):
    digest-alg-mismatch;
@@ -42,7 +43,15 @@ from ..core.api import DEFAULT_MAX_DEPTH
 from ..core.errors import FastJCSError
 from ..cpb.constraints import ContextViolation, ContextViolationError
 from ..cpb.errors import SnapshotFormatError, VintageError
-from ..cpb.registry import ArtifactType, DigestContext, LookupVerdict, Registry, Status, read_digest_contexts
+from ..cpb.registry import (
+    REMOVED_ARTIFACT_TYPES,
+    ArtifactType,
+    DigestContext,
+    LookupVerdict,
+    Registry,
+    Status,
+    read_digest_contexts,
+)
 from ..cpb.vintage import Vintage, require
 
 
@@ -53,6 +62,7 @@ class TypedRefVerdict(str, Enum):
     TYPE_UNKNOWN_TO_SNAPSHOT = "type-unknown-to-snapshot"
     TYPE_WITHDRAWN = "type-withdrawn"
     TYPE_HELD = "type-held"
+    TYPE_REMOVED = "type-removed"  # removed from the registry (cpb.registry.REMOVED_ARTIFACT_TYPES)
     PURPOSE_REQUIRED = "purpose-required"
     UNKNOWN_PURPOSE = "unknown-purpose"
     AMBIGUOUS_CONTEXT = "ambiguous-context"
@@ -71,6 +81,7 @@ _TYPE_LOOKUP = {
     LookupVerdict.ID_UNKNOWN_TO_SNAPSHOT: TypedRefVerdict.TYPE_UNKNOWN_TO_SNAPSHOT,
     LookupVerdict.WITHDRAWN: TypedRefVerdict.TYPE_WITHDRAWN,
     LookupVerdict.HELD: TypedRefVerdict.TYPE_HELD,
+    LookupVerdict.REMOVED: TypedRefVerdict.TYPE_REMOVED,
 }
 
 
@@ -137,6 +148,11 @@ def resolve_context(
             TypedRefVerdict.MALFORMED_REFERENCE, "`profile_version` and `canonicalization_id` must be strings"
         )
     found = registry.lookup_artifact_type(type_name, current=current)
+    if found.verdict is LookupVerdict.REMOVED:
+        why = REMOVED_ARTIFACT_TYPES[type_name]
+        return TypedRefResult(
+            TypedRefVerdict.TYPE_REMOVED, f"artifact type {type_name!r} was removed from the registry: {why}"
+        )
     if not found.verified:
         return TypedRefResult(_TYPE_LOOKUP[found.verdict], f"artifact type {type_name!r}")
     assert found.entry is not None  # a verified lookup carries its entry
