@@ -149,3 +149,20 @@ def test_a_probe_that_cannot_flip_is_assertion_free(monkeypatch):
     monkeypatch.setattr(eab.bindings, "_check_object", lambda obj: (_ for _ in ()).throw(eab.ActionBindingError("no")))
     summary = _eab_vectors.run([OURS_EAB / "eab-reject.json"], "ours")
     assert not summary.ok and "eab:domain" in summary.assertion_free
+
+
+AAC = UPSTREAM / "aac" / "vectors" / "capsule"
+
+
+@pytest.mark.skipif(not AAC.is_dir(), reason=f"no {AAC}")
+def test_the_agent_action_capsule_layout_is_claimed(tmp_path):
+    p = fastjcs("vectors", AAC)
+    assert p.returncode == 0, p.stdout
+    out = lines(p.stdout)
+    assert out[0] == f"{AAC}: 16/16 vectors passed (fastjcs (Agent Action Capsule profile))"
+    assert out[-1] == "OK: 1 suite(s), 16 vectors, 11 mutation probes, 0 problem(s)"
+    broken = tmp_path / "capsule"
+    shutil.copytree(AAC, broken)
+    (broken / "pos-v4-jcs-chain-committed" / "input.json").write_text("{}", encoding="utf-8")
+    p = fastjcs("vectors", broken)
+    assert p.returncode == 1 and any(line.startswith("FAIL pos-v4-jcs-chain-committed") for line in lines(p.stdout))

@@ -209,7 +209,16 @@ def test_draft_06_statuses_digest_alg_and_cose_alg():
             Registry.from_json(d)
 
 
-CAPSULE4 = {"capsule_id": "x", "canonicalization_id": "jcs", "chain": ["p"], "n": None, "score": 0.5}
+# format_version "4" since issue 34: the capsule's draft -05 takes the format from it, and refuses a
+# declaration without it (the deprecated capsule_context follows; fastjcs.profiles.capsule is the API)
+CAPSULE4 = {
+    "capsule_id": "x",
+    "format_version": "4",
+    "canonicalization_id": "jcs",
+    "chain": ["p"],
+    "n": None,
+    "score": 0.5,
+}
 
 
 def test_capsule_contexts_are_told_apart_by_canonicalization_id_and_profile_version(backend):
@@ -218,7 +227,8 @@ def test_capsule_contexts_are_told_apart_by_canonicalization_id_and_profile_vers
         with pytest.raises(ContextResolutionError) as info:
             reg.context("agent-action-capsule")  # two identifier contexts: no KeyError, a CPB error
         assert info.value.reason == "ambiguous-context" and not isinstance(info.value, KeyError)
-        new = reg.capsule_context(CAPSULE4)
+        with pytest.deprecated_call():
+            new = reg.capsule_context(CAPSULE4)
         assert (new.algorithm, new.exclusion_set, new.representation) == (
             "jcs",
             ("capsule_id",),
@@ -228,7 +238,8 @@ def test_capsule_contexts_are_told_apart_by_canonicalization_id_and_profile_vers
         # formats 3 and 4: plain jcs minus capsule_id; the chain is committed, null kept, floats allowed
         want = sha(rfc8785.dumps({k: v for k, v in CAPSULE4.items() if k != "capsule_id"}))
         assert new.identifier(CAPSULE4) == want
-        old = reg.capsule_context({"capsule_id": "x", "chain": []})  # earlier formats: jcs-n (vintage)
+        with pytest.deprecated_call():
+            old = reg.capsule_context({"capsule_id": "x", "chain": []})  # earlier formats: jcs-n (vintage)
         assert (old.algorithm, old.exclusion_set) == ("jcs-n", ("capsule_id", "chain"))
         legacy = {"capsule_id": "x", "chain": ["p"], "agent": "a-1", "n": None}
         lid = sha(rfc8785.dumps({"agent": "a-1"}))
@@ -342,3 +353,21 @@ def test_leaf_input_follows_the_declaration_never_the_shape():
             cpb.leaf_input(identifier, representation)
     with pytest.raises(cpb.SnapshotFormatError):
         Representation.RAW.render(d)  # raw is octets: it has no text rendering
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {"format_version": "3", "canonicalization_id": "jcs"},  # format 3 was never published (issue 34)
+        {"format_version": "4", "canonicalization_id": "jcs-n"},  # explicit jcs-n MUST be rejected
+        {"format_version": "2", "canonicalization_id": "jcs-n"},
+        {"format_version": "4"},  # format 4 without the declaration: refused, not sent down the jcs-n path
+        {"format_version": "4", "canonicalization_id": None},
+        {"format_version": "4", "canonicalization_id": "future-algorithm"},
+    ],
+)
+def test_deprecated_capsule_context_refuses_what_draft_05_refuses(declared):
+    reg = Registry.bundled()
+    with pytest.deprecated_call(), pytest.raises(ContextResolutionError) as info:
+        reg.capsule_context({"capsule_id": "x", **declared})
+    assert info.value.reason == "malformed-reference"

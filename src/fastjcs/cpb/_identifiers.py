@@ -5,7 +5,8 @@ A carried identifier is advisory: a verifier recomputes it from the payload and 
 New identifiers use jcs (draft -06). A jcs-n identifier (withdrawn 2026-08-18) verifies only with
 vintage evidence (`vintage=Vintage(evidence, callback)`); without it, VintageError: fail closed.
 For a registered artifact type, take the context from the registry instead:
-`Registry.bundled().capsule_context(capsule).verify_carried(capsule, capsule["capsule_id"])`.
+`Registry.bundled().context(type, purpose).verify_carried(payload, carried)`; an Agent Action
+Capsule is verified by its own profile, `fastjcs.profiles.capsule.verify_capsule`.
 """
 
 from __future__ import annotations

@@ -335,8 +335,9 @@ KNOWN_PROSE: dict[tuple[str, str, str], ContextConstraints] = {
 }
 
 
-#: The capsule's jcs context (formats 3 and 4): the same open field set, and RFC 8785's number
-#: domain (the integers-only clause cites jcs-n, which this context does not use).
+#: The capsule's jcs context (format 4, in registries that still hold the capsule): the same open
+#: field set, and RFC 8785's number domain (the integers-only clause cites jcs-n, which this
+#: context does not use).
 _AAC_JCS = ContextConstraints(field_set="open", clauses=(("field-set", "all capsule fields"),))
 
 

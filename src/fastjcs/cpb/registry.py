@@ -466,8 +466,7 @@ class Registry:
     ) -> DigestContext:
         """The one digest context of a live artifact type for `purpose`, told apart by
         `profile_version` (exact, as the registry writes it) and/or `canonicalization_id` (the
-        context's algorithm; an Agent Action Capsule of formats 3 and 4 carries it) when the type
-        registers several.
+        context's algorithm) when the type registers several.
 
         Raises ContextResolutionError (a CPBError; `reason` is a typed-reference verdict name) when
         the type is not found or not live, or when not exactly one context matches. For a verdict
