@@ -235,10 +235,10 @@ def _outcome(case: Case, verify: Verify) -> VectorOutcome:
 
 
 def _derived_case(name: str, base: Case) -> Case:
-    capsule = copy.deepcopy(dict(base.input))
+    capsule = copy.deepcopy(dict(base.input)) if isinstance(base.input, Mapping) else {}
     for member, value in DERIVED_CASES[name].items():
         if value is _ABSENT:
-            del capsule[member]
+            capsule.pop(member, None)
         else:
             capsule[member] = value
     expected = {
