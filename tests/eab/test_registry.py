@@ -24,12 +24,12 @@ from conftest import REPO
 
 from fastjcs import InvalidDigestError
 from fastjcs.eab import (
+    FINALIZE_IGNORED,
     Admission,
     ExecutionRegistry,
     RegistryClosedError,
     RegistryStorageError,
     ReservationState,
-    ReservationStateError,
     UnknownReservationError,
 )
 from fastjcs.eab import (
@@ -173,22 +173,40 @@ def test_finalize_is_idempotent(make_registry, disposition):
 
 
 def test_terminal_states_do_not_change(make_registry):
+    # Changed by issue 34: these calls raised ReservationStateError before. cMCP's finalize is
+    # "legal only from in_flight; a second call is a no-op so a retry of the caller's terminal path
+    # cannot raise after the effect already happened": no raise, nothing changed, and (more than
+    # cMCP) each conflicting call recorded in the history as finalize_ignored with what it named.
     reg = make_registry()
     reg.admit(AGENT, "done", B1)
     reg.finalize(AGENT, "done", "completed", AUDIT)
     reg.admit(AGENT, "unknown", B1)
     reg.finalize(AGENT, "unknown", "outcome_unknown")
-    with pytest.raises(ReservationStateError):
-        reg.finalize(AGENT, "done", "outcome_unknown")
-    with pytest.raises(ReservationStateError):
-        reg.finalize(AGENT, "unknown", "completed")
-    with pytest.raises(ReservationStateError):  # another audit hash for the same end
-        reg.finalize(AGENT, "done", "completed", "sha256:" + "b" * 64)
-    with pytest.raises(ReservationStateError):  # a hash the first finalize did not record
-        reg.finalize(AGENT, "unknown", "outcome_unknown", AUDIT)
-    assert reg.get(AGENT, "done").state == "completed"
-    assert reg.get(AGENT, "done").terminal_audit_entry_hash == AUDIT
-    assert reg.get(AGENT, "unknown").state == "outcome_unknown"
+    before = {eid: reg.get(AGENT, eid) for eid in ("done", "unknown")}
+    other = "sha256:" + "b" * 64
+    assert reg.finalize(AGENT, "done", "outcome_unknown") == "completed"  # the state it keeps
+    assert reg.finalize(AGENT, "unknown", "completed") == "outcome_unknown"
+    assert reg.finalize(AGENT, "done", "completed", other) == "completed"  # another audit hash
+    assert reg.finalize(AGENT, "unknown", "outcome_unknown", AUDIT) == "outcome_unknown"  # one not recorded
+    assert reg.finalize(AGENT, "done", "completed", AUDIT) == "completed"  # the same outcome: nothing new
+    assert reg.finalize(AGENT, "done", "completed") == "completed"  # no hash named: no conflict
+    assert {eid: reg.get(AGENT, eid) for eid in ("done", "unknown")} == before  # not even finalized_at
+
+    def trail(eid):
+        return [(e.action, e.state, e.terminal_audit_entry_hash) for e in reg.history(AGENT, eid)]
+
+    assert trail("done") == [
+        ("admit", "in_flight", None),
+        ("finalize", "completed", AUDIT),
+        (FINALIZE_IGNORED, "outcome_unknown", None),
+        (FINALIZE_IGNORED, "completed", other),
+    ]
+    assert trail("unknown") == [
+        ("admit", "in_flight", None),
+        ("finalize", "outcome_unknown", None),
+        (FINALIZE_IGNORED, "completed", None),
+        (FINALIZE_IGNORED, "outcome_unknown", AUDIT),
+    ]
 
 
 def test_recover_seals_in_flight_only(make_registry):
@@ -205,10 +223,12 @@ def test_recover_seals_in_flight_only(make_registry):
     for n in (2, 3, 4):
         assert states[n].state == "outcome_unknown" and states[n].finalized_by == "recover"
         assert reg.admit(AGENT, f"exec-{n}", B1) is Admission.REPLAY_OUTCOME_UNKNOWN
-        # a sealed call cannot be "completed" afterwards, and outcome_unknown again is a no-op
-        with pytest.raises(ReservationStateError):
-            reg.finalize(AGENT, f"exec-{n}", "completed")
+        # a sealed call is not "completed" afterwards (a no-op since issue 34, recorded, not a
+        # ReservationStateError), and outcome_unknown again is a no-op
+        assert reg.finalize(AGENT, f"exec-{n}", "completed") == "outcome_unknown"
+        assert reg.get(AGENT, f"exec-{n}") == states[n]
         assert reg.finalize(AGENT, f"exec-{n}", "outcome_unknown") == "outcome_unknown"
+        assert [e.action for e in reg.history(AGENT, f"exec-{n}")] == ["admit", "recover", FINALIZE_IGNORED]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -522,21 +542,25 @@ def test_audit_trail_records_each_state_change_once(make_registry):
     reg.finalize(AGENT, "exec-1", "completed", AUDIT)
     reg.finalize(AGENT, "exec-1", "completed", AUDIT)  # a no-op: nothing recorded
     reg.finalize(AGENT, "exec-2", "outcome_unknown")
-    with pytest.raises(ReservationStateError):
-        reg.finalize(AGENT, "exec-2", "completed")
+    assert reg.finalize(AGENT, "exec-2", "completed") == "outcome_unknown"  # ignored, recorded (issue 34)
     assert reg.recover() == 1
 
     def trail(eid):
         return [(e.action, e.state, e.call_id, e.terminal_audit_entry_hash) for e in reg.history(AGENT, eid)]
 
     assert trail("exec-1") == [("admit", "in_flight", "c1", None), ("finalize", "completed", None, AUDIT)]
-    assert trail("exec-2") == [("admit", "in_flight", "c2", None), ("finalize", "outcome_unknown", None, None)]
+    assert trail("exec-2") == [
+        ("admit", "in_flight", "c2", None),
+        ("finalize", "outcome_unknown", None, None),
+        (FINALIZE_IGNORED, "completed", None, None),  # what the ignored call named; the state is kept
+    ]
     assert trail("exec-3") == [("admit", "in_flight", None, None), ("recover", "outcome_unknown", None, None)]
     assert reg.history(OTHER_AGENT, "exec-1") == []
     events = [e for eid in ("exec-1", "exec-2", "exec-3") for e in reg.history(AGENT, eid)]
     # Each event carries the time its change stored; seq orders the events of the registry.
     for eid in ("exec-1", "exec-2", "exec-3"):
-        stored_row, trail_of = reg.get(AGENT, eid), reg.history(AGENT, eid)
+        stored_row = reg.get(AGENT, eid)
+        trail_of = [e for e in reg.history(AGENT, eid) if e.action != FINALIZE_IGNORED]
         assert trail_of[0].at == stored_row.admitted_at and trail_of[-1].at == stored_row.finalized_at
     assert sorted(e.seq for e in events) == sorted({e.seq for e in events})
     assert all(isinstance(e.state, ReservationState) for e in events)

@@ -17,11 +17,11 @@ from _registry_stores import admin, make_registry, new_target  # noqa: F401 - fi
 
 from fastjcs import eab
 from fastjcs.eab import (
+    FINALIZE_IGNORED,
     ActionBindingError,
     Admission,
     ExecutionRegistry,
     RegistryFormatError,
-    ReservationStateError,
 )
 
 # EAB-001-ascii-sha256 and EAB-005-ascii-sha384 of cMCP's execution-action-binding-v1-vectors.json
@@ -102,27 +102,38 @@ def test_every_refused_admission_is_kept_under_the_asserted_key(make_registry):
     assert reg.get(AGENT, "exec-1").call_id == "c1"
 
 
-def test_finalize_after_recover_with_the_same_outcome_is_a_no_op(make_registry):
-    """Before: finalize("outcome_unknown", hash) after recover() raised ReservationStateError; cMCP's
-    registry makes a retried terminal path a no-op."""
+def test_a_second_finalize_after_recover_is_a_no_op_that_leaves_a_history_entry(make_registry):
+    """cMCP's finalize (agentrust-io/cmcp src/cmcp_runtime/execution/registry.py): "Legal only from
+    in_flight; a second call is a no-op so a retry of the caller's terminal path cannot raise after
+    the effect already happened". Changed by issue 34: a second finalize naming another disposition
+    or hash raised ReservationStateError before; now it returns the state kept, and the ignored call
+    (its disposition and hash) is in the history, so an auditor sees the conflict."""
     reg = make_registry()
     reg.admit(AGENT, "exec-1", EAB_001)
     assert reg.recover() == 1
     sealed = reg.get(AGENT, "exec-1")
-    assert reg.finalize(AGENT, "exec-1", "outcome_unknown", AUDIT) == "outcome_unknown"
-    assert reg.finalize(AGENT, "exec-1", "outcome_unknown") == "outcome_unknown"
-    assert reg.get(AGENT, "exec-1") == sealed  # nothing changed
-    with pytest.raises(ReservationStateError, match="already outcome_unknown"):  # a different outcome
-        reg.finalize(AGENT, "exec-1", "completed", AUDIT)
-    assert [e.action for e in reg.history(AGENT, "exec-1")] == ["admit", "recover"]
-    # After a finalize: the same outcome again is a no-op, another is refused.
+    assert reg.finalize(AGENT, "exec-1", "outcome_unknown") == "outcome_unknown"  # the same: nothing new
+    assert reg.finalize(AGENT, "exec-1", "completed", AUDIT) == "outcome_unknown"  # another: ignored
+    assert reg.finalize(AGENT, "exec-1", "outcome_unknown", AUDIT) == "outcome_unknown"  # a hash recover never had
+    assert reg.get(AGENT, "exec-1") == sealed  # nothing changed: recover's outcome_unknown stands
+    events = reg.history(AGENT, "exec-1")
+    assert [(e.action, e.state, e.terminal_audit_entry_hash) for e in events] == [
+        ("admit", "in_flight", None),
+        ("recover", "outcome_unknown", None),
+        (FINALIZE_IGNORED, "completed", AUDIT),
+        (FINALIZE_IGNORED, "outcome_unknown", AUDIT),
+    ]
+    assert events[1].seq < events[2].seq < events[3].seq
+    # After a finalize: the same outcome again writes nothing; another is ignored and recorded.
     reg.admit(AGENT, "exec-2", EAB_001)
     reg.finalize(AGENT, "exec-2", "completed", AUDIT)
     assert reg.finalize(AGENT, "exec-2", "completed", AUDIT) == "completed"
     for disposition, audit in (("outcome_unknown", AUDIT), ("completed", "sha256:" + "b" * 64)):
-        with pytest.raises(ReservationStateError):
-            reg.finalize(AGENT, "exec-2", disposition, audit)
-    assert [e.action for e in reg.history(AGENT, "exec-2")] == ["admit", "finalize"]
+        assert reg.finalize(AGENT, "exec-2", disposition, audit) == "completed"
+    assert reg.get(AGENT, "exec-2").terminal_audit_entry_hash == AUDIT
+    assert [e.action for e in reg.history(AGENT, "exec-2")] == ["admit", "finalize", FINALIZE_IGNORED, FINALIZE_IGNORED]
+    # an admission of the key is still a replay of the terminal state, never a second call
+    assert reg.admit(AGENT, "exec-1", EAB_001) is Admission.REPLAY_OUTCOME_UNKNOWN
 
 
 @pytest.mark.parametrize("memory", [False, True], ids=["stored", "memory"])

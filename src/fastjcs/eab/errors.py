@@ -5,7 +5,7 @@ FastJCSError (fastjcs.core.errors)
 │   └── NotV1BindingError            another domain or version than v1's
 └── RegistryError                    a refused registry change, or a registry file it cannot use
     ├── UnknownReservationError      finalize() of a key never admitted (a LookupError)
-    ├── ReservationStateError        a terminal reservation asked to change
+    ├── ReservationStateError        (no longer raised: a second finalize is a no-op)
     ├── RegistryNotFoundError        no registry to open at the path
     ├── RegistryExistsError          create() where something exists already
     ├── RegistryFormatError          the file is not an execution registry (empty, foreign)
@@ -46,7 +46,9 @@ class UnknownReservationError(RegistryError, LookupError):
 
 
 class ReservationStateError(RegistryError):
-    """A reservation already in a terminal state was asked to become something else."""
+    """No longer raised: a finalize of a terminal reservation is a no-op, as cMCP's is, and one
+    naming another outcome is recorded in its history ("finalize_ignored"). Kept so that code
+    catching it keeps importing."""
 
 
 # The registry's storage errors name the registry's path and the cause; the sqlite3 exception that

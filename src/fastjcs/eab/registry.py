@@ -63,13 +63,14 @@ from typing import Any, NamedTuple, Protocol
 from ..core.digests import parse_digest
 from . import _postgres, _sqlite
 from .bindings import binding as _v1_binding
-from .errors import ReservationStateError, UnknownReservationError
+from .errors import UnknownReservationError
 
 __all__ = [
     "Admission",
     "ReservationState",
     "Reservation",
     "AuditEvent",
+    "FINALIZE_IGNORED",
     "Refusal",
     "ExecutionRegistry",
     "MAX_TEXT_BYTES",
@@ -216,11 +217,19 @@ def _storage(target: str | os.PathLike[str]) -> tuple[str, str]:
     return "sqlite", name
 
 
-class AuditEvent(NamedTuple):
-    """One state change of a reservation, as `ExecutionRegistry.history` returns it.
+#: The `AuditEvent.action` of a finalize that changed nothing (the key was already terminal) and
+#: named another outcome: `state` and `terminal_audit_entry_hash` are what that call named.
+FINALIZE_IGNORED = "finalize_ignored"
 
-    `action` is "admit" (the reservation made, state in_flight), "finalize" or "recover"; `state`
-    the state it left; `seq` orders the events of one registry; `at` is Unix seconds.
+
+class AuditEvent(NamedTuple):
+    """One state change of a reservation, or an ignored finalize, as `ExecutionRegistry.history`
+    returns it.
+
+    `action` is "admit" (the reservation made, state in_flight), "finalize" or "recover" (`state`
+    the state it left), or "finalize_ignored" (a later finalize that named another outcome and
+    changed nothing: `state` and the hash are what it named); `seq` orders the events of one
+    registry; `at` is Unix seconds.
     """
 
     seq: int
@@ -450,13 +459,15 @@ class ExecutionRegistry:
     ) -> ReservationState:
         """Record the end of an admitted call: `disposition` "completed" or "outcome_unknown".
 
-        Moves an in_flight reservation to `disposition` and returns the new state. Terminal
-        transitions are idempotent, as cMCP's registry makes a retried terminal path: the same
-        outcome again, after a finalize or after `recover` sealed the call, changes nothing and
-        returns the state (a terminal audit entry hash given again must be the stored one, except
-        after `recover`, which stores none). A different outcome is refused with
-        ReservationStateError: another disposition, or another hash, so an outcome_unknown
-        sealed by `recover` is not turned into "completed" behind the audit log's back.
+        Moves an in_flight reservation to `disposition` and returns the new state. As cMCP's
+        registry does it ("legal only from in_flight; a second call is a no-op so a retry of the
+        caller's terminal path cannot raise after the effect already happened"), a finalize of a
+        reservation that is already terminal (finalized, or sealed outcome_unknown by `recover`)
+        changes nothing, never raises, and returns the state the reservation keeps. More than
+        cMCP: a call that names another outcome (another disposition, or a terminal audit entry
+        hash other than the stored one, a hash after `recover` included) is recorded in the
+        key's `history` as a "finalize_ignored" event with the disposition and hash it named, so
+        an auditor sees the conflict; the same outcome again writes nothing.
         UnknownReservationError (a LookupError) if the key was never admitted. A registry opened
         with strict=True requires `terminal_audit_entry_hash`, as cMCP does (ValueError without).
         """
@@ -479,22 +490,16 @@ class ExecutionRegistry:
                 raise UnknownReservationError(
                     f"no reservation for agent {agent!r} and execution_id {eid!r}: finalize() needs an admitted call"
                 )
-            state, stored_audit, sealed = ReservationState(row[0]), row[1], row[2] == "recover"
+            state, stored_audit = ReservationState(row[0]), row[1]
+            now = time.time()
             if state is ReservationState.IN_FLIGHT:
-                now = time.time()
                 tx.finish(agent, eid, target.value, audit, now, "finalize")
                 tx.record(agent, eid, "finalize", target.value, None, audit, now)
                 return target
-            if state is not target:
-                raise ReservationStateError(
-                    f"reservation ({agent!r}, {eid!r}) is already {state.value}; "
-                    f"a terminal state does not become {target.value}"
-                )
-            if audit is not None and audit != stored_audit and not sealed:
-                raise ReservationStateError(
-                    f"reservation ({agent!r}, {eid!r}) is already {state.value} with terminal "
-                    f"audit entry hash {stored_audit!r}, not {audit!r}"
-                )
+            if state is not target or (audit is not None and audit != stored_audit):
+                # the storage's events hold admit / finalize / recover: a finalize event after the
+                # key's terminal one is this ignored call (what it named), `history` labels it so
+                tx.record(agent, eid, "finalize", target.value, None, audit, now)
             return state
 
     def recover(self) -> int:
@@ -527,13 +532,23 @@ class ExecutionRegistry:
         """The audit trail of a key, oldest first: one event per state change ([] if none).
 
         Each event was written in the transaction of the change it records, so the trail and the
-        reservation never disagree, whatever crashed when.
+        reservation never disagree, whatever crashed when. A finalize that came after the key was
+        already terminal, naming another outcome, changed nothing: it is listed as action
+        "finalize_ignored", with the disposition (`state`) and hash that call named.
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
         with self._store.transaction(write=False) as tx:
             rows = tx.history(agent, eid)
-        return [AuditEvent(r[0], r[1], r[2], r[3], ReservationState(r[4]), *r[5:]) for r in rows]
+        events, terminal = [], False
+        for r in rows:
+            action = r[3]
+            if action in ("finalize", "recover"):
+                if terminal:  # a reservation changes state once: a later finalize was ignored
+                    action = FINALIZE_IGNORED
+                terminal = True
+            events.append(AuditEvent(r[0], r[1], r[2], action, ReservationState(r[4]), *r[5:]))
+        return events
 
 
 class _Store(Protocol):
