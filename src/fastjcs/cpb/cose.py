@@ -1,4 +1,5 @@
-"""as-transmitted over COSE_Sign1: the RFC 9052 §4.4 Sig_structure (ToBeSigned) octets, and their digest.
+"""as-transmitted over COSE_Sign1: the RFC 9052 §4.4 Sig_structure (ToBeSigned) octets, and their digest;
+the Hash Envelope's payload-preimage-encoding header (`verify_content_binding`).
 
 Needs the `cose` extra (`pip install '.[cose]'` from a checkout: cbor2). The byte-boundary selector is the named
 production "RFC 9052 Section 4.4, Sig_structure (ToBeSigned)" with context "Signature1":
@@ -165,8 +166,166 @@ def check_selector(selector: Mapping[str, Any]) -> None:
         raise COSEError(f"byte-boundary selector {got} is not {SELECTOR}")
 
 
+# ---- payload-preimage-encoding (draft-mih-sokolov-cose-payload-preimage-encoding-01) ---------
+#
+# action-state-group/scitt-payload-binding, spec/cose/draft-mih-sokolov-cose-payload-preimage-encoding-01.md
+# @b7e519f (2026-09-23; not submitted to the datatracker). The label is TBD: 271 is the value the
+# draft suggests ("the lowest unassigned integer ... as of 2026-09-22"), so it is a parameter here.
+
+#: The suggested label of payload-preimage-encoding (TBD in the draft).
+PAYLOAD_PREIMAGE_ENCODING = 271
+#: The COSE Deterministic Encodings registry, initial contents: Value -> Name.
+PREIMAGE_ENCODINGS = {1: "cde", 2: "jcs"}
+#: Applicable content types of each encoding, by family ("CBOR content types, such as
+#: application/cbor"; "JSON content types, such as application/json"): the media type itself or a
+#: structured-syntax suffix; a CoAP Content-Format number (RFC 7252 12.3: 50 JSON, 60 CBOR).
+_FAMILY = {"cde": ("application/cbor", "+cbor", 60), "jcs": ("application/json", "+json", 50)}
+
+VERIFIED, UNVERIFIED, FAILED = "verified", "unverified", "failed"
+
+
+@dataclass(frozen=True)
+class ContentBinding:
+    """The content binding of a Hash Envelope, as the draft asks a verifier to report it.
+
+    `status`: "verified" (recomputed under the named encoding and equal), "failed" (recomputed and
+    not equal), or "unverified" (the verifier lacked what it needs to recompute: the parameter is
+    absent, its value is not registered, or the content is beyond this module's encoder); never
+    "verified" without a recomputation. Signature validity is a separate question.
+    """
+
+    status: str
+    encoding: str | None  # the registry Name, when the value is registered
+    reason: str
+    preimage: bytes | None = None  # the recomputed preimage octets
+
+    @property
+    def verified(self) -> bool:
+        return self.status == VERIFIED
+
+
+def verify_content_binding(
+    data: bytes, content: Any, *, label: int = PAYLOAD_PREIMAGE_ENCODING, detached_payload: bytes | None = None
+) -> ContentBinding:
+    """Check the payload-preimage-encoding of a Hash Envelope COSE_Sign1 and, when it names a
+    registered encoding, recompute the preimage from `content` and its digest under label 258.
+
+    `content` is the structured content: for jcs a Python value or JSON text (bytes, canonicalized
+    with integers outside +/-(2^53-1) refused, as the draft's jcs entry requires); for cde a Python
+    value of ints, strs, bytes, lists, dicts, bools and None (floats and tags: "unverified",
+    beyond this encoder). Never infers the encoding from the content type (259) or the content.
+
+    COSEError (rejected) for what the draft makes a malformed or inconsistent envelope: the
+    parameter in the unprotected header, a value that is not an int, an encoding paired with a
+    content type outside its family, and the Hash Envelope rules of `check_hash_envelope`'s
+    protected header (258 known, 259 present, 258-260 never unprotected, no content_type).
+    """
+    msg = decode_sign1(data)
+    protected = msg.protected_header()
+    for unprotected in (PAYLOAD_HASH_ALG, PAYLOAD_LOCATION, PREIMAGE_CONTENT_TYPE, label):
+        if unprotected in msg.unprotected:
+            raise COSEError(f"label {unprotected} must not appear in the unprotected header")
+    if CONTENT_TYPE in protected or CONTENT_TYPE in msg.unprotected:
+        raise COSEError("content_type (label 3) must not appear in Hash Envelope Mode")
+    if PREIMAGE_CONTENT_TYPE not in protected:
+        raise COSEError("the protected header lacks preimage-content-type (label 259)")
+    alg = protected.get(PAYLOAD_HASH_ALG)
+    if alg not in COSE_HASHES:
+        raise COSEError(f"payload-hash-alg (label 258) {alg!r} is not a COSE hash algorithm known here")
+    if label not in protected:
+        return ContentBinding(UNVERIFIED, None, f"payload-preimage-encoding (label {label}) is absent")
+    value = protected[label]
+    if type(value) is not int:
+        raise COSEError(f"payload-preimage-encoding (label {label}) must be an int, not {value!r}")
+    name = PREIMAGE_ENCODINGS.get(value)
+    if name is None:
+        return ContentBinding(UNVERIFIED, None, f"payload-preimage-encoding {value} is not a registered encoding")
+    content_type = protected[PREIMAGE_CONTENT_TYPE]
+    if not _in_family(content_type, name):
+        raise COSEError(f"payload-preimage-encoding {name} is inconsistent with preimage-content-type {content_type!r}")
+    try:
+        preimage = _encode(name, content)
+    except _Beyond as exc:
+        return ContentBinding(UNVERIFIED, name, str(exc))
+    payload = msg.payload if msg.payload is not None else detached_payload
+    if payload is None:
+        raise COSEError("the payload is detached: pass detached_payload (the raw digest octets)")
+    want = raw_digest(preimage, COSE_HASHES[alg])
+    if bytes(payload) != want:
+        hint = " (the payload is the hex text of the digest)" if bytes(payload) == want.hex().encode("ascii") else ""
+        return ContentBinding(
+            FAILED, name, f"the payload is not {COSE_HASHES[alg]} of the {name} preimage{hint}", preimage
+        )
+    return ContentBinding(VERIFIED, name, f"{COSE_HASHES[alg]} of the {name} preimage", preimage)
+
+
+def _in_family(content_type: Any, name: str) -> bool:
+    media, suffix, coap = _FAMILY[name]
+    if type(content_type) is int:
+        return content_type == coap
+    if not isinstance(content_type, str):
+        return False
+    base = content_type.split(";", 1)[0].strip().lower()
+    return base == media or (base.startswith("application/") and base.endswith(suffix))
+
+
+class _Beyond(Exception):
+    """Content this module cannot encode under the named encoding (the binding is unverified)."""
+
+
+def _encode(name: str, content: Any) -> bytes:
+    from ..core.api import canonicalize, dumps
+    from ..core.errors import FastJCSError
+
+    if name == "jcs":
+        try:
+            if isinstance(content, (bytes, bytearray, memoryview)):
+                return canonicalize(bytes(content), strict_integers=True)
+            return dumps(content)
+        except FastJCSError as exc:
+            raise _Beyond(f"the content has no jcs form this verifier can trust: {exc}") from None
+    return _cde(content)
+
+
+def _cde(value: Any) -> bytes:
+    """RFC 8949 4.2.1 core deterministic encoding: shortest heads, definite lengths, map keys in
+    bytewise order of their encodings. Ints, strs, bytes, lists, dicts, bools, None only."""
+    if value is None:
+        return b"\xf6"
+    if value is True or value is False:
+        return b"\xf5" if value else b"\xf4"
+    if type(value) is int:
+        if not -(2**64) <= value < 2**64:
+            raise _Beyond("an integer beyond 64 bits needs a bignum tag: not encoded here")
+        return _head(0, value) if value >= 0 else _head(1, -1 - value)
+    if isinstance(value, bytes):
+        return _head(2, len(value)) + value
+    if isinstance(value, str):
+        raw = value.encode("utf-8")
+        return _head(3, len(raw)) + raw
+    if isinstance(value, (list, tuple)):
+        return _head(4, len(value)) + b"".join(_cde(v) for v in value)
+    if isinstance(value, Mapping):
+        items = sorted((_cde(k), _cde(v)) for k, v in value.items())
+        return _head(5, len(items)) + b"".join(k + v for k, v in items)
+    raise _Beyond(f"a {type(value).__name__} is beyond this cde encoder (ints, text, bytes, arrays, maps)")
+
+
+def _head(major: int, n: int) -> bytes:
+    if n < 24:
+        return bytes([major << 5 | n])
+    for extra, size in ((24, 1), (25, 2), (26, 4), (27, 8)):
+        if n < 1 << (8 * size):
+            return bytes([major << 5 | extra]) + n.to_bytes(size, "big")
+    raise _Beyond("a length beyond 64 bits")  # pragma: no cover - bounded above
+
+
 __all__ = [
     "COSEError",
+    "ContentBinding",
+    "PAYLOAD_PREIMAGE_ENCODING",
+    "PREIMAGE_ENCODINGS",
+    "verify_content_binding",
     "COSESign1",
     "SELECTOR",
     "decode_sign1",
