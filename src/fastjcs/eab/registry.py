@@ -460,8 +460,9 @@ class ExecutionRegistry:
         """Record the end of an admitted call: `disposition` "completed" or "outcome_unknown".
 
         Moves an in_flight reservation to `disposition` and returns the new state. As cMCP's
-        registry does it ("legal only from in_flight; a second call is a no-op so a retry of the
-        caller's terminal path cannot raise after the effect already happened"), a finalize of a
+        registry does it (agentrust-io/cmcp src/cmcp_runtime/execution/registry.py @69355037:
+        "Legal only from `in_flight`; a second call is a no-op so a retry of the caller's terminal
+        path cannot raise after the effect already happened"), a finalize of a
         reservation that is already terminal (finalized, or sealed outcome_unknown by `recover`)
         changes nothing, never raises, and returns the state the reservation keeps. More than
         cMCP: a call that names another outcome (another disposition, or a terminal audit entry
