@@ -139,8 +139,22 @@ def check_hash_envelope(data: bytes, preimage: bytes) -> COSESign1:
     neither, and the payload the RAW digest octets of `preimage` under label 258's hash (never their
     hex text). Returns the decoded message; COSEError names the first rule broken."""
     msg = decode_sign1(data)
+    _, alg = _hash_envelope_header(msg)
+    if msg.payload is None:
+        raise COSEError("the payload is detached: compare the supplied raw digest instead")
+    want = raw_digest(bytes(preimage), COSE_HASHES[alg])
+    if msg.payload != want:
+        hint = " (it is the hex text of the digest)" if msg.payload == want.hex().encode("ascii") else ""
+        raise COSEError(f"the payload is not the raw {COSE_HASHES[alg]} digest of the preimage{hint}")
+    return msg
+
+
+def _hash_envelope_header(msg: COSESign1, *also_protected_only: int) -> tuple[Mapping[Any, Any], int]:
+    """The protected header of a Hash Envelope and its payload-hash-alg, after RFC 9995's rules:
+    258-260 (and `also_protected_only`) never unprotected, content_type (3) in neither header,
+    259 present, 258 a hash known here. COSEError names the first rule broken."""
     protected = msg.protected_header()
-    for label in (PAYLOAD_HASH_ALG, PAYLOAD_LOCATION, PREIMAGE_CONTENT_TYPE):
+    for label in (PAYLOAD_HASH_ALG, PAYLOAD_LOCATION, PREIMAGE_CONTENT_TYPE, *also_protected_only):
         if label in msg.unprotected:
             raise COSEError(f"label {label} must not appear in the unprotected header (RFC 9995)")
     if CONTENT_TYPE in protected or CONTENT_TYPE in msg.unprotected:
@@ -150,13 +164,7 @@ def check_hash_envelope(data: bytes, preimage: bytes) -> COSESign1:
     alg = protected.get(PAYLOAD_HASH_ALG)
     if alg not in COSE_HASHES:
         raise COSEError(f"payload-hash-alg (label 258) {alg!r} is not a COSE hash algorithm known here")
-    if msg.payload is None:
-        raise COSEError("the payload is detached: compare the supplied raw digest instead")
-    want = raw_digest(bytes(preimage), COSE_HASHES[alg])
-    if msg.payload != want:
-        hint = " (it is the hex text of the digest)" if msg.payload == want.hex().encode("ascii") else ""
-        raise COSEError(f"the payload is not the raw {COSE_HASHES[alg]} digest of the preimage{hint}")
-    return msg
+    return protected, alg
 
 
 def check_selector(selector: Mapping[str, Any]) -> None:
@@ -221,17 +229,7 @@ def verify_content_binding(
     protected header (258 known, 259 present, 258-260 never unprotected, no content_type).
     """
     msg = decode_sign1(data)
-    protected = msg.protected_header()
-    for unprotected in (PAYLOAD_HASH_ALG, PAYLOAD_LOCATION, PREIMAGE_CONTENT_TYPE, label):
-        if unprotected in msg.unprotected:
-            raise COSEError(f"label {unprotected} must not appear in the unprotected header")
-    if CONTENT_TYPE in protected or CONTENT_TYPE in msg.unprotected:
-        raise COSEError("content_type (label 3) must not appear in Hash Envelope Mode")
-    if PREIMAGE_CONTENT_TYPE not in protected:
-        raise COSEError("the protected header lacks preimage-content-type (label 259)")
-    alg = protected.get(PAYLOAD_HASH_ALG)
-    if alg not in COSE_HASHES:
-        raise COSEError(f"payload-hash-alg (label 258) {alg!r} is not a COSE hash algorithm known here")
+    protected, alg = _hash_envelope_header(msg, label)
     if label not in protected:
         return ContentBinding(UNVERIFIED, None, f"payload-preimage-encoding (label {label}) is absent")
     value = protected[label]
