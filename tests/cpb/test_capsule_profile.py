@@ -179,6 +179,22 @@ def test_effect_checks():
     assert verify_capsule(sealed({**BASE, "effect": failed})).reasons == ("attestation-missing",)
 
 
+def test_concurrent_supersedes_surface_on_the_later_one():
+    parent = sealed({**BASE, "chain": None, "action_id": "parent"})
+    parent = sealed({k: v for k, v in parent.items() if k != "chain"})
+    over = {"parent_capsule_id": parent["capsule_id"], "relation": "supersedes"}
+    first = sealed({**BASE, "action_id": "first", "chain": over})
+    second = sealed({**BASE, "action_id": "second", "chain": over})
+    ledger = [parent, first, second]
+    assert verify_capsule(first, store=ledger).findings == ()  # the earliest: authoritative
+    later = verify_capsule(second, store=ledger)
+    assert later.ok and [(f.check, f.severity, f.code) for f in later.findings] == [
+        (6, "info", "concurrent-supersedes")
+    ]
+    follows = sealed({**BASE, "action_id": "third", "chain": {**over, "relation": "follows"}})
+    assert verify_capsule(follows, store=[*ledger, follows]).findings == ()
+
+
 def test_chain_parent_against_a_store():
     capsule = sealed(BASE)
     assert verify_capsule(capsule, store=[]).reasons == ("chain-missing-parent",)

@@ -27,8 +27,9 @@ when the caller asks (`legacy=Vintage(evidence, callback)`), and the result then
 The checks (section "Class 1 verification"): 1 structural (required members and types, the closed
 approver enum, no float and no integer beyond 2^53-1 anywhere in the capsule), 2 identity, 3
 confirmed-effect binding, 4 verdict/effect orthogonality, 5 effect-attestation matrix, 6 chain
-(store-level: an info finding without a store; a reference duplicating the chain parent is an
-error), 7 assurance reconciliation (an overclaim is informational), 8 unknown registry values
+(store-level: an info finding without a store; with one, a missing parent is an error and a later
+concurrent supersedes an info finding; a reference duplicating the chain parent is an error), 7
+assurance reconciliation (an overclaim is informational), 8 unknown registry values
 (informational), 9 provenance mode (a backfilled record's block, the witnessed time rung, the
 laundering shape imported_at == source_asserted_at). The honesty invariant (human_disposed needs
 approver "human") is a non-gating warning (check None), as the draft carves it out.
@@ -427,8 +428,25 @@ def _chain_checks(capsule: Mapping[str, Any], report: _Report, store: Iterable[M
         return
     if store is None:
         report.add(6, "chain-check-store-level", "chain parent existence is a store-level check: no store", INFO)
-    elif parent not in {c.get("capsule_id") for c in store if isinstance(c, Mapping)}:
+        return
+    ledger = [c for c in store if isinstance(c, Mapping)]
+    if parent not in {c.get("capsule_id") for c in ledger}:
         report.add(6, "chain-missing-parent", f"no capsule {parent!r} in the store")
+    if chain.get("relation") != "supersedes":
+        return
+    # concurrent supersedes: the earliest in ledger order over a parent is authoritative; a later
+    # one is structurally valid and surfaces as a finding (section "Chained Capsules")
+    for other in ledger:
+        if other.get("capsule_id") == capsule.get("capsule_id"):
+            break
+        theirs = other.get("chain")
+        if (
+            isinstance(theirs, Mapping)
+            and theirs.get("relation") == "supersedes"
+            and theirs.get("parent_capsule_id") == parent
+        ):
+            report.add(6, "concurrent-supersedes", f"{other.get('capsule_id')!r} superseded {parent!r} first", INFO)
+            break
 
 
 def _reconcile(capsule: Mapping[str, Any], derived: Mapping[str, str], report: _Report) -> None:
