@@ -159,7 +159,7 @@ def test_the_agent_action_capsule_layout_is_claimed(tmp_path):
     p = fastjcs("vectors", AAC)
     assert p.returncode == 0, p.stdout
     out = lines(p.stdout)
-    assert out[0] == f"{AAC}: 16/16 vectors passed (fastjcs (Agent Action Capsule profile))"
+    assert out[0] == f"{AAC}: 16/16 vectors passed (fastjcs, Agent Action Capsule profile)"
     assert out[-1] == "OK: 1 suite(s), 16 vectors, 11 mutation probes, 0 problem(s)"
     broken = tmp_path / "capsule"
     shutil.copytree(AAC, broken)

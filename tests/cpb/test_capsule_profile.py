@@ -180,8 +180,7 @@ def test_effect_checks():
 
 
 def test_concurrent_supersedes_surface_on_the_later_one():
-    parent = sealed({**BASE, "chain": None, "action_id": "parent"})
-    parent = sealed({k: v for k, v in parent.items() if k != "chain"})
+    parent = sealed({k: v for k, v in {**BASE, "action_id": "parent"}.items() if k != "chain"})
     over = {"parent_capsule_id": parent["capsule_id"], "relation": "supersedes"}
     first = sealed({**BASE, "action_id": "first", "chain": over})
     second = sealed({**BASE, "action_id": "second", "chain": over})

@@ -289,7 +289,7 @@ def run(directory: str | Path, *, probes: bool = True, verify: Verify | None = N
         if name in claimed:
             continue
         (unclaimed if path.suffix == ".json" else ignored).append(name)
-    return RunSummary(str(root), "fastjcs (Agent Action Capsule profile)", outcomes, unclaimed, probe_outcomes, ignored)
+    return RunSummary(str(root), "fastjcs, Agent Action Capsule profile", outcomes, unclaimed, probe_outcomes, ignored)
 
 
 def _manifest(root: Path, cases: Mapping[str, Case], outcomes: list[VectorOutcome], claimed: set[str]) -> set[str]:
