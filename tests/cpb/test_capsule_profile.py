@@ -117,8 +117,9 @@ def test_an_absent_declaration_is_refused_not_sent_down_the_jcs_n_path():
 
 # ---- format 2: the legacy path, only on request, with evidence, and said -------------------------
 
-LEGACY = {"action_id": "old", "chain": ["p"], "format_version": "2", "operator": "ACME-CO", "n": 1}
-LEGACY_ID = sha(rfc8785.dumps({"action_id": "old", "format_version": "2", "operator": "ACME-CO", "n": 1}))
+# a format-2 capsule: no declaration; under jcs-n its id excludes chain and drops the empty constraints
+LEGACY = {**{k: v for k, v in BASE.items() if k != "canonicalization_id"}, "format_version": "2"}
+LEGACY_ID = sha(rfc8785.dumps({k: v for k, v in LEGACY.items() if k not in ("chain", "constraints")}))
 
 
 def receipt(when):
@@ -135,7 +136,7 @@ def test_format_2_verifies_only_on_a_legacy_request_with_evidence_and_says_so():
     assert verify_capsule(capsule).reasons == ("unsupported-format-version",)
     evidence = Vintage({"receipt-for": LEGACY_ID}, receipt(datetime(2026, 7, 24, tzinfo=timezone.utc)))
     result = verify_capsule(capsule, legacy=evidence)
-    assert result.legacy and result.capsule_id == LEGACY_ID
+    assert result.ok and result.legacy and result.capsule_id == LEGACY_ID
     assert ("legacy-format-2", "info") in [(f.code, f.severity) for f in result.findings]
     assert result.as_dict()["legacy"] is True
     late = Vintage({"receipt-for": LEGACY_ID}, receipt(datetime(2026, 8, 18, tzinfo=timezone.utc)))
@@ -147,6 +148,13 @@ def test_format_2_verifies_only_on_a_legacy_request_with_evidence_and_says_so():
 
 
 # ---- checks 1, 3-6 and 9 --------------------------------------------------------------------------
+
+
+def test_hostile_text_is_a_finding_never_a_crash():
+    deep = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
+    for text in (deep, b"{", b'{"a":1,"a":2}', b"[1]", b"\xff", b'{"x": NaN}'):
+        result = verify_capsule(text)
+        assert not result.ok and result.findings[0].check == 1, text[:20]
 
 
 def test_floats_and_unsafe_integers_anywhere_are_check_1():

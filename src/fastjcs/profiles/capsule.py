@@ -45,7 +45,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
-from ..core.api import DEFAULT_MAX_DEPTH, dumps
+from ..core.api import check_depth, dumps
 from ..core.errors import FastJCSError
 from ..core.hashing import hex_digest
 from ..cpb.errors import VintageError
@@ -161,14 +161,20 @@ class _FloatToken(float):
     """A number token outside the integer grammar, as read from text (check 1 refuses it)."""
 
 
-def parse_capsule(data: bytes | bytearray | memoryview | str) -> Any:
+#: How deep a capsule's text may nest (far beyond any capsule; below Python's recursion limit,
+#: which the standard library's reader needs).
+MAX_DEPTH = 256
+
+
+def parse_capsule(data: bytes | bytearray | memoryview | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """A capsule's JSON text as Python values: integer tokens as int (so `-0` is 0), any other
     number token as a float, duplicate member names refused (DuplicateKeyError) by fastjcs's strict
-    parser, which also judges the text (InvalidJSONError with the position)."""
+    parser, which also judges the text first (InvalidJSONError with the position, DepthLimitError
+    beyond `max_depth`)."""
     from ..core.parser import parse
 
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    parse(raw, DEFAULT_MAX_DEPTH)  # strict RFC 8259 / I-JSON: raises for anything else
+    parse(raw, check_depth(max_depth))  # strict RFC 8259 / I-JSON: raises for anything else
     return json.loads(raw, parse_float=_FloatToken)
 
 
@@ -253,7 +259,10 @@ _ABSENT: Any = object()
 
 
 def _structure(capsule: Mapping[str, Any], report: _Report) -> None:
+    legacy = capsule.get("format_version") == LEGACY_FORMAT  # format 2 carried no declaration
     for name in _REQUIRED:
+        if legacy and name == "canonicalization_id":
+            continue
         if capsule.get(name) is None:
             report.add(1, "missing-required-field", f"{name} is REQUIRED")
     for name in _STRINGS:
