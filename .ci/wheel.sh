@@ -79,6 +79,7 @@ names = zipfile.ZipFile(sys.argv[1]).namelist()
 pypy = sys.argv[2] == "PyPy"
 required = ["fastjcs/py.typed", "fastjcs/cpb/registries/11fa7c0.json", "fastjcs/cpb/registries/960db41.json",
             "fastjcs/cpb/registries/c33ce1a.json", "fastjcs/cpb/registries/schema-550ba20.json", "fastjcs/lab/corpus/es6-static-values.txt",
+            "fastjcs/profiles/data/agent-action-capsule.json",
             "fastjcs/conformance/suites/cpb/", "fastjcs/conformance/suites/eab/", "fastjcs/__init__.py",
             "fastjcs/cli/__init__.py"]
 missing = [r for r in required if not any(n.startswith(r) for n in names)]
