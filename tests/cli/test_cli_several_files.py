@@ -83,8 +83,11 @@ def test_digest_several_files_as_sha256sum_prints_them(two, cli_backend):
     p = fastjcs("digest", "a.json", "b.json", "-", input=B_TEXT, cwd=two, extra_env=cli_backend)
     assert p.returncode == 0 and p.stderr == b""
     assert lines(p.stdout) == [f"{sha256(A_CANON)}  a.json", f"{sha256(B_CANON)}  b.json", f"{sha256(B_CANON)}  -"]
-    one = fastjcs("digest", "a.json", cwd=two, extra_env=cli_backend)  # one FILE: the digest alone
-    assert lines(one.stdout) == [sha256(A_CANON)]
+    one = fastjcs("digest", "a.json", cwd=two, extra_env=cli_backend)  # one FILE: named too (issue 36.5)
+    assert lines(one.stdout) == [f"{sha256(A_CANON)}  a.json"]
+    alone = fastjcs("digest", input=A_TEXT, extra_env=cli_backend)  # stdin alone: the digest alone
+    assert lines(alone.stdout) == [sha256(A_CANON)]
+    assert lines(fastjcs("digest", "-", input=A_TEXT).stdout) == [sha256(A_CANON)]
 
 
 def test_digest_several_files_goes_on_past_a_bad_one(two, cli_backend):
@@ -154,7 +157,10 @@ def test_check_bare_hex_is_sha256_and_jcs_n_is_checked_under_its_profile(two, cl
         (f"{sha256(A_CANON)} a.json\n", "SUMS:1: not a digest line"),  # one space
         (f"{sha256(A_CANON)}  a.json\n\n", "SUMS:2: not a digest line"),  # an empty line
         (f"{sha256(A_CANON)}  a.json\nsha512:{'0' * 128}  b.json\n", "SUMS:2: InvalidDigestError"),
-        (f"{sha256(A_CANON).upper()}  a.json\n", "SUMS:1: InvalidDigestError"),
+        (f"SHA256:{hashlib.sha256(A_CANON).hexdigest()}  a.json\n", "SUMS:1: InvalidDigestError"),  # hex only
+        (f"{sha256(A_CANON)} -a.json\n", "SUMS:1: not a digest line"),  # neither ' ' nor '*' (binary)
+        (f"{sha256(A_CANON)}  \n", "SUMS:1: not a digest line"),  # no name
+        (f"{sha256(A_CANON)}  a\0.json\n", "SUMS:1: the name holds a NUL byte"),
         (f"sha256:{'0' * 63}  a.json\n", "SUMS:1: InvalidDigestError"),
         ("", "SUMS: no digest lines"),
         (f"\\{sha256(A_CANON)}  a\\q.json\n", "SUMS:1: unknown escape"),

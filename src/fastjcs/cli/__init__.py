@@ -61,6 +61,7 @@ from .streams import (
     _reader_gone,
     _standard_streams,
     interrupted_status,
+    one_line,
     stop_signals,
 )
 
@@ -303,6 +304,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--expect",
         metavar="DIGEST",
         help="one FILE: exit 0 if its digest is DIGEST ('<alg>:<hex>', or bare SHA-256 hex), 1 if not",
+    )
+    p.add_argument("--quiet", action="store_true", help="--check: no line for a file that is OK")
+    p.add_argument("--status", action="store_true", help="--check: nothing on stdout; the exit status says it")
+    p.add_argument("--ignore-missing", action="store_true", help="--check: pass over listed files that do not exist")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="--check: accepted for sha256sum's scripts; a malformed line is always an error (exit 2)",
+    )
+    p.add_argument(
+        "--warn",
+        action="store_true",
+        help="--check: accepted for sha256sum's scripts; a malformed line is always named (exit 2)",
     )
     _add_profile(p)
     p.add_argument(
@@ -728,7 +742,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"{name}: warning: {JCS_N_WARNING}", file=sys.stderr)
         return status
     except CLIError as exc:
-        print(f"{name}: {exc}", file=sys.stderr)
+        print(f"{name}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return _reader_gone()

@@ -26,6 +26,7 @@ from .streams import (
     describe,
     open_input,
     open_output,
+    one_line,
     open_source,
     read_all,
     source_name,
@@ -126,6 +127,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
     if args.check or args.expect is not None:
         return _digest_verify(args, files)
     settings = _digest_settings(args)
+    _check_only(args)
     if len(files) > 1:
         for option, given in (("--jsonl", args.jsonl), ("--output-dir", args.output_dir)):
             if given:
@@ -137,22 +139,40 @@ def cmd_digest(args: argparse.Namespace) -> int:
         return _digest_jsonl(args, settings)
     if args.jobs != 1 or args.fail_fast:
         raise CLIError("--jobs and --fail-fast apply to --jsonl")
-    if len(files) == 1:
-        sys.stdout.write(_digest_line(files[0], settings) + "\n")
+    if files == ["-"]:  # stdin alone: the digest alone (a line to paste, as documented)
+        _say(_digest_line("-", settings))
         return EXIT_OK
-    # Several FILEs: "<digest>  <name>" each, as sha256sum prints them; a FILE that cannot be read
-    # or digested is one line on stderr and the others go on (exit 2 at the end).
+    # Each FILE: "<digest>  <name>", as sha256sum prints it (also for one FILE: a list of one file
+    # is checked as any other); a FILE that cannot be read or digested is one line on stderr and
+    # the others go on (exit 2 at the end).
     status = EXIT_OK
     for path in files:
         try:
             line = _digest_line(path, settings)
         except CLIError as exc:
             sys.stdout.flush()
-            print(f"fastjcs digest: {exc}", file=sys.stderr)
+            print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
             status = EXIT_ERROR
             continue
-        sys.stdout.write(f"{_escaped_line(line, path)}\n")
+        _say(_escaped_line(line, path))
     return status
+
+
+def _say(line: str) -> None:
+    """One line on stdout, a name in it as the bytes it was given as (a name that is not UTF-8,
+    held by Python with surrogate escapes, is written back as its bytes, as sha256sum writes it)."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape") + b"\n")
+
+
+_CHECK_ONLY = ("quiet", "status", "ignore_missing", "strict", "warn")
+
+
+def _check_only(args: argparse.Namespace) -> None:
+    """Refuse the options of --check without it (silently ignored, they would mislead)."""
+    for name in _CHECK_ONLY:
+        if getattr(args, name):
+            raise CLIError(f"--{name.replace('_', '-')} applies to --check")
 
 
 def _escaped_line(digest: str, name: str) -> str:
@@ -205,11 +225,15 @@ def _digest_line(path: str, settings: Any) -> str:
 # ---- digest --check and --expect ---------------------------------------------------------------
 
 
-def _checked(digest: str) -> None:
-    """InvalidDigestError unless `digest` is one `digests_equal` reads: '<alg>:<hex>', or bare hex."""
+def _checked(digest: str) -> str:
+    """The digest in the form `digests_equal` reads ('<alg>:<hex>', or bare hex), its hex in
+    lowercase (sha256sum reads either case); InvalidDigestError if it is neither."""
     from ..core.digests import parse_digest, parse_hex_digest
 
-    (parse_digest if ":" in digest else parse_hex_digest)(digest)
+    prefix, colon, hexpart = digest.rpartition(":")
+    digest = f"{prefix}{colon}{hexpart.lower()}"
+    (parse_digest if colon else parse_hex_digest)(digest)
+    return digest
 
 
 def _algorithm_of(digest: str) -> str:
@@ -218,26 +242,36 @@ def _algorithm_of(digest: str) -> str:
 
 def _parse_digests(path: str) -> list[tuple[str, str]]:
     """The (digest, name) pairs of a digests file; CLIError for the first malformed line (nothing
-    is checked then: a list that cannot be read whole is not half-checked)."""
+    is checked then: a list that cannot be read whole is not half-checked).
+
+    A line is what sha256sum writes and `sha256sum -c` reads: `<digest>  <name>`, or
+    `<digest> *<name>` (binary mode, the same digest here), a leading backslash when the name is
+    escaped, either case of hex, and a CR before the LF (a list written on Windows). The name is
+    bytes: one that is not UTF-8 names the file of those bytes (as `digest` wrote it)."""
     source = source_name(path)
     text = read_all(path)
     pairs = []
     body = text[:-1] if text.endswith(b"\n") else text
     for n, raw in enumerate(body.split(b"\n") if body else [], 1):
+        where = f"{source}:{n}"
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        escaped = raw.startswith(b"\\")
+        digest_bytes, sep, rest = raw[escaped:].partition(b" ")
+        if not sep or rest[:1] not in (b" ", b"*") or len(rest) < 2:
+            raise CLIError(
+                f"{where}: not a digest line ('<digest>  <name>' or '<digest> *<name>', as digest prints for a FILE)"
+            )
         try:
-            line = raw.decode("utf-8")
+            digest = _checked(digest_bytes.decode("ascii"))
         except UnicodeDecodeError:
-            raise CLIError(f"{source}:{n}: not UTF-8") from None
-        escaped = line.startswith("\\")
-        digest, sep, name = line[escaped:].partition("  ")
-        if not sep or not name:
-            raise CLIError(f"{source}:{n}: not a digest line ('<digest>  <name>', as digest prints for several FILEs)")
-        try:
-            _checked(digest)
+            raise CLIError(f"{where}: not a digest line (the digest is not ASCII)") from None
         except FastJCSError as exc:
-            raise CLIError(f"{source}:{n}: {type(exc).__name__}: {exc}") from exc
+            raise CLIError(f"{where}: {type(exc).__name__}: {exc}") from exc
+        name = rest[1:].decode("utf-8", "surrogateescape")
         if escaped:
-            name = _unescape(name, f"{source}:{n}")
+            name = _unescape(name, where)
+        if "\0" in name:
+            raise CLIError(f"{where}: the name holds a NUL byte (no file has such a name)")
         pairs.append((digest, name))
     if not pairs:
         raise CLIError(f"{source}: no digest lines (nothing to check)")
@@ -264,6 +298,8 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
     """--check: every file a digests file names, against its digest; --expect: one FILE."""
     if args.check and args.expect is not None:
         raise CLIError("give --check (digests files) or --expect DIGEST (one FILE), not both")
+    if not args.check:
+        _check_only(args)
     option = "--check" if args.check else "--expect"
     for other, given in (
         ("--jsonl", args.jsonl),
@@ -277,40 +313,62 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
         if len(files) != 1:
             raise CLIError("--expect takes one FILE")
         try:
-            _checked(args.expect)
+            expected = _checked(args.expect)
         except FastJCSError as exc:
             raise CLIError(f"--expect: {type(exc).__name__}: {exc}") from exc
-        args.algorithm = args.algorithm or _algorithm_of(args.expect)
+        args.algorithm = args.algorithm or _algorithm_of(expected)
         line = _digest_line(files[0], _digest_settings(args))
-        if digests_equal(line, args.expect):
+        if digests_equal(line, expected):
             print("match")
             return EXIT_OK
         print(f"mismatch: {source_name(files[0])} digests to {line}")
         return EXIT_NEGATIVE
     if args.algorithm is not None:
         raise CLIError("--algorithm does not go with --check: each line names its algorithm")
+    return _check_lists(args, files)
+
+
+def _check_lists(args: argparse.Namespace, files: list[str]) -> int:
+    """--check: each file the digests files name against its line, reported as `sha256sum -c`
+    does, with its options: --quiet (no OK lines), --status (nothing on stdout, no summary),
+    --ignore-missing (a file that does not exist is passed over; none verified at all is a
+    failure), --strict and --warn (a malformed line is always an error, exit 2, before any check)."""
     listed = [pair for path in files for pair in _parse_digests(path)]  # all read before any check
-    mismatched = unreadable = 0
+    mismatched = unreadable = verified = 0
+
+    def report(name: str, verdict: str) -> None:
+        if not args.status and not (args.quiet and verdict == "OK"):
+            _say(f"{_shown(name)}: {verdict}")
+
     for expected, name in listed:
         args.algorithm = _algorithm_of(expected)
+        if args.ignore_missing and name != "-" and not os.path.lexists(name):
+            continue
+        verified += 1
         try:
             line = _digest_line(name, _digest_settings(args))
         except CLIError as exc:
             sys.stdout.flush()
-            print(f"fastjcs digest: {exc}", file=sys.stderr)
-            print(f"{_shown(name)}: FAILED open or read")
+            print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
+            report(name, "FAILED open or read")
             unreadable += 1
             continue
         if digests_equal(line, expected):
-            print(f"{_shown(name)}: OK")
+            report(name, "OK")
         else:
-            print(f"{_shown(name)}: FAILED")
+            report(name, "FAILED")
             mismatched += 1
     sys.stdout.flush()
-    if unreadable:
-        print(f"fastjcs digest: WARNING: {unreadable} listed file(s) could not be read or digested", file=sys.stderr)
-    if mismatched:
-        print(f"fastjcs digest: WARNING: {mismatched} computed digest(s) did NOT match", file=sys.stderr)
+    if not verified:
+        print(f"fastjcs digest: {', '.join(map(source_name, files))}: no file was verified", file=sys.stderr)
+        return EXIT_NEGATIVE
+    if not args.status:
+        if unreadable:
+            print(
+                f"fastjcs digest: WARNING: {unreadable} listed file(s) could not be read or digested", file=sys.stderr
+            )
+        if mismatched:
+            print(f"fastjcs digest: WARNING: {mismatched} computed digest(s) did NOT match", file=sys.stderr)
     return EXIT_NEGATIVE if mismatched or unreadable else EXIT_OK
 
 

@@ -4,6 +4,7 @@ error (`CLIError`) with the exit statuses."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import signal
@@ -253,6 +254,24 @@ class _Stream(io.RawIOBase):
             raise CLIError(f"{self._name}: {exc.strerror}") from None
 
 
+def _escape_bytes(exc: UnicodeError) -> tuple[str, int]:
+    """The error handler of stderr ("fastjcs.escape"): a byte that was not UTF-8 (held by Python
+    as a surrogate escape, in a file name) is written `\\xff`, anything else stderr cannot encode
+    as backslashreplace writes it."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for c in exc.object[exc.start : exc.end]:
+        code = ord(c)
+        out.append(
+            f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else c.encode("ascii", "backslashreplace").decode()
+        )
+    return "".join(out), exc.end
+
+
+codecs.register_error("fastjcs.escape", _escape_bytes)
+
+
 def _standard_streams() -> None:
     """Make the standard streams safe for a run as a program (not when a caller replaced them).
 
@@ -279,7 +298,7 @@ def _standard_streams() -> None:
         stream = io.TextIOWrapper(
             io.BufferedWriter(_Stream(fd, name, strict)),
             encoding=getattr(old, "encoding", None) or "utf-8",
-            errors=getattr(old, "errors", None) or ("strict" if strict else "backslashreplace"),
+            errors=(getattr(old, "errors", None) or "strict") if strict else "fastjcs.escape",
             line_buffering=getattr(old, "line_buffering", not strict),
         )
         if fd == 1:
@@ -304,6 +323,12 @@ def describe(exc: BaseException, source: str) -> str:
     if isinstance(exc, FastJCSError):
         return f"{source}: {type(exc).__name__}: {exc}"
     return f"{source}: {exc}"
+
+
+def one_line(text: str) -> str:
+    """A message kept on one line: a line feed or carriage return in it (a file name may hold
+    them) written as `\\n`, `\\r`, the escapes of a digests file."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def source_name(path: str) -> str:
