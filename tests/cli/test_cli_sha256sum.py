@@ -74,7 +74,15 @@ def test_one_file_is_named_as_sha256sum_names_it(files):
 @needs_sha256sum
 @pytest.mark.parametrize(
     "options",
-    [(), ("--quiet",), ("--status",), ("--ignore-missing",), ("--strict",), ("--warn",), ("--quiet", "--ignore-missing")],
+    [
+        (),
+        ("--quiet",),
+        ("--status",),
+        ("--ignore-missing",),
+        ("--strict",),
+        ("--warn",),
+        ("--quiet", "--ignore-missing"),
+    ],
     ids=lambda o: " ".join(o) or "default",
 )
 def test_check_options_do_what_sha256sum_does(files, options):

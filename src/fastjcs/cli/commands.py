@@ -7,6 +7,8 @@ import importlib
 import json
 import logging
 import os
+import re
+import shlex
 import stat
 import sys
 from collections.abc import Iterator
@@ -24,9 +26,9 @@ from .streams import (
     EXIT_OK,
     CLIError,
     describe,
+    one_line,
     open_input,
     open_output,
-    one_line,
     open_source,
     read_all,
     source_name,
@@ -805,8 +807,28 @@ def cmd_registry(args: argparse.Namespace) -> int:
             found, now = ExecutionRegistry.migrate(args.target)
             print(f"format {now}, already current" if found == now else f"migrated from format {found} to {now}")
     except (RegistryError, ValueError) as exc:  # its message names the registry, a URL without its password
-        raise CLIError(str(exc)) from exc
+        raise CLIError(_in_commands(str(exc), args.target)) from exc
     return EXIT_OK
+
+
+def _in_commands(message: str, target: str) -> str:
+    """A registry's message with the Python calls it suggests (`ExecutionRegistry.create(path)`,
+    `open it with ExecutionRegistry(url)`) put as the commands a user of the command line runs."""
+    # a URL may hold a password, and the message names it without one: never copy it
+    shown = "URL" if "://" in target and not target.startswith("sqlite:") else shlex.quote(target)
+    call = r"\((?:path|url|'[^']*'|\"[^\"]*\")\)"
+    for pattern, words in (
+        (
+            rf"ExecutionRegistry\.create never overwrites: open it with ExecutionRegistry{call}",
+            f"`fastjcs registry create` never overwrites: the registry is there to be used "
+            f"(`fastjcs registry migrate {shown}` brings an older format up to date)",
+        ),
+        (rf"open it with ExecutionRegistry{call}", "it is there to be used"),
+        (r"ExecutionRegistry\((?:path|url)\) opens an existing registry, ", ""),
+        (rf"ExecutionRegistry\.create{call}", f"`fastjcs registry create {shown}`"),
+    ):
+        message = re.sub(pattern, lambda m, words=words: words, message)
+    return message
 
 
 # ---- interop: the lab ------------------------------------------------------------------------
