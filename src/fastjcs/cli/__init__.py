@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         "canon",
         help="write the canonical form of a JSON text",
         description="Write the RFC 8785 canonical form of FILE (or stdin) to stdout, "
-        "byte-exact, with no trailing newline. With several FILEs, one canonical form per line "
+        "byte-exact, with no trailing newline (but for a terminal). With several FILEs, one canonical form per line "
         "(each followed by a newline: JSON Lines), in the order given; the first FILE that fails "
         "stops the run (exit 2).",
         epilog=_examples(
@@ -326,7 +326,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--jobs", type=_count, default=1, metavar="N", help="--jsonl: workers (0: one per CPU)")
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
-    p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="--jsonl: no progress bar (one is drawn on stderr when it is a terminal and FILE a named file; "
+        "tqdm draws it when installed)",
+    )
     p.add_argument("--chunk-bytes", type=_count, default=None, help=argparse.SUPPRESS)  # tests: many chunks
     _add_job_options(p)
     _add_text_policy(p)
@@ -661,10 +666,26 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) ->
         hint = f"did you mean '{close[0]}'?" if close else "commands: " + ", ".join(commands)
         parser.error(f"unknown command '{given}'; {hint}")
     args, extra = parser.parse_known_args(argv)
+    where = commands.get(getattr(args, "command", None) or "", parser)
     if extra:
-        where = commands.get(getattr(args, "command", None) or "", parser)
-        where.error(f"unrecognized arguments: {' '.join(extra)}")
+        where.error(f"unrecognized arguments: {' '.join(extra)}{_closest_option(where, extra)}")
+    if args.version and args.command is not None:
+        parser.error(f"--version takes no COMMAND ('{args.command}' given): 'fastjcs --version [--verbose]'")
     return args
+
+
+def _closest_option(parser: argparse.ArgumentParser, extra: Sequence[str]) -> str:
+    """ "; did you mean '--algorithm'?" for the first unknown option that is close to one of the
+    command's options (a typo: `--algoritm`, `--jsnl`), or nothing."""
+    import difflib
+
+    known = [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
+    for word in extra:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.partition("=")[0], known, n=1, cutoff=0.75)
+            if close:
+                return f"; did you mean '{close[0]}'?"
+    return ""
 
 
 def version_report(verbose: bool = False) -> str:

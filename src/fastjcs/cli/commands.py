@@ -55,7 +55,8 @@ WORKER_PRELOAD = "fastjcs.bulk.dask"
 
 
 def cmd_canon(args: argparse.Namespace) -> int:
-    """One FILE: its canonical form, with no newline. Several: one canonical form per line (a
+    """One FILE: its canonical form, with no newline (but for a terminal, where the prompt would
+    follow it on its line). Several: one canonical form per line (a
     canonical form holds no raw line break), in order; the first that fails ends the run, exit 2
     (a later line must not be taken for the form of an earlier FILE). -o PATH gets all of it or,
     on any error, nothing."""
@@ -68,6 +69,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
         for path in files:
             if _canon_one(args, path, profile, exclusion, out, len(files) > 1) != EXIT_OK:
                 status = EXIT_NEGATIVE
+        if len(files) == 1 and not args.check and args.output in (None, "-") and sys.stdout.isatty():
+            out.write(b"\n")  # a terminal: the prompt on a line of its own; a pipe or a file gets the exact bytes
     return status
 
 
@@ -375,24 +378,52 @@ def _check_lists(args: argparse.Namespace, files: list[str]) -> int:
 
 
 def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
-    """A progress bar on stderr when stderr is a terminal and the input a named file, drawn by
-    tqdm when it is installed (the `progress` extra); nothing otherwise."""
+    """A progress bar on stderr when stderr is a terminal and the input a named file: tqdm's when
+    it is installed (the `progress` extra), else a line of fastjcs's own; nothing otherwise."""
     if args.no_progress or args.file == "-" or not sys.stderr.isatty():
         return None, lambda: None
     try:
+        total = os.path.getsize(args.file)
+    except OSError:
+        return None, lambda: None  # open_source names the file and the reason
+    try:
         from tqdm import tqdm
     except ImportError:
-        return None, lambda: None
-    bar = tqdm(
-        total=os.path.getsize(args.file),
-        unit="B",
-        unit_scale=True,
-        unit_divisor=1024,
-        desc="digest",
-        file=sys.stderr,
-        leave=False,
-    )
-    return bar.update, bar.close
+        bar = _Progress(total)
+        return bar.update, bar.close
+    tq = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc="digest", file=sys.stderr, leave=False)
+    return tq.update, tq.close
+
+
+class _Progress:
+    """`digest: 41.2 MiB of 100.0 MiB (41%)` on stderr, redrawn in place at most 5 times a second,
+    wiped at the end (as tqdm's bar with leave=False): the bar without the tqdm extra."""
+
+    def __init__(self, total: int) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self.total, self.done, self._drawn, self._width = total, 0, 0.0, 0
+
+    def update(self, n: int) -> None:
+        self.done += n
+        now = self._clock()
+        if now - self._drawn >= 0.2 or self.done >= self.total:
+            self._drawn = now
+            share = f" ({100 * self.done // self.total}%)" if self.total else ""
+            text = f"digest: {_mib(self.done)} of {_mib(self.total)}{share}"
+            sys.stderr.write("\r" + text.ljust(self._width))
+            sys.stderr.flush()
+            self._width = len(text)
+
+    def close(self) -> None:
+        if self._width:
+            sys.stderr.write("\r" + " " * self._width + "\r")
+            sys.stderr.flush()
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
 
 
 def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
