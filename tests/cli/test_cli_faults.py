@@ -52,7 +52,7 @@ def no_traceback(p: subprocess.CompletedProcess) -> None:
 
 
 def check_jsonl_result(p: subprocess.CompletedProcess) -> None:
-    assert p.returncode == 1, p.stderr
+    assert p.returncode == 2, p.stderr  # a failed line is bad input
     assert p.stdout == JSONL_OUT
     one_line_error(p, ":2:7: InvalidJSONError")
 
@@ -388,7 +388,7 @@ def test_closed_stdin_is_exit_2(cli_backend):
 def test_closed_stderr_loses_nothing_on_stdout(cli_backend):
     """`2>&-`: the messages have nowhere to go; stdout and the exit status are as with stderr."""
     p = _closed(2, ["digest", "--jsonl"], cli_backend, JSONL)
-    assert (p.returncode, p.stdout, p.stderr) == (1, JSONL_OUT, b"")
+    assert (p.returncode, p.stdout, p.stderr) == (2, JSONL_OUT, b"")
     p = _closed(2, ["canon"], cli_backend, DOC)
     assert (p.returncode, p.stdout) == (0, CANON)
     p = _closed(2, ["canon"], cli_backend, b"[1,]")

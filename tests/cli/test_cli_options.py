@@ -1,5 +1,5 @@
 """The options as a user types them (issue 36, item 11): a typo gets the option meant, `--version`
-stands alone, a progress bar without the tqdm extra, and `canon` on a terminal.
+stands alone, and `canon` on a terminal (the progress bar without tqdm: test_cli_digest.py).
 
 Where a terminal is needed, the child gets one end of a pseudo-terminal (pty) as stdout or
 stderr, so `isatty()` is true as it is for a user; `fastjcs(...)` holds pipes, so those runs
@@ -83,18 +83,3 @@ def test_canon_on_a_terminal_ends_its_line(tmp_path, cli_backend):
     assert p.stdout == b'{"a":1,"b":2}'
     status, shown, _ = _on_a_terminal(["canon", "a.json", "-o", "out.json"], "stdout", tmp_path)
     assert (status, shown) == (0, b"") and (tmp_path / "out.json").read_bytes() == b'{"a":1,"b":2}'
-
-
-def test_a_progress_bar_without_tqdm(tmp_path):
-    try:
-        import tqdm  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("tqdm is installed: it draws the bar")
-    (tmp_path / "log.jsonl").write_bytes(b'{"a": 1}\n' * 50_000)
-    status, shown, out = _on_a_terminal(["digest", "--jsonl", "log.jsonl"], "stderr", tmp_path)
-    assert status == 0 and len(out.splitlines()) == 50_000
-    assert b"\rdigest: 0.4 MiB of 0.4 MiB (100%)" in shown and shown.endswith(b"\r")  # drawn, then wiped
-    status, shown, out = _on_a_terminal(["digest", "--jsonl", "--no-progress", "log.jsonl"], "stderr", tmp_path)
-    assert (status, shown) == (0, b"") and len(out.splitlines()) == 50_000

@@ -22,10 +22,11 @@
     fastjcs completion bash|zsh|fish
 
 Input is FILE, or stdin when FILE is absent or "-"; `COMMAND --help` gives every option's
-default and examples. Exit status: 0 success, 1 a negative verdict
-(a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
-usage. Errors go to stderr on one line, with the position for text input. README.md ("The command
-line") describes every command and the decisions behind them.
+default and examples. Exit status: 0 success, 1 a negative verdict (a mismatch, a non-conforming
+record, a failed vector, a disagreement), 2 bad input or usage (a FILE, or a line of JSON Lines,
+that cannot be read or digested: also when the others were done). Errors go to stderr on one
+line, with the position for text input. docs/cli.md describes every command and the decisions
+behind them.
 """
 
 from __future__ import annotations
@@ -227,7 +228,10 @@ def _add_job_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="fastjcs",
-        description="RFC 8785 JSON canonicalization (JCS). 'fastjcs COMMAND --help' describes a command.",
+        description="RFC 8785 JSON canonicalization (JCS). 'fastjcs COMMAND --help' describes a command. "
+        "Exit status: 0 success; 1 a negative verdict (a mismatch, a non-conforming record, a failed "
+        "vector, a disagreement); 2 bad input or usage (a FILE or a line of JSON Lines that cannot be "
+        "read or digested, also when the others were done), with one line on stderr.",
         epilog=_examples(
             "fastjcs canon doc.json",
             "fastjcs digest a.json b.json > SUMS && fastjcs digest --check SUMS",
@@ -322,7 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--jsonl",
         action="store_true",
-        help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...'",
+        help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...' in its place "
+        "and makes the exit status 2 (bad input; the other lines are still digested)",
     )
     p.add_argument("--jobs", type=_count, default=1, metavar="N", help="--jsonl: workers (0: one per CPU)")
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")

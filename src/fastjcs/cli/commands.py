@@ -223,8 +223,15 @@ def _digest_line(path: str, settings: Any) -> str:
                     integers_only=settings.integers_only,
                 )
         except FastJCSError as exc:
-            raise CLIError(describe(exc, source)) from exc
+            raise CLIError(describe(exc, source) + _jsonl_hint(exc)) from exc
     return line
+
+
+def _jsonl_hint(exc: FastJCSError) -> str:
+    """A hint for a JSON Lines text given as one document: a second value on a later line."""
+    if "expected end of input" in str(exc) and (getattr(exc, "lineno", None) or 1) > 1:
+        return "; one JSON text per line (JSON Lines)? give --jsonl"
+    return ""
 
 
 # ---- digest --check and --expect ---------------------------------------------------------------
@@ -470,7 +477,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
         finally:
             close()
     out.flush()
-    return EXIT_NEGATIVE if failed else EXIT_OK
+    return EXIT_ERROR if failed else EXIT_OK  # a line that is not JSON is bad input, as a FILE is
 
 
 # ---- digest over many files (--output-dir) ----------------------------------------------------
@@ -621,7 +628,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         f"{sum(r.lines for r in results)} {'lines' if kind == 'jsonl' else 'rows'}, "
         f"{failed} failed: {args.output_dir}"
     )
-    return EXIT_NEGATIVE if failed else EXIT_OK
+    return EXIT_ERROR if failed else EXIT_OK  # bad input, as with --jsonl on one file
 
 
 # ---- eab -------------------------------------------------------------------------------------
