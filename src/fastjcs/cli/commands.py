@@ -26,6 +26,7 @@ from .streams import (
     EXIT_OK,
     CLIError,
     describe,
+    interruptible,
     one_line,
     open_input,
     open_output,
@@ -215,7 +216,9 @@ def _digest_line(path: str, settings: Any) -> str:
             else:
                 from ..core.digests import digest_text
 
-                line = digest_text(
+                line = interruptible(
+                    len(data),
+                    digest_text,
                     data,
                     settings.algorithm,
                     max_depth=settings.max_depth,
@@ -469,11 +472,18 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
         for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
             sys.stderr.write(text)
 
+    def write(lines: bytes) -> None:
+        # Whole lines (a chunk's digests) reach stdout whole: a stop signal waits for the write to
+        # end, so that what a Ctrl-C leaves on stdout never ends inside a digest.
+        with _jsonl.stop_signals_held():
+            out.write(lines)
+            out.flush()
+
     with open_source(args.file) as stream:
         jobs = _jsonl_workers(args.file, args.jobs, chunk)  # said once the input is open
         update, close = _progress_bar(args)
         try:
-            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update, chunk)
+            failed = _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
         finally:
             close()
     out.flush()

@@ -13,12 +13,13 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Callable, TypeVar, cast
 
 from ..bulk.jsonl import stop_signals_held
 from ..core.errors import CanonicalizationError, FastJCSError
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
+T = TypeVar("T")
 
 
 class CLIError(Exception):
@@ -323,6 +324,37 @@ def describe(exc: BaseException, source: str) -> str:
     if isinstance(exc, FastJCSError):
         return f"{source}: {type(exc).__name__}: {exc}"
     return f"{source}: {exc}"
+
+
+#: Inputs from this size on are digested in a worker thread (see `interruptible`); below it a
+#: call ends sooner than a user notices, and a thread per small FILE would cost more than it.
+LONG_CALL_BYTES = 1 << 20
+
+
+def interruptible(size: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """fn(*args, **kwargs), for an input of `size` bytes; from LONG_CALL_BYTES on in a worker
+    thread that the main thread waits for, so that a stop signal is handled at once. (Python runs
+    a signal's handler in the main thread between bytecodes: during one long C call, which holds no
+    GIL, a Ctrl-C would wait for the call to end, about 2 s for a 200 MB document.) Its result, or
+    its exception; on a stop signal the worker, a daemon thread, ends with the process."""
+    import threading
+
+    if size < LONG_CALL_BYTES or threading.current_thread() is not threading.main_thread():
+        return fn(*args, **kwargs)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = fn(*args, **kwargs)
+        except BaseException as exc:  # handed to the caller, as if fn had run in its thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="fastjcs-call", daemon=True)
+    worker.start()
+    worker.join()  # interrupted by a stop signal's handler (a lock's wait is, on POSIX)
+    if "error" in box:
+        raise box.pop("error")
+    return cast(T, box["result"])
 
 
 def one_line(text: str) -> str:
