@@ -99,10 +99,36 @@ def test_digest_several_files_goes_on_past_a_bad_one(two, cli_backend):
     assert len(err) == 2 and err[0].startswith("fastjcs digest: bad.json:1:4:") and "missing.json" in err[1]
 
 
-def test_digest_several_files_refuses_jsonl(two):
-    p = fastjcs("digest", "--jsonl", "a.json", "b.json", cwd=two)
+def test_digest_jsonl_takes_several_files_each_in_turn(two, cli_backend):
+    """Each FILE's lines in turn, numbered within it, its failures named with it (issue 36.7);
+    a FILE that cannot be read is one line on stderr, and the others go on (exit 2)."""
+    (two / "x.jsonl").write_bytes(A_TEXT + b"[1,\n")  # a last line with no value after its comma
+    p = fastjcs("digest", "--jsonl", "x.jsonl", "missing.jsonl", "b.json", cwd=two, extra_env=cli_backend)
     assert p.returncode == 2
-    one_line_error(p, "--jsonl takes one FILE")
+    assert lines(p.stdout) == [
+        sha256(A_CANON),
+        "error:2:4: InvalidJSONError: unexpected end of input, expected a value",
+        sha256(B_CANON),
+    ]
+    err = lines(p.stderr)
+    assert err[0].startswith("fastjcs digest: x.jsonl:2:4: InvalidJSONError") and err[0].endswith("(byte 20)")
+    assert err[1] == "fastjcs digest: missing.jsonl: No such file or directory" and len(err) == 2
+    p = fastjcs("digest", "--jsonl", "a.json", "b.json", cwd=two, extra_env=cli_backend)
+    assert (p.returncode, lines(p.stdout), p.stderr) == (0, [sha256(A_CANON), sha256(B_CANON)], b"")
+
+
+def test_digest_jsonl_fail_fast_stops_at_the_first_file_that_fails(two):
+    (two / "x.jsonl").write_bytes(b"[1,]\n" + A_TEXT)
+    p = fastjcs("digest", "--jsonl", "--fail-fast", "x.jsonl", "b.json", cwd=two)
+    assert p.returncode == 2 and lines(p.stdout) == [
+        "error:1:4: InvalidJSONError: unexpected character ']', expected a value"
+    ]
+
+
+def test_digest_several_files_refuses_output_dir(two):
+    p = fastjcs("digest", "--jsonl", "a.json", "b.json", "--output-dir", "out", cwd=two)
+    assert p.returncode == 2
+    one_line_error(p, "--output-dir takes one FILE")
 
 
 # ---- digest --check ----------------------------------------------------------------------------

@@ -4,12 +4,13 @@
                   [--strict-integers] [--integers-only] [--max-depth N]
     fastjcs digest [FILE ...] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
                    [--check | --expect DIGEST]
+                   [--quiet] [--status] [--ignore-missing] [--strict] [--warn]
                    [--jsonl [--jobs N] [--fail-fast] [--no-progress]] [--strict-integers]
                    [--integers-only] [--max-depth N]
     fastjcs eab (--agent-id A --action-type T --action-scope S --action-timestamp TS | --preimage FILE)
                 [--algorithm sha256|sha384] [--verify BINDING] [--print-preimage]
     fastjcs registry (create | migrate) TARGET
-    fastjcs check [FILE] [--json] [--max-depth N]
+    fastjcs check [FILE ...] [--json] [--max-depth N]
     fastjcs vectors [PATH ...] [--json] [--no-probes] [--draft -0N]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--corpus SOURCE]... [--seed S]
                        [--per-category N] [--newline strip|keep] [--timeout SECONDS]
@@ -393,11 +394,24 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="the CPB checker: is a record in jcs-n normal form?",
         description="Exit 0 verified, 1 non-conforming (violations listed as rule, "
-        "JSON path, code, position), 2 not JSON or another error.",
-        epilog=_examples("fastjcs check record.json", "fastjcs check --json - < record.json"),
+        "JSON path, code, position), 2 not JSON or another error. With several FILEs, each "
+        "verdict named; a FILE that is not JSON is one line on stderr and the others go on (exit 2).",
+        epilog=_examples(
+            "fastjcs check record.json", "fastjcs check --json - < record.json", "fastjcs check records/*.json"
+        ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="a JSON record; '-' is stdin")
-    p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    p.add_argument(
+        "file",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help="JSON records; '-' is stdin (several: each verdict named, '<name>: <verdict>')",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print the verdict as one JSON object (several FILEs: one per line, with "file")',
+    )
     p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N", help=_MAX_DEPTH_HELP)
     p.set_defaults(run=cmd_check)
 

@@ -134,15 +134,13 @@ def cmd_digest(args: argparse.Namespace) -> int:
         return _digest_verify(args, files)
     settings = _digest_settings(args)
     _check_only(args)
-    if len(files) > 1:
-        for option, given in (("--jsonl", args.jsonl), ("--output-dir", args.output_dir)):
-            if given:
-                raise CLIError(f"{option} takes one FILE (--output-dir: a glob or URL for many files)")
+    if len(files) > 1 and args.output_dir:
+        raise CLIError("--output-dir takes one FILE: a path, or a glob or URL for many files")
     args.file = files[0]
     if _is_job(args):
         return _digest_job(args, settings)
     if args.jsonl:
-        return _digest_jsonl(args, settings)
+        return _digest_jsonl(args, settings, files)
     if args.jobs != 1 or args.fail_fast:
         raise CLIError("--jobs and --fail-fast apply to --jsonl")
     if files == ["-"]:  # stdin alone: the digest alone (a line to paste, as documented)
@@ -387,13 +385,13 @@ def _check_lists(args: argparse.Namespace, files: list[str]) -> int:
     return EXIT_NEGATIVE if mismatched or unreadable else EXIT_OK
 
 
-def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
+def _progress_bar(args: argparse.Namespace, path: str) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
     """A progress bar on stderr when stderr is a terminal and the input a named file: tqdm's when
     it is installed (the `progress` extra), else a line of fastjcs's own; nothing otherwise."""
-    if args.no_progress or args.file == "-" or not sys.stderr.isatty():
+    if args.no_progress or path == "-" or not sys.stderr.isatty():
         return None, lambda: None
     try:
-        total = os.path.getsize(args.file)
+        total = os.path.getsize(path)
     except OSError:
         return None, lambda: None  # open_source names the file and the reason
     try:
@@ -458,19 +456,14 @@ def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
     return n
 
 
-def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
+def _digest_jsonl(args: argparse.Namespace, settings: Any, files: list[str]) -> int:
+    """--jsonl: one output line per input line, each FILE's lines in turn (their line numbers
+    their own, stderr naming the FILE); a FILE that cannot be read is one line on stderr and the
+    others go on. Exit 2 if any line or FILE failed (bad input)."""
     from ..bulk import jsonl as _jsonl
 
-    source = source_name(args.file)
     chunk = args.chunk_bytes or _jsonl.CHUNK
     out = sys.stdout.buffer
-
-    where = f"fastjcs digest: {source}:"
-
-    def report(notes: list[str]) -> None:
-        out.flush()  # the error lines first: a failing stdout is reported before any note
-        for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
-            sys.stderr.write(text)
 
     def write(lines: bytes) -> None:
         # Whole lines (a chunk's digests) reach stdout whole: a stop signal waits for the write to
@@ -479,15 +472,33 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
             out.write(lines)
             out.flush()
 
-    with open_source(args.file) as stream:
-        jobs = _jsonl_workers(args.file, args.jobs, chunk)  # said once the input is open
-        update, close = _progress_bar(args)
+    failed = unreadable = 0
+    for path in files:
+        where = f"fastjcs digest: {one_line(source_name(path))}:"
+
+        def report(notes: list[str], where: str = where) -> None:
+            out.flush()  # the error lines first: a failing stdout is reported before any note
+            for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
+                sys.stderr.write(text)
+
         try:
-            failed = _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
-        finally:
-            close()
+            with open_source(path) as stream:
+                jobs = _jsonl_workers(path, args.jobs, chunk)  # said once the input is open
+                update, close = _progress_bar(args, path)
+                try:
+                    failed += _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
+                finally:
+                    close()
+        except CLIError as exc:
+            if len(files) == 1:
+                raise
+            out.flush()
+            print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
+            unreadable += 1
+        if failed and args.fail_fast:
+            break
     out.flush()
-    return EXIT_ERROR if failed else EXIT_OK  # a line that is not JSON is bad input, as a FILE is
+    return EXIT_ERROR if failed or unreadable else EXIT_OK  # a line that is not JSON is bad input, as a FILE is
 
 
 # ---- digest over many files (--output-dir) ----------------------------------------------------
@@ -700,11 +711,35 @@ def _canonical_text(data: bytes) -> bytes:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """One record: its verdict and violations. Several: each named (`<name>: <verdict>`, or a
+    JSON object per line with its "file"), in order; a FILE that cannot be read or is not JSON is
+    one line on stderr and the others go on. Exit 2 if any FILE failed, else 1 if any record is
+    non-conforming, else 0."""
+    files = args.file
+    if files.count("-") > 1:
+        raise CLIError("'-' (stdin) can be given once")
+    if len(files) == 1:
+        return _check_one(args, files[0], named=False)
+    status = EXIT_OK
+    for path in files:
+        try:
+            verdict = _check_one(args, path, named=True)
+        except CLIError as exc:
+            sys.stdout.flush()
+            print(f"fastjcs check: {one_line(str(exc))}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
+        if verdict != EXIT_OK and status == EXIT_OK:
+            status = verdict
+    return status
+
+
+def _check_one(args: argparse.Namespace, path: str, named: bool) -> int:
     from ..core.errors import LineIndex
     from ..cpb import check
 
-    source = source_name(args.file)
-    with open_input(args.file) as data:
+    source = source_name(path)
+    with open_input(path) as data:
         raw = bytes(data)
     try:
         result = check(raw, max_depth=args.max_depth)
@@ -715,12 +750,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         body = result.as_dict()
         for v in body["violations"]:
             v["line"], v["column"] = where(v["offset"])
-        print(json.dumps(body, ensure_ascii=False))
+        print(json.dumps({"file": source, **body} if named else body, ensure_ascii=False))
     else:
-        print(result.verdict)
+        _say(f"{_shown(source)}: {result.verdict}" if named else result.verdict)
         for v in result.violations:
             line, column = where(v.offset)
-            print(f"{v.rule} {v.path} {v.code} {source}:{line}:{column}")
+            _say(f"{v.rule} {v.path} {v.code} {source}:{line}:{column}")
     return result.exit_code
 
 
