@@ -699,3 +699,17 @@ def test_a_signal_on_any_running_command_is_one_line(tmp_path, cli_backend, args
         if proc.poll() is None:
             proc.kill()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_lock_that_cannot_be_written_is_named(tmp_path):
+    """The job's lock file on a full disk (here /dev/full, which refuses every write, where the
+    lock file would be): the one-line error names the file, not only the reason (issue 32.13)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b'{"a": 1}\n')
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".fastjcs.lock").symlink_to("/dev/full")
+    p = fastjcs("digest", "--jsonl", "in/*.jsonl", "--output-dir", "out", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "fastjcs digest: out/.fastjcs.lock: ")
+    assert not (tmp_path / "out" / "a.jsonl.digests").exists()  # no work done without the lock
