@@ -713,3 +713,23 @@ def test_a_lock_that_cannot_be_written_is_named(tmp_path):
     assert p.returncode == 2 and p.stdout == b""
     one_line_error(p, "fastjcs digest: out/.fastjcs.lock: ")
     assert not (tmp_path / "out" / "a.jsonl.digests").exists()  # no work done without the lock
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [["digest"], ["digest", "--jsonl"], ["check"], ["check", "--json"]])
+def test_stdout_on_a_full_device_with_several_files_is_one_error(tmp_path, args):
+    """Several FILEs go on past a FILE that fails, never past stdout failing: one line, exit 2."""
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_bytes(b'{"a": 1}\n')
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run(
+            [sys.executable, "-m", "fastjcs", *args, "a.json", "b.json"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=env(),
+            timeout=60,
+        )
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, "<stdout>: No space left on device")

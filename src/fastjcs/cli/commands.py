@@ -12,7 +12,7 @@ import shlex
 import stat
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -481,20 +481,22 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any, files: list[str]) -> 
             for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
                 sys.stderr.write(text)
 
-        try:
-            with open_source(path) as stream:
-                jobs = _jsonl_workers(path, args.jobs, chunk)  # said once the input is open
-                update, close = _progress_bar(args, path)
-                try:
-                    failed += _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
-                finally:
-                    close()
-        except CLIError as exc:
-            if len(files) == 1:
-                raise
-            out.flush()
-            print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
-            unreadable += 1
+        with ExitStack() as opened:
+            try:
+                stream = opened.enter_context(open_source(path))
+            except CLIError as exc:  # a FILE that cannot be opened; an error once it streams ends the run
+                if len(files) == 1:
+                    raise
+                out.flush()
+                print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
+                unreadable += 1
+                continue
+            jobs = _jsonl_workers(path, args.jobs, chunk)  # said once the input is open
+            update, close = _progress_bar(args, path)
+            try:
+                failed += _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
+            finally:
+                close()
         if failed and args.fail_fast:
             break
     out.flush()
@@ -719,33 +721,39 @@ def cmd_check(args: argparse.Namespace) -> int:
     if files.count("-") > 1:
         raise CLIError("'-' (stdin) can be given once")
     if len(files) == 1:
-        return _check_one(args, files[0], named=False)
+        return _report_check(args, files[0], *_check_one(args, files[0]), named=False)
     status = EXIT_OK
     for path in files:
         try:
-            verdict = _check_one(args, path, named=True)
-        except CLIError as exc:
+            checked = _check_one(args, path)
+        except CLIError as exc:  # this FILE; a failure to write stdout ends the run
             sys.stdout.flush()
             print(f"fastjcs check: {one_line(str(exc))}", file=sys.stderr)
             status = EXIT_ERROR
             continue
+        verdict = _report_check(args, path, *checked, named=True)
         if verdict != EXIT_OK and status == EXIT_OK:
             status = verdict
     return status
 
 
-def _check_one(args: argparse.Namespace, path: str, named: bool) -> int:
+def _check_one(args: argparse.Namespace, path: str) -> tuple[Any, Any]:
+    """The CPB checker's result for FILE and its line index; CLIError when it cannot be read or is
+    not JSON."""
     from ..core.errors import LineIndex
     from ..cpb import check
 
-    source = source_name(path)
     with open_input(path) as data:
         raw = bytes(data)
     try:
         result = check(raw, max_depth=args.max_depth)
     except FastJCSError as exc:
-        raise CLIError(describe(exc, source)) from exc
-    where = LineIndex(raw)  # the violations come in offset order: one pass for all of them
+        raise CLIError(describe(exc, source_name(path))) from exc
+    return result, LineIndex(raw)  # the violations come in offset order: one pass for all of them
+
+
+def _report_check(args: argparse.Namespace, path: str, result: Any, where: Any, named: bool) -> int:
+    source = source_name(path)
     if args.json:
         body = result.as_dict()
         for v in body["violations"]:
