@@ -94,13 +94,14 @@ def _chosen() -> tuple[Backend, str]:
     """The backend FASTJCS_BACKEND asks for. In the `fastjcs` command, one it cannot have (a bad
     value, `native` without the C core) ends the process with one line on stderr and exit 2, the
     command's usage error; everywhere else it is an ImportError of `import fastjcs`."""
+    choice = os.environ.get("FASTJCS_BACKEND", "").strip().lower()
     try:
-        return _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
+        return _load(choice)
     except ImportError as exc:
         if not _as_command():
             raise
         what = str(exc)
-        if "FASTJCS_BACKEND must be" not in what:
+        if choice == "native":
             what = (
                 f"FASTJCS_BACKEND=native: the C core is not available ({type(exc).__name__}: {exc}); "
                 "unset FASTJCS_BACKEND for the pure-Python backend"
