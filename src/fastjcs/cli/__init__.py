@@ -310,19 +310,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIGEST",
         help="one FILE: exit 0 if its digest is DIGEST ('<alg>:<hex>', or bare SHA-256 hex), 1 if not",
     )
-    p.add_argument("--quiet", action="store_true", help="--check: no line for a file that is OK")
-    p.add_argument("--status", action="store_true", help="--check: nothing on stdout; the exit status says it")
-    p.add_argument("--ignore-missing", action="store_true", help="--check: pass over listed files that do not exist")
-    p.add_argument(
-        "--strict",
-        action="store_true",
-        help="--check: accepted for sha256sum's scripts; a malformed line is always an error (exit 2)",
-    )
-    p.add_argument(
-        "--warn",
-        action="store_true",
-        help="--check: accepted for sha256sum's scripts; a malformed line is always named (exit 2)",
-    )
+    for flag, text in (  # sha256sum -c's options (commands._CHECK_ONLY refuses them without --check)
+        ("--quiet", "no line for a file that is OK"),
+        ("--status", "nothing on stdout; the exit status says it"),
+        ("--ignore-missing", "pass over listed files that do not exist"),
+        ("--strict", "accepted for sha256sum's scripts; a malformed line is always an error (exit 2)"),
+        ("--warn", "accepted for sha256sum's scripts; a malformed line is always named (exit 2)"),
+    ):
+        p.add_argument(flag, action="store_true", help="--check: " + text)
     _add_profile(p)
     p.add_argument(
         "--jsonl",
