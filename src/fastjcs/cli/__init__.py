@@ -279,9 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
         "digest",
         help="digest a JSON text, or every line of a JSONL file",
         description="Print the digest of the canonical form of FILE (or stdin): "
-        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier). With several FILEs, one "
-        "line each as sha256sum prints them, '<digest>  <name>'; --check reads such lines back "
-        "(OK or FAILED per line, exit 1 on any FAILED, 2 on a malformed line).",
+        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier). For each FILE, one "
+        "line as sha256sum prints it, '<digest>  <name>' (stdin alone: the digest alone); --check "
+        "reads such lines back (OK or FAILED per line, exit 1 on any FAILED, 2 on a malformed line).",
         epilog=_examples(
             "fastjcs digest doc.json",
             "fastjcs digest --algorithm sha384 - < doc.json",
@@ -296,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         default=["-"],
         metavar="FILE",
-        help=_FILES_HELP + "; with --check, digests files (lines '<digest>  <name>')",
+        help=_FILES_HELP + "; with --check, digests files (lines '<digest>  <name>' or '<digest> *<name>')",
     )
     p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None, help="sha256 or sha384 (default: sha256)")
     p.add_argument(
