@@ -304,6 +304,23 @@ def test_works_without_tqdm(tmp_path):
     assert terminal.rstrip("\r").rsplit("\r", 1)[-1].strip() == ""  # wiped: blanks over the last one
     code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", "--no-progress", path], blocked)
     assert code == 2 and len(lines(out)) == 20 and "digest: " not in terminal.replace("fastjcs digest: ", "")
+    # Many chunks: the bar is drawn when a later chunk's failure is reported, and wiped first, so
+    # each message stands alone on its line as the terminal shows it (carriage returns applied).
+    path.write_bytes(_many_lines(400))
+    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", "--chunk-bytes", "300", path], blocked)
+    assert code == 2 and len(lines(out)) == 400
+    shown = [_as_shown(line) for line in terminal.split("\n")]
+    messages = [line for line in shown if "fastjcs digest:" in line]
+    assert len(messages) == len([i for i in range(400) if i % 97 == 13])
+    assert all(line.startswith("fastjcs digest: ") for line in messages), messages
+
+
+def _as_shown(line: str) -> str:
+    """A terminal line as a terminal shows it: each carriage return writes over it from the left."""
+    cells: list[str] = []
+    for segment in line.split("\r"):
+        cells[: len(segment)] = segment
+    return "".join(cells).rstrip()
 
 
 def test_integers_only_one_text_and_jsonl():

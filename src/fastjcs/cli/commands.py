@@ -385,22 +385,26 @@ def _check_lists(args: argparse.Namespace, files: list[str]) -> int:
     return EXIT_NEGATIVE if mismatched or unreadable else EXIT_OK
 
 
-def _progress_bar(args: argparse.Namespace, path: str) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
+def _progress_bar(
+    args: argparse.Namespace, path: str
+) -> tuple[Callable[[int], None] | None, Callable[[], None], Callable[[], None]]:
     """A progress bar on stderr when stderr is a terminal and the input a named file: tqdm's when
-    it is installed (the `progress` extra), else a line of fastjcs's own; nothing otherwise."""
+    it is installed (the `progress` extra), else a line of fastjcs's own; nothing otherwise. Its
+    update(bytes), close() and wipe() (before a message on stderr: ours is redrawn after it)."""
+    nothing = (None, lambda: None, lambda: None)
     if args.no_progress or path == "-" or not sys.stderr.isatty():
-        return None, lambda: None
+        return nothing
     try:
         total = os.path.getsize(path)
     except OSError:
-        return None, lambda: None  # open_source names the file and the reason
+        return nothing  # open_source names the file and the reason
     try:
         from tqdm import tqdm
     except ImportError:
         bar = _Progress(total)
-        return bar.update, bar.close
+        return bar.update, bar.close, bar.close
     tq = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc="digest", file=sys.stderr, leave=False)
-    return tq.update, tq.close
+    return tq.update, tq.close, lambda: None
 
 
 class _Progress:
@@ -425,9 +429,11 @@ class _Progress:
             self._width = len(text)
 
     def close(self) -> None:
+        """Wipe the line (at the end, or before a message: the next update draws it again)."""
         if self._width:
             sys.stderr.write("\r" + " " * self._width + "\r")
             sys.stderr.flush()
+            self._width, self._drawn = 0, 0.0
 
 
 def _mib(n: int) -> str:
@@ -476,8 +482,11 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any, files: list[str]) -> 
     for path in files:
         where = f"fastjcs digest: {one_line(source_name(path))}:"
 
-        def report(notes: list[str], where: str = where) -> None:
+        wipe = [lambda: None]  # the progress bar's, once it is drawn
+
+        def report(notes: list[str], where: str = where, wipe: list = wipe) -> None:
             out.flush()  # the error lines first: a failing stdout is reported before any note
+            wipe[0]()
             for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
                 sys.stderr.write(text)
 
@@ -492,7 +501,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any, files: list[str]) -> 
                 unreadable += 1
                 continue
             jobs = _jsonl_workers(path, args.jobs, chunk)  # said once the input is open
-            update, close = _progress_bar(args, path)
+            update, close, wipe[0] = _progress_bar(args, path)
             try:
                 failed += _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
             finally:
