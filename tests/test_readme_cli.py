@@ -87,4 +87,4 @@ def test_the_two_commands():
     canon, digest = p.stdout.decode("utf-8").splitlines()
     assert canon.startswith('{"customer":{"email":"zoe@example.com","name":"Zo\u00eb M\u00fcller"},')
     assert canon.endswith('"\U0001f602":"astral key","\ufb33":"BMP key above U+E000"}')  # UTF-16
-    assert re.fullmatch("sha256:[0-9a-f]{64}", digest)
+    assert re.fullmatch("sha256:[0-9a-f]{64}  examples/order.json", digest)  # a FILE is named (issue 36.5)

@@ -61,7 +61,7 @@ def test_a_jsonl_job_is_the_single_file_command_per_file(tmp_path, cli_backend):
         "--no-progress",
         extra_env=cli_backend,
     )
-    assert p.returncode == 1, p.stderr  # a failed line: a negative verdict
+    assert p.returncode == 2, p.stderr  # a failed line: bad input
     for name, path in inputs.items():
         out = tmp_path / "out" / (name + ".digests")
         assert out.read_bytes() == reference(path), name
@@ -89,7 +89,7 @@ def test_a_jsonl_job_is_the_single_file_command_per_file(tmp_path, cli_backend):
 def test_resume_skips_finished_files_and_still_reports_their_failures(tmp_path):
     make_inputs(tmp_path / "in")
     argv = ["digest", "--jsonl", tmp_path / "in" / "*" / "*.jsonl", "--output-dir", tmp_path / "out"]
-    assert _cli.fastjcs(*argv).returncode == 1
+    assert _cli.fastjcs(*argv).returncode == 2
     outputs = sorted((tmp_path / "out").rglob("*.digests"))
     before = {p: p.stat().st_mtime_ns for p in outputs}
     first = tmp_path / "out" / "a" / "one.jsonl.digests"
@@ -97,7 +97,7 @@ def test_resume_skips_finished_files_and_still_reports_their_failures(tmp_path):
     first.unlink()
     (tmp_path / "out" / "a" / ".one.jsonl.digests.123.part").write_bytes(b"half")  # a crash's leftover
     p = _cli.fastjcs(*argv, "--resume")
-    assert p.returncode == 1
+    assert p.returncode == 2
     assert p.stdout.decode().startswith("3 files (2 done by an earlier run), 900 lines, 2 failed")
     assert first.read_bytes() == kept
     assert all(p.stat().st_mtime_ns == t for p, t in before.items() if p != first)
@@ -130,7 +130,7 @@ def test_an_output_never_overwrites_an_input_nor_is_globbed_again(tmp_path, cli_
     ):
         p = _cli.fastjcs("digest", "--jsonl", pattern, "--output-dir", out, cwd=tmp_path, extra_env=cli_backend)
         if pattern == "logs/a.jsonl.digests":  # one named file: its output is not an input
-            assert p.returncode == 1, p.stderr
+            assert p.returncode == 2, p.stderr
             (logs / "a.jsonl.digests.digests").unlink()
             (logs / ".a.jsonl.digests.digests.fastjcs.json").unlink()
             continue
@@ -319,7 +319,7 @@ def test_a_parquet_job(tmp_path, cli_backend, append):
         *(["--append"] if append else []),
         extra_env=cli_backend,
     )
-    assert p.returncode == 1
+    assert p.returncode == 2  # a row that is not JSON: bad input
     assert p.stderr.decode() == (
         f"fastjcs digest: {paths[0]}: row 2: FloatDomainError: number overflows a double: line 1 column 7 (byte 6)\n"
     )

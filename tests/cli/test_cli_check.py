@@ -57,3 +57,46 @@ def test_not_json_is_exit_2_with_the_position():
     p = fastjcs("check", "--max-depth", "1", input=b"[[1]]")
     assert p.returncode == 2
     one_line_error(p, "DepthLimitError")
+
+
+# ---- several FILEs (issue 36.7) -------------------------------------------------------------------
+
+
+def test_several_files_each_verdict_named(tmp_path):
+    (tmp_path / "good.json").write_bytes(b'{"a": 1}')
+    (tmp_path / "bad.json").write_bytes(b'{"a": null}')
+    p = fastjcs("check", "good.json", "bad.json", "good.json", cwd=tmp_path)
+    assert (p.returncode, p.stderr) == (1, b"")
+    assert lines(p.stdout) == [
+        "good.json: verified",
+        "bad.json: non-conforming",
+        'P $["a"] empty-member bad.json:1:2',
+        "good.json: verified",
+    ]
+    p = fastjcs("check", "good.json", "good.json", cwd=tmp_path)
+    assert (p.returncode, lines(p.stdout)) == (0, ["good.json: verified", "good.json: verified"])
+
+
+def test_several_files_as_json_lines(tmp_path):
+    (tmp_path / "good.json").write_bytes(b"[1]")
+    (tmp_path / "bad.json").write_bytes(b'{"x": 1.5}')
+    p = fastjcs("check", "--json", "good.json", "-", input=b'{"x": 1.5}', cwd=tmp_path)
+    assert p.returncode == 1
+    first, second = map(json.loads, lines(p.stdout))
+    assert first == {"file": "good.json", "verdict": "verified", "violations": []}
+    assert second["file"] == "<stdin>" and second["verdict"] == "non-conforming"
+
+
+def test_several_files_one_not_json_is_exit_2_and_the_others_checked(tmp_path):
+    (tmp_path / "good.json").write_bytes(b"[1]")
+    (tmp_path / "bad.json").write_bytes(b'{"a": null}')
+    (tmp_path / "broken.json").write_bytes(b"[1,]")
+    p = fastjcs("check", "broken.json", "bad.json", "missing.json", "good.json", cwd=tmp_path)
+    assert p.returncode == 2  # bad input outranks a negative verdict
+    assert lines(p.stdout) == ["bad.json: non-conforming", 'P $["a"] empty-member bad.json:1:2', "good.json: verified"]
+    err = lines(p.stderr)
+    assert err[0].startswith("fastjcs check: broken.json:1:4: InvalidJSONError") and len(err) == 2
+    assert err[1] == "fastjcs check: missing.json: No such file or directory"
+    p = fastjcs("check", "-", "-", cwd=tmp_path)
+    assert p.returncode == 2
+    one_line_error(p, "'-' (stdin) can be given once")

@@ -58,9 +58,9 @@ def test_an_unknown_shell_is_a_usage_error():
     one_line_error(p, "argument SHELL: invalid choice: 'tcsh'", "(see 'fastjcs completion --help')")
 
 
-def _complete(words: list[str]) -> list[str]:
+def _complete(words: list[str], cwd=None) -> list[str]:
     """What bash's completion function offers for the command line `words` (the last one is the
-    word under the cursor), with the script sourced as a user's ~/.bashrc would."""
+    word under the cursor), with the script sourced as a user's ~/.bashrc would; one reply a line."""
     completion = subprocess.run(
         [sys.executable, "-m", "fastjcs", "completion", "bash"], capture_output=True, check=True, env=env()
     ).stdout.decode()
@@ -69,9 +69,9 @@ def _complete(words: list[str]) -> list[str]:
         + f"\nCOMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
         + "_fastjcs fastjcs; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
     )
-    p = subprocess.run([BASH, "--norc", "--noprofile", "-c", program], capture_output=True, timeout=30)
+    p = subprocess.run([BASH, "--norc", "--noprofile", "-c", program], capture_output=True, timeout=30, cwd=cwd)
     assert p.returncode == 0 and p.stderr == b"", p.stderr
-    return p.stdout.decode().split()
+    return sorted(p.stdout.decode().splitlines()) if cwd else p.stdout.decode().splitlines()
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -94,3 +94,20 @@ def test_bash_sources_cleanly_and_completes():
     assert _complete(["fastjcs", "registry", ""]) == ["create", "migrate"]
     assert _complete(["fastjcs", "completion", "f"]) == ["fish"]
     assert _complete(["fastjcs", "--version", "be"]) == ["bench"]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_bash_keeps_names_with_spaces_whole_and_offers_folders_for_a_dir(tmp_path):
+    (tmp_path / "my file.json").write_text("{}")
+    (tmp_path / "my other.json").write_text("{}")
+    (tmp_path / "out dir").mkdir()
+    (tmp_path / "outfile.json").write_text("{}")
+    assert _complete(["fastjcs", "canon", "my"], tmp_path) == ["my file.json", "my other.json"]
+    assert _complete(["fastjcs", "canon", "-o", "my f"], tmp_path) == ["my file.json"]
+    assert _complete(["fastjcs", "digest", "--output-dir", "out"], tmp_path) == ["out dir"]  # no file
+    assert _complete(["fastjcs", "canon", "out"], tmp_path) == ["out dir", "outfile.json"]
+
+
+def test_zsh_and_fish_offer_folders_for_a_dir():
+    assert "'--output-dir[" in script(PARSER, "zsh") and ":output-dir:_files -/'" in script(PARSER, "zsh")
+    assert "-l output-dir -x -a '(__fish_complete_directories)'" in script(PARSER, "fish")

@@ -75,7 +75,7 @@ def test_jsonl_one_line_per_line_in_order_with_failures_in_the_middle_and_at_the
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"\n".join(body))  # no newline after the last line
     p = fastjcs("digest", "--jsonl", path)
-    assert p.returncode == 1
+    assert p.returncode == 2  # a failed line is bad input (issue 36.10)
     out = lines(p.stdout)
     assert len(out) == len(body)
     for n, (line, got) in enumerate(zip(body, out), 1):
@@ -109,7 +109,7 @@ def test_jsonl_empty_input_has_no_lines():
 def test_fail_fast_stops_at_the_first_failed_line():
     body = b"\n".join([GOOD[0], GOOD[1], b"nope", GOOD[2], b"[", GOOD[3]]) + b"\n"
     p = fastjcs("digest", "--jsonl", "--fail-fast", input=body)
-    assert p.returncode == 1
+    assert p.returncode == 2  # a failed line is bad input (issue 36.10)
     out = lines(p.stdout)
     assert out[:2] == [expected(GOOD[0]), expected(GOOD[1])]
     assert len(out) == 3 and out[2].startswith("error:3:2: InvalidJSONError:")
@@ -118,7 +118,7 @@ def test_fail_fast_stops_at_the_first_failed_line():
 
 def test_jsonl_jcs_n_is_bare_hex():
     p = fastjcs("digest", "--jsonl", "--profile", "jcs-n", input=b'{"a": null, "b": 1}\n{"a": 1.5}\n')
-    assert p.returncode == 1
+    assert p.returncode == 2  # a failed line is bad input (issue 36.10)
     out = lines(p.stdout)
     assert out[0] == sha256(b'{"b":1}')
     assert out[1].startswith("error:2:7: NonIntegerNumberError:")
@@ -148,7 +148,7 @@ def test_jobs_2_gives_the_bytes_of_jobs_1(tmp_path, source, workers):
     one = fastjcs("digest", "--jsonl", "--chunk-bytes", "4096", *args, input=stdin)
     two = fastjcs("digest", "--jsonl", "--jobs", "2", "--chunk-bytes", "4096", *args, input=stdin, extra_env=workers)
     whole = fastjcs("digest", "--jsonl", *args, input=stdin)
-    assert one.returncode == two.returncode == whole.returncode == 1
+    assert one.returncode == two.returncode == whole.returncode == 2
     assert one.stdout == two.stdout == whole.stdout
     assert one.stderr == two.stderr == whole.stderr
     out = lines(one.stdout)
@@ -178,7 +178,7 @@ def test_lines_shorter_and_longer_than_a_chunk(tmp_path, jobs):
 def test_jobs_2_fail_fast():
     data = _many_lines(500)
     p = fastjcs("digest", "--jsonl", "--jobs", "2", "--fail-fast", "--chunk-bytes", "1000", input=data)
-    assert p.returncode == 1
+    assert p.returncode == 2  # a failed line is bad input (issue 36.10)
     out = lines(p.stdout)
     assert len(out) == 14 and out[-1].startswith("error:14:")
 
@@ -246,7 +246,7 @@ def test_progress_bar_on_a_terminal_for_a_file(tmp_path, stub_tqdm):
     path = tmp_path / "in.jsonl"
     path.write_bytes(_many_lines(200))
     code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", path], stub_tqdm)
-    assert code == 1 and len(lines(out)) == 200
+    assert code == 2 and len(lines(out)) == 200
     assert f"STUB-TQDM total={path.stat().st_size}" in terminal
     assert "STUB-TQDM close" in terminal
     code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", "--no-progress", path], stub_tqdm)
@@ -257,7 +257,7 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, stub_tqdm):
     path = tmp_path / "in.jsonl"
     path.write_bytes(_many_lines(200))
     p = fastjcs("digest", "--jsonl", path, extra_env=stub_tqdm)
-    assert p.returncode == 1
+    assert p.returncode == 2  # a failed line is bad input (issue 36.10)
     assert b"STUB-TQDM" not in p.stderr
     assert len(lines(p.stderr)) == len([i for i in range(200) if i % 97 == 13])
 
@@ -283,20 +283,44 @@ def test_no_progress_bar_for_stdin_even_on_a_terminal(tmp_path, stub_tqdm):
         except OSError:
             break
     os.close(master)
-    assert p.returncode == 1 and len(lines(p.stdout)) == 50
+    assert p.returncode == 2 and len(lines(p.stdout)) == 50
     assert b"STUB-TQDM" not in seen and b"InvalidJSONError" in seen
 
 
 def test_works_without_tqdm(tmp_path):
-    """Where tqdm is not installed, a terminal gets no bar and the digests are the same."""
+    """Where tqdm is not installed, a terminal gets fastjcs's own bar (drawn, then wiped; none with
+    --no-progress) and the digests are the same (issue 36.11)."""
     blocker = tmp_path / "block"
     blocker.mkdir()
     (blocker / "tqdm.py").write_text("raise ImportError('tqdm is not installed here')\n")
     paths = [str(blocker)] + [p for p in env().get("PYTHONPATH", "").split(os.pathsep) if p]
     path = tmp_path / "in.jsonl"
     path.write_bytes(_many_lines(20))
-    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", path], {"PYTHONPATH": os.pathsep.join(paths)})
-    assert code == 1 and len(lines(out)) == 20
+    blocked = {"PYTHONPATH": os.pathsep.join(paths)}
+    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", path], blocked)
+    assert code == 2 and len(lines(out)) == 20
+    size = f"{path.stat().st_size / (1 << 20):.1f} MiB"
+    assert f"\rdigest: {size} of {size} (100%)" in terminal and "STUB" not in terminal
+    assert terminal.rstrip("\r").rsplit("\r", 1)[-1].strip() == ""  # wiped: blanks over the last one
+    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", "--no-progress", path], blocked)
+    assert code == 2 and len(lines(out)) == 20 and "digest: " not in terminal.replace("fastjcs digest: ", "")
+    # Many chunks: the bar is drawn when a later chunk's failure is reported, and wiped first, so
+    # each message stands alone on its line as the terminal shows it (carriage returns applied).
+    path.write_bytes(_many_lines(400))
+    code, out, terminal = _run_with_terminal_stderr(["digest", "--jsonl", "--chunk-bytes", "300", path], blocked)
+    assert code == 2 and len(lines(out)) == 400
+    shown = [_as_shown(line) for line in terminal.split("\n")]
+    messages = [line for line in shown if "fastjcs digest:" in line]
+    assert len(messages) == len([i for i in range(400) if i % 97 == 13])
+    assert all(line.startswith("fastjcs digest: ") for line in messages), messages
+
+
+def _as_shown(line: str) -> str:
+    """A terminal line as a terminal shows it: each carriage return writes over it from the left."""
+    cells: list[str] = []
+    for segment in line.split("\r"):
+        cells[: len(segment)] = segment
+    return "".join(cells).rstrip()
 
 
 def test_integers_only_one_text_and_jsonl():
@@ -307,7 +331,7 @@ def test_integers_only_one_text_and_jsonl():
     p = fastjcs(
         "digest", "--jsonl", "--integers-only", input=b"\n".join([GOOD[0], b"[1e2]", b"[9007199254740993]", GOOD[1]])
     )
-    assert p.returncode == 1
+    assert p.returncode == 2  # a failed line is bad input (issue 36.10)
     out = lines(p.stdout)
     assert out[0] == expected(GOOD[0]) and out[3] == expected(GOOD[1])
     assert out[1].startswith("error:2:") and "NonIntegerNumberError" in out[1]
@@ -361,7 +385,7 @@ def test_a_capped_jobs_request_is_said(tmp_path, cli_backend):
     path.write_bytes(_many_lines(300))
     one = fastjcs("digest", "--jsonl", path, "--chunk-bytes", "1000", extra_env=cli_backend)
     many = fastjcs("digest", "--jsonl", path, "--jobs", "1000", "--chunk-bytes", "1000", extra_env=cli_backend)
-    assert many.returncode == one.returncode == 1 and many.stdout == one.stdout
+    assert many.returncode == one.returncode == 2 and many.stdout == one.stdout
     note, *rest = many.stderr.decode().splitlines()
     assert note.startswith("fastjcs digest: --jobs 1000: ") and " worker(s) (" in note
     assert int(note.split(": ")[2].split()[0]) <= (os.cpu_count() or 1)
@@ -369,3 +393,48 @@ def test_a_capped_jobs_request_is_said(tmp_path, cli_backend):
     missing = fastjcs("digest", "--jsonl", tmp_path / "absent.jsonl", "--jobs", "1000", extra_env=cli_backend)
     assert missing.returncode == 2
     one_line_error(missing, "absent.jsonl: No such file or directory")  # no word of --jobs before it
+
+
+# ---- JSON Lines as a user meets it (issue 36.10) -------------------------------------------------
+
+
+@pytest.mark.parametrize("blank", [b"", b"   ", b"\t\r"], ids=["empty", "spaces", "tab-cr"])
+def test_a_blank_line_is_said_to_be_one(cli_backend, blank):
+    p = fastjcs("digest", "--jsonl", input=GOOD[0] + b"\n" + blank + b"\n" + GOOD[1] + b"\n", extra_env=cli_backend)
+    assert p.returncode == 2
+    out = lines(p.stdout)
+    assert out[0] == expected(GOOD[0]) and out[2] == expected(GOOD[1])
+    assert (
+        out[1]
+        == f"error:2:{len(blank) + 1}: InvalidJSONError: a blank line (JSON Lines holds one JSON text on every line)"
+    )
+    assert "a blank line" in one_line_error(p, "<stdin>:2:")
+
+
+def test_a_truncated_line_is_not_called_blank(cli_backend):
+    p = fastjcs("digest", "--jsonl", input=b"[1,\n", extra_env=cli_backend)
+    assert lines(p.stdout) == ["error:1:4: InvalidJSONError: unexpected end of input, expected a value"]
+
+
+def test_a_blank_line_is_said_to_be_one_under_jcs_n_too():
+    p = fastjcs("digest", "--jsonl", "--profile", "jcs-n", input=b'{"a": 1}\n\n')
+    assert p.returncode == 2 and lines(p.stdout)[1].endswith(
+        "a blank line (JSON Lines holds one JSON text on every line)"
+    )
+
+
+def test_json_lines_without_jsonl_gets_a_hint(tmp_path, cli_backend):
+    (tmp_path / "log.jsonl").write_bytes(GOOD[0] + b"\n" + GOOD[1] + b"\n")
+    p = fastjcs("digest", "log.jsonl", cwd=tmp_path, extra_env=cli_backend)
+    assert p.returncode == 2
+    one_line_error(p, "log.jsonl:2:1:", "expected end of input", "give --jsonl")
+    p = fastjcs("digest", input=b"[1] 2", extra_env=cli_backend)  # two values on one line: no such hint
+    assert "--jsonl" not in one_line_error(p, "expected end of input")
+
+
+def test_one_exit_rule_for_a_bad_line_stated_in_help():
+    top, digest = fastjcs("--help").stdout.decode(), fastjcs("digest", "--help").stdout.decode()
+    assert "2 bad input or usage (a FILE or a line of JSON Lines" in " ".join(top.split())
+    assert "makes the exit status 2" in " ".join(digest.split())
+    p = fastjcs("digest", input=b"[1,]")  # a document that is not JSON: 2, as a line that is not
+    assert p.returncode == 2

@@ -52,7 +52,7 @@ def no_traceback(p: subprocess.CompletedProcess) -> None:
 
 
 def check_jsonl_result(p: subprocess.CompletedProcess) -> None:
-    assert p.returncode == 1, p.stderr
+    assert p.returncode == 2, p.stderr  # a failed line is bad input
     assert p.stdout == JSONL_OUT
     one_line_error(p, ":2:7: InvalidJSONError")
 
@@ -388,7 +388,7 @@ def test_closed_stdin_is_exit_2(cli_backend):
 def test_closed_stderr_loses_nothing_on_stdout(cli_backend):
     """`2>&-`: the messages have nowhere to go; stdout and the exit status are as with stderr."""
     p = _closed(2, ["digest", "--jsonl"], cli_backend, JSONL)
-    assert (p.returncode, p.stdout, p.stderr) == (1, JSONL_OUT, b"")
+    assert (p.returncode, p.stdout, p.stderr) == (2, JSONL_OUT, b"")
     p = _closed(2, ["canon"], cli_backend, DOC)
     assert (p.returncode, p.stdout) == (0, CANON)
     p = _closed(2, ["canon"], cli_backend, b"[1,]")
@@ -699,3 +699,37 @@ def test_a_signal_on_any_running_command_is_one_line(tmp_path, cli_backend, args
         if proc.poll() is None:
             proc.kill()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_lock_that_cannot_be_written_is_named(tmp_path):
+    """The job's lock file on a full disk (here /dev/full, which refuses every write, where the
+    lock file would be): the one-line error names the file, not only the reason (issue 32.13)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b'{"a": 1}\n')
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".fastjcs.lock").symlink_to("/dev/full")
+    p = fastjcs("digest", "--jsonl", "in/*.jsonl", "--output-dir", "out", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "fastjcs digest: out/.fastjcs.lock: ")
+    assert not (tmp_path / "out" / "a.jsonl.digests").exists()  # no work done without the lock
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [["digest"], ["digest", "--jsonl"], ["check"], ["check", "--json"]])
+def test_stdout_on_a_full_device_with_several_files_is_one_error(tmp_path, args):
+    """Several FILEs go on past a FILE that fails, never past stdout failing: one line, exit 2."""
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_bytes(b'{"a": 1}\n')
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run(
+            [sys.executable, "-m", "fastjcs", *args, "a.json", "b.json"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=env(),
+            timeout=60,
+        )
+    no_traceback(p)
+    assert p.returncode == 2
+    one_line_error(p, "<stdout>: No space left on device")

@@ -77,3 +77,35 @@ def test_a_registry_that_would_not_persist_is_refused(tmp_path):
             assert p.returncode == 2 and p.stdout == b"", (target, p.stdout)
             one_line_error(p, f"{target!r} is a SQLite database that lives only as long as this command")
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- the command line's words, not the Python API's (issue 36.8) --------------------------------
+
+
+def test_create_on_an_existing_file_names_the_commands(tmp_path):
+    path = tmp_path / "reg.db"
+    assert fastjcs("registry", "create", path).returncode == 0
+    p = fastjcs("registry", "create", path)
+    assert p.returncode == 2
+    err = one_line_error(p, "exists already", "`fastjcs registry create` never overwrites", "fastjcs registry migrate")
+    assert "ExecutionRegistry" not in err
+
+
+def test_migrate_of_a_missing_file_names_the_create_command(tmp_path):
+    p = fastjcs("registry", "migrate", "nope.db", cwd=tmp_path)
+    assert p.returncode == 2
+    err = one_line_error(p, "'nope.db' does not exist", "`fastjcs registry create nope.db` makes a new one")
+    assert "ExecutionRegistry" not in err
+    p = fastjcs("registry", "migrate", "sqlite:///my reg.db", cwd=tmp_path)  # quoted as a shell needs it
+    one_line_error(p, "`fastjcs registry create 'sqlite:///my reg.db'`")
+
+
+def test_a_url_is_never_copied_with_its_password():
+    from fastjcs.cli.commands import _in_commands
+
+    said = _in_commands(
+        "execution registry 'postgresql://u:***@h/x': no execution registry in schema 'public'; "
+        "ExecutionRegistry(url) opens an existing registry, ExecutionRegistry.create(url) makes a new one",
+        "postgresql://u:secret@h/x",
+    )
+    assert said.endswith("; `fastjcs registry create URL` makes a new one") and "secret" not in said

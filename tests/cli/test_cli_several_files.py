@@ -83,8 +83,11 @@ def test_digest_several_files_as_sha256sum_prints_them(two, cli_backend):
     p = fastjcs("digest", "a.json", "b.json", "-", input=B_TEXT, cwd=two, extra_env=cli_backend)
     assert p.returncode == 0 and p.stderr == b""
     assert lines(p.stdout) == [f"{sha256(A_CANON)}  a.json", f"{sha256(B_CANON)}  b.json", f"{sha256(B_CANON)}  -"]
-    one = fastjcs("digest", "a.json", cwd=two, extra_env=cli_backend)  # one FILE: the digest alone
-    assert lines(one.stdout) == [sha256(A_CANON)]
+    one = fastjcs("digest", "a.json", cwd=two, extra_env=cli_backend)  # one FILE: named too (issue 36.5)
+    assert lines(one.stdout) == [f"{sha256(A_CANON)}  a.json"]
+    alone = fastjcs("digest", input=A_TEXT, extra_env=cli_backend)  # stdin alone: the digest alone
+    assert lines(alone.stdout) == [sha256(A_CANON)]
+    assert lines(fastjcs("digest", "-", input=A_TEXT).stdout) == [sha256(A_CANON)]
 
 
 def test_digest_several_files_goes_on_past_a_bad_one(two, cli_backend):
@@ -96,10 +99,36 @@ def test_digest_several_files_goes_on_past_a_bad_one(two, cli_backend):
     assert len(err) == 2 and err[0].startswith("fastjcs digest: bad.json:1:4:") and "missing.json" in err[1]
 
 
-def test_digest_several_files_refuses_jsonl(two):
-    p = fastjcs("digest", "--jsonl", "a.json", "b.json", cwd=two)
+def test_digest_jsonl_takes_several_files_each_in_turn(two, cli_backend):
+    """Each FILE's lines in turn, numbered within it, its failures named with it (issue 36.7);
+    a FILE that cannot be read is one line on stderr, and the others go on (exit 2)."""
+    (two / "x.jsonl").write_bytes(A_TEXT + b"[1,\n")  # a last line with no value after its comma
+    p = fastjcs("digest", "--jsonl", "x.jsonl", "missing.jsonl", "b.json", cwd=two, extra_env=cli_backend)
     assert p.returncode == 2
-    one_line_error(p, "--jsonl takes one FILE")
+    assert lines(p.stdout) == [
+        sha256(A_CANON),
+        "error:2:4: InvalidJSONError: unexpected end of input, expected a value",
+        sha256(B_CANON),
+    ]
+    err = lines(p.stderr)
+    assert err[0].startswith("fastjcs digest: x.jsonl:2:4: InvalidJSONError") and err[0].endswith("(byte 20)")
+    assert err[1] == "fastjcs digest: missing.jsonl: No such file or directory" and len(err) == 2
+    p = fastjcs("digest", "--jsonl", "a.json", "b.json", cwd=two, extra_env=cli_backend)
+    assert (p.returncode, lines(p.stdout), p.stderr) == (0, [sha256(A_CANON), sha256(B_CANON)], b"")
+
+
+def test_digest_jsonl_fail_fast_stops_at_the_first_file_that_fails(two):
+    (two / "x.jsonl").write_bytes(b"[1,]\n" + A_TEXT)
+    p = fastjcs("digest", "--jsonl", "--fail-fast", "x.jsonl", "b.json", cwd=two)
+    assert p.returncode == 2 and lines(p.stdout) == [
+        "error:1:4: InvalidJSONError: unexpected character ']', expected a value"
+    ]
+
+
+def test_digest_several_files_refuses_output_dir(two):
+    p = fastjcs("digest", "--jsonl", "a.json", "b.json", "--output-dir", "out", cwd=two)
+    assert p.returncode == 2
+    one_line_error(p, "--output-dir takes one FILE")
 
 
 # ---- digest --check ----------------------------------------------------------------------------
@@ -154,7 +183,10 @@ def test_check_bare_hex_is_sha256_and_jcs_n_is_checked_under_its_profile(two, cl
         (f"{sha256(A_CANON)} a.json\n", "SUMS:1: not a digest line"),  # one space
         (f"{sha256(A_CANON)}  a.json\n\n", "SUMS:2: not a digest line"),  # an empty line
         (f"{sha256(A_CANON)}  a.json\nsha512:{'0' * 128}  b.json\n", "SUMS:2: InvalidDigestError"),
-        (f"{sha256(A_CANON).upper()}  a.json\n", "SUMS:1: InvalidDigestError"),
+        (f"SHA256:{hashlib.sha256(A_CANON).hexdigest()}  a.json\n", "SUMS:1: InvalidDigestError"),  # hex only
+        (f"{sha256(A_CANON)} -a.json\n", "SUMS:1: not a digest line"),  # neither ' ' nor '*' (binary)
+        (f"{sha256(A_CANON)}  \n", "SUMS:1: not a digest line"),  # no name
+        (f"{sha256(A_CANON)}  a\0.json\n", "SUMS:1: the name holds a NUL byte"),
         (f"sha256:{'0' * 63}  a.json\n", "SUMS:1: InvalidDigestError"),
         ("", "SUMS: no digest lines"),
         (f"\\{sha256(A_CANON)}  a\\q.json\n", "SUMS:1: unknown escape"),

@@ -102,3 +102,43 @@ def test_no_command_is_a_usage_error(args):
     p = run_fastjcs(*args)
     assert p.returncode == 2
     one_line_error(p, "give a COMMAND")
+
+
+# ---- the environment, as the command reports it (issue 36, item 4) ---------------------------
+
+#: `fastjcs ARGS` as its console script runs it (argv[0] "fastjcs"), with the C core blocked.
+AS_COMMAND = "sys.argv = ['fastjcs', '--version']; import runpy; runpy.run_module('fastjcs', run_name='__main__')"
+
+
+@pytest.mark.parametrize("value", ["bogus", "Native2", "c"])
+def test_a_bad_backend_choice_is_one_line_and_exit_2(value):
+    p = run_fastjcs("--version", extra_env={"FASTJCS_BACKEND": value})
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "fastjcs: FASTJCS_BACKEND must be 'native', 'python' or unset", repr(value.lower()))
+
+
+def test_native_asked_for_without_the_c_core_is_one_line_and_exit_2():
+    p = child(BLOCKED + AS_COMMAND, FASTJCS_BACKEND="native")
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, "fastjcs: FASTJCS_BACKEND=native: the C core is not available", "_native_ext", "unset")
+
+
+def test_the_library_keeps_its_import_error():
+    # Outside the command a bad choice stays what the docs promise: an ImportError of the import.
+    p = child("import fastjcs", FASTJCS_BACKEND="bogus")
+    assert p.returncode == 1 and b"ImportError: FASTJCS_BACKEND must be" in p.stderr
+
+
+def test_the_command_words_the_fallback_warning_as_its_own_warnings():
+    p = child(BLOCKED + AS_COMMAND, FASTJCS_BACKEND="")
+    assert p.returncode == 0 and p.stdout.decode().endswith("(python backend)\n")
+    err = one_line_error(p, "the C core is not available", "FASTJCS_BACKEND=python")
+    assert err.startswith("fastjcs: warning: ") and "FallbackWarning" not in err and "fastjcs:0:" not in err
+    # still a warning the filters govern: -W error makes it an error (no run on the slow backend)
+    p = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", BLOCKED + AS_COMMAND],
+        capture_output=True,
+        env=env({"FASTJCS_BACKEND": ""}),
+        timeout=60,
+    )
+    assert p.returncode != 0 and b"FallbackWarning" in p.stderr

@@ -77,7 +77,9 @@ def test_default_is_called_once_per_value_and_not_for_json_values(backend):
 
 def test_errors_name_the_place(backend):
     value = {"items": [0, 1, 2, {"when": datetime.date(2026, 1, 1)}]}
-    with pytest.raises(fastjcs.UnsupportedTypeError, match=r'^\$\["items"\]\[3\]\["when"\]: unsupported type date$'):
+    with pytest.raises(
+        fastjcs.UnsupportedTypeError, match=r'^\$\["items"\]\[3\]\["when"\]: unsupported type datetime\.date$'
+    ):
         fastjcs.dumps(value)
     with pytest.raises(fastjcs.UnsupportedTypeError, match=r"^\$: unsupported type object$"):
         fastjcs.dumps(object())

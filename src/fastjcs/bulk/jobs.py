@@ -280,8 +280,11 @@ def locked(output_dir: str) -> Iterator[None]:
             "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
             "command": " ".join(["fastjcs" if i == 0 else a for i, a in enumerate(sys.argv)]),
         }
-        os.ftruncate(fd, 0)
-        os.write(fd, json.dumps(me).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps(me).encode())
+        except OSError as exc:  # a full disk: the error names the file (os.write's does not)
+            raise OSError(exc.errno, exc.strerror, path) from exc
         yield
     finally:
         try:

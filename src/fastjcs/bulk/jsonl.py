@@ -81,7 +81,21 @@ def digest_chunk(data: Any, s: Settings) -> ChunkResult:
     else:
         data = bytes(data)
         output, lines, failures = lines_hex_from(_jcs_n_lines(data, s), data, "")  # CPB: bare hex
-    return ChunkResult(output, failures, lines, len(data))
+    return ChunkResult(output, [_blank_said(f, data) for f in failures] if failures else failures, lines, len(data))
+
+
+#: What the parser says of a line that holds no value; said of a blank line, the reason instead.
+_NO_VALUE = "InvalidJSONError: unexpected end of input, expected a value"
+BLANK_LINE = "InvalidJSONError: a blank line (JSON Lines holds one JSON text on every line)"
+
+
+def _blank_said(failure: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
+    """A failed line that is empty, or JSON whitespace only, reported as a blank line (the parser
+    saw only the end of its input); any other failure as it is."""
+    index, start, out_at, offset, what = failure
+    if what == _NO_VALUE and offset is not None and not bytes(data[start : start + offset]).strip(b" \t\r"):
+        return index, start, out_at, offset, BLANK_LINE
+    return failure
 
 
 # ---- chunking --------------------------------------------------------------------------------

@@ -4,12 +4,13 @@
                   [--strict-integers] [--integers-only] [--max-depth N]
     fastjcs digest [FILE ...] [--algorithm sha256|sha384] [--profile jcs|jcs-n] [--exclude NAME]...
                    [--check | --expect DIGEST]
+                   [--quiet] [--status] [--ignore-missing] [--strict] [--warn]
                    [--jsonl [--jobs N] [--fail-fast] [--no-progress]] [--strict-integers]
                    [--integers-only] [--max-depth N]
     fastjcs eab (--agent-id A --action-type T --action-scope S --action-timestamp TS | --preimage FILE)
                 [--algorithm sha256|sha384] [--verify BINDING] [--print-preimage]
     fastjcs registry (create | migrate) TARGET
-    fastjcs check [FILE] [--json] [--max-depth N]
+    fastjcs check [FILE ...] [--json] [--max-depth N]
     fastjcs vectors [PATH ...] [--json] [--no-probes] [--draft -0N]
     fastjcs crosscheck (--impl CMD | --canon-impl CMD) [--vectors PATH]... [--corpus SOURCE]... [--seed S]
                        [--per-category N] [--newline strip|keep] [--timeout SECONDS]
@@ -22,10 +23,11 @@
     fastjcs completion bash|zsh|fish
 
 Input is FILE, or stdin when FILE is absent or "-"; `COMMAND --help` gives every option's
-default and examples. Exit status: 0 success, 1 a negative verdict
-(a mismatch, a non-conforming record, a failed line or vector, a disagreement), 2 bad input or
-usage. Errors go to stderr on one line, with the position for text input. README.md ("The command
-line") describes every command and the decisions behind them.
+default and examples. Exit status: 0 success, 1 a negative verdict (a mismatch, a non-conforming
+record, a failed vector, a disagreement), 2 bad input or usage (a FILE, or a line of JSON Lines,
+that cannot be read or digested: also when the others were done). Errors go to stderr on one
+line, with the position for text input. docs/cli.md describes every command and the decisions
+behind them.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from .streams import (
     _reader_gone,
     _standard_streams,
     interrupted_status,
+    one_line,
     stop_signals,
 )
 
@@ -226,7 +229,10 @@ def _add_job_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="fastjcs",
-        description="RFC 8785 JSON canonicalization (JCS). 'fastjcs COMMAND --help' describes a command.",
+        description="RFC 8785 JSON canonicalization (JCS). 'fastjcs COMMAND --help' describes a command. "
+        "Exit status: 0 success; 1 a negative verdict (a mismatch, a non-conforming record, a failed "
+        "vector, a disagreement); 2 bad input or usage (a FILE or a line of JSON Lines that cannot be "
+        "read or digested, also when the others were done), with one line on stderr.",
         epilog=_examples(
             "fastjcs canon doc.json",
             "fastjcs digest a.json b.json > SUMS && fastjcs digest --check SUMS",
@@ -247,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         "canon",
         help="write the canonical form of a JSON text",
         description="Write the RFC 8785 canonical form of FILE (or stdin) to stdout, "
-        "byte-exact, with no trailing newline. With several FILEs, one canonical form per line "
+        "byte-exact, with no trailing newline (but for a terminal). With several FILEs, one canonical form per line "
         "(each followed by a newline: JSON Lines), in the order given; the first FILE that fails "
         "stops the run (exit 2).",
         epilog=_examples(
@@ -273,9 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
         "digest",
         help="digest a JSON text, or every line of a JSONL file",
         description="Print the digest of the canonical form of FILE (or stdin): "
-        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier). With several FILEs, one "
-        "line each as sha256sum prints them, '<digest>  <name>'; --check reads such lines back "
-        "(OK or FAILED per line, exit 1 on any FAILED, 2 on a malformed line).",
+        "'<alg>:<hex>' for jcs, bare hex for jcs-n (a CPB identifier). For each FILE, one "
+        "line as sha256sum prints it, '<digest>  <name>' (stdin alone: the digest alone); --check "
+        "reads such lines back (OK or FAILED per line, exit 1 on any FAILED, 2 on a malformed line).",
         epilog=_examples(
             "fastjcs digest doc.json",
             "fastjcs digest --algorithm sha384 - < doc.json",
@@ -290,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         default=["-"],
         metavar="FILE",
-        help=_FILES_HELP + "; with --check, digests files (lines '<digest>  <name>')",
+        help=_FILES_HELP + "; with --check, digests files (lines '<digest>  <name>' or '<digest> *<name>')",
     )
     p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=None, help="sha256 or sha384 (default: sha256)")
     p.add_argument(
@@ -304,15 +310,29 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIGEST",
         help="one FILE: exit 0 if its digest is DIGEST ('<alg>:<hex>', or bare SHA-256 hex), 1 if not",
     )
+    for flag, text in (  # sha256sum -c's options (commands._CHECK_ONLY refuses them without --check)
+        ("--quiet", "no line for a file that is OK"),
+        ("--status", "nothing on stdout; the exit status says it"),
+        ("--ignore-missing", "pass over listed files that do not exist"),
+        ("--strict", "accepted for sha256sum's scripts; a malformed line is always an error (exit 2)"),
+        ("--warn", "accepted for sha256sum's scripts; a malformed line is always named (exit 2)"),
+    ):
+        p.add_argument(flag, action="store_true", help="--check: " + text)
     _add_profile(p)
     p.add_argument(
         "--jsonl",
         action="store_true",
-        help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...'",
+        help="one digest per input line, in order; a failed line prints 'error:LINE:COL: ...' in its place "
+        "and makes the exit status 2 (bad input; the other lines are still digested)",
     )
     p.add_argument("--jobs", type=_count, default=1, metavar="N", help="--jsonl: workers (0: one per CPU)")
     p.add_argument("--fail-fast", action="store_true", help="--jsonl: stop at the first failed line")
-    p.add_argument("--no-progress", action="store_true", help="--jsonl: no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="--jsonl: no progress bar (one is drawn on stderr when it is a terminal and FILE a named file; "
+        "tqdm draws it when installed)",
+    )
     p.add_argument("--chunk-bytes", type=_count, default=None, help=argparse.SUPPRESS)  # tests: many chunks
     _add_job_options(p)
     _add_text_policy(p)
@@ -369,11 +389,24 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="the CPB checker: is a record in jcs-n normal form?",
         description="Exit 0 verified, 1 non-conforming (violations listed as rule, "
-        "JSON path, code, position), 2 not JSON or another error.",
-        epilog=_examples("fastjcs check record.json", "fastjcs check --json - < record.json"),
+        "JSON path, code, position), 2 not JSON or another error. With several FILEs, each "
+        "verdict named; a FILE that is not JSON is one line on stderr and the others go on (exit 2).",
+        epilog=_examples(
+            "fastjcs check record.json", "fastjcs check --json - < record.json", "fastjcs check records/*.json"
+        ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="a JSON record; '-' is stdin")
-    p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    p.add_argument(
+        "file",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help="JSON records; '-' is stdin (several: each verdict named, '<name>: <verdict>')",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print the verdict as one JSON object (several FILEs: one per line, with "file")',
+    )
     p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="N", help=_MAX_DEPTH_HELP)
     p.set_defaults(run=cmd_check)
 
@@ -647,10 +680,26 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) ->
         hint = f"did you mean '{close[0]}'?" if close else "commands: " + ", ".join(commands)
         parser.error(f"unknown command '{given}'; {hint}")
     args, extra = parser.parse_known_args(argv)
+    where = commands.get(getattr(args, "command", None) or "", parser)
     if extra:
-        where = commands.get(getattr(args, "command", None) or "", parser)
-        where.error(f"unrecognized arguments: {' '.join(extra)}")
+        where.error(f"unrecognized arguments: {' '.join(extra)}{_closest_option(where, extra)}")
+    if args.version and args.command is not None:
+        parser.error(f"--version takes no COMMAND ('{args.command}' given): 'fastjcs --version [--verbose]'")
     return args
+
+
+def _closest_option(parser: argparse.ArgumentParser, extra: Sequence[str]) -> str:
+    """ "; did you mean '--algorithm'?" for the first unknown option that is close to one of the
+    command's options (a typo: `--algoritm`, `--jsnl`), or nothing."""
+    import difflib
+
+    known = [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
+    for word in extra:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.partition("=")[0], known, n=1, cutoff=0.75)
+            if close:
+                return f"; did you mean '{close[0]}'?"
+    return ""
 
 
 def version_report(verbose: bool = False) -> str:
@@ -728,7 +777,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"{name}: warning: {JCS_N_WARNING}", file=sys.stderr)
         return status
     except CLIError as exc:
-        print(f"{name}: {exc}", file=sys.stderr)
+        print(f"{name}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return _reader_gone()

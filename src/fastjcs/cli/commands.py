@@ -7,10 +7,12 @@ import importlib
 import json
 import logging
 import os
+import re
+import shlex
 import stat
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,6 +26,8 @@ from .streams import (
     EXIT_OK,
     CLIError,
     describe,
+    interruptible,
+    one_line,
     open_input,
     open_output,
     open_source,
@@ -52,7 +56,8 @@ WORKER_PRELOAD = "fastjcs.bulk.dask"
 
 
 def cmd_canon(args: argparse.Namespace) -> int:
-    """One FILE: its canonical form, with no newline. Several: one canonical form per line (a
+    """One FILE: its canonical form, with no newline (but for a terminal, where the prompt would
+    follow it on its line). Several: one canonical form per line (a
     canonical form holds no raw line break), in order; the first that fails ends the run, exit 2
     (a later line must not be taken for the form of an earlier FILE). -o PATH gets all of it or,
     on any error, nothing."""
@@ -65,6 +70,8 @@ def cmd_canon(args: argparse.Namespace) -> int:
         for path in files:
             if _canon_one(args, path, profile, exclusion, out, len(files) > 1) != EXIT_OK:
                 status = EXIT_NEGATIVE
+        if len(files) == 1 and not args.check and args.output in (None, "-") and sys.stdout.isatty():
+            out.write(b"\n")  # a terminal: the prompt on a line of its own; a pipe or a file gets the exact bytes
     return status
 
 
@@ -126,33 +133,50 @@ def cmd_digest(args: argparse.Namespace) -> int:
     if args.check or args.expect is not None:
         return _digest_verify(args, files)
     settings = _digest_settings(args)
-    if len(files) > 1:
-        for option, given in (("--jsonl", args.jsonl), ("--output-dir", args.output_dir)):
-            if given:
-                raise CLIError(f"{option} takes one FILE (--output-dir: a glob or URL for many files)")
+    _check_only(args)
+    if len(files) > 1 and args.output_dir:
+        raise CLIError("--output-dir takes one FILE: a path, or a glob or URL for many files")
     args.file = files[0]
     if _is_job(args):
         return _digest_job(args, settings)
     if args.jsonl:
-        return _digest_jsonl(args, settings)
+        return _digest_jsonl(args, settings, files)
     if args.jobs != 1 or args.fail_fast:
         raise CLIError("--jobs and --fail-fast apply to --jsonl")
-    if len(files) == 1:
-        sys.stdout.write(_digest_line(files[0], settings) + "\n")
+    if files == ["-"]:  # stdin alone: the digest alone (a line to paste, as documented)
+        _say(_digest_line("-", settings))
         return EXIT_OK
-    # Several FILEs: "<digest>  <name>" each, as sha256sum prints them; a FILE that cannot be read
-    # or digested is one line on stderr and the others go on (exit 2 at the end).
+    # Each FILE: "<digest>  <name>", as sha256sum prints it (also for one FILE: a list of one file
+    # is checked as any other); a FILE that cannot be read or digested is one line on stderr and
+    # the others go on (exit 2 at the end).
     status = EXIT_OK
     for path in files:
         try:
             line = _digest_line(path, settings)
         except CLIError as exc:
             sys.stdout.flush()
-            print(f"fastjcs digest: {exc}", file=sys.stderr)
+            print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
             status = EXIT_ERROR
             continue
-        sys.stdout.write(f"{_escaped_line(line, path)}\n")
+        _say(_escaped_line(line, path))
     return status
+
+
+def _say(line: str) -> None:
+    """One line on stdout, a name in it as the bytes it was given as (a name that is not UTF-8,
+    held by Python with surrogate escapes, is written back as its bytes, as sha256sum writes it)."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape") + b"\n")
+
+
+_CHECK_ONLY = ("quiet", "status", "ignore_missing", "strict", "warn")
+
+
+def _check_only(args: argparse.Namespace) -> None:
+    """Refuse the options of --check without it (silently ignored, they would mislead)."""
+    for name in _CHECK_ONLY:
+        if getattr(args, name):
+            raise CLIError(f"--{name.replace('_', '-')} applies to --check")
 
 
 def _escaped_line(digest: str, name: str) -> str:
@@ -190,7 +214,9 @@ def _digest_line(path: str, settings: Any) -> str:
             else:
                 from ..core.digests import digest_text
 
-                line = digest_text(
+                line = interruptible(
+                    len(data),
+                    digest_text,
                     data,
                     settings.algorithm,
                     max_depth=settings.max_depth,
@@ -198,18 +224,29 @@ def _digest_line(path: str, settings: Any) -> str:
                     integers_only=settings.integers_only,
                 )
         except FastJCSError as exc:
-            raise CLIError(describe(exc, source)) from exc
+            raise CLIError(describe(exc, source) + _jsonl_hint(exc)) from exc
     return line
+
+
+def _jsonl_hint(exc: FastJCSError) -> str:
+    """A hint for a JSON Lines text given as one document: a second value on a later line."""
+    if "expected end of input" in str(exc) and (getattr(exc, "lineno", None) or 1) > 1:
+        return "; one JSON text per line (JSON Lines)? give --jsonl"
+    return ""
 
 
 # ---- digest --check and --expect ---------------------------------------------------------------
 
 
-def _checked(digest: str) -> None:
-    """InvalidDigestError unless `digest` is one `digests_equal` reads: '<alg>:<hex>', or bare hex."""
+def _checked(digest: str) -> str:
+    """The digest in the form `digests_equal` reads ('<alg>:<hex>', or bare hex), its hex in
+    lowercase (sha256sum reads either case); InvalidDigestError if it is neither."""
     from ..core.digests import parse_digest, parse_hex_digest
 
-    (parse_digest if ":" in digest else parse_hex_digest)(digest)
+    prefix, colon, hexpart = digest.rpartition(":")
+    digest = f"{prefix}{colon}{hexpart.lower()}"
+    (parse_digest if colon else parse_hex_digest)(digest)
+    return digest
 
 
 def _algorithm_of(digest: str) -> str:
@@ -218,26 +255,36 @@ def _algorithm_of(digest: str) -> str:
 
 def _parse_digests(path: str) -> list[tuple[str, str]]:
     """The (digest, name) pairs of a digests file; CLIError for the first malformed line (nothing
-    is checked then: a list that cannot be read whole is not half-checked)."""
+    is checked then: a list that cannot be read whole is not half-checked).
+
+    A line is what sha256sum writes and `sha256sum -c` reads: `<digest>  <name>`, or
+    `<digest> *<name>` (binary mode, the same digest here), a leading backslash when the name is
+    escaped, either case of hex, and a CR before the LF (a list written on Windows). The name is
+    bytes: one that is not UTF-8 names the file of those bytes (as `digest` wrote it)."""
     source = source_name(path)
     text = read_all(path)
     pairs = []
     body = text[:-1] if text.endswith(b"\n") else text
     for n, raw in enumerate(body.split(b"\n") if body else [], 1):
+        where = f"{source}:{n}"
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        escaped = raw.startswith(b"\\")
+        digest_bytes, sep, rest = raw[escaped:].partition(b" ")
+        if not sep or rest[:1] not in (b" ", b"*") or len(rest) < 2:
+            raise CLIError(
+                f"{where}: not a digest line ('<digest>  <name>' or '<digest> *<name>', as digest prints for a FILE)"
+            )
         try:
-            line = raw.decode("utf-8")
+            digest = _checked(digest_bytes.decode("ascii"))
         except UnicodeDecodeError:
-            raise CLIError(f"{source}:{n}: not UTF-8") from None
-        escaped = line.startswith("\\")
-        digest, sep, name = line[escaped:].partition("  ")
-        if not sep or not name:
-            raise CLIError(f"{source}:{n}: not a digest line ('<digest>  <name>', as digest prints for several FILEs)")
-        try:
-            _checked(digest)
+            raise CLIError(f"{where}: not a digest line (the digest is not ASCII)") from None
         except FastJCSError as exc:
-            raise CLIError(f"{source}:{n}: {type(exc).__name__}: {exc}") from exc
+            raise CLIError(f"{where}: {type(exc).__name__}: {exc}") from exc
+        name = rest[1:].decode("utf-8", "surrogateescape")
         if escaped:
-            name = _unescape(name, f"{source}:{n}")
+            name = _unescape(name, where)
+        if "\0" in name:
+            raise CLIError(f"{where}: the name holds a NUL byte (no file has such a name)")
         pairs.append((digest, name))
     if not pairs:
         raise CLIError(f"{source}: no digest lines (nothing to check)")
@@ -264,6 +311,8 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
     """--check: every file a digests file names, against its digest; --expect: one FILE."""
     if args.check and args.expect is not None:
         raise CLIError("give --check (digests files) or --expect DIGEST (one FILE), not both")
+    if not args.check:
+        _check_only(args)
     option = "--check" if args.check else "--expect"
     for other, given in (
         ("--jsonl", args.jsonl),
@@ -277,62 +326,118 @@ def _digest_verify(args: argparse.Namespace, files: list[str]) -> int:
         if len(files) != 1:
             raise CLIError("--expect takes one FILE")
         try:
-            _checked(args.expect)
+            expected = _checked(args.expect)
         except FastJCSError as exc:
             raise CLIError(f"--expect: {type(exc).__name__}: {exc}") from exc
-        args.algorithm = args.algorithm or _algorithm_of(args.expect)
+        args.algorithm = args.algorithm or _algorithm_of(expected)
         line = _digest_line(files[0], _digest_settings(args))
-        if digests_equal(line, args.expect):
+        if digests_equal(line, expected):
             print("match")
             return EXIT_OK
         print(f"mismatch: {source_name(files[0])} digests to {line}")
         return EXIT_NEGATIVE
     if args.algorithm is not None:
         raise CLIError("--algorithm does not go with --check: each line names its algorithm")
+    return _check_lists(args, files)
+
+
+def _check_lists(args: argparse.Namespace, files: list[str]) -> int:
+    """--check: each file the digests files name against its line, reported as `sha256sum -c`
+    does, with its options: --quiet (no OK lines), --status (nothing on stdout, no summary),
+    --ignore-missing (a file that does not exist is passed over; none verified at all is a
+    failure), --strict and --warn (a malformed line is always an error, exit 2, before any check)."""
     listed = [pair for path in files for pair in _parse_digests(path)]  # all read before any check
-    mismatched = unreadable = 0
+    mismatched = unreadable = verified = 0
+
+    def report(name: str, verdict: str) -> None:
+        if not args.status and not (args.quiet and verdict == "OK"):
+            _say(f"{_shown(name)}: {verdict}")
+
     for expected, name in listed:
         args.algorithm = _algorithm_of(expected)
+        if args.ignore_missing and name != "-" and not os.path.lexists(name):
+            continue
+        verified += 1
         try:
             line = _digest_line(name, _digest_settings(args))
         except CLIError as exc:
             sys.stdout.flush()
-            print(f"fastjcs digest: {exc}", file=sys.stderr)
-            print(f"{_shown(name)}: FAILED open or read")
+            print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
+            report(name, "FAILED open or read")
             unreadable += 1
             continue
         if digests_equal(line, expected):
-            print(f"{_shown(name)}: OK")
+            report(name, "OK")
         else:
-            print(f"{_shown(name)}: FAILED")
+            report(name, "FAILED")
             mismatched += 1
     sys.stdout.flush()
-    if unreadable:
-        print(f"fastjcs digest: WARNING: {unreadable} listed file(s) could not be read or digested", file=sys.stderr)
-    if mismatched:
-        print(f"fastjcs digest: WARNING: {mismatched} computed digest(s) did NOT match", file=sys.stderr)
+    if not verified:
+        print(f"fastjcs digest: {', '.join(map(source_name, files))}: no file was verified", file=sys.stderr)
+        return EXIT_NEGATIVE
+    if not args.status:
+        if unreadable:
+            print(
+                f"fastjcs digest: WARNING: {unreadable} listed file(s) could not be read or digested", file=sys.stderr
+            )
+        if mismatched:
+            print(f"fastjcs digest: WARNING: {mismatched} computed digest(s) did NOT match", file=sys.stderr)
     return EXIT_NEGATIVE if mismatched or unreadable else EXIT_OK
 
 
-def _progress_bar(args: argparse.Namespace) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
-    """A progress bar on stderr when stderr is a terminal and the input a named file, drawn by
-    tqdm when it is installed (the `progress` extra); nothing otherwise."""
-    if args.no_progress or args.file == "-" or not sys.stderr.isatty():
-        return None, lambda: None
+def _progress_bar(
+    args: argparse.Namespace, path: str
+) -> tuple[Callable[[int], None] | None, Callable[[], None], Callable[[], None]]:
+    """A progress bar on stderr when stderr is a terminal and the input a named file: tqdm's when
+    it is installed (the `progress` extra), else a line of fastjcs's own; nothing otherwise. Its
+    update(bytes), close() and wipe() (before a message on stderr: ours is redrawn after it)."""
+    nothing = (None, lambda: None, lambda: None)
+    if args.no_progress or path == "-" or not sys.stderr.isatty():
+        return nothing
+    try:
+        total = os.path.getsize(path)
+    except OSError:
+        return nothing  # open_source names the file and the reason
     try:
         from tqdm import tqdm
     except ImportError:
-        return None, lambda: None
-    bar = tqdm(
-        total=os.path.getsize(args.file),
-        unit="B",
-        unit_scale=True,
-        unit_divisor=1024,
-        desc="digest",
-        file=sys.stderr,
-        leave=False,
-    )
-    return bar.update, bar.close
+        bar = _Progress(total)
+        return bar.update, bar.close, bar.close
+    tq = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc="digest", file=sys.stderr, leave=False)
+    return tq.update, tq.close, lambda: None
+
+
+class _Progress:
+    """`digest: 41.2 MiB of 100.0 MiB (41%)` on stderr, redrawn in place at most 5 times a second,
+    wiped at the end (as tqdm's bar with leave=False): the bar without the tqdm extra."""
+
+    def __init__(self, total: int) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self.total, self.done, self._drawn, self._width = total, 0, 0.0, 0
+
+    def update(self, n: int) -> None:
+        self.done += n
+        now = self._clock()
+        if now - self._drawn >= 0.2 or self.done >= self.total:
+            self._drawn = now
+            share = f" ({100 * self.done // self.total}%)" if self.total else ""
+            text = f"digest: {_mib(self.done)} of {_mib(self.total)}{share}"
+            sys.stderr.write("\r" + text.ljust(self._width))
+            sys.stderr.flush()
+            self._width = len(text)
+
+    def close(self) -> None:
+        """Wipe the line (at the end, or before a message: the next update draws it again)."""
+        if self._width:
+            sys.stderr.write("\r" + " " * self._width + "\r")
+            sys.stderr.flush()
+            self._width, self._drawn = 0, 0.0
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
 
 
 def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
@@ -357,29 +462,54 @@ def _jsonl_workers(path: str, jobs: int, chunk: int) -> int:
     return n
 
 
-def _digest_jsonl(args: argparse.Namespace, settings: Any) -> int:
+def _digest_jsonl(args: argparse.Namespace, settings: Any, files: list[str]) -> int:
+    """--jsonl: one output line per input line, each FILE's lines in turn (their line numbers
+    their own, stderr naming the FILE); a FILE that cannot be read is one line on stderr and the
+    others go on. Exit 2 if any line or FILE failed (bad input)."""
     from ..bulk import jsonl as _jsonl
 
-    source = source_name(args.file)
     chunk = args.chunk_bytes or _jsonl.CHUNK
     out = sys.stdout.buffer
 
-    where = f"fastjcs digest: {source}:"
+    def write(lines: bytes) -> None:
+        # Whole lines (a chunk's digests) reach stdout whole: a stop signal waits for the write to
+        # end, so that what a Ctrl-C leaves on stdout never ends inside a digest.
+        with _jsonl.stop_signals_held():
+            out.write(lines)
+            out.flush()
 
-    def report(notes: list[str]) -> None:
-        out.flush()  # the error lines first: a failing stdout is reported before any note
-        for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
-            sys.stderr.write(text)
+    failed = unreadable = 0
+    for path in files:
+        where = f"fastjcs digest: {one_line(source_name(path))}:"
 
-    with open_source(args.file) as stream:
-        jobs = _jsonl_workers(args.file, args.jobs, chunk)  # said once the input is open
-        update, close = _progress_bar(args)
-        try:
-            failed = _jsonl.run(stream, settings, jobs, out.write, report, args.fail_fast, update, chunk)
-        finally:
-            close()
+        wipe = [lambda: None]  # the progress bar's, once it is drawn
+
+        def report(notes: list[str], where: str = where, wipe: list = wipe) -> None:
+            out.flush()  # the error lines first: a failing stdout is reported before any note
+            wipe[0]()
+            for text in (where, ("\n" + where).join(notes), "\n"):  # no copy of the joined notes
+                sys.stderr.write(text)
+
+        with ExitStack() as opened:
+            try:
+                stream = opened.enter_context(open_source(path))
+            except CLIError as exc:  # a FILE that cannot be opened; an error once it streams ends the run
+                if len(files) == 1:
+                    raise
+                out.flush()
+                print(f"fastjcs digest: {one_line(str(exc))}", file=sys.stderr)
+                unreadable += 1
+                continue
+            jobs = _jsonl_workers(path, args.jobs, chunk)  # said once the input is open
+            update, close, wipe[0] = _progress_bar(args, path)
+            try:
+                failed += _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
+            finally:
+                close()
+        if failed and args.fail_fast:
+            break
     out.flush()
-    return EXIT_NEGATIVE if failed else EXIT_OK
+    return EXIT_ERROR if failed or unreadable else EXIT_OK  # a line that is not JSON is bad input, as a FILE is
 
 
 # ---- digest over many files (--output-dir) ----------------------------------------------------
@@ -530,7 +660,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
         f"{sum(r.lines for r in results)} {'lines' if kind == 'jsonl' else 'rows'}, "
         f"{failed} failed: {args.output_dir}"
     )
-    return EXIT_NEGATIVE if failed else EXIT_OK
+    return EXIT_ERROR if failed else EXIT_OK  # bad input, as with --jsonl on one file
 
 
 # ---- eab -------------------------------------------------------------------------------------
@@ -592,27 +722,57 @@ def _canonical_text(data: bytes) -> bytes:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """One record: its verdict and violations. Several: each named (`<name>: <verdict>`, or a
+    JSON object per line with its "file"), in order; a FILE that cannot be read or is not JSON is
+    one line on stderr and the others go on. Exit 2 if any FILE failed, else 1 if any record is
+    non-conforming, else 0."""
+    files = args.file
+    if files.count("-") > 1:
+        raise CLIError("'-' (stdin) can be given once")
+    if len(files) == 1:
+        return _report_check(args, files[0], *_check_one(args, files[0]), named=False)
+    status = EXIT_OK
+    for path in files:
+        try:
+            checked = _check_one(args, path)
+        except CLIError as exc:  # this FILE; a failure to write stdout ends the run
+            sys.stdout.flush()
+            print(f"fastjcs check: {one_line(str(exc))}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
+        verdict = _report_check(args, path, *checked, named=True)
+        if verdict != EXIT_OK and status == EXIT_OK:
+            status = verdict
+    return status
+
+
+def _check_one(args: argparse.Namespace, path: str) -> tuple[Any, Any]:
+    """The CPB checker's result for FILE and its line index; CLIError when it cannot be read or is
+    not JSON."""
     from ..core.errors import LineIndex
     from ..cpb import check
 
-    source = source_name(args.file)
-    with open_input(args.file) as data:
+    with open_input(path) as data:
         raw = bytes(data)
     try:
         result = check(raw, max_depth=args.max_depth)
     except FastJCSError as exc:
-        raise CLIError(describe(exc, source)) from exc
-    where = LineIndex(raw)  # the violations come in offset order: one pass for all of them
+        raise CLIError(describe(exc, source_name(path))) from exc
+    return result, LineIndex(raw)  # the violations come in offset order: one pass for all of them
+
+
+def _report_check(args: argparse.Namespace, path: str, result: Any, where: Any, named: bool) -> int:
+    source = source_name(path)
     if args.json:
         body = result.as_dict()
         for v in body["violations"]:
             v["line"], v["column"] = where(v["offset"])
-        print(json.dumps(body, ensure_ascii=False))
+        print(json.dumps({"file": source, **body} if named else body, ensure_ascii=False))
     else:
-        print(result.verdict)
+        _say(f"{_shown(source)}: {result.verdict}" if named else result.verdict)
         for v in result.violations:
             line, column = where(v.offset)
-            print(f"{v.rule} {v.path} {v.code} {source}:{line}:{column}")
+            _say(f"{v.rule} {v.path} {v.code} {source}:{line}:{column}")
     return result.exit_code
 
 
@@ -756,8 +916,28 @@ def cmd_registry(args: argparse.Namespace) -> int:
             found, now = ExecutionRegistry.migrate(args.target)
             print(f"format {now}, already current" if found == now else f"migrated from format {found} to {now}")
     except (RegistryError, ValueError) as exc:  # its message names the registry, a URL without its password
-        raise CLIError(str(exc)) from exc
+        raise CLIError(_in_commands(str(exc), args.target)) from exc
     return EXIT_OK
+
+
+def _in_commands(message: str, target: str) -> str:
+    """A registry's message with the Python calls it suggests (`ExecutionRegistry.create(path)`,
+    `open it with ExecutionRegistry(url)`) put as the commands a user of the command line runs."""
+    # a URL may hold a password, and the message names it without one: never copy it
+    shown = "URL" if "://" in target and not target.startswith("sqlite:") else shlex.quote(target)
+    call = r"\((?:path|url|'[^']*'|\"[^\"]*\")\)"
+    for pattern, words in (
+        (
+            rf"ExecutionRegistry\.create never overwrites: open it with ExecutionRegistry{call}",
+            f"`fastjcs registry create` never overwrites: the registry is there to be used "
+            f"(`fastjcs registry migrate {shown}` brings an older format up to date)",
+        ),
+        (rf"open it with ExecutionRegistry{call}", "it is there to be used"),
+        (r"ExecutionRegistry\((?:path|url)\) opens an existing registry, ", ""),
+        (rf"ExecutionRegistry\.create{call}", f"`fastjcs registry create {shown}`"),
+    ):
+        message = re.sub(pattern, lambda m, words=words: words, message)
+    return message
 
 
 # ---- interop: the lab ------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 The parser is walked (its commands, each command's options, which options take a value and
 their choices, the positional arguments), so a command or option added to the parser is
-completed without anything written here. Values: an option's choices, or file names for one
-whose value is a FILE, PATH or DIR (and for a command's positional FILEs), nothing otherwise.
+completed without anything written here. Values: an option's choices, file names for one whose
+value is a FILE or PATH (and for a command's positional FILEs), folder names for a DIR, nothing
+otherwise. A name is offered whole, spaces and all (bash: one reply per line, quoted as a file
+name when it is inserted).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 #: shape; anything else is a bug of the parser, refused rather than written into a shell script.
 _WORD = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.+-]*\Z|\A--?[A-Za-z0-9][A-Za-z0-9_-]*\Z")
 _FILE_METAVARS = ("FILE", "PATH", "DIR")
+_DIR_METAVAR = "DIR"
 
 
 @dataclass
@@ -28,6 +31,7 @@ class Option:
     choices: list[str] = field(default_factory=list)
     files: bool = False  # its value is a file name
     repeatable: bool = False
+    dirs: bool = False  # its value is a folder name
 
 
 @dataclass
@@ -70,6 +74,7 @@ def _options(parser: argparse.ArgumentParser) -> list[Option]:
                 choices,
                 takes and not choices and any(m in metavar for m in _FILE_METAVARS),
                 isinstance(action, argparse._AppendAction),
+                takes and not choices and _DIR_METAVAR in metavar,
             )
         )
     return found
@@ -101,6 +106,12 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
 # ---- bash --------------------------------------------------------------------------------------
 
 
+#: bash: names of files (or folders), one reply per line, so that a name with a space stays whole,
+#: and quoted by readline when inserted (compopt says so from inside a completion only).
+_BASH_FILES = 'compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur")'
+_BASH_DIRS = 'compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$cur")'
+
+
 def _bash(prog: str, top: Sequence[Option], commands: Sequence[Command]) -> str:
     fn = "_" + prog.replace("-", "_")
     first = [c.name for c in commands] + [n for o in top for n in o.names]
@@ -128,8 +139,10 @@ def _bash(prog: str, top: Sequence[Option], commands: Sequence[Command]) -> str:
             for o in valued:
                 if o.choices:
                     action = f'COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur"))'
+                elif o.dirs:
+                    action = _BASH_DIRS
                 elif o.files:
-                    action = 'COMPREPLY=($(compgen -f -- "$cur"))'
+                    action = _BASH_FILES
                 else:
                     action = "COMPREPLY=()"
                 out.append(f"                {'|'.join(o.names)}) {action}; return ;;")
@@ -138,7 +151,7 @@ def _bash(prog: str, top: Sequence[Option], commands: Sequence[Command]) -> str:
         if c.words:
             rest = f'COMPREPLY=($(compgen -W "{" ".join(c.words)}" -- "$cur"))'
         elif c.files:
-            rest = 'COMPREPLY=($(compgen -f -- "$cur"))'
+            rest = _BASH_FILES
         else:
             rest = "COMPREPLY=()"
         options = f'COMPREPLY=($(compgen -W "{names}" -- "$cur"))'
@@ -159,6 +172,8 @@ def _zsh_spec(o: Option) -> list[str]:
             label = name.lstrip("-")
             if o.choices:
                 spec += f":{label}:({' '.join(o.choices)})"
+            elif o.dirs:
+                spec += f":{label}:_files -/"
             elif o.files:
                 spec += f":{label}:_files"
             else:
@@ -213,7 +228,12 @@ def _fish_option(o: Option, condition: str) -> str:
     for name in o.names:
         parts.append(f"-l {name[2:]}" if name.startswith("--") else f"-s {name[1:]}")
     if o.takes_value:
-        parts.append(f"-x -a '{' '.join(o.choices)}'" if o.choices else ("-r -F" if o.files else "-x"))
+        if o.choices:
+            parts.append(f"-x -a '{' '.join(o.choices)}'")
+        elif o.dirs:
+            parts.append("-x -a '(__fish_complete_directories)'")
+        else:
+            parts.append("-r -F" if o.files else "-x")
     parts.append(f"-d '{o.help}'")
     return " ".join(parts)
 

@@ -4,6 +4,7 @@ error (`CLIError`) with the exit statuses."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import signal
@@ -12,12 +13,13 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Callable, TypeVar, cast
 
 from ..bulk.jsonl import stop_signals_held
 from ..core.errors import CanonicalizationError, FastJCSError
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
+T = TypeVar("T")
 
 
 class CLIError(Exception):
@@ -253,6 +255,24 @@ class _Stream(io.RawIOBase):
             raise CLIError(f"{self._name}: {exc.strerror}") from None
 
 
+def _escape_bytes(exc: UnicodeError) -> tuple[str, int]:
+    """The error handler of stderr ("fastjcs.escape"): a byte that was not UTF-8 (held by Python
+    as a surrogate escape, in a file name) is written `\\xff`, anything else stderr cannot encode
+    as backslashreplace writes it."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for c in exc.object[exc.start : exc.end]:
+        code = ord(c)
+        out.append(
+            f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else c.encode("ascii", "backslashreplace").decode()
+        )
+    return "".join(out), exc.end
+
+
+codecs.register_error("fastjcs.escape", _escape_bytes)
+
+
 def _standard_streams() -> None:
     """Make the standard streams safe for a run as a program (not when a caller replaced them).
 
@@ -279,7 +299,7 @@ def _standard_streams() -> None:
         stream = io.TextIOWrapper(
             io.BufferedWriter(_Stream(fd, name, strict)),
             encoding=getattr(old, "encoding", None) or "utf-8",
-            errors=getattr(old, "errors", None) or ("strict" if strict else "backslashreplace"),
+            errors=(getattr(old, "errors", None) or "strict") if strict else "fastjcs.escape",
             line_buffering=getattr(old, "line_buffering", not strict),
         )
         if fd == 1:
@@ -304,6 +324,43 @@ def describe(exc: BaseException, source: str) -> str:
     if isinstance(exc, FastJCSError):
         return f"{source}: {type(exc).__name__}: {exc}"
     return f"{source}: {exc}"
+
+
+#: Inputs from this size on are digested in a worker thread (see `interruptible`); below it a
+#: call ends sooner than a user notices, and a thread per small FILE would cost more than it.
+LONG_CALL_BYTES = 1 << 20
+
+
+def interruptible(size: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """fn(*args, **kwargs), for an input of `size` bytes; from LONG_CALL_BYTES on in a worker
+    thread that the main thread waits for, so that a stop signal is handled at once. (Python runs
+    a signal's handler in the main thread between bytecodes: during one long C call, which holds no
+    GIL, a Ctrl-C would wait for the call to end, about 2 s for a 200 MB document.) Its result, or
+    its exception; on a stop signal the worker, a daemon thread, ends with the process."""
+    import threading
+
+    if size < LONG_CALL_BYTES or threading.current_thread() is not threading.main_thread():
+        return fn(*args, **kwargs)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = fn(*args, **kwargs)
+        except BaseException as exc:  # handed to the caller, as if fn had run in its thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="fastjcs-call", daemon=True)
+    worker.start()
+    worker.join()  # interrupted by a stop signal's handler (a lock's wait is, on POSIX)
+    if "error" in box:
+        raise box.pop("error")
+    return cast(T, box["result"])
+
+
+def one_line(text: str) -> str:
+    """A message kept on one line: a line feed or carriage return in it (a file name may hold
+    them) written as `\\n`, `\\r`, the escapes of a digests file."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def source_name(path: str) -> str:

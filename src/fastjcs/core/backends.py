@@ -53,21 +53,64 @@ def _load(choice: str) -> tuple[Backend, str]:
             from . import native_backend
         except ImportError as exc:
             why = f"the C core is not available ({type(exc).__name__}: {exc})"
-            # One line on stderr (no source line to quote), once: this runs once per process.
-            warnings.warn_explicit(
+            _fallback_warning(
                 f"{why}; running on the pure-Python backend, 10-40x slower "
-                "(FASTJCS_BACKEND=python chooses it without this warning)",
-                FallbackWarning,
-                "fastjcs",
-                0,
-                module="fastjcs",
+                "(FASTJCS_BACKEND=python chooses it without this warning)"
             )
             return python_backend, why
         return native_backend, "the C core (built and loaded)"
     raise ImportError(f"FASTJCS_BACKEND must be 'native', 'python' or unset, not {choice!r}")
 
 
-_impl, _why = _load(os.environ.get("FASTJCS_BACKEND", "").strip().lower())
+def _as_command() -> bool:
+    """Is this process the `fastjcs` command (its console script, or `python -m fastjcs`)? The
+    backend is chosen while `fastjcs` is imported, before the command line's own code runs, so
+    the command's way of reporting (one line on stderr) is decided here."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) in ("fastjcs", "fastjcs.exe", "fastjcs-script.py"):
+        return True
+    orig = list(getattr(sys, "orig_argv", ()))  # 3.10+; while -m locates the module, argv[0] is "-m"
+    return argv0 == "-m" and any(a == "-m" and b == "fastjcs" for a, b in zip(orig, orig[1:]))
+
+
+def _fallback_warning(message: str) -> None:
+    """The FallbackWarning, once (this runs once per process), subject to the warning filters
+    (`-W error` makes it an error). In a library, Python's own form with no source line to quote;
+    in the `fastjcs` command, `fastjcs: warning: ...` as its other warnings read."""
+    show = warnings.showwarning
+    if _as_command():
+
+        def command_form(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+            sys.stderr.write(f"fastjcs: warning: {message}\n")
+
+        warnings.showwarning = command_form
+    try:
+        warnings.warn_explicit(message, FallbackWarning, "fastjcs", 0, module="fastjcs")
+    finally:
+        warnings.showwarning = show
+
+
+def _chosen() -> tuple[Backend, str]:
+    """The backend FASTJCS_BACKEND asks for. In the `fastjcs` command, one it cannot have (a bad
+    value, `native` without the C core) ends the process with one line on stderr and exit 2, the
+    command's usage error; everywhere else it is an ImportError of `import fastjcs`."""
+    choice = os.environ.get("FASTJCS_BACKEND", "").strip().lower()
+    try:
+        return _load(choice)
+    except ImportError as exc:
+        if not _as_command():
+            raise
+        what = str(exc)
+        if choice == "native":
+            what = (
+                f"FASTJCS_BACKEND=native: the C core is not available ({type(exc).__name__}: {exc}); "
+                "unset FASTJCS_BACKEND for the pure-Python backend"
+            )
+        sys.stderr.write(f"fastjcs: {what}\n")
+        raise SystemExit(2) from None
+
+
+_impl, _why = _chosen()
 
 
 def fast_api(dumps: F, canonicalize: G, default_depth: int) -> tuple[F, G]:

@@ -107,7 +107,7 @@ def _sorted_keys(d: dict) -> list:
         keys = sorted(d, key=str.__str__)
         joined = "".join(keys)  # refuses a name that is not a str
     except TypeError:
-        raise UnsupportedTypeError("object keys must be strings") from None
+        raise _BadKey(d) from None
     if not joined.isascii():
         if SURROGATE.search(joined) is not None:
             raise CanonicalizationError("object key contains a lone surrogate (not UTF-8)")
@@ -127,6 +127,9 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = 
     except _Unsupported as exc:
         _encode(out)  # a lone surrogate already written is the first error
         raise UnsupportedTypeError(f"{_path_to(obj, exc.value, made)}: {exc}") from None
+    except _OutOfDomain as exc:
+        _encode(out)
+        raise IntegerDomainError(f"{_path_to(obj, exc.value, made)}: {exc}") from None
     except CanonicalizationError:
         # Strings are checked for lone surrogates by the final encode, all at once. rfc8785 checks
         # each string as it writes it, so when a string already written holds one, that error is
@@ -141,8 +144,47 @@ class _Unsupported(UnsupportedTypeError):
     names where it is (this one never leaves dumps)."""
 
     def __init__(self, value: Any) -> None:
-        super().__init__(f"unsupported type {type(value).__name__}")
+        super().__init__(f"unsupported type {type_name(type(value))}")
         self.value = value
+
+
+class _BadKey(_Unsupported):
+    """An object (the value) with a member name that is not a str: the first such name is named."""
+
+    def __init__(self, value: Any) -> None:
+        key = next((k for k in value if not isinstance(k, str)), None)
+        UnsupportedTypeError.__init__(
+            self, f"object keys must be strings, not {type_name(type(key))} (the key {_short_repr(key)})"
+        )
+        self.value = value
+
+
+class _OutOfDomain(IntegerDomainError):
+    """An int outside +/-(2^53-1), met by _write (the value, as found in the document): dumps raises
+    the IntegerDomainError that names where it is (this one never leaves dumps)."""
+
+    def __init__(self, message: str, value: Any) -> None:
+        super().__init__(message)
+        self.value = value
+
+
+def type_name(t: type) -> str:
+    """A type as an error names it: builtins by their name (`set`), any other with its module
+    (`numpy.bool`, `datetime.date`), so that a type named like a builtin is not taken for it."""
+    module = getattr(t, "__module__", None)
+    name = getattr(t, "__qualname__", None) or t.__name__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def _short_repr(value: Any, limit: int = 40) -> str:
+    """repr(value), cut to about `limit` characters (a key may be any object: a long tuple)."""
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails says nothing more
+        return f"<{type_name(type(value))} object>"
+    if len(text) <= limit:
+        return text
+    return text[: limit - 4] + "...)" if text.endswith(")") else text[: limit - 3] + "..."
 
 
 def _path_to(obj: Any, target: Any, made: list) -> str:
@@ -183,11 +225,27 @@ def _encode(out: list[str]) -> bytes:
         raise CanonicalizationError("string contains a lone surrogate (not UTF-8)") from None
 
 
-def _int_domain_error(value: int) -> IntegerDomainError:
-    # rfc8785's message; but str() of an int beyond sys.get_int_max_str_digits() (4,300 digits by
-    # default) raises ValueError, which would replace the IntegerDomainError.
-    shown = str(value) if value.bit_length() <= 10_000 else f"an integer of {value.bit_length()} bits"
-    return IntegerDomainError(f"{shown} exceeds safe integer domain for JSON floats")
+def _int_domain_error(number: int, value: Any = None) -> IntegerDomainError:
+    """The error of an int outside +/-(2^53-1): the number, abbreviated (a 331-digit one is not
+    printed whole), why it is refused and what to do; `value` is the object in the document (an
+    int subclass's, when `number` is its int), for the path dumps puts in front."""
+    return _OutOfDomain(
+        f"{abbreviated_int(number)} exceeds safe integer domain for JSON floats, +/-(2^53-1): dumps "
+        "never rounds an int (canonicalize rounds the same JSON text to the nearest double); "
+        "give float(n) to round it, or a str to keep its digits",
+        number if value is None else value,
+    )
+
+
+def abbreviated_int(n: int) -> str:
+    """An int as an error shows it: whole up to 30 digits, else its first and last digits and its
+    length (str() of an int beyond sys.get_int_max_str_digits(), 4,300 digits by default, raises
+    ValueError: past 10,000 bits only the size is said)."""
+    if n.bit_length() > 10_000:
+        return f"an integer of {n.bit_length()} bits"
+    text = str(n)
+    digits = len(text) - (text[0] == "-")
+    return text if digits <= 30 else f"{text[:12]}...{text[-6:]} ({digits} digits)"
 
 
 def _refuse_float(x: float) -> str:
@@ -319,7 +377,7 @@ def _open(
     elif isinstance(value, int):
         number = int(value)
         if not _INT_MIN <= number <= INT_MAX:
-            raise _int_domain_error(number)
+            raise _int_domain_error(number, value)
         emit(str(number))
         return False
     elif isinstance(value, str):
