@@ -784,12 +784,13 @@ def suite_kind(path: Path) -> str:
     directory in the Agent Action Capsule layout; "cpb" otherwise."""
     from ..conformance.capsule_vectors import is_capsule_suite
     from ..conformance.eab_vectors import is_eab_file
+    from ..conformance.reader import read_document
 
     if is_capsule_suite(path):
         return "capsule"
     files = [path] if path.is_file() else sorted(path.rglob("*.json"))
     try:
-        if files and all(is_eab_file(json.loads(f.read_bytes())) for f in files):
+        if files and all(is_eab_file(read_document(f.read_bytes())) for f in files):
             return "eab"
     except (OSError, ValueError):
         pass

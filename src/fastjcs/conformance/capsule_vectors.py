@@ -38,6 +38,7 @@ from typing import Any
 
 from ..core.hashing import hex_digest
 from ..profiles import capsule as _capsule
+from .reader import read_document
 from .results import ProbeOutcome, RunSummary, VectorOutcome
 
 MANIFEST = "vectors.json"
@@ -78,7 +79,7 @@ def is_capsule_suite(path: Path) -> bool:
         return False
     if (path / MANIFEST).is_file():
         try:
-            doc = json.loads((path / MANIFEST).read_bytes())
+            doc = read_document((path / MANIFEST).read_bytes())
         except ValueError:
             return False
         return isinstance(doc, dict) and "format_versions" in doc and isinstance(doc.get("cases"), list)
@@ -264,7 +265,7 @@ def run(directory: str | Path, *, probes: bool = True, verify: Verify | None = N
             raw = (folder / "input.json").read_bytes()
             try:
                 capsule = _capsule.parse_capsule(raw)
-                expected = json.loads((folder / "expected.json").read_bytes())
+                expected = read_document((folder / "expected.json").read_bytes())
             except Exception as exc:
                 unclaimed.append(f"{folder.name} (unreadable: {exc})")
                 continue
@@ -300,7 +301,7 @@ def _manifest(root: Path, cases: Mapping[str, Case], outcomes: list[VectorOutcom
     out = VectorOutcome(MANIFEST, "capsule-manifest", False, None)
     outcomes.append(out)
     try:
-        doc = json.loads(path.read_bytes())
+        doc = read_document(path.read_bytes())
         listed = [c["name"] for c in doc["cases"]]
     except (ValueError, KeyError, TypeError) as exc:
         out.fail(f"not a capsule manifest: {exc}")

@@ -37,7 +37,7 @@ from ..cpb.registry import (
 from ..cpb.vintage import Vintage
 from ..profiles import typed_refs
 from ..profiles.typed_refs import TypedRefVerdict
-from .reader import member_texts
+from .reader import member_texts, read_document
 
 # ---------------------------------------------------------------------------------------------------
 # What an upstream failure_reason means here
@@ -187,7 +187,7 @@ FASTJCS = Implementation()
 
 @dataclass(frozen=True)
 class Vector:
-    """A vector file: its metadata (json.loads, last duplicate wins) and the raw text of each
+    """A vector file: its metadata (read_document: a repeated top-level name refused) and the raw text of each
     top-level member's value, read token-preserving: `{"count": -0}` stays `-0`."""
 
     name: str
@@ -199,9 +199,7 @@ class Vector:
     @classmethod
     def load(cls, path: Path, root: Path) -> Vector:
         raw = path.read_bytes()
-        doc = json.loads(raw)
-        if not isinstance(doc, dict):
-            raise ValueError("a vector file holds one JSON object")
+        doc = read_document(raw)
         members = member_texts(raw)
         return cls(path.relative_to(root).as_posix(), path, doc, members)
 

@@ -27,6 +27,7 @@ from .. import eab
 from ..core.errors import FastJCSError, UnsupportedAlgorithmError
 from ..core.hashing import hex_digest
 from ..eab.errors import ActionBindingError
+from .reader import read_document
 from .results import ProbeOutcome, RunSummary, VectorOutcome
 
 SPEC_DOMAIN = "cmcp.execution-action-binding"
@@ -209,7 +210,7 @@ def probe(name: str, v: dict[str, Any], category: str) -> ProbeOutcome:
 
 
 def load(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    doc = json.loads(path.read_bytes())
+    doc = read_document(path.read_bytes())
     if not is_eab_file(doc):
         raise ValueError(f"{path}: not an EAB vector file (a `vectors` list of preimages)")
     return [(f"{path.name}#{v.get('id', i)}", v) for i, v in enumerate(doc["vectors"])]

@@ -40,7 +40,7 @@ from ..cpb import Vintage, assemble_preimage, check, reassemble_stream, verify_d
 from ..cpb import historical_pre_image as pre_image
 from ..cpb import historical_pre_image_text as pre_image_text
 from .cpb_vectors import Vector, claim
-from .reader import member_texts
+from .reader import NotAnObjectError, member_texts, read_document
 
 OK, FAIL, SKIP = "ok", "fail", "skip"
 
@@ -77,11 +77,11 @@ class VectorError(Exception):
 def answer(raw: bytes) -> Answer:
     """fastjcs's answer to one vector, given as the bytes of its JSON text."""
     try:
-        doc = json.loads(raw)
+        doc = read_document(raw)
+    except NotAnObjectError:
+        raise VectorError("a vector is a JSON object") from None
     except ValueError as exc:
-        raise VectorError(f"not JSON: {exc}") from exc
-    if not isinstance(doc, dict):
-        raise VectorError("a vector is a JSON object")
+        raise VectorError(f"not a vector: {exc}") from exc
     try:
         if "preimage" in doc or "preimage_utf8" in doc:
             return _eab(doc)

@@ -31,14 +31,42 @@ def read(text: bytes | str) -> Any:
     return json.loads(text, object_pairs_hook=Members, parse_float=Token, parse_int=Token)
 
 
-def member_texts(raw: bytes) -> dict[str, bytes]:
-    """The text of each top-level member's value of a JSON object, byte for byte as written (the
-    last of a repeated name wins): `{"n": -0}` gives `{"n": b"-0"}`. For reading a document that
-    embeds JSON text (a vector file's `input`) without letting a collapsing parser see the embedded
-    text first. ValueError if `raw` is not one UTF-8 JSON object."""
+def member_texts(raw: bytes, *, unique: bool = False) -> dict[str, bytes]:
+    """The text of each top-level member's value of a JSON object, byte for byte as written:
+    `{"n": -0}` gives `{"n": b"-0"}`. For reading a document that embeds JSON text (a vector file's
+    `input`) without letting a collapsing parser see the embedded text first. The last of a repeated
+    name wins, or with `unique` a repeated name is a ValueError. ValueError if `raw` is not one
+    UTF-8 JSON object."""
     text = raw.decode("utf-8")
     decoder = json.JSONDecoder()
     members: dict[str, bytes] = {}
+    try:
+        return _member_texts(text, decoder, members, unique)
+    except RecursionError:
+        raise ValueError("nested too deep to read") from None
+
+
+class NotAnObjectError(ValueError):
+    """A document that is JSON, but not one object."""
+
+
+def read_document(raw: bytes) -> dict[str, Any]:
+    """A vector file's (or a manifest's) top-level object, as json.loads reads it, for a verdict:
+    ValueError if it is not one UTF-8 JSON object, if a top-level name is repeated (which of two
+    `expected` members a parser keeps must not decide a verdict), or if it nests deeper than Python
+    can read. Values inside a member keep json.loads's reading: a vector's `input` may embed a
+    repeated name on purpose (a must-fail case), and is read from its own text."""
+    try:
+        doc = json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested too deep to read") from None
+    if not isinstance(doc, dict):
+        raise NotAnObjectError("not one JSON object")
+    member_texts(raw, unique=True)  # refuses a repeated top-level name
+    return doc
+
+
+def _member_texts(text: str, decoder: json.JSONDecoder, members: dict[str, bytes], unique: bool) -> dict[str, bytes]:
 
     def skip(i: int) -> int:
         while text[i : i + 1] in _WS:
@@ -63,6 +91,8 @@ def member_texts(raw: bytes) -> dict[str, bytes]:
             expect(i, "':'")
         start = skip(i + 1)
         _, end = decoder.raw_decode(text, start)
+        if unique and name in members:
+            raise ValueError(f"the member name {name!r} is repeated at the top level")
         members[name] = text[start:end].encode("utf-8")
         i = skip(end)
         if text[i : i + 1] == "}":

@@ -37,13 +37,16 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
+from ..core.documents import read_json
+from ..core.errors import CanonicalizationError
 from ._digest import CANONICALIZATIONS, historical_preimage, historical_preimage_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
 from .errors import ContextResolutionError, IdentifierMismatchError, SnapshotFormatError
@@ -335,26 +338,38 @@ class Registry:
     # ---- loading ----
     @classmethod
     def from_json(cls, data: bytes | str | Mapping[str, Any], *, pinned: bool = False) -> Registry:
-        doc = json.loads(data) if isinstance(data, (bytes, str)) else data
+        """A registry from a snapshot's text (read by fastjcs's strict parser: a repeated member name,
+        a lone surrogate or nesting past 256 levels is refused, so the verdict cannot depend on
+        which parser reads the file) or from its parsed value. Every malformed snapshot is one
+        SnapshotFormatError naming the place."""
+        if isinstance(data, (bytes, bytearray, memoryview, str)):
+            try:
+                doc = read_json(data)
+            except CanonicalizationError as exc:
+                raise SnapshotFormatError(f"not a registry snapshot: {exc}") from None
+        else:
+            doc = data
         if not isinstance(doc, Mapping) or doc.get("schema_version") != "1":
             raise SnapshotFormatError("not a schema_version 1 registry snapshot")
         algorithms = {}
         for name, entry in _members(doc, "canonicalization_algorithms").items():
-            algorithms[name] = CanonicalizationEntry(
-                name,
-                _text(entry, "description"),
-                _text(entry, "reference"),
-                parse_status(entry.get("status")),
-                entry["status"],
-                _digest_alg(name, entry.get("digest_alg")),
-                _cose_alg(name, entry.get("cose_alg")),
-            )
+            with _entry("canonicalization_algorithms", name):
+                algorithms[name] = CanonicalizationEntry(
+                    name,
+                    _text(entry, "description"),
+                    _text(entry, "reference"),
+                    parse_status(entry.get("status")),
+                    entry["status"],
+                    _digest_alg(name, entry.get("digest_alg")),
+                    _cose_alg(name, entry.get("cose_alg")),
+                )
         types = {}
         for name, entry in _members(doc, "artifact_types").items():
-            contexts = read_digest_contexts(name, entry.get("digest_contexts", ()))
-            types[name] = ArtifactType(
-                name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
-            )
+            with _entry("artifact_types", name):
+                contexts = read_digest_contexts(name, entry.get("digest_contexts", ()))
+                types[name] = ArtifactType(
+                    name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
+                )
         digest = doc.get("snapshot_sha256")
         findings = tuple(schema_findings(doc))
         return cls(algorithms, types, pinned, "1", digest if isinstance(digest, str) else None, doc, findings)
@@ -367,8 +382,8 @@ class Registry:
             raise SnapshotFormatError(f"cannot read registry {path}: {exc.strerror or exc}") from None
         try:
             return cls.from_json(raw, pinned=pinned)
-        except ValueError as exc:  # not JSON
-            raise SnapshotFormatError(f"{path}: not a registry snapshot ({exc})") from None
+        except SnapshotFormatError as exc:  # from_json words every fault; say which file
+            raise SnapshotFormatError(f"{path}: {exc}") from None
 
     @classmethod
     def bundled(cls, version: str | None = None) -> Registry:
@@ -585,6 +600,19 @@ def _cose_alg(name: str, value: Any) -> int | None:
     return value
 
 
+@contextmanager
+def _entry(table: str, name: str) -> Iterator[None]:
+    """Reading one entry of a snapshot's table: any failure the checks above did not word (a value
+    of a type no reader expects, such as a list where prose goes) is a SnapshotFormatError naming
+    the entry, never a raw TypeError."""
+    try:
+        yield
+    except SnapshotFormatError:
+        raise
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+        raise SnapshotFormatError(f"{table}[{name!r}]: malformed entry ({type(exc).__name__}: {exc})") from None
+
+
 def _members(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     table = doc.get(name, {})
     if not isinstance(table, Mapping) or not all(isinstance(v, Mapping) for v in table.values()):
@@ -618,9 +646,25 @@ def read_digest_contexts(type_name: str, value: Any) -> tuple[DigestContext, ...
     raise SnapshotFormatError(f"{type_name}: digest_contexts must be a list of contexts or map purposes to them")
 
 
+#: The members of a digest context that registries write as prose (a string, when present).
+_CONTEXT_PROSE = (
+    "purpose",
+    "profile_version",
+    "field_set",
+    "domain_separation",
+    "pre_image_encoding",
+    "representation",
+)
+
+
 def _context(type_name: str, c: Mapping[str, Any]) -> DigestContext:
     if not isinstance(c, Mapping) or not isinstance(c.get("algorithm"), str):
         raise SnapshotFormatError(f"{type_name}: a digest context needs an algorithm")
+    for key in _CONTEXT_PROSE:
+        if not isinstance(c.get(key, ""), str):
+            raise SnapshotFormatError(
+                f"{type_name}: digest context {key} must be a string, not {type(c[key]).__name__}"
+            )
     constraints, unchecked = constraints_for(
         type_name, c.get("purpose"), c.get("field_set"), c.get("constraints"), c["algorithm"]
     )

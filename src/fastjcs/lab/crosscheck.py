@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conformance import protocol
+from ..conformance.reader import read_document
 from .peers import CANNOT_START, CRASH, FAULTS, TIMEOUT, Reply, call
 from .peers import first_line as _first_line
 
@@ -79,7 +80,7 @@ def vector_items(paths: Sequence[Path]) -> Iterator[tuple[str, bytes]]:
             raw = path.read_bytes()
             name = path.relative_to(root).as_posix() if root.is_dir() else path.name
             try:
-                doc = json.loads(raw)
+                doc = read_document(raw)
             except ValueError:
                 continue
             if is_eab_file(doc):
@@ -105,7 +106,7 @@ def _is_contrast(raw: bytes) -> bool:
     from ..conformance.cpb_vectors import failure_meaning
 
     try:
-        doc = json.loads(raw)
+        doc = read_document(raw)
     except ValueError:
         return False
     return (
