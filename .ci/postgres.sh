@@ -34,7 +34,11 @@ _fastjcs_pg_start() {
 
     py=$(command -v python3 || command -v python)
     if ! "$py" -c "import psycopg, psycopg_pool" 2>/dev/null; then
-        "$py" -m pip install --quiet "${FASTJCS_PG_ROOT:-.}[postgres]" >/dev/null 2>&1 ||
+        # the postgres extra's requirements, not the project (pip would build and install it over
+        # the environment's own, an editable install among them)
+        local reqs
+        read -ra reqs <<<"$("$py" "${FASTJCS_PG_ROOT:-.}/.ci/readme_command.py" --extra postgres)"
+        "$py" -m pip install --quiet "${reqs[@]}" >/dev/null 2>&1 ||
             { echo "SKIPPED: pip could not install fastjcs[postgres] (psycopg 3); the PostgreSQL registry tests skip"; return 1; }
     fi
 

@@ -5,6 +5,8 @@
                                                       environment in (`python3 -m venv DIR`), or nothing
     python .ci/readme_command.py --lint-requirements  the pins of pyproject.toml's lint extra and the
                                                       project's run-time dependencies (the gates' tools)
+    python .ci/readme_command.py --extra NAME         the requirements of pyproject.toml's extra NAME
+                                                      (without the project, which pip would build)
 
 The test command is the second line of README.md's first `sh` block (the first line runs the
 sample). Runs on Python 3.9 (no tomllib): pyproject.toml is read with patterns.
@@ -36,10 +38,13 @@ def venv_of(command: str) -> str:
     return ""
 
 
+def extra(pyproject: str, name: str) -> list[str]:
+    (body,) = re.findall(rf"^{re.escape(name)} = \[(.*?)\][ \t]*(?:#[^\n]*)?$", pyproject, re.M | re.S)
+    return re.findall(r'"([^"]+)"', body)
+
+
 def lint_requirements(pyproject: str) -> list[str]:
-    (lint,) = re.findall(r"^lint = \[(.*)\]$", pyproject, re.M)
-    (deps,) = re.findall(r"^dependencies = \[(.*?)\]", pyproject, re.M | re.S)
-    return re.findall(r'"([^"]+)"', lint) + re.findall(r'"([^"]+)"', deps)
+    return extra(pyproject, "lint") + extra(pyproject, "dependencies")
 
 
 def main(argv: list[str]) -> int:
@@ -48,6 +53,8 @@ def main(argv: list[str]) -> int:
         print(venv_of(command))
     elif argv == ["--lint-requirements"]:
         print(" ".join(lint_requirements((ROOT / "pyproject.toml").read_text("utf-8"))))
+    elif len(argv) == 2 and argv[0] == "--extra":
+        print(" ".join(extra((ROOT / "pyproject.toml").read_text("utf-8"), argv[1])))
     elif not argv:
         print(command)
     else:

@@ -29,7 +29,7 @@ def test_ci_runs_the_gates_first_each_on_a_line_of_its_own():
     assert {"ruff", "mypy", "cffi", "pycryptodome"} <= {re.split("[=<>]", p)[0] for p in pins}
     run = (REPO / ".ci" / "run").read_text("utf-8")
     gates = run[run.index("step_gates() {") : run.index("\n}\n", run.index("step_gates() {"))]
-    assert "$(python .ci/readme_command.py --lint-requirements)" in gates
+    assert 'read -ra reqs <<<"$(python .ci/readme_command.py --lint-requirements)"' in gates
     # one command a line: under `set -e`, `ruff check . && ...` failing in its first command went on
     lines = [line.strip() for line in gates.splitlines()]
     assert {"ruff check .", "ruff format --check .", "mypy"} <= set(lines)
