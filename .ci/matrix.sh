@@ -33,8 +33,9 @@ rm -rf "$work" && mkdir -p "$work"
 [ -e "$root/../shared" ] && ln -s "$(realpath "$root/../shared")" "$work/shared"
 run_dir=$work/run
 mkdir -p "$run_dir"
+# (the whole source but src/: the tests read docs/, fuzz/, vectors/ and pyproject.toml too)
 (cd "$source" && tar -cf - --exclude=./src --exclude=./build --exclude='./.venv*' --exclude='*.egg-info' \
-    --exclude=.git tests vectors pyproject.toml) | tar -xf - -C "$run_dir"
+    --exclude=./.git --exclude=./fuzz/build .) | tar -xf - -C "$run_dir"
 
 unset PYTHONPATH FASTJCS_BACKEND FASTJCS_DIRECT FASTJCS_ES6_LINES FASTJCS_TEST_POSTGRES_URL FASTJCS_TEST_POSTGRES_CTL
 export PIP_DISABLE_PIP_VERSION_CHECK=1 HYPOTHESIS_PROFILE=default FASTJCS_SLOW= FASTJCS_REQUIRE_NATIVE=1
@@ -70,7 +71,7 @@ assert route == ("direct" if want_direct else "cffi"), f"route {route}: {_direct
 print(f"CPython {sys.version.split()[0]}: the wheel's C core, route {route} ({_direct_loader.why})")
 EOF
     ) || return 1
-    (cd "$run_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider -q "${suites[@]}") || return 1
+    (cd "$run_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider -q --durations=5 "${suites[@]}") || return 1
 }
 
 status=0

@@ -66,3 +66,33 @@ def test_steps_are_listed_and_an_unknown_one_is_refused():
 def test_the_ci_scripts_parse(script: str) -> None:
     proc = subprocess.run(["bash", "-n", str(CI / script)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+@needs_bash
+def test_the_whole_run_orchestration(tmp_path):
+    """The whole run with every step a no-op (FASTJCS_CI_DRY): the gates, then the two lanes; every
+    step's time at the end; a failure in either lane stops the run and fails it, naming the step."""
+    import os
+
+    def run(fail: str = "", lanes: str = "1") -> subprocess.CompletedProcess:
+        env = {**os.environ, "FASTJCS_CI_VENV": str(tmp_path / "venv"), "FASTJCS_CI_DRY": "0"}
+        env.update(FASTJCS_CI_DRY_FAIL=fail, FASTJCS_CI_LANES=lanes)
+        return subprocess.run(["bash", str(CI / "run")], capture_output=True, text=True, timeout=120, env=env)
+
+    names = [line.split()[0] for line in run_list().splitlines()]
+    ok = run()
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    timed = ok.stdout[ok.stdout.index("==== step times") :]
+    assert sorted(line.split()[0] for line in timed.splitlines()[1:-1]) == sorted(names)
+    assert timed.splitlines()[1] == "  gates 0s" and "budget 35m" in timed
+    for step in ("gates", "cffi", "c-numbers"):  # the gates, a step of each lane
+        bad = run(step)
+        assert bad.returncode != 0 and f"  {step} 0s FAILED\n" in bad.stdout, bad.stdout
+        assert f"==== FAILED at: {step}" in bad.stdout
+    assert "  suite" not in run("gates").stdout  # a gate failed: nothing else ran
+    serial = run("asan", lanes="0")
+    assert serial.returncode != 0 and "  asan 0s FAILED" in serial.stdout and "  install" not in serial.stdout
+
+
+def run_list() -> str:
+    return subprocess.run(["bash", str(CI / "run"), "--list"], capture_output=True, text=True, timeout=60).stdout
