@@ -100,7 +100,7 @@ def _in_process(
     saved_handlers = {s: signal.getsignal(s) for s in _SIGNALS}
     saved_cwd = os.getcwd()
     with _environment(extra), _backend(extra.get("FASTJCS_BACKEND")), warnings.catch_warnings():
-        faulthandler.dump_traceback_later(timeout, exit=True)
+        _watchdog(timeout)
         try:
             if cwd is not None:
                 os.chdir(cwd)
@@ -120,6 +120,17 @@ def _in_process(
                 if handler is not None:
                     signal.signal(signum, handler)
     return subprocess.CompletedProcess([sys.executable, "-m", "fastjcs", *argv], status, stdout, stderr)
+
+
+def _watchdog(timeout: float) -> None:
+    """After `timeout` seconds, every thread's traceback on the process's stderr (file descriptor
+    2, whatever pytest's capture put in sys.stderr) and the end of the run; none without one."""
+    stream = sys.__stderr__
+    try:
+        stream.fileno()
+    except (AttributeError, ValueError, OSError):  # (io.UnsupportedOperation is an OSError)
+        return
+    faulthandler.dump_traceback_later(timeout, exit=True, file=stream)
 
 
 @contextlib.contextmanager
