@@ -15,7 +15,9 @@ escape propagates (a child would print a traceback and exit 1: either way the te
 that outlives `timeout` ends the test run with every thread's traceback (faulthandler).
 
 In a child process (`process=True`, or automatically where the environment asks for what only an
-interpreter's start reads: `FASTJCS_DIRECT`, `PYTHON*`): for the tests that need a real process:
+interpreter's start reads, `FASTJCS_DIRECT`, `PYTHON*`, and where the command may fork workers,
+`--jobs` other than 1: fork() in a test process that runs threads can deadlock the child, and
+3.12 warns of it): for the tests that need a real process:
 signals, broken pipes, closed stdio, /dev/stdin, the interpreter's exit codes, CPU time of children,
 the environment read at import. The child gets this process's environment (PYTHONPATH made
 absolute, FASTJCS_BACKEND as it is), so the tests run against the source tree (PYTHONPATH=src) or
@@ -70,7 +72,7 @@ def fastjcs(
     """`fastjcs ARGS...`: in this process, or in a child with `process=True` (see the module)."""
     argv = [str(a) for a in args]
     extra = dict(extra_env or {})
-    if process or stderr is not subprocess.PIPE or any(k.startswith(_AT_START) for k in extra):
+    if process or stderr is not subprocess.PIPE or any(k.startswith(_AT_START) for k in extra) or _forks(argv):
         return subprocess.run(
             [sys.executable, "-m", "fastjcs", *argv],
             input=input,
@@ -81,6 +83,14 @@ def fastjcs(
             timeout=timeout,
         )
     return _in_process(argv, input, cwd, extra, timeout)
+
+
+def _forks(argv: list[str]) -> bool:
+    """Whether the command may fork worker processes: --jobs N with N other than 1."""
+    for i, arg in enumerate(argv):
+        if (arg == "--jobs" and argv[i + 1 : i + 2] != ["1"]) or (arg.startswith("--jobs=") and arg != "--jobs=1"):
+            return True
+    return False
 
 
 def _in_process(

@@ -180,3 +180,11 @@ def test_what_only_a_start_reads_runs_in_a_child():
     assert p.returncode == 0
     if backends.backend() == "native":
         assert b"small calls: " in p.stdout and b"direct entry for small work" not in p.stdout
+
+
+def test_a_command_that_may_fork_workers_runs_in_a_child():
+    # fork() in this process, which runs threads, can deadlock the child (3.12 warns of it)
+    from _cli import _forks
+
+    assert _forks(["digest", "--jsonl", "--jobs", "2"]) and _forks(["digest", "--jobs=0"]) and _forks(["--jobs"])
+    assert not _forks(["digest", "--jsonl", "--jobs", "1"]) and not _forks(["canon", "--jobs=1", "x"])
