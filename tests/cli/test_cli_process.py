@@ -136,35 +136,26 @@ def test_version_and_usage():
 # ---- the in-process runner puts back what a call changes -------------------------------------
 
 
-def test_the_in_process_runner_leaves_nothing_behind(tmp_path):
-    before = (
-        sys.stdin,
-        sys.stdout,
-        sys.stderr,
+def _state() -> tuple:
+    """What a command may change in the process that runs it."""
+    return (
+        (sys.stdin, sys.stdout, sys.stderr),
         os.getcwd(),
         dict(os.environ),
         {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)},
         list(warnings.filters),
-        backends._impl,
-        backends._why,
+        (backends._impl, backends._why),
     )
+
+
+def test_the_in_process_runner_leaves_nothing_behind(tmp_path):
+    before = _state()
     other = "python" if backends.backend() == "native" else "native"
     p = fastjcs("canon", "-o", "out.json", input=DOC, cwd=tmp_path, extra_env={"FASTJCS_BACKEND": other, "X_Y": "1"})
     assert p.returncode == 0 and (tmp_path / "out.json").read_bytes() == CANON
     p = fastjcs("digest", "--jsonl", input=b"[1,\n")  # a failure on the way
     assert p.returncode == 1
-    after = (
-        sys.stdin,
-        sys.stdout,
-        sys.stderr,
-        os.getcwd(),
-        dict(os.environ),
-        {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)},
-        list(warnings.filters),
-        backends._impl,
-        backends._why,
-    )
-    assert after == before
+    assert _state() == before
 
 
 def test_the_backend_asked_for_is_the_one_that_runs():
