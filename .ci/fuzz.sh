@@ -30,10 +30,10 @@ probe_libfuzzer() {
     clang -fsanitize=fuzzer,address,undefined "$build/probe.c" -o "$build/probe" 2>/dev/null
 }
 if ! command -v clang >/dev/null; then
-    apt-get update -qq && apt-get install -y -qq clang >/dev/null
+    flock /tmp/fastjcs-ci-apt.lock apt-get update -qq && flock /tmp/fastjcs-ci-apt.lock apt-get install -y -qq clang >/dev/null
 fi
 if ! probe_libfuzzer; then  # Debian ships libFuzzer in libclang-rt-N-dev
-    apt-get update -qq && apt-get install -y -qq "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev" >/dev/null
+    flock /tmp/fastjcs-ci-apt.lock apt-get update -qq && flock /tmp/fastjcs-ci-apt.lock apt-get install -y -qq "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev" >/dev/null
     probe_libfuzzer || { echo "fuzz: clang cannot link -fsanitize=fuzzer (libFuzzer missing)"; exit 1; }
 fi
 

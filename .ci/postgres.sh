@@ -23,9 +23,9 @@ _fastjcs_pg_start() {
     bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
     if [ -z "$bindir" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         _fastjcs_pg_log "postgres.sh: installing Debian's postgresql"
-        { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1 ||
-          { apt-get update -q >/dev/null 2>&1 &&
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1; }; } ||
+        { DEBIAN_FRONTEND=noninteractive flock /tmp/fastjcs-ci-apt.lock apt-get install -y -q postgresql >/dev/null 2>&1 ||
+          { flock /tmp/fastjcs-ci-apt.lock apt-get update -q >/dev/null 2>&1 &&
+            DEBIAN_FRONTEND=noninteractive flock /tmp/fastjcs-ci-apt.lock apt-get install -y -q postgresql >/dev/null 2>&1; }; } ||
             { echo "SKIPPED: apt-get install postgresql failed; the PostgreSQL registry tests skip"; return 1; }
         bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
     fi
