@@ -17,7 +17,8 @@ that outlives `timeout` ends the test run with every thread's traceback (faultha
 In a child process (`process=True`, or automatically where the environment asks for what only an
 interpreter's start reads, `FASTJCS_DIRECT`, `PYTHON*`, and where the command may fork workers,
 `--jobs` other than 1: fork() in a test process that runs threads can deadlock the child, and
-3.12 warns of it): for the tests that need a real process:
+3.12 warns of it; or for every call with FASTJCS_TEST_CLI=process, the way to compare the two): for
+the tests that need a real process:
 signals, broken pipes, closed stdio, /dev/stdin, the interpreter's exit codes, CPU time of children,
 the environment read at import. The child gets this process's environment (PYTHONPATH made
 absolute, FASTJCS_BACKEND as it is), so the tests run against the source tree (PYTHONPATH=src) or
@@ -72,7 +73,13 @@ def fastjcs(
     """`fastjcs ARGS...`: in this process, or in a child with `process=True` (see the module)."""
     argv = [str(a) for a in args]
     extra = dict(extra_env or {})
-    if process or stderr is not subprocess.PIPE or any(k.startswith(_AT_START) for k in extra) or _forks(argv):
+    if (
+        process
+        or stderr is not subprocess.PIPE
+        or any(k.startswith(_AT_START) for k in extra)
+        or _forks(argv)
+        or os.environ.get("FASTJCS_TEST_CLI") == "process"
+    ):
         return subprocess.run(
             [sys.executable, "-m", "fastjcs", *argv],
             input=input,
