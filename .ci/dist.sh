@@ -13,7 +13,6 @@
 # test what it built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 work=$(realpath -m "${1:?usage: .ci/dist.sh OUTDIR}")
 python=${PYTHON:-python3}
 started=$(date +%s)
