@@ -22,7 +22,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+import sysconfig
 from pathlib import Path
+from typing import NamedTuple
 
 from cffi import FFI
 
@@ -47,6 +49,33 @@ def _flag_list(name: str) -> list[str]:
 
 def _switch(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0")
+
+
+class Plan(NamedTuple):
+    """What setup.py builds on an interpreter."""
+
+    direct: bool  #: the direct entry, fastjcs._direct (csrc/cpython/direct.c)
+    abi3: bool  #: against the limited API, for the one cp39-abi3 wheel
+    why: str
+
+
+def free_threaded() -> bool:
+    """Whether this interpreter is a free-threaded build (PEP 703; sysconfig's Py_GIL_DISABLED)."""
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+def build_plan(implementation: str, gil_disabled: bool) -> Plan:
+    """The extensions for an interpreter: `implementation` as platform.python_implementation()
+    names it, `gil_disabled` as `free_threaded()` answers (docs/decisions.md, "Free-threaded
+    CPython"). On a free-threaded CPython the direct entry is not built (it walks dicts and lists
+    without the per-object critical sections that build needs, against a limited API 3.13t does
+    not offer) and nothing is built against the limited API: cffi's route alone, which cffi 2 builds
+    for it."""
+    if implementation != "CPython":
+        return Plan(False, False, f"{implementation}: the cffi extension only")
+    if gil_disabled:
+        return Plan(False, False, "free-threaded CPython (Py_GIL_DISABLED): the cffi extension only, no limited API")
+    return Plan(True, True, "CPython: the cffi extension and the direct entry, against the limited API")
 
 
 _sources = sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.c"))

@@ -9,6 +9,8 @@
 # Both are built against the limited API, so one wheel serves every CPython: the wheel is tagged
 # cp39-abi3. _direct needs the limited API of 3.10 (PyType_GetSlot on built-in types,
 # PyUnicode_AsUTF8AndSize): CPython 3.9 loads only the cffi one (fastjcs.core.native_backend).
+# On a free-threaded CPython (Py_GIL_DISABLED) only the cffi one, and not against the limited API
+# (build_ffi.build_plan; docs/decisions.md, "Free-threaded CPython").
 import platform
 import sys
 from pathlib import Path
@@ -18,8 +20,9 @@ from setuptools import Extension, setup
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_ffi  # noqa: E402  (the flags and sources of the C core, shared with the cffi build)
 
+plan = build_ffi.build_plan(platform.python_implementation(), build_ffi.free_threaded())
 ext_modules = []
-if platform.python_implementation() == "CPython":
+if plan.direct:
     ext_modules.append(
         Extension(
             "fastjcs._direct",
@@ -39,5 +42,5 @@ if platform.python_implementation() == "CPython":
 setup(
     cffi_modules=["build_ffi.py:ffibuilder"],
     ext_modules=ext_modules,
-    options={"bdist_wheel": {"py_limited_api": "cp39"}},
+    options={"bdist_wheel": {"py_limited_api": "cp39"}} if plan.abi3 else {},
 )

@@ -3,7 +3,8 @@
 #
 #   .ci/fuzz.sh [SECONDS] [HARNESS...]     SECONDS per harness (default 60); all four harnesses
 #                                          unless some are named (fuzz_text fuzz_marshal
-#                                          atheris_text atheris_dumps)
+#                                          atheris_text atheris_dumps); FASTJCS_FUZZ_JOBS of
+#                                          them at a time (default 2)
 #
 # libFuzzer harnesses (fuzz/fuzz_*.c) are built with clang straight from csrc/*.c with
 # -fsanitize=fuzzer,address,undefined (every UB report fatal); atheris harnesses run in a virtual
@@ -29,10 +30,10 @@ probe_libfuzzer() {
     clang -fsanitize=fuzzer,address,undefined "$build/probe.c" -o "$build/probe" 2>/dev/null
 }
 if ! command -v clang >/dev/null; then
-    apt-get update -qq && apt-get install -y -qq clang >/dev/null
+    flock /tmp/fastjcs-ci-apt.lock apt-get update -qq && flock /tmp/fastjcs-ci-apt.lock apt-get install -y -qq clang >/dev/null
 fi
 if ! probe_libfuzzer; then  # Debian ships libFuzzer in libclang-rt-N-dev
-    apt-get update -qq && apt-get install -y -qq "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev" >/dev/null
+    flock /tmp/fastjcs-ci-apt.lock apt-get update -qq && flock /tmp/fastjcs-ci-apt.lock apt-get install -y -qq "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev" >/dev/null
     probe_libfuzzer || { echo "fuzz: clang cannot link -fsanitize=fuzzer (libFuzzer missing)"; exit 1; }
 fi
 
@@ -54,49 +55,67 @@ sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null ||
 fi
 
 # ---- runs ---------------------------------------------------------------------------------------
-failed=()
-run() {  # harness, command...
+# Built first, one after another; then run FASTJCS_FUZZ_JOBS at a time (default 2: CI's cores), each
+# for SECONDS, so the step takes SECONDS per pair of harnesses and each harness gets a core.
+run() {  # harness, command...: prints its summary, exit status 1 on a finding
     local name=$1 log=$build/$1.log
     shift
     local dirs=("$build/corpus/$name" "fuzz/corpus/$name")
     [ -d "fuzz/regressions/$name" ] && dirs+=("fuzz/regressions/$name")
     mkdir -p "$build/corpus/$name"
+    local status=0
+    "$@" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$build/artifacts/$name-" "${dirs[@]}" >"$log" 2>&1 || status=$?
     printf '==== %s: %ss\n' "$name" "$secs"
-    if "$@" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$build/artifacts/$name-" "${dirs[@]}" >"$log" 2>&1; then
+    if [ $status = 0 ]; then
         # The last status line (executions, coverage, corpus) and the totals.
         grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true
         grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | tr '\n' ' ' || true
         echo
     else
-        echo "FINDING in $name (exit $?): last lines of $log"
+        echo "FINDING in $name (exit $status): last lines of $log"
         tail -40 "$log"
         ls -1 "$build/artifacts/$name-"* 2>/dev/null || true
-        failed+=("$name")
+        return 1
     fi
 }
 
+commands=()
 for h in "${harnesses[@]}"; do
     case $h in
     fuzz_*)
         clang -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all -std=c11 -Wall -Wextra -Wmissing-prototypes -Wshadow -Werror -include fuzz/alloc_hook.h \
             -Icsrc -Ifuzz "fuzz/$h.c" csrc/*.c -o "$build/$h"
-        extra=()
-        [ "$h" = fuzz_text ] && extra=(-dict=fuzz/json.dict)
-        run "$h" "$build/$h" "${extra[@]}"
+        extra=""
+        [ "$h" = fuzz_text ] && extra=-dict=fuzz/json.dict
+        commands+=("$build/$h $extra")
         ;;
     atheris_*)
-        extra=()
-        [ "$h" = atheris_text ] && extra=(-dict=fuzz/json.dict)
-        run "$h" env PYTHONPATH="$build/py" "$venv/bin/python" fuzz/atheris_fuzz.py "${h#atheris_}" "${extra[@]}"
+        extra=""
+        [ "$h" = atheris_text ] && extra=-dict=fuzz/json.dict
+        commands+=("env PYTHONPATH=$build/py $venv/bin/python fuzz/atheris_fuzz.py ${h#atheris_} $extra")
         ;;
     *) echo "unknown harness $h"; exit 2 ;;
     esac
 done
 
+jobs=${FASTJCS_FUZZ_JOBS:-2}
+for i in "${!harnesses[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+    # shellcheck disable=SC2086  # (the command's words: paths of this tree and fixed options)
+    { if run "${harnesses[$i]}" ${commands[$i]} >"$build/${harnesses[$i]}.summary"; then rm -f "$build/${harnesses[$i]}.failed"
+      else touch "$build/${harnesses[$i]}.failed"; fi; } &
+done
+wait
+
+failed=()
+for h in "${harnesses[@]}"; do
+    cat "$build/$h.summary"
+    [ ! -e "$build/$h.failed" ] || failed+=("$h")
+done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz: findings in: ${failed[*]}"
     exit 1
 fi
-echo "fuzz: no findings (${harnesses[*]}, ${secs}s each)"
+echo "fuzz: no findings (${harnesses[*]}, ${secs}s each, $jobs at a time)"

@@ -3,17 +3,12 @@
 #
 #   .ci/install-check.sh [pytest arguments...]     (default: -m "not slow")
 #
-#  1. builds the sdist (python -m build, in a tools venv) and, from it, the release wheel
-#     (.ci/wheel.sh: the C extension required, cp39-abi3, repaired by auditwheel to a manylinux
-#     tag, its tags and contents inspected);
-#  2. checks that the sdist carries what the source tree has of: csrc/ (every .c, .h and the table
-#     generators gen_*.py), build_ffi.py, setup.py, pyproject.toml, README.md (which pyproject.toml
-#     names, so it must exist), vectors/, tests/, fuzz/; and that the wheel carries the extension;
-#  3. installs the wheel, then the sdist, each into a fresh venv, and runs the test suite against
-#     the installed wheel (a smoke subset against the sdist install: the same files; and against the
-#     CPython wheel when the whole suite runs on the PyPy wheel, step 4): from a copy
-#     of the sdist's files without src/, with fastjcs.__file__ checked to be inside the venv and
-#     the C backend in use;
+#  1. the sdist and, from it, the release wheel, built and inspected by .ci/dist.sh (or taken from
+#     $FASTJCS_DIST, where .ci/run's matrix step had it build them);
+#  2. the wheel: the CPython matrix (.ci/matrix.sh; FASTJCS_MATRIX_DONE=1 when .ci/run's matrix step
+#     has run it on the same wheel); the sdist installed into a fresh venv (pip builds it, the C core
+#     required) and a smoke subset run against it, from a copy of the sdist's files without src/,
+#     with fastjcs.__file__ checked to be inside the venv and the C backend in use;
 #  4. PyPy (pypy3 on PATH, or $PYPY; PYPY= skips): the pp39 wheel (.ci/wheel.sh with PyPy:
 #     manylinux2014, the cffi extension), installed into a fresh PyPy venv, and the whole suite
 #     against it with the C core required: CI's one PyPy run, which tests PyPy and its wheel at once;
@@ -42,55 +37,11 @@ export HYPOTHESIS_PROFILE=quick  # this checks the installation; the properties 
 # the README test command on the same C core; here it cost a second long run for nothing new.
 unset FASTJCS_ES6_LINES
 
-step "build the sdist"
-# From a copy of the files git knows (tracked, or new and not ignored): leftovers of earlier
-# builds (an egg-info's SOURCES.txt, build/) must not stand in for a MANIFEST.in.
-tree=$work/tree
-mkdir -p "$tree"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - | tar -xf - -C "$tree"
-else
-    tar -cf - --exclude=./build --exclude='*.egg-info' --exclude='./.venv*' . | tar -xf - -C "$tree"
-fi
-"$python" -m venv "$work/tools"
-"$work/tools/bin/pip" install --quiet build
-"$work/tools/bin/python" -m build --sdist --outdir "$work/dist" "$tree" >"$work/build.log" 2>&1 ||
-    { tail -40 "$work/build.log"; fail "python -m build --sdist"; }
-sdist=$(ls "$work"/dist/*.tar.gz)
-echo "$(basename "$sdist")"
-
-step "the release wheel, from that sdist: cp39-abi3, repaired to manylinux, inspected (.ci/wheel.sh)"
-wheel=$(PYTHON="$python" bash .ci/wheel.sh "$work/release" "$sdist" | tail -1)
-echo "$(basename "$wheel")"
-
-step "what the sdist and the wheel carry"
-tar -xzf "$sdist" -C "$work"
-unpacked=$work/$(basename "$sdist" .tar.gz)
-[ -f README.md ] || fail "README.md is missing from the source tree (pyproject.toml names it)"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    files() { git ls-files -- "$@"; }
-else
-    files() {  # the same patterns, by the shell's globbing
-        local p
-        for p in "$@"; do
-            if [ -d "$p" ]; then find "$p" -type f; else ls -d $p 2>/dev/null || true; fi
-        done | grep -v __pycache__ || true
-    }
-fi
-missing=0
-required=$( { files 'csrc/*.c' 'csrc/*.h' 'csrc/gen_*.py' vectors tests fuzz
-              echo build_ffi.py; echo setup.py; echo pyproject.toml; echo README.md; } | sort -u)
-for f in $required; do
-    [ -e "$unpacked/$f" ] || { echo "not in the sdist: $f"; missing=1; }
-done
-[ $missing = 0 ] || fail "the sdist lacks files of the source tree (MANIFEST.in)"
-[ -n "$(files 'csrc/gen_*.py')" ] || echo "note: no csrc/gen_*.py in the source tree yet"
-[ -d vectors ] || echo "note: no vectors/ in the source tree yet"
-echo "sdist: $(echo "$required" | wc -l) required files present"
-listing=$("$python" -m zipfile -l "$wheel")  # (not piped into grep -q: pipefail and SIGPIPE)
-grep -q 'fastjcs/_native_ext.*\.so' <<<"$listing" || fail "the wheel has no C extension"
-grep -q 'fastjcs/_direct.*\.so' <<<"$listing" || fail "the wheel has no direct entry (fastjcs._direct)"
-grep -q 'fastjcs/py.typed' <<<"$listing" || fail "the wheel has no py.typed"
+step "the sdist and the release wheel (.ci/dist.sh)"
+dist=${FASTJCS_DIST:-$work/dist}
+[ -f "$dist/.done" ] || PYTHON="$python" bash .ci/dist.sh "$dist"
+sdist=$(cat "$dist/sdist") wheel=$(cat "$dist/wheel") unpacked=$(cat "$dist/unpacked")
+echo "$(basename "$sdist") $(basename "$wheel")"
 
 # A directory with the sdist's tests and data but no src/: the package can only come from the venv.
 prepare_run() {  # name
@@ -110,40 +61,31 @@ assert fastjcs.backend() == backend, f"backend {fastjcs.backend()!r}, expected {
 print(f"fastjcs {fastjcs.__version__} from {where}, backend {fastjcs.backend()}")
 EOF
 }
-run_suite() {  # venv, run dir, label
-    (cd "$2" && "$1/bin/python" -m pytest -p no:cacheprovider -q "${pytest_args[@]}" tests) ||
-        fail "the test suite on the $3 install"
-}
 
-# The wheel gets the whole suite; the sdist, from which that wheel was built, the build on install
-# (pip's own, with the C core required) and a smoke run: the same files, a second full run would
-# test nothing new. With PyPy, the whole suite runs on the PyPy wheel (below: the same sdist, the
-# same package files, repaired the same way) and the CPython wheel gets the smoke run and its direct
-# entry's tests: CI's README step has already run the whole suite on CPython against an installed
-# build of the same sources, so a third whole run on the CPython side would test little new.
+# The wheel: the CPython matrix (.ci/matrix.sh: a fresh venv of every CPython 3.9-3.13 found, the
+# suites that reach the C core and the public API, the route each takes asserted), unless .ci/run's
+# matrix step ran it on this wheel already (FASTJCS_MATRIX_DONE=1). The sdist, from which that
+# wheel was built: the build on install (pip's own, with the C core required) and a smoke run.
+# The whole suite runs on CPython in CI's suite step and on the PyPy wheel below.
 pypy=${PYPY-$(command -v pypy3 || true)}
 smoke=(tests/core/test_rfc8785_examples.py tests/core/test_numbers.py tests/cli/test_cli_canon.py
        tests/cli/test_cli_digest.py tests/cli/test_cli_version.py)
-for kind in wheel sdist; do
-    step "install the $kind in a fresh venv and test it"
-    venv=$work/venv-$kind
-    artifact=$wheel
-    [ $kind = sdist ] && artifact=$sdist
-    "$python" -m venv "$venv"
-    FASTJCS_REQUIRE_NATIVE=1 "$venv/bin/pip" install --quiet "$artifact[test]" >"$work/pip-$kind.log" 2>&1 ||
-        { tail -30 "$work/pip-$kind.log"; fail "pip install $kind"; }
-    dir=$(prepare_run $kind)
-    (cd "$dir" && check_installed "$venv" native)
-    if [ $kind = wheel ] && [ -z "$pypy" ]; then
-        FASTJCS_REQUIRE_NATIVE=1 run_suite "$venv" "$dir" "$kind"
-    elif [ $kind = wheel ]; then
-        (cd "$dir" && FASTJCS_REQUIRE_NATIVE=1 "$venv/bin/python" -m pytest -p no:cacheprovider -q "${pytest_args[@]}" \
-            "${smoke[@]}" tests/core/test_direct.py tests/core/test_small_calls.py) || fail "the smoke tests on the wheel install"
-    else
-        (cd "$dir" && "$venv/bin/python" -m pytest -p no:cacheprovider -q "${smoke[@]}") ||
-            fail "the smoke tests on the sdist install"
-    fi
-done
+step "the wheel: the CPython matrix"
+if [ "${FASTJCS_MATRIX_DONE:-}" = 1 ]; then
+    echo "the matrix step of this run tested $(basename "$wheel")"
+else
+    bash .ci/matrix.sh "$wheel" "$unpacked" || fail "the CPython matrix on the wheel"
+fi
+
+step "install the sdist in a fresh venv and test it"
+venv=$work/venv-sdist
+"$python" -m venv "$venv"
+FASTJCS_REQUIRE_NATIVE=1 "$venv/bin/pip" install --quiet "$sdist[test]" >"$work/pip-sdist.log" 2>&1 ||
+    { tail -30 "$work/pip-sdist.log"; fail "pip install sdist"; }
+dir=$(prepare_run sdist)
+(cd "$dir" && check_installed "$venv" native)
+(cd "$dir" && "$venv/bin/python" -m pytest -p no:cacheprovider -q "${smoke[@]}") ||
+    fail "the smoke tests on the sdist install"
 
 step "PyPy: the pp39 wheel, repaired to manylinux2014, in a fresh PyPy venv, and the suite on it (the CLI's and lab's process tests sampled)"
 if [ -z "$pypy" ]; then

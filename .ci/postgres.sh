@@ -23,9 +23,9 @@ _fastjcs_pg_start() {
     bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
     if [ -z "$bindir" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         _fastjcs_pg_log "postgres.sh: installing Debian's postgresql"
-        { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1 ||
-          { apt-get update -q >/dev/null 2>&1 &&
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1; }; } ||
+        { DEBIAN_FRONTEND=noninteractive flock /tmp/fastjcs-ci-apt.lock apt-get install -y -q postgresql >/dev/null 2>&1 ||
+          { flock /tmp/fastjcs-ci-apt.lock apt-get update -q >/dev/null 2>&1 &&
+            DEBIAN_FRONTEND=noninteractive flock /tmp/fastjcs-ci-apt.lock apt-get install -y -q postgresql >/dev/null 2>&1; }; } ||
             { echo "SKIPPED: apt-get install postgresql failed; the PostgreSQL registry tests skip"; return 1; }
         bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
     fi
@@ -34,7 +34,11 @@ _fastjcs_pg_start() {
 
     py=$(command -v python3 || command -v python)
     if ! "$py" -c "import psycopg, psycopg_pool" 2>/dev/null; then
-        "$py" -m pip install --quiet "${FASTJCS_PG_ROOT:-.}[postgres]" >/dev/null 2>&1 ||
+        # the postgres extra's requirements, not the project (pip would build and install it over
+        # the environment's own, an editable install among them)
+        local reqs
+        read -ra reqs <<<"$("$py" "${FASTJCS_PG_ROOT:-.}/.ci/readme_command.py" --extra postgres)"
+        "$py" -m pip install --quiet "${reqs[@]}" >/dev/null 2>&1 ||
             { echo "SKIPPED: pip could not install fastjcs[postgres] (psycopg 3); the PostgreSQL registry tests skip"; return 1; }
     fi
 

@@ -16,7 +16,7 @@ out=$root/build/valgrind
 python=${PYTHON:-python}
 started=$(date +%s)
 
-command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+command -v valgrind >/dev/null || { flock /tmp/fastjcs-ci-apt.lock apt-get update -qq && flock /tmp/fastjcs-ci-apt.lock apt-get install -y -qq valgrind >/dev/null; }
 
 rm -rf "$out" && mkdir -p "$out/py"
 cp -r src/fastjcs "$out/py/"

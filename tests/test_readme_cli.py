@@ -76,7 +76,8 @@ def test_the_two_commands():
     assert _two_commands(REPO / "docs" / "index.md") == [run, tests]
     # CI runs the README's test command exactly.
     assert tests == 'python3 -m pip install ".[test]" && python3 -m pytest'
-    assert tests in (REPO / ".ci" / "run").read_text("utf-8").splitlines()
+    # (.ci/run reads it from README.md: tests/test_ci.py)
+    assert "command=$(python .ci/readme_command.py)" in (REPO / ".ci" / "run").read_text("utf-8")
     # The first command, past its install step, runs from the checkout: the sample's canonical
     # form (no newline of its own; `echo` ends the line), then its digest.
     install = "python3 -m pip install . && "

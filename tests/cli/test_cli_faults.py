@@ -104,7 +104,7 @@ def test_process_substitution_and_dev_stdin(tmp_path, cli_backend):
     check_jsonl_result(p)
     p = bash(f"cat {jsonl} | {me('digest', '--jsonl', '/dev/stdin')}", cli_backend)
     check_jsonl_result(p)
-    p = fastjcs("canon", "/dev/stdin", input=DOC, extra_env=cli_backend)
+    p = fastjcs("canon", "/dev/stdin", input=DOC, extra_env=cli_backend, process=True)  # a real fd 0
     assert (p.returncode, p.stdout, p.stderr) == (0, CANON, b"")
 
 

@@ -88,7 +88,7 @@ def test_crosscheck_canon_impl_of_a_command_that_cannot_start():
 
 def _interop(names, *extra):
     peers = [a for n in names for a in ("--peer", f"{n}={shlex.quote(sys.executable)} {shlex.quote(str(PEER))} {n}")]
-    p = fastjcs("interop", "--no-progress", "--json", "/dev/stdout", *peers, *extra, timeout=900)
+    p = fastjcs("interop", "--no-progress", "--json", "/dev/stdout", *peers, *extra, timeout=900, process=True)
     assert p.returncode == 1, p.stderr
     text = p.stdout.decode()
     body = json.loads(text[: text.rindex("\n}") + 2])
