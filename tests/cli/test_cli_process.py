@@ -63,10 +63,10 @@ def test_canon():
 
 def test_digest(tmp_path):
     (tmp_path / "doc.json").write_bytes(DOC)
-    p = both("digest", "doc.json", cwd=tmp_path)
-    assert (p.returncode, p.stdout, p.stderr) == (0, DIGEST, b"")
-    p = both("digest", "--jsonl", input=DOC + b"\n[1,]\n")
-    assert p.returncode == 1 and p.stdout.startswith(DIGEST) and b"error:2:" in p.stdout
+    p = both("digest", "doc.json", cwd=tmp_path)  # a FILE is named, as sha256sum names it
+    assert (p.returncode, p.stdout, p.stderr) == (0, DIGEST.rstrip(b"\n") + b"  doc.json\n", b"")
+    p = both("digest", "--jsonl", input=DOC + b"\n[1,]\n")  # a bad line is bad input: exit 2
+    assert p.returncode == 2 and p.stdout.startswith(DIGEST) and b"error:2:" in p.stdout
 
 
 def test_check():
@@ -154,7 +154,7 @@ def test_the_in_process_runner_leaves_nothing_behind(tmp_path):
     p = fastjcs("canon", "-o", "out.json", input=DOC, cwd=tmp_path, extra_env={"FASTJCS_BACKEND": other, "X_Y": "1"})
     assert p.returncode == 0 and (tmp_path / "out.json").read_bytes() == CANON
     p = fastjcs("digest", "--jsonl", input=b"[1,\n")  # a failure on the way
-    assert p.returncode == 1
+    assert p.returncode == 2  # a bad line is bad input
     assert _state() == before
 
 
