@@ -95,3 +95,90 @@ def test_the_site_has_its_diagrams_and_the_html_matrix(site):
     assert "mermaid" not in architecture
     assert (site / "interop-matrix.html").exists()
     assert "interop-matrix.html" in (site / "interop" / "index.html").read_text("utf-8")
+
+
+# --- the API reference: docstring examples render as code ---------------------------------------
+
+_DIRECTIVE = re.compile(r"^::: (\S+)\n((?:    .*\n)*)", re.M)
+_MEMBERS = re.compile(r"members:\s*\[([^\]]*)\]")
+_CODE = re.compile(r"<pre\b[^>]*>(.*?)</pre>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def documented_docstrings(page: Path) -> list[str]:
+    """The docstrings a reference page renders, read from the source by Griffe (as mkdocstrings
+    reads them, before any extension of the build): each `::: module` directive's module, its
+    members (the directive's `members:` option, else the module's __all__), and the public
+    members of each class among them that have a docstring."""
+    griffe = pytest.importorskip("griffe")
+    package = griffe.load("fastjcs", search_paths=[str(REPO / "src")], resolve_aliases=True, resolve_external=False)
+    found: list[str] = []
+    for name, options in _DIRECTIVE.findall(page.read_text("utf-8")):
+        module = package if name == "fastjcs" else package[name[len("fastjcs.") :]]
+        listed = _MEMBERS.search(options)
+        names = re.findall(r"\"(\w+)\"", listed.group(1)) if listed else list(module.exports or ())
+        objects = [module]
+        for member in (module[n] for n in names):
+            objects.append(member)
+            if member.is_class:
+                objects += [m for k, m in member.members.items() if not k.startswith("_")]
+        found += [o.docstring.value for o in objects if o.docstring]
+    return found
+
+
+def rendered_code(html_text: str) -> str:
+    """The text of every <pre> block of a page, tags stripped, entities decoded."""
+    import html
+
+    return "\n".join(html.unescape(_TAG.sub("", block)) for block in _CODE.findall(html_text))
+
+
+REFERENCE_PAGES = sorted((REPO / "docs" / "reference").glob("*.md"))
+
+
+@pytest.mark.parametrize("page", REFERENCE_PAGES, ids=lambda p: p.stem)
+def test_the_reference_renders_every_docstring_example_as_code(site, page):
+    """Each example (doctest block) of a documented docstring is in a code block of the page, its
+    `>>>` prompt and its expected output kept; nothing is a blockquote (what Markdown makes of an
+    unfenced `>>>`, with input and output run into one paragraph)."""
+    import doctest
+
+    html_text = (site / "reference" / page.stem / "index.html").read_text("utf-8")
+    article = html_text[html_text.find("<article") :]
+    assert "<blockquote" not in article
+    code = rendered_code(article)
+    prose = _CODE.sub("", article)
+    assert "&gt;&gt;&gt;" not in prose
+    examples = [e for doc in documented_docstrings(page) for e in doctest.DocTestParser().get_examples(doc)]
+    for e in examples:
+        first = e.source.splitlines()[0]
+        assert f">>> {first}" in code, f"{page.name}: example not rendered as code: {first}"
+        if e.want:
+            assert e.want.splitlines()[0] in code, f"{page.name}: output of {first} not rendered: {e.want}"
+
+
+def doctest_blocks(doc: str) -> int:
+    """How many doctest blocks a docstring holds (a block: `>>>` lines and their output, up to a blank line)."""
+    return len(re.findall(r"(?:\A|\n[ \t]*\n)[ \t]*>>> ", doc))
+
+
+def test_the_reference_pages_have_their_examples():
+    """The examples of the reference pages, as counted when they were found garbled (a blockquote
+    each): 11 on the fastjcs page, 7 on eab, 3 on cpb, 1 on arrow."""
+    blocks = {p.stem: sum(map(doctest_blocks, documented_docstrings(p))) for p in REFERENCE_PAGES}
+    assert blocks["fastjcs"] >= 11 and blocks["eab"] >= 7 and blocks["cpb"] >= 3 and blocks["arrow"] >= 1, blocks
+
+
+def test_fence_examples():
+    griffe = pytest.importorskip("griffe")  # the extension subclasses griffe.Extension
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fastjcs_docs_fences", REPO / "docs_hooks" / "doctest_fences.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert isinstance(hook.DoctestFences(), griffe.Extension)
+    text = "Prose.\n>>> f(1)\n... # more\n2\n\nAfter.\n\n  >>> g()\n\n```python\n>>> h()\n```\n"
+    assert hook.fence_examples(text) == (
+        "Prose.\n\n```python\n>>> f(1)\n... # more\n2\n```\n\nAfter.\n\n  ```python\n  >>> g()\n  ```\n\n"
+        "```python\n>>> h()\n```\n"
+    )
