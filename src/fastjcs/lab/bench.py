@@ -581,9 +581,10 @@ class Result:
                 notes.append(f"{r.name}: command {r.command!r}, {how}: {r.ms_per_document:.3f} ms per document")
         absent = not_installed(self.skipped)
         if absent:
+            notes.append("not installed: " + ", ".join(absent))
             pypi = [m.group(1) for m in (_PIP_INSTALL.search(self.skipped[n]) for n in absent) if m]
-            hint = f" (to compare them too: pip install {' '.join(dict.fromkeys(pypi))})" if pypi else ""
-            notes.append("not installed: " + ", ".join(absent) + hint)
+            if pypi:
+                notes.append("to compare them too: pip install " + " ".join(dict.fromkeys(pypi)))
         notes.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
         for note in notes:
             lines += textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
