@@ -182,3 +182,110 @@ def test_fence_examples():
         "Prose.\n\n```python\n>>> f(1)\n... # more\n2\n```\n\nAfter.\n\n  ```python\n  >>> g()\n  ```\n\n"
         "```python\n>>> h()\n```\n"
     )
+
+
+# --- pages read at 1280 px: tables and the home page's commands fit their column ----------------
+
+#: What the measuring page reports: each table of the article (its columns, its width, the width of
+#: the box that scrolls it) and each code block wider than its box.
+_MEASURE = """<script>
+window.addEventListener('load', function () {
+  var out = {tables: [], code: []};
+  document.querySelectorAll('article table').forEach(function (t) {
+    var box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+    out.tables.push({columns: t.rows[0] ? t.rows[0].cells.length : 0, width: t.scrollWidth, box: box.clientWidth,
+                     head: t.rows[0] ? t.rows[0].textContent.trim().slice(0, 60) : ''});
+  });
+  document.querySelectorAll('article pre > code').forEach(function (c) {
+    out.code.push({width: c.scrollWidth, box: c.clientWidth, text: c.textContent.slice(0, 60)});
+  });
+  var pre = document.createElement('pre'); pre.id = 'fjcs-measure'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def measure(page: Path, width: int = 1280) -> dict:
+    """The page laid out by headless Chromium in a window `width` px wide (its scripts run: the
+    theme wraps tables in their scrolling boxes): the tables and code blocks of its article."""
+    import html
+    import json
+    import shutil
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no chromium here (Debian's chromium package) to lay the pages out")
+    probe = page.with_name("fjcs-measure.html")
+    probe.write_text(page.read_text("utf-8").replace("</body>", _MEASURE + "</body>"), "utf-8")
+    try:
+        p = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--window-size={width},2000"]
+            + ["--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="fjcs-measure">(.*?)</pre>', p.stdout, re.S)
+    assert found, f"chromium laid out nothing: {p.stderr[-500:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def site_pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("index.html") if "<table" in p.read_text("utf-8", errors="replace"))
+
+
+def test_every_table_fits_its_column_at_1280_px(site):
+    """No table of the site is wider than the content column at 1280 px (a wider one scrolls,
+    hiding its last columns: the 13-column interop matrix showed 6)."""
+    wide = []
+    for page in site_pages(site):
+        for t in measure(page)["tables"]:
+            if t["width"] > t["box"] + 1:
+                wide.append(f"{page.relative_to(site).parent}: {t['columns']} columns, {t['width']} px in {t['box']}")
+    assert wide == []
+
+
+def test_the_home_pages_commands_fit_at_1280_px(site):
+    first = measure(site / "index.html")["code"][0]
+    assert first["text"].startswith("python3 -m venv") and first["width"] <= first["box"] + 1, first
+
+
+def test_the_measure_sees_a_wide_table(site, tmp_path):
+    """The check above can fail: a 13-column table of the matrix's cells, in a page of the site."""
+    page = site / "interop-matrix" / "index.html"
+    text = page.read_text("utf-8")
+    head = "".join(f"<th>family {n}</th>" for n in range(13))
+    cells = "".join(f"<td>{n} accepts-invalid, {n} refuses-valid, 9 limit</td>" for n in range(13))
+    opening = re.search(r"<article\b[^>]*>", text).group(0)
+    wide = text.replace(opening, f"{opening}<table><thead><tr>{head}</tr></thead><tr>{cells}</tr></table>", 1)
+    copy = page.with_name("fjcs-wide.html")
+    copy.write_text(wide, "utf-8")
+    try:
+        tables = measure(copy)["tables"]
+    finally:
+        copy.unlink()
+    assert any(t["columns"] == 13 and t["width"] > t["box"] + 1 for t in tables), tables
+
+
+def test_the_matrix_page_has_tables_of_the_columns_that_fit():
+    from fastjcs.lab import interop
+
+    text = (REPO / "docs" / "interop-matrix.md").read_text("utf-8")
+    heads = [line for line in text.splitlines() if line.startswith("| peer |")]
+    assert len(heads) >= 3
+    assert max(line.count(" | ") + 1 for line in heads) <= interop.MATRIX_COLUMNS
+    families = ["number", "string", "order", "structure", "large", "whitespace", "syntax", "vectors", "es6"]
+    rows = [[f"p{k}", "1.0", "Go", *(f"{k}-{f}" for f in families), "9/s"] for k in range(3)]
+    tables = "\n".join(interop.matrix_tables(families, rows))
+    assert max(line.count("|") - 1 for line in tables.splitlines() if line) <= interop.MATRIX_COLUMNS
+    for row in rows:  # every cell once, on its peer's line
+        assert all(tables.count(f"| {row[0]} |") == 3 and cell in tables for cell in row)
+
+
+def test_the_bench_transcripts_fit_80_columns():
+    for page in (REPO / "docs").glob("*.md"):
+        for block in re.findall(r"^```text\n(\$ fastjcs bench .*?)^```", page.read_text("utf-8"), re.S | re.M):
+            lines = block.splitlines()[1:]
+            assert max(map(len, lines)) <= 80, (page.name, lines[0])
