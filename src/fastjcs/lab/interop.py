@@ -708,13 +708,13 @@ def matrix_tables(families: Sequence[str], rows: Sequence[Sequence[str]]) -> lis
     """The matrix as markdown tables of at most MATRIX_COLUMNS columns, every one led by the peer:
     the peers (version, language, documents/s), then the families, a few at a time. `rows` are
     (peer, version, language, family cells..., documents/s), as markdown cell text."""
-    per = MATRIX_COLUMNS - 1
-    chunks = [list(range(3, 3 + len(families)))[i : i + per] for i in range(0, len(families), per)]
     out = ["| peer | version | language | documents/s |", "|---|---|---|---:|"]
     out += [f"| {r[0]} | {r[1]} | {r[2]} | {r[-1]} |" for r in rows]
-    for chunk in chunks:
-        out += ["", "| peer | " + " | ".join(families[i - 3] for i in chunk) + " |", "|---|" + "---|" * len(chunk)]
-        out += [f"| {r[0]} | " + " | ".join(r[i] for i in chunk) + " |" for r in rows]
+    per = MATRIX_COLUMNS - 1
+    for start in range(0, len(families), per):
+        names = families[start : start + per]
+        out += ["", "| peer | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        out += [f"| {r[0]} | " + " | ".join(r[3 + start : 3 + start + len(names)]) + " |" for r in rows]
     return out
 
 
