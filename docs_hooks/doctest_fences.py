@@ -6,7 +6,8 @@ A doctest block is a run of lines whose first starts with `>>> `, up to the next
 same end as the doctest module's): the `>>>` and `...` lines are the input, the others its
 expected output. Unfenced, Markdown reads each `>>>` as three nested blockquotes and runs input and
 output into one paragraph; fenced as `python` (as the guide pages fence their sessions), it
-shows as code, prompts and all. Blocks already inside a fence are left as they are. `fence_examples(text)` does the work.
+shows as code, prompts and all. Blocks already inside a fence are left as they are.
+`fence_examples(text)` does the work.
 """
 
 from __future__ import annotations
