@@ -8,8 +8,9 @@
     python .ci/readme_command.py --extra NAME         the requirements of pyproject.toml's extra NAME
                                                       (without the project, which pip would build)
 
-The test command is the second line of README.md's first `sh` block (the first line runs the
-sample). Runs on Python 3.9 (no tomllib): pyproject.toml is read with patterns.
+The test command is the second command of README.md's first `sh` block (the first runs the
+sample; a line ending in `&&` goes on in the next). Runs on Python 3.9 (no tomllib): pyproject.toml
+is read with patterns.
 """
 
 from __future__ import annotations
@@ -22,11 +23,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def commands(block: str) -> list[str]:
+    """A shell block's commands: a line ending in `&&` (or `\\`) continues on the next, as bash reads it."""
+    out: list[str] = []
+    pending = ""
+    for line in block.splitlines():
+        line = pending + (line.strip() if pending else line.strip())
+        if line.endswith("&&"):
+            pending = line + " "
+        elif line.endswith("\\"):
+            pending = line[:-1]
+        else:
+            out.append(line)
+            pending = ""
+    return out
+
+
 def test_command(readme: str) -> str:
     blocks = re.findall(r"^```sh\n(.*?)^```", readme, re.S | re.M)
-    if not blocks or len(blocks[0].splitlines()) < 2:
-        raise SystemExit("README.md: no test command (the second line of the first sh block)")
-    return blocks[0].splitlines()[1].strip()
+    if not blocks or len(commands(blocks[0])) < 2:
+        raise SystemExit("README.md: no test command (the second command of the first sh block)")
+    return commands(blocks[0])[1]
 
 
 def venv_of(command: str) -> str:

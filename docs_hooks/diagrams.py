@@ -11,7 +11,8 @@ The block's format, one statement a line (blank lines and lines starting with # 
 Boxes are laid out in rows from top to bottom: a box sits one row below the lowest box that points
 at it (the longest path from a box nothing points at), in the order the block names them; a `row`
 statement puts its boxes on one row (the lowest of theirs). Arrows run from the bottom of one box
-to the top of another (or, within a row, from side to side).
+to the top of another (or, within a row, from side to side); an arrow that spans rows passes each
+row between through a gap between its boxes (or beside them), never through a box.
 `render(text)` returns the SVG; an arrow to a box the block does not define raises ValueError,
 which fails the build.
 """
@@ -30,6 +31,7 @@ PAD = 10  # px inside a box
 GAP_X = 28  # px between boxes of a row
 GAP_Y = 56  # px between rows
 MARGIN = 8
+LANE = 10  # px between a box and an arrow passing beside it
 
 _FENCE = re.compile(r"^```diagram[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 _EDGE = re.compile(r"^(\S+)\s*->\s*(\S+?)(?:\s*:\s*(.*))?$")
@@ -118,6 +120,46 @@ def render(text: str) -> str:
             x += size[n][0] + GAP_X
         y += height + GAP_Y
     height_total = y - GAP_Y + MARGIN
+    band = {
+        r: (pos[ns[0]][1] - (max(size[n][1] for n in ns) - size[ns[0]][1]) / 2, max(size[n][1] for n in ns))
+        for r, ns in rows.items()
+    }
+
+    def lane(r: int, want: float) -> float:
+        """The x nearest `want` at which an arrow crosses row r clear of its boxes."""
+        spans = sorted((pos[n][0] - LANE, pos[n][0] + size[n][0] + LANE) for n in rows[r])
+        if not any(lo < want < hi for lo, hi in spans):
+            return want
+        free = [spans[0][0]] + [x for (_, hi), (lo, _) in zip(spans, spans[1:]) for x in (hi, lo) if hi <= lo]
+        return min([*free, spans[-1][1]], key=lambda x: abs(x - want))
+
+    def route(a: str, b: str) -> list[tuple[float, float]]:
+        """The arrow's points: from a's bottom (top, going up) to b's top (bottom), through a lane of
+        every row between."""
+        (ax, ay), (aw, ah) = pos[a], size[a]
+        (bx, by), (bw, bh) = pos[b], size[b]
+        down = rank[a] < rank[b]
+        start = (ax + aw / 2, ay + ah if down else ay)
+        end = (bx + bw / 2, by if down else by + bh)
+        between = range(rank[a] + 1, rank[b]) if down else range(rank[a] - 1, rank[b], -1)
+        points = [start]
+        for r in between:
+            top, tall = band[r]
+            t = ((top + tall / 2) - start[1]) / (end[1] - start[1])
+            x = lane(r, start[0] + t * (end[0] - start[0]))
+            points += [(x, top - 4), (x, top + tall + 4)] if down else [(x, top + tall + 4), (x, top - 4)]
+        return [*points, end]
+
+    routes = {}
+    for a, b, _label in edges:
+        if rank[a] != rank[b]:
+            routes[(a, b)] = route(a, b)
+    # an arrow beside the widest row widens the drawing: everything moves right by what it needs
+    xs = [x for points in routes.values() for x, _ in points]
+    shift = max(0.0, MARGIN / 2 - min(xs, default=MARGIN))
+    width = max(width + shift, max(xs, default=0) + shift + MARGIN / 2)
+    pos = {n: (x + shift, y0) for n, (x, y0) in pos.items()}
+    routes = {k: [(x + shift, y0) for x, y0 in points] for k, points in routes.items()}
     # the arrowhead's id, unique per diagram (several diagrams share a page, and an id a page)
     marker = "fjcs-arrow-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
     out: list[str] = [
@@ -138,15 +180,15 @@ def render(text: str) -> str:
             left = ax < bx
             x1, y1 = (ax + aw, ay + ah / 2) if left else (ax, ay + ah / 2)
             x2, y2 = (bx, by + bh / 2) if left else (bx + bw, by + bh / 2)
-        elif rank[a] < rank[b]:
-            x1, y1, x2, y2 = ax + aw / 2, ay + ah, bx + bw / 2, by
+            points = [(x1, y1), (x2, y2)]
         else:
-            x1, y1, x2, y2 = ax + aw / 2, ay, bx + bw / 2, by + bh
+            points = routes[(a, b)]
         out.append(
-            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="currentColor" '
-            f'stroke-width="1.3" marker-end="url(#{marker})"/>'
+            '<polyline points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '" fill="none" '
+            f'stroke="currentColor" stroke-width="1.3" marker-end="url(#{marker})"/>'
         )
-        if label:
+        if label:  # at the middle of the arrow's first stretch
+            (x1, y1), (x2, y2) = points[0], points[1]
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2
             lw = len(label) * CHAR * 0.85 + 6
             out.append(

@@ -140,3 +140,64 @@ def test_diagrams_of_one_page_have_distinct_ids():
         for b in diagrams.blocks(PAGE.read_text("utf-8"))
     ]
     assert len(set(ids)) == len(ids)
+
+
+def _crossings(svg: str) -> list[str]:
+    """The arrows of a drawn diagram that pass through a box other than their two ends: each
+    stretch of an arrow clipped against each box (shrunk by 1 px: an arrow ends on its box's edge)."""
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(svg)
+    boxes = [
+        tuple(float(r.get(k)) for k in ("x", "y", "width", "height"))
+        for r in root.iter(f"{ns}rect")
+        if r.get("rx") == "5"  # the boxes (a label's backdrop has rx 3)
+    ]
+
+    def inside(x, y, box):
+        bx, by, bw, bh = box
+        return bx - 1.5 <= x <= bx + bw + 1.5 and by - 1.5 <= y <= by + bh + 1.5
+
+    def cuts(p, q, box):  # Liang-Barsky: does segment p-q enter the box's interior?
+        bx, by, bw, bh = box[0] + 1, box[1] + 1, box[2] - 2, box[3] - 2
+        t0, t1 = 0.0, 1.0
+        dx, dy = q[0] - p[0], q[1] - p[1]
+        for d, lo in ((-dx, p[0] - bx), (dx, bx + bw - p[0]), (-dy, p[1] - by), (dy, by + bh - p[1])):
+            if d == 0:
+                if lo < 0:
+                    return False
+                continue
+            t = lo / d
+            if d < 0:
+                t0 = max(t0, t)
+            else:
+                t1 = min(t1, t)
+        return t0 < t1
+
+    arrows = [[tuple(map(float, xy.split(","))) for xy in p.get("points").split()] for p in root.iter(f"{ns}polyline")]
+    arrows += [
+        [(float(a.get("x1")), float(a.get("y1"))), (float(a.get("x2")), float(a.get("y2")))]
+        for a in root.iter(f"{ns}line")
+    ]
+    found = []
+    for points in arrows:
+        ends = [b for b in boxes if inside(*points[0], b) or inside(*points[-1], b)]
+        for p, q in zip(points, points[1:]):
+            found += [f"{points[0]} -> {points[-1]} through {b}" for b in boxes if b not in ends and cuts(p, q, b)]
+    return found
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_no_arrow_passes_through_a_box(page):
+    for block in diagrams.blocks(page.read_text("utf-8")):
+        assert _crossings(diagrams.render(block)) == []
+
+
+def test_the_crossing_check_sees_an_arrow_through_a_box():
+    # three boxes in a column: the arrow from the first to the last is routed beside the middle one
+    drawn = diagrams.render("a: A\nb: B\nc: C\na -> b\nb -> c\na -> c\n")
+    assert _crossings(drawn) == []
+    # the same arrow drawn straight, from a's bottom to c's top, goes through b
+    routed = re.findall(r'<polyline points="([^"]*)"', drawn)[2].split()
+    assert len(routed) == 4  # start, into b's row, out of it, end
+    straight = drawn.replace(" ".join(routed), f"{routed[0]} {routed[-1]}")
+    assert len(_crossings(straight)) == 1

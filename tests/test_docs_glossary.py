@@ -26,6 +26,10 @@ TERMS = {
     "JCS": "jcs",
     "I-JSON": "i-json",
     "backend": "backend",
+    "mutation probes": "mutation-probes",
+    "Schubfach": "schubfach",
+    "batch protocol": "batch-protocol",
+    "exclusion set": "exclusion-set",
 }
 LEFT_OUT = {"glossary.md", "interop-matrix.md", "cli.md"}
 _SEGMENT = re.compile(r"(`[^`]*`|!?\[[^\]]*\]\([^)]*\)|<[^>]+>|https?://\S+)")
@@ -58,6 +62,12 @@ def test_the_glossary_has_every_term():
     headings = re.findall(r"^## (.+)$", GLOSSARY.read_text("utf-8"), re.M)
     for term in TERMS:
         assert term in headings
+    assert headings == sorted(headings, key=str.lower)  # in alphabetical order, as the page says
+
+
+def test_the_glossary_expands_cmcp():
+    entry = GLOSSARY.read_text("utf-8").split("## cMCP\n", 1)[1].split("\n## ", 1)[0]
+    assert "Confidential MCP Runtime" in entry and "Model Context Protocol" in entry
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())

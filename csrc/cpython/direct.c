@@ -827,6 +827,9 @@ static PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssi
 
 /* ---- The module ------------------------------------------------------------------------------ */
 
+/* The public functions' docstrings: the Python functions', with their signatures (generated) */
+#include "direct_docs.h"
+
 static PyMethodDef methods[] = {
     {"backend_dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
      "backend_dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
@@ -848,11 +851,9 @@ static PyMethodDef methods[] = {
      "bind_api(backends, native_backend, dumps, canonicalize, default_depth): the fast path of "
      "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},
     {"dumps", (PyCFunction)(void (*)(void))api_dumps, METH_FASTCALL | METH_KEYWORDS,
-     "dumps($module, obj, *, max_depth=10000, integers_only=False, default=None)\n--\n\n"
-     "fastjcs.dumps: the canonical form of a Python value (fastjcs.core.api.dumps says it all)."},
+     FJCS_DOC_DUMPS},
     {"canonicalize", (PyCFunction)(void (*)(void))api_canonicalize, METH_FASTCALL | METH_KEYWORDS,
-     "canonicalize($module, data, *, max_depth=10000, strict_integers=False, integers_only=False)\n--\n\n"
-     "fastjcs.canonicalize: the canonical form of a JSON text (fastjcs.core.api.canonicalize says it all)."},
+     FJCS_DOC_CANONICALIZE},
     {NULL, NULL, 0, NULL},
 };
 

@@ -141,3 +141,29 @@ def test_every_absent_one_is_listed_as_not_installed(monkeypatch):
 def test_repeat_zero_is_refused_in_process():
     with pytest.raises(ValueError, match="must be >= 1"):
         bench.run([b"{}"], repeat=0)
+
+
+def test_the_not_installed_note_says_how_to_install_them(monkeypatch):
+    for module in KNOWN.values():
+        monkeypatch.setitem(sys.modules, module, None)
+    _found, skipped = bench.candidates()
+    table = " ".join(bench.Result("text", 0, 0, skipped=skipped).table(width=100).split())
+    assert "to compare them too: pip install rfc8785 jcs json-canonical jsoncanon jcs-admit canonicaljson" in table
+
+
+@pytest.mark.parametrize("columns", ["80", "64", "300"])
+def test_the_table_takes_the_terminals_width(monkeypatch, columns):
+    """Lines wider than the terminal wrap there, cutting words: the table is laid out for the
+    terminal's width (COLUMNS, as shutil reads it), at most 100 columns."""
+    monkeypatch.setenv("COLUMNS", columns)
+    row = bench.Row("json.dumps (sorted keys)", False, [p.name for p in bench.PROBES], not_jcs="sorted keys")
+    row.mb_per_s, row.ratio, row.ratio_documents = 26.9, 2.52, 3575
+    result = bench.Result(
+        "text", 1_050_000, 3575, [row], skipped={"jcs": "not installed (pip install jcs; import jcs)"}
+    )
+    table = result.table()
+    width = min(int(columns), bench.TABLE_WIDTH)
+    assert max(map(len, table.splitlines())) <= width
+    assert max(map(len, table.splitlines())) > width - 15  # the notes fill the width (not a fixed narrow one)
+    # no word is cut: every probe name is whole on a line
+    assert all(any(p.name in line for line in table.splitlines()) for p in bench.PROBES)

@@ -332,11 +332,11 @@ def test_vector_errors_are_one_line(tmp_path, monkeypatch):
     (tmp_path / "empty").mkdir()
     with pytest.raises(CorpusError, match="no JCS vectors"):
         corpus.vector_cases([tmp_path / "empty"])
-    # installed without the source tree: no default
+    # an installation that lacks the package's vectors: no default
     monkeypatch.setattr(
         corpus.sources, "__file__", str(tmp_path / "site" / "fastjcs" / "lab" / "corpus" / "sources.py")
     )
-    with pytest.raises(CorpusError, match="not beside this installation") as exc:
+    with pytest.raises(CorpusError, match="missing from this installation") as exc:
         corpus.vector_cases()
     assert "\n" not in str(exc.value)
 
@@ -398,12 +398,21 @@ def test_load_combines_sources_and_refuses_repeated_ids(tmp_path):
         corpus.load(["gne"], SEED, 1)
 
 
-def test_load_vectors_from_the_source_tree():
-    try:
-        cases = corpus.load(["vectors"], SEED, 1)
-    except CorpusError as exc:  # an installed fastjcs, tested without its source tree
-        pytest.skip(str(exc))
-    assert cases == corpus.vector_cases(_vector_paths())
+def test_load_vectors_from_the_package():
+    """`vectors` reads the package's copy (package data; in the source tree, links to vectors/),
+    from a checkout and from an installed wheel alike: the same cases as the source tree's files."""
+    assert corpus.load(["vectors"], SEED, 1) == corpus.vector_cases(_vector_paths())
+
+
+def test_the_package_data_holds_every_vector_file():
+    tomllib = pytest.importorskip("tomllib")
+    from conftest import REPO
+
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-data"]["fastjcs"]
+    package = REPO / "src" / "fastjcs"
+    shipped = {p.resolve() for g in globs for p in package.glob(g)}
+    files = {p.resolve() for f in corpus.VECTOR_FOLDERS for p in (VECTORS / f).rglob("*") if p.is_file()}
+    assert files and files <= shipped
 
 
 def test_vectors_source_names_a_checkouts_folder(tmp_path):

@@ -18,6 +18,8 @@ import functools
 import importlib
 import json
 import math
+import re
+import shutil
 import textwrap
 import time
 from collections.abc import Sequence
@@ -275,8 +277,18 @@ class CannotStart(Exception):
     """An external candidate's command could not be started (not found, not executable)."""
 
 
-#: The widest line of `Result.table()`: it fits a 100-column terminal.
+#: The widest line of `Result.table()`: it fits a 100-column terminal (a narrower one: its width).
 TABLE_WIDTH = 100
+#: The narrowest width `Result.table()` is laid out for (the fixed columns take 45).
+MIN_TABLE_WIDTH = 60
+
+
+def table_width() -> int:
+    """The width `Result.table()` lays out for by default: the terminal's (COLUMNS, else the
+    terminal of stdout; TABLE_WIDTH when there is none, as in a pipe), at most TABLE_WIDTH, so a
+    line never wraps in the terminal, where the wrap would cut a word."""
+    columns = shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
+    return max(MIN_TABLE_WIDTH, min(TABLE_WIDTH, columns))
 
 
 class NoCandidate(ValueError):
@@ -394,6 +406,10 @@ def candidates() -> tuple[list[Candidate], dict[str, str]]:
         )
     )
     return found, skipped
+
+
+#: The PyPI name in a "not installed (pip install NAME; import MODULE)" reason.
+_PIP_INSTALL = re.compile(r"^not installed \(pip install (\S+);")
 
 
 def not_installed(skipped: dict[str, str]) -> list[str]:
@@ -518,10 +534,13 @@ class Result:
             "not_installed": not_installed(self.skipped),
         }
 
-    def table(self, width: int = TABLE_WIDTH) -> str:
-        """The table and its notes, every line at most `width` columns: what does not fit a cell
-        (the probes a candidate gets wrong, an error) is a note below the table, a long name
-        wraps inside its column, and a long note wraps with an indent."""
+    def table(self, width: int | None = None) -> str:
+        """The table and its notes, every line at most `width` columns (default: `table_width()`):
+        what does not fit a cell (the probes a candidate gets wrong, an error) is a note below the
+        table, a long name wraps inside its column, and a long note wraps with an indent, between
+        words (only a word longer than a whole line is cut)."""
+        if width is None:
+            width = table_width()
         head = ("canonicalizer", "JCS-correct", "MB/s", "vs rfc8785")
         body = []
         notes = []
@@ -563,6 +582,9 @@ class Result:
         absent = not_installed(self.skipped)
         if absent:
             notes.append("not installed: " + ", ".join(absent))
+            pypi = [m.group(1) for m in (_PIP_INSTALL.search(self.skipped[n]) for n in absent) if m]
+            if pypi:
+                notes.append("to compare them too: pip install " + " ".join(dict.fromkeys(pypi)))
         notes.extend(f"skipped {name}: {why}" for name, why in self.skipped.items() if name not in absent)
         for note in notes:
             lines += textwrap.wrap(note, width, subsequent_indent="  ", break_on_hyphens=False) or [""]

@@ -699,9 +699,34 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "\\`")
 
 
+#: The most columns a table of the matrix page has: what the documentation's content column shows
+#: at 1280 px without a scroll (tests/test_docs_site.py measures it in a browser).
+MATRIX_COLUMNS = 6
+
+
+def matrix_tables(families: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """The matrix as markdown tables of at most MATRIX_COLUMNS columns, every one led by the peer:
+    the peers (version, language, documents/s), then the families, a few at a time. `rows` are
+    (peer, version, language, family cells..., documents/s), as markdown cell text."""
+    out = ["| peer | version | language | documents/s |", "|---|---|---|---:|"]
+    out += [f"| {r[0]} | {r[1]} | {r[2]} | {r[-1]} |" for r in rows]
+    per = MATRIX_COLUMNS - 1
+    for start in range(0, len(families), per):
+        names = families[start : start + per]
+        out += ["", "| peer | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        out += [f"| {r[0]} | " + " | ".join(r[3 + start : 3 + start + len(names)]) + " |" for r in rows]
+    return out
+
+
 def markdown_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
     """The matrix as markdown (for the docs), then each peer's classes with a shrunk reproducer."""
     cols = _columns(results)
+    rows = [
+        [_md(r.spec.name), _md(r.spec.version or "-"), _md(r.spec.language or "-")]
+        + [_md(_cell(r.cells.get(f))) for f in cols]
+        + [_throughput(r)]
+        for r in results
+    ]
     out = [
         "# JCS interop matrix",
         "",
@@ -712,17 +737,8 @@ def markdown_report(results: Sequence[PeerResult], meta: dict[str, Any]) -> str:
         "of failure; documents/s is the batch run's throughput, faults left out "
         "([the lab](interop.md) says how to read it).",
         "",
-        "| peer | version | language | " + " | ".join(cols) + " | documents/s |",
-        "|---|---|---|" + "---|" * len(cols) + "---:|",
+        *matrix_tables(cols, rows),
     ]
-    for r in results:
-        s = r.spec
-        cells = [_md(_cell(r.cells.get(f))) for f in cols]
-        out.append(
-            f"| {_md(s.name)} | {_md(s.version or '-')} | {_md(s.language or '-')} | "
-            + " | ".join(cells)
-            + f" | {_throughput(r)} |"
-        )
     for r in results:
         if not r.examples and not r.needs_end_of_input and not r.totals.get(IJSON_CHOICE):
             continue

@@ -20,16 +20,17 @@ from .number import es6_layout
 _SHA256 = hash_module("sha256")
 
 
-#: The JCS vector folders of the source tree (absent from an installed package).
+#: The JCS vector folders of the source tree's vectors/, shipped as package data (in the source
+#: tree, the package's vectors/ holds symbolic links to them; a build copies the files).
 VECTOR_FOLDERS = ("rfc8785", "text-canonical", "text-must-fail")
 _CLAUSE = re.compile(r"RFC (\d{4})(?: (?:sections? (\d(?:[\d.]*\d)?(?:-\d+)?)|(Appendix [A-Z])))?")
 
 
-def _source_vectors() -> Path:
-    root = Path(__file__).resolve().parents[4] / "vectors"
+def _package_vectors() -> Path:
+    root = Path(__file__).with_name("vectors")
     if not all((root / f).is_dir() for f in VECTOR_FOLDERS):
         raise CorpusError(
-            "the JCS vectors (vectors/ of the fastjcs source tree) are not beside this "
+            "the JCS vectors (package data of fastjcs.lab.corpus) are missing from this "
             "installation: name their folder or files"
         )
     return root
@@ -147,15 +148,15 @@ def _cases_of_file(path: Path) -> list[Case]:
 
 
 def vector_cases(paths: Sequence[str | Path] | None = None) -> list[Case]:
-    """The JCS vectors of the given files or folders (default: the source tree's vectors/rfc8785,
-    text-canonical and text-must-fail; CorpusError where fastjcs runs from an installed package
-    without them). Expected bytes are the vector files' own (`output`, `json`; None for an
-    `error`), never fastjcs's. Skipped, as no peer can be given them: vectors with `options`
+    """The JCS vectors of the given files or folders (default: vectors/rfc8785, text-canonical
+    and text-must-fail, shipped with the package; CorpusError where an installation lacks them).
+    Expected bytes are the vector files' own (`output`, `json`; None for an `error`), never
+    fastjcs's. Skipped, as no peer can be given them: vectors with `options`
     (fastjcs keywords) and Appendix B's NaN and Infinity rows (no JSON text holds them); and, as
     no RFC asks a peer for it, a valid text refused only for fastjcs's default depth limit.
     Appendix B's documents are repr() of the row's double."""
     if paths is None:
-        root = _source_vectors()
+        root = _package_vectors()
         paths = [root / f for f in VECTOR_FOLDERS]
     cases = [c for f in _vector_files(paths) for c in _cases_of_file(f)]
     if not cases:
@@ -300,7 +301,7 @@ def quick_cases(seed: int) -> list[Case]:
 
 
 #: What `fastjcs interop` runs when no --corpus is given: every generated category and the first
-#: 2,000 lines of the ES6 number corpus (the vectors live in a source tree, not in the package).
+#: 2,000 lines of the ES6 number corpus (the JCS vectors are a source of their own: `vectors`).
 DEFAULT_SOURCES = ("gen", "es6:2000")
 #: What `fastjcs crosscheck --canon-impl` runs when no --corpus is given: a process per case, so
 #: the quick cut of the same corpus (about 200 cases, every category and class of case in it).
