@@ -15,10 +15,9 @@ import json
 import os
 
 import pytest
+import shapes
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-import shapes
 
 # Every test here needs the C backend.
 pytestmark = pytest.mark.usefixtures("native")

@@ -18,6 +18,7 @@ from ..conformance import default_suites
 from ..core.api import canonicalize_to
 from ..core.digests import digests_equal
 from ..core.errors import FastJCSError
+from ..core.files import canonicalize_file, digest_file
 from .streams import (
     EXIT_ERROR,
     EXIT_NEGATIVE,
@@ -48,6 +49,26 @@ def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
 WORKER_PRELOAD = "fastjcs.bulk.dask"
 
 
+# ---- one document on a file, streamed ----------------------------------------------------------
+
+
+def _streamed(path: str) -> bool:
+    """Is FILE read in bounded memory (fastjcs.canonicalize_file, digest_file)? A regular file
+    is; stdin and other inputs are read whole, as before."""
+    return path != "-" and os.path.isfile(path)
+
+
+@contextmanager
+def _file_errors(source: str) -> Iterator[None]:
+    """A streamed FILE's errors as one line naming it."""
+    try:
+        yield
+    except FastJCSError as exc:
+        raise CLIError(describe(exc, source)) from exc
+    except OSError as exc:
+        raise CLIError(f"{source}: {exc.strerror or exc}") from exc
+
+
 # ---- canon -----------------------------------------------------------------------------------
 
 
@@ -72,6 +93,18 @@ def _canon_one(
     args: argparse.Namespace, path: str, profile: str, exclusion: tuple[str, ...], out: Any, several: bool
 ) -> int:
     source = source_name(path)
+    if profile != "jcs-n" and not args.check and _streamed(path):
+        with _file_errors(source):
+            canonicalize_file(
+                path,
+                out,
+                max_depth=args.max_depth,
+                strict_integers=args.strict_integers,
+                integers_only=args.integers_only,
+            )
+        if several:
+            out.write(b"\n")
+        return EXIT_OK
     with open_input(path) as data:
         try:
             if profile == "jcs-n":
@@ -175,6 +208,15 @@ def _digest_line(path: str, settings: Any) -> str:
     """The digest of one FILE as `digest` prints it; CLIError (naming it) when it cannot be read
     or digested."""
     source = source_name(path)
+    if settings.profile != "jcs-n" and _streamed(path):
+        with _file_errors(source):
+            return digest_file(
+                path,
+                settings.algorithm,
+                max_depth=settings.max_depth,
+                strict_integers=settings.strict_integers,
+                integers_only=settings.integers_only,
+            )
     with open_input(path) as data:
         try:
             if settings.profile == "jcs-n":

@@ -64,7 +64,7 @@ def _write_parts(src: Path, write: Callable[[Any], Any], max_depth: int, flags: 
 
 
 def _read_fd(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(fd, SPOOL_CHUNK, offset)

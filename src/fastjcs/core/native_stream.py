@@ -36,9 +36,7 @@ def _error(err: Any, fd: int, max_depth: int) -> BaseException:
     return native_errors.item_error(err, data, max_depth)
 
 
-def parts(
-    fd: int, max_depth: int, flags: int, window: int = 0, max_objects: int = 0
-) -> Iterator[memoryview]:
+def parts(fd: int, max_depth: int, flags: int, window: int = 0, max_objects: int = 0) -> Iterator[memoryview]:
     """The canonical form of the JSON text in the regular file open at fd, in parts (each a view
     of C memory, valid until the next part is asked for). Raises as the in-memory path does for
     bad JSON; OSError when the file cannot be read or changes while it is read; TooNested."""
