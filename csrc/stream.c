@@ -1,8 +1,8 @@
 /*
  * stream.c: one JSON document on a file, canonicalized in bounded memory (fjcs_stream_*).
  *
- * The file is read with pread through a window (1 MiB by default, grown only to hold one token longer
- * than it) and the canonical form leaves in parts of about CHUNK bytes, so neither the document
+ * The file is read with pread through a window (1 MiB by default, grown only to hold a token
+ * longer than it) and the canonical form leaves in parts of about CHUNK bytes, so neither the document
  * nor its canonical form is ever held whole. The text canonicalizer (text.c) does all the work on
  * values that fit the window, and so every token, every error and every small object's order are
  * its own; this file walks only the containers larger than the window:
@@ -14,19 +14,21 @@
  *  - an object larger than the window is read once to check it (its members' values canonicalized
  *    into a scratch buffer that is thrown away, their names kept): the walk keeps, for each open
  *    object, its members' spans (where the name's quote is, where the value starts and what
- *    follows it) and unescaped names. When it closes, the names are sorted by UTF-16 code units
- *    (fjcs__key_cmp), a repeated name is refused as text.c refuses it, and each member's value is
- *    then read again from the file, in canonical order, and written (a nested large object is
+ *    follows it), unescaped names and, for values whose canonical form is at most INLINE bytes,
+ *    that form. When it closes, the names are sorted by UTF-16 code units
+ *    (fjcs__key_cmp), a repeated name is refused as text.c refuses it, and the members are written
+ *    in canonical order, each longer value read again from the file (a nested large object is
  *    walked again the same way: its members are ordered when it closes, inside the walk of the
  *    outer one).
  *
- * Memory: the window (1 MiB, or the longest token) and its table of brackets (4 bytes per
- * window byte), one part of output (CHUNK plus one value's canonical form), and the member index
- * of the large objects open or being written (about 48 bytes per member plus its name), one frame
- * per open large container. Time: each byte is read once, plus once more for each large object
- * around it; objects larger than the window nested more than 8 deep (by default) in one another give
- * FJCS_E_STREAM_LIMIT (the caller takes the in-memory path), as that cost would grow with the
- * depth. Nothing recurses on the C stack.
+ * Memory: the window (1 MiB, or the longest token) and its table of brackets (8 bytes per
+ * window byte), one part of output (CHUNK plus one value's canonical form), the member index of
+ * the large objects open or being written (48 bytes per member, its unescaped name, and its
+ * canonical value when that is at most INLINE bytes; twice the 48 while the largest is sorted),
+ * and a frame per open large container. Time: each byte is read once, plus once more for each
+ * large object around it; objects larger than the window nested more than 8 deep (by default)
+ * in one another give FJCS_E_STREAM_LIMIT (the caller takes the in-memory path), as that cost
+ * would grow with the depth. Nothing recurses on the C stack.
  *
  * A file that changes while it is read gives FJCS_E_IO: a short read, a size or modification time
  * that is not the one the stream opened with, or a value that is not where the first pass saw it.
@@ -46,7 +48,8 @@
 
 #define WINDOW_DEFAULT ((size_t)1 << 20) /* bytes read at a time */
 #define MAX_OBJECTS_DEFAULT 8           /* large objects nested in one another */
-#define JUMP_READ ((size_t)16 << 10) /* bytes read at least when a member's value is read again */
+#define JUMP_READ ((size_t)4 << 10) /* bytes read at least when a member's value is read again */
+#define INLINE 256 /* a large object's member values up to this long (canonical) are kept */
 #define CHUNK ((size_t)256 << 10)  /* output handed out per call (at least, but for the last) */
 #define EDGE 32                    /* an error this near the window's end may be the window's */
 #define NONE UINT32_MAX
@@ -71,6 +74,8 @@ typedef struct smember {
     uint64_t value;     /* its value's first byte */
     uint64_t value_end; /* what follows its value (after whitespace) */
     size_t key, key_len; /* the name: names.data[key .. key + key_len) */
+    size_t kept;         /* the canonical value kept after the name (at most INLINE bytes), or
+                            SIZE_MAX: it is read again from the input */
 } smember;
 
 struct fjcs_stream {
@@ -453,6 +458,13 @@ static fjcs_code step_value(fjcs_stream *s, fjcs_error *err, size_t need) {
     fjcs_code rc = value_at(s, err, p, need, out, &next, &big);
     if (rc != FJCS_OK) return rc;
     if (!big) {
+        if (s->nframes && s->frames[s->nframes - 1].kind == K_OBJECT && s->scratch.len <= INLINE) {
+            /* a short member value of a large object: kept, not read again */
+            smember *m = &s->members[s->nmembers - 1];
+            if (fjcs__buf_reserve(&s->names, s->scratch.len) != FJCS_OK) return nomem(s, err, p);
+            fjcs__buf_put_n(&s->names, s->scratch.data, s->scratch.len);
+            m->kept = s->scratch.len;
+        }
         s->p = next;
         s->state = S_AFTER;
         return FJCS_OK;
@@ -504,6 +516,7 @@ static fjcs_code step_name(fjcs_stream *s, fjcs_error *err) {
     sframe *f = &s->frames[s->nframes - 1];
     smember *m = &s->members[s->nmembers++];
     m->pos = p;
+    m->kept = SIZE_MAX;
     m->key = s->names.len;
     if (keep_name(s, s->scratch.data + 1, s->scratch.len - 2, &m->key_len) != FJCS_OK) return nomem(s, err, p);
     if (f->sorted && s->nmembers - f->mbase > 1 && !member_less(s, m - 1, m)) f->sorted = 0;
@@ -585,6 +598,8 @@ static fjcs_code step_emit(fjcs_stream *s, fjcs_error *err) {
         fjcs__buf_reserve(&s->out, 1) != FJCS_OK)
         return nomem(s, err, m->pos);
     fjcs__buf_put(&s->out, ':');
+    if (m->kept != SIZE_MAX) /* kept: written from the index */
+        return put(s, err, s->names.data + m->key + m->key_len, m->kept, m->pos);
     s->p = m->value;
     uint64_t span = m->value_end - m->value + 1; /* and the byte after it */
     return step_value(s, err, span < s->window ? (size_t)span : s->window);
