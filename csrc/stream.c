@@ -34,7 +34,9 @@
  * that is not the one the stream opened with, or a value that is not where the first pass saw it.
  */
 #ifndef _WIN32
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* pread, struct stat's st_mtim */
+#endif
 #endif
 #include <errno.h>
 #include <stdlib.h>
@@ -233,7 +235,7 @@ static fjcs_code skim(fjcs_stream *s, fjcs_error *err, uint64_t from) {
         if (c == '"') {
             i++;
             for (;;) {
-                while (n - i >= 8 && fjcs__swar_string_special(fjcs__load_u64(w + i)) == 0) i += 8;
+                while (i + 8 <= n && fjcs__swar_string_special(fjcs__load_u64(w + i)) == 0) i += 8;
                 if (i >= n) break;
                 if (w[i] == '"') break;
                 i += w[i] == '\\' ? 2 : 1;
@@ -392,7 +394,7 @@ static fjcs_code order_object(fjcs_stream *s, fjcs_error *err, const sframe *f) 
 /* Unescape a canonical string's body (text.c's output: only \" \\ \b \t \n \f \r and \u00xx
  * escapes) onto names. */
 static fjcs_code keep_name(fjcs_stream *s, const char *q, size_t n, size_t *len) {
-    if (fjcs__buf_reserve(&s->names, n) != FJCS_OK) return FJCS_E_NOMEM;
+    if (fjcs__buf_reserve(&s->names, n + 1) != FJCS_OK) return FJCS_E_NOMEM; /* + 1: never NULL */
     char *dst = s->names.data + s->names.len, *start = dst;
     for (size_t i = 0; i < n; i++) {
         char c = q[i];
