@@ -46,7 +46,7 @@ def _feature(i: int) -> bytes:
     )
 
 
-_STRING = (b"long text with \\\"quotes\\\" and \\u00e9 escapes " * 20000)[: 1 << 20]
+_STRING = (b'long text with \\"quotes\\" and \\u00e9 escapes ' * 20000)[: 1 << 20]
 
 
 def make(shape: str, size: int, path: str) -> None:
