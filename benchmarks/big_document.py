@@ -1,7 +1,8 @@
 """Large single documents, for `fastjcs digest FILE` and `canon FILE` in bounded memory (issue 37).
 
 A plain script (not collected by pytest). `make` writes one generated document of about SIZE bytes
-(fast: a block of text repeated with a counter, written in 8 MiB pieces); `run` times whole
+(fast: an array's first 8 MiB of items, then that block again and again; an object's members are
+all made, their names unique); `run` times whole
 processes on it with /usr/bin/time -v (peak RSS and wall clock), the streamed `fastjcs digest`
 against the in-memory path (`fastjcs.digest_text` of the whole file, what `digest FILE` did before)
 and `sha256sum` of the same file, and checks the two digests agree.
@@ -57,19 +58,28 @@ def make(shape: str, size: int, path: str) -> None:
         "strings": (b"[", b"]", lambda i: b'"' + _STRING + b'"'),
         "geojson": (b'{"type":"FeatureCollection","features":[', b"]}", _feature),
     }[shape]
+    repeat = shape != "object"  # an array may repeat a block of items; an object's names may not
     with open(path, "wb") as out:
         out.write(opening)
         written, i, buf = len(opening), 0, []
         pending = 0
+        block = None
         while written < size:
+            if block is not None and written + len(block) <= size:
+                out.write(block)
+                written += len(block)
+                continue
             piece = item(i) if i == 0 else b"," + item(i)
             buf.append(piece)
             pending += len(piece)
             written += len(piece)
             i += 1
             if pending >= PIECE:
-                out.write(b"".join(buf))
+                chunk = b"".join(buf)
+                out.write(chunk)
                 buf, pending = [], 0
+                if repeat and block is None:
+                    block = chunk if chunk.startswith(b",") else b"," + chunk
         out.write(b"".join(buf))
         out.write(closing)
 
