@@ -190,6 +190,7 @@ def _digest_in_child(path):
     return digest, float(seconds), int(rss_kb) * 1024
 
 
+@pytest.mark.slow
 @rss_is_meaningful
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 def test_peak_rss_and_time_grow_with_the_largest_object_not_the_document(native, tmp_path):

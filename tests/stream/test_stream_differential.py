@@ -16,6 +16,7 @@ import os
 
 import pytest
 import shapes
+from conftest import VECTORS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -59,14 +60,19 @@ def check(native, tmp_path, data: bytes, max_depth: int = 10_000, flags: int = 0
 def _lab_cases():
     from fastjcs.lab import corpus
 
-    return corpus.generate(1, 20) + corpus.vector_cases() + corpus.es6_cases(2000)
+    vectors = [VECTORS / f for f in corpus.VECTOR_FOLDERS]
+    return corpus.generate(1, 20) + corpus.vector_cases(vectors) + corpus.es6_cases(2000)
 
 
 def test_lab_corpus(native, tmp_path):
     cases = _lab_cases()
     assert len(cases) > 1000
     for case in cases:
-        check(native, tmp_path, case.text, windows=(1, 13, 0))
+        # tiny windows on small documents; on large ones (deep nests, long strings) a window of
+        # an eighth of the document, so that the walk's re-reading (once per enclosing large
+        # object) stays cheap
+        n = len(case.text)
+        check(native, tmp_path, case.text, windows=(1, 13, 0) if n <= 2000 else (n // 8 + 1, 0))
 
 
 def test_es6_number_lines_as_one_document(native, tmp_path):
