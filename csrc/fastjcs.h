@@ -337,20 +337,21 @@ fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t 
 /* ---- One large document on a file, in bounded memory (stream.c) ----------------------------- */
 
 /*
- * A stream canonicalizes one JSON text held in a regular file, read with pread from offset 0 of
- * fd (the caller keeps fd open until fjcs_stream_close), in memory bounded by a fixed window
+ * A stream canonicalizes one JSON text held in a regular file of `size` bytes, read with pread
+ * from offset 0 of fd (the caller keeps fd open until fjcs_stream_close), in memory bounded by a fixed window
  * (`window` bytes, 0 for 1 MiB; grown to hold a token longer than it), a part of output, and the member index of the objects larger
  * than the window that are open (about 48 bytes per member plus its unescaped name), not by the
  * document. Same rules, flags, canonical bytes, error records and offsets as fjcs_canonicalize
  * on the whole file, except: objects larger than the window nested more than max_objects (0
  * for 8) deep in one another give FJCS_E_STREAM_LIMIT; a file that fails to read or changes while it is read gives
  * FJCS_E_IO. Time: the file is read once, and the bytes inside a large object once more for each
- * large object around them. fjcs_stream_open fails with FJCS_E_IO (offset ESPIPE) for a file that
- * is not a regular file.
+ * large object around them. A file that changes while it is read gives FJCS_E_IO where the change
+ * shows (a short read, a value not where it was); the caller compares the file's size and
+ * modification time before and after. fjcs_stream_open allocates the stream only.
  */
 typedef struct fjcs_stream fjcs_stream;
 
-fjcs_code fjcs_stream_open(int fd, size_t max_depth, fjcs_flags flags, size_t window,
+fjcs_code fjcs_stream_open(int fd, uint64_t size, size_t max_depth, fjcs_flags flags, size_t window,
                            size_t max_objects, fjcs_stream **stream, fjcs_error *err);
 
 /* The next part of the canonical form: *data (lent until the next call on s) and *len, at least

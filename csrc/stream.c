@@ -30,12 +30,13 @@
  * in one another give FJCS_E_STREAM_LIMIT (the caller takes the in-memory path), as that cost
  * would grow with the depth. Nothing recurses on the C stack.
  *
- * A file that changes while it is read gives FJCS_E_IO: a short read, a size or modification time
- * that is not the one the stream opened with, or a value that is not where the first pass saw it.
+ * A file that changes while it is read gives FJCS_E_IO where it shows: a short read, or a value
+ * that is not where the first pass saw it (the caller compares the file's size and modification
+ * time before and after: this file calls nothing of the C library newer than glibc 2.17).
  */
 #ifndef _WIN32
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* pread, struct stat's st_mtim */
+#define _POSIX_C_SOURCE 200809L /* pread */
 #endif
 #endif
 #include <errno.h>
@@ -44,7 +45,6 @@
 #include "fjcs_internal.h"
 
 #ifndef _WIN32
-#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -83,7 +83,6 @@ typedef struct smember {
 struct fjcs_stream {
     int fd;
     uint64_t size;
-    int64_t mtime_sec, mtime_nsec;
     /* the window: file bytes [wpos, wpos + wlen) */
     uint8_t *win;
     size_t win_cap, wlen;
@@ -609,38 +608,24 @@ static fjcs_code step_emit(fjcs_stream *s, fjcs_error *err) {
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
-#ifndef _WIN32
-static void file_times(const struct stat *st, int64_t *sec, int64_t *nsec) {
-#if defined(__APPLE__)
-    *sec = (int64_t)st->st_mtimespec.tv_sec;
-    *nsec = (int64_t)st->st_mtimespec.tv_nsec;
-#else
-    *sec = (int64_t)st->st_mtim.tv_sec;
-    *nsec = (int64_t)st->st_mtim.tv_nsec;
-#endif
-}
-#endif
 
-fjcs_code fjcs_stream_open(int fd, size_t max_depth, fjcs_flags flags, size_t window,
+fjcs_code fjcs_stream_open(int fd, uint64_t size, size_t max_depth, fjcs_flags flags, size_t window,
                            size_t max_objects, fjcs_stream **stream, fjcs_error *err) {
     *stream = NULL;
     fjcs__fail(err, FJCS_OK, 0, NULL);
 #ifdef _WIN32
     (void)fd;
+    (void)size;
     (void)max_depth;
     (void)flags;
     (void)window;
     (void)max_objects;
     return fjcs__fail(err, FJCS_E_IO, ENOSYS, "streaming needs pread");
 #else
-    struct stat st;
-    if (fstat(fd, &st) != 0) return fjcs__fail(err, FJCS_E_IO, (size_t)errno, "reading the input failed");
-    if (!S_ISREG(st.st_mode)) return fjcs__fail(err, FJCS_E_IO, ESPIPE, "not a regular file");
     fjcs_stream *s = (fjcs_stream *)calloc(1, sizeof *s);
     if (s == NULL) return fjcs__fail(err, FJCS_E_NOMEM, 0, "out of memory");
     s->fd = fd;
-    s->size = (uint64_t)st.st_size;
-    file_times(&st, &s->mtime_sec, &s->mtime_nsec);
+    s->size = size;
     s->max_depth = max_depth;
     s->flags = flags;
     s->window = window ? window : WINDOW_DEFAULT;
@@ -672,17 +657,6 @@ fjcs_code fjcs_stream_next(fjcs_stream *s, const char **data, size_t *len, fjcs_
         }
     }
     if (rc != FJCS_OK) return rc;
-#ifndef _WIN32
-    if (s->state == S_DONE && s->out.len < CHUNK) {
-        /* the end: the file must be the one the stream opened */
-        struct stat st;
-        int64_t sec, nsec;
-        if (fstat(s->fd, &st) != 0) return io_error(s, err, errno);
-        file_times(&st, &sec, &nsec);
-        if ((uint64_t)st.st_size != s->size || sec != s->mtime_sec || nsec != s->mtime_nsec)
-            return io_error(s, err, 0);
-    }
-#endif
     *data = s->out.data;
     *len = s->out.len;
     return FJCS_OK;

@@ -32,7 +32,7 @@ static result streamed(int fd, size_t len, int flags, size_t window) {
     fjcs_error err = {(fjcs_code)-1, (fjcs_expect)-1, (size_t)-1, NULL};
     fjcs_stream *s = NULL;
     memset(&r.out, 0, sizeof r.out);
-    r.rc = fjcs_stream_open(fd, DEFAULT_DEPTH, flags, window, SIZE_MAX, &s, &err);
+    r.rc = fjcs_stream_open(fd, len, DEFAULT_DEPTH, flags, window, SIZE_MAX, &s, &err);
     CHECK(r.rc == FJCS_OK && s != NULL);
     for (;;) {
         const char *data;

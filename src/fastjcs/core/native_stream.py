@@ -40,9 +40,10 @@ def parts(fd: int, max_depth: int, flags: int, window: int = 0, max_objects: int
     """The canonical form of the JSON text in the regular file open at fd, in parts (each a view
     of C memory, valid until the next part is asked for). Raises as the in-memory path does for
     bad JSON; OSError when the file cannot be read or changes while it is read; TooNested."""
+    before = os.fstat(fd)
     stream = ffi.new("fjcs_stream **")
     err = ffi.new("fjcs_error *")
-    if lib.fjcs_stream_open(fd, max_depth, flags, window, max_objects, stream, err) != lib.FJCS_OK:
+    if lib.fjcs_stream_open(fd, before.st_size, max_depth, flags, window, max_objects, stream, err) != lib.FJCS_OK:
         raise _error(err, fd, max_depth)
     s = stream[0]
     data = ffi.new("const char **")
@@ -52,6 +53,13 @@ def parts(fd: int, max_depth: int, flags: int, window: int = 0, max_objects: int
             if lib.fjcs_stream_next(s, data, length, err) != lib.FJCS_OK:
                 raise _error(err, fd, max_depth)
             if length[0] == 0:
+                after = os.fstat(fd)
+                if (after.st_size, after.st_mtime_ns, after.st_ino) != (
+                    before.st_size,
+                    before.st_mtime_ns,
+                    before.st_ino,
+                ):
+                    raise OSError("the file changed while it was read")
                 return
             yield memoryview(ffi.buffer(data[0], length[0]))
     finally:
