@@ -121,6 +121,30 @@ def test_large_objects_nested_too_deep_to_stream_are_read_whole(backend, tmp_pat
     assert fastjcs.digest_file(path) == fastjcs.digest_text(doc)
 
 
+def test_too_deep_to_stream_after_parts_were_written(native, tmp_path):
+    """The nest of large objects comes after 2 MB of output: the digest starts over, a path or a
+    seekable file gets the whole form once, and an output that cannot be rewound is an OSError."""
+    records = b",".join(b'{"b":%d,"a":"%d"}' % (i, i) for i in range(150_000))
+    nest = b'{"b":0,"a":' * 12 + b'"' + b"s" * (3 << 20) + b'"' + b"}" * 12
+    doc = b"[" + records + b"," + nest + b"]"
+    path, out = tmp_path / "doc.json", tmp_path / "out.json"
+    path.write_bytes(doc)
+    assert fastjcs.digest_file(path) == fastjcs.digest_text(doc)
+    fastjcs.canonicalize_file(path, out)
+    assert out.read_bytes() == fastjcs.canonicalize(doc)
+    with open(out, "wb") as f:
+        f.write(b"kept:")
+        fastjcs.canonicalize_file(path, f)
+    assert out.read_bytes() == b"kept:" + fastjcs.canonicalize(doc)
+
+    class Pipe:
+        def write(self, data):
+            pass
+
+    with pytest.raises(OSError, match="cannot be streamed"):
+        fastjcs.canonicalize_file(path, Pipe())
+
+
 def test_a_file_that_changes_while_streamed(native, tmp_path):
     from fastjcs.core import native_stream
 
