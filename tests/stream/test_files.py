@@ -194,6 +194,20 @@ def test_cli_error_found_late_leaves_nothing_at_o(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["doc.json"]
 
 
+def test_cli_error_found_late_leaves_nothing_in_a_redirected_stdout(tmp_path):
+    """`canon FILE > OUT`: the parts streamed before a late error are cut from OUT (what was in it
+    before the command stays)."""
+    path, out = tmp_path / "doc.json", tmp_path / "out.json"
+    path.write_bytes(b"[" + b",".join(b'{"b":%d,"a":"%d"}' % (i, i) for i in range(100_000)) + b",x]")
+    with open(out, "wb") as f:
+        f.write(b"before\n")
+        f.flush()
+        p = subprocess.run([sys.executable, "-m", "fastjcs", "canon", str(path)], stdout=f, stderr=subprocess.PIPE)
+    assert p.returncode == 2
+    one_line_error(p, "InvalidJSONError")
+    assert out.read_bytes() == b"before\n"
+
+
 # ---- memory that does not grow with the document -------------------------------------------------
 
 # The child's peak RSS is its own memory's high-water mark (VmHWM): getrusage's ru_maxrss would

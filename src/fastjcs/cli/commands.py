@@ -69,6 +69,29 @@ def _file_errors(source: str) -> Iterator[None]:
         raise CLIError(f"{source}: {exc.strerror or exc}") from exc
 
 
+@contextmanager
+def _undone_on_error(out: Any) -> Iterator[None]:
+    """On an error, cut stdout back to where this FILE's output began when it is a regular file
+    (`canon FILE > OUT`: the parts streamed before a late error are not left in OUT)."""
+    try:
+        fd = out.fileno()
+        start = os.lseek(fd, 0, os.SEEK_CUR) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        out.flush()
+    except (AttributeError, OSError, ValueError):
+        start = None
+    try:
+        yield
+    except BaseException:
+        if start is not None:
+            try:
+                out.flush()
+                os.ftruncate(fd, start)
+                os.lseek(fd, start, os.SEEK_SET)
+            except (OSError, ValueError):
+                pass
+        raise
+
+
 # ---- canon -----------------------------------------------------------------------------------
 
 
@@ -94,7 +117,7 @@ def _canon_one(
 ) -> int:
     source = source_name(path)
     if profile != "jcs-n" and not args.check and _streamed(path):
-        with _file_errors(source):
+        with _file_errors(source), _undone_on_error(out):
             canonicalize_file(
                 path,
                 out,
