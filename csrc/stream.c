@@ -608,7 +608,6 @@ static fjcs_code step_emit(fjcs_stream *s, fjcs_error *err) {
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
-
 fjcs_code fjcs_stream_open(int fd, uint64_t size, size_t max_depth, fjcs_flags flags, size_t window,
                            size_t max_objects, fjcs_stream **stream, fjcs_error *err) {
     *stream = NULL;
