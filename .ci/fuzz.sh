@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz every harness of fuzz/ for a bounded time and fail on any finding.
 #
-#   .ci/fuzz.sh [SECONDS] [HARNESS...]     SECONDS per harness (default 60); all four harnesses
-#                                          unless some are named (fuzz_text fuzz_marshal
+#   .ci/fuzz.sh [SECONDS] [HARNESS...]     SECONDS per harness (default 60); all five harnesses
+#                                          unless some are named (fuzz_text fuzz_marshal fuzz_stream
 #                                          atheris_text atheris_dumps); FASTJCS_FUZZ_JOBS of
 #                                          them at a time (default 2)
 #
@@ -20,7 +20,7 @@ root=$(pwd)
 secs=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_text fuzz_marshal atheris_text atheris_dumps)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_text fuzz_marshal fuzz_stream atheris_text atheris_dumps)
 build=${FASTJCS_FUZZ_BUILD:-$root/fuzz/build}  # where binaries, grown corpora, logs and findings go
 mkdir -p "$build/artifacts"
 
@@ -85,10 +85,10 @@ for h in "${harnesses[@]}"; do
     case $h in
     fuzz_*)
         clang -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-            -fno-sanitize-recover=all -std=c11 -Wall -Wextra -Wmissing-prototypes -Wshadow -Werror -include fuzz/alloc_hook.h \
+            -fno-sanitize-recover=all -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wmissing-prototypes -Wshadow -Werror -include fuzz/alloc_hook.h \
             -Icsrc -Ifuzz "fuzz/$h.c" csrc/*.c -o "$build/$h"
         extra=""
-        [ "$h" = fuzz_text ] && extra=-dict=fuzz/json.dict
+        case $h in fuzz_text | fuzz_stream) extra=-dict=fuzz/json.dict ;; esac
         commands+=("$build/$h $extra")
         ;;
     atheris_*)

@@ -64,8 +64,13 @@ typedef enum fjcs_code {
     FJCS_E_CONTROL = 15,       /* a control character (below U+0020) unescaped in a string */
     FJCS_E_LEADING_ZERO = 16,  /* a digit after a leading zero */
     FJCS_E_UNTERMINATED = 17,  /* the input ends inside a string */
-    FJCS_E_NOT_INTEGER = 18    /* FJCS_INTEGERS_ONLY: a number token with a fraction or an exponent
+    FJCS_E_NOT_INTEGER = 18,   /* FJCS_INTEGERS_ONLY: a number token with a fraction or an exponent
                                   part (the offset is its first byte), or a float value */
+    FJCS_E_IO = 19,            /* fjcs_stream: reading the file failed (the offset is the errno
+                                  value) or the file changed while it was read (offset 0) */
+    FJCS_E_STREAM_LIMIT = 20   /* fjcs_stream: objects larger than the window nested too deep in
+                                  one another to stream (the offset is the '{'): use
+                                  fjcs_canonicalize on the whole text */
 } fjcs_code;
 
 /* What the grammar wanted where an FJCS_E_SYNTAX error was found. */
@@ -328,6 +333,34 @@ typedef struct fjcs_arrow_digests {
 fjcs_code fjcs_arrow_digest(const fjcs_arrow_texts *texts, size_t start, size_t stop,
                             size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher,
                             const fjcs_arrow_digests *out, fjcs_failures *failures, size_t *done);
+
+/* ---- One large document on a file, in bounded memory (stream.c) ----------------------------- */
+
+/*
+ * A stream canonicalizes one JSON text held in a regular file of `size` bytes, read with pread
+ * from offset 0 of fd (the caller keeps fd open until fjcs_stream_close), in memory bounded by a fixed window
+ * (`window` bytes, 0 for 1 MiB; grown to hold a token longer than it), a part of output, and the member index of the objects larger
+ * than the window that are open (about 48 bytes per member plus its unescaped name), not by the
+ * document. Same rules, flags, canonical bytes, error records and offsets as fjcs_canonicalize
+ * on the whole file, except: objects larger than the window nested more than max_objects (0
+ * for 8) deep in one another give FJCS_E_STREAM_LIMIT; a file that fails to read or changes while it is read gives
+ * FJCS_E_IO. Time: the file is read once, and the bytes inside a large object once more for each
+ * large object around them. A file that changes while it is read gives FJCS_E_IO where the change
+ * shows (a short read, a value not where it was); the caller compares the file's size and
+ * modification time before and after. fjcs_stream_open allocates the stream only.
+ */
+typedef struct fjcs_stream fjcs_stream;
+
+fjcs_code fjcs_stream_open(int fd, uint64_t size, size_t max_depth, fjcs_flags flags, size_t window,
+                           size_t max_objects, fjcs_stream **stream, fjcs_error *err);
+
+/* The next part of the canonical form: *data (lent until the next call on s) and *len, at least
+ * 256 KiB but for the last part; *len 0 once all of it was given. After an error the stream gives
+ * the same error again; output already given is then not the canonical form of anything. */
+fjcs_code fjcs_stream_next(fjcs_stream *s, const char **data, size_t *len, fjcs_error *err);
+
+/* Free a stream (NULL is allowed); the caller closes fd. */
+void fjcs_stream_close(fjcs_stream *s);
 
 /* ---- cffi:end ---- */
 

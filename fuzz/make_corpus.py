@@ -175,6 +175,7 @@ def main() -> None:
     corpus = HERE / "corpus"
     texts = {f"{name}.json": data for name, data in TEXTS.items()}
     write(corpus / "fuzz_text", texts)
+    write(corpus / "fuzz_stream", texts)  # the same documents, streamed
     write(corpus / "atheris_text", texts)
     encodings = {}
     for name, value in _marshal_values().items():

@@ -217,6 +217,7 @@ BACKEND_MODULES = {
     "fastjcs.core.native_backend",
     "fastjcs.core.native_errors",
     "fastjcs.core.native_hash",
+    "fastjcs.core.native_stream",
     "fastjcs.core.arrow_native",
     "fastjcs.core._direct_loader",
     "fastjcs._native_ext",

@@ -26,12 +26,22 @@ from __future__ import annotations
 from .core import api as _api
 from .core import digests as _digests
 from .core import errors as _errors
+from .core import files as _files
 from .core.api import *  # noqa: F401,F403 - dumps, dump, canonicalize, canonicalize_to, ...
 from .core.backends import FallbackWarning, backend
 from .core.digests import *  # noqa: F401,F403 - digest, digest_many, parse_digest, ...
 from .core.errors import *  # noqa: F401,F403 - FastJCSError and its subclasses
+from .core.files import *  # noqa: F401,F403 - digest_file, canonicalize_file
 
 #: The version of fastjcs: the one place it is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "backend", "FallbackWarning", *_api.__all__, *_errors.__all__, *_digests.__all__]
+__all__ = [
+    "__version__",
+    "backend",
+    "FallbackWarning",
+    *_api.__all__,
+    *_errors.__all__,
+    *_digests.__all__,
+    *_files.__all__,
+]

@@ -161,7 +161,9 @@ def test_jsonl_input_truncated_during_the_run(tmp_path, cli_backend):
 
 def test_canon_input_truncated_during_the_run(tmp_path, cli_backend):
     """The same for `canon`, truncating as soon as the child has the file open: a mapped file
-    died in the parser; a read file is complete or refused."""
+    died in the parser; a read file is complete or refused. The C backend streams a regular file
+    (issue 37): what it wrote to stdout before it met the shorter file is a part of the canonical
+    form, never anything else."""
     if not Path("/proc/self/fd").is_dir():
         pytest.skip("needs /proc to see when the child has the file open")
     item = {"name": "x" * 40, "n": 12345, "list": [1, 2, 3, {"k": None}]}
@@ -188,7 +190,9 @@ def test_canon_input_truncated_during_the_run(tmp_path, cli_backend):
         if child.returncode == 0:
             assert out == want and err == b""
         else:
-            assert child.returncode == 2 and out == b""
+            assert child.returncode == 2 and want.startswith(out) and len(out) < len(want)
+            if cli_backend["FASTJCS_BACKEND"] != "native":
+                assert out == b""
             one_line_error(p, str(path))
         path.write_bytes(b"[" + b",".join([json.dumps(item).encode()] * n) + b"]")
 

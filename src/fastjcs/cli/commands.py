@@ -20,6 +20,7 @@ from ..conformance import default_suites
 from ..core.api import canonicalize_to
 from ..core.digests import digests_equal
 from ..core.errors import FastJCSError
+from ..core.files import canonicalize_file, digest_file
 from .streams import (
     EXIT_ERROR,
     EXIT_NEGATIVE,
@@ -52,6 +53,49 @@ def _profile_args(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
 WORKER_PRELOAD = "fastjcs.bulk.dask"
 
 
+# ---- one document on a file, streamed ----------------------------------------------------------
+
+
+def _streamed(path: str) -> bool:
+    """Is FILE read in bounded memory (fastjcs.canonicalize_file, digest_file)? A regular file
+    is; stdin and other inputs are read whole, as before."""
+    return path != "-" and os.path.isfile(path)
+
+
+@contextmanager
+def _file_errors(source: str) -> Iterator[None]:
+    """A streamed FILE's errors as one line naming it."""
+    try:
+        yield
+    except FastJCSError as exc:
+        raise CLIError(describe(exc, source)) from exc
+    except OSError as exc:
+        raise CLIError(f"{source}: {exc.strerror or exc}") from exc
+
+
+@contextmanager
+def _undone_on_error(out: Any) -> Iterator[None]:
+    """On an error, cut stdout back to where this FILE's output began when it is a regular file
+    (`canon FILE > OUT`: the parts streamed before a late error are not left in OUT)."""
+    try:
+        fd = out.fileno()
+        start = os.lseek(fd, 0, os.SEEK_CUR) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        out.flush()
+    except (AttributeError, OSError, ValueError):
+        start = None
+    try:
+        yield
+    except BaseException:
+        if start is not None:
+            try:
+                out.flush()
+                os.ftruncate(fd, start)
+                os.lseek(fd, start, os.SEEK_SET)
+            except (OSError, ValueError):
+                pass
+        raise
+
+
 # ---- canon -----------------------------------------------------------------------------------
 
 
@@ -79,6 +123,18 @@ def _canon_one(
     args: argparse.Namespace, path: str, profile: str, exclusion: tuple[str, ...], out: Any, several: bool
 ) -> int:
     source = source_name(path)
+    if profile != "jcs-n" and not args.check and _streamed(path):
+        with _file_errors(source), _undone_on_error(out):
+            canonicalize_file(
+                path,
+                out,
+                max_depth=args.max_depth,
+                strict_integers=args.strict_integers,
+                integers_only=args.integers_only,
+            )
+        if several:
+            out.write(b"\n")
+        return EXIT_OK
     with open_input(path) as data:
         try:
             if profile == "jcs-n":
@@ -199,6 +255,15 @@ def _digest_line(path: str, settings: Any) -> str:
     """The digest of one FILE as `digest` prints it; CLIError (naming it) when it cannot be read
     or digested."""
     source = source_name(path)
+    if settings.profile != "jcs-n" and _streamed(path):
+        with _file_errors(source):
+            return digest_file(
+                path,
+                settings.algorithm,
+                max_depth=settings.max_depth,
+                strict_integers=settings.strict_integers,
+                integers_only=settings.integers_only,
+            )
     with open_input(path) as data:
         try:
             if settings.profile == "jcs-n":
