@@ -11,19 +11,29 @@
  * The walker (`dumps`, `digest`, `digest_many`) reads dict, list, tuple, str, int, float, bool and
  * None with an explicit stack (no recursion), writing the canonical form as it goes: a dict's
  * members are put in canonical order (the core's UTF-16 comparison) when it opens, as pointers to
- * their names and values, so that no output byte moves. It runs no Python code at all: it reads exact types, and the
- * subclasses of int, float and str whose conversion (int(), float(), the str data) calls no hook
- * of theirs; a value it cannot read so (a dict, list or tuple subclass, a hook, a key that is a str
+ * their names and values, so that no output byte moves. It reads exact types, and the subclasses
+ * of int, float and str whose conversion (int(), float(), the str data) calls no hook of theirs
+ * and whose objects' __class__ is their type (honest_class); a value it cannot read so (a dict,
+ * list or tuple subclass, a hook, a __class__ that claims another class, a key that is a str
  * subclass, a value of another type: `default=` is the pure-Python backend's) makes it answer
  * BAIL, and one it refuses (NaN, a huge int, a lone surrogate, a cycle, the depth limit) REFUSE.
- * For both the Python side runs the pure-Python backend, which gives the answer or raises the
- * error rfc8785 raises, in rfc8785's order; since nothing ran before, nothing runs twice, and
- * nothing can change the value while it is read (the GIL is held and no Python code runs).
+ * For both the Python side runs the pure-Python backend on the whole value, which gives the answer
+ * or raises the error rfc8785 raises, in rfc8785's order.
+ *
+ * Python code may run inside any call (docs/robustness.md): a __class__ property the walker asks,
+ * a finalizer run by the collector when the walker makes an exception (a lone surrogate), and then
+ * another thread. So the walker holds a strong reference to each container it has open and to
+ * each member of an open dict (a list's item while it is read), and reads a list's length again
+ * at each item: code that empties what is being walked cannot free it under the walker. A list
+ * whose length changed is BAIL; a dict is written as the walker read it when it opened. When the
+ * Python side, run after a REFUSE, accepts the value, the value changed meanwhile and its answer,
+ * a reading of the value as it is now, is the answer.
  *
  * Buffers (output, member order, stacks, the text parser) live in the module's state: one set per
  * interpreter, used only with that interpreter's GIL held, trimmed after a call that grew them
- * past FJCS_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
- * would then use a fresh state of its own rather than share).
+ * past FJCS_KEEP. A call made while another runs in the same interpreter (fastjcs.dumps from a
+ * finalizer, a signal handler or a hook that ran during a walk) has a fresh state of its own,
+ * freed when it ends (enter, leave).
  */
 #ifndef Py_LIMITED_API
 #define Py_LIMITED_API 0x030A0000
@@ -40,17 +50,20 @@ enum { K_DICT, K_LIST, K_TUPLE };
 
 /* One open container. */
 typedef struct wframe {
-    PyObject *obj;      /* borrowed: its parent (or the caller) holds it */
+    PyObject *obj;      /* a strong reference, released when the frame is popped */
     Py_ssize_t pos, n;  /* the next member or item, and how many there are */
     size_t base;        /* dict: its first member in the member stack (in canonical order) */
     unsigned char kind;
 } wframe;
 
-/* A member of an open dict: its name (the key's UTF-8, which the key keeps alive) and value. */
+/* A member of an open dict: its name (the key's UTF-8, which the key keeps alive) and value, both
+ * held by strong references while the dict is open: Python code that runs during the walk (a
+ * finalizer, another hook) may remove them from the dict. */
 typedef struct wpair {
     const uint8_t *key;
     size_t key_len;
-    PyObject *value;    /* borrowed: the dict holds it */
+    PyObject *name;     /* strong */
+    PyObject *value;    /* strong */
 } wpair;
 
 /* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
@@ -60,6 +73,8 @@ typedef struct wpair {
 
 typedef struct state {
     int busy;
+    int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
+    PyObject *class_name; /* "__class__", interned (made when the module is) */
     PyObject *answer;   /* dumps: the Python side's answer for a value the walker does not give */
     /* bind_api: the public functions' fast path (see api_dumps) */
     PyObject *backends_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
@@ -89,6 +104,7 @@ static void state_clear_api(state *s) {
 
 static void state_clear(state *s) {
     Py_CLEAR(s->answer);
+    Py_CLEAR(s->class_name);
     state_clear_api(s);
     fjcs_buf_free(&s->out);
     if (s->text_ready) fjcs__text_free(&s->text);
@@ -262,6 +278,22 @@ static int inherits_slot(PyTypeObject *t, PyTypeObject *base, int slot) {
     return PyType_GetSlot(t, slot) == PyType_GetSlot(base, slot);
 }
 
+/* Whether v.__class__ is v's type, so that isinstance(v, C) is PyObject_TypeCheck(v, C) (isinstance
+ * asks __class__ when the type check fails). Asked of each object whose type is not exact (a class
+ * may be given a __class__ after its first use, and the limited API shows no type version to
+ * cache a verdict against); for a class that defines no __class__ and no __getattribute__ of its
+ * own it is object's descriptor, read in C. A __class__ that raises is also Python's to answer. */
+static int honest_class(state *s, PyObject *v) {
+    PyObject *cls = PyObject_GetAttr(v, s->class_name);
+    if (cls == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int honest = cls == (PyObject *)Py_TYPE(v);
+    Py_DECREF(cls);
+    return honest;
+}
+
 /* ---- The walker ------------------------------------------------------------------------------ */
 
 typedef struct walk {
@@ -295,6 +327,14 @@ static void sort_pairs(wpair *pairs, size_t n) {
     }
 }
 
+/* Release the references pairs[0..n) hold. */
+static void release_pairs(wpair *pairs, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        Py_DECREF(pairs[i].name);
+        Py_DECREF(pairs[i].value);
+    }
+}
+
 /* Open a container: check the depth and for a cycle, push a frame; a dict's members are read and
  * put in canonical order now (their names as UTF-8, their values), so that they are written in
  * order and never moved. */
@@ -321,25 +361,49 @@ static int push(walk *w, PyObject *obj, int kind) {
         wpair *p = s->pairs + base;
         Py_ssize_t pos = 0;
         PyObject *key, *item;
-        int sorted = 1;
-        for (size_t i = 0; PyDict_Next(obj, &pos, &key, &item); i++) {
-            if (!PyUnicode_CheckExact(key)) return PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+        int sorted = 1, rc = WK_OK;
+        size_t i = 0;
+        /* No Python code runs in this loop (the members are read, not converted), except on a
+         * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
+        for (; i < n && PyDict_Next(obj, &pos, &key, &item); i++) {
             Py_ssize_t len;
-            const char *name = utf8_of(key, &len);
-            if (name == NULL) return WK_REFUSE;
+            const char *name;
+            if (!PyUnicode_CheckExact(key)) {
+                rc = PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+                break;
+            }
+            if ((name = utf8_of(key, &len)) == NULL) {
+                rc = WK_REFUSE;
+                break;
+            }
+            Py_INCREF(key);
+            Py_INCREF(item);
             p[i].key = (const uint8_t *)name;
             p[i].key_len = (size_t)len;
+            p[i].name = key;
             p[i].value = item;
             if (sorted && i > 0 && fjcs__key_cmp(p[i - 1].key, p[i - 1].key_len, p[i].key, p[i].key_len) > 0)
                 sorted = 0;
+        }
+        if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
+        if (rc != WK_OK) {
+            release_pairs(p, i);
+            return rc;
         }
         if (!sorted) sort_pairs(p, n);
         s->npairs += n;
     } else {
         n = (size_t)(kind == K_LIST ? PyList_Size(obj) : PyTuple_Size(obj));
     }
-    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) return WK_NOMEM;
+    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) {
+        if (kind == K_DICT) {
+            release_pairs(s->pairs + base, n);
+            s->npairs = base;
+        }
+        return WK_NOMEM;
+    }
     wframe *f = &s->frames[w->nframes++];
+    Py_INCREF(obj);
     f->obj = obj;
     f->kind = (unsigned char)kind;
     f->pos = 0;
@@ -348,13 +412,24 @@ static int push(walk *w, PyObject *obj, int kind) {
     return put_word(w->out, kind == K_DICT ? "{" : "[", 1);
 }
 
-static int pop(walk *w) {
+/* Close the innermost container, releasing what its frame holds (which may free it, and run
+ * Python code, when that code has already removed it from its parent). */
+static void drop_frame(walk *w) {
     state *s = w->s;
     wframe *f = &s->frames[w->nframes - 1];
-    if (f->kind == K_DICT) s->npairs = f->base;
+    if (f->kind == K_DICT) {
+        release_pairs(s->pairs + f->base, s->npairs - f->base);
+        s->npairs = f->base;
+    }
     if (w->nframes > SCAN_FRAMES) set_remove(s, f->obj);
     w->nframes--;
-    return put_word(w->out, f->kind == K_DICT ? "}" : "]", 1);
+    Py_DECREF(f->obj);
+}
+
+static int pop(walk *w) {
+    int kind = w->s->frames[w->nframes - 1].kind;
+    drop_frame(w);
+    return put_word(w->out, kind == K_DICT ? "}" : "]", 1);
 }
 
 /* Write a scalar, or open a container (its items follow in run()). */
@@ -375,7 +450,10 @@ static int value(walk *w, PyObject *v) {
     if (t == &PyList_Type) return push(w, v, K_LIST);
     if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
-     * where that calls no hook of theirs. */
+     * where that calls no hook of theirs, and only when v's __class__ is its type: isinstance,
+     * which the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
+     * another class is answered by Python whole. */
+    if ((PyLong_Check(v) || PyFloat_Check(v) || PyUnicode_Check(v)) && !honest_class(w->s, v)) return WK_BAIL;
     if (PyLong_Check(v)) return inherits_slot(t, &PyLong_Type, Py_nb_int) ? put_int(out, v) : WK_BAIL;
     if (PyFloat_Check(v))
         return inherits_slot(t, &PyFloat_Type, Py_nb_float) ? put_float(out, v, w->flags) : WK_BAIL;
@@ -407,12 +485,17 @@ static int run(walk *w) {
             if (put_string(out, (const char *)p->key, (Py_ssize_t)p->key_len) != WK_OK ||
                 put_word(out, ":", 1) != WK_OK)
                 return WK_NOMEM;
+        } else if (f->kind == K_TUPLE) {
+            item = PyTuple_GetItem(f->obj, i);
         } else {
-            item = f->kind == K_LIST ? PyList_GetItem(f->obj, i) : PyTuple_GetItem(f->obj, i);
-            if (item == NULL) { /* cannot happen: the length is fixed while no Python code runs */
-                PyErr_Clear();
-                return WK_BAIL;
-            }
+            /* A list changes when Python code runs during the walk (a __class__ or a finalizer
+             * may): one that did is Python's to answer, read again. Its item is held meanwhile. */
+            if (PyList_Size(f->obj) != f->n) return WK_BAIL;
+            item = PyList_GetItem(f->obj, i);
+            Py_INCREF(item);
+            rc = value(w, item);
+            Py_DECREF(item);
+            continue;
         }
         rc = value(w, item);
     }
@@ -429,6 +512,7 @@ static int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs
     }
     int rc = value(&w, obj);
     if (rc == WK_OK) rc = run(&w);
+    while (w.nframes) drop_frame(&w); /* a walk that stopped: what its open frames hold */
     return rc;
 }
 
@@ -436,18 +520,30 @@ static int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs
 
 static state *get_state(PyObject *module) { return (state *)PyModule_GetState(module); }
 
-/* The state for one call: the module's, or (re-entered: cannot happen, see the top) NULL. */
+/* The buffers for one call: the module state's; or, for a call made while another is running
+ * in this interpreter (from a finalizer the walk ran, a signal handler, a hook), a state of its
+ * own, empty, freed when the call ends (NULL, MemoryError set, when it cannot be had). */
 static state *enter(PyObject *module) {
     state *s = get_state(module);
     if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "fastjcs._direct re-entered");
-        return NULL;
+        s = (state *)calloc(1, sizeof *s);
+        if (s == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        s->heap = 1;
+        s->class_name = Py_NewRef(get_state(module)->class_name);
     }
     s->busy = 1;
     return s;
 }
 
 static void leave(state *s) {
+    if (s->heap) {
+        state_clear(s);
+        free(s);
+        return;
+    }
     state_trim(s);
     s->busy = 0;
 }
@@ -635,7 +731,6 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
     int rendered = args[5] != Py_None;
-    Py_ssize_t n = PyList_Size(items);
     PyObject *results = PyList_New(0);
     if (results == NULL) return NULL;
     state *s = enter(module);
@@ -644,9 +739,13 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
         return NULL;
     }
     int rc = WK_OK;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    /* The list is read again at each item: Python code run by a walk may change it. */
+    for (Py_ssize_t i = 0; i < PyList_Size(items); i++) {
+        PyObject *item = PyList_GetItem(items, i);
         s->out.len = 0;
-        rc = walk_value(s, PyList_GetItem(items, i), max_depth, flags, &s->out);
+        Py_INCREF(item);
+        rc = walk_value(s, item, max_depth, flags, &s->out);
+        Py_DECREF(item);
         if (rc != WK_OK) break;
         PyObject *one;
         if (rendered) {
@@ -877,7 +976,14 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     return 0;
 }
 
+static int module_exec(PyObject *module) {
+    state *s = get_state(module);
+    s->class_name = PyUnicode_InternFromString("__class__");
+    return s->class_name == NULL ? -1 : 0;
+}
+
 static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, (void *)module_exec},
     {0, NULL},
 };
 
