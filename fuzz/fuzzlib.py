@@ -393,14 +393,13 @@ _LIARS = [
 
 
 def _with_liars(value: Any, every: int) -> Any:
-    """value with every `every`-th int, str and float (exact) replaced by a liar (chosen in turn)
-    and the same containers otherwise (copied: shared and cyclic ones become trees)."""
+    """value with every `every`-th int, str and float (exact) replaced by a liar (chosen in turn),
+    each container copied once (shared ones stay shared; one inside itself is kept as it is)."""
     count = [0]
+    copies: dict[int, Any] = {}
 
-    def swap(v: Any, depth: int) -> Any:
+    def swap(v: Any) -> Any:
         t = type(v)
-        if depth > MAX_NEST:
-            return v
         if t in (int, str, float):
             count[0] += 1
             if count[0] % every == 0:
@@ -410,15 +409,20 @@ def _with_liars(value: Any, every: int) -> Any:
                 except (ValueError, TypeError, OverflowError):
                     return v
             return v
-        if t is list:
-            return [swap(x, depth + 1) for x in v] if not any(x is v for x in v) else v
-        if t is tuple:
-            return tuple(swap(x, depth + 1) for x in v)
-        if t is dict and not any(x is v for x in v.values()):
-            return {k: swap(x, depth + 1) for k, x in v.items()}
-        return v
+        if t not in (list, tuple, dict):
+            return v
+        if id(v) in copies:
+            return copies[id(v)]
+        copies[id(v)] = v  # while it is copied: a cycle keeps the original
+        if t is dict:
+            copy: Any = {k: swap(x) for k, x in v.items()}
+        else:
+            copy = [swap(x) for x in v]
+            copy = copy if t is list else tuple(copy)
+        copies[id(v)] = copy
+        return copy
 
-    return swap(value, 0)
+    return swap(value)
 
 
 class _Finalized:

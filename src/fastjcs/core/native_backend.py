@@ -206,8 +206,8 @@ _lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 # On CPython (3.10 and later), a value is read directly by the walker of the direct entry
 # (csrc/cpython/direct.c), the GIL held: it answers bytes, or REFUSE (1: a value JCS cannot carry)
 # or BAIL (2: a value it does not read: a container subclass, a hook, a __class__ that claims
-# another class), and the pure-Python backend then answers for the whole value, as it does for the
-# marshal route's refusals (Python code the walk ran may have changed the value: see _answer). It is
+# another class): for dumps, the pure-Python backend goes on from that point (python_backend.resume;
+# the walker calls default= itself); for digest, it answers for the whole value (_answer). It is
 # used for values of every size and for batches: it is faster than marshal + the C reader at every
 # size measured, and reading Python values needs the GIL either way (docs/decisions.md).
 _direct_digest = _direct.digest if _direct is not None else None
@@ -232,7 +232,7 @@ def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any =
 # On CPython, dumps is the direct entry's own function (no Python frame on the way), which calls
 # _answer for a value its walker does not give.
 if _direct is not None:
-    _direct.set_answer(_answer)
+    _direct.set_answer(_answer, _python.resume)
     dumps = _direct.backend_dumps
 else:
     dumps = _dumps
