@@ -300,3 +300,23 @@ def test_default_is_called_by_the_walker_once_per_value():
     value["z"] = 1
     assert fastjcs.dumps(value, default=default) == b'{"a":0,"b":[1,{"c":2}],"z":1}'
     assert calls == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.__setitem__("b", 2), ("ok", b'{"a":0,"b":2}')),  # the member as it is when written
+        (lambda d: d.pop("b"), ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed")),
+    ],
+)
+def test_a_default_that_changes_a_member_not_yet_written(change, expected):
+    """(The walker reads a dict's members when it opens; once default has run it reads each again
+    when it writes it, as the Python backend does: a walker that kept its first reading fails.)"""
+    for dumps in (native.dumps, python_backend.dumps):
+        d = {"b": 1, "a": Foreign(0)}
+
+        def default(value, d=d):
+            change(d)
+            return value.tag
+
+        assert outcome(dumps, d, 100, False, default) == expected
