@@ -6,6 +6,9 @@ Two checks, each taking the raw fuzz input and raising AssertionError on a findi
                        and output; accepted output is valid JSON and a fixed point.
     check_dumps(data)  fastjcs.dumps on a value built from the bytes (build_value): the same bytes or
                        the same exception class on both backends; output is a fixed point.
+    check_walker(data) the same with Python code running during the walk (check_walker says which):
+                       a __class__ that lies, a default= that converts, mutates, re-enters,
+                       raises or returns another unsupported value, a finalizer run mid-walk.
 
 """
 
@@ -367,3 +370,175 @@ def check_dumps(data: bytes) -> None:
         for module in (py, nat):
             again = outcome(module.canonicalize, out, DEFAULT_DEPTH, False)
             assert again == ("ok", out, None), (module.NAME, out, again)
+
+
+# ---- Python code during the walk (issue 32) ------------------------------------------------------
+
+
+def _claiming(base: type, claimed: type) -> type:
+    return type(f"_{base.__name__}Claims{claimed.__name__}", (base,), {"__class__": property(lambda self: claimed)})
+
+
+# Subclasses whose objects claim another class (isinstance follows __class__), and one whose
+# __class__ is honest but is a property (Python code, no lie).
+_LIARS = [
+    _claiming(int, bool),
+    _claiming(str, int),
+    _claiming(float, int),
+    _claiming(str, bool),
+    _claiming(float, bool),
+    _claiming(int, str),
+    type("_Honest", (int,), {"__class__": property(lambda self: type(self).__mro__[0])}),
+]
+
+
+def _with_liars(value: Any, every: int) -> Any:
+    """value with every `every`-th int, str and float (exact) replaced by a liar (chosen in turn),
+    each container copied once (shared ones stay shared; one inside itself is kept as it is)."""
+    count = [0]
+    copies: dict[int, Any] = {}
+
+    def swap(v: Any) -> Any:
+        t = type(v)
+        if t in (int, str, float):
+            count[0] += 1
+            if count[0] % every == 0:
+                cls = _LIARS[count[0] // every % len(_LIARS)]
+                try:
+                    return cls(v)
+                except (ValueError, TypeError, OverflowError):
+                    return v
+            return v
+        if t not in (list, tuple, dict):
+            return v
+        if id(v) in copies:
+            return copies[id(v)]
+        copies[id(v)] = v  # while it is copied: a cycle keeps the original
+        if t is dict:
+            copy: Any = {k: swap(x) for k, x in v.items()}
+        else:
+            copy = [swap(x) for x in v]
+            copy = copy if t is list else tuple(copy)
+        copies[id(v)] = copy
+        return copy
+
+    return swap(value)
+
+
+class _Finalized:
+    """In a reference cycle, so only the collector frees it; its finalizer runs `action`."""
+
+    def __init__(self, action: Any) -> None:
+        self.action = action
+        self.me = self
+
+    def __del__(self) -> None:
+        self.action()
+
+
+def _mutate(root: Any) -> None:
+    """What a hostile callback does to the value being walked."""
+    if type(root) is dict:
+        if root:
+            root.pop(next(iter(root)))
+        root["zz"] = [1, "late"]
+    elif type(root) is list:
+        if root:
+            root.pop()
+        root.append("late")
+
+
+def _default_of(kind: int, root: Any) -> Any:
+    """A default= callback of the given kind (None: no default), acting on `root`."""
+    import fastjcs
+
+    if kind == 0:
+        return None
+    if kind == 1:  # converts
+        return lambda v: type(v).__name__
+    if kind == 2:  # mutates what is being walked, then converts
+
+        def mutating(v: Any) -> Any:
+            _mutate(root)
+            return [type(v).__name__]
+
+        return mutating
+    if kind == 3:  # re-enters fastjcs
+        return lambda v: fastjcs.dumps({"inner": [1, type(v).__name__]}).decode()
+    if kind == 4:  # raises
+
+        def raising(v: Any) -> Any:
+            raise ValueError(f"cannot convert {type(v).__name__}")
+
+        return raising
+    return lambda v: object()  # another unsupported value, every time (the chain's bound)
+
+
+def check_walker(data: bytes) -> None:
+    """fastjcs.dumps, digest and digest_many with Python code running during the walk. The first
+    byte says what runs: bits 0-2 the kind of default= (_default_of), bit 3 liars among the
+    scalars (1 in (bits 4-5) + 1), bit 6 a finalizer run by the collector mid-walk that mutates the
+    value and calls fastjcs itself, bit 7 max_depth from the value's program. Each route gets a
+    value built afresh from the same bytes (a mutating callback changes its own copy): the C
+    backend (the direct entry's walker on CPython) and the pure-Python backend give the same bytes
+    or the same exception; accepted output is a fixed point. With the finalizer (when the collector
+    runs is not the same in both) only the kind of outcome is checked, and the fixed point."""
+    import gc
+
+    import fastjcs
+
+    py, nat = backends()
+    mode, rest = (data[0], data[1:]) if data else (0, b"")
+
+    def build() -> tuple[Any, int]:
+        value, max_depth = build_value(rest)
+        if mode & 0x08:
+            value = _with_liars(value, (mode >> 4 & 3) + 1)
+        return value, max_depth if mode & 0x80 else DEFAULT_DEPTH
+
+    try:
+        build()
+    except (ValueError, OverflowError):
+        return
+    kind = mode & 7
+    allowed = _CANON_ERRORS | {"ValueError", "RuntimeError", "NonIntegerNumberError"}
+    results = []
+    for module in (nat, py):
+        for call in ("dumps", "digest_many"):
+            value, max_depth = build()
+            default = _default_of(kind % 6, value)
+            if call == "dumps":
+                fn, args = module.dumps, (value, max_depth, False, default)
+            else:
+                fn, args = module.digest_many, ([value, value], max_depth, "sha256", False, default)
+            if mode & 0x40:
+                logged: list = []
+                gc.collect()
+                gc.disable()
+
+                def finalize(root: Any = value, logged: list = logged) -> None:
+                    _mutate(root)
+                    logged.append(fastjcs.dumps({"logged": [1]}))
+
+                _Finalized(finalize)
+                live = [[] for _ in range(800)]
+                gc.enable()
+                result = outcome(fn, *args)
+                del live
+                gc.collect()
+                assert all(line == b'{"logged":[1]}' for line in logged), logged
+            else:
+                result = outcome(fn, *args)
+            assert result[0] == "ok" or result[1] in allowed, (module.NAME, call, result)
+            results.append((call, result))
+    (nd, nm, pd, pm) = results
+    if mode & 0x40:
+        assert nd[1][0] == "ok" or nd[1][1] in allowed
+    else:
+        assert nd[1][:2] == pd[1][:2], ("dumps", nd, pd)
+        assert nm[1][:2] == pm[1][:2], ("digest_many", nm, pm)
+    for _call, result in (nd, pd):
+        if result[0] == "ok":
+            out = result[1]
+            json.loads(out)
+            assert outcome(nat.canonicalize, out, DEFAULT_DEPTH, False) == ("ok", out, None), out

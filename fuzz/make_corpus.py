@@ -5,7 +5,8 @@
 Text harnesses (fuzz_text, atheris_text) get JSON texts covering every construct of the grammar,
 the canonical-form corner cases, and one near miss of each error; fuzz_marshal gets marshal
 encodings (format 4, plus 2 and 3) of varied Python values, shared and circular ones included;
-atheris_dumps gets programs for fuzzlib.build_value. The files are small: libFuzzer and atheris
+atheris_dumps gets programs for fuzzlib.build_value, atheris_walker the same behind a first byte
+saying what Python code runs during the walk (fuzzlib.check_walker). The files are small: libFuzzer and atheris
 grow their own corpora from them (in fuzz/build/, not committed).
 """
 
@@ -185,7 +186,16 @@ def main() -> None:
         encodings[f"{name}.v2"] = marshal.dumps(value, 2)
         encodings[f"{name}.v3"] = marshal.dumps(value, 3)
     write(corpus / "fuzz_marshal", encodings)
-    write(corpus / "atheris_dumps", {f"{name}.bin": p for name, p in _dumps_programs().items()})
+    programs = {f"{name}.bin": p for name, p in _dumps_programs().items()}
+    write(corpus / "atheris_dumps", programs)
+    # atheris_walker: the same programs, each behind three of these first bytes (fuzzlib.check_walker)
+    modes = [0x01, 0x0A, 0x12, 0x1B, 0x23, 0x2C, 0x45, 0x4A, 0x83, 0x8D, 0x05, 0x1C, 0x2A, 0x49]
+    walker = {}
+    for i, name in enumerate(sorted(programs)):
+        for j in range(3):
+            mode = modes[(i * 3 + j) % len(modes)]
+            walker[f"{name}-mode{mode:02x}"] = bytes([mode]) + programs[name]
+    write(corpus / "atheris_walker", walker)
     for sub in sorted(corpus.iterdir()):
         print(f"{sub.name}: {len(list(sub.iterdir()))} files")
 

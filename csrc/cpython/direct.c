@@ -11,19 +11,32 @@
  * The walker (`dumps`, `digest`, `digest_many`) reads dict, list, tuple, str, int, float, bool and
  * None with an explicit stack (no recursion), writing the canonical form as it goes: a dict's
  * members are put in canonical order (the core's UTF-16 comparison) when it opens, as pointers to
- * their names and values, so that no output byte moves. It runs no Python code at all: it reads exact types, and the
- * subclasses of int, float and str whose conversion (int(), float(), the str data) calls no hook
- * of theirs; a value it cannot read so (a dict, list or tuple subclass, a hook, a key that is a str
- * subclass, a value of another type: `default=` is the pure-Python backend's) makes it answer
- * BAIL, and one it refuses (NaN, a huge int, a lone surrogate, a cycle, the depth limit) REFUSE.
- * For both the Python side runs the pure-Python backend, which gives the answer or raises the
- * error rfc8785 raises, in rfc8785's order; since nothing ran before, nothing runs twice, and
- * nothing can change the value while it is read (the GIL is held and no Python code runs).
+ * their names and values, so that no output byte moves. It reads exact types, and the subclasses
+ * of int, float and str whose conversion (int(), float(), the str data) calls no hook of theirs
+ * and whose objects' __class__ is their type (honest_class); a value it cannot read so (a dict,
+ * list or tuple subclass, a hook, a __class__ that claims another class, a key that is a str
+ * subclass, a value of another type with no `default=` or past its chain) makes it answer BAIL,
+ * and one it refuses (NaN, a huge int, a lone surrogate, a cycle, the depth limit) REFUSE. A value
+ * of another type with `default=` is given to default, and what it returns is walked in place.
+ * Where dumps stops, python_backend.resume goes on from that very point (stopped_at: what was
+ * written, the open containers and their positions, what default made), giving the answer or
+ * raising the error rfc8785 raises, in rfc8785's order, without running anything twice; digest
+ * and digest_many hand the whole value to the pure-Python backend (set_answer).
+ *
+ * Python code may run inside any call (docs/robustness.md): a __class__ property the walker asks,
+ * a finalizer run by the collector when the walker makes an exception (a lone surrogate), and then
+ * another thread. So the walker holds a strong reference to each container it has open and to
+ * each member of an open dict (a list's item while it is read), and reads a list's length again
+ * at each item, and a dict's member again when it is written once Python code has run since the
+ * dict opened (the Python backend's reading): code that empties what is being walked cannot free
+ * it under the walker. When the Python side of digest, run after a REFUSE, accepts the value, the
+ * value changed meanwhile and its answer, a reading of the value as it is now, is the answer.
  *
  * Buffers (output, member order, stacks, the text parser) live in the module's state: one set per
  * interpreter, used only with that interpreter's GIL held, trimmed after a call that grew them
- * past FJCS_KEEP. `busy` guards against re-entry (nothing here can re-enter; a second call
- * would then use a fresh state of its own rather than share).
+ * past FJCS_KEEP. A call made while another runs in the same interpreter (fastjcs.dumps from a
+ * finalizer, a signal handler or a hook that ran during a walk) has a fresh state of its own,
+ * freed when it ends (enter, leave).
  */
 #ifndef Py_LIMITED_API
 #define Py_LIMITED_API 0x030A0000
@@ -34,23 +47,31 @@
 #include "fjcs_internal.h"
 
 /* What a walk says when it does not give canonical bytes. */
-enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3 };
+enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3, WK_ERROR = 4 /* a Python exception, set */ };
+
+/* How many times in a row `default` is asked about what it returned itself (python_backend's
+ * DEFAULT_CHAIN, orjson's bound). */
+#define DEFAULT_CHAIN 254
 
 enum { K_DICT, K_LIST, K_TUPLE };
 
 /* One open container. */
 typedef struct wframe {
-    PyObject *obj;      /* borrowed: its parent (or the caller) holds it */
+    PyObject *obj;      /* a strong reference, released when the frame is popped */
     Py_ssize_t pos, n;  /* the next member or item, and how many there are */
     size_t base;        /* dict: its first member in the member stack (in canonical order) */
+    size_t calls;       /* the walk's callouts when it opened (a dict is read again after one) */
     unsigned char kind;
 } wframe;
 
-/* A member of an open dict: its name (the key's UTF-8, which the key keeps alive) and value. */
+/* A member of an open dict: its name (the key's UTF-8, which the key keeps alive) and value, both
+ * held by strong references while the dict is open: Python code that runs during the walk (a
+ * finalizer, another hook) may remove them from the dict. */
 typedef struct wpair {
     const uint8_t *key;
     size_t key_len;
-    PyObject *value;    /* borrowed: the dict holds it */
+    PyObject *name;     /* strong */
+    PyObject *value;    /* strong */
 } wpair;
 
 /* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
@@ -60,7 +81,10 @@ typedef struct wpair {
 
 typedef struct state {
     int busy;
-    PyObject *answer;   /* dumps: the Python side's answer for a value the walker does not give */
+    int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
+    PyObject *class_name; /* "__class__", interned (made when the module is) */
+    PyObject *answer;   /* digest: the Python side's answer for a value the walker does not give */
+    PyObject *resume;   /* dumps: python_backend.resume, which goes on from where the walker stopped */
     /* bind_api: the public functions' fast path (see api_dumps) */
     PyObject *backends_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
     PyObject *impl_key, *threshold_key;
@@ -89,6 +113,8 @@ static void state_clear_api(state *s) {
 
 static void state_clear(state *s) {
     Py_CLEAR(s->answer);
+    Py_CLEAR(s->resume);
+    Py_CLEAR(s->class_name);
     state_clear_api(s);
     fjcs_buf_free(&s->out);
     if (s->text_ready) fjcs__text_free(&s->text);
@@ -262,6 +288,23 @@ static int inherits_slot(PyTypeObject *t, PyTypeObject *base, int slot) {
     return PyType_GetSlot(t, slot) == PyType_GetSlot(base, slot);
 }
 
+/* Whether v.__class__ is v's type, so that isinstance(v, C) is PyObject_TypeCheck(v, C) (isinstance
+ * asks __class__ when the type check fails). Asked of each object whose type is not exact (a class
+ * may be given a __class__ after its first use, and the limited API shows no type version to
+ * cache a verdict against); for a class that defines no __class__ and no __getattribute__ of its
+ * own it is object's descriptor, read in C. A __class__ that raises is also Python's to answer. */
+static int honest_class(state *s, size_t *calls, PyObject *v) {
+    ++*calls; /* a __class__ of the class's own is Python code */
+    PyObject *cls = PyObject_GetAttr(v, s->class_name);
+    if (cls == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int honest = cls == (PyObject *)Py_TYPE(v);
+    Py_DECREF(cls);
+    return honest;
+}
+
 /* ---- The walker ------------------------------------------------------------------------------ */
 
 typedef struct walk {
@@ -269,6 +312,11 @@ typedef struct walk {
     fjcs_buf *out;
     size_t nframes, max_depth;
     int flags;
+    /* dumps only (NULL elsewhere): default= (NULL: none) and what it made, [(value, result)] */
+    PyObject *dflt, *made;
+    size_t calls;       /* Python code the walk ran: default, a __class__ (honest_class) */
+    PyObject *pending;  /* where a walk stopped (REFUSE, BAIL): the value it was to write, held */
+    int chain;          /* ... the chain-th result of default in a row */
 } walk;
 
 /* Compare two members by name, RFC 8785 order (names are distinct: dict keys that are exact str). */
@@ -292,6 +340,14 @@ static void sort_pairs(wpair *pairs, size_t n) {
             j--;
         }
         pairs[j] = p;
+    }
+}
+
+/* Release the references pairs[0..n) hold. */
+static void release_pairs(wpair *pairs, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        Py_DECREF(pairs[i].name);
+        Py_DECREF(pairs[i].value);
     }
 }
 
@@ -321,26 +377,51 @@ static int push(walk *w, PyObject *obj, int kind) {
         wpair *p = s->pairs + base;
         Py_ssize_t pos = 0;
         PyObject *key, *item;
-        int sorted = 1;
-        for (size_t i = 0; PyDict_Next(obj, &pos, &key, &item); i++) {
-            if (!PyUnicode_CheckExact(key)) return PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+        int sorted = 1, rc = WK_OK;
+        size_t i = 0;
+        /* No Python code runs in this loop (the members are read, not converted), except on a
+         * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
+        for (; i < n && PyDict_Next(obj, &pos, &key, &item); i++) {
             Py_ssize_t len;
-            const char *name = utf8_of(key, &len);
-            if (name == NULL) return WK_REFUSE;
+            const char *name;
+            if (!PyUnicode_CheckExact(key)) {
+                rc = PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+                break;
+            }
+            if ((name = utf8_of(key, &len)) == NULL) {
+                rc = WK_REFUSE;
+                break;
+            }
+            Py_INCREF(key);
+            Py_INCREF(item);
             p[i].key = (const uint8_t *)name;
             p[i].key_len = (size_t)len;
+            p[i].name = key;
             p[i].value = item;
             if (sorted && i > 0 && fjcs__key_cmp(p[i - 1].key, p[i - 1].key_len, p[i].key, p[i].key_len) > 0)
                 sorted = 0;
+        }
+        if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
+        if (rc != WK_OK) {
+            release_pairs(p, i);
+            return rc;
         }
         if (!sorted) sort_pairs(p, n);
         s->npairs += n;
     } else {
         n = (size_t)(kind == K_LIST ? PyList_Size(obj) : PyTuple_Size(obj));
     }
-    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) return WK_NOMEM;
+    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) {
+        if (kind == K_DICT) {
+            release_pairs(s->pairs + base, n);
+            s->npairs = base;
+        }
+        return WK_NOMEM;
+    }
     wframe *f = &s->frames[w->nframes++];
+    Py_INCREF(obj);
     f->obj = obj;
+    f->calls = w->calls;
     f->kind = (unsigned char)kind;
     f->pos = 0;
     f->n = (Py_ssize_t)n;
@@ -348,17 +429,29 @@ static int push(walk *w, PyObject *obj, int kind) {
     return put_word(w->out, kind == K_DICT ? "{" : "[", 1);
 }
 
-static int pop(walk *w) {
+/* Close the innermost container, releasing what its frame holds (which may free it, and run
+ * Python code, when that code has already removed it from its parent). */
+static void drop_frame(walk *w) {
     state *s = w->s;
     wframe *f = &s->frames[w->nframes - 1];
-    if (f->kind == K_DICT) s->npairs = f->base;
+    if (f->kind == K_DICT) {
+        release_pairs(s->pairs + f->base, s->npairs - f->base);
+        s->npairs = f->base;
+    }
     if (w->nframes > SCAN_FRAMES) set_remove(s, f->obj);
     w->nframes--;
-    return put_word(w->out, f->kind == K_DICT ? "}" : "]", 1);
+    Py_DECREF(f->obj);
 }
 
-/* Write a scalar, or open a container (its items follow in run()). */
-static int value(walk *w, PyObject *v) {
+static int pop(walk *w) {
+    int kind = w->s->frames[w->nframes - 1].kind;
+    drop_frame(w);
+    return put_word(w->out, kind == K_DICT ? "}" : "]", 1);
+}
+
+/* Write a scalar, or open a container (its items follow in run()); v is the chain-th result of
+ * default in a row. */
+static int value_in(walk *w, PyObject *v, int chain) {
     fjcs_buf *out = w->out;
     PyTypeObject *t = Py_TYPE(v);
     if (t == &PyUnicode_Type) {
@@ -374,6 +467,10 @@ static int value(walk *w, PyObject *v) {
     if (t == &PyDict_Type) return push(w, v, K_DICT);
     if (t == &PyList_Type) return push(w, v, K_LIST);
     if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
+    /* Any other object is read by type only when v's __class__ is its type: isinstance, which
+     * the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
+     * another class is Python's to answer. */
+    if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
      * where that calls no hook of theirs. */
     if (PyLong_Check(v)) return inherits_slot(t, &PyLong_Type, Py_nb_int) ? put_int(out, v) : WK_BAIL;
@@ -384,7 +481,32 @@ static int value(walk *w, PyObject *v) {
         const char *s = utf8_of(v, &n);
         return s == NULL ? WK_REFUSE : put_string(out, s, n);
     }
-    return WK_BAIL; /* a container subclass (copied through its hooks), or another type */
+    if (PyDict_Check(v) || PyList_Check(v) || PyTuple_Check(v)) return WK_BAIL; /* copied through its hooks */
+    /* A value of another type: default's answer, written in its place (the Python side says
+     * UnsupportedTypeError, with the path, when there is no default or the chain is too long). */
+    if (w->dflt == NULL || chain >= DEFAULT_CHAIN) return WK_BAIL;
+    if (w->made == NULL && (w->made = PyList_New(0)) == NULL) return WK_ERROR;
+    w->calls++;
+    PyObject *result = PyObject_CallFunctionObjArgs(w->dflt, v, NULL);
+    if (result == NULL) return WK_ERROR;
+    PyObject *pair = PyTuple_Pack(2, v, result); /* made holds the result until the call ends */
+    Py_DECREF(result);
+    if (pair == NULL || PyList_Append(w->made, pair) < 0) {
+        Py_XDECREF(pair);
+        return WK_ERROR;
+    }
+    Py_DECREF(pair);
+    return value_in(w, result, chain + 1);
+}
+
+/* value_in, noting where the walk stopped (the innermost value) for the Python side. */
+static int value(walk *w, PyObject *v, int chain) {
+    int rc = value_in(w, v, chain);
+    if ((rc == WK_REFUSE || rc == WK_BAIL) && w->pending == NULL) {
+        w->pending = Py_NewRef(v);
+        w->chain = chain;
+    }
+    return rc;
 }
 
 /* The members and items of the containers opened, until the stack is empty. */
@@ -394,6 +516,9 @@ static int run(walk *w) {
     int rc = WK_OK;
     while (rc == WK_OK && w->nframes) {
         wframe *f = &s->frames[w->nframes - 1];
+        /* A list is read as Python's list iterator reads it: its length again at each item
+         * (Python code run by the walk may change it). */
+        if (f->kind == K_LIST) f->n = PyList_Size(f->obj);
         if (f->pos >= f->n) {
             rc = pop(w);
             continue;
@@ -403,51 +528,127 @@ static int run(walk *w) {
         PyObject *item;
         if (f->kind == K_DICT) {
             const wpair *p = &s->pairs[f->base + (size_t)i];
-            item = p->value;
             if (put_string(out, (const char *)p->key, (Py_ssize_t)p->key_len) != WK_OK ||
                 put_word(out, ":", 1) != WK_OK)
                 return WK_NOMEM;
-        } else {
-            item = f->kind == K_LIST ? PyList_GetItem(f->obj, i) : PyTuple_GetItem(f->obj, i);
-            if (item == NULL) { /* cannot happen: the length is fixed while no Python code runs */
-                PyErr_Clear();
-                return WK_BAIL;
+            if (f->calls == w->calls) { /* no Python code ran since the dict was read */
+                rc = value(w, p->value, 0);
+                continue;
             }
+            /* It may have changed: its member now, as the Python backend reads it (source[key]). */
+            item = PyDict_GetItemWithError(f->obj, p->name);
+            if (item == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError,
+                                    "dictionary changed during canonicalization: a member was removed");
+                return WK_ERROR;
+            }
+        } else {
+            item = f->kind == K_TUPLE ? PyTuple_GetItem(f->obj, i) : PyList_GetItem(f->obj, i);
         }
-        rc = value(w, item);
+        Py_INCREF(item); /* held: code run while it is read may remove it from its container */
+        rc = value(w, item, 0);
+        Py_DECREF(item);
     }
     return rc;
 }
 
-/* Canonicalize obj into out (appended). */
-static int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out) {
-    walk w = {s, out, 0, max_depth, flags};
+/* Canonicalize obj into w->out (appended), w set up by the caller (walk_init). */
+static int walk_run(walk *w, PyObject *obj) {
+    state *s = w->s;
     s->npairs = 0;
     if (s->set_len) { /* an earlier walk stopped with deep containers open */
         memset(s->set, 0, s->set_cap * sizeof *s->set);
         s->set_len = 0;
     }
-    int rc = value(&w, obj);
-    if (rc == WK_OK) rc = run(&w);
+    int rc = value(w, obj, 0);
+    if (rc == WK_OK) rc = run(w);
     return rc;
+}
+
+static walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *out) {
+    walk w = {s, out, 0, max_depth, flags, NULL, NULL, 0, NULL, 0};
+    return w;
+}
+
+/* Release what a walk holds: its open frames, where it stopped, what default made. */
+static void walk_done(walk *w) {
+    while (w->nframes) drop_frame(w);
+    Py_CLEAR(w->pending);
+    Py_CLEAR(w->made);
+}
+
+static int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out) {
+    walk w = walk_init(s, max_depth, flags, out);
+    int rc = walk_run(&w, obj);
+    walk_done(&w);
+    return rc;
+}
+
+/* Where a walk stopped, for python_backend.resume: (written, frames, pending, chain, made), the
+ * text written as a str and the open containers outermost first, each (list or tuple, the index
+ * of its next item) or (dict, its names not yet written, in order). NULL with an exception set. */
+static PyObject *stopped_at(walk *w) {
+    state *s = w->s;
+    PyObject *frames = PyList_New((Py_ssize_t)w->nframes);
+    if (frames == NULL) return NULL;
+    for (size_t k = 0; k < w->nframes; k++) {
+        wframe *f = &s->frames[k];
+        PyObject *where;
+        if (f->kind == K_DICT) {
+            size_t end = k + 1 < w->nframes ? s->frames[k + 1].base : s->npairs;
+            size_t from = f->base + (size_t)f->pos;
+            where = PyList_New((Py_ssize_t)(end - from));
+            for (size_t j = from; where != NULL && j < end; j++)
+                PyList_SetItem(where, (Py_ssize_t)(j - from), Py_NewRef(s->pairs[j].name));
+        } else {
+            where = PyLong_FromSsize_t(f->pos);
+        }
+        PyObject *one = where ? PyTuple_Pack(2, f->obj, where) : NULL;
+        Py_XDECREF(where);
+        if (one == NULL) {
+            Py_DECREF(frames);
+            return NULL;
+        }
+        PyList_SetItem(frames, (Py_ssize_t)k, one);
+    }
+    PyObject *written = PyUnicode_DecodeUTF8(w->out->data, (Py_ssize_t)w->out->len, "strict");
+    PyObject *made = w->made ? Py_NewRef(w->made) : PyList_New(0);
+    PyObject *at = written && made ? Py_BuildValue("(OOOiO)", written, frames, w->pending, w->chain, made) : NULL;
+    Py_XDECREF(written);
+    Py_XDECREF(made);
+    Py_DECREF(frames);
+    return at;
 }
 
 /* ---- Arguments and results ------------------------------------------------------------------- */
 
 static state *get_state(PyObject *module) { return (state *)PyModule_GetState(module); }
 
-/* The state for one call: the module's, or (re-entered: cannot happen, see the top) NULL. */
+/* The buffers for one call: the module state's; or, for a call made while another is running
+ * in this interpreter (from a finalizer the walk ran, a signal handler, a hook), a state of its
+ * own, empty, freed when the call ends (NULL, MemoryError set, when it cannot be had). */
 static state *enter(PyObject *module) {
     state *s = get_state(module);
     if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "fastjcs._direct re-entered");
-        return NULL;
+        s = (state *)calloc(1, sizeof *s);
+        if (s == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        s->heap = 1;
+        s->class_name = Py_NewRef(get_state(module)->class_name);
     }
     s->busy = 1;
     return s;
 }
 
 static void leave(state *s) {
+    if (s->heap) {
+        state_clear(s);
+        free(s);
+        return;
+    }
     state_trim(s);
     s->busy = 0;
 }
@@ -560,13 +761,40 @@ static PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len,
     return result;
 }
 
-/* The Python side's answer for a value the walker refused or left (set_answer's function). */
-static PyObject *answer(PyObject *module, PyObject *obj, int rc, PyObject *max_depth, int integers_only,
-                        PyObject *fallback) {
-    state *s = get_state(module);
-    if (s->answer == NULL) return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
-    return PyObject_CallFunction(s->answer, "OiOOO", obj, rc, max_depth, integers_only ? Py_True : Py_False,
-                                 fallback);
+/* dumps of obj: the walker's bytes, or, where it stopped (a value it refuses or does not read),
+ * python_backend.resume's, which goes on from there (set_answer's second function): default
+ * (None: none) is called by the walker for a value of another type, and by resume after. */
+static PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObject *max_depth_obj /* or NULL */,
+                              int integers_only, PyObject *dflt) {
+    state *s = enter(module);
+    if (s == NULL) return NULL;
+    PyObject *resume = get_state(module)->resume;
+    if (resume == NULL) {
+        leave(s);
+        return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
+    }
+    s->out.len = 0;
+    walk w = walk_init(s, max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
+    w.dflt = dflt == Py_None ? NULL : dflt;
+    int rc = walk_run(&w, obj);
+    PyObject *result = NULL, *at = NULL;
+    if (rc == WK_OK)
+        result = PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
+    else if (rc == WK_NOMEM)
+        PyErr_NoMemory();
+    else if (rc == WK_REFUSE || rc == WK_BAIL)
+        at = stopped_at(&w);
+    walk_done(&w);
+    leave(s);
+    if (at == NULL) return result;
+    PyObject *head = max_depth_obj ? Py_BuildValue("(OOOO)", obj, max_depth_obj, integers_only ? Py_True : Py_False, dflt)
+                                   : Py_BuildValue("(OnOO)", obj, (Py_ssize_t)max_depth, Py_False, dflt);
+    PyObject *args = head ? PySequence_Concat(head, at) : NULL;
+    result = args ? PyObject_Call(resume, args, NULL) : NULL;
+    Py_XDECREF(head);
+    Py_XDECREF(args);
+    Py_DECREF(at);
+    return result;
 }
 
 /* dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the native backend's dumps
@@ -592,19 +820,21 @@ static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_
     if (!size_arg(given[1], &max_depth)) return NULL;
     int integers_only = PyObject_IsTrue(given[2]);
     if (integers_only < 0) return NULL;
-    int rc;
-    PyObject *result = value_result(module, given[0], max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, NULL, &rc);
-    if (result != NULL || (rc != WK_REFUSE && rc != WK_BAIL)) return result;
-    return answer(module, given[0], rc, given[1], integers_only, given[3]);
+    if (given[3] != Py_None && !PyCallable_Check(given[3]))
+        return PyErr_Format(PyExc_TypeError, "default must be callable or None");
+    return dumps_result(module, given[0], max_depth, given[1], integers_only, given[3]);
 }
 
-/* set_answer(fn): the function that answers for a value the walker refuses or leaves. */
-static PyObject *direct_set_answer(PyObject *module, PyObject *fn) {
+/* set_answer(answer, resume): the functions that answer for a value the walker refuses or leaves
+ * (digest, digest_many) and go on from where it stopped (dumps). */
+static PyObject *direct_set_answer(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "set_answer takes 2 arguments");
     state *s = get_state(module);
-    PyObject *old = s->answer;
-    Py_INCREF(fn);
-    s->answer = fn;
-    Py_XDECREF(old);
+    PyObject *old_answer = s->answer, *old_resume = s->resume;
+    s->answer = Py_NewRef(args[0]);
+    s->resume = Py_NewRef(args[1]);
+    Py_XDECREF(old_answer);
+    Py_XDECREF(old_resume);
     Py_RETURN_NONE;
 }
 
@@ -635,7 +865,6 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
     int rendered = args[5] != Py_None;
-    Py_ssize_t n = PyList_Size(items);
     PyObject *results = PyList_New(0);
     if (results == NULL) return NULL;
     state *s = enter(module);
@@ -644,9 +873,13 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
         return NULL;
     }
     int rc = WK_OK;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    /* The list is read again at each item: Python code run by a walk may change it. */
+    for (Py_ssize_t i = 0; i < PyList_Size(items); i++) {
+        PyObject *item = PyList_GetItem(items, i);
         s->out.len = 0;
-        rc = walk_value(s, PyList_GetItem(items, i), max_depth, flags, &s->out);
+        Py_INCREF(item);
+        rc = walk_value(s, item, max_depth, flags, &s->out);
+        Py_DECREF(item);
         if (rc != WK_OK) break;
         PyObject *one;
         if (rendered) {
@@ -762,14 +995,7 @@ static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t n
         if (PyErr_Occurred()) return NULL;
         return call_with(s->dumps_py, args, nargs, kwnames);
     }
-    int rc;
-    PyObject *result = value_result(module, args[0], s->default_depth, 0, NULL, &rc);
-    if (result != NULL || (rc != WK_REFUSE && rc != WK_BAIL)) return result;
-    PyObject *depth = PyLong_FromSize_t(s->default_depth);
-    if (depth == NULL) return NULL;
-    result = answer(module, args[0], rc, depth, 0, Py_None);
-    Py_DECREF(depth);
-    return result;
+    return dumps_result(module, args[0], s->default_depth, NULL, 0, Py_None);
 }
 
 static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -834,8 +1060,8 @@ static PyMethodDef methods[] = {
     {"backend_dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
      "backend_dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
      "The canonical form of obj (the native backend's dumps)."},
-    {"set_answer", direct_set_answer, METH_O,
-     "set_answer(fn): fn(obj, code, max_depth, integers_only, default) answers for a value dumps does not "
+    {"set_answer", (PyCFunction)(void (*)(void))direct_set_answer, METH_FASTCALL,
+     "set_answer(answer, resume): answer(obj, code, max_depth, integers_only, default) answers for a value digest does not "
      "give (code 1: refused, 2: not read here)."},
     {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
      "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},
@@ -869,6 +1095,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     state *s = get_state(module);
     if (s != NULL) {
         Py_VISIT(s->answer);
+        Py_VISIT(s->resume);
         Py_VISIT(s->backends_dict);
         Py_VISIT(s->native);
         Py_VISIT(s->native_dict);
@@ -878,7 +1105,14 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     return 0;
 }
 
+static int module_exec(PyObject *module) {
+    state *s = get_state(module);
+    s->class_name = PyUnicode_InternFromString("__class__");
+    return s->class_name == NULL ? -1 : 0;
+}
+
 static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, (void *)module_exec},
     {0, NULL},
 };
 

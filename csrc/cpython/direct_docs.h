@@ -23,7 +23,9 @@
     "return another such value: default is asked again, up to 254 times in a row; what it returns\n" \
     "counts towards `max_depth`). An exception it raises propagates. Without it, or when it gives\n" \
     "back no JSON value, UnsupportedTypeError names where the value is:\n" \
-    "`$[\"items\"][3][\"when\"]: unsupported type datetime`.\n" \
+    "`$[\"items\"][3][\"when\"]: unsupported type datetime.datetime`. On CPython the C walker calls\n" \
+    "`default` itself; `default` may do anything, fastjcs.dumps included (docs/robustness.md, \"Python\n" \
+    "code may run inside any call\").\n" \
     "\n" \
     ">>> dumps({\"b\": [1.0, \"\\u20ac\"], \"a\": None})\n" \
     "b'{\"a\":null,\"b\":[1,\"\\xe2\\x82\\xac\"]}'\n" \

@@ -41,6 +41,11 @@ def test_dumps_inputs(path):
     fuzzlib.check_dumps(path.read_bytes())
 
 
+@pytest.mark.parametrize("path", _files("atheris_walker"))
+def test_walker_inputs(path):
+    fuzzlib.check_walker(path.read_bytes())
+
+
 _MARSHAL_CODES = {
     "FJCS_OK",
     "FJCS_E_NOMEM",

@@ -55,7 +55,9 @@ def dumps(
     return another such value: default is asked again, up to 254 times in a row; what it returns
     counts towards `max_depth`). An exception it raises propagates. Without it, or when it gives
     back no JSON value, UnsupportedTypeError names where the value is:
-    `$["items"][3]["when"]: unsupported type datetime.datetime`.
+    `$["items"][3]["when"]: unsupported type datetime.datetime`. On CPython the C walker calls
+    `default` itself; `default` may do anything, fastjcs.dumps included (docs/robustness.md, "Python
+    code may run inside any call").
 
     >>> dumps({"b": [1.0, "\\u20ac"], "a": None})
     b'{"a":null,"b":[1,"\\xe2\\x82\\xac"]}'

@@ -205,20 +205,22 @@ _lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 
 # On CPython (3.10 and later), a value is read directly by the walker of the direct entry
 # (csrc/cpython/direct.c), the GIL held: it answers bytes, or REFUSE (1: a value JCS cannot carry)
-# or BAIL (2: a value it does not read, a container subclass or a hook) having run no Python code,
-# and the pure-Python backend then answers, as it does for the marshal route's refusals. It is
+# or BAIL (2: a value it does not read: a container subclass, a hook, a __class__ that claims
+# another class): for dumps, the pure-Python backend goes on from that point (python_backend.resume;
+# the walker calls default= itself); for digest, it answers for the whole value (_answer). It is
 # used for values of every size and for batches: it is faster than marshal + the C reader at every
 # size measured, and reading Python values needs the GIL either way (docs/decisions.md).
-_REFUSE = 1
 _direct_digest = _direct.digest if _direct is not None else None
 
 
 def _answer(obj: Any, code: int, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
-    """The pure-Python backend's answer for a value the walker refused (code 1) or left (2)."""
-    result = _python.dumps(obj, max_depth, integers_only, default)
-    if code == _REFUSE:  # pragma: no cover - a defect: the walker and the Python backend disagree
-        raise AssertionError("fastjcs internal error: the direct entry refused a value the Python backend accepts")
-    return result
+    """The pure-Python backend's answer for a value the walker refused (code 1) or left (2).
+
+    For a refused value, this raises the error. Should the Python backend accept it, Python code
+    changed the value between the walk and now (another thread; a finalizer the walk ran, e.g.
+    while making the exception of a lone surrogate): its reading of the value as it is now is the
+    answer, as it would be had the call started a moment later (docs/robustness.md)."""
+    return _python.dumps(obj, max_depth, integers_only, default)
 
 
 def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
@@ -230,7 +232,7 @@ def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any =
 # On CPython, dumps is the direct entry's own function (no Python frame on the way), which calls
 # _answer for a value its walker does not give.
 if _direct is not None:
-    _direct.set_answer(_answer)
+    _direct.set_answer(_answer, _python.resume)
     dumps = _direct.backend_dumps
 else:
     dumps = _dumps

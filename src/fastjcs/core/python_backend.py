@@ -122,8 +122,53 @@ def dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = 
     called with each value of another type and its result written in the value's place."""
     out: list[str] = []
     made: list[tuple[Any, Any]] = []  # (value, what default made of it), for the error's path
+    fmt = _refuse_float if integers_only else format_double
+    return _finish(obj, out, made, lambda: _write(obj, max_depth, out, fmt, default, made))
+
+
+def resume(
+    obj: Any,
+    max_depth: int,
+    integers_only: bool,
+    default: Any,
+    written: str,
+    frames: list,
+    pending: Any,
+    chain: int,
+    made: list,
+) -> bytes:
+    """dumps(obj, ...) continued from where another reader of obj (the direct entry's walker)
+    stopped: it has written `written`, has `frames` open (outermost first: (list or tuple, index
+    of its next item), or (dict, its names not yet written, in order)), `made` records what
+    default made of what (value, result), and `pending` is the value it was about to write (the
+    chain-th result of default in a row). What follows is exactly what dumps does from there, so
+    nothing the walker did runs again (a hook, default) and every error is dumps's."""
+    out: list[str] = [written]
+    fmt = _refuse_float if integers_only else format_double
+    stack: list = [(iter(()), None, 0, "")]
+    open_ids: set = set()
+    for container, where in frames:
+        if type(container) is dict:
+            stack.append((iter(where), container, id(container), "}"))
+        else:
+            it = iter(container)
+            it.__setstate__(where)
+            stack.append((it, None, id(container), "]"))
+        open_ids.add(id(container))
+
+    def run() -> None:
+        if not _open(pending, stack, open_ids, max_depth + 1, out.append, fmt, default, made, chain):
+            out.append(",")
+        _loop(stack, open_ids, max_depth + 1, out, fmt, default, made)
+
+    return _finish(obj, out, made, run)
+
+
+def _finish(obj: Any, out: list[str], made: list, run: Callable[[], None]) -> bytes:
+    """run() (which writes obj's canonical text into out), then its bytes; the errors as dumps
+    raises them."""
     try:
-        _write(obj, max_depth, out, _refuse_float if integers_only else format_double, default, made)
+        run()
     except _Unsupported as exc:
         _encode(out)  # a lone surrogate already written is the first error
         raise UnsupportedTypeError(f"{_path_to(obj, exc.value, made)}: {exc}") from None
@@ -272,12 +317,17 @@ def _write(
     The scalar cases are written out in both loops below, not called: a call per value costs
     more than all the rest of the work on a typical document.
     """
+    stack: list[tuple[Any, Any, int, str]] = [(iter((obj,)), None, 0, "")]
+    _loop(stack, set(), max_depth + 1, out, fmt, default, made)  # the pseudo-array does not count
+
+
+def _loop(
+    stack: list, open_ids: set, limit: int, out: list[str], fmt: Callable[[float], str], default: Any, made: Any
+) -> None:
+    """_write's loops, from the stack given (resume starts them part way)."""
     emit = out.append
     escape = _escape
     lo, hi = _INT_MIN, INT_MAX
-    stack: list[tuple[Any, Any, int, str]] = [(iter((obj,)), None, 0, "")]
-    open_ids: set = set()
-    limit = max_depth + 1  # the pseudo-array does not count
     while True:
         it, source, ident, closer = stack[-1]
         if source is None:  # an array: the elements are the values

@@ -1,0 +1,322 @@
+"""Python code inside a call (issue 32, findings 1 to 3): the direct entry's walker meets a
+`__class__` that lies, a finalizer the collector runs during the walk, another thread changing
+the value, a call to fastjcs made from inside a call. Every route gives one answer: the right bytes
+or a documented exception, never "fastjcs internal error" nor "re-entered".
+
+Expected values: rfc8785's output (it asks isinstance, as the pure-Python backend does), bytes
+written out by hand, and the pure-Python backend.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+
+import pytest
+import rfc8785
+
+import fastjcs
+from fastjcs.core import python_backend
+
+try:
+    from fastjcs.core import native_backend as native
+except ImportError as exc:  # pragma: no cover - depends on the build
+    pytest.skip(f"the C core is not built: {exc}", allow_module_level=True)
+
+
+def outcome(fn, *args, **kwargs):
+    try:
+        return ("ok", fn(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
+        return ("error", type(exc).__name__, str(exc))
+
+
+def claiming(base: type, claimed: type) -> type:
+    """A subclass of base whose objects say they are of class `claimed`."""
+    return type(f"{base.__name__}Claiming{claimed.__name__}", (base,), {"__class__": property(lambda self: claimed)})
+
+
+LIARS = [
+    (claiming(int, bool)(7), b"true"),
+    (claiming(int, bool)(0), b"false"),
+    (claiming(str, int)("12"), b"12"),
+    (claiming(float, int)(2.75), b"2"),
+    # the walker refuses these as what they are; Python takes them as bools (truthy)
+    (claiming(str, bool)("\ud800"), b"true"),
+    (claiming(float, bool)(float("nan")), b"true"),
+    (claiming(int, bool)(2**60), b"true"),
+]
+
+
+@pytest.mark.parametrize("value, expected", LIARS, ids=lambda v: type(v).__name__ if not isinstance(v, bytes) else "")
+def test_a_lying_class_gets_one_answer_on_every_route(value, expected):
+    doc = {"flag": value, "list": [value]}
+    want = b'{"flag":' + expected + b',"list":[' + expected + b"]}"
+    assert rfc8785.dumps(doc) == want
+    assert python_backend.dumps(doc, 100) == want
+    assert native._dumps_marshal(doc, 100) == want  # the cffi route (FASTJCS_DIRECT=0)
+    assert native.dumps(doc, 100) == want  # the direct entry, on CPython
+    assert fastjcs.dumps(doc) == want
+    assert fastjcs.digest(doc) == fastjcs.digest_text(want)
+    assert fastjcs.digest_many([doc, [value]]) == [fastjcs.digest_text(want), fastjcs.digest_text(b"[" + expected + b"]")]
+
+
+def test_a_class_claiming_its_own_type_is_read_by_the_walker():
+    Honest = type("Honest", (int,), {"__class__": property(lambda self: type(self).__mro__[0])})
+    assert fastjcs.dumps([Honest(3)]) == b"[3]" == rfc8785.dumps([Honest(3)])
+
+
+def test_a_class_whose_class_raises_is_answered_by_python():
+    def boom(self):
+        raise ValueError("no class")
+
+    Raising = type("Raising", (int,), {"__class__": property(boom)})
+    assert outcome(fastjcs.dumps, [Raising(3)]) == outcome(python_backend.dumps, [Raising(3)], 100)
+
+
+class Mender:
+    """In a reference cycle (so only the collector frees it); its finalizer runs `action`."""
+
+    def __init__(self, action):
+        self.action = action
+        self.me = self
+
+    def __del__(self):
+        self.action()
+
+
+def collect_during_the_walk(action, fn, value):
+    """fn(value), with garbage whose finalizer runs `action` and enough live objects that the next
+    GC allocation, the UnicodeEncodeError the walker makes for a lone surrogate, runs the
+    collector (nothing between gc.enable() and the call allocates one). Its outcome."""
+    gc.collect()
+    gc.disable()
+    Mender(action)
+    live = [[] for _ in range(1600)]  # 1,600 live lists: past gen 0's threshold
+    try:
+        gc.enable()
+        return ("ok", fn(value))
+    except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
+        return ("error", type(exc).__name__, str(exc))
+    finally:
+        del live
+        gc.enable()
+
+
+SURROGATE_ERROR = ("error", "CanonicalizationError", "string contains a lone surrogate (not UTF-8)")
+
+
+def test_a_finalizer_that_mends_the_value_mid_walk():
+    d = {"k": "\ud800"}
+    ran = []
+
+    def mend():
+        ran.append(1)
+        d["k"] = "fixed"
+
+    # Before the fix: AssertionError "the direct entry refused a value the Python backend accepts".
+    # dumps goes on from the value the walker read (its error); digest reads the value again,
+    # mended by then.
+    assert collect_during_the_walk(mend, fastjcs.dumps, d) == SURROGATE_ERROR
+    assert ran == [1]
+    d["k"] = "\ud800"
+    assert collect_during_the_walk(mend, fastjcs.digest, d) == ("ok", fastjcs.digest_text(b'{"k":"fixed"}'))
+    assert ran == [1, 1]
+
+
+def test_a_finalizer_that_calls_fastjcs_mid_walk():
+    logged = []
+    value = {"k": "\ud800", "a": [1, 2]}
+    # before the fix: RuntimeError: fastjcs._direct re-entered, raised in the finalizer (ignored)
+    result = collect_during_the_walk(lambda: logged.append(fastjcs.dumps({"logged": 1})), fastjcs.dumps, value)
+    assert result == SURROGATE_ERROR
+    assert logged == [b'{"logged":1}']
+    # the module's own buffers are whole after the nested call
+    assert fastjcs.dumps({"b": [1.5, "x"], "a": None}) == b'{"a":null,"b":[1.5,"x"]}'
+
+
+@pytest.mark.parametrize("fn", [fastjcs.dumps, fastjcs.digest, lambda v: fastjcs.digest_many([v, v])])
+def test_a_finalizer_that_empties_what_is_walked(fn):
+    inner = ["x" * 100, {"q": [1, 2, 3]}, "\ud800"]
+    d = {"a": inner, "b": {"c": inner}}
+
+    def empty():
+        inner.clear()
+        d.clear()
+
+    result = collect_during_the_walk(empty, fn, d)
+    if fn is fastjcs.dumps:  # it goes on from where the walker was, as the Python backend would
+        assert result == ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed")
+    else:  # the Python side reads the whole value again
+        assert result == outcome(fn, {})
+
+
+def test_fastjcs_inside_default_and_a_class_property():
+    def default(value):
+        return {"inner": fastjcs.dumps([value.real]).decode()}
+
+    assert fastjcs.dumps({"z": 1j, "a": [2]}, default=default) == b'{"a":[2],"z":{"inner":"[0.0]"}}'.replace(
+        b"0.0", b"0"
+    )
+    seen = []
+    Logging = type(
+        "Logging", (int,), {"__class__": property(lambda self: seen.append(fastjcs.dumps({"x": [1]})) or int)}
+    )
+    assert fastjcs.dumps([Logging(5), "\u00e9"]) == b'[5,"\xc3\xa9"]'
+    assert seen and all(s == b'{"x":[1]}' for s in seen)
+
+
+def test_a_class_property_that_mutates_what_is_walked():
+    def build():
+        items: list = []
+        Mutating = type("Mutating", (int,), {"__class__": property(lambda self: items.clear() or int)})
+        items.extend([Mutating(1), "a", {"b": [2]}, 3])
+        return {"items": items, "more": items}
+
+    # the property empties the list while its first item is read: what is left is written
+    assert outcome(fastjcs.dumps, build()) == outcome(python_backend.dumps, build(), 100)
+    assert outcome(fastjcs.dumps, build()) == ("ok", b'{"items":[1],"more":[]}')
+
+
+def test_threads_changing_a_dict_while_another_dumps_it():
+    d = {"a": 1.0, "b": [1, 2]}
+    stop = threading.Event()
+
+    def flip():
+        while not stop.is_set():
+            d["a"] = float("nan")
+            time.sleep(0)
+            d["a"] = 1.0
+            time.sleep(0)
+
+    thread = threading.Thread(target=flip)
+    thread.start()
+    seen = set()
+    deadline = time.monotonic() + 2  # a bound on the test's time, not a timed assertion
+    try:
+        for _ in range(50000):
+            seen.add(outcome(fastjcs.dumps, d))
+            many = outcome(fastjcs.digest_many, [d, d])
+            seen.add(("digest_many", many[0], many[1] if many[0] == "error" else len(many[1])))
+            if time.monotonic() > deadline:
+                break
+    finally:
+        stop.set()
+        thread.join()
+    allowed = {
+        ("ok", b'{"a":1,"b":[1,2]}'),
+        ("error", "FloatDomainError", "nan is not representable in JCS"),
+        ("digest_many", "ok", 2),
+        ("digest_many", "error", "FloatDomainError"),
+    }
+    assert seen <= allowed, seen - allowed
+
+
+# ---- default= called by the walker (issue 31, item 1) ---------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+class Foreign:
+    """A value of another type, for default= (its tag says what default does with it)."""
+
+    def __init__(self, tag: int) -> None:
+        self.tag = tag
+
+
+def default_of(kind: int, root: list):
+    """default callbacks: convert, mutate the value being walked, re-enter fastjcs, raise, return
+    another unsupported value; each sees its own copy of the value (root[0])."""
+
+    def default(value):
+        if kind == 0:
+            return {"tag": value.tag, "nan": float("nan")} if value.tag == 3 else [value.tag, "\u00e9"]
+        if kind == 1:
+            doc = root[0]
+            if type(doc) is dict:
+                doc.pop(next(iter(doc)), None)
+                doc["zz"] = value.tag
+            elif type(doc) is list:
+                if doc:
+                    doc.pop()
+                doc.append("late")
+            return value.tag
+        if kind == 2:
+            return fastjcs.dumps({"inner": [value.tag]}).decode()
+        if kind == 3:
+            raise ValueError(f"cannot convert {value.tag}")
+        return Foreign(value.tag + 1)  # another unsupported value, to the chain's bound
+
+    return default
+
+
+leaves = (
+    st.none()
+    | st.integers(-(2**55), 2**55)
+    | st.floats(allow_nan=True)
+    | st.text(alphabet=st.characters(max_codepoint=0xDFFF), max_size=3)
+    | st.builds(Foreign, st.integers(0, 4))
+)
+programs = st.recursive(
+    leaves,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    max_leaves=16,
+)
+
+
+def rebuilt(program):
+    """A fresh copy of the value (a mutating default changes its own copy)."""
+    if isinstance(program, list):
+        return [rebuilt(v) for v in program]
+    if isinstance(program, dict):
+        return {k: rebuilt(v) for k, v in program.items()}
+    return Foreign(program.tag) if isinstance(program, Foreign) else program
+
+
+@settings(max_examples=300, deadline=None)
+@given(programs, st.integers(0, 4), st.integers(0, 6), st.booleans())
+def test_default_in_the_walker_agrees_with_the_python_backend(program, kind, depth, integers_only):
+    results = []
+    for dumps in (native.dumps, python_backend.dumps):
+        root = [rebuilt(program)]
+        results.append(outcome(dumps, root[0], depth, integers_only, default_of(kind, root)))
+    assert results[0] == results[1]
+
+
+def test_default_is_called_by_the_walker_once_per_value():
+    calls = []
+
+    def default(value):
+        calls.append(value.tag)
+        return value.tag
+
+    value = {"b": [Foreign(1), {"c": Foreign(2)}], "a": Foreign(0), "z": float("nan")}
+    with pytest.raises(fastjcs.FloatDomainError):  # after the walker called default: resumed
+        fastjcs.dumps(value, default=default)
+    assert calls == [0, 1, 2]
+    calls.clear()
+    value["z"] = 1
+    assert fastjcs.dumps(value, default=default) == b'{"a":0,"b":[1,{"c":2}],"z":1}'
+    assert calls == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.__setitem__("b", 2), ("ok", b'{"a":0,"b":2}')),  # the member as it is when written
+        (lambda d: d.pop("b"), ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed")),
+    ],
+)
+def test_a_default_that_changes_a_member_not_yet_written(change, expected):
+    """(The walker reads a dict's members when it opens; once default has run it reads each again
+    when it writes it, as the Python backend does: a walker that kept its first reading fails.)"""
+    for dumps in (native.dumps, python_backend.dumps):
+        d = {"b": 1, "a": Foreign(0)}
+
+        def default(value, d=d):
+            change(d)
+            return value.tag
+
+        assert outcome(dumps, d, 100, False, default) == expected
