@@ -77,6 +77,7 @@ def fastjcs(
         process
         or stderr is not subprocess.PIPE
         or any(k.startswith(_AT_START) for k in extra)
+        or extra.get("FASTJCS_BACKEND", "python").strip().lower() not in ("", "python", "native")  # refused at import
         or _forks(argv)
         or os.environ.get("FASTJCS_TEST_CLI") == "process"
     ):
@@ -104,14 +105,16 @@ def _in_process(
     argv: list[str], data: bytes, cwd: Path | str | None, extra: dict[str, str], timeout: float
 ) -> subprocess.CompletedProcess:
     from fastjcs.cli import main
+    from fastjcs.cli import streams as _cli_streams  # noqa: F401 - registers stderr's "fastjcs.escape"
 
     out, err = io.BytesIO(), io.BytesIO()
     # as the command line's own streams are in a child (cli/streams.py, _standard_streams): UTF-8,
-    # strict on stdout, lossless on stderr; write_through keeps text and bytes in their order
+    # strict on stdout, on stderr a byte of a name that is not UTF-8 written \xff ("fastjcs.escape");
+    # write_through keeps text and bytes in their order
     streams = (
         io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"),
         io.TextIOWrapper(out, encoding="utf-8", errors="strict", write_through=True),
-        io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True),
+        io.TextIOWrapper(err, encoding="utf-8", errors="fastjcs.escape", line_buffering=True, write_through=True),
     )
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     saved_handlers = {s: signal.getsignal(s) for s in _SIGNALS}

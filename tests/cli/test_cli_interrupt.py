@@ -56,11 +56,11 @@ def test_ctrl_c_during_one_long_digest_is_noticed_at_once(tmp_path):
     if the signal was handled while the call went on."""
     (tmp_path / "doc.json").write_bytes(b"[" + b"1," * (1 << 20) + b"1]")  # past LONG_CALL_BYTES
     code = (
-        "import hashlib, os, sys, fastjcs.core.digests as d\n"
+        "import hashlib, os, sys, fastjcs.core.digests as d, fastjcs.core.files as f\n"
         "def slow(*args, **kwargs):\n"
         "    os.write(1, b'started\\n')  # not print: no lock of stdout's held while the process ends\n"
         "    hashlib.pbkdf2_hmac('sha256', b'k', b's', 10**9)\n"
-        "d.digest_text = slow\n"
+        "d.digest_text = f.digest_file = slow  # the in-memory and the streamed route\n"
         "from fastjcs.cli import main\n"
         "sys.exit(main(['digest', 'doc.json']))\n"
     )

@@ -257,7 +257,9 @@ def _digest_line(path: str, settings: Any) -> str:
     source = source_name(path)
     if settings.profile != "jcs-n" and _streamed(path):
         with _file_errors(source):
-            return digest_file(
+            return interruptible(
+                os.stat(path).st_size,
+                digest_file,
                 path,
                 settings.algorithm,
                 max_depth=settings.max_depth,
