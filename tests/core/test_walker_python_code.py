@@ -59,7 +59,10 @@ def test_a_lying_class_gets_one_answer_on_every_route(value, expected):
     assert native.dumps(doc, 100) == want  # the direct entry, on CPython
     assert fastjcs.dumps(doc) == want
     assert fastjcs.digest(doc) == fastjcs.digest_text(want)
-    assert fastjcs.digest_many([doc, [value]]) == [fastjcs.digest_text(want), fastjcs.digest_text(b"[" + expected + b"]")]
+    assert fastjcs.digest_many([doc, [value]]) == [
+        fastjcs.digest_text(want),
+        fastjcs.digest_text(b"[" + expected + b"]"),
+    ]
 
 
 def test_a_class_claiming_its_own_type_is_read_by_the_walker():
@@ -306,7 +309,10 @@ def test_default_is_called_by_the_walker_once_per_value():
     "change, expected",
     [
         (lambda d: d.__setitem__("b", 2), ("ok", b'{"a":0,"b":2}')),  # the member as it is when written
-        (lambda d: d.pop("b"), ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed")),
+        (
+            lambda d: d.pop("b"),
+            ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed"),
+        ),
     ],
 )
 def test_a_default_that_changes_a_member_not_yet_written(change, expected):
