@@ -171,4 +171,18 @@ static inline int fjcs__clz64(uint64_t x) {
 #endif
 }
 
+/* The number of trailing zero bits of x != 0. */
+static inline int fjcs__ctz64(uint64_t x) {
+#if FJCS_HAVE_BUILTINS
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
 #endif /* FJCS_CONFIG_H */

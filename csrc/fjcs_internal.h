@@ -136,6 +136,24 @@ static inline uint64_t fjcs__swar_string_special(uint64_t v) {
     return (less20 | quote | bslash | v) & FJCS_HIGHS;
 }
 
+/*
+ * Nonzero when one of the 8 bytes of v needs an escape in a canonical string (RFC 8785 3.2.2.2):
+ * below 0x20, '"' or '\\'. Bytes >= 0x80 of well-formed UTF-8 need none and are not flagged. Exact
+ * as "is there any"; and the lowest flagged byte (in memory order, on a little-endian machine:
+ * fjcs__ctz64(m) / 8) is always one that needs the escape, since a false flag can arise only from
+ * a borrow out of a lower byte that was itself flagged.
+ */
+static inline uint64_t fjcs__swar_needs_escape(uint64_t v) {
+    uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
+    uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
+    uint64_t quote = (x22 - FJCS_ONES) & ~x22;
+    uint64_t bslash = (x5c - FJCS_ONES) & ~x5c;
+    return (less20 | quote | bslash) & FJCS_HIGHS;
+}
+
+/* The decimal digit pairs "00" .. "99" (number_format.c): two digits per lookup. */
+extern const char fjcs__digit_pairs[200];
+
 /* ---- Output pieces --------------------------------------------------------------------------- */
 
 /*

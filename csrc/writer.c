@@ -104,11 +104,24 @@ fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
         char *dst = out->data + out->len;
         const uint8_t *p = s, *stop = s + block;
         while (p < stop) {
-            /* Copy runs of bytes that need nothing, 8 at a time. Bytes >= 0x80 need nothing here
-             * (the caller guarantees valid UTF-8), but the SWAR test flags them: skip them one by
-             * one below, which is cheap next to validating them. */
-            while (stop - p >= 8 && fjcs__swar_string_special(fjcs__load_u64(p)) == 0) {
-                memcpy(dst, p, 8);
+            /* Runs of bytes that need nothing, ASCII or not (the caller guarantees valid UTF-8),
+             * 8 at a time: a word is copied whole, then the output moves on to its first byte
+             * that needs an escape (later bytes of the word are copied again from there). */
+            while (stop - p >= 8) {
+                uint64_t v = fjcs__load_u64(p);
+                memcpy(dst, &v, 8);
+                uint64_t m = fjcs__swar_needs_escape(v);
+                if (m) {
+#if FJCS_HAVE_LITTLE_ENDIAN
+                    size_t k = (size_t)fjcs__ctz64(m) >> 3;
+#else
+                    size_t k = 0;
+                    while (p[k] >= 0x20 && p[k] != '"' && p[k] != '\\') k++;
+#endif
+                    dst += k;
+                    p += k;
+                    break;
+                }
                 dst += 8;
                 p += 8;
             }
@@ -129,17 +142,29 @@ fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
 /* ---- Numbers --------------------------------------------------------------------------------- */
 
 fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v) {
-    char tmp[24];
-    size_t i = sizeof tmp;
+    /* The digits are made backwards into tmp, two per step from the pair table (one divide by
+     * 100, a multiply-shift, per two digits), ending at tmp + 24; then a fixed 24 bytes from the
+     * start of the text are copied (a few word moves, not a call), of which len count. */
+    char tmp[48];
+    char *end = tmp + 24, *p = end;
     /* Work on the magnitude as unsigned: -INT64_MIN does not fit an int64_t. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (v < 0) tmp[--i] = '-';
-    if (fjcs__buf_reserve(out, sizeof tmp - i) != FJCS_OK) return FJCS_E_NOMEM;
-    fjcs__buf_put_n(out, tmp + i, sizeof tmp - i);
+    while (u >= 100) {
+        uint64_t r = u % 100;
+        u /= 100;
+        p -= 2;
+        memcpy(p, fjcs__digit_pairs + 2 * r, 2);
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, fjcs__digit_pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
+    if (v < 0) *--p = '-';
+    if (fjcs__buf_reserve(out, 24) != FJCS_OK) return FJCS_E_NOMEM;
+    memcpy(out->data + out->len, p, 24);
+    out->len += (size_t)(end - p);
     return FJCS_OK;
 }
 

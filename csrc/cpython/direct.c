@@ -220,9 +220,7 @@ static void set_remove(state *s, const PyObject *o) {
 /* Nonzero when one of the 8 bytes of v needs an escape in a JSON string: below 0x20, '"' or '\\'
  * (bytes >= 0x80 need none: the UTF-8 of a str is well formed). Exact as "is there any" (SWAR). */
 static inline uint64_t needs_escape(uint64_t v) {
-    uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
-    uint64_t x22 = v ^ (FJCS_ONES * 0x22), x5c = v ^ (FJCS_ONES * 0x5C);
-    return (less20 | ((x22 - FJCS_ONES) & ~x22) | ((x5c - FJCS_ONES) & ~x5c)) & FJCS_HIGHS;
+    return fjcs__swar_needs_escape(v); /* the core's predicate, so the two cannot drift apart */
 }
 
 /* Append UTF-8 s[0..n) (well formed: it comes from a str) as a canonical string. */
@@ -989,6 +987,30 @@ static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
     return PyDict_GetItemWithError(s->backends_dict, s->impl_key) == s->native; /* (NULL, no error: absent) */
 }
 
+/* The public fastjcs.format_double: an exact finite float with the native backend in use is
+ * formatted here; any other call (a float subclass, another type, NaN or an infinity, the Python
+ * backend in use, keywords) goes to fastjcs.core.api's Python function, which converts or raises
+ * (TypeError, FloatDomainError) exactly as before. */
+static PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    state *s = get_state(module);
+    if (fast_call(s, nargs, kwnames) && PyFloat_CheckExact(args[0])) {
+        char buf[FJCS_NUMBER_BUFSIZE];
+        size_t n;
+        if (fjcs_format_double(PyFloat_AsDouble(args[0]), buf, &n) == FJCS_OK)
+            return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
+    } else if (PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *api = PyImport_ImportModule("fastjcs.core.api");
+    if (api == NULL) return NULL;
+    PyObject *fn = PyObject_GetAttrString(api, "_python_format_double");
+    Py_DECREF(api);
+    if (fn == NULL) return NULL;
+    PyObject *result = call_with(fn, args, nargs, kwnames);
+    Py_DECREF(fn);
+    return result;
+}
+
 static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     state *s = get_state(module);
     if (!fast_call(s, nargs, kwnames)) {
@@ -1073,6 +1095,9 @@ static PyMethodDef methods[] = {
      "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or None when refused."},
     {"format_double", direct_format_double, METH_O,
      "format_double(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
+    {"api_format_double", (PyCFunction)(void (*)(void))api_format_double, METH_FASTCALL | METH_KEYWORDS,
+     "format_double($module, x, /)\n--\n\n"
+     "fastjcs.format_double: a float formatted as ECMAScript formats it (fastjcs.core.api says it all)."},
     {"bind_api", (PyCFunction)(void (*)(void))direct_bind_api, METH_FASTCALL,
      "bind_api(backends, native_backend, dumps, canonicalize, default_depth): the fast path of "
      "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},

@@ -185,7 +185,12 @@ def format_double(x: float) -> str:
 # the same signature that do the common call without their frames (backends.fast_api). The Python
 # functions stay here under their own names: the C ones hand them every other call.
 _python_dumps, _python_canonicalize = dumps, canonicalize
+_python_format_double = format_double
 if not TYPE_CHECKING:
     dumps, canonicalize = backends.fast_api(dumps, canonicalize, DEFAULT_MAX_DEPTH)
+    # format_double likewise: the direct entry's C function, which hands every call it does not
+    # serve (not an exact finite float, the Python backend in use) to the Python function above.
+    if dumps is not _python_dumps:
+        format_double = backends.impl()._direct.api_format_double
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]
