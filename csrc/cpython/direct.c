@@ -1093,11 +1093,10 @@ static PyMethodDef methods[] = {
      "canonicalize(bytes, max_depth, flags) -> bytes, or None when the text is refused."},
     {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
      "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or None when refused."},
-    {"format_double", direct_format_double, METH_O,
-     "format_double(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
-    {"api_format_double", (PyCFunction)(void (*)(void))api_format_double, METH_FASTCALL | METH_KEYWORDS,
-     "format_double($module, x, /)\n--\n\n"
-     "fastjcs.format_double: a float formatted as ECMAScript formats it (fastjcs.core.api says it all)."},
+    {"format_float", direct_format_double, METH_O,
+     "format_float(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
+    {"format_double", (PyCFunction)(void (*)(void))api_format_double, METH_FASTCALL | METH_KEYWORDS,
+     FJCS_DOC_FORMAT_DOUBLE},
     {"bind_api", (PyCFunction)(void (*)(void))direct_bind_api, METH_FASTCALL,
      "bind_api(backends, native_backend, dumps, canonicalize, default_depth): the fast path of "
      "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},

@@ -57,4 +57,10 @@
     ">>> canonicalize(b'{\"b\": 1E2, \"a\": [true, \"\\\\u00e9\"]}')\n" \
     "b'{\"a\":[true,\"\\xc3\\xa9\"],\"b\":100}'"
 
+#define FJCS_DOC_FORMAT_DOUBLE \
+    "format_double($module, x)\n" \
+    "--\n" \
+    "\n" \
+    "A float formatted as ECMAScript formats it (RFC 8785 section 3.2.2.3), e.g. 1e21 -> '1e+21'."
+
 #endif

@@ -25,7 +25,11 @@ HERE = Path(__file__).resolve().parent
 API = HERE.parents[1] / "src" / "fastjcs" / "core" / "api.py"
 HEADER = HERE / "direct_docs.h"
 #: The C functions documented, and the macro naming each one's docstring.
-FUNCTIONS = {"dumps": "FJCS_DOC_DUMPS", "canonicalize": "FJCS_DOC_CANONICALIZE"}
+FUNCTIONS = {
+    "dumps": "FJCS_DOC_DUMPS",
+    "canonicalize": "FJCS_DOC_CANONICALIZE",
+    "format_double": "FJCS_DOC_FORMAT_DOUBLE",
+}
 
 
 def _constants(module: ast.Module) -> dict[str, object]:

@@ -34,7 +34,11 @@ def test_header_is_what_the_generator_writes(gen):
 def test_the_docstrings_are_the_python_functions(gen):
     """Re-derived from the imported functions (inspect, not the generator's ast reading)."""
     docs = gen.docstrings(gen.API.read_text("utf-8"))
-    for name, fn in (("dumps", api._python_dumps), ("canonicalize", api._python_canonicalize)):
+    for name, fn in (
+        ("dumps", api._python_dumps),
+        ("canonicalize", api._python_canonicalize),
+        ("format_double", api._python_format_double),
+    ):
         signature, rest = docs[name].split("\n--\n\n")
         assert rest == inspect.cleandoc(fn.__doc__)
         plain = inspect.signature(fn).replace(

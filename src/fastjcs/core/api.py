@@ -191,6 +191,6 @@ if not TYPE_CHECKING:
     # format_double likewise: the direct entry's C function, which hands every call it does not
     # serve (not an exact finite float, the Python backend in use) to the Python function above.
     if dumps is not _python_dumps:
-        format_double = backends.impl()._direct.api_format_double
+        format_double = backends.impl()._direct.format_double
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

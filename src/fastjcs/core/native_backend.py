@@ -65,7 +65,7 @@ def _lender() -> Any:
 def format_double(x: float) -> str:
     """A double formatted as ECMAScript formats it, by the C core (through the direct entry on CPython)."""
     if _direct is not None:
-        text = _direct.format_double(x)
+        text = _direct.format_float(x)
         if text is not None:
             return text
         raise FloatDomainError(f"{x!r} is not representable in JCS")
