@@ -461,3 +461,32 @@ def test_a_job_removes_only_its_own_temporary_files(tmp_path):
     assert p.returncode == 0, p.stderr
     assert all(path.read_bytes() == b"not the job's" for path in keep)
     assert not leftover.exists() and (out / "a.jsonl.digests").exists()
+
+
+@pytest.mark.parametrize("first, second", [("out", "out/sub"), ("out/sub", "out")])
+def test_a_job_refuses_a_folder_inside_or_above_another_jobs(tmp_path, first, second):
+    """Issue 32, finding 4: job A on `out`, then job B on `out/sub` (or the other way round): each
+    locked only its own folder, B's clean-up removed A's temporary `out/sub/.x.jsonl.digests.*.part`
+    and A failed after all its work. Now B is refused, one line naming A's folder and command, and
+    nothing of A's is touched; once A ends, B runs."""
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    (tmp_path / "in" / "sub" / "x.jsonl").write_bytes(b"[1]\n")
+    (tmp_path / "out" / "sub").mkdir(parents=True)
+    partial = tmp_path / "out" / "sub" / ".x.jsonl.digests.0123abcd.part"  # as A writes it
+    holder = [sys.executable, "-c", "import sys, time; from fastjcs.bulk import jobs\n"
+              f"with jobs.locked({str(tmp_path / first)!r}):\n    print('held', flush=True); time.sleep(60)"]
+    a = subprocess.Popen(holder, env=_cli.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert a.stdout.readline() == b"held\n", a.stderr.read()
+        partial.write_bytes(b"A's half")
+        b = _cli.fastjcs("digest", "--jsonl", "in/sub/*.jsonl", "--output-dir", second, cwd=tmp_path)
+        assert b.returncode == 2, b.stderr
+        where = "inside" if second == "out" else "above"
+        _cli.one_line_error(b, f"--output-dir {second}: another job is writing to ", f"{where} this folder (pid {a.pid}")
+        assert partial.read_bytes() == b"A's half"
+        assert not list((tmp_path / "out").rglob("*.digests"))
+    finally:
+        a.kill()
+        a.wait()
+    b = _cli.fastjcs("digest", "--jsonl", "in/sub/*.jsonl", "--output-dir", second, cwd=tmp_path)
+    assert b.returncode == 0, b.stderr

@@ -24,7 +24,7 @@ record, another algorithm or profile, an input rewritten, an output truncated) i
 
 An output is never an input: a job whose output would be one of its inputs, or would be picked
 up by one of its input patterns (so that the next run digests its own outputs), is refused before
-anything is written. One job at a time writes to an output folder: `locked` holds a lock on it
+anything is written. One job at a time writes to an output folder tree: `locked` holds a lock on it
 for the job's length, and a second job is refused with the first one's process and command.
 
 `run_task` does one file, in any process (`fastjcs.dask` runs the tasks on a Dask cluster; the
@@ -41,7 +41,9 @@ import json
 import os
 import re
 import socket
+import stat
 import sys
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -255,7 +257,14 @@ def locked(output_dir: str) -> Iterator[None]:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for attempt in range(20):  # another job's look at this lock holds it for an instant
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if attempt == 19:
+                        raise
+                    time.sleep(0.005)
         except BlockingIOError:
             holder = _holder(fd)
             os.close(fd)
@@ -274,6 +283,23 @@ def locked(output_dir: str) -> Iterator[None]:
             break
         os.close(fd)
     try:
+        other = _held_nearby(output_dir)
+    except BaseException:
+        os.close(fd)
+        raise
+    if other is not None:
+        where, holder = other
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
+        raise JobError(
+            f"--output-dir {output_dir}: another job is writing to {where}, "
+            f"{'inside' if _inside(where, output_dir) else 'above'} this folder ({holder}); "
+            "wait for it to end, or choose a folder outside its tree"
+        )
+    try:
         me = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
@@ -289,6 +315,48 @@ def locked(output_dir: str) -> Iterator[None]:
         except OSError:
             pass
         os.close(fd)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real != top and os.path.commonpath([real, top]) == top
+
+
+def _held_nearby(output_dir: str) -> tuple[str, str] | None:
+    """The folder (and its holder) of another job's lock above `output_dir` or inside it, by
+    real path: two jobs in one folder tree would write (and clean) each other's files. A lock
+    file is held when its flock cannot be taken; one whose job has ended is not."""
+    import fcntl
+
+    top = os.path.realpath(output_dir)
+    candidates = []
+    up = os.path.dirname(top)
+    while True:
+        candidates.append(up)
+        parent = os.path.dirname(up)
+        if parent == up:
+            break
+        up = parent
+    for directory, subdirs, files in os.walk(top):
+        if directory != top and _LOCK in files:
+            candidates.append(directory)
+    for directory in candidates:
+        try:
+            fd = os.open(os.path.join(directory, _LOCK), os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return directory, _holder(fd)
+            except OSError:
+                continue
+        finally:
+            os.close(fd)  # releases a lock taken here to look
+    return None
 
 
 def _holder(fd: int) -> str:
