@@ -490,3 +490,37 @@ def test_a_job_refuses_a_folder_inside_or_above_another_jobs(tmp_path, first, se
         a.wait()
     b = _cli.fastjcs("digest", "--jsonl", "in/sub/*.jsonl", "--output-dir", second, cwd=tmp_path)
     assert b.returncode == 0, b.stderr
+
+
+def test_an_output_folder_that_is_a_symlink_to_the_inputs_is_refused(tmp_path):
+    """Issue 32, finding 5: with `ln -s logs out`, `digest --jsonl 'logs/*' --output-dir out` wrote
+    logs/a.jsonl.digests (which the next run digests). The outputs' real paths are compared now,
+    and so is a pattern written through a symlink."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_bytes(b'{"a":1}\n')
+    (tmp_path / "out").symlink_to("logs")
+    (tmp_path / "view").symlink_to("logs")
+    before = _tree(tmp_path)
+    for pattern, out in (("logs/*", "out"), ("view/*", "logs"), ("logs/**", "out/deeper")):
+        p = _cli.fastjcs("digest", "--jsonl", pattern, "--output-dir", out, cwd=tmp_path)
+        assert p.returncode == 2, (pattern, out, p.stderr)
+        _cli.one_line_error(p, f"--output-dir {out}: ", "choose an output folder outside the inputs")
+        assert _tree(tmp_path) == before
+
+
+def test_a_fifo_at_a_record_or_output_path_does_not_block_resume(tmp_path):
+    """Issue 32, finding 9: `mkfifo out/.a.jsonl.digests.fastjcs.json` made `--resume` wait forever
+    for a writer. Only regular files are read there: the input is done again."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b"[1]\n")
+    for fifo in (".a.jsonl.digests.fastjcs.json", "a.jsonl.digests"):
+        out = tmp_path / f"out{len(fifo)}"
+        out.mkdir()
+        if fifo.startswith("."):
+            (out / "a.jsonl.digests").write_bytes(b"stale\n")
+        os.mkfifo(out / fifo)
+        p = _cli.fastjcs("digest", "--jsonl", "in/*.jsonl", "--output-dir", out.name, "--resume", cwd=tmp_path, timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.startswith(b"1 files (0 done by an earlier run)"), p.stdout
+        assert (out / "a.jsonl.digests").read_bytes() == reference(tmp_path / "in" / "a.jsonl")

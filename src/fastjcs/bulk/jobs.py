@@ -140,6 +140,15 @@ def _matches(pattern: str, path: str) -> bool:
     return match(0, 0)
 
 
+def _spellings(pattern: str) -> set[str]:
+    """A glob as written (absolute) and with the folders before its first wildcard resolved
+    (`link/*` where link is a symlink to logs is also `/.../logs/*`)."""
+    parts = os.path.abspath(pattern).split(os.sep)
+    fixed = next(i for i, part in enumerate(parts) if _glob.has_magic(part))
+    resolved = os.path.realpath(os.sep.join(parts[:fixed]) or os.sep)
+    return {os.path.abspath(pattern), os.path.join(resolved, *parts[fixed:])}
+
+
 def outputs(sources: Sequence[str], output_dir: str, kind: str, patterns: Sequence[str] = ()) -> list[str]:
     """The output path of each input (nothing is written): ``<output_dir>/<name><suffix>``, where
     ``<name>`` is the input's path relative to the folder all the inputs share.
@@ -160,13 +169,14 @@ def outputs(sources: Sequence[str], output_dir: str, kind: str, patterns: Sequen
         if output in seen:
             raise JobError(f"{source}: named twice")
         seen.add(output)
-        if os.path.realpath(output) in inputs:
+        real = os.path.realpath(output)  # an output folder may be a symlink into the inputs
+        if real in inputs:
             raise JobError(
                 f"--output-dir {output_dir}: the output {output} is one of the inputs (it would be "
                 "overwritten, then digested); choose an output folder outside the inputs"
             )
         for pattern in globs:
-            if _matches(os.path.abspath(pattern), os.path.abspath(output)):
+            if any(_matches(p, o) for p in _spellings(pattern) for o in (os.path.abspath(output), real)):
                 raise JobError(
                     f"--output-dir {output_dir}: the output {output} matches the input pattern "
                     f"{pattern} (a rerun would digest its own outputs); choose an output folder "
@@ -444,10 +454,8 @@ def _finished(task: Task, settings: jsonl.Settings) -> Result | None:
     Its failed lines are read back from its output (without their byte offsets, which only the
     first run's notes carry)."""
     try:
-        with open(record_path(task.output), "rb") as f:
-            record = json.load(f)
-        with open(task.output, "rb") as f:
-            data = f.read()
+        record = json.loads(_read_regular(record_path(task.output)))
+        data = _read_regular(task.output)
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict):
@@ -475,6 +483,16 @@ def _finished(task: Task, settings: jsonl.Settings) -> Result | None:
     errors = table.column("error").to_pylist()
     notes = [f"row {i}: {e}" for i, e in enumerate(errors) if e is not None]
     return Result(task.source, task.output, table.num_rows, notes, skipped=True)
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of `path` if it is a regular file; OSError otherwise. A FIFO (or a device) there
+    is opened without waiting for a writer and refused, never read: it would block forever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return f.read()
 
 
 _ERROR_LINE = re.compile(rb"^error:(.*)$", re.M)
