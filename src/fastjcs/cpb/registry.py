@@ -42,7 +42,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from ..core import strict
 from ..core.api import DEFAULT_MAX_DEPTH, dumps
+from ..core.errors import CanonicalizationError
 from ._digest import CANONICALIZATIONS, historical_preimage, historical_preimage_text, sha256_hex
 from .constraints import ContextConstraints, constraints_for
 from .errors import ContextResolutionError, IdentifierMismatchError, SnapshotFormatError
@@ -323,28 +325,54 @@ class Registry:
     # ---- loading ----
     @classmethod
     def from_json(cls, data: bytes | str | Mapping[str, Any], *, pinned: bool = False) -> Registry:
-        doc = json.loads(data) if isinstance(data, (bytes, str)) else data
+        """A snapshot from its JSON text (read by fastjcs's strict parser: a repeated member
+        name, a lone surrogate or a depth past the limit is refused) or its parsed value. Every
+        malformed snapshot is a SnapshotFormatError naming the place ("$.artifact_types.x: ...")."""
+        if isinstance(data, (bytes, str)):
+            try:
+                doc = strict.load(data)
+            except CanonicalizationError as exc:
+                raise SnapshotFormatError(f"not a registry snapshot fastjcs's strict parser reads: {exc}") from None
+        else:
+            doc = data
         if not isinstance(doc, Mapping) or doc.get("schema_version") != "1":
             raise SnapshotFormatError("not a schema_version 1 registry snapshot")
-        algorithms = {}
-        for name, entry in _members(doc, "canonicalization_algorithms").items():
-            algorithms[name] = CanonicalizationEntry(
-                name,
-                _text(entry, "description"),
-                _text(entry, "reference"),
-                parse_status(entry.get("status")),
-                entry["status"],
-                _digest_alg(name, entry.get("digest_alg")),
-                _cose_alg(name, entry.get("cose_alg")),
-            )
-        types = {}
-        for name, entry in _members(doc, "artifact_types").items():
-            contexts = tuple(_context(name, c) for c in entry.get("digest_contexts", ()))
-            types[name] = ArtifactType(
-                name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
-            )
-        digest = doc.get("snapshot_sha256")
-        findings = tuple(schema_findings(doc))
+        where = "$"
+        try:
+            algorithms = {}
+            for name, entry in _members(doc, "canonicalization_algorithms").items():
+                where = f"$.canonicalization_algorithms.{name}"
+                algorithms[name] = CanonicalizationEntry(
+                    name,
+                    _text(entry, "description"),
+                    _text(entry, "reference"),
+                    parse_status(entry.get("status")),
+                    entry["status"],
+                    _digest_alg(name, entry.get("digest_alg")),
+                    _cose_alg(name, entry.get("cose_alg")),
+                )
+            types = {}
+            for name, entry in _members(doc, "artifact_types").items():
+                where = f"$.artifact_types.{name}"
+                listed = entry.get("digest_contexts", ())
+                if not isinstance(listed, (list, tuple)):
+                    raise SnapshotFormatError(f"{where}.digest_contexts: a list of digest contexts, not {listed!r}")
+                contexts = tuple(_context(name, c) for c in listed)
+                types[name] = ArtifactType(
+                    name, _text(entry, "reference"), parse_status(entry.get("status")), entry["status"], contexts
+                )
+            where = "$"
+            digest = doc.get("snapshot_sha256")
+            findings = tuple(schema_findings(doc))
+        except SnapshotFormatError as exc:
+            if str(exc).startswith("$"):
+                raise
+            raise SnapshotFormatError(f"{where}: {exc}") from None
+        except RecursionError:
+            raise SnapshotFormatError(f"{where}: nested deeper than a snapshot can be read") from None
+        except (TypeError, KeyError, AttributeError, ValueError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise SnapshotFormatError(f"{where}: malformed ({what})") from None
         return cls(algorithms, types, pinned, "1", digest if isinstance(digest, str) else None, doc, findings)
 
     @classmethod
