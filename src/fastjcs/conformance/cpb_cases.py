@@ -199,10 +199,13 @@ class Vector:
     @classmethod
     def load(cls, path: Path, root: Path) -> Vector:
         raw = path.read_bytes()
-        doc = json.loads(raw)
-        if not isinstance(doc, dict):
-            raise ValueError("a vector file holds one JSON object")
-        members = member_texts(raw)
+        try:
+            doc = json.loads(raw)
+            if not isinstance(doc, dict):
+                raise ValueError("a vector file holds one JSON object")
+            members = member_texts(raw)
+        except RecursionError:  # the ValueError of a file nested past what Python code walks
+            raise ValueError(f"{path}: nested too deep to be read") from None
         return cls(path.relative_to(root).as_posix(), path, doc, members)
 
     def text(self, key: str) -> bytes:
