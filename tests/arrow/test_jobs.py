@@ -473,8 +473,12 @@ def test_a_job_refuses_a_folder_inside_or_above_another_jobs(tmp_path, first, se
     (tmp_path / "in" / "sub" / "x.jsonl").write_bytes(b"[1]\n")
     (tmp_path / "out" / "sub").mkdir(parents=True)
     partial = tmp_path / "out" / "sub" / ".x.jsonl.digests.0123abcd.part"  # as A writes it
-    holder = [sys.executable, "-c", "import sys, time; from fastjcs.bulk import jobs\n"
-              f"with jobs.locked({str(tmp_path / first)!r}):\n    print('held', flush=True); time.sleep(60)"]
+    holder = [
+        sys.executable,
+        "-c",
+        "import sys, time; from fastjcs.bulk import jobs\n"
+        f"with jobs.locked({str(tmp_path / first)!r}):\n    print('held', flush=True); time.sleep(60)",
+    ]
     a = subprocess.Popen(holder, env=_cli.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert a.stdout.readline() == b"held\n", a.stderr.read()
@@ -482,7 +486,9 @@ def test_a_job_refuses_a_folder_inside_or_above_another_jobs(tmp_path, first, se
         b = _cli.fastjcs("digest", "--jsonl", "in/sub/*.jsonl", "--output-dir", second, cwd=tmp_path)
         assert b.returncode == 2, b.stderr
         where = "inside" if second == "out" else "above"
-        _cli.one_line_error(b, f"--output-dir {second}: another job is writing to ", f"{where} this folder (pid {a.pid}")
+        _cli.one_line_error(
+            b, f"--output-dir {second}: another job is writing to ", f"{where} this folder (pid {a.pid}"
+        )
         assert partial.read_bytes() == b"A's half"
         assert not list((tmp_path / "out").rglob("*.digests"))
     finally:
@@ -520,7 +526,9 @@ def test_a_fifo_at_a_record_or_output_path_does_not_block_resume(tmp_path):
         if fifo.startswith("."):
             (out / "a.jsonl.digests").write_bytes(b"stale\n")
         os.mkfifo(out / fifo)
-        p = _cli.fastjcs("digest", "--jsonl", "in/*.jsonl", "--output-dir", out.name, "--resume", cwd=tmp_path, timeout=60)
+        p = _cli.fastjcs(
+            "digest", "--jsonl", "in/*.jsonl", "--output-dir", out.name, "--resume", cwd=tmp_path, timeout=60
+        )
         assert p.returncode == 0, p.stderr
         assert p.stdout.startswith(b"1 files (0 done by an earlier run)"), p.stdout
         assert (out / "a.jsonl.digests").read_bytes() == reference(tmp_path / "in" / "a.jsonl")

@@ -20,8 +20,12 @@ def _limited() -> None:
 @pytest.mark.parametrize("argv", [["canon", "/dev/zero"], ["digest", "/dev/zero"], ["digest", "--jsonl", "/dev/zero"]])
 def test_out_of_memory_is_one_line_naming_the_input(argv):
     p = subprocess.run(
-        [sys.executable, "-m", "fastjcs", *argv], env=_cli.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        preexec_fn=_limited, timeout=120,
+        [sys.executable, "-m", "fastjcs", *argv],
+        env=_cli.env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=_limited,
+        timeout=120,
     )
     assert p.returncode == 2, p.stderr[-2000:]
     _cli.one_line_error(p, f"fastjcs {argv[0]}: out of memory: the input /dev/zero did not fit")
@@ -35,7 +39,13 @@ def test_a_nul_in_a_check_line_is_one_line(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "argv", [["vectors", "vec"], ["vectors", "vec/deep.json"], ["serve-vector", "vec/deep.json"], ["crosscheck", "--impl", "true", "--vectors", "vec"]]
+    "argv",
+    [
+        ["vectors", "vec"],
+        ["vectors", "vec/deep.json"],
+        ["serve-vector", "vec/deep.json"],
+        ["crosscheck", "--impl", "true", "--vectors", "vec"],
+    ],
 )
 def test_a_vector_file_nested_1200_deep_is_one_line(tmp_path, argv):
     (tmp_path / "vec").mkdir()

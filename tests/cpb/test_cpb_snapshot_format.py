@@ -31,7 +31,11 @@ def test_a_snapshot_with_a_repeated_name_is_refused(tmp_path):
     assert doctored != raw
     path = tmp_path / "snapshot.json"
     path.write_text(doctored, encoding="utf-8")
-    for read in (lambda: Registry.from_json(doctored), lambda: Registry.from_json(doctored.encode()), lambda: Registry.load(path)):
+    for read in (
+        lambda: Registry.from_json(doctored),
+        lambda: Registry.from_json(doctored.encode()),
+        lambda: Registry.load(path),
+    ):
         with pytest.raises(SnapshotFormatError, match="duplicate.*jcs-n|jcs-n.*duplicate"):
             read()
 

@@ -347,7 +347,7 @@ def _held_nearby(output_dir: str) -> tuple[str, str] | None:
         if parent == up:
             break
         up = parent
-    for directory, subdirs, files in os.walk(top):
+    for directory, _, files in os.walk(top):
         if directory != top and _LOCK in files:
             candidates.append(directory)
     for directory in candidates:

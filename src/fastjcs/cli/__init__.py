@@ -743,7 +743,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return _reader_gone()
     except MemoryError:  # one line naming what did not fit, never a traceback
-        print(f"{name}: out of memory: {_what_did_not_fit(args)} did not fit in the memory this process may use", file=sys.stderr)
+        print(
+            f"{name}: out of memory: {_what_did_not_fit(args)} did not fit in the memory this process may use",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     except RecursionError:  # a document nested past what Python code walks (a vector file, a manifest)
         print(f"{name}: {_what_did_not_fit(args)}: nested too deep to be read", file=sys.stderr)
