@@ -38,7 +38,7 @@ from ..cpb.registry import (
 from ..cpb.vintage import Vintage
 from ..profiles import typed_refs
 from ..profiles.typed_refs import TypedRefVerdict
-from .reader import member_texts, read_document
+from .reader import member_texts
 
 # ---------------------------------------------------------------------------------------------------
 # What an upstream failure_reason means here
