@@ -1004,7 +1004,7 @@ def _in_commands(message: str, target: str) -> str:
         (r"ExecutionRegistry\((?:path|url)\) opens an existing registry, ", ""),
         (rf"ExecutionRegistry\.create{call}", f"`fastjcs registry create {shown}`"),
     ):
-        message = re.sub(pattern, lambda m, words=words: words, message)
+        message = re.sub(pattern, words.replace("\\", "\\\\"), message)  # (words taken literally)
     return message
 
 
