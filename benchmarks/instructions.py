@@ -89,8 +89,17 @@ def total_ir(lib: str, workload: str, rounds: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.out"
         subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
-             "--driver", lib, workload, str(rounds)],
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                __file__,
+                "--driver",
+                lib,
+                workload,
+                str(rounds),
+            ],
             check=True,
             capture_output=True,
             env=dict(os.environ, PYTHONHASHSEED="0"),
@@ -121,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         loop = per_call("loop", w)
         ir = {lib: per_call(lib, w) - loop for lib in LIBS}
         f = ir["fastjcs"]
-        print(f"{w:<10}{f:>12,.0f}{ir['orjson']:>12,.0f}{ir['msgspec']:>12,.0f}"
-              f"{ir['orjson'] / f:>10.2f}{ir['msgspec'] / f:>11.2f}")
+        print(
+            f"{w:<10}{f:>12,.0f}{ir['orjson']:>12,.0f}{ir['msgspec']:>12,.0f}"
+            f"{ir['orjson'] / f:>10.2f}{ir['msgspec'] / f:>11.2f}"
+        )
     return 0
 
 

@@ -461,3 +461,74 @@ def test_a_job_removes_only_its_own_temporary_files(tmp_path):
     assert p.returncode == 0, p.stderr
     assert all(path.read_bytes() == b"not the job's" for path in keep)
     assert not leftover.exists() and (out / "a.jsonl.digests").exists()
+
+
+@pytest.mark.parametrize("first, second", [("out", "out/sub"), ("out/sub", "out")])
+def test_a_job_refuses_a_folder_inside_or_above_another_jobs(tmp_path, first, second):
+    """Issue 32, finding 4: job A on `out`, then job B on `out/sub` (or the other way round): each
+    locked only its own folder, B's clean-up removed A's temporary `out/sub/.x.jsonl.digests.*.part`
+    and A failed after all its work. Now B is refused, one line naming A's folder and command, and
+    nothing of A's is touched; once A ends, B runs."""
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    (tmp_path / "in" / "sub" / "x.jsonl").write_bytes(b"[1]\n")
+    (tmp_path / "out" / "sub").mkdir(parents=True)
+    partial = tmp_path / "out" / "sub" / ".x.jsonl.digests.0123abcd.part"  # as A writes it
+    holder = [
+        sys.executable,
+        "-c",
+        "import sys, time; from fastjcs.bulk import jobs\n"
+        f"with jobs.locked({str(tmp_path / first)!r}):\n    print('held', flush=True); time.sleep(60)",
+    ]
+    a = subprocess.Popen(holder, env=_cli.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert a.stdout.readline() == b"held\n", a.stderr.read()
+        partial.write_bytes(b"A's half")
+        b = _cli.fastjcs("digest", "--jsonl", "in/sub/*.jsonl", "--output-dir", second, cwd=tmp_path)
+        assert b.returncode == 2, b.stderr
+        where = "inside" if second == "out" else "above"
+        _cli.one_line_error(
+            b, f"--output-dir {second}: another job is writing to ", f"{where} this folder (pid {a.pid}"
+        )
+        assert partial.read_bytes() == b"A's half"
+        assert not list((tmp_path / "out").rglob("*.digests"))
+    finally:
+        a.kill()
+        a.wait()
+    b = _cli.fastjcs("digest", "--jsonl", "in/sub/*.jsonl", "--output-dir", second, cwd=tmp_path)
+    assert b.returncode == 0, b.stderr
+
+
+def test_an_output_folder_that_is_a_symlink_to_the_inputs_is_refused(tmp_path):
+    """Issue 32, finding 5: with `ln -s logs out`, `digest --jsonl 'logs/*' --output-dir out` wrote
+    logs/a.jsonl.digests (which the next run digests). The outputs' real paths are compared now,
+    and so is a pattern written through a symlink."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_bytes(b'{"a":1}\n')
+    (tmp_path / "out").symlink_to("logs")
+    (tmp_path / "view").symlink_to("logs")
+    before = _tree(tmp_path)
+    for pattern, out in (("logs/*", "out"), ("view/*", "logs"), ("logs/**", "out/deeper")):
+        p = _cli.fastjcs("digest", "--jsonl", pattern, "--output-dir", out, cwd=tmp_path)
+        assert p.returncode == 2, (pattern, out, p.stderr)
+        _cli.one_line_error(p, f"--output-dir {out}: ", "choose an output folder outside the inputs")
+        assert _tree(tmp_path) == before
+
+
+def test_a_fifo_at_a_record_or_output_path_does_not_block_resume(tmp_path):
+    """Issue 32, finding 9: `mkfifo out/.a.jsonl.digests.fastjcs.json` made `--resume` wait forever
+    for a writer. Only regular files are read there: the input is done again."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b"[1]\n")
+    for fifo in (".a.jsonl.digests.fastjcs.json", "a.jsonl.digests"):
+        out = tmp_path / f"out{len(fifo)}"
+        out.mkdir()
+        if fifo.startswith("."):
+            (out / "a.jsonl.digests").write_bytes(b"stale\n")
+        os.mkfifo(out / fifo)
+        p = _cli.fastjcs(
+            "digest", "--jsonl", "in/*.jsonl", "--output-dir", out.name, "--resume", cwd=tmp_path, timeout=60
+        )
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.startswith(b"1 files (0 done by an earlier run)"), p.stdout
+        assert (out / "a.jsonl.digests").read_bytes() == reference(tmp_path / "in" / "a.jsonl")

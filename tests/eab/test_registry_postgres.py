@@ -306,3 +306,56 @@ def test_server_restart_during_a_race(schemas, restartable, tmp_path):
         for w, a in answers.items():
             if w != owner and key in a:
                 assert a[key][0] == "REPLAY_IN_FLIGHT", (key, w, a[key])
+
+
+def test_concurrent_migrations_and_openings(schemas):
+    """Issue 32, finding 11: four `migrate` at once on a format-1 registry: one answered (1, 2), the
+    others "relation ... already exists ... call again once the server is back"; an opening during
+    the migration's commit said the schema "does not hold the tables of registry format 2". Now
+    migrations take the schema lock and re-read the format under it (one (1, 2), the rest (2, 2)),
+    and an opening waits for the commit."""
+    for _ in range(2):
+        _race_migrations_and_openings(schemas.new())
+
+
+def _race_migrations_and_openings(url: str) -> None:
+    ExecutionRegistry.create(url).close()
+    with admin() as conn:  # back to format 1
+        conn.execute(f"DROP TABLE {_schema_of(url)}.fastjcs_reservation_refusals")
+        conn.execute(f"UPDATE {_schema_of(url)}.fastjcs_registry_version SET version = 1")
+    answers: list = []
+    opened: list = []
+    start = threading.Barrier(6)
+    done = threading.Event()
+
+    def migrate() -> None:
+        start.wait()
+        try:
+            answers.append(ExecutionRegistry.migrate(url))
+        except Exception as exc:  # noqa: BLE001 - the test reports it
+            answers.append(repr(exc))
+
+    def open_() -> None:
+        start.wait()
+        while not done.is_set():
+            try:
+                ExecutionRegistry(url).close()
+                opened.append("ok")
+            except RegistryFormatError as exc:
+                opened.append("old" if "ExecutionRegistry.migrate(url)" in str(exc) else repr(exc))
+
+    threads = [threading.Thread(target=migrate) for _ in range(4)] + [threading.Thread(target=open_) for _ in range(2)]
+    with admin() as holder:  # every call waits on the version table, then all go at once
+        with holder.transaction():
+            holder.execute(f"LOCK TABLE {_schema_of(url)}.fastjcs_registry_version IN ACCESS EXCLUSIVE MODE")
+            for t in threads:
+                t.start()
+            time.sleep(1)
+    for t in threads[:4]:
+        t.join(60)
+    done.set()
+    for t in threads[4:]:
+        t.join(60)
+    assert sorted(map(str, answers)) == ["(1, 2)", "(2, 2)", "(2, 2)", "(2, 2)"], answers
+    assert set(opened) <= {"ok", "old"}, [o for o in opened if o not in ("ok", "old")][:3]
+    ExecutionRegistry(url).close()

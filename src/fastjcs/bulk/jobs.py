@@ -24,7 +24,7 @@ record, another algorithm or profile, an input rewritten, an output truncated) i
 
 An output is never an input: a job whose output would be one of its inputs, or would be picked
 up by one of its input patterns (so that the next run digests its own outputs), is refused before
-anything is written. One job at a time writes to an output folder: `locked` holds a lock on it
+anything is written. One job at a time writes to an output folder tree: `locked` holds a lock on it
 for the job's length, and a second job is refused with the first one's process and command.
 
 `run_task` does one file, in any process (`fastjcs.dask` runs the tasks on a Dask cluster; the
@@ -41,7 +41,9 @@ import json
 import os
 import re
 import socket
+import stat
 import sys
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -138,6 +140,15 @@ def _matches(pattern: str, path: str) -> bool:
     return match(0, 0)
 
 
+def _spellings(pattern: str) -> set[str]:
+    """A glob as written (absolute) and with the folders before its first wildcard resolved
+    (`link/*` where link is a symlink to logs is also `/.../logs/*`)."""
+    parts = os.path.abspath(pattern).split(os.sep)
+    fixed = next(i for i, part in enumerate(parts) if _glob.has_magic(part))
+    resolved = os.path.realpath(os.sep.join(parts[:fixed]) or os.sep)
+    return {os.path.abspath(pattern), os.path.join(resolved, *parts[fixed:])}
+
+
 def outputs(sources: Sequence[str], output_dir: str, kind: str, patterns: Sequence[str] = ()) -> list[str]:
     """The output path of each input (nothing is written): ``<output_dir>/<name><suffix>``, where
     ``<name>`` is the input's path relative to the folder all the inputs share.
@@ -158,13 +169,14 @@ def outputs(sources: Sequence[str], output_dir: str, kind: str, patterns: Sequen
         if output in seen:
             raise JobError(f"{source}: named twice")
         seen.add(output)
-        if os.path.realpath(output) in inputs:
+        real = os.path.realpath(output)  # an output folder may be a symlink into the inputs
+        if real in inputs:
             raise JobError(
                 f"--output-dir {output_dir}: the output {output} is one of the inputs (it would be "
                 "overwritten, then digested); choose an output folder outside the inputs"
             )
         for pattern in globs:
-            if _matches(os.path.abspath(pattern), os.path.abspath(output)):
+            if any(_matches(p, o) for p in _spellings(pattern) for o in (os.path.abspath(output), real)):
                 raise JobError(
                     f"--output-dir {output_dir}: the output {output} matches the input pattern "
                     f"{pattern} (a rerun would digest its own outputs); choose an output folder "
@@ -255,7 +267,14 @@ def locked(output_dir: str) -> Iterator[None]:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for attempt in range(20):  # another job's look at this lock holds it for an instant
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if attempt == 19:
+                        raise
+                    time.sleep(0.005)
         except BlockingIOError:
             holder = _holder(fd)
             os.close(fd)
@@ -273,6 +292,23 @@ def locked(output_dir: str) -> Iterator[None]:
         if same:
             break
         os.close(fd)
+    try:
+        other = _held_nearby(output_dir)
+    except BaseException:
+        os.close(fd)
+        raise
+    if other is not None:
+        where, holder = other
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
+        raise JobError(
+            f"--output-dir {output_dir}: another job is writing to {where}, "
+            f"{'inside' if _inside(where, output_dir) else 'above'} this folder ({holder}); "
+            "wait for it to end, or choose a folder outside its tree"
+        )
     try:
         me = {
             "pid": os.getpid(),
@@ -292,6 +328,48 @@ def locked(output_dir: str) -> Iterator[None]:
         except OSError:
             pass
         os.close(fd)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real != top and os.path.commonpath([real, top]) == top
+
+
+def _held_nearby(output_dir: str) -> tuple[str, str] | None:
+    """The folder (and its holder) of another job's lock above `output_dir` or inside it, by
+    real path: two jobs in one folder tree would write (and clean) each other's files. A lock
+    file is held when its flock cannot be taken; one whose job has ended is not."""
+    import fcntl
+
+    top = os.path.realpath(output_dir)
+    candidates = []
+    up = os.path.dirname(top)
+    while True:
+        candidates.append(up)
+        parent = os.path.dirname(up)
+        if parent == up:
+            break
+        up = parent
+    for directory, _, files in os.walk(top):
+        if directory != top and _LOCK in files:
+            candidates.append(directory)
+    for directory in candidates:
+        try:
+            fd = os.open(os.path.join(directory, _LOCK), os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return directory, _holder(fd)
+            except OSError:
+                continue
+        finally:
+            os.close(fd)  # releases a lock taken here to look
+    return None
 
 
 def _holder(fd: int) -> str:
@@ -379,10 +457,8 @@ def _finished(task: Task, settings: jsonl.Settings) -> Result | None:
     Its failed lines are read back from its output (without their byte offsets, which only the
     first run's notes carry)."""
     try:
-        with open(record_path(task.output), "rb") as f:
-            record = json.load(f)
-        with open(task.output, "rb") as f:
-            data = f.read()
+        record = json.loads(_read_regular(record_path(task.output)))
+        data = _read_regular(task.output)
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict):
@@ -410,6 +486,16 @@ def _finished(task: Task, settings: jsonl.Settings) -> Result | None:
     errors = table.column("error").to_pylist()
     notes = [f"row {i}: {e}" for i, e in enumerate(errors) if e is not None]
     return Result(task.source, task.output, table.num_rows, notes, skipped=True)
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of `path` if it is a regular file; OSError otherwise. A FIFO (or a device) there
+    is opened without waiting for a writer and refused, never read: it would block forever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return f.read()
 
 
 _ERROR_LINE = re.compile(rb"^error:(.*)$", re.M)

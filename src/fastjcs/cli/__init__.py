@@ -754,6 +754,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
+def _what_did_not_fit(args: argparse.Namespace | None) -> str:
+    """The inputs of the command (for an error that has no file of its own)."""
+    files = getattr(args, "file", None)
+    names = [files] if isinstance(files, str) else list(files or [])
+    names = ["stdin" if n == "-" else str(n) for n in names]
+    if not names:
+        return "the input"
+    return "the input " + ", ".join(names[:3]) + (f" (and {len(names) - 3} more)" if len(names) > 3 else "")
+
+
 def _main(argv: Sequence[str] | None) -> int:
     name = "fastjcs"
     args: argparse.Namespace | None = None
@@ -781,6 +791,18 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return _reader_gone()
+    except MemoryError:  # one line naming what did not fit, never a traceback
+        print(
+            f"{name}: out of memory: {_what_did_not_fit(args)} did not fit in the memory this process may use",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    except RecursionError:  # a document nested past what Python code walks (a vector file, a manifest)
+        print(f"{name}: {_what_did_not_fit(args)}: nested too deep to be read", file=sys.stderr)
+        return EXIT_ERROR
+    except ValueError as exc:  # e.g. a name with a NUL byte given to open(): one line, not a traceback
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt as exc:  # SIGINT, or Interrupted: SIGTERM, SIGHUP
         status, signame = interrupted_status(exc)
         try:

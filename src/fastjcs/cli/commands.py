@@ -859,7 +859,7 @@ def suite_kind(path: Path) -> str:
     try:
         if files and all(is_eab_file(read_document(f.read_bytes())) for f in files):
             return "eab"
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not an EAB file: the CPB runner names what is wrong
         pass
     return "cpb"
 
@@ -1004,7 +1004,7 @@ def _in_commands(message: str, target: str) -> str:
         (r"ExecutionRegistry\((?:path|url)\) opens an existing registry, ", ""),
         (rf"ExecutionRegistry\.create{call}", f"`fastjcs registry create {shown}`"),
     ):
-        message = re.sub(pattern, lambda m, words=words: words, message)
+        message = re.sub(pattern, words.replace("\\", "\\\\"), message)  # (words taken literally)
     return message
 
 

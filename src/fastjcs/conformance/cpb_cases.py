@@ -21,7 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from ..core.errors import DuplicateKeyError
+from ..core.documents import read_json
+from ..core.errors import CanonicalizationError, DuplicateKeyError
 from ..cpb import checker, historical_preimage, historical_preimage_text, normalize, verify_derived_identifier
 from ..cpb.errors import (
     DuplicateNameError,
@@ -37,7 +38,7 @@ from ..cpb.registry import (
 from ..cpb.vintage import Vintage
 from ..profiles import typed_refs
 from ..profiles.typed_refs import TypedRefVerdict
-from .reader import member_texts, read_document
+from .reader import member_texts
 
 # ---------------------------------------------------------------------------------------------------
 # What an upstream failure_reason means here
@@ -185,10 +186,16 @@ FASTJCS = Implementation()
 # ---------------------------------------------------------------------------------------------------
 
 
+#: The members of a vector file that carry the text under test (read as written, never judged
+#: by a parser: a must-fail vector's input may repeat a name on purpose).
+_SUBJECTS = frozenset({"input", "action", "record"})
+
+
 @dataclass(frozen=True)
 class Vector:
-    """A vector file: its metadata (read_document: a repeated top-level name refused) and the raw text of each
-    top-level member's value, read token-preserving: `{"count": -0}` stays `-0`."""
+    """A vector file: its metadata (a repeated top-level name refused, the envelope's members read
+    by the strict parser) and the raw text of each top-level member's value, read
+    token-preserving: `{"count": -0}` stays `-0`."""
 
     name: str
     path: Path
@@ -199,8 +206,29 @@ class Vector:
     @classmethod
     def load(cls, path: Path, root: Path) -> Vector:
         raw = path.read_bytes()
-        doc = read_document(raw)
-        members = member_texts(raw)
+        outer: list[list[tuple[str, Any]]] = []
+
+        def pairs(found: list[tuple[str, Any]]) -> dict[str, Any]:
+            outer[:] = [found]  # the top-level object closes last
+            return dict(found)
+
+        try:
+            doc = json.loads(raw, object_pairs_hook=pairs)
+            if not isinstance(doc, dict):
+                raise ValueError("a vector file holds one JSON object")
+            names = [name for name, _ in outer[0]]
+            if len(set(names)) != len(names):
+                twice = next(n for n in names if names.count(n) > 1)
+                raise ValueError(f"{path}: the member name {twice!r} is repeated (which one is the vector's?)")
+            members = member_texts(raw)
+            for name, text in members.items():  # the envelope is read strictly; the texts under test are not
+                if name not in _SUBJECTS:
+                    try:
+                        read_json(text)
+                    except CanonicalizationError as exc:
+                        raise ValueError(f"{path}: member {name!r}: {exc}") from None
+        except RecursionError:  # the ValueError of a file nested past what Python code walks
+            raise ValueError(f"{path}: nested too deep to be read") from None
         return cls(path.relative_to(root).as_posix(), path, doc, members)
 
     def text(self, key: str) -> bytes:

@@ -602,15 +602,15 @@ def _cose_alg(name: str, value: Any) -> int | None:
 
 @contextmanager
 def _entry(table: str, name: str) -> Iterator[None]:
-    """Reading one entry of a snapshot's table: any failure the checks above did not word (a value
-    of a type no reader expects, such as a list where prose goes) is a SnapshotFormatError naming
-    the entry, never a raw TypeError."""
+    """Reading one entry of a snapshot's table: every failure is a SnapshotFormatError led by the
+    entry's JSON path (`$.artifact_types.NAME: ...`), also one the checks above did not word (a value
+    of a type no reader expects), never a raw TypeError."""
     try:
         yield
-    except SnapshotFormatError:
-        raise
+    except SnapshotFormatError as exc:
+        raise SnapshotFormatError(f"$.{table}.{name}: {exc}") from None
     except (TypeError, KeyError, AttributeError, ValueError) as exc:
-        raise SnapshotFormatError(f"{table}[{name!r}]: malformed entry ({type(exc).__name__}: {exc})") from None
+        raise SnapshotFormatError(f"$.{table}.{name}: malformed entry ({type(exc).__name__}: {exc})") from None
 
 
 def _members(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:

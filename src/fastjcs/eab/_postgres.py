@@ -178,7 +178,8 @@ _EXPECTED_KEYS = sorted(
         (_EVENTS, "f", ("agent_identity", "execution_id"), _TABLE, ("agent_identity", "execution_id")),
     ]
 )
-# Serialises concurrent create() calls on one database (pg_advisory_xact_lock's key: "FJXR").
+# Serialises concurrent create() and migrate() calls on one database, and holds an opening off
+# a migration until it commits (pg_advisory_xact_lock's key: "FJXR").
 _CREATE_LOCK = 0x464A5852
 # TCP keepalives for every connection, unless the URL sets its own: a peer that vanished from the
 # network is noticed within about keepalives_idle + keepalives_interval * keepalives_count s.
@@ -469,6 +470,11 @@ class PostgresStore:
                 if mode == "create":
                     self._create(tx.conn)
                 else:
+                    # A migration holds the schema lock until it commits: a second one waits and
+                    # finds the format it left (nothing to do), an opening waits and reads one
+                    # format (never the old version row beside the new tables).
+                    lock = "pg_advisory_xact_lock" if mode == "migrate" else "pg_advisory_xact_lock_shared"
+                    tx.conn.execute(f"SELECT {lock}(%s)", (_CREATE_LOCK,))
                     self.found_version = self._check(tx.conn, mode)
                     if self.found_version != _FORMAT_VERSION:  # "migrate" of format 1
                         for statement in _REFUSALS_SCHEMA:
