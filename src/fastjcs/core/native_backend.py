@@ -272,7 +272,7 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
 # start. Strings are escaped by json.encoder's encode_basestring (the pure-Python backend's: the RFC
 # 8785 set) when the escape search finds a character to escape. Member names are sorted as str,
 # and by their UTF-16 code units where the two orders differ (a name at or above U+E000); each
-# name's text, '{"name":' and ',"name":', is kept in a bounded table (`_NAMES`), as names recur.
+# name's text, '{"name":' and ',"name":', is kept in bounded tables (`_FIRST`, `_NEXT`), as names recur.
 try:
     from __pypy__.builders import StringBuilder as _StringBuilder
 except ImportError:
@@ -287,18 +287,21 @@ _PYPY_LEAVES = (_Leave, UnicodeEncodeError, KeyError, IndexError)  # the last tw
 _needs_escape = re.compile(r'[\x00-\x1f"\\]').search
 _escape = _python._escape
 _utf16_key = _python._utf16_key
-_NAMES: dict[str, tuple[str, str]] = {}  # name -> ('{"name":', ',"name":')
-_NAMES_KEPT = 4096  # the table is emptied when it holds this many
+_FIRST: dict[str, str] = {}  # name -> '{"name":' (the first member)
+_NEXT: dict[str, str] = {}  # name -> ',"name":' (the others)
+_NAMES_KEPT = 4096  # the tables are emptied when they hold this many
 _SAFE = 2**53 - 1
 
 
-def _name_pieces(name: str) -> tuple[str, str]:
+def _name_piece(name: str, first: bool) -> str:
+    """The text of a member name, its separator before it ('{' first, else ','), ':' after it."""
     text = _escape(name) if _needs_escape(name) is not None else '"' + name + '"'
-    pieces = ("{" + text + ":", "," + text + ":")
-    if len(_NAMES) >= _NAMES_KEPT:
-        _NAMES.clear()
-    _NAMES[name] = pieces
-    return pieces
+    if len(_FIRST) >= _NAMES_KEPT:
+        _FIRST.clear()
+        _NEXT.clear()
+    _FIRST[name] = "{" + text + ":"
+    _NEXT[name] = "," + text + ":"
+    return "{" + text + ":" if first else "," + text + ":"
 
 
 def _sorted_names(d: dict) -> list:
@@ -320,7 +323,7 @@ def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool) -> bytes:
     """Canonical bytes of a value of exact JSON types, by Python code the JIT compiles (PyPy)."""
     out = _StringBuilder()
     append = out.append
-    needs_escape, escape, names_get = _needs_escape, _escape, _NAMES.get
+    needs_escape, escape, first_get, next_get = _needs_escape, _escape, _FIRST.get, _NEXT.get
     lender = None
     # The open containers: (items, next index, count, the dict or None, closing bracket); the
     # value itself is the one item of a pseudo-array with no brackets.
@@ -336,10 +339,10 @@ def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool) -> bytes:
                     append(",")
             else:
                 name = items[i]
-                pieces = names_get(name)
-                if pieces is None:
-                    pieces = _name_pieces(name)
-                append(pieces[1] if i else pieces[0])
+                piece = next_get(name) if i else first_get(name)
+                if piece is None:
+                    piece = _name_piece(name, not i)
+                append(piece)
                 x = d[name]
             i += 1
             t = type(x)
