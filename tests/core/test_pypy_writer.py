@@ -169,6 +169,9 @@ def test_names_table_is_bounded(native, writer):
     for i in range(native._NAMES_KEPT + 10):
         assert _written(native, writer, {f"name{i}": i}) == b'{"name%d":%d}' % (i, i)
     assert len(native._FIRST) <= native._NAMES_KEPT and len(native._NEXT) <= native._NAMES_KEPT
+    long = "n" * (native._NAME_KEPT + 1)
+    assert _written(native, writer, {long: 1, "a": {long: 2}}) == b'{"a":{"%s":2},"%s":1}' % (long.encode(), long.encode())
+    assert long not in native._FIRST and long not in native._NEXT  # a long name is not kept
 
 
 def test_pypy_takes_the_writer(native):

@@ -262,7 +262,7 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
 
 # On PyPy, marshal.dumps is slow (most of the marshal route's time) and a cffi call is cheap, so a
 # value is written by Python code the JIT compiles, calling C only to format floats (the thread's
-# lender): measured by benchmarks/pypy.py, 2-10x the marshal route (docs/performance.md, "PyPy").
+# lender): 1.2-3x the marshal route's speed by benchmarks/pypy.py (docs/performance.md, "PyPy").
 # The writer reads only the exact types dict (names of type str), list, tuple, str, int, float,
 # bool and None, none of which runs Python code when read; it does not recurse (an explicit stack,
 # as the pure-Python backend). At anything else (a subclass, another type, an integer outside
@@ -272,7 +272,8 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
 # start. Strings are escaped by json.encoder's encode_basestring (the pure-Python backend's: the RFC
 # 8785 set) when the escape search finds a character to escape. Member names are sorted as str,
 # and by their UTF-16 code units where the two orders differ (a name at or above U+E000); each
-# name's text, '{"name":' and ',"name":', is kept in bounded tables (`_FIRST`, `_NEXT`), as names recur.
+# short name's text, '{"name":' and ',"name":', is kept in bounded tables (`_FIRST`, `_NEXT`), as
+# names recur.
 try:
     from __pypy__.builders import StringBuilder as _StringBuilder
 except ImportError:
@@ -290,17 +291,19 @@ _utf16_key = _python._utf16_key
 _FIRST: dict[str, str] = {}  # name -> '{"name":' (the first member)
 _NEXT: dict[str, str] = {}  # name -> ',"name":' (the others)
 _NAMES_KEPT = 4096  # the tables are emptied when they hold this many
+_NAME_KEPT = 64  # the longest name kept, in characters
 _SAFE = 2**53 - 1
 
 
 def _name_piece(name: str, first: bool) -> str:
     """The text of a member name, its separator before it ('{' first, else ','), ':' after it."""
     text = _escape(name) if _needs_escape(name) is not None else '"' + name + '"'
-    if len(_FIRST) >= _NAMES_KEPT:
-        _FIRST.clear()
-        _NEXT.clear()
-    _FIRST[name] = "{" + text + ":"
-    _NEXT[name] = "," + text + ":"
+    if len(name) <= _NAME_KEPT:
+        if len(_FIRST) >= _NAMES_KEPT:
+            _FIRST.clear()
+            _NEXT.clear()
+        _FIRST[name] = "{" + text + ":"
+        _NEXT[name] = "," + text + ":"
     return "{" + text + ":" if first else "," + text + ":"
 
 
