@@ -1,0 +1,182 @@
+"""PyPy's writer of Python values (native_backend._dumps_pypy) against the pure-Python backend.
+
+The writer answers only for values of exact JSON types and leaves everything else (raising one of
+`_PYPY_LEAVES`, having called no hook and no `default`) to the marshal route, so two things are
+checked: where it answers, the bytes are the Python backend's; where the Python backend raises, the
+writer leaves rather than answer. It runs on PyPy; elsewhere (CPython) it is run here on a stand-in
+for PyPy's StringBuilder (a list with StringBuilder's `build`), so that CI's CPython runs test it too.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_native_differential import any_values, json_values
+
+from fastjcs.core import python_backend as _python
+
+pytestmark = pytest.mark.usefixtures("native")
+
+
+class _Builder(list):
+    """StringBuilder's interface: append, build."""
+
+    def build(self) -> str:
+        return "".join(self)
+
+
+@pytest.fixture
+def writer(native, monkeypatch):
+    """_dumps_pypy(value, max_depth, integers_only), on PyPy's StringBuilder or the stand-in."""
+    if native._StringBuilder is None:
+        monkeypatch.setattr(native, "_StringBuilder", _Builder)
+    return native._dumps_pypy
+
+
+def _written(native, writer, value: Any, max_depth: int = 10_000, integers_only: bool = False) -> Any:
+    """The writer's bytes, or None where it leaves the value."""
+    try:
+        return writer(value, max_depth, integers_only)
+    except native._PYPY_LEAVES:
+        return None
+
+
+@given(json_values, st.booleans())
+def test_same_bytes(native, writer, value, integers_only):
+    got = _written(native, writer, value, integers_only=integers_only)
+    if integers_only and got is None:
+        return  # a float (the marshal route raises NonIntegerNumberError)
+    assert got is not None, "the writer left a value of exact JSON types"
+    assert got == _python.dumps(value, 10_000, integers_only)
+
+
+@given(any_values)
+def test_answers_only_what_python_answers(native, writer, value):
+    got = _written(native, writer, value)
+    if got is not None:
+        assert got == _python.dumps(value, 10_000)
+    else:
+        with pytest.raises(Exception):  # noqa: B017 - any refusal of the reference
+            _python.dumps(value, 10_000)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "lone \ud800 surrogate",
+        {"k\udfff": 1},
+        [2**53],
+        -(2**53),
+        10**400,
+        float("nan"),
+        [float("inf")],
+        {1: "int name"},
+        {None: 0},
+        b"bytes",
+        {"set": {1}},
+        enum.IntEnum("E", "A").A,
+        [True, enum.Enum("F", "B").B],
+    ],
+)
+def test_leaves_refusals_and_other_types(native, writer, value):
+    assert _written(native, writer, value) is None
+
+
+def test_leaves_subclasses_without_running_their_code(native, writer):
+    calls = []
+
+    class Name(str):
+        def __lt__(self, other):
+            calls.append("lt")
+            return str.__lt__(self, other)
+
+        def __hash__(self):
+            calls.append("hash")
+            return str.__hash__(self)
+
+    class Items(list):
+        def __iter__(self):
+            calls.append("iter")
+            return list.__iter__(self)
+
+    for value in ({Name("b"): 1, "a": 2}, [Items([1])], {"x": type("D", (dict,), {})(a=1)}):
+        calls.clear()
+        assert _written(native, writer, value) is None
+        assert calls == [] or calls == ["hash"]  # building the dict above hashed the name, not the writer
+    # and the whole backend answers as the Python one does
+    value = {Name("b"): Items([1]), "a": 2}
+    assert native.dumps(value, 100) == _python.dumps(value, 100)
+
+
+def test_default_is_never_called_by_the_writer(native, writer):
+    import datetime
+
+    assert _written(native, writer, {"when": datetime.date(2026, 1, 1)}) is None
+    seen = []
+    assert native.dumps({"when": datetime.date(2026, 1, 1)}, 100, False, lambda v: seen.append(v) or "d") == (
+        b'{"when":"d"}'
+    )
+    assert len(seen) == 1  # called once, by the route that answers
+
+
+@pytest.mark.parametrize("limit", [0, 1, 2, 3])
+def test_depth(native, writer, limit):
+    value: Any = 1
+    for depth in range(1, 5):
+        value = [value] if depth % 2 else {"k": value}
+        got = _written(native, writer, value, limit)
+        if depth <= limit:
+            assert got == _python.dumps(value, limit)
+        else:
+            assert got is None  # the marshal route raises DepthLimitError
+    assert _written(native, writer, [], 0) is None  # an empty container counts too
+
+
+def test_deep_and_cyclic(native, writer):
+    deep: Any = "leaf"
+    for level in range(5000):  # far beyond the recursion limit: the writer does not recurse
+        deep = [deep] if level % 2 else {"a": deep, "b": level}
+    assert _written(native, writer, deep) == _python.dumps(deep, 10_000)
+    assert _written(native, writer, deep, 4999) is None
+    cyclic: list = [1]
+    cyclic.append({"c": cyclic})
+    assert _written(native, writer, cyclic) is None
+    assert type(pytest.raises(Exception, native.dumps, cyclic, 10_000).value).__name__ == "CircularReferenceError"
+
+
+def test_member_order_by_utf16(native, writer):
+    # U+E000..U+FFFF sort after astral characters in UTF-16 (surrogates D800..DFFF), before them
+    # by code point: the writer must sort by UTF-16 where the two differ.
+    value = {"\ufb33": 1, "\U0001f602": 2, "a": 3, "\u20ac": 4, "\ue000": 5, "\U00010000": 6}
+    got = _written(native, writer, value)
+    assert got == _python.dumps(value, 100)
+    assert got == b'{"a":3,"\xe2\x82\xac":4,"\xf0\x90\x80\x80":6,"\xf0\x9f\x98\x82":2,"\xee\x80\x80":5,"\xef\xac\xb3":1}'
+
+
+def test_escapes(native, writer):
+    value = {'q"': ['\\', "\x00\x1f\x7f\u2028", "\b\f\n\r\t", "plain", "é"]}
+    assert _written(native, writer, value) == _python.dumps(value, 100)
+    assert _written(native, writer, value) == (
+        b'{"q\\"":["\\\\","\\u0000\\u001f\x7f\xe2\x80\xa8","\\b\\f\\n\\r\\t","plain","\xc3\xa9"]}'
+    )
+
+
+def test_names_table_is_bounded(native, writer):
+    for i in range(native._NAMES_KEPT + 10):
+        assert _written(native, writer, {f"name{i}": i}) == b'{"name%d":%d}' % (i, i)
+    assert len(native._FIRST) <= native._NAMES_KEPT and len(native._NEXT) <= native._NAMES_KEPT
+    long = "n" * (native._NAME_KEPT + 1)
+    assert _written(native, writer, {long: 1, "a": {long: 2}}) == b'{"a":{"%s":2},"%s":1}' % (long.encode(), long.encode())
+    assert long not in native._FIRST and long not in native._NEXT  # a long name is not kept
+
+
+def test_pypy_takes_the_writer(native):
+    if native._StringBuilder is None:
+        pytest.skip("PyPy's route")
+    eab = {"domain": "cmcp.execution-action-binding", "version": 1, "agent_id": "agent-0f", "x": [1.5, None]}
+    assert native.dumps is native._dumps
+    assert native._dumps_pypy(eab, 10_000, False) == _python.dumps(eab, 10_000)
