@@ -64,11 +64,11 @@ def _streamed(path: str) -> bool:
 
 @contextmanager
 def _file_errors(source: str) -> Iterator[None]:
-    """A streamed FILE's errors as one line naming it."""
+    """A streamed FILE's errors as one line naming it (with the in-memory route's JSON Lines hint)."""
     try:
         yield
     except FastJCSError as exc:
-        raise CLIError(describe(exc, source)) from exc
+        raise CLIError(describe(exc, source) + _jsonl_hint(exc)) from exc
     except OSError as exc:
         raise CLIError(f"{source}: {exc.strerror or exc}") from exc
 
