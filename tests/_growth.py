@@ -99,6 +99,6 @@ def child_cpu(args: Any, data: bytes, extra_env: Any, runs: int = 3) -> float:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         p = fastjcs(*args, input=data, extra_env=extra_env, process=True)  # its CPU time: a child's
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        assert p.returncode in (0, 1), p.stderr[-300:]
+        assert p.returncode in (0, 1, 2), p.stderr[-300:]  # (2: a bad line of JSON Lines, bad input)
         best = min(best, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return best

@@ -15,6 +15,10 @@ from fastjcs.core import api
 
 GENERATOR = REPO / "csrc" / "cpython" / "gen_direct_docs.py"
 HEADER = REPO / "csrc" / "cpython" / "direct_docs.h"
+API_SOURCE = REPO / "src" / "fastjcs" / "core" / "api.py"
+pytestmark = pytest.mark.skipif(
+    not API_SOURCE.is_file(), reason="the generator reads the source tree's api.py, which is not beside this run"
+)
 
 
 @pytest.fixture(scope="module")
