@@ -69,8 +69,16 @@ def _as_command() -> bool:
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0) in ("fastjcs", "fastjcs.exe", "fastjcs-script.py"):
         return True
-    orig = list(getattr(sys, "orig_argv", ()))  # 3.10+; while -m locates the module, argv[0] is "-m"
-    return argv0 == "-m" and any(a == "-m" and b == "fastjcs" for a, b in zip(orig, orig[1:]))
+    if argv0 != "-m":  # while -m locates the module, argv[0] is "-m"
+        return False
+    orig = list(getattr(sys, "orig_argv", ()))  # CPython 3.10+
+    if not orig:  # 3.9 and PyPy: the process's own command line, where the system shows it
+        try:
+            with open("/proc/self/cmdline", "rb") as f:
+                orig = [os.fsdecode(a) for a in f.read().split(b"\0")]
+        except OSError:
+            orig = []
+    return any(a == "-m" and b == "fastjcs" for a, b in zip(orig, orig[1:]))
 
 
 def _fallback_warning(message: str) -> None:
