@@ -33,14 +33,14 @@ def test_migrate_an_older_file_then_nothing_to_do(tmp_path):
         pass
     db = sqlite3.connect(path)  # back to the format before the audit trail
     db.execute("DROP TABLE reservation_events")
-    db.execute("DROP TABLE reservation_refusals")
+    db.execute("DROP TABLE refused_admissions")
     db.execute("PRAGMA user_version = 1")
     db.commit()
     db.close()
     p = fastjcs("registry", "migrate", path)
-    assert p.returncode == 0 and p.stdout == b"migrated from format 1 to 3\n", p.stderr
+    assert p.returncode == 0 and p.stdout == b"migrated from format 1 to 4\n", p.stderr
     p = fastjcs("registry", "migrate", path)
-    assert p.returncode == 0 and p.stdout == b"format 3, already current\n"
+    assert p.returncode == 0 and p.stdout == b"format 4, already current\n"
 
 
 def test_migrate_never_creates(tmp_path):

@@ -164,16 +164,16 @@ def test_a_registry_without_the_refusals_migrates(new_target):
     if target.startswith("postgresql"):
         schema = target.rsplit("%3D", 1)[1]
         with admin() as conn:  # back to PostgreSQL format 1
-            conn.execute(f"DROP TABLE {schema}.fastjcs_reservation_refusals")
+            conn.execute(f"DROP TABLE {schema}.fastjcs_refused_admissions")
             conn.execute(f"UPDATE {schema}.fastjcs_registry_version SET version = 1")
-        old, new = 1, 2
+        old, new = 1, 3
     else:
         db = sqlite3.connect(target)  # back to SQLite format 2
-        db.execute("DROP TABLE reservation_refusals")
+        db.execute("DROP TABLE refused_admissions")
         db.execute("PRAGMA user_version = 2")
         db.commit()
         db.close()
-        old, new = 2, 3
+        old, new = 2, 4
     with pytest.raises(RegistryFormatError, match=r"ExecutionRegistry.migrate"):
         ExecutionRegistry(target)
     assert ExecutionRegistry.migrate(target) == (old, new)

@@ -132,7 +132,7 @@ def test_create_leaves_one_file_with_the_marker(tmp_path):
     header = path.read_bytes()[:100]
     assert header.startswith(b"SQLite format 3\x00")
     assert header[68:72] == b"FJXR"  # application_id, big-endian, at offset 68
-    assert int.from_bytes(header[60:64], "big") == 3  # user_version: the format with the refusals
+    assert int.from_bytes(header[60:64], "big") == 4  # user_version: the format with the coalesced refusals
     assert header[18:20] == b"\x02\x02"  # WAL, set before anyone opens it
 
 
@@ -204,7 +204,7 @@ def _sqlite_file(path: Path, *statements: str) -> bytes:
         ([LEGACY_SCHEMA.replace("call_id  ", "call_ids ")], "other tables or another schema"),
         (["PRAGMA application_id = 1234", "CREATE TABLE t (a)"], "another application's"),
         (["PRAGMA user_version = 1", LEGACY_SCHEMA], "without the registry's marker"),
-        ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 4", LEGACY_SCHEMA], "format version 4"),
+        ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 5", LEGACY_SCHEMA], "format version 5"),
         ([f"PRAGMA application_id = {0x464A5852}", "PRAGMA user_version = 1"], "without tables"),
         (["PRAGMA user_version = 0"], "without tables"),
     ],
@@ -249,10 +249,10 @@ def test_older_format_is_refused_until_migrated(tmp_path, version, marker):
     err = refused(RegistryFormatError, path, ExecutionRegistry, path)
     assert f"format version {version}" in str(err) and "ExecutionRegistry.migrate" in str(err)
     assert path.read_bytes() == before
-    assert ExecutionRegistry.migrate(path) == (version, 3)
-    assert ExecutionRegistry.migrate(path) == (3, 3)  # nothing left to do
+    assert ExecutionRegistry.migrate(path) == (version, 4)
+    assert ExecutionRegistry.migrate(path) == (4, 4)  # nothing left to do
     header = path.read_bytes()[:100]
-    assert header[68:72] == b"FJXR" and int.from_bytes(header[60:64], "big") == 3
+    assert header[68:72] == b"FJXR" and int.from_bytes(header[60:64], "big") == 4
     assert_holds(path, 1)
     with ExecutionRegistry(path) as reg:
         assert reg.history(AGENT, "exec-0") == []  # the trail starts at the migration

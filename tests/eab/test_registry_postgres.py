@@ -84,7 +84,7 @@ def test_create_never_overwrites(schemas):
         assert reg.admit(AGENT, "exec-0", B1) is Admission.REPLAY_IN_FLIGHT
 
 
-@pytest.mark.parametrize("version, says", [(0, r"ExecutionRegistry.migrate\(url\)"), (3, "upgrade fastjcs")])
+@pytest.mark.parametrize("version, says", [(0, r"ExecutionRegistry.migrate\(url\)"), (4, "upgrade fastjcs")])
 def test_other_format_versions_are_refused(schemas, version, says):
     url = schemas.new()
     ExecutionRegistry.create(url).close()
@@ -99,7 +99,7 @@ def test_other_format_versions_are_refused(schemas, version, says):
 def test_migrate_of_a_current_registry_changes_nothing(schemas):
     url = schemas.new()
     ExecutionRegistry.create(url).close()
-    assert ExecutionRegistry.migrate(url) == (2, 2)
+    assert ExecutionRegistry.migrate(url) == (3, 3)
 
 
 def test_a_dropped_table_is_reported(schemas):
@@ -321,7 +321,7 @@ def test_concurrent_migrations_and_openings(schemas):
 def _race_migrations_and_openings(url: str) -> None:
     ExecutionRegistry.create(url).close()
     with admin() as conn:  # back to format 1
-        conn.execute(f"DROP TABLE {_schema_of(url)}.fastjcs_reservation_refusals")
+        conn.execute(f"DROP TABLE {_schema_of(url)}.fastjcs_refused_admissions")
         conn.execute(f"UPDATE {_schema_of(url)}.fastjcs_registry_version SET version = 1")
     answers: list = []
     opened: list = []
@@ -356,6 +356,6 @@ def _race_migrations_and_openings(url: str) -> None:
     done.set()
     for t in threads[4:]:
         t.join(60)
-    assert sorted(map(str, answers)) == ["(1, 2)", "(2, 2)", "(2, 2)", "(2, 2)"], answers
+    assert sorted(map(str, answers)) == ["(1, 3)", "(3, 3)", "(3, 3)", "(3, 3)"], answers
     assert set(opened) <= {"ok", "old"}, [o for o in opened if o not in ("ok", "old")][:3]
     ExecutionRegistry(url).close()

@@ -64,15 +64,18 @@ try:
 except ImportError:  # pragma: no cover - depends on the installation
     psycopg = None
 
-# Format versions: 1 (the reservations and the audit trail), 2 (and the refused admissions).
-_FORMAT_VERSION = 2
+# Format versions: 1 (the reservations and the audit trail), 2 (and the refused admissions, a row
+# per refusal), 3 (the refused admissions coalesced: a row per key, answer and binding, with its
+# count and its first and last time).
+_FORMAT_VERSION = 3
 _APPLICATION = "fastjcs execution registry"
 _VERSION_TABLE = "fastjcs_registry_version"
 _TABLE = "fastjcs_reservations"
 _EVENTS = "fastjcs_reservation_events"
-_REFUSALS = "fastjcs_reservation_refusals"
-# Format 2: every refused admission, kept under the key it asserted (no foreign key: the key may
-# have no reservation).
+_REFUSALS_V2 = "fastjcs_reservation_refusals"
+_REFUSALS = "fastjcs_refused_admissions"
+# Format 3: the refused admissions, kept under the key they asserted (no foreign key: the key may
+# have no reservation), one row per key, answer and binding.
 _REFUSALS_SCHEMA = (
     """CREATE TABLE {f} (
     seq                       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -83,9 +86,23 @@ _REFUSALS_SCHEMA = (
                               'binding_mismatch')),
     binding                   text NOT NULL,
     call_id                   text,
-    at                        double precision NOT NULL
+    first_at                  double precision NOT NULL,
+    at                        double precision NOT NULL,
+    times                     bigint NOT NULL CHECK (times >= 1),
+    UNIQUE (agent_identity, execution_id, answer, binding)
 )""",
-    "CREATE INDEX {fk} ON {f} (agent_identity, execution_id, seq)",
+)
+# Format 2's refusals, coalesced into format 3's table in their order, each group with the call_id of
+# its latest refusal; then format 2's table goes.
+_COALESCE_V2 = (
+    """INSERT INTO {f} (agent_identity, execution_id, answer, binding, call_id, first_at, at, times)
+SELECT g.agent_identity, g.execution_id, g.answer, g.binding,
+       (SELECT r.call_id FROM {f2} r WHERE r.seq = g.last), g.first_at, g.at, g.times
+FROM (SELECT agent_identity, execution_id, answer, binding, min(seq) AS first, max(seq) AS last,
+             min(at) AS first_at, max(at) AS at, count(*) AS times
+      FROM {f2} GROUP BY agent_identity, execution_id, answer, binding) AS g
+ORDER BY g.first""",
+    "DROP TABLE {f2}",
 )
 # The statements take the schema-qualified, quoted names: {v} the version table, {r} the
 # reservations, {e} the events, {ek} the events' index (unqualified: an index lives in its table's
@@ -157,7 +174,7 @@ _EXPECTED_COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
         "terminal_audit_entry_hash": (_TEXT, False),
         "at": (_FLOAT, True),
     },
-    _REFUSALS: {
+    _REFUSALS_V2: {
         "seq": ("bigint", True),
         "agent_identity": (_TEXT, True),
         "execution_id": (_TEXT, True),
@@ -165,6 +182,17 @@ _EXPECTED_COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
         "binding": (_TEXT, True),
         "call_id": (_TEXT, False),
         "at": (_FLOAT, True),
+    },
+    _REFUSALS: {
+        "seq": ("bigint", True),
+        "agent_identity": (_TEXT, True),
+        "execution_id": (_TEXT, True),
+        "answer": (_TEXT, True),
+        "binding": (_TEXT, True),
+        "call_id": (_TEXT, False),
+        "first_at": (_FLOAT, True),
+        "at": (_FLOAT, True),
+        "times": ("bigint", True),
     },
 }
 # (table, kind, columns, referenced table, referenced columns): kind "p" primary key, "u" unique,
@@ -174,7 +202,9 @@ _EXPECTED_KEYS = sorted(
         (_VERSION_TABLE, "p", ("application",), "", ()),
         (_TABLE, "p", ("agent_identity", "execution_id"), "", ()),
         (_EVENTS, "p", ("seq",), "", ()),
+        (_REFUSALS_V2, "p", ("seq",), "", ()),
         (_REFUSALS, "p", ("seq",), "", ()),
+        (_REFUSALS, "u", ("agent_identity", "execution_id", "answer", "binding"), "", ()),
         (_EVENTS, "f", ("agent_identity", "execution_id"), _TABLE, ("agent_identity", "execution_id")),
     ]
 )
@@ -476,9 +506,12 @@ class PostgresStore:
                     lock = "pg_advisory_xact_lock" if mode == "migrate" else "pg_advisory_xact_lock_shared"
                     tx.conn.execute(f"SELECT {lock}(%s)", (_CREATE_LOCK,))
                     self.found_version = self._check(tx.conn, mode)
-                    if self.found_version != _FORMAT_VERSION:  # "migrate" of format 1
+                    if self.found_version != _FORMAT_VERSION:  # "migrate" of format 1 or 2
                         for statement in _REFUSALS_SCHEMA:
                             tx.conn.execute(statement.format(**self.names))
+                        if self.found_version == 2:
+                            for statement in _COALESCE_V2:
+                                tx.conn.execute(statement.format(**self.names))
                         tx.conn.execute(f"UPDATE {self.names['v']} SET version = %s", (_FORMAT_VERSION,))
         except BaseException:
             self.close()
@@ -497,10 +530,15 @@ class PostgresStore:
         schema, oid = row[0], row[1]
         quoted = {
             key: _pgsql.Identifier(schema, table).as_string(conn)
-            for key, table in (("v", _VERSION_TABLE), ("r", _TABLE), ("e", _EVENTS), ("f", _REFUSALS))
+            for key, table in (
+                ("v", _VERSION_TABLE),
+                ("r", _TABLE),
+                ("e", _EVENTS),
+                ("f", _REFUSALS),
+                ("f2", _REFUSALS_V2),
+            )
         }
         quoted["ek"] = _pgsql.Identifier(f"{_EVENTS}_key").as_string(conn)
-        quoted["fk"] = _pgsql.Identifier(f"{_REFUSALS}_key").as_string(conn)
         self.names = quoted
         return schema, oid
 
@@ -508,7 +546,7 @@ class PostgresStore:
         """The registry's tables that exist in the schema `oid` (of any relation kind)."""
         rows = conn.execute(
             "SELECT c.relname FROM pg_class c WHERE c.relnamespace = %s AND c.relname = ANY(%s)",
-            (oid, [_VERSION_TABLE, _TABLE, _EVENTS, _REFUSALS]),
+            (oid, [_VERSION_TABLE, _TABLE, _EVENTS, _REFUSALS_V2, _REFUSALS]),
         ).fetchall()
         return sorted(r[0] for r in rows)
 
@@ -559,7 +597,7 @@ class PostgresStore:
                 f"{self.where} has registry format version {version}; upgrade it once with "
                 "ExecutionRegistry.migrate(url) (opening never changes the schema)"
             )
-        tables = [_TABLE, _EVENTS, *([_REFUSALS] if version >= 2 else [])]
+        tables = [_TABLE, _EVENTS, *{1: [], 2: [_REFUSALS_V2]}.get(version, [_REFUSALS])]
         if found != sorted([_VERSION_TABLE, *tables]):
             raise RegistryFormatError(
                 f"{self.where}: schema {schema!r} does not hold the tables of registry format "

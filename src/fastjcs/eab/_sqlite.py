@@ -9,7 +9,8 @@ refused with the fix (`ExecutionRegistry.migrate`) instead of being changed behi
 
 Format versions: 0 (no marker, the reservations table only), 1 (the marker, the same table), 2
 (the reservations and the audit trail, `reservation_events`), 3 (and the refused admissions,
-`reservation_refusals`, each kept under the key it asserted).
+`reservation_refusals`, a row per refusal), 4 (the refused admissions coalesced, `refused_admissions`:
+a row per key, answer and binding, with its count and its first and last time).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from .errors import (
 # The marker in the database header: application_id "FJXR" (fastjcs execution registry) and the
 # format version in user_version.
 _APPLICATION_ID = 0x464A5852
-_FORMAT_VERSION = 3
+_FORMAT_VERSION = 4
 _TABLE = "reservations"
 # SQLite keeps the text of a CREATE statement as written: the schema check compares it exactly,
 # so this text, up to its final newline, is the one registries of formats 0 and 1 hold.
@@ -75,10 +76,11 @@ _EVENTS = f"""CREATE TABLE reservation_events (
 _EVENTS_INDEX = """CREATE INDEX reservation_events_key
     ON reservation_events (agent_identity, execution_id, seq)
 """
-# Format 3 keeps every refused admission under the key it asserted, whether or not the key has a
-# reservation (so no foreign key): cMCP's "the refusal remains auditable under the asserted
-# execution_id".
-_REFUSALS = """CREATE TABLE reservation_refusals (
+# Format 3 kept every refused admission under the key it asserted, a row each; format 4 keeps one
+# row per key, answer and binding, with how many times and when first and last (`refused_admissions`:
+# a replayed key costs one row, not one per replay). Whether or not the key has a reservation (so no
+# foreign key): cMCP's "the refusal remains auditable under the asserted execution_id".
+_REFUSALS_V3 = """CREATE TABLE reservation_refusals (
     seq                       INTEGER PRIMARY KEY,
     agent_identity            TEXT NOT NULL,
     execution_id              TEXT NOT NULL,
@@ -89,9 +91,24 @@ _REFUSALS = """CREATE TABLE reservation_refusals (
     call_id                   TEXT,
     at                        REAL NOT NULL
 )"""
-_REFUSALS_INDEX = """CREATE INDEX reservation_refusals_key
+_REFUSALS_V3_INDEX = """CREATE INDEX reservation_refusals_key
     ON reservation_refusals (agent_identity, execution_id, seq)
 """
+_REFUSALS = """CREATE TABLE refused_admissions (
+    seq                       INTEGER PRIMARY KEY,
+    agent_identity            TEXT NOT NULL,
+    execution_id              TEXT NOT NULL,
+    answer                    TEXT NOT NULL CHECK (answer IN ('collision_changed_binding',
+                              'replay_in_flight', 'replay_outcome_unknown', 'replay_terminal',
+                              'binding_mismatch')),
+    binding                   TEXT NOT NULL,
+    call_id                   TEXT,
+    first_at                  REAL NOT NULL,
+    at                        REAL NOT NULL,
+    times                     INTEGER NOT NULL CHECK (times >= 1),
+    UNIQUE (agent_identity, execution_id, answer, binding)
+)"""
+_REFUSALS_TABLE = "refused_admissions"
 # The objects of each format, as sqlite_master lists them: (type, name, sql), sorted.
 _OBJECTS_V1 = [("table", _TABLE, _SCHEMA)]
 _OBJECTS_V2 = sorted(
@@ -101,13 +118,37 @@ _OBJECTS_V2 = sorted(
         ("table", _TABLE, _SCHEMA),
     ]
 )
+_OBJECTS_V3 = sorted(
+    [
+        *_OBJECTS_V2,
+        ("index", "reservation_refusals_key", _REFUSALS_V3_INDEX),
+        ("table", "reservation_refusals", _REFUSALS_V3),
+    ]
+)
 _OBJECTS = sorted(
     [
         *_OBJECTS_V2,
-        ("index", "reservation_refusals_key", _REFUSALS_INDEX),
-        ("table", "reservation_refusals", _REFUSALS),
+        ("index", "sqlite_autoindex_refused_admissions_1", None),  # the UNIQUE's index (SQLite's, no text)
+        ("table", _REFUSALS_TABLE, _REFUSALS),
     ]
 )
+# Format 3's refusals, coalesced into format 4's table in their order, each group with the call_id of
+# its latest refusal.
+_COALESCE_V3 = f"""INSERT INTO {_REFUSALS_TABLE}
+    (agent_identity, execution_id, answer, binding, call_id, first_at, at, times)
+SELECT g.agent_identity, g.execution_id, g.answer, g.binding,
+       (SELECT r.call_id FROM reservation_refusals r WHERE r.seq = g.last), g.first_at, g.at, g.times
+FROM (SELECT agent_identity, execution_id, answer, binding, min(seq) AS first, max(seq) AS last,
+             min(at) AS first_at, max(at) AS at, count(*) AS times
+      FROM reservation_refusals GROUP BY agent_identity, execution_id, answer, binding) AS g
+ORDER BY g.first"""
+# What an older format lacks, for the refusal to open it.
+_MISSING = {
+    0: "audit trail",
+    1: "audit trail",
+    2: "record of refused admissions",
+    3: "coalesced record of refused admissions",
+}
 _TRANSIENT = ("", ":memory:")  # SQLite's temporary and in-memory databases: always new
 
 # The texts of SQLite's primary result codes, for Pythons before 3.11, whose sqlite3 exceptions do
@@ -201,7 +242,8 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
     """Raise RegistryFormatError unless `db` is an execution registry; return its format version.
 
     A registry of an older format (0: made before the marker existed, 1: without the audit trail,
-    2: without the refusals) is returned as such, for `migrate`; opening refuses it.
+    2: without the refusals, 3: a row per refusal) is returned as such, for `migrate`; opening
+    refuses it.
     """
     where = f"execution registry {path!r}"
     app_id: int = db.execute("PRAGMA application_id").fetchone()[0]
@@ -211,7 +253,7 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
         raise RegistryFormatError(
             f"{where} is another application's SQLite database (application_id {app_id:#x}, not {_APPLICATION_ID:#x})"
         )
-    if app_id == _APPLICATION_ID and version not in (1, 2, _FORMAT_VERSION):
+    if app_id == _APPLICATION_ID and version not in (1, 2, 3, _FORMAT_VERSION):
         raise RegistryFormatError(
             f"{where} has registry format version {version}; this fastjcs reads versions 1 to {_FORMAT_VERSION}"
         )
@@ -220,7 +262,7 @@ def _check_format(db: sqlite3.Connection, path: str) -> int:
             f"{where} is not an execution registry: a SQLite database "
             f"without the registry's marker, at user_version {version}"
         )
-    if objects != {_FORMAT_VERSION: _OBJECTS, 2: _OBJECTS_V2}.get(version, _OBJECTS_V1):
+    if objects != {_FORMAT_VERSION: _OBJECTS, 3: _OBJECTS_V3, 2: _OBJECTS_V2}.get(version, _OBJECTS_V1):
         raise RegistryFormatError(
             f"{where} is not an execution registry: a SQLite database "
             + ("without tables" if not objects else "with other tables or another schema")
@@ -254,7 +296,7 @@ class SQLiteStore:
             if version != _FORMAT_VERSION and mode == "open":
                 raise RegistryFormatError(
                     f"{self.where} has registry format version {version}, without the "
-                    f"{'audit trail' if version < 2 else 'record of refused admissions'} of format "
+                    f"{_MISSING[version]} of format "
                     f"{_FORMAT_VERSION}; upgrade it once with "
                     "ExecutionRegistry.migrate(path) (opening never changes the schema)"
                 )
@@ -279,7 +321,9 @@ class SQLiteStore:
                             self.db.execute(_EVENTS)
                             self.db.execute(_EVENTS_INDEX)
                         self.db.execute(_REFUSALS)
-                        self.db.execute(_REFUSALS_INDEX)
+                        if now == 3:
+                            self.db.execute(_COALESCE_V3)
+                            self.db.execute("DROP TABLE reservation_refusals")
                         self.db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
                         self.db.execute(f"PRAGMA user_version = {_FORMAT_VERSION}")
         except BaseException as exc:
@@ -392,7 +436,7 @@ class _SQLiteTx(Statements):
     __slots__ = ()
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        super().__init__(db, (_TABLE, "reservation_events", "reservation_refusals"), "?")
+        super().__init__(db, (_TABLE, "reservation_events", _REFUSALS_TABLE), "?")
 
     def reserve(self, agent: str, eid: str, binding: str, call_id: str | None, at: float) -> tuple[str, str] | None:
         """Insert an in_flight reservation unless the key has one; return (state, binding) of

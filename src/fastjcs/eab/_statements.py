@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The most rows of refusals one key holds (a row per answer and binding); the refusals of further
+#: bindings are counted in their answer's row with the binding OTHER_BINDINGS.
+MAX_REFUSAL_ROWS = 16
+#: The binding of the row that counts a key's refusals beyond MAX_REFUSAL_ROWS (not a digest).
+OTHER_BINDINGS = "*"
+
 #: The columns of a reservation row, in the order of `Reservation`.
 COLUMNS = (
     "agent_identity, execution_id, binding, state, call_id, terminal_audit_entry_hash, "
@@ -67,21 +73,39 @@ class Statements:
         )
 
     def refuse(self, agent: str, eid: str, answer: str, binding: str, call_id: str | None, at: float) -> None:
-        """Keep a refused admission under the key it asserted."""
+        """Keep a refused admission under the key it asserted: counted in the key's row for this
+        answer and binding (its call_id and time the latest's). A key holds at most
+        MAX_REFUSAL_ROWS rows of its own; the refusals of further bindings are counted in the row
+        of their answer and OTHER_BINDINGS."""
+        rows, present = self.run(
+            f"SELECT count(*), coalesce(sum(CASE WHEN answer = ? AND binding = ? THEN 1 ELSE 0 END), 0) "
+            f"FROM {self.f} WHERE agent_identity = ? AND execution_id = ?",
+            (answer, binding, agent, eid),
+        ).fetchone()
+        if not present and rows >= MAX_REFUSAL_ROWS:
+            binding = OTHER_BINDINGS
         self.run(
-            f"INSERT INTO {self.f} (agent_identity, execution_id, answer, binding, call_id, at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (agent, eid, answer, binding, call_id, at),
+            f"INSERT INTO {self.f} AS t (agent_identity, execution_id, answer, binding, call_id, first_at, at, times) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (agent_identity, execution_id, answer, binding) "
+            "DO UPDATE SET times = t.times + 1, at = excluded.at, call_id = excluded.call_id",
+            (agent, eid, answer, binding, call_id, at, at),
         )
 
-    def refusals(self, agent: str, eid: str) -> list[tuple[Any, ...]]:
-        """The refused admissions of a key, oldest first (the columns of Refusal)."""
+    def refusals(self, agent: str, eid: str, after: int, limit: int | None) -> list[tuple[Any, ...]]:
+        """The refused admissions of a key after `seq` `after`, oldest first, at most `limit`
+        (the columns of Refusal)."""
         rows: list[tuple[Any, ...]] = self.run(
-            f"SELECT seq, agent_identity, execution_id, answer, binding, call_id, at FROM {self.f} "
-            "WHERE agent_identity = ? AND execution_id = ? ORDER BY seq",
-            (agent, eid),
+            f"SELECT seq, agent_identity, execution_id, answer, binding, call_id, at, times, first_at FROM {self.f} "
+            "WHERE agent_identity = ? AND execution_id = ? AND seq > ? ORDER BY seq"
+            + ("" if limit is None else f" LIMIT {int(limit)}"),
+            (agent, eid, after),
         ).fetchall()
         return rows
+
+    def prune_refusals(self, before: float) -> int:
+        """Delete the refusal rows whose latest refusal is older than `before`; how many."""
+        count: int = self.run(f"DELETE FROM {self.f} WHERE at < ?", (before,)).rowcount
+        return count
 
     def get(self, agent: str, eid: str) -> tuple[Any, ...] | None:
         """The stored row of a key (the columns of Reservation), or None."""

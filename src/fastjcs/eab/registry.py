@@ -61,7 +61,9 @@ from types import TracebackType
 from typing import Any, NamedTuple, Protocol
 
 from ..core.digests import parse_digest
+from ..core.hashing import hex_digest
 from . import _postgres, _sqlite
+from ._statements import MAX_REFUSAL_ROWS, OTHER_BINDINGS
 from .bindings import binding as _v1_binding
 from .errors import UnknownReservationError
 
@@ -74,6 +76,9 @@ __all__ = [
     "Refusal",
     "ExecutionRegistry",
     "MAX_TEXT_BYTES",
+    "MAX_REFUSAL_ROWS",
+    "MAX_KEPT_CALL_ID",
+    "OTHER_BINDINGS",
 ]
 
 
@@ -243,11 +248,16 @@ class AuditEvent(NamedTuple):
 
 
 class Refusal(NamedTuple):
-    """A refused admission, kept under the key it asserted (`ExecutionRegistry.refusals`).
+    """Refused admissions of one answer and binding under the key they asserted
+    (`ExecutionRegistry.refusals`): the log coalesces repeats, so a replayed key is one row.
 
-    `answer` is the refusing Admission; `binding` the binding the request carried (for
-    BINDING_MISMATCH, the carried one, not the one computed); `call_id` the attempt's; `at` Unix
-    seconds. A refusal changes no reservation.
+    `answer` is the refusing Admission; `binding` the binding the requests carried (for
+    BINDING_MISMATCH, the carried one, not the one computed), or OTHER_BINDINGS ("*") for the row
+    that counts the refusals of a key beyond its first MAX_REFUSAL_ROWS answer-and-binding rows;
+    `times` how many refusals the row counts, `first_at` and `at` the first and latest (Unix
+    seconds); `call_id` the latest refusal's, kept whole up to MAX_KEPT_CALL_ID bytes (a longer one
+    as its first 64 characters, "...", and the SHA-256 of its UTF-8). `seq` orders the rows of a
+    registry by their first refusal. A refusal changes no reservation.
     """
 
     seq: int
@@ -257,6 +267,22 @@ class Refusal(NamedTuple):
     binding: str
     call_id: str | None
     at: float
+    times: int
+    first_at: float
+
+
+#: The longest call_id a refusal keeps whole, in bytes of UTF-8 (see Refusal).
+MAX_KEPT_CALL_ID = 256
+
+
+def _kept_call_id(call_id: str | None) -> str | None:
+    """The call_id a refusal keeps: whole up to MAX_KEPT_CALL_ID bytes, else shortened with its digest."""
+    if call_id is None or len(call_id) * 4 <= MAX_KEPT_CALL_ID:
+        return call_id
+    data = call_id.encode("utf-8")
+    if len(data) <= MAX_KEPT_CALL_ID:
+        return call_id
+    return f"{call_id[:64]}...sha256:{hex_digest(data)}"
 
 
 class ExecutionRegistry:
@@ -405,7 +431,7 @@ class ExecutionRegistry:
             if found is not None:
                 answer = _decide(ReservationState(found[0]), found[1], bnd)
                 if not answer.allows_call:  # always, unless _decide is wrong
-                    tx.refuse(agent, eid, answer.value, bnd, cid, now)
+                    tx.refuse(agent, eid, answer.value, bnd, _kept_call_id(cid), now)
                 return answer
             tx.record(agent, eid, "admit", ReservationState.IN_FLIGHT.value, cid, None, now)
             return Admission.ADMITTED
@@ -441,18 +467,39 @@ class ExecutionRegistry:
         computed = _v1_binding(agent, action_type, action_scope, action_timestamp, alg)
         if carried is not None and carried != computed:
             with self._store.transaction() as tx:
-                tx.refuse(agent, eid, Admission.BINDING_MISMATCH.value, carried, cid, time.time())
+                tx.refuse(agent, eid, Admission.BINDING_MISMATCH.value, carried, _kept_call_id(cid), time.time())
             return Admission.BINDING_MISMATCH
         return self._admit(agent, eid, computed, cid)
 
-    def refusals(self, agent_identity: str, execution_id: str) -> list[Refusal]:
+    def refusals(
+        self, agent_identity: str, execution_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[Refusal]:
         """The refused admissions asserted under a key, oldest first ([] if none): replays,
-        collisions and mismatched bindings, whether or not the key has a reservation."""
+        collisions and mismatched bindings, whether or not the key has a reservation, a row per
+        answer and binding (`Refusal`), at most MAX_REFUSAL_ROWS plus one per answer.
+
+        Pages: the rows after the `seq` `after`, at most `limit` of them (all when None); the next
+        page starts after the last row's `seq`.
+        """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
+        if isinstance(after, bool) or not isinstance(after, int) or after < 0:
+            raise ValueError(f"after must be a seq (an int of at least 0), not {after!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValueError(f"limit must be None or an int of at least 1, not {limit!r}")
         with self._store.transaction(write=False) as tx:
-            rows = tx.refusals(agent, eid)
+            rows = tx.refusals(agent, eid, after, limit)
         return [Refusal(r[0], r[1], r[2], Admission(r[3]), *r[4:]) for r in rows]
+
+    def prune_refusals(self, before: float) -> int:
+        """Delete the refusal rows whose latest refusal is older than `before` (Unix seconds);
+        return how many rows went. The registry keeps refusals until this is called (its
+        retention is the owner's policy); reservations and their history are never pruned."""
+        if isinstance(before, bool) or not isinstance(before, (int, float)) or before != before:
+            raise ValueError(f"before must be a time in Unix seconds, not {before!r}")
+        with self._store.transaction() as tx:
+            pruned: int = tx.prune_refusals(float(before))
+        return pruned
 
     def finalize(
         self, agent_identity: str, execution_id: str, disposition: str, terminal_audit_entry_hash: str | None = None
