@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fuzz every harness of fuzz/ for a bounded time and fail on any finding.
 #
-#   .ci/fuzz.sh [SECONDS] [HARNESS...]     SECONDS per harness (default 60); all five harnesses
+#   .ci/fuzz.sh [SECONDS] [HARNESS...]     SECONDS per harness (default 60); all six harnesses
 #                                          unless some are named (fuzz_text fuzz_marshal fuzz_stream
-#                                          atheris_text atheris_dumps); FASTJCS_FUZZ_JOBS of
+#                                          atheris_text atheris_dumps atheris_walker); FASTJCS_FUZZ_JOBS of
 #                                          them at a time (default 2)
 #
 # libFuzzer harnesses (fuzz/fuzz_*.c) are built with clang straight from csrc/*.c with
@@ -20,7 +20,7 @@ root=$(pwd)
 secs=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_text fuzz_marshal fuzz_stream atheris_text atheris_dumps)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_text fuzz_marshal fuzz_stream atheris_text atheris_dumps atheris_walker)
 build=${FASTJCS_FUZZ_BUILD:-$root/fuzz/build}  # where binaries, grown corpora, logs and findings go
 mkdir -p "$build/artifacts"
 

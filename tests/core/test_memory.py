@@ -17,7 +17,7 @@ import sys
 
 import pytest
 from _cli import env
-from _markers import rss_is_meaningful
+from _markers import MEASURED_ENV, rss_is_meaningful
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -64,7 +64,7 @@ def _run(path, mode: str, backend: str) -> dict:
     p = subprocess.run(
         [sys.executable, "-c", _CHILD, str(path), mode],
         capture_output=True,
-        env=env({"FASTJCS_BACKEND": backend}),
+        env=env({"FASTJCS_BACKEND": backend, **MEASURED_ENV}),
         timeout=300,
     )
     assert p.returncode == 0, p.stderr.decode()

@@ -14,7 +14,7 @@ import threading
 import weakref
 
 import pytest
-from _markers import rss_is_meaningful
+from _markers import MEASURED_ENV, rss_is_meaningful
 
 import fastjcs
 from fastjcs.core import python_backend
@@ -161,7 +161,7 @@ def test_a_huge_result_is_not_kept_by_the_thread(native):
         [sys.executable, "-c", _HUGE_THEN_SMALL],
         capture_output=True,
         text=True,
-        env={**os.environ, "FASTJCS_BACKEND": "native"},
+        env={**os.environ, "FASTJCS_BACKEND": "native", **MEASURED_ENV},
         timeout=120,
     )
     assert run.returncode == 0, run.stderr

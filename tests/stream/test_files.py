@@ -13,7 +13,7 @@ import threading
 import pytest
 from _cli import fastjcs as run_cli
 from _cli import one_line_error
-from _markers import rss_is_meaningful
+from _markers import MEASURED_ENV, rss_is_meaningful
 
 import fastjcs
 from fastjcs.core import backends, python_backend
@@ -223,7 +223,13 @@ print(re.search(r"VmHWM:\\s*(\\d+) kB", open("/proc/self/status").read()).group(
 
 
 def _digest_in_child(path):
-    p = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], capture_output=True, check=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path)],
+        capture_output=True,
+        check=True,
+        text=True,
+        env={**os.environ, **MEASURED_ENV},
+    )
     digest, seconds, rss_kb = p.stdout.split()
     return digest, float(seconds), int(rss_kb) * 1024
 
