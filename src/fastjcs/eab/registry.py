@@ -62,7 +62,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..core.digests import parse_digest
 from ..core.hashing import hex_digest
-from . import _postgres, _sqlite
+from . import _pg_schema, _postgres, _sqlite
 from ._statements import MAX_REFUSAL_ROWS, OTHER_BINDINGS
 from .bindings import binding as _v1_binding
 from .errors import UnknownReservationError
@@ -374,7 +374,7 @@ class ExecutionRegistry:
         registry._strict = False
         registry._store = store
         with registry:
-            return found, (_postgres._FORMAT_VERSION if store.kind == "postgresql" else _sqlite._FORMAT_VERSION)
+            return found, (_pg_schema._FORMAT_VERSION if store.kind == "postgresql" else _sqlite._FORMAT_VERSION)
 
     # -- plumbing ----------------------------------------------------------------------------------
 
