@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from fastjcs.core import jsonl
+from fastjcs.core import jsonl_split as jsonl
 from fastjcs.core import python_backend as _python
 
 pytestmark = pytest.mark.usefixtures("native")

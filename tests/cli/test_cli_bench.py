@@ -286,7 +286,7 @@ def test_a_duration_that_is_not_finite_or_positive_is_a_usage_error(args, needle
 
 def test_min_time_nan_is_refused_by_the_library_too():
     with pytest.raises(ValueError, match="min_time"):
-        _bench.run([b"[1]"], min_time=float("nan"), only=["rfc8785"])
+        _bench.measure([b"[1]"], min_time=float("nan"), only=["rfc8785"])
 
 
 def test_a_batch_peer_whose_timed_answers_are_wrong_is_not_jcs_correct(tmp_path):
@@ -372,4 +372,4 @@ def test_only_naming_a_candidate_not_installed_says_so():
     if absent is None:
         pytest.skip("every candidate not installed is named inside one that is")
     with pytest.raises(_bench.NoCandidate, match=f"--only '{absent}'.*not installed here"):
-        _bench.run([b"[1]"], only=[absent], min_time=0, repeat=1)
+        _bench.measure([b"[1]"], only=[absent], min_time=0, repeat=1)

@@ -369,7 +369,7 @@ def test_jobs_are_bounded_by_the_cpus_and_the_work(tmp_path, backend, monkeypatc
     outputs = []
     for jobs in (1, 1000, 100000):
         out = io.BytesIO()
-        jl.run(io.BytesIO(data), settings, jobs, out.write, lambda notes: None, False, chunk=1000)
+        jl.digest_stream(io.BytesIO(data), settings, jobs, out.write, lambda notes: None, False, chunk=1000)
         outputs.append(out.getvalue())
     assert outputs[0] == outputs[1] == outputs[2] and outputs[0].count(b"\n") == 400
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -105,12 +105,12 @@ EAB_FILES = [OURS_EAB / "eab-accept.json", OURS_EAB / "eab-reject.json"]
 
 
 def _failed() -> set:
-    summary = _eab_vectors.run(EAB_FILES, "ours")
+    summary = _eab_vectors.run_vectors(EAB_FILES, "ours")
     return {v.name for v in summary.failed} | {"probe:" + c for c in summary.assertion_free}
 
 
 def test_eab_runner_passes_unmutated(backend):
-    summary = _eab_vectors.run(EAB_FILES, "ours")
+    summary = _eab_vectors.run_vectors(EAB_FILES, "ours")
     assert summary.ok and len(summary.vectors) == 39
     assert {p.category for p in summary.probes} >= {
         "eab:domain",
@@ -147,7 +147,7 @@ def test_a_probe_that_cannot_flip_is_assertion_free(monkeypatch):
     # An implementation that refuses every preimage: each refused vector passes, but no repair
     # makes it accept, so every fired category is reported assertion-free.
     monkeypatch.setattr(eab.bindings, "_check_object", lambda obj: (_ for _ in ()).throw(eab.ActionBindingError("no")))
-    summary = _eab_vectors.run([OURS_EAB / "eab-reject.json"], "ours")
+    summary = _eab_vectors.run_vectors([OURS_EAB / "eab-reject.json"], "ours")
     assert not summary.ok and "eab:domain" in summary.assertion_free
 
 

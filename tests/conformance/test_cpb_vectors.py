@@ -78,7 +78,7 @@ def test_current_vector(backend, path):
 
 @needs_upstream
 def test_upstream_suite_is_the_77_files_we_account_for():
-    summary = vectors.run(UPSTREAM_VECTORS, probes=False, draft="-01")
+    summary = vectors.run_vectors(UPSTREAM_VECTORS, probes=False, draft="-01")
     assert len(summary.vectors) + len(summary.unclaimed) == 77
     assert summary.unclaimed == []
     assert summary.counts() == {
@@ -97,7 +97,7 @@ def test_upstream_suite_is_the_77_files_we_account_for():
 
 @needs_current
 def test_current_suite_every_file_claimed_under_draft_06():
-    summary = vectors.run(CURRENT_VECTORS, probes=False)  # the default draft: the newest
+    summary = vectors.run_vectors(CURRENT_VECTORS, probes=False)  # the default draft: the newest
     assert vectors.DEFAULT_DRAFT == "-06" and summary.ok, summary.report()
     assert summary.unclaimed == [] and len(summary.vectors) == 88
     assert summary.ignored == ["CANONICALIZATION_DECLARATION.md", "README.md", "subject-binding-diff/README.md"]
@@ -121,7 +121,7 @@ def test_current_suite_every_file_claimed_under_draft_06():
 
 @needs_current
 def test_current_fires_the_new_checks_and_each_flips():
-    summary = vectors.run(CURRENT_VECTORS)
+    summary = vectors.run_vectors(CURRENT_VECTORS)
     assert summary.ok and all(p.flipped for p in summary.probes), summary.report()
     fired = summary.categories()
     assert {
@@ -163,7 +163,7 @@ def test_typed_refs_pass_02_is_digest_agreement_not_verified():
 def test_a_current_file_of_a_new_shape_is_an_error_naming_it(tmp_path):
     shutil.copytree(CURRENT_VECTORS, tmp_path / "suite")
     (tmp_path / "suite" / "jcs" / "pass" / "02-new-shape.json").write_text('{"id": "x", "algorithm": "jcs"}')
-    summary = vectors.run(tmp_path / "suite", probes=False)
+    summary = vectors.run_vectors(tmp_path / "suite", probes=False)
     assert not summary.ok and summary.unclaimed == ["jcs/pass/02-new-shape.json"]
     assert "UNCLAIMED jcs/pass/02-new-shape.json" in summary.report()
 
@@ -171,13 +171,13 @@ def test_a_current_file_of_a_new_shape_is_an_error_naming_it(tmp_path):
 @needs_current
 def test_the_packaged_checker_vectors_with_the_newer_verdict_word_pass():
     # upstream's lib/cpb/_vectors copies say "conforming" where the vectors/ copies say "verified"
-    summary = vectors.run(CURRENT / "lib" / "cpb" / "_vectors")
+    summary = vectors.run_vectors(CURRENT / "lib" / "cpb" / "_vectors")
     assert summary.ok and len(summary.vectors) == 4, summary.report()
 
 
 def test_an_unknown_draft_is_refused():
     with pytest.raises(ValueError, match="unknown draft"):
-        vectors.run(OURS, draft="-07")
+        vectors.run_vectors(OURS, draft="-07")
     assert vectors.suite_draft(OURS) == "-01" and vectors.suite_draft(UPSTREAM_VECTORS) == "-06"
 
 
@@ -212,7 +212,7 @@ def test_a_file_nobody_claims_fails_the_run(tmp_path):
     shutil.copytree(OURS, tmp_path / "suite")
     (tmp_path / "suite" / "jcs-n" / "new-kind.json").write_text('{"id": "x", "something": "new"}')
     (tmp_path / "suite" / "notes.json").write_text("not a vector")
-    summary = vectors.run(tmp_path / "suite", probes=False, draft="-01")
+    summary = vectors.run_vectors(tmp_path / "suite", probes=False, draft="-01")
     assert not summary.ok
     # json's own words for the bad file, read as Vector.load reads it (bytes, a pairs hook):
     # CPython's "Expecting value: line 1 column 1 (char 0)"; PyPy's differ between its decoders
@@ -225,7 +225,7 @@ def test_files_that_are_not_vectors_are_reported_ignored(tmp_path):
     shutil.copytree(OURS / "contexts", tmp_path / "suite")
     (tmp_path / "suite" / "README.md").write_text("# notes\n")
     (tmp_path / "suite" / "notes.txt").write_text("not a vector")
-    summary = vectors.run(tmp_path / "suite", probes=False, draft="-01")
+    summary = vectors.run_vectors(tmp_path / "suite", probes=False, draft="-01")
     assert summary.ok and summary.unclaimed == []
     assert summary.ignored == ["README.md", "notes.txt"]
     assert "IGNORED README.md" in summary.report() and summary.as_dict()["ignored"] == ["README.md", "notes.txt"]
@@ -235,7 +235,7 @@ def test_an_unmapped_failure_reason_fails_the_vector(tmp_path):
     (tmp_path / "v.json").write_text(
         '{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "a_new_reason", "input": {"a": 1.5}}'
     )
-    summary = vectors.run(tmp_path)
+    summary = vectors.run_vectors(tmp_path)
     assert [v.failures for v in summary.failed] == [
         [
             "failure_reason 'a_new_reason' is not mapped to an exception",
@@ -248,7 +248,7 @@ def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
     (tmp_path / "v.json").write_text(
         '{"algorithm": "jcs-n", "must_fail": true, "failure_reason": "duplicate_key", "input": {"a": 1, "b": 2}}'
     )
-    summary = vectors.run(tmp_path)
+    summary = vectors.run_vectors(tmp_path)
     assert not summary.ok
     assert "accepted" in summary.failed[0].failures[0]
 
@@ -267,7 +267,7 @@ def test_a_must_fail_vector_that_is_accepted_fails(tmp_path):
     ],
 )
 def test_every_fired_check_flips_on_its_mutant(backend, root):
-    summary = vectors.run(root, draft=DRAFT[root])
+    summary = vectors.run_vectors(root, draft=DRAFT[root])
     assert summary.ok, summary.report()
     fired = summary.categories()
     assert set(fired) <= set(vectors.GENERATORS)
@@ -278,7 +278,7 @@ def test_every_fired_check_flips_on_its_mutant(backend, root):
 
 @needs_upstream
 def test_upstream_fires_these_categories():
-    fired = vectors.run(UPSTREAM_VECTORS, probes=False, draft="-01").categories()
+    fired = vectors.run_vectors(UPSTREAM_VECTORS, probes=False, draft="-01").categories()
     assert sorted(fired) == [
         "assembled:MemberMappingUndeclaredError",
         "contrast:key_sort_by_escaped_bytes_not_code_units",
@@ -307,7 +307,7 @@ def test_a_category_without_generator_is_assertion_free(monkeypatch):
     generators = dict(vectors.GENERATORS)
     del generators["jcs-n:duplicate-name"]
     monkeypatch.setattr(vectors, "GENERATORS", generators)
-    summary = vectors.run(OURS)
+    summary = vectors.run_vectors(OURS)
     assert not summary.ok
     assert summary.assertion_free == ["jcs-n:duplicate-name"]
     assert "ASSERTION-FREE jcs-n:duplicate-name" in summary.report()
@@ -320,7 +320,7 @@ def test_a_mutant_that_keeps_the_defect_is_assertion_free(monkeypatch):
         return v.mutant(category, cpb_mutants._passing(v.doc, category))
 
     monkeypatch.setattr(vectors, "GENERATORS", dict(vectors.GENERATORS, **{"jcs-n:unsafe-integer": keeps_defect}))
-    summary = vectors.run(OURS)
+    summary = vectors.run_vectors(OURS)
     assert summary.assertion_free == ["jcs-n:unsafe-integer"]
 
 
@@ -331,7 +331,7 @@ def test_a_check_that_cannot_fire_is_caught(monkeypatch):
         real = cpb.check(data, **kw)
         return CheckResult(tuple(x for x in real.violations if x.rule != "P"))
 
-    summary = vectors.run(OURS, vectors.Implementation("blind-to-P", check=blind))
+    summary = vectors.run_vectors(OURS, vectors.Implementation("blind-to-P", check=blind))
     assert {v.name for v in summary.failed} == {
         "cpb-check/02-empty-in-object-in-array.json",
         "cpb-check/03-several-in-document-order.json",
@@ -356,7 +356,7 @@ def test_generators_do_not_use_the_code_under_test():
 
 def _failed(root: Path, impl: vectors.Implementation = vectors.FASTJCS) -> set:
     draft = next(d for suite, d in DRAFT.items() if root == suite or suite in root.parents)
-    return {v.name for v in vectors.run(root, impl, probes=False, draft=draft).failed}
+    return {v.name for v in vectors.run_vectors(root, impl, probes=False, draft=draft).failed}
 
 
 def _no_cascade(value: Any, max_depth: int) -> Any:

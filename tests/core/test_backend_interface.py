@@ -1,4 +1,4 @@
-"""Both backends implement the backend interface (`fastjcs.core.backend.Backend`): every
+"""Both backends implement the backend interface (`fastjcs.core.protocol.Backend`): every
 operation, with the Protocol's parameters, and nothing else is reached through the backends."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import fastjcs
-from fastjcs.core import backend as backend_interface
 from fastjcs.core import backends, python_backend
+from fastjcs.core import protocol as backend_interface
 
 OPERATIONS = sorted(
     name

@@ -1,4 +1,4 @@
-"""One JSON Lines split rule (fastjcs.core.jsonl): a line ends at each b"\\n" and nowhere else, a
+"""One JSON Lines split rule (fastjcs.core.jsonl_split): a line ends at each b"\\n" and nowhere else, a
 final newline ends the last line, empty input has no lines, and nothing else leaves a line.
 
 The expected lines below are written by hand from that rule (JSON Lines, jsonlines.org: "each
@@ -14,7 +14,7 @@ import random
 import pytest
 
 from fastjcs.bulk import jsonl as bulk_jsonl
-from fastjcs.core import jsonl
+from fastjcs.core import jsonl_split as jsonl
 from fastjcs.core import python_backend as _python
 
 #: (input, its lines), by hand.
@@ -100,7 +100,7 @@ def test_the_c_split_resumes_where_it_stopped(native):
 
 
 def test_the_c_split_gives_the_same_lines_at_a_one_byte_chunk_boundary(native, monkeypatch):
-    """digest --jsonl's whole path (bulk.jsonl.run, one backend call per chunk) on the C core,
+    """digest --jsonl's whole path (bulk.jsonl.digest_stream, one backend call per chunk) on the C core,
     with a chunk boundary after every byte, writes what one call over the whole input writes."""
     from fastjcs.core import backends
 
@@ -110,7 +110,7 @@ def test_the_c_split_gives_the_same_lines_at_a_one_byte_chunk_boundary(native, m
         outputs = []
         for chunk in (1, 1 << 20):
             out: list[bytes] = []
-            bulk_jsonl.run(io.BytesIO(data), settings, 1, out.append, lambda notes: None, False, chunk=chunk)
+            bulk_jsonl.digest_stream(io.BytesIO(data), settings, 1, out.append, lambda notes: None, False, chunk=chunk)
             outputs.append(b"".join(out))
         assert outputs[0] == outputs[1], data
         assert outputs[0].count(b"\n") == len(jsonl.split_lines(data)), data

@@ -107,6 +107,6 @@ def test_the_runner_reads_both_forms(tmp_path, form):
                 if holder is not None:
                     holder[key] = {c.pop("purpose"): c for c in holder[key]}
         (tmp_path / path.name).write_text(json.dumps(doc), encoding="utf-8")
-    summary = vectors.run(tmp_path)
+    summary = vectors.run_vectors(tmp_path)
     assert summary.ok and len(summary.vectors) == 2 and not summary.unclaimed, summary.report()
     assert [p.flipped for p in summary.probes] == [True]  # fail/07's purpose-required, re-signed with the purpose

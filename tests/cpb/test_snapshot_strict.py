@@ -98,12 +98,12 @@ def test_the_vectors_runner_fails_a_suite_whose_snapshot_repeats_a_name(tmp_path
 
     suite = tmp_path / "vectors"
     shutil.copytree(SNAPSHOT.parent.parent, suite)
-    summary = cpb_vectors.run(suite, probes=False)
+    summary = cpb_vectors.run_vectors(suite, probes=False)
     assert summary.ok  # the copy as published passes
     target = suite / "registry" / "snapshot-v1.json"
     target.chmod(0o644)
     target.write_text(_duplicated(target.read_text("utf-8")), "utf-8")
-    summary = cpb_vectors.run(suite, probes=False)
+    summary = cpb_vectors.run_vectors(suite, probes=False)
     assert not summary.ok
     assert summary.failed and all("duplicate member name 'jcs-n'" in " ".join(o.failures) for o in summary.failed)
 

@@ -140,7 +140,7 @@ def test_every_absent_one_is_listed_as_not_installed(monkeypatch):
 
 def test_repeat_zero_is_refused_in_process():
     with pytest.raises(ValueError, match="must be >= 1"):
-        bench.run([b"{}"], repeat=0)
+        bench.measure([b"{}"], repeat=0)
 
 
 def test_the_not_installed_note_says_how_to_install_them(monkeypatch):

@@ -615,7 +615,7 @@ def _jsonl(task: Task, settings: jsonl.Settings) -> Result:
             lines += data.count(b"\n")
             out.write(data)
 
-        jsonl.run(source, settings, 1, write, notes.extend, False)
+        jsonl.digest_stream(source, settings, 1, write, notes.extend, False)
     _write_record(task, settings, before, source.sha256.hexdigest())
     return Result(task.source, task.output, lines, notes)
 

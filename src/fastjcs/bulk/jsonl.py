@@ -10,7 +10,7 @@ length plus a chunk.
 Each chunk is digested by one batch call (`digest_lines_hex` of the backend: for the C core, one
 C call per chunk). With `jobs > 1` the chunks go to threads (the C core's call runs without the
 GIL) or to worker processes (the pure-Python backend, jcs-n), at most 2 x jobs chunks in flight,
-and come back in input order. Lines and chunks follow the one split rule of `fastjcs.core.jsonl`: a line
+and come back in input order. Lines and chunks follow the one split rule of `fastjcs.core.jsonl_split`: a line
 ends at each b"\\n" and nowhere else, a final newline ends the last line, a "\\r" stays in its line.
 
 A chunk's result is its output bytes (the digest lines) plus its failures, with line numbers
@@ -28,7 +28,7 @@ from typing import Any, Callable, cast
 from ..core import backends
 from ..core.errors import FastJCSError
 from ..core.hashing import raw_digest
-from ..core.jsonl import first_line_end, lines_hex_from, split_lines, whole_lines_end
+from ..core.jsonl_split import first_line_end, lines_hex_from, split_lines, whole_lines_end
 
 CHUNK = 4 << 20  # bytes per batch call: large enough to amortise the call, small enough to stream
 
@@ -206,7 +206,7 @@ def workers_for(jobs: int, size: int | None = None, chunk: int = CHUNK) -> int:
 # ---- the run ---------------------------------------------------------------------------------
 
 
-def run(
+def digest_stream(
     stream: Any,
     s: Settings,
     jobs: int,

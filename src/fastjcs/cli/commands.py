@@ -570,7 +570,7 @@ def _digest_jsonl(args: argparse.Namespace, settings: Any, files: list[str]) -> 
             jobs = _jsonl_workers(path, args.jobs, chunk)  # said once the input is open
             update, close, wipe[0] = _progress_bar(args, path)
             try:
-                failed += _jsonl.run(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
+                failed += _jsonl.digest_stream(stream, settings, jobs, write, report, args.fail_fast, update, chunk)
             finally:
                 close()
         if failed and args.fail_fast:
@@ -871,14 +871,14 @@ def run_suite(path: Path, probes: bool, draft: str | None = None):
     kind = suite_kind(path)
     if kind == "eab":
         files = [path] if path.is_file() else sorted(path.rglob("*.json"))
-        return _eab_vectors.run(files, str(path), probes=probes)
+        return _eab_vectors.run_vectors(files, str(path), probes=probes)
     if kind == "capsule":
         from ..conformance import capsule_vectors
 
-        return capsule_vectors.run(path, probes=probes)
+        return capsule_vectors.run_vectors(path, probes=probes)
     if path.is_file():
         raise CLIError(f"{path}: a CPB suite is a directory of vector files")
-    return vectors.run(path, probes=probes, draft=draft)
+    return vectors.run_vectors(path, probes=probes, draft=draft)
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:
@@ -1193,7 +1193,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for spec in _bench_peers(args):
         extra.append(_bench.batch_candidate(spec.name, spec.command, args.impl_timeout))
     try:
-        result = _bench.run(docs, args.mode, args.min_time, args.repeat, args.only, extra)
+        result = _bench.measure(docs, args.mode, args.min_time, args.repeat, args.only, extra)
     except (_bench.CannotStart, _bench.NoCandidate) as exc:
         raise CLIError(str(exc)) from exc
     if args.json:

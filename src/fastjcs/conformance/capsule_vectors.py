@@ -249,7 +249,7 @@ def _derived_case(name: str, base: Case) -> Case:
     return Case(f"derived:{name}", capsule, None, expected, repaired=base)
 
 
-def run(directory: str | Path, *, probes: bool = True, verify: Verify | None = None) -> RunSummary:
+def run_vectors(directory: str | Path, *, probes: bool = True, verify: Verify | None = None) -> RunSummary:
     """Run an AAC `vectors/capsule/` directory (see the module docstring). Never raises for a case."""
     verify = verify or _capsule.verify_capsule
     root = Path(directory)

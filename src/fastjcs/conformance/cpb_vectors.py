@@ -57,7 +57,7 @@ __all__ = [
     "failure_meaning",
     "iter_files",
     "probe",
-    "run",
+    "run_vectors",
     "run_vector",
     "suite_draft",
 ]
@@ -110,7 +110,7 @@ def iter_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*") if p.is_file())
 
 
-def run(
+def run_vectors(
     directory: str | Path, impl: Implementation = FASTJCS, *, probes: bool = True, draft: str | None = None
 ) -> RunSummary:
     """Run every vector under `directory` under `draft` (default: `suite_draft(directory)`: the

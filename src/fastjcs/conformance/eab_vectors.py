@@ -216,7 +216,7 @@ def load(path: Path) -> list[tuple[str, dict[str, Any]]]:
     return [(f"{path.name}#{v.get('id', i)}", v) for i, v in enumerate(doc["vectors"])]
 
 
-def run(paths: list[Path], label: str, *, probes: bool = True) -> RunSummary:
+def run_vectors(paths: list[Path], label: str, *, probes: bool = True) -> RunSummary:
     outcomes: list[VectorOutcome] = []
     probe_outcomes: list[ProbeOutcome] = []
     unreadable: list[str] = []

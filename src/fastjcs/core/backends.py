@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from . import python_backend
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .backend import Backend
+    from .protocol import Backend
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -2,7 +2,7 @@
 `native_hash` (pycryptodome's compiled one-shot, found for C) and `arrow_native` (the Arrow column
 path), the only modules that touch cffi's `ffi` and `lib`.
 
-It implements the backend interface (`fastjcs.core.backend.Backend`) as
+It implements the backend interface (`fastjcs.core.protocol.Backend`) as
 `fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it
 raises ImportError when the extension `fastjcs._native_ext` is not built.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
 from . import hashing as _hash
-from . import jsonl
+from . import jsonl_split as jsonl
 from . import native_errors as _errors
 from . import native_hash as _hashfn
 from . import python_backend as _python

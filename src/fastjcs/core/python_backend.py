@@ -1,8 +1,8 @@
 """The pure-Python backend: the reference the C core is held against.
 
-It implements every operation of the backend interface (`fastjcs.core.backend.Backend`), as
+It implements every operation of the backend interface (`fastjcs.core.protocol.Backend`), as
 the C backend does, with the same answers and the same exceptions. JSON text is read by the
-strict parser (`fastjcs.core.parser`); the JSON Lines helpers are `fastjcs.core.jsonl`.
+strict parser (`fastjcs.core.parser`); the JSON Lines helpers are `fastjcs.core.jsonl_split`.
 
 Nothing here recurses: containers are walked with an explicit stack, so the depth limit, not the
 interpreter's recursion limit, decides how deep a value may nest.
@@ -30,7 +30,7 @@ from .errors import (
     NonIntegerNumberError,
     UnsupportedTypeError,
 )
-from .jsonl import lines_hex_from, split_lines
+from .jsonl_split import lines_hex_from, split_lines
 from .parser import INT_MAX, SURROGATE, Frame, Parser, Text, scan_string
 
 NAME = "python"

@@ -626,7 +626,7 @@ def _note_mismatches(row: Row, bad: set[int] | None, total: int) -> None:
     row.correct = False
 
 
-def run(
+def measure(
     docs: Sequence[bytes],
     mode: str = "text",
     min_time: float = 0.3,

@@ -78,7 +78,7 @@ class Backend(Protocol):
         prefix: str,
         integers_only: bool = False,
     ) -> tuple[bytes, int, list]:
-        """The lines of a JSONL text (`fastjcs.core.jsonl.split_lines`) digested for the command
+        """The lines of a JSONL text (`fastjcs.core.jsonl_split.split_lines`) digested for the command
         line: (output, number of lines, failures). The output holds, per line that
         canonicalizes, prefix + hex digest + "\\n"; a failing line puts nothing there and adds
         a tuple (line index, line start, position of its line in the output, byte offset of the

@@ -53,7 +53,7 @@ def first_line_end(block: bytes | bytearray, end: int) -> int:
 
 def lines_hex_from(results: list, data: bytes, prefix: str) -> tuple[bytes, int, list]:
     """A backend's `digest_lines_hex` answer from its `digest_lines` answer: (output, lines,
-    failures), see `fastjcs.core.backend.Backend.digest_lines_hex`."""
+    failures), see `fastjcs.core.protocol.Backend.digest_lines_hex`."""
     out: list[str] = []
     failures: list = []
     starts: list[int] | None = None
