@@ -118,7 +118,11 @@ def test_refusals_page(make_registry):
         after = page[-1].seq
     assert [len(p) for p in pages] == [3, 3, 1]
     assert [r for p in pages for r in p] == everything
-    for bad in ({"after": -1}, {"after": 1.5}, {"after": True}, {"limit": 0}, {"limit": "3"}):
+    assert reg.refusals(AGENT, "exec-1", after=2**63 - 1, limit=2**63 - 1) == []  # the storages' largest
+    # Before: past 2**63 - 1 the storage's own error came through (OverflowError, or a
+    # RegistryStorageError "datatype mismatch" that blamed the storage).
+    bad_args = ({"after": -1}, {"after": 1.5}, {"after": True}, {"limit": 0}, {"limit": "3"}, {"after": 2**63})
+    for bad in (*bad_args, {"limit": 2**63}, {"limit": 10**30}):
         with pytest.raises(ValueError):
             reg.refusals(AGENT, "exec-1", **bad)
 

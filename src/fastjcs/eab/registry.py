@@ -271,6 +271,9 @@ class Refusal(NamedTuple):
     first_at: float
 
 
+# The largest seq and row count both storages take (a signed 64-bit integer).
+_MAX_SEQ = 2**63 - 1
+
 #: The longest call_id a refusal keeps whole, in bytes of UTF-8 (see Refusal).
 MAX_KEPT_CALL_ID = 256
 
@@ -483,10 +486,10 @@ class ExecutionRegistry:
         """
         agent = _text(agent_identity, "agent_identity")
         eid = _execution_id(execution_id)
-        if isinstance(after, bool) or not isinstance(after, int) or after < 0:
-            raise ValueError(f"after must be a seq (an int of at least 0), not {after!r}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-            raise ValueError(f"limit must be None or an int of at least 1, not {limit!r}")
+        if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= _MAX_SEQ:
+            raise ValueError(f"after must be a seq (an int from 0 to 2**63-1), not {after!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= _MAX_SEQ):
+            raise ValueError(f"limit must be None or an int from 1 to 2**63-1, not {limit!r}")
         with self._store.transaction(write=False) as tx:
             rows = tx.refusals(agent, eid, after, limit)
         return [Refusal(r[0], r[1], r[2], Admission(r[3]), *r[4:]) for r in rows]
