@@ -30,7 +30,7 @@ rm -f "$out"/py/fastjcs/_native_ext*.so "$out"/py/fastjcs/_direct*.so
 CC=$cc FASTJCS_REQUIRE_NATIVE=1 FASTJCS_WERROR=1 FASTJCS_CFLAGS="$flags" FASTJCS_LDFLAGS="-fsanitize=address,undefined" \
     "$python" setup.py -q build_ext --force -b "$out/py" -t "$out/tmp" >"$out/build.log" 2>&1 ||
     { cat "$out/build.log"; exit 1; }
-# Both extensions: the cffi one and the direct entry (CPython's C API, csrc/cpython/direct.c).
+# Both extensions: the cffi one and the direct entry (CPython's C API, csrc/cpython/).
 for so in "$out"/py/fastjcs/_native_ext*.so "$out"/py/fastjcs/_direct*.so; do
     [ -f "$so" ] || { echo "asan: $so was not built"; exit 1; }
     # A build that silently lost the flags would make this whole step meaningless.

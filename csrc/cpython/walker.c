@@ -1,0 +1,467 @@
+/*
+ * cpython/walker.c: the direct entry's walker, which reads Python values (cpython/direct.c is
+ * the module around it).
+ *
+ * The walker (`dumps`, `digest`, `digest_many`) reads dict, list, tuple, str, int, float, bool and
+ * None with an explicit stack (no recursion), writing the canonical form as it goes: a dict's
+ * members are put in canonical order (the core's UTF-16 comparison) when it opens, as pointers to
+ * their names and values, so that no output byte moves. It reads exact types, and the subclasses
+ * of int, float and str whose conversion (int(), float(), the str data) calls no hook of theirs
+ * and whose objects' __class__ is their type (honest_class); a value it cannot read so (a dict,
+ * list or tuple subclass, a hook, a __class__ that claims another class, a key that is a str
+ * subclass, a value of another type with no `default=` or past its chain) makes it answer BAIL,
+ * and one it refuses (NaN, a huge int, a lone surrogate, a cycle, the depth limit) REFUSE. A value
+ * of another type with `default=` is given to default, and what it returns is walked in place.
+ * Where dumps stops, python_backend.resume goes on from that very point (walk_stopped_at: what was
+ * written, the open containers and their positions, what default made), giving the answer or
+ * raising the error rfc8785 raises, in rfc8785's order, without running anything twice; digest
+ * and digest_many hand the whole value to the pure-Python backend (set_answer).
+ *
+ * Python code may run inside any call (docs/robustness.md): a __class__ property the walker asks,
+ * a finalizer run by the collector when the walker makes an exception (a lone surrogate), and then
+ * another thread. So the walker holds a strong reference to each container it has open and to
+ * each member of an open dict (a list's item while it is read), and reads a list's length again
+ * at each item, and a dict's member again when it is written once Python code has run since the
+ * dict opened (the Python backend's reading): code that empties what is being walked cannot free
+ * it under the walker. When the Python side of digest, run after a REFUSE, accepts the value, the
+ * value changed meanwhile and its answer, a reading of the value as it is now, is the answer.
+ */
+#include "walker.h"
+
+/* ---- The set of deep open containers --------------------------------------------------------- */
+
+static size_t slot_of(const PyObject *o, size_t cap) {
+    uintptr_t h = (uintptr_t)o >> 4;
+    h *= (uintptr_t)UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 7) & (cap - 1);
+}
+
+static int set_has(const state *s, const PyObject *o) {
+    if (s->set_len == 0) return 0;
+    for (size_t i = slot_of(o, s->set_cap);; i = (i + 1) & (s->set_cap - 1)) {
+        if (s->set[i] == NULL) return 0;
+        if (s->set[i] == o) return 1;
+    }
+}
+
+static int set_add(state *s, PyObject *o) {
+    if ((s->set_len + 1) * 2 > s->set_cap) { /* at most half full */
+        size_t cap = s->set_cap ? s->set_cap * 2 : 64;
+        PyObject **old = s->set, **set = (PyObject **)calloc(cap, sizeof *set);
+        if (set == NULL) return WK_NOMEM;
+        for (size_t j = 0; j < s->set_cap; j++) {
+            if (old[j] == NULL) continue;
+            size_t i = slot_of(old[j], cap);
+            while (set[i] != NULL) i = (i + 1) & (cap - 1);
+            set[i] = old[j];
+        }
+        free(old);
+        s->set = set;
+        s->set_cap = cap;
+    }
+    size_t i = slot_of(o, s->set_cap);
+    while (s->set[i] != NULL) i = (i + 1) & (s->set_cap - 1);
+    s->set[i] = o;
+    s->set_len++;
+    return WK_OK;
+}
+
+/* Remove o (present), keeping every probe chain whole (backward-shift deletion). */
+static void set_remove(state *s, const PyObject *o) {
+    size_t mask = s->set_cap - 1, i = slot_of(o, s->set_cap);
+    while (s->set[i] != o) i = (i + 1) & mask;
+    for (size_t j = (i + 1) & mask; s->set[j] != NULL; j = (j + 1) & mask) {
+        size_t home = slot_of(s->set[j], s->set_cap);
+        /* s->set[j] may move to the hole at i when its home is not in (i, j] cyclically */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            s->set[i] = s->set[j];
+            i = j;
+        }
+    }
+    s->set[i] = NULL;
+    s->set_len--;
+}
+
+/* ---- Scalars --------------------------------------------------------------------------------- */
+
+#define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1 */
+
+/* Nonzero when one of the 8 bytes of v needs an escape in a JSON string: below 0x20, '"' or '\\'
+ * (bytes >= 0x80 need none: the UTF-8 of a str is well formed). Exact as "is there any" (SWAR). */
+static inline uint64_t needs_escape(uint64_t v) {
+    return fjcs__swar_needs_escape(v); /* the core's predicate, so the two cannot drift apart */
+}
+
+/* Append UTF-8 s[0..n) (well formed: it comes from a str) as a canonical string. */
+static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
+    /* The common case, nothing to escape: checked 8 bytes at a time while copied, the last 8 bytes
+     * of a string of 8 or more read as one word that may overlap the one before. */
+    if (fjcs__buf_reserve(out, (size_t)n + 2) != FJCS_OK) return WK_NOMEM;
+    const uint8_t *p = (const uint8_t *)s;
+    char *dst = out->data + out->len;
+    *dst = '"';
+    if (n >= 8) {
+        Py_ssize_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            uint64_t v = fjcs__load_u64(p + i);
+            if (needs_escape(v)) goto escape;
+            memcpy(dst + 1 + i, &v, 8);
+        }
+        uint64_t v = fjcs__load_u64(p + n - 8);
+        if (needs_escape(v)) goto escape;
+        memcpy(dst + 1 + n - 8, &v, 8);
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint8_t c = p[i];
+            if (c < 0x20 || c == '"' || c == '\\') goto escape;
+            dst[1 + i] = (char)c;
+        }
+    }
+    dst[1 + n] = '"';
+    out->len += (size_t)n + 2;
+    return WK_OK;
+escape:
+    return fjcs__write_string(out, p, (size_t)n) == FJCS_OK ? WK_OK : WK_NOMEM;
+}
+
+/* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate). */
+static const char *utf8_of(PyObject *str, Py_ssize_t *n) {
+    const char *s = PyUnicode_AsUTF8AndSize(str, n);
+    if (s == NULL) PyErr_Clear(); /* UnicodeEncodeError: a lone surrogate */
+    return s;
+}
+
+static int put_int(fjcs_buf *out, PyObject *v) {
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || i > MAX_SAFE_INT || i < -MAX_SAFE_INT) return WK_REFUSE;
+    return fjcs__write_int(out, (int64_t)i) == FJCS_OK ? WK_OK : WK_NOMEM;
+}
+
+static int put_float(fjcs_buf *out, PyObject *v, int flags) {
+    if (flags & FJCS_INTEGERS_ONLY) return WK_REFUSE;
+    int rc = fjcs__write_double(out, PyFloat_AsDouble(v));
+    return rc == FJCS_OK ? WK_OK : rc == FJCS_E_NOMEM ? WK_NOMEM : WK_REFUSE;
+}
+
+static int put_word(fjcs_buf *out, const char *word, size_t n) {
+    if (fjcs__buf_reserve(out, n) != FJCS_OK) return WK_NOMEM;
+    fjcs__buf_put_n(out, word, n);
+    return WK_OK;
+}
+
+/* Does type t take its slot `slot` from `base`, unchanged (so converting calls no hook)? */
+static int inherits_slot(PyTypeObject *t, PyTypeObject *base, int slot) {
+    return PyType_GetSlot(t, slot) == PyType_GetSlot(base, slot);
+}
+
+/* Whether v.__class__ is v's type, so that isinstance(v, C) is PyObject_TypeCheck(v, C) (isinstance
+ * asks __class__ when the type check fails). Asked of each object whose type is not exact (a class
+ * may be given a __class__ after its first use, and the limited API shows no type version to
+ * cache a verdict against); for a class that defines no __class__ and no __getattribute__ of its
+ * own it is object's descriptor, read in C. A __class__ that raises is also Python's to answer. */
+static int honest_class(state *s, size_t *calls, PyObject *v) {
+    ++*calls; /* a __class__ of the class's own is Python code */
+    PyObject *cls = PyObject_GetAttr(v, s->class_name);
+    if (cls == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int honest = cls == (PyObject *)Py_TYPE(v);
+    Py_DECREF(cls);
+    return honest;
+}
+
+/* Compare two members by name, RFC 8785 order (names are distinct: dict keys that are exact str). */
+static int pair_cmp(const void *a, const void *b) {
+    const wpair *x = (const wpair *)a, *y = (const wpair *)b;
+    return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len);
+}
+
+/* Put pairs[0..n) in canonical order: insertion sort for small objects (no call per comparison),
+ * qsort beyond (n log n; names are distinct, so stability does not matter). */
+static void sort_pairs(wpair *pairs, size_t n) {
+    if (n > 16) {
+        qsort(pairs, n, sizeof *pairs, pair_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        wpair p = pairs[i];
+        size_t j = i;
+        while (j > 0 && fjcs__key_cmp(pairs[j - 1].key, pairs[j - 1].key_len, p.key, p.key_len) > 0) {
+            pairs[j] = pairs[j - 1];
+            j--;
+        }
+        pairs[j] = p;
+    }
+}
+
+/* Release the references pairs[0..n) hold. */
+static void release_pairs(wpair *pairs, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        Py_DECREF(pairs[i].name);
+        Py_DECREF(pairs[i].value);
+    }
+}
+
+/* Open a container: check the depth and for a cycle, push a frame; a dict's members are read and
+ * put in canonical order now (their names as UTF-8, their values), so that they are written in
+ * order and never moved. */
+static int push(walk *w, PyObject *obj, int kind) {
+    state *s = w->s;
+    if (w->nframes >= w->max_depth) return WK_REFUSE; /* the depth limit (Python words it) */
+    size_t scan = w->nframes < SCAN_FRAMES ? w->nframes : SCAN_FRAMES;
+    for (size_t i = 0; i < scan; i++)
+        if (s->frames[i].obj == obj) return WK_REFUSE; /* a cycle */
+    if (set_has(s, obj)) return WK_REFUSE;
+    if (fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK)
+        return WK_NOMEM;
+    size_t n, base = s->npairs;
+    if (kind == K_DICT) {
+        n = (size_t)PyDict_Size(obj);
+        if (s->pairs_cap - s->npairs < n) {
+            size_t cap = s->pairs_cap ? s->pairs_cap : 64;
+            while (cap - s->npairs < n) cap *= 2;
+            wpair *pairs = (wpair *)realloc(s->pairs, cap * sizeof *pairs);
+            if (pairs == NULL) return WK_NOMEM;
+            s->pairs = pairs;
+            s->pairs_cap = cap;
+        }
+        wpair *p = s->pairs + base;
+        Py_ssize_t pos = 0;
+        PyObject *key, *item;
+        int sorted = 1, rc = WK_OK;
+        size_t i = 0;
+        /* No Python code runs in this loop (the members are read, not converted), except on a
+         * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
+        for (; i < n && PyDict_Next(obj, &pos, &key, &item); i++) {
+            Py_ssize_t len;
+            const char *name;
+            if (!PyUnicode_CheckExact(key)) {
+                rc = PyUnicode_Check(key) ? WK_BAIL : WK_REFUSE;
+                break;
+            }
+            if ((name = utf8_of(key, &len)) == NULL) {
+                rc = WK_REFUSE;
+                break;
+            }
+            Py_INCREF(key);
+            Py_INCREF(item);
+            p[i].key = (const uint8_t *)name;
+            p[i].key_len = (size_t)len;
+            p[i].name = key;
+            p[i].value = item;
+            if (sorted && i > 0 && fjcs__key_cmp(p[i - 1].key, p[i - 1].key_len, p[i].key, p[i].key_len) > 0)
+                sorted = 0;
+        }
+        if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
+        if (rc != WK_OK) {
+            release_pairs(p, i);
+            return rc;
+        }
+        if (!sorted) sort_pairs(p, n);
+        s->npairs += n;
+    } else {
+        n = (size_t)(kind == K_LIST ? PyList_Size(obj) : PyTuple_Size(obj));
+    }
+    if (w->nframes >= SCAN_FRAMES && set_add(s, obj) != WK_OK) {
+        if (kind == K_DICT) {
+            release_pairs(s->pairs + base, n);
+            s->npairs = base;
+        }
+        return WK_NOMEM;
+    }
+    wframe *f = &s->frames[w->nframes++];
+    Py_INCREF(obj);
+    f->obj = obj;
+    f->calls = w->calls;
+    f->kind = (unsigned char)kind;
+    f->pos = 0;
+    f->n = (Py_ssize_t)n;
+    f->base = base;
+    return put_word(w->out, kind == K_DICT ? "{" : "[", 1);
+}
+
+/* Close the innermost container, releasing what its frame holds (which may free it, and run
+ * Python code, when that code has already removed it from its parent). */
+static void drop_frame(walk *w) {
+    state *s = w->s;
+    wframe *f = &s->frames[w->nframes - 1];
+    if (f->kind == K_DICT) {
+        release_pairs(s->pairs + f->base, s->npairs - f->base);
+        s->npairs = f->base;
+    }
+    if (w->nframes > SCAN_FRAMES) set_remove(s, f->obj);
+    w->nframes--;
+    Py_DECREF(f->obj);
+}
+
+static int pop(walk *w) {
+    int kind = w->s->frames[w->nframes - 1].kind;
+    drop_frame(w);
+    return put_word(w->out, kind == K_DICT ? "}" : "]", 1);
+}
+
+/* Write a scalar, or open a container (its items follow in run()); v is the chain-th result of
+ * default in a row. */
+static int value_in(walk *w, PyObject *v, int chain) {
+    fjcs_buf *out = w->out;
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyUnicode_Type) {
+        Py_ssize_t n;
+        const char *s = utf8_of(v, &n);
+        return s == NULL ? WK_REFUSE : put_string(out, s, n);
+    }
+    if (t == &PyLong_Type) return put_int(out, v);
+    if (t == &PyFloat_Type) return put_float(out, v, w->flags);
+    if (v == Py_None) return put_word(out, "null", 4);
+    if (v == Py_True) return put_word(out, "true", 4);
+    if (v == Py_False) return put_word(out, "false", 5);
+    if (t == &PyDict_Type) return push(w, v, K_DICT);
+    if (t == &PyList_Type) return push(w, v, K_LIST);
+    if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
+    /* Any other object is read by type only when v's __class__ is its type: isinstance, which
+     * the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
+     * another class is Python's to answer. */
+    if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
+    /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
+     * where that calls no hook of theirs. */
+    if (PyLong_Check(v)) return inherits_slot(t, &PyLong_Type, Py_nb_int) ? put_int(out, v) : WK_BAIL;
+    if (PyFloat_Check(v))
+        return inherits_slot(t, &PyFloat_Type, Py_nb_float) ? put_float(out, v, w->flags) : WK_BAIL;
+    if (PyUnicode_Check(v)) {
+        Py_ssize_t n;
+        const char *s = utf8_of(v, &n);
+        return s == NULL ? WK_REFUSE : put_string(out, s, n);
+    }
+    if (PyDict_Check(v) || PyList_Check(v) || PyTuple_Check(v)) return WK_BAIL; /* copied through its hooks */
+    /* A value of another type: default's answer, written in its place (the Python side says
+     * UnsupportedTypeError, with the path, when there is no default or the chain is too long). */
+    if (w->dflt == NULL || chain >= DEFAULT_CHAIN) return WK_BAIL;
+    if (w->made == NULL && (w->made = PyList_New(0)) == NULL) return WK_ERROR;
+    w->calls++;
+    PyObject *result = PyObject_CallFunctionObjArgs(w->dflt, v, NULL);
+    if (result == NULL) return WK_ERROR;
+    PyObject *pair = PyTuple_Pack(2, v, result); /* made holds the result until the call ends */
+    Py_DECREF(result);
+    if (pair == NULL || PyList_Append(w->made, pair) < 0) {
+        Py_XDECREF(pair);
+        return WK_ERROR;
+    }
+    Py_DECREF(pair);
+    return value_in(w, result, chain + 1);
+}
+
+/* value_in, noting where the walk stopped (the innermost value) for the Python side. */
+static int value(walk *w, PyObject *v, int chain) {
+    int rc = value_in(w, v, chain);
+    if ((rc == WK_REFUSE || rc == WK_BAIL) && w->pending == NULL) {
+        w->pending = Py_NewRef(v);
+        w->chain = chain;
+    }
+    return rc;
+}
+
+/* The members and items of the containers opened, until the stack is empty. */
+static int run(walk *w) {
+    state *s = w->s;
+    fjcs_buf *out = w->out;
+    int rc = WK_OK;
+    while (rc == WK_OK && w->nframes) {
+        wframe *f = &s->frames[w->nframes - 1];
+        /* A list is read as Python's list iterator reads it: its length again at each item
+         * (Python code run by the walk may change it). */
+        if (f->kind == K_LIST) f->n = PyList_Size(f->obj);
+        if (f->pos >= f->n) {
+            rc = pop(w);
+            continue;
+        }
+        Py_ssize_t i = f->pos++;
+        if (i > 0 && put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
+        PyObject *item;
+        if (f->kind == K_DICT) {
+            const wpair *p = &s->pairs[f->base + (size_t)i];
+            if (put_string(out, (const char *)p->key, (Py_ssize_t)p->key_len) != WK_OK ||
+                put_word(out, ":", 1) != WK_OK)
+                return WK_NOMEM;
+            if (f->calls == w->calls) { /* no Python code ran since the dict was read */
+                rc = value(w, p->value, 0);
+                continue;
+            }
+            /* It may have changed: its member now, as the Python backend reads it (source[key]). */
+            item = PyDict_GetItemWithError(f->obj, p->name);
+            if (item == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError,
+                                    "dictionary changed during canonicalization: a member was removed");
+                return WK_ERROR;
+            }
+        } else {
+            item = f->kind == K_TUPLE ? PyTuple_GetItem(f->obj, i) : PyList_GetItem(f->obj, i);
+        }
+        Py_INCREF(item); /* held: code run while it is read may remove it from its container */
+        rc = value(w, item, 0);
+        Py_DECREF(item);
+    }
+    return rc;
+}
+
+int walk_run(walk *w, PyObject *obj) {
+    state *s = w->s;
+    s->npairs = 0;
+    if (s->set_len) { /* an earlier walk stopped with deep containers open */
+        memset(s->set, 0, s->set_cap * sizeof *s->set);
+        s->set_len = 0;
+    }
+    int rc = value(w, obj, 0);
+    if (rc == WK_OK) rc = run(w);
+    return rc;
+}
+
+
+void walk_done(walk *w) {
+    while (w->nframes) drop_frame(w);
+    Py_CLEAR(w->pending);
+    Py_CLEAR(w->made);
+}
+
+int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out) {
+    walk w = walk_init(s, max_depth, flags, out);
+    int rc = walk_run(&w, obj);
+    walk_done(&w);
+    return rc;
+}
+
+
+PyObject *walk_stopped_at(walk *w) {
+    state *s = w->s;
+    PyObject *frames = PyList_New((Py_ssize_t)w->nframes);
+    if (frames == NULL) return NULL;
+    for (size_t k = 0; k < w->nframes; k++) {
+        wframe *f = &s->frames[k];
+        PyObject *where;
+        if (f->kind == K_DICT) {
+            size_t end = k + 1 < w->nframes ? s->frames[k + 1].base : s->npairs;
+            size_t from = f->base + (size_t)f->pos;
+            where = PyList_New((Py_ssize_t)(end - from));
+            for (size_t j = from; where != NULL && j < end; j++)
+                PyList_SetItem(where, (Py_ssize_t)(j - from), Py_NewRef(s->pairs[j].name));
+        } else {
+            where = PyLong_FromSsize_t(f->pos);
+        }
+        PyObject *one = where ? PyTuple_Pack(2, f->obj, where) : NULL;
+        Py_XDECREF(where);
+        if (one == NULL) {
+            Py_DECREF(frames);
+            return NULL;
+        }
+        PyList_SetItem(frames, (Py_ssize_t)k, one);
+    }
+    PyObject *written = PyUnicode_DecodeUTF8(w->out->data, (Py_ssize_t)w->out->len, "strict");
+    PyObject *made = w->made ? Py_NewRef(w->made) : PyList_New(0);
+    PyObject *at = written && made ? Py_BuildValue("(OOOiO)", written, frames, w->pending, w->chain, made) : NULL;
+    Py_XDECREF(written);
+    Py_XDECREF(made);
+    Py_DECREF(frames);
+    return at;
+}

@@ -1,0 +1,102 @@
+/*
+ * cpython/walker.h: what the direct entry's two files share (walker.c reads Python values;
+ * direct.c is the module: its state, arguments, hashing and results).
+ */
+#ifndef FJCS_CPYTHON_WALKER_H
+#define FJCS_CPYTHON_WALKER_H
+
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "fjcs_internal.h"
+
+/* What a walk says when it does not give canonical bytes. */
+enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3, WK_ERROR = 4 /* a Python exception, set */ };
+
+/* How many times in a row `default` is asked about what it returned itself (python_backend's
+ * DEFAULT_CHAIN, orjson's bound). */
+#define DEFAULT_CHAIN 254
+
+enum { K_DICT, K_LIST, K_TUPLE };
+
+/* One open container. */
+typedef struct wframe {
+    PyObject *obj;      /* a strong reference, released when the frame is popped */
+    Py_ssize_t pos, n;  /* the next member or item, and how many there are */
+    size_t base;        /* dict: its first member in the member stack (in canonical order) */
+    size_t calls;       /* the walk's callouts when it opened (a dict is read again after one) */
+    unsigned char kind;
+} wframe;
+
+/* A member of an open dict: its name (the key's UTF-8, which the key keeps alive) and value, both
+ * held by strong references while the dict is open: Python code that runs during the walk (a
+ * finalizer, another hook) may remove them from the dict. */
+typedef struct wpair {
+    const uint8_t *key;
+    size_t key_len;
+    PyObject *name;     /* strong */
+    PyObject *value;    /* strong */
+} wpair;
+
+/* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
+ * also entered in an open-addressing set of addresses (a power-of-two table), so a deep value
+ * costs O(1) per container. */
+#define SCAN_FRAMES 32
+
+typedef struct state {
+    int busy;
+    int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
+    PyObject *class_name; /* "__class__", interned (made when the module is) */
+    PyObject *answer;   /* digest: the Python side's answer for a value the walker does not give */
+    PyObject *resume;   /* dumps: python_backend.resume, which goes on from where the walker stopped */
+    /* bind_api: the public functions' fast path (see api_dumps) */
+    PyObject *backends_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
+    PyObject *impl_key, *threshold_key;
+    size_t default_depth;
+    fjcs_buf out;
+    fjcs__text text;
+    int text_ready;
+    wframe *frames;
+    size_t frames_cap;
+    wpair *pairs;       /* the members of the open dicts, each dict's in canonical order */
+    size_t pairs_cap, npairs;
+    PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
+    size_t set_cap, set_len;
+} state;
+
+typedef struct walk {
+    state *s;
+    fjcs_buf *out;
+    size_t nframes, max_depth;
+    int flags;
+    /* dumps only (NULL elsewhere): default= (NULL: none) and what it made, [(value, result)] */
+    PyObject *dflt, *made;
+    size_t calls;       /* Python code the walk ran: default, a __class__ (honest_class) */
+    PyObject *pending;  /* where a walk stopped (REFUSE, BAIL): the value it was to write, held */
+    int chain;          /* ... the chain-th result of default in a row */
+} walk;
+
+static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *out) {
+    walk w = {s, out, 0, max_depth, flags, NULL, NULL, 0, NULL, 0};
+    return w;
+}
+
+/* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
+ * the walk says when it does not give canonical bytes. */
+int walk_run(walk *w, PyObject *obj);
+
+/* Release what a walk holds: its open frames, where it stopped, what default made. */
+void walk_done(walk *w);
+
+/* walk_init, walk_run and walk_done in one, for a walk without default. */
+int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out);
+
+/* Where a walk stopped, for python_backend.resume: (written, frames, pending, chain, made), the
+ * text written as a str and the open containers outermost first, each (list or tuple, the index
+ * of its next item) or (dict, its names not yet written, in order). NULL with an exception set. */
+PyObject *walk_stopped_at(walk *w);
+
+#endif
