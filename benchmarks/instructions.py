@@ -11,7 +11,9 @@ subtracted. Instruction counts are not time (a multiply and a move count alike, 
 at all), but they move with the code and not with the load, so a ratio of two of them can be
 checked where timings cannot. The workloads are benchmarks/corpus.py's (eab: the first 100 EAB
 objects, one call each; records: one call on the records document; doubles: the 10,000 doubles
-as one list) and two of issue 31's: 1 MB of non-ASCII strings (one list) and 10,000 small ints.
+as one list), two of issue 31's: 1 MB of non-ASCII strings (one list) and 10,000 small ints, and
+issue 33's member sort: `wide`, 100 objects of 40 members and one of 5,000, their names in a
+shuffled order (fixed seed).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LOW, HIGH = 2, 6
-WORKLOADS = ("eab", "records", "doubles", "strings", "ints")
+WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide")
 LIBS = ("fastjcs", "orjson", "msgspec")
 
 
@@ -38,6 +40,17 @@ def documents(workload: str) -> list:
         return [[s + str(i) for i in range(n // 8)] * 8]  # distinct strs: no shared UTF-8 cache
     if workload == "ints":
         return [list(range(-5000, 5000))]
+    if workload == "wide":  # past the insertion sort's FJCS_SMALL_SORT: the merge sort's share
+        import random
+
+        rng = random.Random(33)
+        names = [f"field_{i:05d}" for i in range(5000)]
+        small = []
+        for k in range(100):
+            picked = rng.sample(names, 40)
+            small.append({name: k for name in picked})
+        rng.shuffle(names)
+        return [*small, {name: 1 for name in names}]
     sys.path.insert(0, str(HERE))
     import corpus as corpora
 

@@ -94,7 +94,7 @@ __extension__ typedef unsigned __int128 fjcs__u128;
 #define FJCS_BUF_MIN 256
 #endif
 
-/* writer.c: insertion sort below this many members; a stable merge sort above. */
+/* member_sort.h: insertion sort up to this many members; a stable merge sort above. */
 #ifndef FJCS_SMALL_SORT
 #define FJCS_SMALL_SORT 16
 #endif

@@ -40,6 +40,15 @@ static inline void fjcs__buf_put_n(fjcs_buf *b, const void *s, size_t n) {
  */
 fjcs_code fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local);
 
+/* Make room for `more` items of `size` bytes after the count items of the heap array *items
+ * (*items NULL and *cap 0 until the first call), doubling. FJCS_OK or FJCS_E_NOMEM. */
+fjcs_code fjcs__grow_by_slow(void **items, size_t *cap, size_t count, size_t more, size_t size);
+
+static inline fjcs_code fjcs__grow_by(void **items, size_t *cap, size_t count, size_t more, size_t size) {
+    if (FJCS_LIKELY(*cap - count >= more)) return FJCS_OK;
+    return fjcs__grow_by_slow(items, cap, count, more, size);
+}
+
 /* Free an array that fjcs__grow may have moved to the heap. */
 static inline void fjcs__release(void *items, void *local) {
     if (items != local) free(items);

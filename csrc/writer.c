@@ -7,7 +7,7 @@
 
 #include "fjcs_internal.h"
 
-/* FJCS_BUF_MIN and FJCS_SMALL_SORT are in fjcs_config.h. */
+/* FJCS_BUF_MIN is in fjcs_config.h; the member sort in member_sort.h. */
 
 /* ---- Buffers --------------------------------------------------------------------------------- */
 
@@ -29,10 +29,21 @@ fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need) {
     return FJCS_OK;
 }
 
+/* The capacity, doubling from *cap (16 when 0), that holds `need` items of `size` bytes; 0 when it
+ * would not fit in a size_t. */
+static size_t doubled_cap(size_t cap, size_t need, size_t size) {
+    size_t ncap = cap ? cap : 8;
+    do {
+        if (ncap > SIZE_MAX / 2 / size) return 0;
+        ncap *= 2;
+    } while (ncap < need);
+    return ncap;
+}
+
 fjcs_code fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void *local) {
     if (count < *cap) return FJCS_OK;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    if (ncap > SIZE_MAX / size) return FJCS_E_NOMEM;
+    size_t ncap = doubled_cap(*cap, count + 1, size);
+    if (ncap == 0) return FJCS_E_NOMEM;
     void *p;
     if (local != NULL && *items == local) {
         p = malloc(ncap * size);
@@ -40,6 +51,16 @@ fjcs_code fjcs__grow(void **items, size_t *cap, size_t count, size_t size, void 
     } else {
         p = realloc(*items, ncap * size);
     }
+    if (p == NULL) return FJCS_E_NOMEM;
+    *items = p;
+    *cap = ncap;
+    return FJCS_OK;
+}
+
+fjcs_code fjcs__grow_by_slow(void **items, size_t *cap, size_t count, size_t more, size_t size) {
+    if (more > SIZE_MAX - count) return FJCS_E_NOMEM;
+    size_t ncap = doubled_cap(*cap, count + more, size);
+    void *p = ncap ? realloc(*items, ncap * size) : NULL;
     if (p == NULL) return FJCS_E_NOMEM;
     *items = p;
     *cap = ncap;
@@ -178,45 +199,10 @@ fjcs_code fjcs__write_double(fjcs_buf *out, double v) {
 
 /* ---- Member order ---------------------------------------------------------------------------- */
 
-static inline int member_less(const fjcs__member *x, const fjcs__member *y) {
-    return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len) < 0;
-}
-
-/* Stable sort: insertion sort for small n, bottom-up merge sort through tmp otherwise. */
-static void sort_members(fjcs__member *m, size_t n, fjcs__member *tmp) {
-    if (n <= FJCS_SMALL_SORT || tmp == NULL) {
-        for (size_t i = 1; i < n; i++) {
-            fjcs__member cur = m[i];
-            size_t j = i;
-            while (j > 0 && member_less(&cur, &m[j - 1])) {
-                m[j] = m[j - 1];
-                j--;
-            }
-            m[j] = cur;
-        }
-        return;
-    }
-    /* Runs of FJCS_SMALL_SORT by insertion sort, then merge passes. */
-    for (size_t lo = 0; lo < n; lo += FJCS_SMALL_SORT) {
-        size_t len = n - lo < FJCS_SMALL_SORT ? n - lo : FJCS_SMALL_SORT;
-        sort_members(m + lo, len, NULL);
-    }
-    fjcs__member *src = m, *dst = tmp;
-    for (size_t width = FJCS_SMALL_SORT; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) dst[k++] = member_less(&src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        fjcs__member *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != m) memcpy(m, src, n * sizeof *m);
-}
+/* The one member sort (member_sort.h), for fjcs__member. */
+#define FJCS_SORT_FN sort_members
+#define FJCS_SORT_T fjcs__member
+#include "member_sort.h"
 
 static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
                          fjcs__order *o);

@@ -40,11 +40,12 @@ static void state_clear(state *s) {
     s->text_ready = 0;
     free(s->frames);
     free(s->pairs);
+    free(s->pairs_tmp);
     free(s->set);
     s->frames = NULL;
-    s->pairs = NULL;
+    s->pairs = s->pairs_tmp = NULL;
     s->set = NULL;
-    s->frames_cap = s->pairs_cap = s->set_cap = s->set_len = s->npairs = 0;
+    s->frames_cap = s->pairs_cap = s->pairs_tmp_cap = s->set_cap = s->set_len = s->npairs = 0;
 }
 
 /* After a call: give back what grew past what is kept between calls. */
@@ -59,6 +60,11 @@ static void state_trim(state *s) {
         free(s->pairs);
         s->pairs = NULL;
         s->pairs_cap = 0;
+    }
+    if (s->pairs_tmp_cap * sizeof(wpair) > FJCS_KEEP) {
+        free(s->pairs_tmp);
+        s->pairs_tmp = NULL;
+        s->pairs_tmp_cap = 0;
     }
     if (s->set_cap * sizeof(PyObject *) > FJCS_KEEP) {
         free(s->set);

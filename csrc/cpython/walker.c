@@ -86,12 +86,6 @@ static void set_remove(state *s, const PyObject *o) {
 
 #define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1 */
 
-/* Nonzero when one of the 8 bytes of v needs an escape in a JSON string: below 0x20, '"' or '\\'
- * (bytes >= 0x80 need none: the UTF-8 of a str is well formed). Exact as "is there any" (SWAR). */
-static inline uint64_t needs_escape(uint64_t v) {
-    return fjcs__swar_needs_escape(v); /* the core's predicate, so the two cannot drift apart */
-}
-
 /* Append UTF-8 s[0..n) (well formed: it comes from a str) as a canonical string. */
 static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
     /* The common case, nothing to escape: checked 8 bytes at a time while copied, the last 8 bytes
@@ -104,11 +98,11 @@ static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
         Py_ssize_t i = 0;
         for (; i + 8 < n; i += 8) {
             uint64_t v = fjcs__load_u64(p + i);
-            if (needs_escape(v)) goto escape;
+            if (fjcs__swar_needs_escape(v)) goto escape; /* the core's predicate */
             memcpy(dst + 1 + i, &v, 8);
         }
         uint64_t v = fjcs__load_u64(p + n - 8);
-        if (needs_escape(v)) goto escape;
+        if (fjcs__swar_needs_escape(v)) goto escape;
         memcpy(dst + 1 + n - 8, &v, 8);
     } else {
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -172,29 +166,11 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
     return honest;
 }
 
-/* Compare two members by name, RFC 8785 order (names are distinct: dict keys that are exact str). */
-static int pair_cmp(const void *a, const void *b) {
-    const wpair *x = (const wpair *)a, *y = (const wpair *)b;
-    return fjcs__key_cmp(x->key, x->key_len, y->key, y->key_len);
-}
-
-/* Put pairs[0..n) in canonical order: insertion sort for small objects (no call per comparison),
- * qsort beyond (n log n; names are distinct, so stability does not matter). */
-static void sort_pairs(wpair *pairs, size_t n) {
-    if (n > 16) {
-        qsort(pairs, n, sizeof *pairs, pair_cmp);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) {
-        wpair p = pairs[i];
-        size_t j = i;
-        while (j > 0 && fjcs__key_cmp(pairs[j - 1].key, pairs[j - 1].key_len, p.key, p.key_len) > 0) {
-            pairs[j] = pairs[j - 1];
-            j--;
-        }
-        pairs[j] = p;
-    }
-}
+/* The one member sort (member_sort.h), for a dict's members (names are distinct: dict keys that
+ * are exact str, so its stability does not matter here). */
+#define FJCS_SORT_FN sort_pairs
+#define FJCS_SORT_T wpair
+#include "member_sort.h"
 
 /* Release the references pairs[0..n) hold. */
 static void release_pairs(wpair *pairs, size_t n) {
@@ -219,14 +195,8 @@ static int push(walk *w, PyObject *obj, int kind) {
     size_t n, base = s->npairs;
     if (kind == K_DICT) {
         n = (size_t)PyDict_Size(obj);
-        if (s->pairs_cap - s->npairs < n) {
-            size_t cap = s->pairs_cap ? s->pairs_cap : 64;
-            while (cap - s->npairs < n) cap *= 2;
-            wpair *pairs = (wpair *)realloc(s->pairs, cap * sizeof *pairs);
-            if (pairs == NULL) return WK_NOMEM;
-            s->pairs = pairs;
-            s->pairs_cap = cap;
-        }
+        if (fjcs__grow_by((void **)&s->pairs, &s->pairs_cap, s->npairs, n, sizeof(wpair)) != FJCS_OK)
+            return WK_NOMEM;
         wpair *p = s->pairs + base;
         Py_ssize_t pos = 0;
         PyObject *key, *item;
@@ -259,7 +229,15 @@ static int push(walk *w, PyObject *obj, int kind) {
             release_pairs(p, i);
             return rc;
         }
-        if (!sorted) sort_pairs(p, n);
+        if (!sorted) {
+            /* the merge sort's space, past FJCS_SMALL_SORT members */
+            if (n > FJCS_SMALL_SORT &&
+                fjcs__grow_by((void **)&s->pairs_tmp, &s->pairs_tmp_cap, 0, n, sizeof(wpair)) != FJCS_OK) {
+                release_pairs(p, n);
+                return WK_NOMEM;
+            }
+            sort_pairs(p, n, s->pairs_tmp);
+        }
         s->npairs += n;
     } else {
         n = (size_t)(kind == K_LIST ? PyList_Size(obj) : PyTuple_Size(obj));

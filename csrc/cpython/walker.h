@@ -63,6 +63,8 @@ typedef struct state {
     size_t frames_cap;
     wpair *pairs;       /* the members of the open dicts, each dict's in canonical order */
     size_t pairs_cap, npairs;
+    wpair *pairs_tmp;   /* the member sort's space (member_sort.h) */
+    size_t pairs_tmp_cap;
     PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
     size_t set_cap, set_len;
 } state;

@@ -78,3 +78,20 @@ def test_duplicate_found_under_deep_disorder(backend):
     with pytest.raises(fastjcs.DuplicateKeyError) as info:
         fastjcs.canonicalize(text)
     assert info.value.offset == text.rindex(b'"b"')
+
+
+@pytest.mark.parametrize("size", [16, 17, 31, 32, 33, 64, 65, 1000, 4097])
+def test_wide_objects_of_python_values_match_rfc8785(backend, size):
+    """dumps of one dict of `size` members, shuffled, nested in and holding other wide dicts: the
+    walker's member sort (insertion sort up to 16 members, merge passes above, issue 33's one sort)
+    against rfc8785. Names mix U+E000..U+FFFF with supplementary characters, whose UTF-16 order is
+    not their code point order, and share long prefixes, so a merge that takes the wrong side, a
+    pass that stops early or a code point comparison changes the bytes."""
+    rng = random.Random(size)
+    stems = ["", "\ue000", "\uffff", "\U00010000", "\U0010ffff", "\u00e9", "same-prefix-" * 3]
+    names = [f"{rng.choice(stems)}{i:05d}{rng.choice(stems)}" for i in range(size)]
+    rng.shuffle(names)
+    inner = {name: i for i, name in enumerate(reversed(names[:40]))}
+    value = {name: (inner if i % 97 == 0 else [i, {"b": 1, "a": 2}]) for i, name in enumerate(names)}
+    assert fastjcs.dumps(value) == rfc8785.dumps(value)
+    assert fastjcs.dumps([value, inner]) == rfc8785.dumps([value, inner])
