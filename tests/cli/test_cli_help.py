@@ -113,7 +113,7 @@ def test_install_hints_work_from_a_checkout():
     from a checkout, `pip install '.[plot]'` works (the bench test runs the --plot hint itself)."""
     from conftest import REPO
 
-    from fastjcs.cli.commands import install_hint
+    from fastjcs.cli.common import install_hint
 
     src = REPO / "src" / "fastjcs"
     for path in [*src.rglob("*.py"), REPO / "docs" / "cli.md"]:
