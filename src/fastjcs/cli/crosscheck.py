@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..conformance import default_suites
 from .common import _lab_corpus
-from .options import _count, _examples, _positive, _seconds
+from .options import _add_lab_options, _examples, _positive
 from .streams import EXIT_NEGATIVE, EXIT_OK, CLIError
 
 
@@ -37,34 +37,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="canon protocol: a JSON text on stdin, its canonical bytes on stdout, non-zero exit to refuse",
     )
     p.add_argument("--vectors", action="append", metavar="PATH", help="suites for --impl (default: as `vectors`)")
-    p.add_argument(
-        "--corpus",
-        action="append",
-        metavar="SOURCE",
-        help="--canon-impl: the lab's corpus, as for `interop` (quick, gen, vectors, es6:N, a file or "
-        "folder; default: quick, about 200 cases, a process each)",
-    )
-    p.add_argument("--seed", type=int, default=8785, help="--canon-impl: seed of the sampled cases")
-    p.add_argument(
-        "--per-category",
-        type=_positive,
-        default=None,
-        metavar="N",
-        help="--canon-impl with --corpus gen: sampled cases per category (default 50)",
+    _add_lab_options(
+        p,
+        corpus={
+            "help": "--canon-impl: the lab's corpus, as for `interop` (quick, gen, vectors, es6:N, a file or "
+            "folder; default: quick, about 200 cases, a process each)"
+        },
+        seed={"help": "--canon-impl: seed of the sampled cases"},
+        per_category={
+            "default": None,
+            "help": "--canon-impl with --corpus gen: sampled cases per category (default 50)",
+        },
+        newline={
+            "help": "canon protocol: strip one final line ending from each answer, or keep it and compare bytes exactly"
+        },
+        shrink_budget={"default": 300, "metavar": "CALLS", "help": "calls spent shrinking each disagreement"},
+        timeout={"default": 20.0, "help": "per call"},
     )
     # gone with the generator the canon protocol had of its own: a one-line error says what replaces them
     p.add_argument("--documents", default=None, help=argparse.SUPPRESS)
     p.add_argument("--per-kind", default=None, help=argparse.SUPPRESS)
-    p.add_argument(
-        "--newline",
-        choices=("strip", "keep"),
-        default="strip",
-        help="canon protocol: strip one final line ending from each answer, or keep it and compare bytes exactly",
-    )
-    p.add_argument(
-        "--shrink-budget", type=_count, default=300, metavar="CALLS", help="calls spent shrinking each disagreement"
-    )
-    p.add_argument("--timeout", type=_seconds, default=20.0, metavar="SECONDS", help="per call")
     p.add_argument("--parallel", type=_positive, default=2, metavar="N", help="calls at once")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(run=cmd_crosscheck)

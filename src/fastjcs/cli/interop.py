@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from .common import _lab_corpus
-from .options import _count, _examples, _positive, _seconds
+from .options import _add_lab_options, _examples
 from .streams import EXIT_NEGATIVE, EXIT_OK, CLIError, open_output
 
 
@@ -35,28 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--peers", action="append", metavar="FILE", help="a peers manifest (interop/setup.sh writes one)")
     p.add_argument("--fastjcs", action="store_true", help="also run fastjcs itself, as a peer (the reference row)")
     p.add_argument("--only", action="append", metavar="NAME", help="peers whose name contains NAME")
-    p.add_argument(
-        "--corpus",
-        action="append",
-        metavar="SOURCE",
-        help="gen, quick, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents "
-        "(default: gen, es6:2000)",
-    )
-    p.add_argument("--seed", type=int, default=8785, help="seed of the sampled cases")
-    p.add_argument(
-        "--per-category",
-        type=_positive,
-        default=50,
-        metavar="N",
-        help="sampled cases per category, on top of the listed ones (every entry of every list, always)",
-    )
-    p.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS", help="per answer")
-    p.add_argument("--shrink-budget", type=_count, default=400, metavar="CASES", help="per class of failure")
-    p.add_argument(
-        "--newline",
-        choices=("strip", "keep"),
-        default="strip",
-        help="--one-shot: strip one final line ending from each answer, or keep it",
+    _add_lab_options(
+        p,
+        corpus={
+            "help": "gen, quick, vectors, vectors:PATH, es6:N, or a JSONL file or folder of documents "
+            "(default: gen, es6:2000)"
+        },
+        seed={"help": "seed of the sampled cases"},
+        per_category={
+            "default": 50,
+            "help": "sampled cases per category, on top of the listed ones (every entry of every list, always)",
+        },
+        timeout={"default": 10.0, "help": "per answer"},
+        shrink_budget={"default": 400, "metavar": "CASES", "help": "per class of failure"},
+        newline={"help": "--one-shot: strip one final line ending from each answer, or keep it"},
     )
     p.add_argument("--markdown", metavar="PATH", help="write the matrix as markdown")
     p.add_argument("--html", metavar="PATH", help="write the matrix as a self-contained HTML page")

@@ -138,3 +138,25 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="jcs-n: leave out this top-level member (repeatable; CPB's exclusion set)",
     )
+
+
+#: The interop lab's options, declared once for the commands that run the lab (`interop`, and
+#: `crosscheck --canon-impl`): what they share, each option's type, metavar, choices and shared
+#: default. Each command gives its own help and, where it differs, its default (and metavar).
+_LAB_OPTIONS: dict[str, dict[str, Any]] = {
+    "corpus": {"action": "append", "metavar": "SOURCE"},
+    "seed": {"type": int, "default": 8785},
+    "per_category": {"type": _positive, "metavar": "N"},
+    "timeout": {"type": _seconds, "metavar": "SECONDS"},
+    "shrink_budget": {"type": _count},
+    "newline": {"choices": ("strip", "keep"), "default": "strip"},
+}
+
+
+def _add_lab_options(p: argparse.ArgumentParser, **options: dict[str, Any]) -> None:
+    """The lab's options named, in the order given (their order in --help), each with what the
+    command gives it: its help, and its default where the commands differ
+    (`per_category={"default": 50, "help": ...}`). What `_LAB_OPTIONS` declares cannot be given
+    again (a TypeError as the parser is built): a command cannot drift from the shared type."""
+    for name, own in options.items():
+        p.add_argument("--" + name.replace("_", "-"), **_LAB_OPTIONS[name], **own)
