@@ -126,7 +126,7 @@ def test_the_check_catches_an_upward_or_sideways_import():
         "fastjcs.bulk.dask": "from ..conformance import reader\n",
         "fastjcs.dask": "from .lab import corpus\n",
         "fastjcs.conformance.protocol": "from ..lab import peers\n",
-        "fastjcs.cli.commands": "from ..lab import bench\nfrom ..core import api\n",
+        "fastjcs.cli.bench": "from ..lab import bench\nfrom ..core import api\n",
         "fastjcs.__init__": "from .core import api\n",
     }
     assert upward_imports(sources) == [
@@ -151,11 +151,11 @@ def test_the_check_catches_a_private_cpb_import():
         "fastjcs.conformance.cpb_vectors": "from ..cpb import _digest, checker\nfrom ..cpb.errors import CPBError\n",
         "fastjcs.conformance.protocol": "def f():\n    from ..cpb._scan import top_level_spans\n",
         "fastjcs.lab.peers": "import fastjcs.cpb._identifiers\nfrom fastjcs.cpb import check\n",
-        "fastjcs.cli.commands": "from ..cpb.registry import _parse\n",
+        "fastjcs.cli.check": "from ..cpb.registry import _parse\n",
         "fastjcs.cpb.checker": "from ._scan import scan\nfrom . import _digest\n",  # cpb's own
     }
     assert private_cpb_imports(sources) == [
-        "fastjcs.cli.commands -> fastjcs.cpb.registry._parse",
+        "fastjcs.cli.check -> fastjcs.cpb.registry._parse",
         "fastjcs.conformance.cpb_vectors -> fastjcs.cpb._digest",
         "fastjcs.conformance.protocol -> fastjcs.cpb._scan.top_level_spans",
         "fastjcs.lab.peers -> fastjcs.cpb._identifiers",

@@ -197,7 +197,7 @@ def test_the_workers_preload_a_module_that_quiets_their_stop_signals():
     import importlib
     import signal
 
-    from fastjcs.cli.commands import WORKER_PRELOAD
+    from fastjcs.cli.digest_jobs import WORKER_PRELOAD
 
     setup = importlib.import_module(WORKER_PRELOAD).dask_setup
     assert fdask.dask_setup is setup  # the public name preloads the same

@@ -113,9 +113,44 @@ def test_install_hints_work_from_a_checkout():
     from a checkout, `pip install '.[plot]'` works (the bench test runs the --plot hint itself)."""
     from conftest import REPO
 
-    from fastjcs.cli.commands import install_hint
+    from fastjcs.cli.common import install_hint
 
     src = REPO / "src" / "fastjcs"
     for path in [*src.rglob("*.py"), REPO / "docs" / "cli.md"]:
         assert "fastjcs[" not in path.read_text("utf-8"), path
     assert install_hint("plot") == "install the plot extra: pip install '.[plot]' from a fastjcs checkout"
+
+
+# ---- the lab's options: declared once (cli.options._add_lab_options) for interop and crosscheck -
+
+
+@pytest.mark.parametrize("command", ["interop", "crosscheck"])
+@pytest.mark.parametrize(
+    "option, value, why",
+    [
+        ("--per-category", "0", "must be >= 1, not 0"),  # 0 sampled cases would compare nothing
+        ("--timeout", "nan", "must be a finite number of seconds above 0, not nan"),
+        ("--timeout", "0", "must be a finite number of seconds above 0, not 0"),
+        ("--shrink-budget", "-1", "must be >= 0, not -1"),  # 0 is allowed: no shrinking
+        ("--newline", "both", "invalid choice: 'both'"),
+        ("--seed", "1.5", "invalid int value: '1.5'"),
+    ],
+)
+def test_the_lab_options_refuse_the_same_values_in_both_commands(command, option, value, why):
+    p = fastjcs(command, option, value)
+    assert p.returncode == 2 and p.stdout == b""
+    one_line_error(p, f"fastjcs {command}: argument {option}: {why}", f"(see 'fastjcs {command} --help')")
+
+
+def test_a_command_cannot_declare_a_lab_option_with_a_type_of_its_own():
+    from fastjcs.cli.options import _add_lab_options, _Parser
+
+    with pytest.raises(TypeError, match="type"):
+        _add_lab_options(_Parser(prog="x"), seed={"type": float, "help": "a seed"})
+    with pytest.raises(KeyError):
+        _add_lab_options(_Parser(prog="x"), seeds={"help": "not one of the lab's options"})
+    p = _Parser(prog="x")
+    _add_lab_options(p, timeout={"default": 5.0, "help": "per call"}, seed={"help": "a seed"})
+    assert [a.option_strings for a in p._actions[1:]] == [["--timeout"], ["--seed"]]  # the order given
+    args = p.parse_args(["--timeout", "2.5"])
+    assert (args.timeout, args.seed) == (2.5, 8785)

@@ -101,7 +101,7 @@ def test_migrate_of_a_missing_file_names_the_create_command(tmp_path):
 
 
 def test_a_url_is_never_copied_with_its_password():
-    from fastjcs.cli.commands import _in_commands
+    from fastjcs.cli.registry import _in_commands
 
     said = _in_commands(
         "execution registry 'postgresql://u:***@h/x': no execution registry in schema 'public'; "
