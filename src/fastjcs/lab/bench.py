@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, Callable, Optional
 from ..core import backends
 from ..core.api import DEFAULT_MAX_DEPTH, canonicalize
 from ..core.errors import FastJCSError
-from .interop import IJSON_CHOICE_WORDS
+from .classify import IJSON_CHOICE_WORDS
 from .peers import CANNOT_START, OK, BatchPeer
 
 # ---------------------------------------------------------------------------------------------------
@@ -51,7 +51,7 @@ class Probe:
     want: bytes | None  # the canonical bytes; None: the input must be refused
     obj: Any = _TEXT_ONLY  # the input in object mode, or _TEXT_ONLY
     #: an integer beyond 2^53: I-JSON lets a receiver refuse it (the lab's class i-json-choice;
-    #: a test holds it to interop.beyond_2_53)
+    #: a test holds it to classify.beyond_2_53)
     may_refuse: bool = False
 
     @property
