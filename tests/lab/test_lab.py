@@ -467,10 +467,10 @@ def test_a_peer_that_refuses_big_integers_passes_and_is_told_so():
 
 
 def test_bench_refuses_by_the_same_rule_and_in_the_same_words():
-    from fastjcs.lab import bench
+    from fastjcs.lab import bench, probes
 
-    assert [p.name for p in bench.PROBES if p.may_refuse] == [
-        p.name for p in bench.PROBES if p.want is not None and classify.beyond_2_53(p.text)
+    assert [p.name for p in probes.PROBES if p.may_refuse] == [
+        p.name for p in probes.PROBES if p.want is not None and classify.beyond_2_53(p.text)
     ]
     assert classify.IJSON_CHOICE_WORDS == "I-JSON choice (integers beyond 2^53)"
     row = bench.Row("rfc8785", True, [], refused_probes=["int-2^53+1"])

@@ -5,6 +5,7 @@ protocol; the lab's peers and their manifests), `corpus` (the cases by category,
 clause and a checked expected answer), `classify` (the classes of an answer), `shrink` (a failing
 case cut down to a reproducer), `report` (the matrix as text, markdown and HTML), `interop` (a
 peer's run and the matrix: ``fastjcs interop``), `crosscheck` (another
-implementation held to fastjcs's answers: ``fastjcs crosscheck``) and `bench` (the one registry
-of canonicalizers and the benchmark: ``fastjcs bench`` and benchmarks/).
+implementation held to fastjcs's answers: ``fastjcs crosscheck``) and `bench` (the benchmark:
+``fastjcs bench``), over `canonicalizers` (the one registry of canonicalizers, which benchmarks/
+uses too) and `probes` (what labels one JCS-correct or not).
 """
