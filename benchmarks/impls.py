@@ -1,6 +1,6 @@
 """The implementations the benchmarks compare, for compare.py and the pytest suites.
 
-The canonicalizers are those of `fastjcs bench` (fastjcs.lab.bench.candidates: the one
+The canonicalizers are those of `fastjcs bench` (fastjcs.lab.canonicalizers.candidates: the one
 registry); this module adds the batch digest rows and the reference outputs.
 
 A `Row` is one function to measure on a corpus: `run(documents) -> outputs`, one output per
@@ -11,7 +11,7 @@ timed for scale, and their output is still checked, to show it differs. `expect`
 reference outputs into the outputs this row should produce (the identity for canonicalizers; a
 digest row would hash them).
 
-To add a canonicalizer, add it to fastjcs.lab.bench.candidates(): `fastjcs bench`,
+To add a canonicalizer, add it to fastjcs.lab.canonicalizers.candidates(): `fastjcs bench`,
 compare.py and the pytest suites all pick it up. To add a batch row (a digest, say): write a
 function over the list of documents and append a `Row` in `rows()`.
 """
@@ -28,7 +28,7 @@ from Crypto.Hash import SHA256
 
 from fastjcs import DEFAULT_MAX_DEPTH
 from fastjcs.core import python_backend as _python
-from fastjcs.lab import bench
+from fastjcs.lab import canonicalizers, probes
 
 try:
     from fastjcs.core import native_backend as _native
@@ -70,15 +70,15 @@ def _unavailable(reason: str) -> Run:
 
 def rows() -> list[Row]:
     """One object row and one text row per canonicalizer of `fastjcs bench` (the one registry,
-    fastjcs.lab.bench: JCS-correct or not by its probes), then the batch digest rows."""
+    fastjcs.lab.canonicalizers: JCS-correct or not by fastjcs.lab.probes), then the batch digest rows."""
     depth = DEFAULT_MAX_DEPTH
-    found, skipped = bench.candidates()
+    found, skipped = canonicalizers.candidates()
     out: list[Row] = []
     for kind in ("object", "text"):
         for c in found:
             run = each(c.from_obj) if kind == "object" else each(c.text)
             out.append(
-                Row(c.name, kind, run, jcs=c.not_jcs is None and not bench.probe(c), baseline=c.name == "rfc8785")
+                Row(c.name, kind, run, jcs=c.not_jcs is None and not probes.probe(c), baseline=c.name == "rfc8785")
             )
         out += [Row(name, kind, _unavailable(why), skip=why) for name, why in skipped.items()]
     # ---- digests of Python values (each value's SHA-256, raw) ----

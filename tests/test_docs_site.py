@@ -299,16 +299,16 @@ def test_the_measure_sees_a_wide_table(site, tmp_path):
 
 
 def test_the_matrix_page_has_tables_of_the_columns_that_fit():
-    from fastjcs.lab import interop
+    from fastjcs.lab import report
 
     text = (REPO / "docs" / "interop-matrix.md").read_text("utf-8")
     heads = [line for line in text.splitlines() if line.startswith("| peer |")]
     assert len(heads) >= 3
-    assert max(line.count(" | ") + 1 for line in heads) <= interop.MATRIX_COLUMNS
+    assert max(line.count(" | ") + 1 for line in heads) <= report.MATRIX_COLUMNS
     families = ["number", "string", "order", "structure", "large", "whitespace", "syntax", "vectors", "es6"]
     rows = [[f"p{k}", "1.0", "Go", *(f"{k}-{f}" for f in families), "9/s"] for k in range(3)]
-    tables = "\n".join(interop.matrix_tables(families, rows))
-    assert max(line.count("|") - 1 for line in tables.splitlines() if line) <= interop.MATRIX_COLUMNS
+    tables = "\n".join(report.matrix_tables(families, rows))
+    assert max(line.count("|") - 1 for line in tables.splitlines() if line) <= report.MATRIX_COLUMNS
     for row in rows:  # every cell once, on its peer's line
         assert all(tables.count(f"| {row[0]} |") == 3 and cell in tables for cell in row)
 

@@ -14,6 +14,7 @@ import pytest
 from _cli import fastjcs, lines, one_line_error
 
 from fastjcs.lab import bench as _bench
+from fastjcs.lab import canonicalizers, probes
 
 QUICK = ("--min-time", "0.005", "--repeat", "1", "--corpus-size", "20000")
 
@@ -86,18 +87,18 @@ def test_probes_catch_each_wrong_construction():
             return b"[" + b",".join(map(code_point_sorted, o)) + b"]"
         return rfc8785.dumps(o)
 
-    assert _bench.probe(_bench.Candidate("ok", rfc8785.dumps)) == []
-    assert _bench.probe(_bench.Candidate("sort", code_point_sorted)) == [
+    assert probes.probe(canonicalizers.Candidate("ok", rfc8785.dumps)) == []
+    assert probes.probe(canonicalizers.Candidate("sort", code_point_sorted)) == [
         "rfc8785-3.2.3-sorting",
         "astral-vs-private-use",
         "astral-vs-bmp-top-escaped",
     ]
-    upper = _bench.Candidate("upper", lambda o: rfc8785.dumps(o).replace(b"\\u001f", b"\\u001F"))
-    assert _bench.probe(upper) == ["controls"]
-    ascii_ = _bench.Candidate(
+    upper = canonicalizers.Candidate("upper", lambda o: rfc8785.dumps(o).replace(b"\\u001f", b"\\u001F"))
+    assert probes.probe(upper) == ["controls"]
+    ascii_ = canonicalizers.Candidate(
         "ascii", lambda o: json.dumps(o, ensure_ascii=True, sort_keys=True, separators=(",", ":")).encode()
     )
-    assert {"non-ascii-raw", "rfc8785-3.2.2-string"} <= set(_bench.probe(ascii_))
+    assert {"non-ascii-raw", "rfc8785-3.2.2-string"} <= set(probes.probe(ascii_))
 
 
 @pytest.mark.parametrize(
@@ -311,9 +312,9 @@ def _widest_result() -> _bench.Result:
     or not, "(not JCS)" added), a peer named like the longest of interop/setup.sh with " (batch)",
     a --impl-cmd name far past any column, every probe wrong, an error, ratios over part of the
     documents, refusals and commands below the table."""
-    found, skipped = _bench.candidates()
+    found, skipped = canonicalizers.candidates()
     names = [c.name for c in found] + list(skipped) + ["java-json-canonicalization (batch)", "x" * 130]
-    every_probe = [p.name for p in _bench.PROBES]
+    every_probe = [p.name for p in probes.PROBES]
     rows = []
     for n, name in enumerate(names):
         row = _bench.Row(name, n % 2 == 0, [] if n % 2 == 0 else every_probe, not_jcs="sorts by code point")
@@ -364,10 +365,10 @@ def test_only_matching_no_candidate_is_exit_2(only, needle):
 
 
 def test_only_naming_a_candidate_not_installed_says_so():
-    _, skipped = _bench.candidates()
+    _, skipped = canonicalizers.candidates()
     if not skipped:
         pytest.skip("every known candidate is installed")
-    found = [c.name for c in _bench.candidates()[0]]
+    found = [c.name for c in canonicalizers.candidates()[0]]
     absent = next((n for n in skipped if not any(n in f for f in found)), None)  # "jcs" is in "fastjcs"
     if absent is None:
         pytest.skip("every candidate not installed is named inside one that is")

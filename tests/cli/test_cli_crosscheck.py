@@ -18,9 +18,8 @@ import pytest
 from _cli import fastjcs, lines, me, one_line_error
 from conftest import REPO, SUITES, UPSTREAM
 
+from fastjcs.lab import classify, peers
 from fastjcs.lab import crosscheck as cc
-from fastjcs.lab import interop as lab
-from fastjcs.lab import peers
 
 KATS = SUITES / "cpb" / "jcs-n"
 CHECKS = SUITES / "cpb" / "cpb-check"
@@ -150,7 +149,7 @@ def _row(body):
 
 
 def _failing(row):
-    return {cls for cls, n in row["totals"].items() if n and cls in lab.CLASSES}
+    return {cls for cls, n in row["totals"].items() if n and cls in classify.CLASSES}
 
 
 def test_fastjcs_against_its_python_backend_finds_nothing(tmp_path):
@@ -210,7 +209,7 @@ def test_text_report_and_usage(tmp_path):
     ],
 )
 def test_difference_kind(ours, theirs, kind):
-    assert lab.difference_kind(ours, theirs) == kind
+    assert classify.difference_kind(ours, theirs) == kind
 
 
 def test_eab_files_are_sent_one_vector_at_a_time():

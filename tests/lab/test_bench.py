@@ -1,6 +1,7 @@
-"""fastjcs.lab.bench: the probes' expected bytes come from outside bench (RFC 8785's examples as
-typed in vectors/rfc8785, and the rfc8785 package's ES6 number rendering); every known PyPI
-canonicalizer is found, or listed as not installed."""
+"""fastjcs.lab.bench, fastjcs.lab.probes and fastjcs.lab.canonicalizers: the probes' expected bytes
+come from outside bench (RFC 8785's examples as typed in vectors/rfc8785, and the rfc8785
+package's ES6 number rendering); every known PyPI canonicalizer is found, or listed as not
+installed."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import rfc8785
 from conftest import REPO
 
-from fastjcs.lab import bench
+from fastjcs.lab import bench, canonicalizers, probes
 
 
 def _as_doubles(text: bytes):
@@ -20,7 +21,7 @@ def _as_doubles(text: bytes):
     return json.loads(text, parse_int=float, parse_float=float)
 
 
-@pytest.mark.parametrize("p", [p for p in bench.PROBES if p.want is not None], ids=lambda p: p.name)
+@pytest.mark.parametrize("p", [p for p in probes.PROBES if p.want is not None], ids=lambda p: p.name)
 def test_each_expected_answer_is_rfc8785s(p):
     assert p.clause.startswith("RFC ")
     assert rfc8785.dumps(_as_doubles(p.text)) == p.want
@@ -29,7 +30,7 @@ def test_each_expected_answer_is_rfc8785s(p):
 
 
 def test_refusal_probes_are_refused_by_rfc8785_too():
-    refusals = [p for p in bench.PROBES if p.want is None]
+    refusals = [p for p in probes.PROBES if p.want is None]
     assert [p.name for p in refusals] == ["lone-surrogate-refused"]
     with pytest.raises(rfc8785.CanonicalizationError):
         rfc8785.dumps(refusals[0].obj)
@@ -38,15 +39,15 @@ def test_refusal_probes_are_refused_by_rfc8785_too():
 def test_rfc_examples_are_those_of_the_repository_vectors():
     examples = json.loads((REPO / "vectors" / "rfc8785" / "examples.json").read_text())["examples"]
     outputs = {e["output"].encode("utf-8") for e in examples}
-    sorting = next(p for p in bench.PROBES if p.name == "rfc8785-3.2.3-sorting")
+    sorting = next(p for p in probes.PROBES if p.name == "rfc8785-3.2.3-sorting")
     assert sorting.want in outputs
-    values = [p for p in bench.PROBES if p.name.startswith("rfc8785-3.2.2-")]
+    values = [p for p in probes.PROBES if p.name.startswith("rfc8785-3.2.2-")]
     assert len(values) == 3  # the RFC's one example, split in its three members
     assert all(p.want[1:-1] in b"".join(outputs) for p in values)
 
 
 def test_the_number_and_string_classes_are_probed():
-    texts = {p.name: p.text for p in bench.PROBES}
+    texts = {p.name: p.text for p in probes.PROBES}
     for token in (
         b"18446744073709551616",
         b"9223372036854775808",
@@ -79,21 +80,21 @@ def test_the_number_and_string_classes_are_probed():
 
 
 def test_a_refusal_beyond_double_precision_is_reported_not_wrong():
-    wrong, refused = bench.probe_report(bench.Candidate("rfc8785", rfc8785.dumps))
+    wrong, refused = probes.probe_report(canonicalizers.Candidate("rfc8785", rfc8785.dumps))
     assert wrong == []
     assert {"int-2^64", "int-2^63", "int-17-digits", "int-2^53+1"} <= set(refused)
     # a peer that keeps the integer's digits is wrong on them
-    keeps = bench.Candidate(
+    keeps = canonicalizers.Candidate(
         "keeps",
         lambda o: rfc8785.dumps(o),
         lambda t: t if t.startswith(b"[1") and b"e" not in t and b"." not in t else rfc8785.dumps(json.loads(t)),
     )
-    assert {"int-2^64", "int-17-digits"} <= set(bench.probe_report(keeps)[0])
+    assert {"int-2^64", "int-17-digits"} <= set(probes.probe_report(keeps)[0])
     # refusing a valid probe that is within a double's precision is wrong
-    picky = bench.Candidate(
+    picky = canonicalizers.Candidate(
         "picky", lambda o: rfc8785.dumps(o), lambda t: 1 / 0 if b"1e+21, 1" in t else rfc8785.dumps(json.loads(t))
     )
-    assert "1e21" in bench.probe(picky)
+    assert "1e21" in probes.probe(picky)
 
 
 KNOWN = {
@@ -117,7 +118,7 @@ def _fake(module: str) -> types.ModuleType:
 def test_every_known_pypi_canonicalizer_is_found(monkeypatch):
     for module in KNOWN.values():
         monkeypatch.setitem(sys.modules, module, _fake(module))
-    found, skipped = bench.candidates()
+    found, skipped = canonicalizers.candidates()
     labels = {c.name: c.label for c in found}
     assert set(KNOWN) <= set(labels) and not set(KNOWN) & set(skipped)
     assert labels["canonicaljson"] == "canonicaljson (not JCS)"
@@ -129,7 +130,7 @@ def test_every_known_pypi_canonicalizer_is_found(monkeypatch):
 def test_every_absent_one_is_listed_as_not_installed(monkeypatch):
     for module in KNOWN.values():
         monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
-    found, skipped = bench.candidates()
+    found, skipped = canonicalizers.candidates()
     assert not set(KNOWN) & {c.name for c in found}
     assert bench.not_installed(skipped)[:6] == list(KNOWN)
     assert skipped["jcs-admit"] == "not installed (pip install jcs-admit; import jcs_admit)"
@@ -146,7 +147,7 @@ def test_repeat_zero_is_refused_in_process():
 def test_the_not_installed_note_says_how_to_install_them(monkeypatch):
     for module in KNOWN.values():
         monkeypatch.setitem(sys.modules, module, None)
-    _found, skipped = bench.candidates()
+    _found, skipped = canonicalizers.candidates()
     table = " ".join(bench.Result("text", 0, 0, skipped=skipped).table(width=100).split())
     assert "to compare them too: pip install rfc8785 jcs json-canonical jsoncanon jcs-admit canonicaljson" in table
 
@@ -156,7 +157,7 @@ def test_the_table_takes_the_terminals_width(monkeypatch, columns):
     """Lines wider than the terminal wrap there, cutting words: the table is laid out for the
     terminal's width (COLUMNS, as shutil reads it), at most 100 columns."""
     monkeypatch.setenv("COLUMNS", columns)
-    row = bench.Row("json.dumps (sorted keys)", False, [p.name for p in bench.PROBES], not_jcs="sorted keys")
+    row = bench.Row("json.dumps (sorted keys)", False, [p.name for p in probes.PROBES], not_jcs="sorted keys")
     row.mb_per_s, row.ratio, row.ratio_documents = 26.9, 2.52, 3575
     result = bench.Result(
         "text", 1_050_000, 3575, [row], skipped={"jcs": "not installed (pip install jcs; import jcs)"}
@@ -166,4 +167,4 @@ def test_the_table_takes_the_terminals_width(monkeypatch, columns):
     assert max(map(len, table.splitlines())) <= width
     assert max(map(len, table.splitlines())) > width - 15  # the notes fill the width (not a fixed narrow one)
     # no word is cut: every probe name is whole on a line
-    assert all(any(p.name in line for line in table.splitlines()) for p in bench.PROBES)
+    assert all(any(p.name in line for line in table.splitlines()) for p in probes.PROBES)

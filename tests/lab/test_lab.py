@@ -1,5 +1,6 @@
-"""The lab's driver and classes (fastjcs.lab.peers, fastjcs.lab.interop), against peers that
-misbehave on purpose (tests/lab/fake_peer.py) and against fastjcs's own `serve-canon`.
+"""The lab's driver, classes and reports (fastjcs.lab.peers, fastjcs.lab.classify, fastjcs.lab.report,
+fastjcs.lab.interop), against peers that misbehave on purpose (tests/lab/fake_peer.py) and against
+fastjcs's own `serve-canon`.
 
 Each test names the wrong driver it catches: one that trusts the first unanswered document to be
 the culprit of a crash, one that hangs on a silent peer, one that counts a crash or a protocol
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import fastjcs
-from fastjcs.lab import corpus, peers
+from fastjcs.lab import classify, corpus, peers, report
 from fastjcs.lab import interop as lab
 
 FAKE = Path(__file__).with_name("fake_peer.py")
@@ -153,11 +154,11 @@ def test_serve_answers_the_protocol_with_fastjcs():
     ],
 )
 def test_classify(expected, outcome, cls):
-    assert lab.classify(expected, outcome) == cls
+    assert classify.classify(expected, outcome) == cls
 
 
 def _case(i: int, category: str, text: bytes) -> Case:
-    return Case(f"t/{i}", category, "RFC 8785 3.2", text, lab.expected_of(text))
+    return Case(f"t/{i}", category, "RFC 8785 3.2", text, classify.expected_of(text))
 
 
 CASES = [
@@ -177,7 +178,7 @@ CASES = [
 
 
 def test_run_peer_counts_every_case_and_shrinks_one_reproducer_per_class():
-    result = lab.run_peer(lab.PeerSpec("fake", fake("ascii")), CASES)
+    result = lab.run_peer(peers.PeerSpec("fake", fake("ascii")), CASES)
     assert result.cases == 7 and result.answered == 7
     # sort_keys orders by code point (U+E000 before U+1F600), JCS by UTF-16 units (D83D before E000)
     assert result.totals == {"agree": 3, "wrong-number": 1, "wrong-string": 1, "accepts-invalid": 1, "wrong-order": 1}
@@ -189,8 +190,8 @@ def test_run_peer_counts_every_case_and_shrinks_one_reproducer_per_class():
         "accepts-invalid structure",
     }
     for key, example in result.examples.items():
-        again = lab.classify(example.reproducer_expected, example.reproducer_got)
-        assert f"{again} {lab.family(example.category)}" == key  # the reproducer is of its class
+        again = classify.classify(example.reproducer_expected, example.reproducer_got)
+        assert f"{again} {classify.family(example.category)}" == key  # the reproducer is of its class
         assert len(example.reproducer) <= len(example.text)  # never bigger
     # the smallest text with U+2028 that ensure_ascii escapes (the value inside, alone)
     assert result.examples["wrong-string string"].reproducer == b'"\xe2\x80\xa8"'
@@ -201,16 +202,16 @@ def test_run_peer_counts_every_case_and_shrinks_one_reproducer_per_class():
 
 def test_a_trailing_newline_is_a_protocol_option_of_the_one_shot_mode():
     cases = [CASES[0], CASES[5]]
-    strip = lab.run_peer(lab.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="strip")
+    strip = lab.run_peer(peers.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="strip")
     keep = lab.run_peer(
-        lab.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="keep", shrink_budget=0
+        peers.PeerSpec("nl", fake("newline", "--one-shot"), "one-shot"), cases, newline="keep", shrink_budget=0
     )
     assert strip.ok and strip.totals == {"agree": 2}
     assert keep.totals == {"wrong-whitespace": 2}
 
 
 def test_a_refusing_peer_is_refuses_valid_with_a_minimal_reproducer():
-    result = lab.run_peer(lab.PeerSpec("strict", fake("strict")), CASES)
+    result = lab.run_peer(peers.PeerSpec("strict", fake("strict")), CASES)
     assert result.totals["refuses-valid"] == 2  # U+2028 and the astral/private-use keys
     refusals = {k: e for k, e in result.examples.items() if e.cls == "refuses-valid"}
     assert set(refusals) == {"refuses-valid string", "refuses-valid order"}  # one per family
@@ -223,19 +224,19 @@ def test_a_refusing_peer_is_refuses_valid_with_a_minimal_reproducer():
 def test_fastjcs_served_agrees_with_itself_on_both_backends(cli_backend):
     env = " ".join(f"{k}={v}" for k, v in cli_backend.items())
     cmd = f"{env} {shlex.quote(sys.executable)} -m fastjcs serve-canon"
-    result = lab.run_peer(lab.PeerSpec("fastjcs", cmd), CASES)
+    result = lab.run_peer(peers.PeerSpec("fastjcs", cmd), CASES)
     assert result.ok and result.totals == {"agree": 7}, (cli_backend, result.totals)
 
 
 def test_show_is_printable_and_unambiguous():
-    assert lab.show(b'{"a":"\xe2\x80\xa8\\n"}\xff') == '{"a":"\\u{2028}\\n"}\\xFF'
-    assert lab.show("\U0001f600\x00".encode()) == "\\u{1F600}\\u{0000}"
+    assert report.show(b'{"a":"\xe2\x80\xa8\\n"}\xff') == '{"a":"\\u{2028}\\n"}\\xFF'
+    assert report.show("\U0001f600\x00".encode()) == "\\u{1F600}\\u{0000}"
 
 
 def test_reports_carry_the_matrix_and_the_reproducers():
     results = [
-        lab.run_peer(lab.PeerSpec("fake", fake("ascii")), CASES),
-        lab.run_peer(lab.PeerSpec("self", f"{shlex.quote(sys.executable)} -m fastjcs serve-canon"), CASES),
+        lab.run_peer(peers.PeerSpec("fake", fake("ascii")), CASES),
+        lab.run_peer(peers.PeerSpec("self", f"{shlex.quote(sys.executable)} -m fastjcs serve-canon"), CASES),
     ]
     matrix = lab.Matrix(results, {"date": "D", "cases": 7, "seed": 1, "corpus": "test"})
     md = matrix.markdown()
@@ -258,7 +259,7 @@ def test_the_python_adapter_of_the_docs_is_a_working_peer(tmp_path):
     (tmp_path / "adapter.py").write_text(adapter)
     (tmp_path / "lib.py").write_text("import fastjcs\n\ndef dumps(value):\n    return fastjcs.dumps(value)\n")
     cmd = f"cd {shlex.quote(str(tmp_path))} && {shlex.quote(sys.executable)} adapter.py"
-    result = lab.run_peer(lab.PeerSpec("docs", cmd), CASES)
+    result = lab.run_peer(peers.PeerSpec("docs", cmd), CASES)
     # json.loads keeps the last of duplicate names: the one class the adapter's library cannot see
     assert result.totals == {"agree": 6, "accepts-invalid": 1}
 
@@ -316,13 +317,13 @@ def test_line_reader_keeps_lines_apart_across_reads():
 def test_a_peer_that_answers_only_at_end_of_input_is_reported_as_such():
     # The driver used to probe each document alone (a timeout each) and call the peer a pass.
     cases = [_case(i, "string-t", d) for i, d in enumerate((b"[1]", b'{"b":1,"a":2}', b"[true]"))]
-    result = lab.run_peer(lab.PeerSpec("held", fake("buffered")), cases, timeout=1)
+    result = lab.run_peer(peers.PeerSpec("held", fake("buffered")), cases, timeout=1)
     assert result.needs_end_of_input and not result.ok
     assert result.totals == {"agree": 3}  # its answers are compared all the same
-    assert "answers only once its input is closed" in lab.text_report([result])
-    assert "answers only once its input is closed" in lab.markdown_report([result], {})
-    assert "answers only once its input is closed" in lab.html_report([result], {})
-    good = lab.run_peer(lab.PeerSpec("good", fake()), cases, timeout=5)
+    assert "answers only once its input is closed" in report.text_report([result])
+    assert "answers only once its input is closed" in report.markdown_report([result], {})
+    assert "answers only once its input is closed" in report.html_report([result], {})
+    good = lab.run_peer(peers.PeerSpec("good", fake()), cases, timeout=5)
     assert good.ok and not good.needs_end_of_input
 
 
@@ -331,13 +332,13 @@ def test_a_shown_reproducer_reproduces_alone():
     # its own answer. The shrunk `[]` that "gave" `[]` was shown as a reproducer; now each shown
     # reproducer was put alone and gave its class, or the example says it does not.
     cases = [_case(i, "string-t", d) for i, d in enumerate((b"[1]", b"[2]", b"[3]", b"[4]"))]
-    result = lab.run_peer(lab.PeerSpec("swap", fake("swap")), cases, timeout=1, shrink_budget=30)
+    result = lab.run_peer(peers.PeerSpec("swap", fake("swap")), cases, timeout=1, shrink_budget=30)
     assert result.failures == 4
     for e in result.examples.values():
-        assert not e.alone or lab.classify_text(e.reproducer, e.reproducer_got) == e.cls
+        assert not e.alone or classify.classify_text(e.reproducer, e.reproducer_got) == e.cls
     assert any(not e.alone for e in result.examples.values())
-    assert lab.NOT_ALONE in lab.text_report([result]) and lab.NOT_ALONE in lab.markdown_report([result], {})
-    assert html.escape(lab.NOT_ALONE) in lab.html_report([result], {})
+    assert report.NOT_ALONE in report.text_report([result]) and report.NOT_ALONE in report.markdown_report([result], {})
+    assert html.escape(report.NOT_ALONE) in report.html_report([result], {})
 
 
 # --- issue 27: the large family is timed ------------------------------------------------------------
@@ -347,14 +348,14 @@ def test_a_peer_slow_on_large_documents_is_slow_not_a_pass(monkeypatch):
     cases = [c for c in corpus.generate(1, 1) if c.category.startswith("large-")]
     big = [c for c in cases if len(c.text) > 1_000_000]
     assert big and max(len(c.text) for c in cases) > 1_000_000
-    sleep = max(lab.slow_after(c.text) for c in big) + 0.5
+    sleep = max(classify.slow_after(c.text) for c in big) + 0.5
     monkeypatch.setenv("FAKE_SLOW", str(sleep))
-    slow = lab.run_peer(lab.PeerSpec("slow", fake("slow")), cases, timeout=sleep + 30, shrink_budget=0)
+    slow = lab.run_peer(peers.PeerSpec("slow", fake("slow")), cases, timeout=sleep + 30, shrink_budget=0)
     assert slow.cells["large"] == {"agree": len(cases) - len(big), "slow": len(big)} and not slow.ok
     assert all(slow.timed[c.id][0] > slow.timed[c.id][1] for c in big)
-    fast = lab.run_peer(lab.PeerSpec("fast", fake()), cases, timeout=30, shrink_budget=0)
+    fast = lab.run_peer(peers.PeerSpec("fast", fake()), cases, timeout=30, shrink_budget=0)
     assert fast.cells["large"] == {"agree": len(cases)} and fast.ok
-    assert set(fast.timed) == {c.id for c in cases} and "slowest timed answer" in lab.text_report([fast])
+    assert set(fast.timed) == {c.id for c in cases} and "slowest timed answer" in report.text_report([fast])
 
 
 # --- issue 27 and 23 (7): depth past fastjcs's limit is a limit ------------------------------------
@@ -365,10 +366,10 @@ def test_depth_past_fastjcs_limit_is_a_limit_whatever_the_peer_does():
     assert deep and all(c.limit and c.expected is not None for c in deep)
     refused = peers.Outcome(peers.ERROR, b"too deep")
     right = [peers.Outcome(peers.OK, c.expected) for c in deep]
-    assert [lab.classify_case(c.expected, c.limit, refused) for c in deep] == [lab.LIMIT] * len(deep)
-    assert [lab.classify_case(c.expected, c.limit, o) for c, o in zip(deep, right)] == [lab.AGREE] * len(deep)
+    assert [classify.classify_case(c.expected, c.limit, refused) for c in deep] == [classify.LIMIT] * len(deep)
+    assert [classify.classify_case(c.expected, c.limit, o) for c, o in zip(deep, right)] == [classify.AGREE] * len(deep)
     wrong = peers.Outcome(peers.OK, b"[]")  # wrong bytes are still wrong (and classified: no RecursionError)
-    assert lab.classify_case(deep[0].expected, deep[0].limit, wrong) == lab.WRONG_OTHER
+    assert classify.classify_case(deep[0].expected, deep[0].limit, wrong) == classify.WRONG_OTHER
 
 
 # --- issue 27: every category catches its planted wrong peer on every seed -------------------------
@@ -392,8 +393,8 @@ def _answer(peer, text: bytes) -> peers.Outcome:
 def _failing(peer, cases) -> dict[str, int]:
     out: dict[str, int] = {}
     for c in cases:
-        cls = lab.classify_case(c.expected, c.limit, _answer(peer, c.text))
-        if cls not in (lab.AGREE, lab.LIMIT):
+        cls = classify.classify_case(c.expected, c.limit, _answer(peer, c.text))
+        if cls not in (classify.AGREE, classify.LIMIT):
             out[c.category] = out.get(c.category, 0) + 1
     return out
 
@@ -435,41 +436,43 @@ def test_a_refusal_of_an_integer_beyond_2_53_is_an_i_json_choice_not_a_failure()
     # 2^53 + 1, 2^64 negative in an object, 17 digits: beyond a double's precision
     for text in (b"[9007199254740993]", b'{"a":-18446744073709551616}', b"[12345678901234567]"):
         expected = fastjcs.canonicalize(text)
-        assert lab.classify_case(expected, "", refused, text=text) == lab.IJSON_CHOICE, text
+        assert classify.classify_case(expected, "", refused, text=text) == classify.IJSON_CHOICE, text
     # 2^53 itself, the same digits in a string, a fraction, a big double: a refusal is wrong
     for text in (b"[9007199254740992]", b'["9007199254740993"]', b"[9007199254740993.5]", b"[1.5e300]"):
         expected = fastjcs.canonicalize(text)
-        assert lab.classify_case(expected, "", refused, text=text) == lab.REFUSES_VALID, text
+        assert classify.classify_case(expected, "", refused, text=text) == classify.REFUSES_VALID, text
     # bytes for a document that must be refused, and wrong bytes, stay what they are
-    assert lab.classify_case(None, "", peers.Outcome(peers.OK, b"[1]"), text=b"[1e400]") == lab.ACCEPTS_INVALID
+    assert (
+        classify.classify_case(None, "", peers.Outcome(peers.OK, b"[1]"), text=b"[1e400]") == classify.ACCEPTS_INVALID
+    )
     wrong = peers.Outcome(peers.OK, b"[9007199254740993]")
-    assert lab.classify_case(b"[9007199254740992]", "", wrong, text=b"[9007199254740993]") == lab.WRONG_NUMBER
+    assert classify.classify_case(b"[9007199254740992]", "", wrong, text=b"[9007199254740993]") == classify.WRONG_NUMBER
 
 
 def test_a_peer_that_refuses_big_integers_passes_and_is_told_so():
     from planted import IJSON_PEER
 
     cases = [c for c in corpus.generate(SEEDS[0], 50) if c.category == "number-integer"]
-    result = lab.PeerResult(lab.PeerSpec("rfc8785-like", "-"), cases=len(cases))
+    result = lab.PeerResult(peers.PeerSpec("rfc8785-like", "-"), cases=len(cases))
     for c in cases:
-        cls = lab.classify_case(c.expected, c.limit, _answer(IJSON_PEER, c.text), text=c.text)
+        cls = classify.classify_case(c.expected, c.limit, _answer(IJSON_PEER, c.text), text=c.text)
         result.totals[cls] += 1
         result.cells.setdefault("number", Counter())[cls] += 1
-    n = result.totals[lab.IJSON_CHOICE]
-    assert n > 0 and set(result.totals) == {lab.AGREE, lab.IJSON_CHOICE}
+    n = result.totals[classify.IJSON_CHOICE]
+    assert n > 0 and set(result.totals) == {classify.AGREE, classify.IJSON_CHOICE}
     assert result.ok and result.failures == 0
-    report = lab.text_report([result])
-    assert f"number      pass ({result.totals[lab.AGREE]}), {n} i-json-choice" in report
-    assert f"i-json-choice: {n} valid case(s) refused, an I-JSON choice (integers beyond 2^53)" in report
+    shown = report.text_report([result])
+    assert f"number      pass ({result.totals[classify.AGREE]}), {n} i-json-choice" in shown
+    assert f"i-json-choice: {n} valid case(s) refused, an I-JSON choice (integers beyond 2^53)" in shown
 
 
 def test_bench_refuses_by_the_same_rule_and_in_the_same_words():
-    from fastjcs.lab import bench
+    from fastjcs.lab import bench, probes
 
-    assert [p.name for p in bench.PROBES if p.may_refuse] == [
-        p.name for p in bench.PROBES if p.want is not None and lab.beyond_2_53(p.text)
+    assert [p.name for p in probes.PROBES if p.may_refuse] == [
+        p.name for p in probes.PROBES if p.want is not None and classify.beyond_2_53(p.text)
     ]
-    assert lab.IJSON_CHOICE_WORDS == "I-JSON choice (integers beyond 2^53)"
+    assert classify.IJSON_CHOICE_WORDS == "I-JSON choice (integers beyond 2^53)"
     row = bench.Row("rfc8785", True, [], refused_probes=["int-2^53+1"])
     table = bench.Result("text", 1, 1, [row]).table()
     assert "rfc8785 refuses, as an I-JSON choice (integers beyond 2^53): int-2^53+1" in table

@@ -24,7 +24,8 @@ import pytest
 from _cli import fastjcs, one_line_error
 from planted import BY_CLASS
 
-from fastjcs.lab import interop as lab
+from fastjcs.lab import classify
+from fastjcs.lab.peers import CANNOT_START
 
 HERE = Path(__file__).resolve().parent
 PEER = HERE / "planted_peer.py"
@@ -34,7 +35,7 @@ BATCH_ONLY = {"protocol-error"}
 
 
 def test_every_class_of_the_lab_has_a_planted_peer():
-    assert {cls for _, cls in BY_CLASS.values()} | {lab.CANNOT_START} == set(lab.CLASSES)
+    assert {cls for _, cls in BY_CLASS.values()} | {CANNOT_START} == set(classify.CLASSES)
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def _client(sock: str, name: str) -> str:
 
 
 def _classes(row: dict) -> set[str]:
-    return {cls for cls, n in row["totals"].items() if n and cls in lab.CLASSES}
+    return {cls for cls, n in row["totals"].items() if n and cls in classify.CLASSES}
 
 
 @pytest.mark.parametrize("name", sorted(n for n, (_, cls) in BY_CLASS.items() if cls not in BATCH_ONLY))
@@ -102,7 +103,7 @@ def test_interop_catches_the_planted_peer_of_each_class_in_one_default_run():
         cls = BY_CLASS[name][1]
         assert rows[name]["ok"] is False and cls in _classes(rows[name]), (name, rows[name]["totals"])
         assert f"{name}: " in text and f"[{cls}]" in text
-    assert _classes(rows["missing"]) == {lab.CANNOT_START}
+    assert _classes(rows["missing"]) == {CANNOT_START}
 
 
 @pytest.mark.parametrize("name", sorted(TIMEOUTS))

@@ -1,6 +1,7 @@
-"""Running another canonicalizer: one process per document (`call`), or one process for many
-documents over the batch protocol (`BatchPeer`, `serve`), and how a call that gave no answer is
-classified (cannot-start, crash, timeout, protocol-error)."""
+"""Running another canonicalizer: one process per document (`call`, and the lab's `OneShotPeer`),
+or one process for many documents over the batch protocol (`BatchPeer`, `serve`), and how a call
+that gave no answer is classified (cannot-start, crash, timeout, protocol-error); what names a peer
+for the lab (`PeerSpec`: NAME=COMMAND, or a manifest, as interop/setup.sh writes one)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import base64
 import binascii
 import collections
 import contextlib
+import json
 import os
 import select
 import signal
@@ -16,6 +18,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
@@ -460,3 +463,109 @@ class BatchPeer:
                     progress(1)
             probe = not probe
         return [r if r is not None else Outcome(CRASH, b"", "no answer") for r in results]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The lab's peers: the one-shot fallback, and what names a peer (NAME=COMMAND, a manifest)
+# ---------------------------------------------------------------------------------------------------
+
+
+def strip_newline(out: bytes) -> bytes:
+    """The answer without one final line ending (\n or \r\n). A canonical JSON text never ends
+    with one, so what is stripped is never part of a right answer."""
+    if out.endswith(b"\r\n"):
+        return out[:-2]
+    return out[:-1] if out.endswith(b"\n") else out
+
+
+class OneShotPeer:
+    """The fallback protocol: one process per document, the document on stdin, its canonical
+    bytes on stdout with exit 0, any other exit a refusal. `newline="strip"` takes one final line
+    ending off each answer (a canonical text never ends with one)."""
+
+    def __init__(self, command: str, timeout: float = 10.0, newline: str = "strip", jobs: int = 2) -> None:
+        self.command, self.timeout, self.newline, self.jobs = command, timeout, newline, jobs
+
+    def _one(self, document: bytes) -> Outcome:
+        start = time.perf_counter()
+        reply = call(self.command, document, self.timeout)
+        took = time.perf_counter() - start
+        if reply.fault is not None:
+            return Outcome(reply.fault, reply.stderr, reply.describe_fault(), took)
+        if reply.status != 0:
+            return Outcome(ERROR, reply.stderr.strip()[-300:], "", took)
+        return Outcome(OK, strip_newline(reply.stdout) if self.newline == "strip" else reply.stdout, "", took)
+
+    def run(self, documents: Sequence[bytes], progress: Callable[[int], None] | None = None) -> list[Outcome]:
+        out: list[Outcome] = []
+        with ThreadPoolExecutor(max(1, self.jobs)) as pool:
+            for outcome in pool.map(self._one, documents):
+                out.append(outcome)
+                if progress is not None:
+                    progress(1)
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class PeerSpec:
+    """A peer to run: a name, its command and protocol ("batch" or "one-shot"), and what is known
+    of it (ecosystem, language, package, version) for the report."""
+
+    name: str
+    command: str
+    protocol: str = "batch"
+    ecosystem: str = ""
+    language: str = ""
+    package: str = ""
+    version: str = ""
+
+    def start(self, timeout: float, newline: str = "strip", jobs: int = 2) -> Any:
+        if self.protocol == "one-shot":
+            return OneShotPeer(self.command, timeout, newline, jobs)
+        return BatchPeer(self.command, timeout)
+
+
+def parse_peer(text: str, protocol: str = "batch") -> PeerSpec:
+    """NAME=COMMAND (a command with no name is named by its first word)."""
+    name, sep, command = text.partition("=")
+    if not sep or not name.strip() or " " in name.strip():
+        name, command = text.split()[0] if text.split() else "", text
+    if not command.strip():
+        raise ValueError(f"{text!r}: expected NAME=COMMAND")
+    return PeerSpec(name.strip(), command.strip(), protocol)
+
+
+def read_peers(path: str) -> list[PeerSpec]:
+    """The peers of a manifest ({"peers": [{"name", "command", ...}]}, as interop/setup.sh writes)."""
+    return read_manifest(path)[0]
+
+
+def read_manifest(path: str) -> tuple[list[PeerSpec], list[dict[str, str]]]:
+    """(peers, skipped) of a manifest, as interop/setup.sh writes one: {"peers": [{"name",
+    "command", and optionally "protocol", "ecosystem", "language", "package", "version"}],
+    "skipped": [{"name", "why"}]}. ValueError, naming the file and the entry, for anything else."""
+    with open(path, "rb") as f:
+        try:
+            doc = json.load(f)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise ValueError(f"{path}: not a peers manifest (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("peers"), list):
+        raise ValueError(f'{path}: not a peers manifest (an object with a "peers" list)')
+    fields = set(PeerSpec.__dataclass_fields__)
+    specs = []
+    for n, p in enumerate(doc["peers"]):
+        if not isinstance(p, dict) or not all(isinstance(p.get(k), str) and p[k].strip() for k in ("name", "command")):
+            raise ValueError(f'{path}: peers[{n}] is not an object with a "name" and a "command" (strings)')
+        if p.get("protocol", "batch") not in ("batch", "one-shot"):
+            raise ValueError(f'{path}: peers[{n}]: protocol must be "batch" or "one-shot", not {p["protocol"]!r}')
+        specs.append(PeerSpec(**{k: str(v) for k, v in p.items() if k in fields}))
+    skipped = doc.get("skipped", [])
+    if not isinstance(skipped, list):
+        raise ValueError(f'{path}: "skipped" is not a list')
+    for n, item in enumerate(skipped):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ValueError(f'{path}: skipped[{n}] is not an object with a "name" (and a "why")')
+    return specs, [{"name": str(s["name"]), "why": str(s.get("why", ""))} for s in skipped]
