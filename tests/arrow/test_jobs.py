@@ -476,8 +476,8 @@ def test_a_job_refuses_a_folder_inside_or_above_another_jobs(tmp_path, first, se
     holder = [
         sys.executable,
         "-c",
-        "import sys, time; from fastjcs.bulk import jobs\n"
-        f"with jobs.locked({str(tmp_path / first)!r}):\n    print('held', flush=True); time.sleep(60)",
+        "import sys, time; from fastjcs.bulk import folder_lock\n"
+        f"with folder_lock.locked({str(tmp_path / first)!r}):\n    print('held', flush=True); time.sleep(60)",
     ]
     a = subprocess.Popen(holder, env=_cli.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 from ..core.api import DEFAULT_MAX_DEPTH, check_depth
 from ..core.errors import CanonicalizationError
 from ..core.hashing import check_algorithm
-from . import arrow, jobs
+from . import arrow, folder_lock, jobs
 from .jobs import Result
 from .jsonl import Settings
 
@@ -297,12 +297,12 @@ def _job(
     client: Any | None,
     on_result: Callable[[Result], None] | None,
 ) -> list[Result]:
-    """Plan and run a job, the output folder held for it (`fastjcs.bulk.jobs.locked`); all the
+    """Plan and run a job, the output folder held for it (`fastjcs.bulk.folder_lock.locked`); all the
     results, sorted by output path, once the leftovers of lost workers are removed."""
     patterns = [inputs] if isinstance(inputs, str) else list(inputs)
     sources = jobs.sources_of(inputs)
     jobs.outputs(sources, output_dir, kind, patterns)  # an output that is an input: refused first
-    with jobs.locked(output_dir):
+    with folder_lock.locked(output_dir):
         todo, done = jobs.plan(sources, output_dir, kind, column, append, resume, settings, patterns)
         ran = run_tasks(todo, settings, client, on_result)
         jobs.clean(output_dir, [t.output for t in todo])

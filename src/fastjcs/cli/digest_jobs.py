@@ -140,7 +140,7 @@ def _job_progress(args: argparse.Namespace, total: int) -> Callable[[Any], None]
 
 
 def _digest_job(args: argparse.Namespace, settings: Any) -> int:
-    from ..bulk import jobs
+    from ..bulk import folder_lock, jobs
 
     kind = "parquet" if args.parquet else "jsonl"
     # What the job needs, checked before any work: a one-line usage error, never an ImportError.
@@ -162,7 +162,7 @@ def _digest_job(args: argparse.Namespace, settings: Any) -> int:
     try:
         sources = jobs.sources_of(args.file)
         jobs.outputs(sources, args.output_dir, kind, [args.file])  # an output that is an input: refused first
-        with jobs.locked(args.output_dir):  # one job at a time in a folder
+        with folder_lock.locked(args.output_dir):  # one job at a time in a folder
             todo, done = jobs.plan(
                 sources, args.output_dir, kind, args.column, args.append, args.resume, settings, [args.file]
             )
