@@ -22,7 +22,7 @@ from conftest import REPO, SUITES, UPSTREAM
 
 import fastjcs
 from fastjcs import cpb, profiles
-from fastjcs.conformance import cpb_handlers, cpb_mutants
+from fastjcs.conformance import cpb_handlers_text, cpb_mutants
 from fastjcs.conformance import cpb_vectors as vectors
 from fastjcs.core import backends
 from fastjcs.core import python_backend as _python
@@ -530,7 +530,7 @@ def test_mutant_sig_structure_that_re_encodes_the_protected_header_is_caught(mon
 
 @needs_current
 def test_mutant_leaf_from_the_hex_text_is_caught(monkeypatch):
-    monkeypatch.setattr(cpb_handlers, "leaf_input", lambda identifier, representation: identifier.encode("ascii"))
+    monkeypatch.setattr(cpb_handlers_text, "leaf_input", lambda identifier, representation: identifier.encode("ascii"))
     assert _failed(CURRENT_VECTORS) == {
         "leaf-construction/01-raw-vs-hex-text.json",
         "representation-contrast/01-raw-vs-hex-text.json",

@@ -1,7 +1,8 @@
 """The conformance harness: fastjcs run against vector suites, ours and upstream.
 
 Modules: `cpb_vectors` and `eab_vectors` (the vector-suite runners, with mutation probes; the
-CPB runner stands on `cpb_cases`, what a vector is and means, `cpb_handlers` and `cpb_mutants`),
+CPB runner stands on `cpb_cases`, what a vector is and means, `cpb_handlers` (on
+`cpb_handler_base`, `cpb_handlers_text`, `cpb_handlers_refs`) and `cpb_mutants`),
 `results` (their one result and summary type), `reader` (the token-preserving JSON reader the
 runners and the lab share), `protocol` (the serve-vector protocol) and `suites/` (the vector
 suites `fastjcs vectors` runs by default, shipped as package data).

@@ -15,7 +15,9 @@ from typing import Any, Callable
 
 from ..cpb import checker
 from .cpb_cases import Vector
-from .cpb_handlers import Handler, RepresentationHandler, _contrast_keys, _first
+from .cpb_handler_base import Handler
+from .cpb_handlers_refs import _first
+from .cpb_handlers_text import RepresentationHandler, _contrast_keys
 from .reader import Members, Token, emit, read, rewrite
 
 # ---------------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ the defect taken out and its expectation flipped to a pass) and the handler runs
 category must no longer fire and the mutant must pass. A category without a generator, or whose
 mutant does not flip, is reported assertion-free and fails the run.
 
-The vector model and the drafts are in `cpb_cases`, the handlers in `cpb_handlers`, the
+The vector model and the drafts are in `cpb_cases`, the handlers in `cpb_handlers`
+(their claim order; the classes in `cpb_handler_base`, `cpb_handlers_text`, `cpb_handlers_refs`), the
 generators (written independently of the code under test) in `cpb_mutants`; the names a
 caller of the runner uses are re-exported here.
 """
@@ -39,7 +40,8 @@ from .cpb_cases import (
     failure_meaning,
     suite_draft,
 )
-from .cpb_handlers import HANDLERS, Handler, _must_fail, claim
+from .cpb_handler_base import Handler, _must_fail
+from .cpb_handlers import HANDLERS, claim
 from .cpb_mutants import GENERATORS
 from .results import ProbeOutcome, RunSummary, VectorOutcome
 
