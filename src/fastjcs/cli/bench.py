@@ -90,11 +90,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _bench_peers(args: argparse.Namespace) -> list[Any]:
     """The batch peers of `bench --peer NAME=CMD` and `--peers FILE`."""
-    from ..lab import interop as lab
+    from ..lab.peers import parse_peer, read_peers
 
     try:
-        specs = [s for path in args.peers or () for s in lab.read_peers(path)]
-        return specs + [lab.parse_peer(t) for t in args.peer or ()]
+        specs = [s for path in args.peers or () for s in read_peers(path)]
+        return specs + [parse_peer(t) for t in args.peer or ()]
     except OSError as exc:
         raise CLIError(f"{exc.filename}: {exc.strerror}") from exc
     except ValueError as exc:
@@ -103,6 +103,7 @@ def _bench_peers(args: argparse.Namespace) -> list[Any]:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..lab import bench as _bench
+    from ..lab.canonicalizers import CannotStart, batch_candidate, command_candidate
 
     if args.plot is not None:
         try:
@@ -122,14 +123,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if not sep or not name.strip() or not command.strip():
             raise CLIError(f"--impl-cmd {spec!r}: expected NAME=COMMAND")
         try:
-            extra.append(_bench.command_candidate(name.strip(), command, args.strip_newline, args.impl_timeout))
+            extra.append(command_candidate(name.strip(), command, args.strip_newline, args.impl_timeout))
         except ValueError as exc:  # shlex: an unclosed quote
             raise CLIError(f"--impl-cmd {spec!r}: {exc}") from exc
     for spec in _bench_peers(args):
-        extra.append(_bench.batch_candidate(spec.name, spec.command, args.impl_timeout))
+        extra.append(batch_candidate(spec.name, spec.command, args.impl_timeout))
     try:
         result = _bench.measure(docs, args.mode, args.min_time, args.repeat, args.only, extra)
-    except (_bench.CannotStart, _bench.NoCandidate) as exc:
+    except (CannotStart, _bench.NoCandidate) as exc:
         raise CLIError(str(exc)) from exc
     if args.json:
         print(json.dumps(result.as_dict()))

@@ -92,9 +92,9 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.canon_impl is not None:
         from ..lab import corpus
         from ..lab import interop as lab
-        from ..lab.peers import ended_on_signal
+        from ..lab.peers import PeerSpec, ended_on_signal
 
-        spec = lab.PeerSpec("canon-impl", args.canon_impl, "one-shot")
+        spec = PeerSpec("canon-impl", args.canon_impl, "one-shot")
         sources = args.corpus or list(corpus.CANON_SOURCES)
         per_category = 50 if args.per_category is None else args.per_category
         cases, meta = _lab_corpus(sources, args.seed, per_category, "crosscheck")

@@ -59,17 +59,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]]]:
     """The peers named on the command line (and their manifests' skipped peers)."""
-    from ..lab import interop as lab
+    from ..lab.peers import PeerSpec, parse_peer, read_manifest
 
     specs: list[Any] = []
     skipped: list[dict[str, str]] = []
     try:
         for path in args.peers or ():
-            found, left_out = lab.read_manifest(path)
+            found, left_out = read_manifest(path)
             specs += found
             skipped += left_out
-        specs += [lab.parse_peer(t) for t in args.peer or ()]
-        specs += [lab.parse_peer(t, "one-shot") for t in args.one_shot or ()]
+        specs += [parse_peer(t) for t in args.peer or ()]
+        specs += [parse_peer(t, "one-shot") for t in args.one_shot or ()]
     except OSError as exc:
         raise CLIError(f"{exc.filename}: {exc.strerror}") from exc
     except ValueError as exc:
@@ -79,7 +79,7 @@ def _lab_peers(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, str]
 
         specs.insert(
             0,
-            lab.PeerSpec(
+            PeerSpec(
                 "fastjcs",
                 f"{sys.executable} -m fastjcs serve-canon",
                 "batch",

@@ -44,9 +44,9 @@ def cmd_serve_canon(args: argparse.Namespace) -> int:
         def canon(text: bytes) -> bytes:
             return api.canonicalize(text, max_depth=args.max_depth)
     else:
-        from ..lab import bench as _bench
+        from ..lab.canonicalizers import candidates
 
-        found, skipped = _bench.candidates()
+        found, skipped = candidates()
         chosen = [c for c in found if c.name == args.candidate]
         if not chosen:
             why = skipped.get(args.candidate, "not a candidate `fastjcs bench` knows")

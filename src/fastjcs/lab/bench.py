@@ -28,8 +28,6 @@ from typing import Any, BinaryIO, Callable
 from ..core.api import canonicalize
 from ..core.errors import FastJCSError
 from .canonicalizers import Candidate, CannotStart, candidates
-from .canonicalizers import batch_candidate as batch_candidate  # re-exported: `fastjcs bench` builds them here
-from .canonicalizers import command_candidate as command_candidate
 from .classify import IJSON_CHOICE_WORDS
 from .peers import OK
 from .probes import probe_report

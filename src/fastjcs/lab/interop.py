@@ -36,9 +36,6 @@ from .classify import (
 )
 from .corpus import expectation
 from .peers import CANNOT_START, CRASH, TIMEOUT, Outcome, PeerSpec
-from .peers import parse_peer as parse_peer  # re-exported: `fastjcs interop` reads its peers here
-from .peers import read_manifest as read_manifest
-from .peers import read_peers as read_peers
 from .report import _answer, _outcome, html_report, markdown_report, show, text_report
 from .shrink import shrink_bytes
 
