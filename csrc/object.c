@@ -30,6 +30,9 @@
  *
  * Error positions are offsets into the encoding and mean little to a user: on any error the
  * Python side re-runs the pure-Python backend, which raises the error rfc8785 would, in its order.
+ *
+ * Kept whole (about 650 lines): one reader of one format; its type dispatch, its stack and its
+ * back-reference table share state that a split would have to expose.
  */
 #include <stddef.h>
 #include <stdlib.h>

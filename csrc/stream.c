@@ -33,6 +33,9 @@
  * A file that changes while it is read gives FJCS_E_IO where it shows: a short read, or a value
  * that is not where the first pass saw it (the caller compares the file's size and modification
  * time before and after: this file calls nothing of the C library newer than glibc 2.17).
+ *
+ * Kept whole (about 680 lines): one walk over one window; reading, the walk of large containers
+ * and the member index share the window's invariants.
  */
 #ifndef _WIN32
 #ifndef _POSIX_C_SOURCE

@@ -5,6 +5,10 @@ path), the only modules that touch cffi's `ffi` and `lib`.
 It implements the backend interface (`fastjcs.core.protocol.Backend`) as
 `fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it
 raises ImportError when the extension `fastjcs._native_ext` is not built.
+
+Kept whole (about 750 lines): the whole backend interface in one module, as `python_backend` holds
+the reference; the two are read and held to one interface side by side
+(tests/core/test_backend_interface.py).
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ Speed comes from letting CPython's C code do the per-character work: `json.encod
 `encode_basestring` escapes exactly the RFC 8785 set (`"`, `\\`, the C0 controls, with the short
 forms for \\b \\t \\n \\f \\r and lowercase `\\u00xx` otherwise, nothing else); one final
 `.encode("utf-8")` refuses lone surrogates; `repr(float)` gives the shortest round-trip digits.
+
+Kept whole (about 730 lines): the whole backend interface in one module, as `native_backend` holds
+the C side's; the two are read and held to one interface side by side
+(tests/core/test_backend_interface.py).
 """
 
 from __future__ import annotations

@@ -30,6 +30,9 @@ vector suite was written against, jcs-n still registered). See docs/cpb.md for t
 Lookups answer with a verdict, never by raising: `verified`,
 `unknown-id` (not registered), `id-unknown-to-snapshot` (absent from a snapshot the verifier is
 pinned to, which cannot tell a newer registration from none), `withdrawn`, `held`.
+
+Kept whole (about 680 lines): one reader of the snapshot format and the model it builds; the
+schema checks read the same tables as the model.
 """
 
 from __future__ import annotations
