@@ -31,7 +31,6 @@ static void state_clear_api(state *s) {
 }
 
 static void state_clear(state *s) {
-    Py_CLEAR(s->answer);
     Py_CLEAR(s->resume);
     Py_CLEAR(s->class_name);
     state_clear_api(s);
@@ -183,35 +182,17 @@ static fjcs__text *text_parser(state *s, size_t max_depth, int flags) {
     return &s->text;
 }
 
-/* Walk obj in the module's state: its canonical bytes (h NULL) or prefix + hex digest (h), with
- * *rc WK_OK; NULL with *rc WK_REFUSE or WK_BAIL (nothing raised: the Python side answers), or
- * NULL with an exception set. */
-static PyObject *value_result(PyObject *module, PyObject *obj, size_t max_depth, int flags, const hasher *h,
-                              int *rc) {
-    state *s = enter(module);
-    *rc = WK_NOMEM;
-    if (s == NULL) return NULL;
-    s->out.len = 0;
-    *rc = walk_value(s, obj, max_depth, flags, &s->out);
-    PyObject *result = NULL;
-    if (*rc == WK_OK)
-        result = h ? hex_digest(h, s->out.data, s->out.len)
-                   : PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
-    else if (*rc == WK_NOMEM)
-        PyErr_NoMemory();
-    leave(s);
-    return result;
-}
-
 /* Canonicalize text[0..len) in the module's parser: its canonical bytes (h NULL) or prefix + hex
- * digest (h); None when the text is refused (the cffi entry gives the error record); NULL with
- * an exception set. */
+ * digest (h); when the text is refused, its error record as (code, expected, offset), which
+ * native_errors words (the text is parsed once); NULL with an exception set. */
 static PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
                              const hasher *h) {
     state *s = enter(module);
     if (s == NULL) return NULL;
     s->out.len = 0;
-    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, NULL);
+    fjcs_error err;
+    memset(&err, 0, sizeof err); /* as cffi's ffi.new gives the other route's */
+    int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, &err);
     PyObject *result;
     if (rc == FJCS_OK)
         result = h ? hex_digest(h, s->out.data, s->out.len)
@@ -219,30 +200,57 @@ static PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len,
     else if (rc == FJCS_E_NOMEM)
         result = PyErr_NoMemory();
     else
-        result = Py_NewRef(Py_None);
+        result = Py_BuildValue("(iin)", (int)err.code, (int)err.expected, (Py_ssize_t)err.offset);
     leave(s);
     return result;
 }
 
-/* dumps of obj: the walker's bytes, or, where it stopped (a value it refuses or does not read),
- * python_backend.resume's, which goes on from there (set_answer's second function): default
- * (None: none) is called by the walker for a value of another type, and by resume after. */
+/* fastjcs.core.python_backend.resume, imported when a walk first stops (by then the package is
+ * loaded: this module is imported by it) and kept in the module's state; NULL with an exception
+ * set when it cannot be had. */
+static PyObject *resume_function(PyObject *module) {
+    state *m = get_state(module);
+    if (m->resume == NULL) {
+        PyObject *python_backend = PyImport_ImportModule("fastjcs.core.python_backend");
+        if (python_backend == NULL) return NULL;
+        PyObject *resume = PyObject_GetAttrString(python_backend, "resume");
+        Py_DECREF(python_backend);
+        if (resume == NULL) return NULL;
+        if (m->resume == NULL) /* the import may have run a call that set it */
+            m->resume = resume;
+        else
+            Py_DECREF(resume);
+    }
+    return m->resume;
+}
+
+/* The canonical bytes `canonical` (a bytes object, taken) as the result: themselves (h NULL) or
+ * prefix + hex of their digest (h). */
+static PyObject *bytes_result(PyObject *canonical, const hasher *h) {
+    if (canonical == NULL || h == NULL) return canonical;
+    char *data;
+    Py_ssize_t len;
+    PyObject *result = PyBytes_AsStringAndSize(canonical, &data, &len) < 0 ? NULL : hex_digest(h, data, (size_t)len);
+    Py_DECREF(canonical);
+    return result;
+}
+
+/* dumps of obj (h NULL) or its digest (h): the walker's bytes, or, where it stopped (a value it
+ * refuses or does not read), python_backend.resume's, which goes on from there, so that nothing
+ * is walked twice: default (None: none) is called by the walker for a value of another type, and
+ * by resume after. */
 static PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObject *max_depth_obj /* or NULL */,
-                              int integers_only, PyObject *dflt) {
+                              int integers_only, PyObject *dflt, const hasher *h) {
     state *s = enter(module);
     if (s == NULL) return NULL;
-    PyObject *resume = get_state(module)->resume;
-    if (resume == NULL) {
-        leave(s);
-        return PyErr_Format(PyExc_RuntimeError, "fastjcs._direct: set_answer was not called");
-    }
     s->out.len = 0;
     walk w = walk_init(s, max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
     w.dflt = dflt == Py_None ? NULL : dflt;
     int rc = walk_run(&w, obj);
     PyObject *result = NULL, *at = NULL;
     if (rc == WK_OK)
-        result = PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
+        result = h ? hex_digest(h, s->out.data, s->out.len)
+                   : PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
     else if (rc == WK_NOMEM)
         PyErr_NoMemory();
     else if (rc == WK_REFUSE || rc == WK_BAIL)
@@ -250,20 +258,22 @@ static PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth,
     walk_done(&w);
     leave(s);
     if (at == NULL) return result;
-    PyObject *head = max_depth_obj ? Py_BuildValue("(OOOO)", obj, max_depth_obj, integers_only ? Py_True : Py_False, dflt)
-                                   : Py_BuildValue("(OnOO)", obj, (Py_ssize_t)max_depth, Py_False, dflt);
+    PyObject *resume = resume_function(module);
+    PyObject *head = resume == NULL ? NULL
+                     : max_depth_obj ? Py_BuildValue("(OOOO)", obj, max_depth_obj, integers_only ? Py_True : Py_False, dflt)
+                                     : Py_BuildValue("(OnOO)", obj, (Py_ssize_t)max_depth, Py_False, dflt);
     PyObject *args = head ? PySequence_Concat(head, at) : NULL;
     result = args ? PyObject_Call(resume, args, NULL) : NULL;
     Py_XDECREF(head);
     Py_XDECREF(args);
     Py_DECREF(at);
-    return result;
+    return bytes_result(result, h);
 }
 
 /* dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the native backend's dumps
  * itself (no Python frame between the API and the walker). A value the walker refuses or leaves
- * (a value of another type, for `default` among others) is answered by the function given to
- * set_answer, called as answer(obj, code, max_depth, integers_only, default). */
+ * (a value of another type, for `default` among others) is python_backend.resume's to go on from
+ * where the walker stopped. */
 static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     /* The arguments by position or by name, as the Python signature in the docstring says. */
     static const char *const names[] = {"obj", "max_depth", "integers_only", "default"};
@@ -285,33 +295,20 @@ static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_
     if (integers_only < 0) return NULL;
     if (given[3] != Py_None && !PyCallable_Check(given[3]))
         return PyErr_Format(PyExc_TypeError, "default must be callable or None");
-    return dumps_result(module, given[0], max_depth, given[1], integers_only, given[3]);
+    return dumps_result(module, given[0], max_depth, given[1], integers_only, given[3], NULL);
 }
 
-/* set_answer(answer, resume): the functions that answer for a value the walker refuses or leaves
- * (digest, digest_many) and go on from where it stopped (dumps). */
-static PyObject *direct_set_answer(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "set_answer takes 2 arguments");
-    state *s = get_state(module);
-    PyObject *old_answer = s->answer, *old_resume = s->resume;
-    s->answer = Py_NewRef(args[0]);
-    s->resume = Py_NewRef(args[1]);
-    Py_XDECREF(old_answer);
-    Py_XDECREF(old_resume);
-    Py_RETURN_NONE;
-}
-
-/* digest(obj, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or 1 / 2 as dumps. */
+/* digest(obj, max_depth, flags, fn, size, prefix) -> "prefix" + hex: dumps's walk, hashed; where
+ * the walker stops, python_backend.resume goes on (or raises the error) and its bytes are hashed. */
 static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     hasher h;
     if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest takes 6 arguments");
     if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
-    int flags = (int)PyLong_AsLong(args[2]);
+    long flags = PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    int rc;
-    PyObject *result = value_result(module, args[0], max_depth, flags, &h, &rc);
-    return result != NULL || (rc != WK_REFUSE && rc != WK_BAIL) ? result : PyLong_FromLong(rc);
+    if (flags & ~(long)FJCS_INTEGERS_ONLY) return PyErr_Format(PyExc_ValueError, "digest: flags other than integers_only");
+    return dumps_result(module, args[0], max_depth, args[1], (flags & FJCS_INTEGERS_ONLY) != 0, Py_None, &h);
 }
 
 /* digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code): one result per item
@@ -383,8 +380,8 @@ static PyObject *direct_format_double(PyObject *module, PyObject *x) {
     return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
 }
 
-/* canonicalize(bytes, max_depth, flags) -> bytes, or None: the text is refused (the cffi route
- * gives the error record). */
+/* canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset): the text is refused
+ * (its error record). */
 static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     char *text;
@@ -396,7 +393,8 @@ static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py
     return text_result(module, text, len, max_depth, flags, NULL);
 }
 
-/* digest_text(bytes, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or None (refused). */
+/* digest_text(bytes, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or the error record as
+ * canonicalize gives it (refused). */
 static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     char *text;
@@ -482,7 +480,7 @@ static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t n
         if (PyErr_Occurred()) return NULL;
         return call_with(s->dumps_py, args, nargs, kwnames);
     }
-    return dumps_result(module, args[0], s->default_depth, NULL, 0, Py_None);
+    return dumps_result(module, args[0], s->default_depth, NULL, 0, Py_None, NULL);
 }
 
 static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -497,8 +495,8 @@ static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ss
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
         if ((size_t)len <= threshold && threshold != (size_t)-1) {
             PyObject *result = text_result(module, text, len, s->default_depth, 0, NULL);
-            if (result != Py_None) return result;
-            Py_DECREF(result); /* refused: the Python function raises the error (the cffi entry's record) */
+            if (result == NULL || !PyTuple_Check(result)) return result;
+            Py_DECREF(result); /* refused: the Python function raises the error */
         }
     } else if (PyErr_Occurred()) {
         return NULL;
@@ -547,17 +545,14 @@ static PyMethodDef methods[] = {
     {"backend_dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
      "backend_dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
      "The canonical form of obj (the native backend's dumps)."},
-    {"set_answer", (PyCFunction)(void (*)(void))direct_set_answer, METH_FASTCALL,
-     "set_answer(answer, resume): answer(obj, code, max_depth, integers_only, default) answers for a value digest does not "
-     "give (code 1: refused, 2: not read here)."},
     {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
-     "digest(obj, max_depth, flags, fn, size, prefix) -> str, or 1 / 2 as dumps."},
+     "digest(obj, max_depth, flags, fn, size, prefix) -> str: prefix + hex of dumps(obj)."},
     {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
      "digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
     {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
-     "canonicalize(bytes, max_depth, flags) -> bytes, or None when the text is refused."},
+     "canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset) when the text is refused."},
     {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
-     "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or None when refused."},
+     "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or (code, expected, offset) when refused."},
     {"format_float", direct_format_double, METH_O,
      "format_float(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
     {"format_double", (PyCFunction)(void (*)(void))api_format_double, METH_FASTCALL | METH_KEYWORDS,
@@ -583,7 +578,6 @@ static void module_free(void *module) { module_clear((PyObject *)module); }
 static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     state *s = get_state(module);
     if (s != NULL) {
-        Py_VISIT(s->answer);
         Py_VISIT(s->resume);
         Py_VISIT(s->backends_dict);
         Py_VISIT(s->native);

@@ -14,8 +14,9 @@
  * of another type with `default=` is given to default, and what it returns is walked in place.
  * Where dumps stops, python_backend.resume goes on from that very point (walk_stopped_at: what was
  * written, the open containers and their positions, what default made), giving the answer or
- * raising the error rfc8785 raises, in rfc8785's order, without running anything twice; digest
- * and digest_many hand the whole value to the pure-Python backend (set_answer).
+ * raising the error rfc8785 raises, in rfc8785's order, without running anything twice (digest
+ * too, which hashes what resume gives); digest_many hands the item it stopped at, and the rest,
+ * to the Python side.
  *
  * Python code may run inside any call (docs/robustness.md): a __class__ property the walker asks,
  * a finalizer run by the collector when the walker makes an exception (a lone surrogate), and then

@@ -50,8 +50,7 @@ typedef struct state {
     int busy;
     int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
     PyObject *class_name; /* "__class__", interned (made when the module is) */
-    PyObject *answer;   /* digest: the Python side's answer for a value the walker does not give */
-    PyObject *resume;   /* dumps: python_backend.resume, which goes on from where the walker stopped */
+    PyObject *resume;   /* python_backend.resume, which goes on from where the walker stopped */
     /* bind_api: the public functions' fast path (see api_dumps) */
     PyObject *backends_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
     PyObject *impl_key, *threshold_key;

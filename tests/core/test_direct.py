@@ -173,6 +173,54 @@ def test_texts_on_both_sides_of_the_threshold(monkeypatch):
     assert fastjcs.digest_text(text) == fastjcs.digest({"a": 100, "b": [1, "\u00e9"]})
 
 
+REFUSED_TEXTS = [
+    b'{"a":1,"a":2}',
+    b'{"z":{"y":1,"y":2},"a":1}',
+    b"[1,",
+    b"\xff",
+    b"01",
+    b'["\\ud800"]',
+    b"[1e400]",
+    b"[9007199254740993]",
+    b"[[[[[1]]]]]",
+    b'{"a" 1}',
+    b"[tru]",
+    b"",
+]
+
+
+@pytest.mark.parametrize("text", REFUSED_TEXTS)
+def test_a_refused_text_is_parsed_once_and_worded_from_its_record(monkeypatch, text):
+    """The direct entry answers a refused text with its error record, which native_errors words:
+    the text is parsed once. Before, the refusal carried nothing and the text was parsed again by
+    cffi's entry for the record (and digest_text parsed it a third time). Parser entries are
+    counted where Python reaches them: the direct entry's canonicalize, and cffi's (_run_text),
+    which must not be reached at all. The error equals the pure-Python backend's."""
+    entries = []
+    direct_canonicalize = native._direct_canonicalize
+
+    def counted(*args):
+        entries.append(args[0])
+        return direct_canonicalize(*args)
+
+    def cffi_entry(*args):
+        raise AssertionError("parsed again through cffi")
+
+    monkeypatch.setattr(native, "_direct_canonicalize", counted)
+    monkeypatch.setattr(native, "_run_text", cffi_entry)
+    refused = 0
+    for strict in (False, True):  # [9007199254740993] is refused only with strict_integers
+        expected = outcome(python_backend.canonicalize, text, 4, strict)
+        if expected[0] != "error":
+            continue
+        refused += 1
+        entries.clear()
+        assert outcome(native.canonicalize, text, 4, strict) == expected
+        assert entries == [text]
+        assert outcome(native.digest_text, text, 4, strict, "sha256") == expected
+    assert refused
+
+
 def test_digest_many_stops_at_the_failing_item_with_its_index():
     values = [{"a": 1}, [Colour.RED], OrderedDict(b=2), [float("inf")], {"x": 1}]
     with pytest.raises(fastjcs.FloatDomainError) as info:

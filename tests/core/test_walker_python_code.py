@@ -125,12 +125,12 @@ def test_a_finalizer_that_mends_the_value_mid_walk():
         d["k"] = "fixed"
 
     # Before the fix: AssertionError "the direct entry refused a value the Python backend accepts".
-    # dumps goes on from the value the walker read (its error); digest reads the value again,
-    # mended by then.
+    # dumps goes on from the value the walker read (its error), and so does digest, which hashes
+    # what dumps gives (issue 33: the value is walked once; before, digest read it again, mended).
     assert collect_during_the_walk(mend, fastjcs.dumps, d) == SURROGATE_ERROR
     assert ran == [1]
     d["k"] = "\ud800"
-    assert collect_during_the_walk(mend, fastjcs.digest, d) == ("ok", fastjcs.digest_text(b'{"k":"fixed"}'))
+    assert collect_during_the_walk(mend, fastjcs.digest, d) == SURROGATE_ERROR
     assert ran == [1, 1]
 
 
@@ -155,9 +155,9 @@ def test_a_finalizer_that_empties_what_is_walked(fn):
         d.clear()
 
     result = collect_during_the_walk(empty, fn, d)
-    if fn is fastjcs.dumps:  # it goes on from where the walker was, as the Python backend would
+    if fn in (fastjcs.dumps, fastjcs.digest):  # it goes on from where the walker was, as Python would
         assert result == ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed")
-    else:  # the Python side reads the whole value again
+    else:  # digest_many: the Python side reads the item it stopped at again
         assert result == outcome(fn, {})
 
 
@@ -332,3 +332,36 @@ def test_a_default_that_changes_a_member_not_yet_written(change, expected):
             return value.tag
 
         assert outcome(dumps, d, 100, False, default) == expected
+
+
+@pytest.mark.skipif(direct is None, reason=f"the direct entry is not in use: {why}")
+def test_digest_walks_a_refused_value_once(monkeypatch):
+    """digest goes on from where the walker stopped, as dumps does (issue 33), and raises the
+    Python backend's error: it never hands the whole value to the Python backend's dumps, which
+    would walk it again from the start (what digest did before: counted here, it was called once
+    per refused digest)."""
+    walks = []
+    whole = python_backend.dumps
+
+    def counted(*args, **kwargs):
+        walks.append(args[0])
+        return whole(*args, **kwargs)
+
+    values = [  # (value, max_depth)
+        ({"a": [1, 2], "b": {"c": "x" * 40}, "z": float("nan")}, 1000),
+        ([1, {"k": "\ud800"}], 1000),
+        ({"deep": [[[[[[1]]]]]]}, 4),
+        ([OrderedDictLike(a=1), 2**60], 1000),
+    ]
+    for value, depth in values:
+        expected = outcome(whole, value, depth, False, None)
+        assert expected[0] == "error"
+        monkeypatch.setattr(python_backend, "dumps", counted)
+        assert outcome(fastjcs.digest, value, max_depth=depth) == expected
+        assert outcome(fastjcs.dumps, value, max_depth=depth) == expected
+        monkeypatch.setattr(python_backend, "dumps", whole)
+    assert walks == []
+
+
+class OrderedDictLike(dict):
+    """A dict subclass: the walker leaves it to the Python side (BAIL), which goes on from it."""

@@ -19,7 +19,7 @@ import re
 import struct
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .._native_ext import ffi, lib  # ImportError here means: not built
 from . import hashing as _hash
@@ -129,16 +129,11 @@ DIRECT_TEXT = 8 << 20
 _direct_canonicalize = _direct.backend_canonicalize if _direct is not None else None
 
 
-def _refused_text(data: Any, max_depth: int, flags: int) -> None:
-    """Raise the error of a text the direct entry refused (its record comes from the cffi entry)."""
-    out = ffi.new("fjcs_buf *")
-    try:
-        _run_text(data, max_depth, flags, out)
-    finally:
-        lib.fjcs_buf_free(out)
-    raise AssertionError(  # pragma: no cover - a defect: the two entries disagree
-        "fastjcs internal error: the direct entry refused a text the cffi entry accepts"
-    )
+def _refused_text(record: tuple[int, int, int], data: bytes, max_depth: int) -> Exception:
+    """The error of a text the direct entry refused, from its error record (code, expected,
+    offset): the text is not parsed again."""
+    code, expected, offset = record
+    return _errors.record_error(code, expected, data, offset, max_depth)
 
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
@@ -148,9 +143,9 @@ def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only
         result = _direct_canonicalize(
             data, max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
         )
-        if result is not None:
+        if type(result) is bytes:
             return result
-        _refused_text(data, max_depth, _flags(strict_integers, integers_only))
+        raise _refused_text(result, data, max_depth)
     if type(data) is bytes and len(data) <= _SMALL:
         p = _lender_canonicalize(
             _lender(),
@@ -210,21 +205,12 @@ _lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 # On CPython (3.10 and later), a value is read directly by the walker of the direct entry
 # (csrc/cpython/direct.c), the GIL held: it answers bytes, or REFUSE (1: a value JCS cannot carry)
 # or BAIL (2: a value it does not read: a container subclass, a hook, a __class__ that claims
-# another class): for dumps, the pure-Python backend goes on from that point (python_backend.resume;
-# the walker calls default= itself); for digest, it answers for the whole value (_answer). It is
+# another class): for dumps and digest, the pure-Python backend goes on from that point
+# (python_backend.resume, which the direct entry imports itself; the walker calls default= itself),
+# so nothing is walked twice; for digest_many, it answers for the item and the rest. It is
 # used for values of every size and for batches: it is faster than marshal + the C reader at every
 # size measured, and reading Python values needs the GIL either way (docs/decisions.md).
 _direct_digest = _direct.digest if _direct is not None else None
-
-
-def _answer(obj: Any, code: int, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
-    """The pure-Python backend's answer for a value the walker refused (code 1) or left (2).
-
-    For a refused value, this raises the error. Should the Python backend accept it, Python code
-    changed the value between the walk and now (another thread; a finalizer the walk ran, e.g.
-    while making the exception of a lone surrogate): its reading of the value as it is now is the
-    answer, as it would be had the call started a moment later (docs/robustness.md)."""
-    return _python.dumps(obj, max_depth, integers_only, default)
 
 
 def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
@@ -238,10 +224,8 @@ def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any =
     return _dumps_marshal(obj, max_depth, integers_only, default)
 
 
-# On CPython, dumps is the direct entry's own function (no Python frame on the way), which calls
-# _answer for a value its walker does not give.
+# On CPython, dumps is the direct entry's own function (no Python frame on the way).
 if _direct is not None:
-    _direct.set_answer(_answer, _python.resume)
     dumps = _direct.backend_dumps
 else:
     dumps = _dumps
@@ -529,10 +513,7 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
     fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _INTEGERS_ONLY if integers_only else 0
     if _direct_digest is not None and address:
-        result = _direct_digest(obj, max_depth, flags, address, size, prefix)
-        if type(result) is str:
-            return result
-        return _hash.render(algorithm, _hashfn.public_digest(algorithm, _answer(obj, result, max_depth, integers_only)))
+        return cast(str, _direct_digest(obj, max_depth, flags, address, size, prefix))
     try:
         encoded = _marshal_dumps(obj, 4)
     except ValueError:
@@ -559,8 +540,9 @@ def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str
     if address and type(data) is bytes:
         if _direct is not None and len(data) <= DIRECT_TEXT:
             result = _direct.digest_text(data, max_depth, flags, address, size, prefix)
-            if result is not None:
+            if type(result) is str:
                 return result
+            raise _refused_text(result, data, max_depth)
         elif len(data) <= _SMALL:
             p = _lender_digest_text(_lender(), data, len(data), max_depth, flags, hasher)
             if p:

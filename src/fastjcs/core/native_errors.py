@@ -81,8 +81,13 @@ def text_error(err: Any, data: Any, max_depth: int) -> Exception:
 def item_error(err: Any, data: Any, max_depth: int) -> CanonicalizationError:
     """The exception for a C error record that is not out of memory: the record of a batch's
     item never is (running out of memory ends the whole call, with its own return code)."""
-    offset = int(err.offset)
-    cls, message, key = error_parts(err.code, err.expected, data, offset, max_depth)
+    return record_error(err.code, err.expected, data, int(err.offset), max_depth)
+
+
+def record_error(code: int, expected: int, data: Any, offset: int, max_depth: int) -> CanonicalizationError:
+    """The exception for the fields of an error record (not out of memory), wherever they come
+    from: a cffi `fjcs_error`, or the direct entry's (code, expected, offset)."""
+    cls, message, key = error_parts(code, expected, data, offset, max_depth)
     if cls is DuplicateKeyError:
         return DuplicateKeyError(message, data, offset, key=key)
     return cls(message, data, offset)

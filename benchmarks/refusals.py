@@ -1,0 +1,63 @@
+"""What a refusal costs: the time per call of a JSON text or a Python value fastjcs refuses.
+
+    python benchmarks/refusals.py
+
+Bad input is part of the load of a service that checks what it is sent. Each row is the best of
+seven repeats of a burst of calls, in microseconds; compare two builds (run this file with each
+on PYTHONPATH) and take the ratio, the machine being shared and noisy. Texts: a duplicate name
+(`dup`), an unterminated string after 200 bytes (`eof`), and 40 KB of valid objects followed by a
+leading zero (`big`, where a second reading costs the most), through the backend's canonicalize,
+the public `fastjcs.canonicalize` and `fastjcs.digest_text`. Values: `digest` and `dumps` of a
+small record holding a NaN. Issue 33 (a refusal costs one reading) was measured with it.
+"""
+
+from __future__ import annotations
+
+import timeit
+from typing import Callable
+
+import fastjcs
+from fastjcs.core import backends
+
+BIG = b"[" + b",".join(b'{"k%d":%d}' % (i, i) for i in range(2000)) + b",01]"
+TEXTS = {
+    "dup": b'{"a":1,"b":[1,2,3],"c":{"x":1,"y":2},"a":2}',
+    "eof": b'{"a":[1,2,3],"b":{"c":"' + b"x" * 200 + b'"',
+    "big": BIG,
+}
+VALUE = {"a": [1, 2, {"b": "x" * 50}], "c": list(range(50)), "z": float("nan")}
+
+
+def best(fn: Callable[[], object], number: int) -> float:
+    """Microseconds per call of fn, which must raise a fastjcs error, best of 7 bursts."""
+
+    def run() -> None:
+        try:
+            fn()
+        except fastjcs.FastJCSError:
+            return
+        raise AssertionError("the input was accepted")
+
+    return min(timeit.repeat(run, number=number, repeat=7)) / number * 1e6
+
+
+def main() -> int:
+    impl = backends.impl()
+    print(f"fastjcs {fastjcs.__version__} from {fastjcs.__file__}, backend {fastjcs.backend()}")
+    print(f"{'text':<6}{'backend':>12}{'public':>12}{'digest_text':>14}   (us per call)")
+    for name, text in TEXTS.items():
+        n = 200 if name == "big" else 20_000
+        row = [
+            best(lambda t=text: impl.canonicalize(t, fastjcs.DEFAULT_MAX_DEPTH, False), n),
+            best(lambda t=text: fastjcs.canonicalize(t), n),
+            best(lambda t=text: fastjcs.digest_text(t), n),
+        ]
+        print(f"{name:<6}{row[0]:>12.2f}{row[1]:>12.2f}{row[2]:>14.2f}")
+    digest = best(lambda: fastjcs.digest(VALUE), 20_000)
+    dumps = best(lambda: fastjcs.dumps(VALUE), 20_000)
+    print(f"value: digest {digest:.2f} us, dumps {dumps:.2f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
