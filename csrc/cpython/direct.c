@@ -261,7 +261,7 @@ static PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth,
     PyObject *resume = resume_function(module);
     PyObject *head = resume == NULL ? NULL
                      : max_depth_obj ? Py_BuildValue("(OOOO)", obj, max_depth_obj, integers_only ? Py_True : Py_False, dflt)
-                                     : Py_BuildValue("(OnOO)", obj, (Py_ssize_t)max_depth, Py_False, dflt);
+                                     : Py_BuildValue("(OnOO)", obj, (Py_ssize_t)max_depth, integers_only ? Py_True : Py_False, dflt);
     PyObject *args = head ? PySequence_Concat(head, at) : NULL;
     result = args ? PyObject_Call(resume, args, NULL) : NULL;
     Py_XDECREF(head);
@@ -444,10 +444,55 @@ done:
     return result;
 }
 
-/* Whether a call takes the fast path: one positional argument, bound, the native backend in use. */
-static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
-    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0) || s->backends_dict == NULL) return 0;
+/* Whether the public functions' fast path serves: bound, the native backend in use. */
+static int native_in_use(state *s) {
+    if (s->backends_dict == NULL) return 0;
     return PyDict_GetItemWithError(s->backends_dict, s->impl_key) == s->native; /* (NULL, no error: absent) */
+}
+
+/* Whether a call takes the fast path with one positional argument and no keyword. */
+static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
+    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0)) return 0;
+    return native_in_use(s);
+}
+
+/* The keyword arguments of a call (kwargs[k] named kwnames[k]) matched to names[0..n): values[i]
+ * set for each name given, left as it was for the others. 1 when every keyword is one of names;
+ * 0 otherwise (the Python function words the TypeError). */
+static int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n,
+                       PyObject **values) {
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GetItem(kwnames, k);
+        int i = 0;
+        while (i < n && PyUnicode_CompareWithASCIIString(name, names[i]) != 0) i++;
+        if (i == n || values[i] != NULL) return 0;
+        values[i] = kwargs[k];
+    }
+    return 1;
+}
+
+/* max_depth as api.check_depth takes it (an exact int >= 0, one above sys.maxsize taken as
+ * sys.maxsize) into *depth; 0, nothing raised, for any other value (the Python function raises). */
+static int depth_of(PyObject *v, size_t *depth) {
+    if (!PyLong_CheckExact(v)) return 0;
+    int overflow;
+    long long d = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow > 0 || (overflow == 0 && (unsigned long long)d > (unsigned long long)PY_SSIZE_T_MAX && d >= 0)) {
+        *depth = (size_t)PY_SSIZE_T_MAX;
+        return 1;
+    }
+    if (overflow < 0 || d < 0) return 0;
+    *depth = (size_t)d;
+    return 1;
+}
+
+/* A flag given as True or False (absent: NULL, false) into *flag; 0 for any other value, whose
+ * truth the Python function asks (it may run Python code, which must run once). */
+static int flag_of(PyObject *v, int *flag) {
+    if (v != NULL && v != Py_True && v != Py_False) return 0;
+    *flag = v == Py_True;
+    return 1;
 }
 
 /* The public fastjcs.format_double: an exact finite float with the native backend in use is
@@ -474,18 +519,41 @@ static PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_s
     return result;
 }
 
+/* The public fastjcs.dumps(obj, *, max_depth, integers_only, default): with the native backend in
+ * use and valid arguments (integers_only True or False), the walker's own call, default= included
+ * (one crossing: the walker calls default itself); any other call goes to the Python function,
+ * which raises the TypeError or ValueError of a wrong argument exactly as before. */
 static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"max_depth", "integers_only", "default"};
     state *s = get_state(module);
-    if (!fast_call(s, nargs, kwnames)) {
+    if (fast_call(s, nargs, kwnames)) return dumps_result(module, args[0], s->default_depth, NULL, 0, Py_None, NULL);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *given[3] = {NULL, NULL, NULL};
+    size_t depth = s->default_depth;
+    int integers_only = 0;
+    if (nargs == 1 && keywords_of(kwnames, args + 1, names, 3, given) && (given[0] == NULL || depth_of(given[0], &depth)) &&
+        flag_of(given[1], &integers_only) &&
+        (given[2] == NULL || given[2] == Py_None || PyCallable_Check(given[2]))) {
+        if (native_in_use(s))
+            return dumps_result(module, args[0], depth, NULL, integers_only, given[2] ? given[2] : Py_None, NULL);
         if (PyErr_Occurred()) return NULL;
-        return call_with(s->dumps_py, args, nargs, kwnames);
     }
-    return dumps_result(module, args[0], s->default_depth, NULL, 0, Py_None, NULL);
+    return call_with(s->dumps_py, args, nargs, kwnames);
 }
 
+/* The public fastjcs.canonicalize(data, *, max_depth, strict_integers, integers_only): with the
+ * native backend in use, a text of bytes up to its DIRECT_TEXT and valid arguments (the flags True
+ * or False), the parser's own call; any other call goes to the Python function (which raises for a
+ * wrong argument, and words a refused text's error). */
 static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"max_depth", "strict_integers", "integers_only"};
     state *s = get_state(module);
-    if (fast_call(s, nargs, kwnames) && PyBytes_CheckExact(args[0])) {
+    PyObject *given[3] = {NULL, NULL, NULL};
+    size_t depth = s->default_depth;
+    int strict = 0, integers_only = 0;
+    if (nargs == 1 && PyBytes_CheckExact(args[0]) && keywords_of(kwnames, args + 1, names, 3, given) &&
+        (given[0] == NULL || depth_of(given[0], &depth)) && flag_of(given[1], &strict) &&
+        flag_of(given[2], &integers_only) && native_in_use(s)) {
         PyObject *limit = PyDict_GetItemWithError(s->native_dict, s->threshold_key);
         if (limit == NULL) return PyErr_Occurred() ? NULL : call_with(s->canonicalize_py, args, nargs, kwnames);
         size_t threshold = PyLong_AsSize_t(limit);
@@ -494,7 +562,8 @@ static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ss
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
         if ((size_t)len <= threshold && threshold != (size_t)-1) {
-            PyObject *result = text_result(module, text, len, s->default_depth, 0, NULL);
+            int flags = (strict ? FJCS_STRICT_INTEGERS : 0) | (integers_only ? FJCS_INTEGERS_ONLY : 0);
+            PyObject *result = text_result(module, text, len, depth, flags, NULL);
             if (result == NULL || !PyTuple_Check(result)) return result;
             Py_DECREF(result); /* refused: the Python function raises the error */
         }

@@ -221,6 +221,114 @@ def test_a_refused_text_is_parsed_once_and_worded_from_its_record(monkeypatch, t
     assert refused
 
 
+def _python_frames(fn, *args, **kwargs):
+    """The Python functions that ran during fn(*args, **kwargs), by name (sys.setprofile)."""
+    names = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            names.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        fn(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def test_dumps_with_keywords_makes_one_crossing():
+    """fastjcs.dumps(x, default=f) and its other keywords are the direct entry's own call (issue
+    33): no Python frame runs between the caller and the walker, and the walker calls default
+    itself. Before, the call went C -> api.dumps (Python) -> C -> the walker."""
+    import datetime
+
+    def stamp(value):
+        return value.isoformat()
+
+    value = {"when": datetime.date(2026, 12, 3), "n": [1, 2]}
+    assert _python_frames(fastjcs.dumps, value, default=stamp) == ["stamp"]
+    assert _python_frames(fastjcs.dumps, value, default=stamp, max_depth=5, integers_only=True) == ["stamp"]
+    assert _python_frames(fastjcs.dumps, [1], max_depth=3) == []
+    # a call the C function does not take (a flag that is not a bool) is the Python function's
+    assert "dumps" in _python_frames(fastjcs.dumps, [1], integers_only=1)
+
+
+class Truth:
+    """A flag whose truth is Python code: asked once, whoever asks."""
+
+    def __init__(self, value):
+        self.value, self.asked = value, 0
+
+    def __bool__(self):
+        self.asked += 1
+        return self.value
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"max_depth": 2},
+        {"max_depth": 0},
+        {"max_depth": 2**80},
+        {"max_depth": -1},
+        {"max_depth": True},
+        {"max_depth": 2.0},
+        {"integers_only": True},
+        {"integers_only": False},
+        {"integers_only": 1},
+        {"integers_only": None},
+        {"default": repr},
+        {"default": None},
+        {"default": 3},
+        {"default": repr, "integers_only": True, "max_depth": 3},
+        {"max_depth": -1, "default": 3},
+        {"bogus": 1},
+        {"obj": 1},
+    ],
+)
+def test_keyword_calls_answer_as_the_python_function(kwargs):
+    """Every keyword call of fastjcs.dumps answers what api.dumps, the Python function, answers:
+    the same bytes, or the same exception and message for a wrong argument."""
+    from fastjcs.core import api
+
+    for value in ({"a": [1, 2.5, {"b": [[None]]}]}, [3 + 4j], [2**60], {"x": float("nan")}):
+        got = outcome(lambda v=value: fastjcs.dumps(v, **kwargs))
+        assert got == outcome(lambda v=value: api._python_dumps(v, **kwargs))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"max_depth": 1},
+        {"max_depth": 2**80},
+        {"max_depth": -1},
+        {"max_depth": None},
+        {"strict_integers": True},
+        {"strict_integers": 1},
+        {"integers_only": True},
+        {"integers_only": False, "strict_integers": True, "max_depth": 2},
+        {"bogus": 1},
+    ],
+)
+def test_canonicalize_keyword_calls_answer_as_the_python_function(kwargs):
+    from fastjcs.core import api
+
+    for text in (b'{"b":[1.5,{"c":[2]}],"a":9007199254740993}', b"[1,]", b'{"a":1,"a":2}', "[1]", bytearray(b"[2]")):
+        got = outcome(lambda t=text: fastjcs.canonicalize(t, **kwargs))
+        assert got == outcome(lambda t=text: api._python_canonicalize(t, **kwargs))
+    assert _python_frames(fastjcs.canonicalize, b"[1.0]", max_depth=3, strict_integers=True) == []
+
+
+def test_a_flag_s_truth_is_asked_once():
+    flag = Truth(True)
+    with pytest.raises(fastjcs.NonIntegerNumberError):
+        fastjcs.dumps([1.5], integers_only=flag)
+    assert flag.asked == 1
+
+
 def test_digest_many_stops_at_the_failing_item_with_its_index():
     values = [{"a": 1}, [Colour.RED], OrderedDict(b=2), [float("inf")], {"x": 1}]
     with pytest.raises(fastjcs.FloatDomainError) as info:
