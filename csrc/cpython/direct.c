@@ -543,8 +543,8 @@ static PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 /* The public fastjcs.canonicalize(data, *, max_depth, strict_integers, integers_only): with the
  * native backend in use, a text of bytes up to its DIRECT_TEXT and valid arguments (the flags True
- * or False), the parser's own call; any other call goes to the Python function (which raises for a
- * wrong argument, and words a refused text's error). */
+ * or False), the parser's own call, a refused text's error worded from its record by native_backend;
+ * any other call goes to the Python function (which raises for a wrong argument). */
 static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     static const char *const names[] = {"max_depth", "strict_integers", "integers_only"};
     state *s = get_state(module);
@@ -565,7 +565,13 @@ static PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ss
             int flags = (strict ? FJCS_STRICT_INTEGERS : 0) | (integers_only ? FJCS_INTEGERS_ONLY : 0);
             PyObject *result = text_result(module, text, len, depth, flags, NULL);
             if (result == NULL || !PyTuple_Check(result)) return result;
-            Py_DECREF(result); /* refused: the Python function raises the error */
+            /* refused: native_backend words the error from its record (the text is read once) */
+            PyObject *exc = PyObject_CallMethod(s->native, "_refused_text", "OOn", result, args[0], (Py_ssize_t)depth);
+            Py_DECREF(result);
+            if (exc == NULL) return NULL;
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+            Py_DECREF(exc);
+            return NULL;
         }
     } else if (PyErr_Occurred()) {
         return NULL;

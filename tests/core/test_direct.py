@@ -219,6 +219,13 @@ def test_a_refused_text_is_parsed_once_and_worded_from_its_record(monkeypatch, t
         assert entries == [text]
         assert outcome(native.digest_text, text, 4, strict, "sha256") == expected
     assert refused
+    # The public function's C fast path words the error from the record too: no Python
+    # canonicalize (api's, the backend's) runs to read the text again.
+    expected = outcome(python_backend.canonicalize, text, fastjcs.DEFAULT_MAX_DEPTH, False)
+    if expected[0] == "error":
+        frames = _python_frames(outcome, fastjcs.canonicalize, text)
+        assert "canonicalize" not in frames and "_refused_text" in frames
+        assert outcome(fastjcs.canonicalize, text) == expected
 
 
 def _python_frames(fn, *args, **kwargs):

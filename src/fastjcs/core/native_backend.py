@@ -131,7 +131,7 @@ _direct_canonicalize = _direct.backend_canonicalize if _direct is not None else 
 
 def _refused_text(record: tuple[int, int, int], data: bytes, max_depth: int) -> Exception:
     """The error of a text the direct entry refused, from its error record (code, expected,
-    offset): the text is not parsed again."""
+    offset): the text is not parsed again. The public canonicalize's C fast path calls it too."""
     code, expected, offset = record
     return _errors.record_error(code, expected, data, offset, max_depth)
 
