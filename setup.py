@@ -4,9 +4,9 @@
 #  - fastjcs._native_ext, through cffi (build_ffi.py): every backend call on PyPy, and on CPython the
 #    large texts, batches, JSON Lines and Arrow, where it releases the GIL so that threads run in
 #    parallel;
-#  - fastjcs._direct, a plain CPython extension (csrc/cpython/: direct.c, the module, and
-#    walker.c, which reads Python values) that holds the GIL for the whole call: small work on
-#    CPython (docs/decisions.md, "The direct entry"). Built on CPython only.
+#  - fastjcs._direct, a plain CPython extension (csrc/cpython/: direct.c, the module; walker.c,
+#    which reads Python values; api.c, the public functions' fast path) that holds the GIL for the
+#    whole call: small work on CPython (docs/decisions.md, "The direct entry"). Built on CPython only.
 # Both are built against the limited API, so one wheel serves every CPython: the wheel is tagged
 # cp39-abi3. _direct needs the limited API of 3.10 (PyType_GetSlot on built-in types,
 # PyUnicode_AsUTF8AndSize): CPython 3.9 loads only the cffi one (fastjcs.core.native_backend).
@@ -29,9 +29,12 @@ if plan.direct:
             "fastjcs._direct",
             # the core without lender.c: the lender serves cffi's callers (the direct entry keeps
             # its state per interpreter)
-            sources=[*(s for s in build_ffi._sources if not s.endswith("lender.c")), "csrc/cpython/direct.c", "csrc/cpython/walker.c"],
+            sources=[
+                *(s for s in build_ffi._sources if not s.endswith("lender.c")),
+                *(f"csrc/cpython/{name}.c" for name in ("direct", "walker", "api")),
+            ],
             include_dirs=["csrc"],
-            depends=[*build_ffi._depends, "csrc/cpython/walker.h"],
+            depends=[*build_ffi._depends, "csrc/cpython/walker.h", "csrc/cpython/direct.h"],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
             py_limited_api=True,
             extra_compile_args=build_ffi._cflags + build_ffi._flag_list("FASTJCS_CFLAGS"),

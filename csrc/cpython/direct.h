@@ -1,0 +1,41 @@
+/*
+ * cpython/direct.h: what the module (cpython/direct.c) and the public functions' fast path
+ * (cpython/api.c) share.
+ */
+#ifndef FJCS_CPYTHON_DIRECT_H
+#define FJCS_CPYTHON_DIRECT_H
+
+#include "walker.h"
+
+static inline state *get_state(PyObject *module) { return (state *)PyModule_GetState(module); }
+
+/* A size_t argument; 0 with an exception set when o is not one. */
+static inline int size_arg(PyObject *o, size_t *v) {
+    *v = PyLong_AsSize_t(o);
+    return !(*v == (size_t)-1 && PyErr_Occurred());
+}
+
+/* The hasher of args (fn address, digest size, prefix bytes or None). */
+typedef fjcs_hasher hasher;
+
+/* Forget what bind_api bound. */
+void state_clear_api(state *s);
+
+/* Canonicalize text[0..len) in the module's parser: its canonical bytes (h NULL) or prefix + hex
+ * digest (h); when the text is refused, its error record as (code, expected, offset), which
+ * native_errors words (the text is parsed once); NULL with an exception set. */
+PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
+                      const hasher *h);
+
+/* dumps of obj (h NULL) or its digest (h), going on through python_backend.resume where the
+ * walker stops (direct.c). */
+PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObject *max_depth_obj /* or NULL */,
+                       int integers_only, PyObject *dflt, const hasher *h);
+
+/* The public functions (api.c): fastjcs.format_double, dumps and canonicalize, and bind_api. */
+PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+#endif
