@@ -49,22 +49,6 @@ static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
     return native_in_use(s);
 }
 
-/* The keyword arguments of a call (kwargs[k] named kwnames[k]) matched to names[0..n): values[i]
- * set for each name given, left as it was for the others. 1 when every keyword is one of names;
- * 0 otherwise (the Python function words the TypeError). */
-static int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n,
-                       PyObject **values) {
-    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
-    for (Py_ssize_t k = 0; k < nkw; k++) {
-        PyObject *name = PyTuple_GetItem(kwnames, k);
-        int i = 0;
-        while (i < n && PyUnicode_CompareWithASCIIString(name, names[i]) != 0) i++;
-        if (i == n || values[i] != NULL) return 0;
-        values[i] = kwargs[k];
-    }
-    return 1;
-}
-
 /* max_depth as api.check_depth takes it (an exact int >= 0, one above sys.maxsize taken as
  * sys.maxsize) into *depth; 0, nothing raised, for any other value (the Python function raises). */
 static int depth_of(PyObject *v, size_t *depth) {

@@ -260,6 +260,22 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
     return bytes_result(result, h);
 }
 
+/* The keyword arguments of a call (kwargs[k] named kwnames[k]) matched to names[0..n): values[i]
+ * set for each name given, left as it was for the others. 1 when every keyword is one of names
+ * and names a value not set already; 0 otherwise. */
+int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n,
+                PyObject **values) {
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GetItem(kwnames, k);
+        int i = 0;
+        while (i < n && PyUnicode_CompareWithASCIIString(name, names[i]) != 0) i++;
+        if (i == n || values[i] != NULL) return 0;
+        values[i] = kwargs[k];
+    }
+    return 1;
+}
+
 /* dumps(obj, max_depth, integers_only=False, default=None) -> bytes: the native backend's dumps
  * itself (no Python frame between the API and the walker). A value the walker refuses or leaves
  * (a value of another type, for `default` among others) is python_backend.resume's to go on from
@@ -267,17 +283,13 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
 static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     /* The arguments by position or by name, as the Python signature in the docstring says. */
     static const char *const names[] = {"obj", "max_depth", "integers_only", "default"};
-    PyObject *given[4] = {NULL, NULL, Py_False, Py_None};
-    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    PyObject *given[4] = {NULL, NULL, NULL, NULL};
     if (nargs > 4) return PyErr_Format(PyExc_TypeError, "dumps takes at most 4 arguments");
     for (Py_ssize_t i = 0; i < nargs; i++) given[i] = args[i];
-    for (Py_ssize_t k = 0; k < nkw; k++) {
-        PyObject *name = PyTuple_GetItem(kwnames, k);
-        int i = 0;
-        while (i < 4 && PyUnicode_CompareWithASCIIString(name, names[i]) != 0) i++;
-        if (i == 4 || i < nargs) return PyErr_Format(PyExc_TypeError, "dumps: unexpected or repeated argument %R", name);
-        given[i] = args[nargs + k];
-    }
+    if (!keywords_of(kwnames, args + nargs, names, 4, given))
+        return PyErr_Format(PyExc_TypeError, "dumps: an unexpected or repeated argument");
+    if (given[2] == NULL) given[2] = Py_False;
+    if (given[3] == NULL) given[3] = Py_None;
     if (given[0] == NULL || given[1] == NULL) return PyErr_Format(PyExc_TypeError, "dumps needs obj and max_depth");
     size_t max_depth;
     if (!size_arg(given[1], &max_depth)) return NULL;

@@ -32,6 +32,10 @@ PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t
 PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObject *max_depth_obj /* or NULL */,
                        int integers_only, PyObject *dflt, const hasher *h);
 
+/* The keyword arguments of a call (kwargs[k] named kwnames[k]) matched to names[0..n): values[i]
+ * set for each, 1 when every keyword is one of names and names a value not set already. */
+int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n, PyObject **values);
+
 /* The public functions (api.c): fastjcs.format_double, dumps and canonicalize, and bind_api. */
 PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
