@@ -13,7 +13,7 @@ other thread runs while it works. Three tables:
    (goal: <= 1.5x).
 2. Texts from 256 B to 16 MiB: canonicalize through the direct entry (GIL held) and through cffi
    (GIL released), alone and contended, and the policy the native backend uses
-   (fastjcs.core.native_backend.DIRECT_TEXT): its contended time over the best uncontended time
+   (the direct entry's held-text limit, `_direct.held_text_limit()`): its contended time over the best uncontended time
    (goal: <= 1.5x at every size).
 3. Values from 256 B to 16 MiB of JCS: dumps by the walker (GIL held) against marshal + the C
    reader through cffi (GIL released for the C part), alone and contended; digest_many of 1,000
@@ -147,7 +147,11 @@ def small_table(budget: float, repeat: int, rows: list[dict]) -> None:
 
 
 def text_table(sizes: list[int], budget: float, repeat: int, rows: list[dict]) -> None:
-    saved = nb.DIRECT_TEXT
+    if nb._direct is None:
+        print("\n2. skipped: no direct entry here (PyPy, CPython 3.9): every text goes through cffi")
+        return
+    limit = nb._direct.held_text_limit
+    saved = limit()
     print(
         f"\n2. canonicalize(text): GIL held (direct) vs released (cffi), us per call; "
         f"policy: direct up to {saved:,} bytes; goal: policy contended <= 1.5x best alone"
@@ -156,9 +160,9 @@ def text_table(sizes: list[int], budget: float, repeat: int, rows: list[dict]) -
     try:
         for size in sizes:
             data = text_of(size)
-            nb.DIRECT_TEXT = 1 << 62
+            limit(1 << 62)
             held = both(lambda d=data: nb.canonicalize(d, 10_000, False), budget, repeat)
-            nb.DIRECT_TEXT = -1
+            limit(0)
             released = both(lambda d=data: nb.canonicalize(d, 10_000, False), budget, repeat)
             policy = held if len(data) <= saved else released
             ratio = policy[1] / min(held[0], released[0])
@@ -170,7 +174,7 @@ def text_table(sizes: list[int], budget: float, repeat: int, rows: list[dict]) -
                 {"table": "text", "bytes": len(data), "held": held, "released": released, "policy_ratio": ratio}
             )
     finally:
-        nb.DIRECT_TEXT = saved
+        limit(saved)
 
 
 def value_table(sizes: list[int], budget: float, repeat: int, rows: list[dict]) -> None:

@@ -45,7 +45,7 @@ def main() -> int:
         if shape.value is not None:
             calls.append(("dumps", dumps, shape.value, False))
         for backend_name, module in backend_modules(args.backend or ["native", "python"]):
-            backends._impl = module
+            backends.use(module)
             for call_name, fn, build, scaled in calls:
                 k = shape.scale(backend_name) if scaled else 1
                 t1, t4, ratio = growth(fn, build(k), build(4 * k), attempts=1, bound=shape.bound)

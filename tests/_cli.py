@@ -177,12 +177,12 @@ def _backend(choice: str | None) -> Iterator[None]:
         return
     from fastjcs.core import backends
 
-    saved = backends._impl, backends._why
-    backends._impl, backends._why = backends._load(choice.strip().lower())
+    saved = backends.impl(), backends.why()
+    backends.use(*backends._load(choice.strip().lower()))
     try:
         yield
     finally:
-        backends._impl, backends._why = saved
+        backends.use(*saved)
 
 
 def me(*args: str) -> str:

@@ -7,7 +7,7 @@ by name, and so do the paths below (`from conftest import REPO`).
 
 The `backend` fixture yields a backend module (`fastjcs.core.python_backend` or
 `fastjcs.core.native_backend`), and for the duration of the test also installs it as the
-backend in use (`fastjcs.core.backends._impl`), so tests of the layers above (digests, bindings, CPB) run on it
+backend in use (`fastjcs.core.backends.use`), so tests of the layers above (digests, bindings, CPB) run on it
 too, and `fastjcs.backend()` names it.
 
 The native parameter is skipped, with the reason, only where the C extension is not built; with
@@ -97,12 +97,36 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if item.get_closest_marker("slow") is None]
 
 
+@pytest.fixture
+def swap_backend():
+    """`fastjcs.core.backends.use` for one test: swap_backend(module) runs the whole stack on that
+    backend; the one in use before, and why, are restored after the test."""
+    saved = backends.impl(), backends.why()
+    yield backends.use
+    backends.use(*saved)
+
+
+@pytest.fixture
+def held_text():
+    """held_text(n) for one test: the direct entry parses texts of up to n bytes itself (the GIL
+    held) and a longer one goes through cffi (`_direct.held_text_limit`); the limit is restored
+    after the test. Without the direct entry (PyPy, 3.9) every text goes through cffi already
+    and held_text does nothing."""
+    direct = getattr(_native, "_direct", None)
+    if direct is None:
+        yield lambda n: None
+        return
+    saved = direct.held_text_limit()
+    yield direct.held_text_limit
+    direct.held_text_limit(saved)
+
+
 @pytest.fixture(params=["python", "native"])
-def backend(request, monkeypatch):
+def backend(request, swap_backend):
     module = BACKENDS[request.param]
     if module is None:
         pytest.skip(_NATIVE_MISSING)
-    monkeypatch.setattr(backends, "_impl", module)
+    swap_backend(module)
     return module
 
 

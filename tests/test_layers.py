@@ -210,7 +210,7 @@ def test_every_import_of_the_package_names_a_module_that_exists():
 #: The backends and what only they use: the C extensions and the modules that call them, and the
 #: pure-Python backend. Every other layer reaches a backend through `fastjcs.core.api` or
 #: `fastjcs.core.backends` (`impl()`, `load()`, `arrow_columns()`), so that the backend a process
-#: runs on is chosen in one place (FASTJCS_BACKEND) and a test that swaps `backends._impl` swaps it
+#: runs on is chosen in one place (FASTJCS_BACKEND) and a test that swaps it (`backends.use`) swaps it
 #: for the whole stack.
 BACKEND_MODULES = {
     "fastjcs.core.python_backend",

@@ -7,11 +7,15 @@
 /*
  * fastjcs.dumps(obj) and fastjcs.canonicalize(data), the calls most programs make, cost a Python
  * frame of the API's (argument checks, the chosen backend) and one of the backend's before the walk:
- * more than the walk itself on an EAB-size object. bind_api makes api_dumps and api_canonicalize
- * the public functions: with one positional argument and no other, while the chosen backend is the
- * native one (fastjcs.core.backends._impl, read on every call, so a test or a program that swaps the
- * backend still gets the one it chose), they do what the Python functions would do, in C;
- * any other call is handed to the Python function, unchanged.
+ * more than the walk itself on an EAB-size object. So where the native backend is chosen, the
+ * public functions are these, with the Python functions' signatures: a call with valid arguments
+ * (the flags True or False, max_depth an int >= 0, default None or a callable; for canonicalize a
+ * text of bytes up to the held-text limit) is served here, default= included (the walker calls it:
+ * one crossing). Any other call, and every call while the Python backend is in use (serve_public,
+ * which fastjcs.core.backends.use sets), is handed unchanged to fastjcs.core.api's Python function
+ * of the same name, which converts, raises the TypeError or ValueError of a wrong argument, or
+ * takes the route a large text needs. The route is decided here, from the module's own state and
+ * the arguments; no Python state is read to decide it.
  */
 
 /* fn(*args, **kwnames), from a vectorcall's arguments (PyObject_Vectorcall is not in the limited
@@ -37,16 +41,33 @@ done:
     return result;
 }
 
-/* Whether the public functions' fast path serves: bound, the native backend in use. */
-static int native_in_use(state *s) {
-    if (s->backends_dict == NULL) return 0;
-    return PyDict_GetItemWithError(s->backends_dict, s->impl_key) == s->native; /* (NULL, no error: absent) */
+/* The call, handed to fastjcs.core.api's Python function `name` (the package is loaded by then:
+ * this module is imported by it). */
+static PyObject *hand_over(const char *name, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *api = PyImport_ImportModule("fastjcs.core.api");
+    if (api == NULL) return NULL;
+    PyObject *fn = PyObject_GetAttrString(api, name);
+    Py_DECREF(api);
+    if (fn == NULL) return NULL;
+    PyObject *result = call_with(fn, args, nargs, kwnames);
+    Py_DECREF(fn);
+    return result;
+}
+
+/* serve_public(flag): see the module's methods. */
+PyObject *direct_serve_public(PyObject *module, PyObject *flag) {
+    state *s = get_state(module);
+    int serve = PyObject_IsTrue(flag);
+    if (serve < 0) return NULL;
+    PyObject *previous = s->handing_over ? Py_False : Py_True;
+    s->handing_over = !serve;
+    Py_INCREF(previous);
+    return previous;
 }
 
 /* Whether a call takes the fast path with one positional argument and no keyword. */
 static int fast_call(state *s, Py_ssize_t nargs, PyObject *kwnames) {
-    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0)) return 0;
-    return native_in_use(s);
+    return nargs == 1 && (kwnames == NULL || PyTuple_Size(kwnames) == 0) && !s->handing_over;
 }
 
 /* max_depth as api.check_depth takes it (an exact int >= 0, one above sys.maxsize taken as
@@ -72,118 +93,63 @@ static int flag_of(PyObject *v, int *flag) {
     return 1;
 }
 
-/* The public fastjcs.format_double: an exact finite float with the native backend in use is
- * formatted here; any other call (a float subclass, another type, NaN or an infinity, the Python
- * backend in use, keywords) goes to fastjcs.core.api's Python function, which converts or raises
- * (TypeError, FloatDomainError) exactly as before. */
+/* The public fastjcs.format_double: an exact finite float is formatted here; any other call (a
+ * float subclass, another type, NaN or an infinity, keywords) goes to the Python function, which
+ * converts or raises (TypeError, FloatDomainError) exactly as before. */
 PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    state *s = get_state(module);
-    if (fast_call(s, nargs, kwnames) && PyFloat_CheckExact(args[0])) {
+    if (fast_call(get_state(module), nargs, kwnames) && PyFloat_CheckExact(args[0])) {
         char buf[FJCS_NUMBER_BUFSIZE];
         size_t n;
         if (fjcs_format_double(PyFloat_AsDouble(args[0]), buf, &n) == FJCS_OK)
             return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
-    } else if (PyErr_Occurred()) {
-        return NULL;
     }
-    PyObject *api = PyImport_ImportModule("fastjcs.core.api");
-    if (api == NULL) return NULL;
-    PyObject *fn = PyObject_GetAttrString(api, "_python_format_double");
-    Py_DECREF(api);
-    if (fn == NULL) return NULL;
-    PyObject *result = call_with(fn, args, nargs, kwnames);
-    Py_DECREF(fn);
-    return result;
+    return hand_over("_python_format_double", args, nargs, kwnames);
 }
 
-/* The public fastjcs.dumps(obj, *, max_depth, integers_only, default): with the native backend in
- * use and valid arguments (integers_only True or False), the walker's own call, default= included
- * (one crossing: the walker calls default itself); any other call goes to the Python function,
- * which raises the TypeError or ValueError of a wrong argument exactly as before. */
+/* The public fastjcs.dumps(obj, *, max_depth, integers_only, default): the walker's own call. */
 PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     static const char *const names[] = {"max_depth", "integers_only", "default"};
     state *s = get_state(module);
-    if (fast_call(s, nargs, kwnames)) return dumps_result(module, args[0], s->default_depth, NULL, 0, Py_None, NULL);
-    if (PyErr_Occurred()) return NULL;
+    if (fast_call(s, nargs, kwnames))
+        return dumps_result(module, args[0], FJCS_DEFAULT_MAX_DEPTH, NULL, 0, Py_None, NULL);
     PyObject *given[3] = {NULL, NULL, NULL};
-    size_t depth = s->default_depth;
+    size_t depth = FJCS_DEFAULT_MAX_DEPTH;
     int integers_only = 0;
-    if (nargs == 1 && keywords_of(kwnames, args + 1, names, 3, given) && (given[0] == NULL || depth_of(given[0], &depth)) &&
-        flag_of(given[1], &integers_only) &&
-        (given[2] == NULL || given[2] == Py_None || PyCallable_Check(given[2]))) {
-        if (native_in_use(s))
-            return dumps_result(module, args[0], depth, NULL, integers_only, given[2] ? given[2] : Py_None, NULL);
-        if (PyErr_Occurred()) return NULL;
-    }
-    return call_with(s->dumps_py, args, nargs, kwnames);
+    if (nargs == 1 && !s->handing_over && keywords_of(kwnames, args + 1, names, 3, given) &&
+        (given[0] == NULL || depth_of(given[0], &depth)) && flag_of(given[1], &integers_only) &&
+        (given[2] == NULL || given[2] == Py_None || PyCallable_Check(given[2])))
+        return dumps_result(module, args[0], depth, NULL, integers_only, given[2] ? given[2] : Py_None, NULL);
+    return hand_over("_python_dumps", args, nargs, kwnames);
 }
 
-/* The public fastjcs.canonicalize(data, *, max_depth, strict_integers, integers_only): with the
- * native backend in use, a text of bytes up to its DIRECT_TEXT and valid arguments (the flags True
- * or False), the parser's own call, a refused text's error worded from its record by native_backend;
- * any other call goes to the Python function (which raises for a wrong argument). */
+/* The public fastjcs.canonicalize(data, *, max_depth, strict_integers, integers_only): the parser's
+ * own call, a refused text's error worded from its record by native_errors (the text is read once). */
 PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     static const char *const names[] = {"max_depth", "strict_integers", "integers_only"};
     state *s = get_state(module);
     PyObject *given[3] = {NULL, NULL, NULL};
-    size_t depth = s->default_depth;
+    size_t depth = FJCS_DEFAULT_MAX_DEPTH;
     int strict = 0, integers_only = 0;
-    if (nargs == 1 && PyBytes_CheckExact(args[0]) && keywords_of(kwnames, args + 1, names, 3, given) &&
-        (given[0] == NULL || depth_of(given[0], &depth)) && flag_of(given[1], &strict) &&
-        flag_of(given[2], &integers_only) && native_in_use(s)) {
-        PyObject *limit = PyDict_GetItemWithError(s->native_dict, s->threshold_key);
-        if (limit == NULL) return PyErr_Occurred() ? NULL : call_with(s->canonicalize_py, args, nargs, kwnames);
-        size_t threshold = PyLong_AsSize_t(limit);
-        if (threshold == (size_t)-1 && PyErr_Occurred()) PyErr_Clear(); /* a negative limit: none */
+    if (nargs == 1 && !s->handing_over && PyBytes_CheckExact(args[0]) &&
+        keywords_of(kwnames, args + 1, names, 3, given) && (given[0] == NULL || depth_of(given[0], &depth)) &&
+        flag_of(given[1], &strict) && flag_of(given[2], &integers_only)) {
+        int flags = (strict ? FJCS_STRICT_INTEGERS : 0) | (integers_only ? FJCS_INTEGERS_ONLY : 0);
         char *text;
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
-        if ((size_t)len <= threshold && threshold != (size_t)-1) {
-            int flags = (strict ? FJCS_STRICT_INTEGERS : 0) | (integers_only ? FJCS_INTEGERS_ONLY : 0);
-            PyObject *result = text_result(module, text, len, depth, flags, NULL);
-            if (result == NULL || !PyTuple_Check(result)) return result;
-            /* refused: native_backend words the error from its record (the text is read once) */
-            PyObject *exc = PyObject_CallMethod(s->native, "_refused_text", "OOn", result, args[0], (Py_ssize_t)depth);
+        PyObject *result = text_result(module, text, len, depth, flags, NULL);
+        if (result == NULL || PyBytes_CheckExact(result)) return result;
+        if (result != Py_None) { /* refused: native_errors words the error from its record */
+            PyObject *errors = PyImport_ImportModule("fastjcs.core.native_errors");
+            PyObject *exc = errors ? PyObject_CallMethod(errors, "refused_text", "OOn", result, args[0], (Py_ssize_t)depth) : NULL;
+            Py_XDECREF(errors);
             Py_DECREF(result);
             if (exc == NULL) return NULL;
             PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
             Py_DECREF(exc);
             return NULL;
         }
-    } else if (PyErr_Occurred()) {
-        return NULL;
+        Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }
-    return call_with(s->canonicalize_py, args, nargs, kwnames);
-}
-
-/* bind_api(backends, native_backend, dumps, canonicalize, default_depth): see above. */
-PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "bind_api takes 5 arguments");
-    state *s = get_state(module);
-    size_t depth;
-    if (!size_arg(args[4], &depth)) return NULL;
-    PyObject *backends_dict = PyModule_GetDict(args[0]), *native_dict = PyModule_GetDict(args[1]);
-    if (backends_dict == NULL || native_dict == NULL) return NULL;
-    PyObject *impl_key = PyUnicode_InternFromString("_impl");
-    PyObject *threshold_key = PyUnicode_InternFromString("DIRECT_TEXT");
-    if (impl_key == NULL || threshold_key == NULL) {
-        Py_XDECREF(impl_key);
-        Py_XDECREF(threshold_key);
-        return NULL;
-    }
-    state_clear_api(s);
-    Py_INCREF(backends_dict);
-    Py_INCREF(args[1]);
-    Py_INCREF(native_dict);
-    Py_INCREF(args[2]);
-    Py_INCREF(args[3]);
-    s->backends_dict = backends_dict;
-    s->native = args[1];
-    s->native_dict = native_dict;
-    s->dumps_py = args[2];
-    s->canonicalize_py = args[3];
-    s->impl_key = impl_key;
-    s->threshold_key = threshold_key;
-    s->default_depth = depth;
-    Py_RETURN_NONE;
+    return hand_over("_python_canonicalize", args, nargs, kwnames);
 }

@@ -19,21 +19,9 @@
  */
 #include "direct.h"
 
-/* Forget what bind_api bound. */
-void state_clear_api(state *s) {
-    Py_CLEAR(s->backends_dict);
-    Py_CLEAR(s->native);
-    Py_CLEAR(s->native_dict);
-    Py_CLEAR(s->dumps_py);
-    Py_CLEAR(s->canonicalize_py);
-    Py_CLEAR(s->impl_key);
-    Py_CLEAR(s->threshold_key);
-}
-
 static void state_clear(state *s) {
     Py_CLEAR(s->resume);
     Py_CLEAR(s->class_name);
-    state_clear_api(s);
     fjcs_buf_free(&s->out);
     if (s->text_ready) fjcs__text_free(&s->text);
     s->text_ready = 0;
@@ -177,6 +165,7 @@ static fjcs__text *text_parser(state *s, size_t max_depth, int flags) {
  * native_errors words (the text is parsed once); NULL with an exception set. */
 PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
                              const hasher *h) {
+    if ((size_t)len > get_state(module)->held_text) Py_RETURN_NONE;
     state *s = enter(module);
     if (s == NULL) return NULL;
     s->out.len = 0;
@@ -383,7 +372,7 @@ static PyObject *direct_format_double(PyObject *module, PyObject *x) {
 }
 
 /* canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset): the text is refused
- * (its error record). */
+ * (its error record); None: longer than the held-text limit, not parsed. */
 static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     char *text;
@@ -411,6 +400,18 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
     return text_result(module, text, len, max_depth, flags, &h);
 }
 
+/* held_text_limit([n]): see methods. */
+static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    state *s = get_state(module);
+    size_t previous = s->held_text, limit;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "held_text_limit takes at most 1 argument");
+    if (nargs == 1) {
+        if (!size_arg(args[0], &limit)) return NULL;
+        s->held_text = limit;
+    }
+    return PyLong_FromSize_t(previous);
+}
+
 /* ---- The module ------------------------------------------------------------------------------ */
 
 /* The public functions' docstrings: the Python functions', with their signatures (generated) */
@@ -425,16 +426,23 @@ static PyMethodDef methods[] = {
     {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
      "digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
     {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
-     "canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset) when the text is refused."},
+     "canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset) when the text is refused, "
+     "or None when it is longer than held_text_limit()."},
     {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
-     "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or (code, expected, offset) when refused."},
+     "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or (code, expected, offset) when refused, "
+     "or None when longer than held_text_limit()."},
     {"format_float", direct_format_double, METH_O,
      "format_float(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},
     {"format_double", (PyCFunction)(void (*)(void))api_format_double, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_FORMAT_DOUBLE},
-    {"bind_api", (PyCFunction)(void (*)(void))direct_bind_api, METH_FASTCALL,
-     "bind_api(backends, native_backend, dumps, canonicalize, default_depth): the fast path of "
-     "dumps and canonicalize (the public functions; backend_dumps is the backend's)."},
+    {"serve_public", direct_serve_public, METH_O,
+     "serve_public(flag) -> bool: whether dumps, canonicalize and format_double serve calls "
+     "themselves (the native backend in use) or hand each to fastjcs.core.api's Python function "
+     "(the Python backend in use); returns the previous setting. fastjcs.core.backends.use sets it."},
+    {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,
+     "held_text_limit([n]) -> int: the longest text (bytes) parsed here with the GIL held; a longer "
+     "one is answered None and goes through cffi, which releases it. With n (an int >= 0), sets the "
+     "limit and returns the previous one (for tests and benchmarks/contention.py)."},
     {"dumps", (PyCFunction)(void (*)(void))api_dumps, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_DUMPS},
     {"canonicalize", (PyCFunction)(void (*)(void))api_canonicalize, METH_FASTCALL | METH_KEYWORDS,
@@ -454,11 +462,6 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     state *s = get_state(module);
     if (s != NULL) {
         Py_VISIT(s->resume);
-        Py_VISIT(s->backends_dict);
-        Py_VISIT(s->native);
-        Py_VISIT(s->native_dict);
-        Py_VISIT(s->dumps_py);
-        Py_VISIT(s->canonicalize_py);
     }
     return 0;
 }
@@ -466,7 +469,10 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
 static int module_exec(PyObject *module) {
     state *s = get_state(module);
     s->class_name = PyUnicode_InternFromString("__class__");
-    return s->class_name == NULL ? -1 : 0;
+    if (s->class_name == NULL) return -1;
+    s->held_text = FJCS_HELD_TEXT;
+    if (PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", FJCS_DEFAULT_MAX_DEPTH) < 0) return -1;
+    return 0;
 }
 
 static PyModuleDef_Slot slots[] = {

@@ -18,12 +18,22 @@ static inline int size_arg(PyObject *o, size_t *v) {
 /* The hasher of args (fn address, digest size, prefix bytes or None). */
 typedef fjcs_hasher hasher;
 
-/* Forget what bind_api bound. */
-void state_clear_api(state *s);
+/* fastjcs.DEFAULT_MAX_DEPTH (fastjcs.core.api's; a test checks the two agree): the depth of a call
+ * that gives none. */
+#define FJCS_DEFAULT_MAX_DEPTH 10000
+
+/* The longest text this module parses (held_text_limit sets another): up to it the GIL is held for
+ * the whole call; a longer text goes through cffi, which releases it so that other threads run.
+ * Taking the GIL back after costs up to the switch interval (5 ms by default) when another thread
+ * holds it, so it is released only where the call itself takes at least twice that (10 ms: about 8
+ * MiB of text), where the wait costs at most half of the call (docs/decisions.md, "The direct
+ * entry"; benchmarks/contention.py measures both routes). */
+#define FJCS_HELD_TEXT ((size_t)8 << 20)
 
 /* Canonicalize text[0..len) in the module's parser: its canonical bytes (h NULL) or prefix + hex
  * digest (h); when the text is refused, its error record as (code, expected, offset), which
- * native_errors words (the text is parsed once); NULL with an exception set. */
+ * native_errors words (the text is parsed once); None for a text longer than the held-text limit
+ * (FJCS_HELD_TEXT), which is not parsed here; NULL with an exception set. */
 PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
                       const hasher *h);
 
@@ -36,10 +46,10 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
  * set for each, 1 when every keyword is one of names and names a value not set already. */
 int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n, PyObject **values);
 
-/* The public functions (api.c): fastjcs.format_double, dumps and canonicalize, and bind_api. */
+/* The public functions (api.c): fastjcs.format_double, dumps and canonicalize, and serve_public. */
 PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *direct_bind_api(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_serve_public(PyObject *module, PyObject *flag);
 
 #endif

@@ -51,10 +51,9 @@ typedef struct state {
     int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
     PyObject *class_name; /* "__class__", interned (made when the module is) */
     PyObject *resume;   /* python_backend.resume, which goes on from where the walker stopped */
-    /* bind_api: the public functions' fast path (see api_dumps) */
-    PyObject *backends_dict, *native, *native_dict, *dumps_py, *canonicalize_py;
-    PyObject *impl_key, *threshold_key;
-    size_t default_depth;
+    /* the public functions (api.c) */
+    int handing_over;   /* each call goes to fastjcs.core.api's Python function (serve_public) */
+    size_t held_text;   /* the longest text parsed here, the GIL held (held_text_limit) */
     fjcs_buf out;
     fjcs__text text;
     int text_ready;

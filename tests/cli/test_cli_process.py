@@ -144,7 +144,7 @@ def _state() -> tuple:
         dict(os.environ),
         {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)},
         list(warnings.filters),
-        (backends._impl, backends._why),
+        (backends.impl(), backends.why()),
     )
 
 

@@ -24,7 +24,6 @@ import fastjcs
 from fastjcs import cpb, profiles
 from fastjcs.conformance import cpb_handlers_text, cpb_mutants
 from fastjcs.conformance import cpb_vectors as vectors
-from fastjcs.core import backends
 from fastjcs.core import python_backend as _python
 from fastjcs.cpb._scan import format_path
 from fastjcs.cpb.checker import CheckResult, Violation
@@ -466,10 +465,10 @@ def test_context_vectors_are_what_their_generator_writes():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_mutant_sort_by_code_point_is_caught(monkeypatch):
+def test_mutant_sort_by_code_point_is_caught(monkeypatch, swap_backend):
     """The Python backend's key order with UTF-16 replaced by code points (a mutant of the JCS step,
     so it runs on the Python backend only)."""
-    monkeypatch.setattr(backends, "_impl", _python)
+    swap_backend(_python)
     monkeypatch.setattr(_python, "_utf16_key", lambda key: key)
     assert fastjcs.dumps({"\U0001f602": 1, "\ufb33": 2}) == '{"\ufb33":2,"\U0001f602":1}'.encode()
     assert "jcs-n/kat-01-astral-vs-private-use.json" in _failed(OURS)

@@ -48,9 +48,9 @@ def test_each_backend_implements_each_operation(backend, name):
     assert _parameters(fn) == _parameters(getattr(backend_interface.Backend, name))
 
 
-def test_backend_names_the_backend_in_use_and_follows_a_swap(backend, monkeypatch):
+def test_backend_names_the_backend_in_use_and_follows_a_swap(backend, swap_backend):
     assert fastjcs.backend() == backend.NAME  # the fixture swapped the backend in use
-    monkeypatch.setattr(backends, "_impl", python_backend)
+    swap_backend(python_backend)
     assert fastjcs.backend() == "python"
     assert backends.impl() is python_backend
 
@@ -69,7 +69,41 @@ def test_only_the_core_api_and_backends_read_the_backend_variable():
     assert "core/api.py" in readers
 
 
-def test_what_other_layers_reach_through_backends_follows_the_backend_in_use(backend, monkeypatch):
+def _impl_assignments(path: Path):
+    """Lines of `x._impl = ...` and `setattr(x, "_impl", ...)`: a swap that bypasses
+    `backends.use`, which the direct entry's public functions would not follow."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Attribute) and t.attr == "_impl" for t in targets):
+            found.append(node.lineno)
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value == "_impl"
+        ):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_backend_is_swapped_only_through_use(tmp_path):
+    """Nothing in the package, the tests or the benchmarks sets `backends._impl` but `use`
+    itself: a test that did (as monkeypatch.setattr once did) would leave the C functions serving
+    on the native backend while the Python layers ran on the other."""
+    tests = Path(__file__).resolve().parents[1]
+    dirs = [PACKAGE, tests] + [d for d in [tests.parent / "benchmarks"] if d.is_dir()]
+    offenders = {p.as_posix(): lines for d in dirs for p in d.rglob("*.py") if (lines := _impl_assignments(p))}
+    assert offenders == {}
+    assert len([p for d in dirs for p in d.rglob("*.py")]) > 100  # it read the package and the tests
+    planted = tmp_path / "planted.py"  # the check can fail: both forms are found
+    planted.write_text('backends._impl = x\nmonkeypatch.setattr(backends, "_impl", y)\n', "utf-8")
+    assert _impl_assignments(planted) == [1, 2]
+
+
+def test_what_other_layers_reach_through_backends_follows_the_backend_in_use(backend, swap_backend):
     """The doors of `backends` for the layers above (the benchmark's `load`, fastjcs.arrow's
     `arrow_columns`, `--version --verbose`'s `native_report`) answer for the backend in use."""
     assert backends.load("python") is python_backend
@@ -82,6 +116,6 @@ def test_what_other_layers_reach_through_backends_follows_the_backend_in_use(bac
         assert backends.arrow_columns() is arrow_native
         path, small_calls, oneshot = backends.native_report()
         assert path.endswith((".so", ".pyd")) and small_calls and isinstance(oneshot, bool)
-    monkeypatch.setattr(backends, "_impl", python_backend)
+    swap_backend(python_backend)
     assert backends.arrow_columns() is None
     assert backends.native_report() is None

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastjcs
-from fastjcs.core import python_backend
+from fastjcs.core import api, python_backend
 
 try:
     from fastjcs.core import _direct_loader
@@ -158,19 +158,40 @@ def test_depth_limit_and_big_numbers():
         fastjcs.dumps({"\ud800": 1})
 
 
-def test_texts_on_both_sides_of_the_threshold(monkeypatch):
+def test_texts_on_both_sides_of_the_threshold(monkeypatch, held_text, swap_backend):
+    swap_backend(native)  # the public functions on it, whichever FASTJCS_BACKEND chose
     text = b'{"b": [1.0, "\\u00e9"], "a": 1E2}'
     small = native.canonicalize(text, 100, False)
-    monkeypatch.setattr(native, "DIRECT_TEXT", 4)  # every text now goes through cffi
+    held_text(4)  # every text now goes through cffi
+    direct_canonicalize, answers = native._direct_canonicalize, []
+    monkeypatch.setattr(native, "_direct_canonicalize", lambda *args: answers.append(direct_canonicalize(*args)))
     assert native.canonicalize(text, 100, False) == small == b'{"a":100,"b":[1,"\xc3\xa9"]}'
+    # the public function's C path declines the long text too, and hands it to the backend
+    assert fastjcs.canonicalize(text) == small
+    assert answers == [None, None]
+    monkeypatch.setattr(native, "_direct_canonicalize", direct_canonicalize)
     for bad in (b'{"a":1,"a":2}', b"[1,", b"\xff"):
         cffi_error = outcome(native.canonicalize, bad, 100, False)
-        monkeypatch.setattr(native, "DIRECT_TEXT", 1 << 20)
+        held_text(1 << 20)
         assert outcome(native.canonicalize, bad, 100, False) == cffi_error
         assert outcome(native.digest_text, bad, 100, False, "sha256") == cffi_error
-        monkeypatch.setattr(native, "DIRECT_TEXT", 4)
-    monkeypatch.setattr(native, "DIRECT_TEXT", 1 << 20)
+        held_text(4)
+    held_text(1 << 20)
     assert fastjcs.digest_text(text) == fastjcs.digest({"a": 100, "b": [1, "\u00e9"]})
+
+
+def test_the_held_text_limit_is_the_direct_entrys_own(held_text):
+    """The limit lives in C (csrc/cpython/direct.h, FJCS_HELD_TEXT: 8 MiB), read by no Python
+    name; held_text_limit sets it and says what it was, and refuses what is not a size."""
+    assert native._direct.held_text_limit() == 8 << 20
+    assert native._direct.held_text_limit(10) == 8 << 20
+    assert native._direct.held_text_limit() == 10
+    for bad in (-1, "10", 1.5):
+        with pytest.raises((TypeError, OverflowError)):
+            native._direct.held_text_limit(bad)
+    assert native._direct.held_text_limit() == 10  # a refused value leaves it as it was
+    assert native._direct.backend_canonicalize(b"[1,2,3,4,5]", 5, 0) is None  # 11 bytes: not parsed here
+    assert native._direct.backend_canonicalize(b"[1,2]", 5, 0) == b"[1,2]"
 
 
 REFUSED_TEXTS = [
@@ -224,7 +245,7 @@ def test_a_refused_text_is_parsed_once_and_worded_from_its_record(monkeypatch, t
     expected = outcome(python_backend.canonicalize, text, fastjcs.DEFAULT_MAX_DEPTH, False)
     if expected[0] == "error":
         frames = _python_frames(outcome, fastjcs.canonicalize, text)
-        assert "canonicalize" not in frames and "_refused_text" in frames
+        assert "canonicalize" not in frames and "refused_text" in frames
         assert outcome(fastjcs.canonicalize, text) == expected
 
 
@@ -259,6 +280,48 @@ def test_dumps_with_keywords_makes_one_crossing():
     assert _python_frames(fastjcs.dumps, [1], max_depth=3) == []
     # a call the C function does not take (a flag that is not a bool) is the Python function's
     assert "dumps" in _python_frames(fastjcs.dumps, [1], integers_only=1)
+
+
+def test_a_swap_of_the_backend_reaches_the_public_c_functions(swap_backend, monkeypatch):
+    """fastjcs.core.backends.use is the one way to swap the backend, and the public C functions
+    follow it without reading any Python name: swapped to the Python backend, they hand every call
+    to the API's Python functions (a copy of fastjcs.dumps taken before the swap too); swapped
+    back, they serve calls themselves again. A C function that ignored the swap would answer b"[1]"
+    where the Python backend's stand-ins answer their names."""
+    if fastjcs.dumps is api._python_dumps:
+        pytest.skip("FASTJCS_BACKEND chose the Python backend at import: the public functions are Python's")
+    from fastjcs import canonicalize, dumps, format_double  # copies taken before the swap
+
+    calls = []
+    for name in ("dumps", "canonicalize", "format_double"):
+        monkeypatch.setattr(python_backend, name, lambda *args, name=name: calls.append(name) or name)
+    assert swap_backend(python_backend) is native
+    assert fastjcs.backend() == "python"
+    assert (dumps([1]), canonicalize(b"[1]"), format_double(1.5)) == ("dumps", "canonicalize", "format_double")
+    assert (fastjcs.dumps([1], max_depth=3), fastjcs.canonicalize(b"[1]", strict_integers=True)) == (
+        "dumps",
+        "canonicalize",
+    )
+    assert calls == ["dumps", "canonicalize", "format_double", "dumps", "canonicalize"]
+    assert swap_backend(native) is python_backend
+    assert (dumps([1]), canonicalize(b"[1]"), format_double(1.5)) == (b"[1]", b"[1]", "1.5")
+    assert _python_frames(dumps, {"b": 1, "a": 2}) == [] and _python_frames(canonicalize, b"[1]") == []
+    assert calls == ["dumps", "canonicalize", "format_double", "dumps", "canonicalize"]
+    # serve_public says what it replaced
+    assert native._direct.serve_public(False) is True
+    assert native._direct.serve_public(True) is False
+
+
+def test_the_direct_entry_and_the_api_agree_on_the_default_depth():
+    """The C functions' default max_depth (FJCS_DEFAULT_MAX_DEPTH) is the API's, and a call that
+    gives none is refused at one level past it, as the Python function refuses."""
+    assert native._direct.DEFAULT_MAX_DEPTH == fastjcs.DEFAULT_MAX_DEPTH
+    deep = []
+    for _ in range(fastjcs.DEFAULT_MAX_DEPTH):
+        deep = [deep]
+    assert outcome(fastjcs.dumps, deep) == outcome(api._python_dumps, deep)
+    assert outcome(fastjcs.dumps, [deep])[0] == "error"
+    assert outcome(fastjcs.dumps, [deep]) == outcome(api._python_dumps, [deep])
 
 
 class Truth:
@@ -298,7 +361,6 @@ class Truth:
 def test_keyword_calls_answer_as_the_python_function(kwargs):
     """Every keyword call of fastjcs.dumps answers what api.dumps, the Python function, answers:
     the same bytes, or the same exception and message for a wrong argument."""
-    from fastjcs.core import api
 
     for value in ({"a": [1, 2.5, {"b": [[None]]}]}, [3 + 4j], [2**60], {"x": float("nan")}):
         got = outcome(lambda v=value: fastjcs.dumps(v, **kwargs))
@@ -321,7 +383,6 @@ def test_keyword_calls_answer_as_the_python_function(kwargs):
     ],
 )
 def test_canonicalize_keyword_calls_answer_as_the_python_function(kwargs):
-    from fastjcs.core import api
 
     for text in (b'{"b":[1.5,{"c":[2]}],"a":9007199254740993}', b"[1,]", b'{"a":1,"a":2}', "[1]", bytearray(b"[2]")):
         got = outcome(lambda t=text: fastjcs.canonicalize(t, **kwargs))

@@ -99,12 +99,10 @@ def test_the_c_split_resumes_where_it_stopped(native):
     assert c == py
 
 
-def test_the_c_split_gives_the_same_lines_at_a_one_byte_chunk_boundary(native, monkeypatch):
+def test_the_c_split_gives_the_same_lines_at_a_one_byte_chunk_boundary(native, swap_backend):
     """digest --jsonl's whole path (bulk.jsonl.digest_stream, one backend call per chunk) on the C core,
     with a chunk boundary after every byte, writes what one call over the whole input writes."""
-    from fastjcs.core import backends
-
-    monkeypatch.setattr(backends, "_impl", native)
+    swap_backend(native)
     settings = bulk_jsonl.Settings("sha256", "jcs", (), 100, False)
     for data in [d for d, _ in HOSTILE] + _random_inputs(100, 3):
         outputs = []

@@ -20,15 +20,15 @@ import test_text_errors as text_errors
 from _vectors import cases
 
 import fastjcs
-from fastjcs.core import backends, parser
+from fastjcs.core import parser
 from fastjcs.core import python_backend as _python
 
 CHECK_FAILED = (AssertionError, pytest.fail.Exception)
 
 
 @pytest.fixture
-def mutate(monkeypatch):
-    monkeypatch.setattr(backends, "_impl", _python)
+def mutate(monkeypatch, swap_backend):
+    swap_backend(_python)
     return monkeypatch
 
 

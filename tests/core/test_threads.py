@@ -204,10 +204,10 @@ def _ticks_during(call: Callable[[], Any]) -> int:
         sys.setswitchinterval(interval)
 
 
-def test_the_gil_is_released_during_large_c_calls(native, monkeypatch):
+def test_the_gil_is_released_during_large_c_calls(native, held_text):
     """The premise of the tests above, without timing: another thread advances while a C call
     on a large text runs (cffi releases the GIL), and does not while Python code runs. A text up
-    to DIRECT_TEXT bytes goes through the direct entry on CPython, which keeps the GIL: the other
+    to the direct entry's held-text limit goes through the direct entry on CPython, which keeps the GIL: the other
     thread does not advance then (a small call never waits for the GIL to come back)."""
     doc = _text(_records(20_000, 7))
     control = _ticks_during(lambda: sum(range(3 * 10**6)))
@@ -217,13 +217,13 @@ def test_the_gil_is_released_during_large_c_calls(native, monkeypatch):
         # a thread advancing during a C call says nothing there: the premise cannot be observed.
         pytest.skip("PyPy switches threads during Python code whatever sys.setswitchinterval says")
     assert control == 0  # the control: the GIL held
-    monkeypatch.setattr(native, "DIRECT_TEXT", len(doc) - 1)  # doc is large
+    held_text(len(doc) - 1)  # doc is large
     assert _ticks_during(lambda: native.canonicalize(doc, 10_000, False)) > 0
     if native._direct is not None:
-        monkeypatch.setattr(native, "DIRECT_TEXT", len(doc))  # doc is small
+        held_text(len(doc))  # doc is small
         assert _ticks_during(lambda: native.canonicalize(doc, 10_000, False)) == 0
         assert _ticks_during(lambda: fastjcs.canonicalize(doc)) == 0
-        monkeypatch.setattr(native, "DIRECT_TEXT", len(doc) - 1)
+        held_text(len(doc) - 1)
         assert _ticks_during(lambda: fastjcs.canonicalize(doc)) > 0  # the public call follows it
 
 

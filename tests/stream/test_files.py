@@ -16,7 +16,7 @@ from _cli import one_line_error
 from _markers import MEASURED_ENV, rss_is_meaningful
 
 import fastjcs
-from fastjcs.core import backends, python_backend
+from fastjcs.core import python_backend
 
 DOCS = [
     b'{"b":[1,2.50,"\\u00e9"],"a":{"z":null,"\xc3\xa9":true}}',
@@ -32,10 +32,10 @@ DOCS = [
 
 
 @pytest.fixture(params=["python", "native"])
-def backend(request, monkeypatch):
-    """Each backend in turn, for the whole stack (fastjcs.core.backends._impl)."""
+def backend(request, swap_backend):
+    """Each backend in turn, for the whole stack (fastjcs.core.backends.use)."""
     impl = python_backend if request.param == "python" else request.getfixturevalue("native")
-    monkeypatch.setattr(backends, "_impl", impl)
+    swap_backend(impl)
     return request.param
 
 

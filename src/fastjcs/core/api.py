@@ -181,16 +181,14 @@ def format_double(x: float) -> str:
     return backends._impl.format_double(x)
 
 
-# The public dumps and canonicalize: these Python functions, or the direct entry's C functions of
-# the same signature that do the common call without their frames (backends.fast_api). The Python
-# functions stay here under their own names: the C ones hand them every other call.
-_python_dumps, _python_canonicalize = dumps, canonicalize
-_python_format_double = format_double
+# The public dumps, canonicalize and format_double: these Python functions, or the direct entry's C
+# functions of the same signatures (backends.public_functions), which serve the common calls
+# without their frames. The Python functions stay here under their own names: the C ones hand them
+# every call they do not serve (csrc/cpython/api.c finds them by these names).
+_python_dumps, _python_canonicalize, _python_format_double = dumps, canonicalize, format_double
 if not TYPE_CHECKING:
-    dumps, canonicalize = backends.fast_api(dumps, canonicalize, DEFAULT_MAX_DEPTH)
-    # format_double likewise: the direct entry's C function, which hands every call it does not
-    # serve (not an exact finite float, the Python backend in use) to the Python function above.
-    if dumps is not _python_dumps:
-        format_double = backends.impl()._direct.format_double
+    _public = backends.public_functions({"dumps": dumps, "canonicalize": canonicalize, "format_double": format_double})
+    dumps, canonicalize, format_double = _public["dumps"], _public["canonicalize"], _public["format_double"]
+    del _public
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

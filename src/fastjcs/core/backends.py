@@ -12,8 +12,8 @@ present but broken fails loudly. `why()` says why the backend in use was chosen 
 --version --verbose` prints it). Every layer calls the functions of `fastjcs.core.api` (which
 alone reads `_impl`, one attribute lookup on its hot paths) or those of this module (`impl()`,
 `load()`, `arrow_columns()`, `native_report()`), never a backend module directly
-(tests/test_layers.py checks it), so a test that swaps `_impl` exercises the whole stack on one
-backend.
+(tests/test_layers.py checks it), so a test that swaps the backend with `use()`, the one way to
+swap it, exercises the whole stack on one backend.
 """
 
 from __future__ import annotations
@@ -22,16 +22,12 @@ import os
 import sys
 import warnings
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import python_backend
 
 if TYPE_CHECKING:  # pragma: no cover
     from .protocol import Backend
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-G = TypeVar("G", bound=Callable[..., Any])
 
 
 class FallbackWarning(RuntimeWarning):
@@ -121,16 +117,48 @@ def _chosen() -> tuple[Backend, str]:
 _impl, _why = _chosen()
 
 
-def fast_api(dumps: F, canonicalize: G, default_depth: int) -> tuple[F, G]:
-    """The public `dumps` and `canonicalize`: the API's Python functions, or, where the native
-    backend runs the direct entry (fastjcs._direct), its functions of the same signature, which
-    do the common call (one positional argument, the native backend in use, read from `_impl` on
-    every call) in C and hand any other call to the Python function."""
-    direct = getattr(_impl, "_direct", None)
-    if _impl.NAME != "native" or direct is None:
-        return dumps, canonicalize
-    direct.bind_api(sys.modules[__name__], _impl, dumps, canonicalize, default_depth)
-    return direct.dumps, direct.canonicalize
+def public_functions(python: dict[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """The public `dumps`, `canonicalize` and `format_double`, given the API's Python functions
+    by name: where the native backend is chosen and runs the direct entry (fastjcs._direct,
+    CPython >= 3.10), its functions of the same signatures, which serve the calls they can and
+    hand every other call to the Python function of the same name in `fastjcs.core.api`
+    (csrc/cpython/api.c); else the Python functions. Called once, at import; after it, `use`
+    decides whether the C functions serve."""
+    direct = _direct_entry() if _impl.NAME == "native" else None
+    if direct is None:
+        return dict(python)
+    direct.serve_public(True)
+    return {name: getattr(direct, name) for name in python}
+
+
+def _direct_entry() -> ModuleType | None:
+    """fastjcs._direct where the native backend is loaded with its direct entry, else None."""
+    return getattr(sys.modules.get(f"{__package__}.native_backend"), "_direct", None)
+
+
+def use(backend: Backend, why: str | None = None) -> Backend:
+    """Run every layer on `backend` (`python_backend` or `native_backend`, as `load` gives them)
+    from now on, and return the one it replaces: the one way to swap the backend in use (tests
+    and benchmarks that compare the two; a program chooses with FASTJCS_BACKEND). It sets what
+    `impl()` returns and tells the direct entry's public functions whether to serve calls
+    themselves (native) or hand each to the API's Python function (python). `why` replaces what
+    `why()` says; by default it says which backend `use` chose.
+
+    >>> previous = use(load("python"))
+    >>> backend()
+    'python'
+    >>> use(previous).NAME, backend() == previous.NAME
+    ('python', True)
+    """
+    global _impl, _why
+    if getattr(backend, "NAME", None) not in ("native", "python"):
+        raise TypeError(f"use takes a backend module (load('native') or load('python')), not {backend!r}")
+    previous = _impl
+    _impl, _why = backend, why if why is not None else f"the {backend.NAME} backend, as backends.use chose"
+    direct = _direct_entry()
+    if direct is not None:
+        direct.serve_public(backend.NAME == "native")
+    return previous
 
 
 def impl() -> Backend:

@@ -120,32 +120,22 @@ def _run_text(data: Any, max_depth: int, flags: int, out: Any) -> None:
 _lender_canonicalize = lib.fjcs_lender_canonicalize
 
 # The direct entry (fastjcs._direct: CPython's C API, the GIL held for the whole call) takes a text
-# of up to DIRECT_TEXT bytes; a larger one goes through cffi, which releases the GIL while C works
-# so that other threads run. Taking the GIL back after costs up to the switch interval (5 ms by
-# default) when another thread holds it, so the GIL is released only where the call itself takes
-# at least twice that (10 ms: about 8 MiB of text), where the wait costs at most half of the call
-# (docs/decisions.md, "The direct entry"; benchmarks/contention.py measures both routes).
-DIRECT_TEXT = 8 << 20
+# of up to its held-text limit (8 MiB; csrc/cpython/direct.h says why) and answers None for a
+# longer one, which goes through cffi, which releases the GIL while C works so that other threads run.
 _direct_canonicalize = _direct.backend_canonicalize if _direct is not None else None
-
-
-def _refused_text(record: tuple[int, int, int], data: bytes, max_depth: int) -> Exception:
-    """The error of a text the direct entry refused, from its error record (code, expected,
-    offset): the text is not parsed again. The public canonicalize's C fast path calls it too."""
-    code, expected, offset = record
-    return _errors.record_error(code, expected, data, offset, max_depth)
 
 
 def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only: bool = False) -> bytes:
     """Canonical bytes of a JSON text, by the C parser (text.c): through the direct entry (the GIL
-    held) below DIRECT_TEXT bytes, through cffi (the GIL released) above."""
-    if _direct_canonicalize is not None and type(data) is bytes and len(data) <= DIRECT_TEXT:
+    held) up to its held-text limit, through cffi (the GIL released) above."""
+    if _direct_canonicalize is not None and type(data) is bytes:
         result = _direct_canonicalize(
             data, max_depth, (_STRICT if strict_integers else 0) | (_INTEGERS_ONLY if integers_only else 0)
         )
         if type(result) is bytes:
             return result
-        raise _refused_text(result, data, max_depth)
+        if result is not None:  # None: longer than the held-text limit
+            raise _errors.refused_text(result, data, max_depth)
     if type(data) is bytes and len(data) <= _SMALL:
         p = _lender_canonicalize(
             _lender(),
@@ -534,15 +524,16 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
 
 def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str, integers_only: bool = False) -> str:
     """The rendered digest of a JSON text's canonical form: canonicalized and hashed in one C call
-    for a text of bytes up to DIRECT_TEXT (the direct entry, or the thread's lender)."""
+    for a text of bytes up to the direct entry's held-text limit (or, without it, the lender's)."""
     fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _flags(strict_integers, integers_only)
     if address and type(data) is bytes:
-        if _direct is not None and len(data) <= DIRECT_TEXT:
+        if _direct is not None:
             result = _direct.digest_text(data, max_depth, flags, address, size, prefix)
             if type(result) is str:
                 return result
-            raise _refused_text(result, data, max_depth)
+            if result is not None:  # None: longer than the held-text limit
+                raise _errors.refused_text(result, data, max_depth)
         elif len(data) <= _SMALL:
             p = _lender_digest_text(_lender(), data, len(data), max_depth, flags, hasher)
             if p:

@@ -93,6 +93,14 @@ def record_error(code: int, expected: int, data: Any, offset: int, max_depth: in
     return cls(message, data, offset)
 
 
+def refused_text(record: tuple[int, int, int], data: bytes, max_depth: int) -> CanonicalizationError:
+    """The error of a text the direct entry refused, from its error record (code, expected,
+    offset): the text is not parsed again. The backend and the public canonicalize's C fast path
+    (csrc/cpython/api.c) both word it here."""
+    code, expected, offset = record
+    return record_error(code, expected, data, offset, max_depth)
+
+
 def error_parts(
     code: int, expected: int, data: Any, offset: int, max_depth: int
 ) -> tuple[type[CanonicalizationError], str, str | None]:
