@@ -294,7 +294,7 @@ static PyObject *direct_dumps(PyObject *module, PyObject *const *args, Py_ssize_
 static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     hasher h;
-    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest takes 6 arguments");
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "backend_digest takes 6 arguments");
     if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
     long flags = PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
@@ -391,7 +391,7 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
     char *text;
     Py_ssize_t len;
     hasher h;
-    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest_text takes 6 arguments");
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "backend_digest_text takes 6 arguments");
     if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0 || !size_arg(args[1], &max_depth) ||
         !hasher_arg(args + 3, &h))
         return NULL;
@@ -421,15 +421,15 @@ static PyMethodDef methods[] = {
     {"backend_dumps", (PyCFunction)(void (*)(void))direct_dumps, METH_FASTCALL | METH_KEYWORDS,
      "backend_dumps($module, obj, max_depth, integers_only=False, default=None)\n--\n\n"
      "The canonical form of obj (the native backend's dumps)."},
-    {"digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
-     "digest(obj, max_depth, flags, fn, size, prefix) -> str: prefix + hex of dumps(obj)."},
+    {"backend_digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
+     "backend_digest(obj, max_depth, flags, fn, size, prefix) -> str: prefix + hex of dumps(obj)."},
     {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
      "digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
     {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
      "canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset) when the text is refused, "
      "or None when it is longer than held_text_limit()."},
-    {"digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
-     "digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or (code, expected, offset) when refused, "
+    {"backend_digest_text", (PyCFunction)(void (*)(void))direct_digest_text, METH_FASTCALL,
+     "backend_digest_text(bytes, max_depth, flags, fn, size, prefix) -> str, or (code, expected, offset) when refused, "
      "or None when longer than held_text_limit()."},
     {"format_float", direct_format_double, METH_O,
      "format_float(x) -> str: the ECMAScript rendering of a float, or None for NaN and infinities."},

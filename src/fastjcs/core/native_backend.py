@@ -200,7 +200,7 @@ _lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 # so nothing is walked twice; for digest_many, it answers for the item and the rest. It is
 # used for values of every size and for batches: it is faster than marshal + the C reader at every
 # size measured, and reading Python values needs the GIL either way (docs/decisions.md).
-_direct_digest = _direct.digest if _direct is not None else None
+_direct_digest = _direct.backend_digest if _direct is not None else None
 
 
 def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
@@ -529,7 +529,7 @@ def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str
     flags = _flags(strict_integers, integers_only)
     if address and type(data) is bytes:
         if _direct is not None:
-            result = _direct.digest_text(data, max_depth, flags, address, size, prefix)
+            result = _direct.backend_digest_text(data, max_depth, flags, address, size, prefix)
             if type(result) is str:
                 return result
             if result is not None:  # None: longer than the held-text limit
