@@ -17,7 +17,7 @@ import sys
 import pytest
 from _cli import env
 
-from fastjcs.core import api
+from fastjcs.core import api, digests
 
 #: The public modules whose callables are checked.
 MODULES = ("fastjcs", "fastjcs.eab", "fastjcs.cpb", "fastjcs.profiles")
@@ -63,9 +63,15 @@ def route(request):
     return request.param, got
 
 
-def test_dumps_and_canonicalize_show_the_python_functions_docstring_and_signature(route):
+def test_the_c_functions_show_the_python_functions_docstring_and_signature(route):
     direct, got = route
-    for name, fn in (("dumps", api._python_dumps), ("canonicalize", api._python_canonicalize)):
+    for name, fn in (
+        ("dumps", api._python_dumps),
+        ("canonicalize", api._python_canonicalize),
+        ("format_double", api._python_format_double),
+        ("digest", digests._python_digest),
+        ("digest_text", digests._python_digest_text),
+    ):
         shown_ = got["callables"][f"fastjcs.{name}"]
         # on the direct route they are the C functions (else this test would compare a function to itself)
         assert shown_["type"] == ("builtin_function_or_method" if direct == "1" else "function")

@@ -41,10 +41,11 @@ done:
     return result;
 }
 
-/* The call, handed to fastjcs.core.api's Python function `name` (the package is loaded by then:
- * this module is imported by it). */
-static PyObject *hand_over(const char *name, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    PyObject *api = PyImport_ImportModule("fastjcs.core.api");
+/* The call, handed to the Python function `name` of the module `where` (fastjcs.core.api or
+ * fastjcs.core.digests: loaded by then, since they bind these functions). */
+static PyObject *hand_over(const char *where, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+    PyObject *api = PyImport_ImportModule(where);
     if (api == NULL) return NULL;
     PyObject *fn = PyObject_GetAttrString(api, name);
     Py_DECREF(api);
@@ -53,6 +54,9 @@ static PyObject *hand_over(const char *name, PyObject *const *args, Py_ssize_t n
     Py_DECREF(fn);
     return result;
 }
+
+#define API "fastjcs.core.api"
+#define DIGESTS "fastjcs.core.digests"
 
 /* serve_public(flag): see the module's methods. */
 PyObject *direct_serve_public(PyObject *module, PyObject *flag) {
@@ -103,7 +107,7 @@ PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t 
         if (fjcs_format_double(PyFloat_AsDouble(args[0]), buf, &n) == FJCS_OK)
             return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
     }
-    return hand_over("_python_format_double", args, nargs, kwnames);
+    return hand_over(API, "_python_format_double", args, nargs, kwnames);
 }
 
 /* The public fastjcs.dumps(obj, *, max_depth, integers_only, default): the walker's own call. */
@@ -119,7 +123,21 @@ PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, P
         (given[0] == NULL || depth_of(given[0], &depth)) && flag_of(given[1], &integers_only) &&
         (given[2] == NULL || given[2] == Py_None || PyCallable_Check(given[2])))
         return dumps_result(module, args[0], depth, NULL, integers_only, given[2] ? given[2] : Py_None, NULL);
-    return hand_over("_python_dumps", args, nargs, kwnames);
+    return hand_over(API, "_python_dumps", args, nargs, kwnames);
+}
+
+/* What text_result answered for the public functions: the canonical bytes or digest, or, for a
+ * refused text's record, its exception raised, worded by native_errors (the text is read once). */
+static PyObject *text_answer(PyObject *result, PyObject *data, size_t depth) {
+    if (result == NULL || !PyTuple_Check(result)) return result;
+    PyObject *errors = PyImport_ImportModule("fastjcs.core.native_errors");
+    PyObject *exc = errors ? PyObject_CallMethod(errors, "refused_text", "OOn", result, data, (Py_ssize_t)depth) : NULL;
+    Py_XDECREF(errors);
+    Py_DECREF(result);
+    if (exc == NULL) return NULL;
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+    return NULL;
 }
 
 /* The public fastjcs.canonicalize(data, *, max_depth, strict_integers, integers_only): the parser's
@@ -138,18 +156,50 @@ PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t n
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
         PyObject *result = text_result(module, text, len, depth, flags, NULL);
-        if (result == NULL || PyBytes_CheckExact(result)) return result;
-        if (result != Py_None) { /* refused: native_errors words the error from its record */
-            PyObject *errors = PyImport_ImportModule("fastjcs.core.native_errors");
-            PyObject *exc = errors ? PyObject_CallMethod(errors, "refused_text", "OOn", result, args[0], (Py_ssize_t)depth) : NULL;
-            Py_XDECREF(errors);
-            Py_DECREF(result);
-            if (exc == NULL) return NULL;
-            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-            Py_DECREF(exc);
-            return NULL;
-        }
+        if (result != Py_None) return text_answer(result, args[0], depth);
         Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }
-    return hand_over("_python_canonicalize", args, nargs, kwnames);
+    return hand_over(API, "_python_canonicalize", args, nargs, kwnames);
+}
+
+/* The public fastjcs.digest(obj, algorithm="sha256", *, max_depth, integers_only, default): with an
+ * algorithm register_hasher registered, dumps's call hashed in C; any other call goes to the Python
+ * function (which checks the algorithm before the value, as it says). */
+PyObject *api_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"algorithm", "max_depth", "integers_only", "default"};
+    state *s = get_state(module);
+    PyObject *given[4] = {nargs == 2 ? args[1] : NULL, NULL, NULL, NULL};
+    size_t depth = FJCS_DEFAULT_MAX_DEPTH;
+    int integers_only = 0;
+    const hasher *h;
+    if ((nargs == 1 || nargs == 2) && !s->handing_over && keywords_of(kwnames, args + nargs, names, 4, given) &&
+        (h = named_hasher(s, given[0])) != NULL && (given[1] == NULL || depth_of(given[1], &depth)) &&
+        flag_of(given[2], &integers_only) && (given[3] == NULL || given[3] == Py_None || PyCallable_Check(given[3])))
+        return dumps_result(module, args[0], depth, NULL, integers_only, given[3] ? given[3] : Py_None, h);
+    return hand_over(DIGESTS, "_python_digest", args, nargs, kwnames);
+}
+
+/* The public fastjcs.digest_text(data, algorithm="sha256", *, max_depth, strict_integers,
+ * integers_only): a text of bytes up to the held-text limit with a registered algorithm, parsed
+ * and hashed in C; any other call goes to the Python function. */
+PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"algorithm", "max_depth", "strict_integers", "integers_only"};
+    state *s = get_state(module);
+    PyObject *given[4] = {nargs == 2 ? args[1] : NULL, NULL, NULL, NULL};
+    size_t depth = FJCS_DEFAULT_MAX_DEPTH;
+    int strict = 0, integers_only = 0;
+    const hasher *h;
+    if ((nargs == 1 || nargs == 2) && !s->handing_over && PyBytes_CheckExact(args[0]) &&
+        keywords_of(kwnames, args + nargs, names, 4, given) && (h = named_hasher(s, given[0])) != NULL &&
+        (given[1] == NULL || depth_of(given[1], &depth)) && flag_of(given[2], &strict) &&
+        flag_of(given[3], &integers_only)) {
+        int flags = (strict ? FJCS_STRICT_INTEGERS : 0) | (integers_only ? FJCS_INTEGERS_ONLY : 0);
+        char *text;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
+        PyObject *result = text_result(module, text, len, depth, flags, h);
+        if (result != Py_None) return text_answer(result, args[0], depth);
+        Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
+    }
+    return hand_over(DIGESTS, "_python_digest_text", args, nargs, kwnames);
 }

@@ -21,6 +21,11 @@
 
 static void state_clear(state *s) {
     Py_CLEAR(s->resume);
+    for (int i = 0; i < s->nhashers; i++) {
+        Py_CLEAR(s->hashers[i].name);
+        Py_CLEAR(s->hashers[i].prefix);
+    }
+    s->nhashers = 0;
     Py_CLEAR(s->class_name);
     fjcs_buf_free(&s->out);
     if (s->text_ready) fjcs__text_free(&s->text);
@@ -400,6 +405,42 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
     return text_result(module, text, len, max_depth, flags, &h);
 }
 
+/* register_hasher(algorithm, fn, size, prefix): see methods. */
+static PyObject *direct_register_hasher(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    state *s = get_state(module);
+    hasher h;
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "register_hasher takes 4 arguments");
+    if (!PyUnicode_CheckExact(args[0]) || !PyBytes_CheckExact(args[3]))
+        return PyErr_Format(PyExc_TypeError, "register_hasher takes a str algorithm and a bytes prefix");
+    if (!hasher_arg(args + 1, &h)) return NULL;
+    int i = 0;
+    while (i < s->nhashers && PyUnicode_Compare(s->hashers[i].name, args[0]) != 0) i++;
+    if (i == FJCS_NAMED_HASHERS) return PyErr_Format(PyExc_ValueError, "register_hasher: too many algorithms");
+    Py_INCREF(args[0]);
+    Py_INCREF(args[3]);
+    PyObject *old_name = i < s->nhashers ? s->hashers[i].name : NULL, *old_prefix = i < s->nhashers ? s->hashers[i].prefix : NULL;
+    s->hashers[i].name = args[0];
+    s->hashers[i].prefix = args[3];
+    s->hashers[i].h = h; /* h.prefix points into args[3], now held */
+    if (i == s->nhashers) s->nhashers++;
+    Py_XDECREF(old_name);
+    Py_XDECREF(old_prefix);
+    Py_RETURN_NONE;
+}
+
+/* The hasher registered for algorithm (an exact str; NULL: "sha256", the public functions'
+ * default), or NULL, nothing raised, for an algorithm none is registered for. */
+const hasher *named_hasher(state *s, PyObject *algorithm) {
+    if (algorithm != NULL && !PyUnicode_CheckExact(algorithm)) return NULL;
+    for (int i = 0; i < s->nhashers; i++) {
+        PyObject *name = s->hashers[i].name;
+        if (algorithm == NULL ? PyUnicode_CompareWithASCIIString(name, "sha256") == 0
+                              : name == algorithm || PyUnicode_Compare(name, algorithm) == 0)
+            return &s->hashers[i].h;
+    }
+    return NULL;
+}
+
 /* held_text_limit([n]): see methods. */
 static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     state *s = get_state(module);
@@ -439,6 +480,14 @@ static PyMethodDef methods[] = {
      "serve_public(flag) -> bool: whether dumps, canonicalize and format_double serve calls "
      "themselves (the native backend in use) or hand each to fastjcs.core.api's Python function "
      "(the Python backend in use); returns the previous setting. fastjcs.core.backends.use sets it."},
+    {"register_hasher", (PyCFunction)(void (*)(void))direct_register_hasher, METH_FASTCALL,
+     "register_hasher(algorithm, fn, size, prefix): the public digest and digest_text serve "
+     "`algorithm` themselves from now on, hashing with fn (an fjcs_hash_fn's address) into size "
+     "bytes rendered after prefix; until an algorithm is registered (native_hash does it when it "
+     "first finds pycryptodome's one-shot), they hand its calls to the Python functions."},
+    {"digest", (PyCFunction)(void (*)(void))api_digest, METH_FASTCALL | METH_KEYWORDS, FJCS_DOC_DIGEST},
+    {"digest_text", (PyCFunction)(void (*)(void))api_digest_text, METH_FASTCALL | METH_KEYWORDS,
+     FJCS_DOC_DIGEST_TEXT},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,
      "held_text_limit([n]) -> int: the longest text (bytes) parsed here with the GIL held; a longer "
      "one is answered None and goes through cffi, which releases it. With n (an int >= 0), sets the "
@@ -462,6 +511,10 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     state *s = get_state(module);
     if (s != NULL) {
         Py_VISIT(s->resume);
+        for (int i = 0; i < s->nhashers; i++) {
+            Py_VISIT(s->hashers[i].name);
+            Py_VISIT(s->hashers[i].prefix);
+        }
     }
     return 0;
 }

@@ -46,10 +46,16 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
  * set for each, 1 when every keyword is one of names and names a value not set already. */
 int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n, PyObject **values);
 
-/* The public functions (api.c): fastjcs.format_double, dumps and canonicalize, and serve_public. */
+/* The hasher register_hasher registered for algorithm (see direct.c). */
+const hasher *named_hasher(state *s, PyObject *algorithm);
+
+/* The public functions (api.c): fastjcs.format_double, dumps, canonicalize, digest and
+ * digest_text, and serve_public. */
 PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *api_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *direct_serve_public(PyObject *module, PyObject *flag);
 
 #endif

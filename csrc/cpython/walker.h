@@ -46,14 +46,22 @@ typedef struct wpair {
  * costs O(1) per container. */
 #define SCAN_FRAMES 32
 
+/* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
+#define FJCS_NAMED_HASHERS 8
+
 typedef struct state {
     int busy;
     int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
     PyObject *class_name; /* "__class__", interned (made when the module is) */
     PyObject *resume;   /* python_backend.resume, which goes on from where the walker stopped */
     /* the public functions (api.c) */
-    int handing_over;   /* each call goes to fastjcs.core.api's Python function (serve_public) */
+    int handing_over;   /* each call goes to the API's Python function (serve_public) */
     size_t held_text;   /* the longest text parsed here, the GIL held (held_text_limit) */
+    struct {
+        PyObject *name, *prefix; /* the algorithm (str) and its rendered prefix (bytes), strong */
+        fjcs_hasher h;           /* its prefix points into the bytes */
+    } hashers[FJCS_NAMED_HASHERS]; /* register_hasher: the algorithms the public digests serve */
+    int nhashers;
     fjcs_buf out;
     fjcs__text text;
     int text_ready;

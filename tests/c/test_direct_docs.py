@@ -1,6 +1,6 @@
 """csrc/cpython/direct_docs.h is generated: the committed bytes must be what
-csrc/cpython/gen_direct_docs.py writes from src/fastjcs/core/api.py, so that the C docstrings of
-fastjcs.dumps and fastjcs.canonicalize (the direct entry's) cannot drift from the Python ones.
+csrc/cpython/gen_direct_docs.py writes from src/fastjcs/core/api.py and digests.py, so that the C
+docstrings of the direct entry's public functions cannot drift from the Python ones.
 What the built functions show is checked in tests/test_public_docs.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import inspect
 import pytest
 from conftest import REPO
 
-from fastjcs.core import api
+from fastjcs.core import api, digests
 
 GENERATOR = REPO / "csrc" / "cpython" / "gen_direct_docs.py"
 HEADER = REPO / "csrc" / "cpython" / "direct_docs.h"
@@ -37,11 +37,13 @@ def test_header_is_what_the_generator_writes(gen):
 
 def test_the_docstrings_are_the_python_functions(gen):
     """Re-derived from the imported functions (inspect, not the generator's ast reading)."""
-    docs = gen.docstrings(gen.API.read_text("utf-8"))
+    docs = gen.all_docstrings()
     for name, fn in (
         ("dumps", api._python_dumps),
         ("canonicalize", api._python_canonicalize),
         ("format_double", api._python_format_double),
+        ("digest", digests._python_digest),
+        ("digest_text", digests._python_digest_text),
     ):
         signature, rest = docs[name].split("\n--\n\n")
         assert rest == inspect.cleandoc(fn.__doc__)

@@ -290,23 +290,27 @@ def test_a_swap_of_the_backend_reaches_the_public_c_functions(swap_backend, monk
     where the Python backend's stand-ins answer their names."""
     if fastjcs.dumps is api._python_dumps:
         pytest.skip("FASTJCS_BACKEND chose the Python backend at import: the public functions are Python's")
-    from fastjcs import canonicalize, dumps, format_double  # copies taken before the swap
+    from fastjcs import canonicalize, digest, digest_text, dumps, format_double  # copies taken before the swap
 
+    names = ("dumps", "canonicalize", "format_double", "digest", "digest_text")
+    digest([1])  # sha256 registered: the C function serves it
     calls = []
-    for name in ("dumps", "canonicalize", "format_double"):
+    for name in names:
         monkeypatch.setattr(python_backend, name, lambda *args, name=name: calls.append(name) or name)
     assert swap_backend(python_backend) is native
     assert fastjcs.backend() == "python"
-    assert (dumps([1]), canonicalize(b"[1]"), format_double(1.5)) == ("dumps", "canonicalize", "format_double")
+    got = (dumps([1]), canonicalize(b"[1]"), format_double(1.5), digest([1]), digest_text(b"[1]"))
+    assert got == names
     assert (fastjcs.dumps([1], max_depth=3), fastjcs.canonicalize(b"[1]", strict_integers=True)) == (
         "dumps",
         "canonicalize",
     )
-    assert calls == ["dumps", "canonicalize", "format_double", "dumps", "canonicalize"]
+    assert calls == [*names, "dumps", "canonicalize"]
     assert swap_backend(native) is python_backend
-    assert (dumps([1]), canonicalize(b"[1]"), format_double(1.5)) == (b"[1]", b"[1]", "1.5")
+    got = (dumps([1]), canonicalize(b"[1]"), format_double(1.5), digest([1]), digest_text(b"[1]"))
+    assert got == (b"[1]", b"[1]", "1.5", *[native.digest([1], 10, "sha256")] * 2)
     assert _python_frames(dumps, {"b": 1, "a": 2}) == [] and _python_frames(canonicalize, b"[1]") == []
-    assert calls == ["dumps", "canonicalize", "format_double", "dumps", "canonicalize"]
+    assert calls == [*names, "dumps", "canonicalize"]
     # serve_public says what it replaced
     assert native._direct.serve_public(False) is True
     assert native._direct.serve_public(True) is False
@@ -388,6 +392,106 @@ def test_canonicalize_keyword_calls_answer_as_the_python_function(kwargs):
         got = outcome(lambda t=text: fastjcs.canonicalize(t, **kwargs))
         assert got == outcome(lambda t=text: api._python_canonicalize(t, **kwargs))
     assert _python_frames(fastjcs.canonicalize, b"[1.0]", max_depth=3, strict_integers=True) == []
+
+
+DIGEST_CALLS = [
+    ((), {}),
+    (("sha384",), {}),
+    ((), {"algorithm": "sha384"}),
+    (("sha384",), {"algorithm": "sha256"}),  # given twice: TypeError
+    (("SHA256",), {}),
+    (("sha-256",), {}),
+    ((5,), {}),
+    ((None,), {}),
+    (("sha256", "x"), {}),
+    ((), {"max_depth": 2}),
+    ((), {"max_depth": 2**80}),
+    ((), {"max_depth": -1}),
+    ((), {"max_depth": 2.0}),
+    ((), {"integers_only": True}),
+    ((), {"integers_only": 1}),
+    ((), {"bogus": 1}),
+    (("md5",), {"max_depth": -1}),  # the algorithm is checked first
+]
+
+
+@pytest.mark.parametrize("args, kwargs", DIGEST_CALLS + [((), {"default": repr}), ((), {"default": 3})])
+def test_digest_calls_answer_as_the_python_function(args, kwargs):
+    """Every call of the public digest (the direct entry's C function once sha256 and sha384 are
+    registered) answers what digests.digest, the Python function, answers: the same digest, or the
+    same exception and message. Expected digests of the valid calls are pycryptodome's hash of the
+    Python backend's canonical bytes."""
+    from Crypto.Hash import SHA256, SHA384
+
+    from fastjcs.core import digests
+
+    fastjcs.digest({}), fastjcs.digest({}, "sha384")  # registered (native_hash does it on first use)
+    for value in ({"a": [1, 2.5, {"b": [[None]]}]}, [3 + 4j], [2**60], {"x": float("nan")}, [[[[1]]]]):
+        got = outcome(lambda v=value: fastjcs.digest(v, *args, **kwargs))
+        assert got == outcome(lambda v=value: digests._python_digest(v, *args, **kwargs))
+        if got[0] == "ok":
+            alg, hexpart = got[1].split(":")
+            canonical = python_backend.dumps(value, kwargs.get("max_depth", 10_000), False, kwargs.get("default"))
+            assert hexpart == {"sha256": SHA256, "sha384": SHA384}[alg].new(canonical).hexdigest()
+
+
+@pytest.mark.parametrize("args, kwargs", DIGEST_CALLS + [((), {"strict_integers": True}), ((), {"strict_integers": 2})])
+def test_digest_text_calls_answer_as_the_python_function(args, kwargs):
+    from fastjcs.core import digests
+
+    kwargs = {k: v for k, v in kwargs.items() if k != "integers_only" or "strict_integers" not in kwargs}
+    fastjcs.digest({}), fastjcs.digest({}, "sha384")
+    for text in (b'{"b":[1.5,{"c":[2]}],"a":9007199254740993}', b"[1,]", b'{"a":1,"a":2}', "[1]", b"[[[[1]]]]"):
+        got = outcome(lambda t=text: fastjcs.digest_text(t, *args, **kwargs))
+        assert got == outcome(lambda t=text: digests._python_digest_text(t, *args, **kwargs))
+
+
+def test_digests_make_one_crossing():
+    """Once an algorithm is registered, fastjcs.digest and digest_text of bytes run no Python frame
+    (default= only the callback's): before, digests.digest and native_backend.digest ran."""
+    import datetime
+
+    def stamp(value):
+        return value.isoformat()
+
+    fastjcs.digest({})
+    assert _python_frames(fastjcs.digest, {"b": 1, "a": [2.5]}) == []
+    assert _python_frames(fastjcs.digest, {"when": datetime.date(2026, 12, 3)}, default=stamp) == ["stamp"]
+    assert _python_frames(fastjcs.digest_text, b'{"b":1,"a":[2.5]}', strict_integers=True) == []
+    # a refused text: worded from the record, no Python digest function reads it again
+    frames = _python_frames(outcome, fastjcs.digest_text, b'{"a":1,"a":2}')
+    assert "refused_text" in frames and not {"digest_text", "canonicalize"} & set(frames)
+
+
+def test_any_first_digest_registers_its_algorithm():
+    """In a fresh process whose first digest has default= (a path that did not need the C
+    hasher before), that call registers sha256, and the next is the C function's alone. A
+    registration made only on the plain path would leave every default= call handed over."""
+    import subprocess
+
+    code = (
+        "import sys, datetime, fastjcs\n"
+        "def stamp(v): return v.isoformat()\n"
+        "value = {'when': datetime.date(2026, 12, 3)}\n"
+        "first = fastjcs.digest(value, default=stamp)\n"
+        "names = []\n"
+        "sys.setprofile(lambda frame, event, arg: names.append(frame.f_code.co_name) if event == 'call' else None)\n"
+        "second = fastjcs.digest(value, default=stamp)\n"
+        "sys.setprofile(None)\n"
+        "print(names, first == second)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['stamp']", "True"]
+
+
+def test_register_hasher_refuses_what_is_not_a_hasher():
+    direct = native._direct
+    for bad in (("sha256", 0, 32, b"sha256:"), (b"sha256", 1, 32, b"x"), ("x", 1, 32, "x:"), ("x", 1, 10**6, b"x:")):
+        with pytest.raises((TypeError, ValueError)):
+            direct.register_hasher(*bad)
+    with pytest.raises(TypeError):
+        direct.register_hasher("x", 1, 32)
 
 
 def test_a_flag_s_truth_is_asked_once():

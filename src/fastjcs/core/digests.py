@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from . import api, backends
 from .api import DEFAULT_MAX_DEPTH, Data, as_bytes, check_default, check_depth, refuse_single
@@ -101,6 +101,16 @@ def digest_text(
     if max_depth is not DEFAULT_MAX_DEPTH:
         max_depth = check_depth(max_depth)
     return backends.impl().digest_text(data, max_depth, bool(strict_integers), alg, bool(integers_only))
+
+
+# The public digest and digest_text: these Python functions, or the direct entry's C functions of
+# the same signatures (backends.public_functions), which serve the common calls without their
+# frames and hand every other call to the Python function, kept here under its own name.
+_python_digest, _python_digest_text = digest, digest_text
+if not TYPE_CHECKING:
+    _public = backends.public_functions({"digest": digest, "digest_text": digest_text})
+    digest, digest_text = _public["digest"], _public["digest_text"]
+    del _public
 
 
 def digest_many(

@@ -497,10 +497,12 @@ _lender_digest_text = lib.fjcs_lender_digest_text
 
 def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False, default: Any = None) -> str:
     """The rendered digest "<algorithm>:<hex>" of a value's canonical form, canonicalized and
-    hashed in one C call (the public hash API when the compiled one-shot is not found)."""
+    hashed in one C call (the public hash API when the compiled one-shot is not found). The
+    algorithm's entry is made first, whatever the call: making it registers the algorithm with the
+    direct entry, whose public digest then serves every later call, default= ones included."""
+    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     if default is not None:
         return _hash.render(algorithm, _hashfn.public_digest(algorithm, dumps(obj, max_depth, integers_only, default)))
-    fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     flags = _INTEGERS_ONLY if integers_only else 0
     if _direct_digest is not None and address:
         return cast(str, _direct_digest(obj, max_depth, flags, address, size, prefix))

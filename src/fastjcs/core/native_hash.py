@@ -15,6 +15,7 @@ from typing import Any
 
 from .._native_ext import ffi  # ImportError here means: not built
 from . import hashing as _hash
+from ._direct_loader import direct as _direct
 
 DIGEST_SIZES = _hash.ALGORITHMS
 _hash_fns: dict[str, Any] = {}
@@ -87,7 +88,9 @@ digest_args: dict[str, tuple[Any, int, bytes, int, Any]] = {}
 
 
 def digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int, Any]:
-    """The `digest_args` entry of `algorithm`, made on first use."""
+    """The `digest_args` entry of `algorithm`, made on first use. Where there is a one-shot and the
+    direct entry, the entry is registered with it too (`register_hasher`): from then on the public
+    `digest` and `digest_text` (its C functions) serve the algorithm without a Python frame."""
     args = digest_args.get(algorithm)
     if args is None:
         fn = hash_fn(algorithm)
@@ -99,4 +102,6 @@ def digest_args_of(algorithm: str) -> tuple[Any, int, bytes, int, Any]:
             address(fn) if fn != ffi.NULL else 0,
             hasher(fn, size, prefix) if fn != ffi.NULL else None,
         )
+        if _direct is not None and args[3]:
+            _direct.register_hasher(algorithm, args[3], size, prefix)
     return args
