@@ -413,18 +413,17 @@ static PyObject *direct_register_hasher(PyObject *module, PyObject *const *args,
     if (!PyUnicode_CheckExact(args[0]) || !PyBytes_CheckExact(args[3]))
         return PyErr_Format(PyExc_TypeError, "register_hasher takes a str algorithm and a bytes prefix");
     if (!hasher_arg(args + 1, &h)) return NULL;
-    int i = 0;
-    while (i < s->nhashers && PyUnicode_Compare(s->hashers[i].name, args[0]) != 0) i++;
-    if (i == FJCS_NAMED_HASHERS) return PyErr_Format(PyExc_ValueError, "register_hasher: too many algorithms");
+    /* An algorithm is registered once: a later registration of it changes nothing, since a digest
+     * in progress (whose default= may have run this) holds a pointer to its entry. */
+    for (int i = 0; i < s->nhashers; i++)
+        if (PyUnicode_Compare(s->hashers[i].name, args[0]) == 0) Py_RETURN_NONE;
+    if (s->nhashers == FJCS_NAMED_HASHERS) return PyErr_Format(PyExc_ValueError, "register_hasher: too many algorithms");
+    int i = s->nhashers++;
     Py_INCREF(args[0]);
     Py_INCREF(args[3]);
-    PyObject *old_name = i < s->nhashers ? s->hashers[i].name : NULL, *old_prefix = i < s->nhashers ? s->hashers[i].prefix : NULL;
     s->hashers[i].name = args[0];
     s->hashers[i].prefix = args[3];
     s->hashers[i].h = h; /* h.prefix points into args[3], now held */
-    if (i == s->nhashers) s->nhashers++;
-    Py_XDECREF(old_name);
-    Py_XDECREF(old_prefix);
     Py_RETURN_NONE;
 }
 
@@ -483,7 +482,7 @@ static PyMethodDef methods[] = {
     {"register_hasher", (PyCFunction)(void (*)(void))direct_register_hasher, METH_FASTCALL,
      "register_hasher(algorithm, fn, size, prefix): the public digest and digest_text serve "
      "`algorithm` themselves from now on, hashing with fn (an fjcs_hash_fn's address) into size "
-     "bytes rendered after prefix; until an algorithm is registered (native_hash does it when it "
+     "bytes rendered after prefix (registered once: a later call for it changes nothing); until an algorithm is registered (native_hash does it when it "
      "first finds pycryptodome's one-shot), they hand its calls to the Python functions."},
     {"digest", (PyCFunction)(void (*)(void))api_digest, METH_FASTCALL | METH_KEYWORDS, FJCS_DOC_DIGEST},
     {"digest_text", (PyCFunction)(void (*)(void))api_digest_text, METH_FASTCALL | METH_KEYWORDS,

@@ -494,6 +494,23 @@ def test_register_hasher_refuses_what_is_not_a_hasher():
         direct.register_hasher("x", 1, 32)
 
 
+def test_a_digest_whose_default_registers_its_algorithm_again_is_unharmed():
+    """default= is Python code run in the middle of a digest that holds the algorithm's entry: a
+    registration of that algorithm made from there (a bogus function, a different prefix) must
+    not replace the entry under the walk, nor later, since registration is once per algorithm."""
+    fastjcs.digest({})
+    direct = native._direct
+    expected = fastjcs.digest({"a": "x" * 100})
+
+    def reregister(value):
+        direct.register_hasher("sha256", 1, 32, b"bogus:" + b"y" * 200)
+        gc.collect()
+        return "x" * 100
+
+    assert fastjcs.digest({"a": object()}, default=reregister) == expected
+    assert fastjcs.digest({"a": "x" * 100}) == expected
+
+
 def test_a_flag_s_truth_is_asked_once():
     flag = Truth(True)
     with pytest.raises(fastjcs.NonIntegerNumberError):
