@@ -41,22 +41,45 @@ done:
     return result;
 }
 
-/* The call, handed to the Python function `name` of the module `where` (fastjcs.core.api or
- * fastjcs.core.digests: loaded by then, since they bind these functions). */
-static PyObject *hand_over(const char *where, const char *name, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames) {
-    PyObject *api = PyImport_ImportModule(where);
-    if (api == NULL) return NULL;
-    PyObject *fn = PyObject_GetAttrString(api, name);
-    Py_DECREF(api);
+/* The Python functions calls are handed to, by index: the module (loaded by then, since it binds
+ * these functions) and the name. */
+enum { PY_DUMPS, PY_CANONICALIZE, PY_FORMAT_DOUBLE, PY_DIGEST, PY_DIGEST_TEXT, PY_REFUSED_TEXT };
+static const char *const python_fn_names[FJCS_PYTHON_FUNCTIONS][2] = {
+    {"fastjcs.core.api", "_python_dumps"},
+    {"fastjcs.core.api", "_python_canonicalize"},
+    {"fastjcs.core.api", "_python_format_double"},
+    {"fastjcs.core.digests", "_python_digest"},
+    {"fastjcs.core.digests", "_python_digest_text"},
+    {"fastjcs.core.native_errors", "refused_text"},
+};
+
+/* The Python function `which` (a new reference), imported at its first use and kept in the module's
+ * state (an import per call cost more than the call itself: 5,000 instructions). */
+static PyObject *python_fn(PyObject *module, int which) {
+    state *s = get_state(module);
+    if (s->python_fns[which] == NULL) {
+        PyObject *where = PyImport_ImportModule(python_fn_names[which][0]);
+        if (where == NULL) return NULL;
+        PyObject *fn = PyObject_GetAttrString(where, python_fn_names[which][1]);
+        Py_DECREF(where);
+        if (fn == NULL) return NULL;
+        if (s->python_fns[which] == NULL) /* the import may have run a call that set it */
+            s->python_fns[which] = fn;
+        else
+            Py_DECREF(fn);
+    }
+    Py_INCREF(s->python_fns[which]); /* held through the call, whatever it does to the state */
+    return s->python_fns[which];
+}
+
+/* The call, handed to the Python function `which`. */
+static PyObject *hand_over(PyObject *module, int which, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *fn = python_fn(module, which);
     if (fn == NULL) return NULL;
     PyObject *result = call_with(fn, args, nargs, kwnames);
     Py_DECREF(fn);
     return result;
 }
-
-#define API "fastjcs.core.api"
-#define DIGESTS "fastjcs.core.digests"
 
 /* serve_public(flag): see the module's methods. */
 PyObject *direct_serve_public(PyObject *module, PyObject *flag) {
@@ -107,7 +130,7 @@ PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t 
         if (fjcs_format_double(PyFloat_AsDouble(args[0]), buf, &n) == FJCS_OK)
             return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)n);
     }
-    return hand_over(API, "_python_format_double", args, nargs, kwnames);
+    return hand_over(module, PY_FORMAT_DOUBLE, args, nargs, kwnames);
 }
 
 /* The public fastjcs.dumps(obj, *, max_depth, integers_only, default): the walker's own call. */
@@ -123,16 +146,16 @@ PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, P
         (given[0] == NULL || depth_of(given[0], &depth)) && flag_of(given[1], &integers_only) &&
         (given[2] == NULL || given[2] == Py_None || PyCallable_Check(given[2])))
         return dumps_result(module, args[0], depth, NULL, integers_only, given[2] ? given[2] : Py_None, NULL);
-    return hand_over(API, "_python_dumps", args, nargs, kwnames);
+    return hand_over(module, PY_DUMPS, args, nargs, kwnames);
 }
 
 /* What text_result answered for the public functions: the canonical bytes or digest, or, for a
  * refused text's record, its exception raised, worded by native_errors (the text is read once). */
-static PyObject *text_answer(PyObject *result, PyObject *data, size_t depth) {
+static PyObject *text_answer(PyObject *module, PyObject *result, PyObject *data, size_t depth) {
     if (result == NULL || !PyTuple_Check(result)) return result;
-    PyObject *errors = PyImport_ImportModule("fastjcs.core.native_errors");
-    PyObject *exc = errors ? PyObject_CallMethod(errors, "refused_text", "OOn", result, data, (Py_ssize_t)depth) : NULL;
-    Py_XDECREF(errors);
+    PyObject *refused_text = python_fn(module, PY_REFUSED_TEXT);
+    PyObject *exc = refused_text ? PyObject_CallFunction(refused_text, "OOn", result, data, (Py_ssize_t)depth) : NULL;
+    Py_XDECREF(refused_text);
     Py_DECREF(result);
     if (exc == NULL) return NULL;
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -156,10 +179,10 @@ PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t n
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
         PyObject *result = text_result(module, text, len, depth, flags, NULL);
-        if (result != Py_None) return text_answer(result, args[0], depth);
+        if (result != Py_None) return text_answer(module, result, args[0], depth);
         Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }
-    return hand_over(API, "_python_canonicalize", args, nargs, kwnames);
+    return hand_over(module, PY_CANONICALIZE, args, nargs, kwnames);
 }
 
 /* The public fastjcs.digest(obj, algorithm="sha256", *, max_depth, integers_only, default): with an
@@ -176,7 +199,7 @@ PyObject *api_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
         (h = named_hasher(s, given[0])) != NULL && (given[1] == NULL || depth_of(given[1], &depth)) &&
         flag_of(given[2], &integers_only) && (given[3] == NULL || given[3] == Py_None || PyCallable_Check(given[3])))
         return dumps_result(module, args[0], depth, NULL, integers_only, given[3] ? given[3] : Py_None, h);
-    return hand_over(DIGESTS, "_python_digest", args, nargs, kwnames);
+    return hand_over(module, PY_DIGEST, args, nargs, kwnames);
 }
 
 /* The public fastjcs.digest_text(data, algorithm="sha256", *, max_depth, strict_integers,
@@ -198,8 +221,8 @@ PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t na
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
         PyObject *result = text_result(module, text, len, depth, flags, h);
-        if (result != Py_None) return text_answer(result, args[0], depth);
+        if (result != Py_None) return text_answer(module, result, args[0], depth);
         Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }
-    return hand_over(DIGESTS, "_python_digest_text", args, nargs, kwnames);
+    return hand_over(module, PY_DIGEST_TEXT, args, nargs, kwnames);
 }

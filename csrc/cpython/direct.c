@@ -26,6 +26,7 @@ static void state_clear(state *s) {
         Py_CLEAR(s->hashers[i].prefix);
     }
     s->nhashers = 0;
+    for (int i = 0; i < FJCS_PYTHON_FUNCTIONS; i++) Py_CLEAR(s->python_fns[i]);
     Py_CLEAR(s->class_name);
     fjcs_buf_free(&s->out);
     if (s->text_ready) fjcs__text_free(&s->text);
@@ -514,6 +515,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
             Py_VISIT(s->hashers[i].name);
             Py_VISIT(s->hashers[i].prefix);
         }
+        for (int i = 0; i < FJCS_PYTHON_FUNCTIONS; i++) Py_VISIT(s->python_fns[i]);
     }
     return 0;
 }

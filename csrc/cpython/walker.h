@@ -48,6 +48,8 @@ typedef struct wpair {
 
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
 #define FJCS_NAMED_HASHERS 8
+/* The Python functions the public ones hand calls to, and native_errors' wording (api.c). */
+#define FJCS_PYTHON_FUNCTIONS 6
 
 typedef struct state {
     int busy;
@@ -62,6 +64,7 @@ typedef struct state {
         fjcs_hasher h;           /* its prefix points into the bytes */
     } hashers[FJCS_NAMED_HASHERS]; /* register_hasher: the algorithms the public digests serve */
     int nhashers;
+    PyObject *python_fns[FJCS_PYTHON_FUNCTIONS]; /* api.c's hand_over: each imported at first use */
     fjcs_buf out;
     fjcs__text text;
     int text_ready;
