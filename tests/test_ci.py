@@ -5,6 +5,7 @@ whatever ends the run."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 
@@ -84,14 +85,16 @@ def test_the_whole_run_orchestration(tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     timed = ok.stdout[ok.stdout.index("==== step times") :]
     assert sorted(line.split()[0] for line in timed.splitlines()[1:-1]) == sorted(names)
-    assert timed.splitlines()[1] == "  gates 0s" and "budget 35m" in timed
+    # a dry step takes 0s on an idle machine, a second or two on a loaded one (CI's PyPy run saw 1s)
+    assert re.fullmatch(r"  gates \d+s", timed.splitlines()[1]) and "budget 35m" in timed
     for step in ("gates", "cffi", "c-numbers"):  # the gates, a step of each lane
         bad = run(step)
-        assert bad.returncode != 0 and f"  {step} 0s FAILED\n" in bad.stdout, bad.stdout
+        assert bad.returncode != 0 and re.search(rf"^  {step} \d+s FAILED$", bad.stdout, re.M), bad.stdout
         assert f"==== FAILED at: {step}" in bad.stdout
     assert "  suite" not in run("gates").stdout  # a gate failed: nothing else ran
     serial = run("asan", lanes="0")
-    assert serial.returncode != 0 and "  asan 0s FAILED" in serial.stdout and "  install" not in serial.stdout
+    assert serial.returncode != 0 and re.search(r"^  asan \d+s FAILED$", serial.stdout, re.M)
+    assert "  install" not in serial.stdout
 
 
 def run_list() -> str:
