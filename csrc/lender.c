@@ -9,8 +9,8 @@
  * The lender is the caller's (fjcs_lender_open, fjcs_lender_close): the Python binding keeps one
  * per Python thread, in a threading.local, and closes it when the thread ends. It replaces state
  * the core kept per thread behind a pthread key, whose functions link at GLIBC_2.34 and kept the
- * wheel from being manylinux2014 (glibc 2.17); C11 thread-locals would need
- * __cxa_thread_atexit_impl (GLIBC_2.18) to free a thread's state when it ends.
+ * wheel from being manylinux2014 (glibc 2.17); C11 thread-locals would need glibc's thread-exit
+ * destructor hook (added in GLIBC_2.18, for C++'s thread_local) to free a thread's state when it ends.
  *
  * The result is lent to the caller: it stays valid until the caller hands it back by clearing
  * the byte just before it (result[-1] = 0), after copying it. A caller-held lender does not make
