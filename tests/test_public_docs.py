@@ -67,10 +67,12 @@ def test_the_c_functions_show_the_python_functions_docstring_and_signature(route
     direct, got = route
     for name, fn in (
         ("dumps", api._python_dumps),
+        ("dump", api._python_dump),
         ("canonicalize", api._python_canonicalize),
         ("format_double", api._python_format_double),
         ("digest", digests._python_digest),
         ("digest_text", digests._python_digest_text),
+        ("digest_many", digests._python_digest_many),
     ):
         shown_ = got["callables"][f"fastjcs.{name}"]
         # on the direct route they are the C functions (else this test would compare a function to itself)

@@ -8,14 +8,15 @@
  * fastjcs.dumps(obj) and fastjcs.canonicalize(data), the calls most programs make, cost a Python
  * frame of the API's (argument checks, the chosen backend) and one of the backend's before the walk:
  * more than the walk itself on an EAB-size object. So where the native backend is chosen, the
- * public functions are these, with the Python functions' signatures: a call with valid arguments
- * (the flags True or False, max_depth an int >= 0, default None or a callable; for canonicalize a
- * text of bytes up to the held-text limit) is served here, default= included (the walker calls it:
- * one crossing). Any other call, and every call while the Python backend is in use (serve_public,
- * which fastjcs.core.backends.use sets), is handed unchanged to fastjcs.core.api's Python function
- * of the same name, which converts, raises the TypeError or ValueError of a wrong argument, or
- * takes the route a large text needs. The route is decided here, from the module's own state and
- * the arguments; no Python state is read to decide it.
+ * public functions (those two, dump, format_double, digest, digest_text, digest_many) are these,
+ * with the Python functions' signatures: a call with valid arguments (the flags True or False,
+ * max_depth an int >= 0, default None or a callable; for canonicalize a text of bytes up to the
+ * held-text limit) is served here, default= included (the walker calls it: one crossing). Any
+ * other call, and every call while the Python backend is in use (serve_public, which
+ * fastjcs.core.backends.use sets), is handed unchanged to the Python function of the same name
+ * (fastjcs.core.api's, digests'), which converts, raises the TypeError or ValueError of a wrong
+ * argument, or takes the route a large text needs. The route is decided here, from the module's
+ * own state and the arguments; no Python state is read to decide it.
  */
 
 /* fn(*args, **kwnames), from a vectorcall's arguments (PyObject_Vectorcall is not in the limited
@@ -43,14 +44,20 @@ done:
 
 /* The Python functions calls are handed to, by index: the module (loaded by then, since it binds
  * these functions) and the name. */
-enum { PY_DUMPS, PY_CANONICALIZE, PY_FORMAT_DOUBLE, PY_DIGEST, PY_DIGEST_TEXT, PY_REFUSED_TEXT };
+enum {
+    PY_DUMPS, PY_DUMP, PY_CANONICALIZE, PY_FORMAT_DOUBLE, PY_DIGEST, PY_DIGEST_TEXT, PY_DIGEST_MANY,
+    PY_REFUSED_TEXT, PY_DIGEST_MANY_REST
+};
 static const char *const python_fn_names[FJCS_PYTHON_FUNCTIONS][2] = {
     {"fastjcs.core.api", "_python_dumps"},
+    {"fastjcs.core.api", "_python_dump"},
     {"fastjcs.core.api", "_python_canonicalize"},
     {"fastjcs.core.api", "_python_format_double"},
     {"fastjcs.core.digests", "_python_digest"},
     {"fastjcs.core.digests", "_python_digest_text"},
+    {"fastjcs.core.digests", "_python_digest_many"},
     {"fastjcs.core.native_errors", "refused_text"},
+    {"fastjcs.core.native_backend", "digest_many_rest"},
 };
 
 /* The Python function `which` (a new reference), imported at its first use and kept in the module's
@@ -149,6 +156,30 @@ PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, P
     return hand_over(module, PY_DUMPS, args, nargs, kwnames);
 }
 
+/* The public fastjcs.dump(obj, fp, *, max_depth, integers_only, default): dumps's call, its bytes
+ * given to fp.write whole (looked up first, as the Python function's fp.write(...) looks it up). */
+PyObject *api_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"max_depth", "integers_only", "default"};
+    state *s = get_state(module);
+    PyObject *given[3] = {NULL, NULL, NULL};
+    size_t depth = FJCS_DEFAULT_MAX_DEPTH;
+    int integers_only = 0;
+    if (nargs == 2 && !s->handing_over && keywords_of(kwnames, args + 2, names, 3, given) &&
+        (given[0] == NULL || depth_of(given[0], &depth)) && flag_of(given[1], &integers_only) &&
+        (given[2] == NULL || given[2] == Py_None || PyCallable_Check(given[2]))) {
+        PyObject *write = PyObject_GetAttrString(args[1], "write");
+        if (write == NULL) return NULL;
+        PyObject *canonical = dumps_result(module, args[0], depth, NULL, integers_only, given[2] ? given[2] : Py_None, NULL);
+        PyObject *written = canonical ? PyObject_CallFunctionObjArgs(write, canonical, NULL) : NULL;
+        Py_DECREF(write);
+        Py_XDECREF(canonical);
+        if (written == NULL) return NULL;
+        Py_DECREF(written);
+        Py_RETURN_NONE;
+    }
+    return hand_over(module, PY_DUMP, args, nargs, kwnames);
+}
+
 /* What text_result answered for the public functions: the canonical bytes or digest, or, for a
  * refused text's record, its exception raised, worded by native_errors (the text is read once). */
 static PyObject *text_answer(PyObject *module, PyObject *result, PyObject *data, size_t depth) {
@@ -225,4 +256,35 @@ PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t na
         Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }
     return hand_over(module, PY_DIGEST_TEXT, args, nargs, kwnames);
+}
+
+/* The public fastjcs.digest_many(objs, algorithm="sha256", *, max_depth, integers_only, default):
+ * a list of values with a registered algorithm and no default, each walked and hashed in C; where
+ * the walker stops at an item (refused, or one it does not read), that item and the rest go to
+ * native_backend.digest_many_rest with the digests made so far (nothing is walked twice), which
+ * gives them or raises the item's error with its index. Any other call goes to the Python function. */
+PyObject *api_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"algorithm", "max_depth", "integers_only", "default"};
+    state *s = get_state(module);
+    PyObject *given[4] = {nargs == 2 ? args[1] : NULL, NULL, NULL, NULL};
+    size_t depth = FJCS_DEFAULT_MAX_DEPTH;
+    int integers_only = 0, rc;
+    const hasher *h;
+    if ((nargs == 1 || nargs == 2) && !s->handing_over && PyList_CheckExact(args[0]) &&
+        keywords_of(kwnames, args + nargs, names, 4, given) && (h = named_hasher(s, given[0])) != NULL &&
+        (given[1] == NULL || depth_of(given[1], &depth)) && flag_of(given[2], &integers_only) &&
+        (given[3] == NULL || given[3] == Py_None)) {
+        PyObject *results = digest_items(module, args[0], depth, integers_only ? FJCS_INTEGERS_ONLY : 0, h, 1, &rc);
+        if (results == NULL || rc == WK_OK) return results;
+        PyObject *rest = python_fn(module, PY_DIGEST_MANY_REST);
+        PyObject *algorithm = given[0] ? Py_NewRef(given[0]) : PyUnicode_FromString("sha256");
+        PyObject *answer = rest && algorithm ? PyObject_CallFunction(rest, "OOnOO", results, args[0], (Py_ssize_t)depth,
+                                                                     algorithm, integers_only ? Py_True : Py_False)
+                                             : NULL;
+        Py_XDECREF(rest);
+        Py_XDECREF(algorithm);
+        Py_DECREF(results);
+        return answer;
+    }
+    return hand_over(module, PY_DIGEST_MANY, args, nargs, kwnames);
 }

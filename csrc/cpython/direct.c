@@ -308,20 +308,11 @@ static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize
     return dumps_result(module, args[0], max_depth, args[1], (flags & FJCS_INTEGERS_ONLY) != 0, Py_None, &h);
 }
 
-/* digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code): one result per item
- * digested, the raw digest (prefix None) or prefix + hex as a str; code 0 when every item was
- * digested, else 1 / 2 for the item after the last result, which the Python side answers (with
- * the rest). */
-static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    size_t max_depth;
-    hasher h;
-    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "digest_many takes 6 arguments");
-    PyObject *items = args[0];
-    if (!PyList_CheckExact(items)) return PyErr_Format(PyExc_TypeError, "digest_many takes a list");
-    if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
-    int flags = (int)PyLong_AsLong(args[2]);
-    if (flags == -1 && PyErr_Occurred()) return NULL;
-    int rendered = args[5] != Py_None;
+/* The digests of items (an exact list), one per item, until one is refused or left to the Python
+ * side: raw (rendered 0) or prefix + hex as a str. *rc is WK_OK when every item was digested, else
+ * WK_REFUSE or WK_BAIL for the item after the last result; NULL with an exception set. */
+PyObject *digest_items(PyObject *module, PyObject *items, size_t max_depth, int flags, const hasher *h, int rendered,
+                       int *rc) {
     PyObject *results = PyList_New(0);
     if (results == NULL) return NULL;
     state *s = enter(module);
@@ -329,22 +320,22 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
         Py_DECREF(results);
         return NULL;
     }
-    int rc = WK_OK;
+    *rc = WK_OK;
     /* The list is read again at each item: Python code run by a walk may change it. */
     for (Py_ssize_t i = 0; i < PyList_Size(items); i++) {
         PyObject *item = PyList_GetItem(items, i);
         s->out.len = 0;
         Py_INCREF(item);
-        rc = walk_value(s, item, max_depth, flags, &s->out);
+        *rc = walk_value(s, item, max_depth, flags, &s->out);
         Py_DECREF(item);
-        if (rc != WK_OK) break;
+        if (*rc != WK_OK) break;
         PyObject *one;
         if (rendered) {
-            one = hex_digest(&h, s->out.data, s->out.len);
+            one = hex_digest(h, s->out.data, s->out.len);
         } else {
             uint8_t digest[FJCS_MAX_DIGEST];
-            one = hash_arg(&h, s->out.data, s->out.len, digest)
-                      ? PyBytes_FromStringAndSize((const char *)digest, (Py_ssize_t)h.size)
+            one = hash_arg(h, s->out.data, s->out.len, digest)
+                      ? PyBytes_FromStringAndSize((const char *)digest, (Py_ssize_t)h->size)
                       : NULL;
         }
         if (one == NULL || PyList_Append(results, one) < 0) {
@@ -356,10 +347,28 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
         Py_DECREF(one);
     }
     leave(s);
-    if (rc == WK_NOMEM) {
+    if (*rc == WK_NOMEM) {
         Py_DECREF(results);
         return PyErr_NoMemory();
     }
+    return results;
+}
+
+/* backend_digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code): digest_items,
+ * rendered when prefix is not None; code 0 when every item was digested, else 1 / 2 for the item
+ * after the last result, which the Python side answers (with the rest). */
+static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    size_t max_depth;
+    hasher h;
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "backend_digest_many takes 6 arguments");
+    PyObject *items = args[0];
+    if (!PyList_CheckExact(items)) return PyErr_Format(PyExc_TypeError, "backend_digest_many takes a list");
+    if (!size_arg(args[1], &max_depth) || !hasher_arg(args + 3, &h)) return NULL;
+    int flags = (int)PyLong_AsLong(args[2]);
+    if (flags == -1 && PyErr_Occurred()) return NULL;
+    int rc;
+    PyObject *results = digest_items(module, items, max_depth, flags, &h, args[5] != Py_None, &rc);
+    if (results == NULL) return NULL;
     PyObject *answer = Py_BuildValue("(Oi)", results, rc);
     Py_DECREF(results);
     return answer;
@@ -464,8 +473,8 @@ static PyMethodDef methods[] = {
      "The canonical form of obj (the native backend's dumps)."},
     {"backend_digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
      "backend_digest(obj, max_depth, flags, fn, size, prefix) -> str: prefix + hex of dumps(obj)."},
-    {"digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
-     "digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
+    {"backend_digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
+     "backend_digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
     {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
      "canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset) when the text is refused, "
      "or None when it is longer than held_text_limit()."},
@@ -477,8 +486,9 @@ static PyMethodDef methods[] = {
     {"format_double", (PyCFunction)(void (*)(void))api_format_double, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_FORMAT_DOUBLE},
     {"serve_public", direct_serve_public, METH_O,
-     "serve_public(flag) -> bool: whether dumps, canonicalize and format_double serve calls "
-     "themselves (the native backend in use) or hand each to fastjcs.core.api's Python function "
+     "serve_public(flag) -> bool: whether the public functions (dumps, dump, canonicalize, format_double, "
+     "digest, digest_text, digest_many) serve calls themselves (the native backend in use) or hand each to "
+     "the Python function of fastjcs.core.api or fastjcs.core.digests "
      "(the Python backend in use); returns the previous setting. fastjcs.core.backends.use sets it."},
     {"register_hasher", (PyCFunction)(void (*)(void))direct_register_hasher, METH_FASTCALL,
      "register_hasher(algorithm, fn, size, prefix): the public digest and digest_text serve "
@@ -494,8 +504,11 @@ static PyMethodDef methods[] = {
      "limit and returns the previous one (for tests and benchmarks/contention.py)."},
     {"dumps", (PyCFunction)(void (*)(void))api_dumps, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_DUMPS},
+    {"dump", (PyCFunction)(void (*)(void))api_dump, METH_FASTCALL | METH_KEYWORDS, FJCS_DOC_DUMP},
     {"canonicalize", (PyCFunction)(void (*)(void))api_canonicalize, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_CANONICALIZE},
+    {"digest_many", (PyCFunction)(void (*)(void))api_digest_many, METH_FASTCALL | METH_KEYWORDS,
+     FJCS_DOC_DIGEST_MANY},
     {NULL, NULL, 0, NULL},
 };
 

@@ -42,6 +42,11 @@ PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t
 PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObject *max_depth_obj /* or NULL */,
                        int integers_only, PyObject *dflt, const hasher *h);
 
+/* The digests of items (an exact list) until one is refused or left to the Python side (*rc:
+ * WK_OK when all were digested, else WK_REFUSE or WK_BAIL); NULL with an exception set (direct.c). */
+PyObject *digest_items(PyObject *module, PyObject *items, size_t max_depth, int flags, const hasher *h, int rendered,
+                       int *rc);
+
 /* The keyword arguments of a call (kwargs[k] named kwnames[k]) matched to names[0..n): values[i]
  * set for each, 1 when every keyword is one of names and names a value not set already. */
 int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *names, int n, PyObject **values);
@@ -49,10 +54,12 @@ int keywords_of(PyObject *kwnames, PyObject *const *kwargs, const char *const *n
 /* The hasher register_hasher registered for algorithm (see direct.c). */
 const hasher *named_hasher(state *s, PyObject *algorithm);
 
-/* The public functions (api.c): fastjcs.format_double, dumps, canonicalize, digest and
- * digest_text, and serve_public. */
+/* The public functions (api.c): fastjcs.format_double, dumps, dump, canonicalize, digest,
+ * digest_text and digest_many, and serve_public. */
 PyObject *api_format_double(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *api_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *api_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

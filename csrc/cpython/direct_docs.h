@@ -33,6 +33,15 @@
     ">>> dumps({\"when\": datetime.date(2026, 12, 1)}, default=str)\n" \
     "b'{\"when\":\"2026-12-01\"}'"
 
+#define FJCS_DOC_DUMP \
+    "dump($module, obj, fp, *, max_depth=10000, integers_only=False, default=None)\n" \
+    "--\n" \
+    "\n" \
+    "Write the canonical form of `obj` to the binary stream `fp` (the arguments as `dumps`).\n" \
+    "\n" \
+    "The bytes are computed in full before the first write: when canonicalization fails, nothing\n" \
+    "at all is written."
+
 #define FJCS_DOC_CANONICALIZE \
     "canonicalize($module, data, *, max_depth=10000, strict_integers=False, integers_only=False)\n" \
     "--\n" \
@@ -86,6 +95,22 @@
     "(`strict_integers` and `integers_only` as `canonicalize` takes them).\n" \
     "\n" \
     ">>> digest_text('{\"x\": 1.0}') == digest({\"x\": 1})\n" \
+    "True"
+
+#define FJCS_DOC_DIGEST_MANY \
+    "digest_many($module, objs, algorithm='sha256', *, max_depth=10000, integers_only=False, default=None)\n" \
+    "--\n" \
+    "\n" \
+    "``[digest(obj, algorithm) for obj in objs]`` in one call to the backend.\n" \
+    "\n" \
+    "The C backend canonicalizes and hashes the whole batch without returning to Python per item.\n" \
+    "All or nothing: the first value that cannot be canonicalized raises its error, with `index`\n" \
+    "set to its position in `objs`, and no digest is returned. `objs` must not be a str, a\n" \
+    "bytes-like object or a mapping (TypeError): they iterate as characters, bytes or keys.\n" \
+    "With `integers_only=True`, a float in an item is that item's NonIntegerNumberError. `default`\n" \
+    "as `dumps` takes it.\n" \
+    "\n" \
+    ">>> digest_many([{\"x\": 1}, [1, 2]]) == [digest({\"x\": 1}), digest([1, 2])]\n" \
     "True"
 
 #endif

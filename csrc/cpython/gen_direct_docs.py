@@ -5,8 +5,8 @@ Usage:
     python csrc/cpython/gen_direct_docs.py            # rewrite csrc/cpython/direct_docs.h
     python csrc/cpython/gen_direct_docs.py --check    # exit 1 if the committed header differs
 
-On CPython 3.10 and later, `fastjcs.dumps`, `canonicalize`, `format_double`, `digest` and
-`digest_text` are C functions of the direct entry (direct.c's method table): what `help()`,
+On CPython 3.10 and later, `fastjcs.dumps`, `dump`, `canonicalize`, `format_double`, `digest`,
+`digest_text` and `digest_many` are C functions of the direct entry (direct.c's method table): what `help()`,
 `inspect.signature` and an IDE show of them is their C docstring. Each is written here from the
 Python function it stands for (src/fastjcs/core/api.py and digests.py, read as source, not
 imported): a `__text_signature__` line with the function's parameters and their defaults, then its
@@ -28,10 +28,12 @@ HEADER = HERE / "direct_docs.h"
 #: The C functions documented, and the macro naming each one's docstring (api.py's, then digests.py's).
 FUNCTIONS = {
     "dumps": "FJCS_DOC_DUMPS",
+    "dump": "FJCS_DOC_DUMP",
     "canonicalize": "FJCS_DOC_CANONICALIZE",
     "format_double": "FJCS_DOC_FORMAT_DOUBLE",
     "digest": "FJCS_DOC_DIGEST",
     "digest_text": "FJCS_DOC_DIGEST_TEXT",
+    "digest_many": "FJCS_DOC_DIGEST_MANY",
 }
 
 

@@ -49,7 +49,7 @@ typedef struct wpair {
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
 #define FJCS_NAMED_HASHERS 8
 /* The Python functions the public ones hand calls to, and native_errors' wording (api.c). */
-#define FJCS_PYTHON_FUNCTIONS 6
+#define FJCS_PYTHON_FUNCTIONS 9
 
 typedef struct state {
     int busy;

@@ -40,10 +40,12 @@ def test_the_docstrings_are_the_python_functions(gen):
     docs = gen.all_docstrings()
     for name, fn in (
         ("dumps", api._python_dumps),
+        ("dump", api._python_dump),
         ("canonicalize", api._python_canonicalize),
         ("format_double", api._python_format_double),
         ("digest", digests._python_digest),
         ("digest_text", digests._python_digest_text),
+        ("digest_many", digests._python_digest_many),
     ):
         signature, rest = docs[name].split("\n--\n\n")
         assert rest == inspect.cleandoc(fn.__doc__)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,26 @@ def test_what_other_layers_reach_through_backends_follows_the_backend_in_use(bac
     swap_backend(python_backend)
     assert backends.arrow_columns() is None
     assert backends.native_report() is None
+
+
+#: What C once read of Python state to decide a route (issue 33): the backend variable, the text
+#: route's constant, the hook that pushed a Python function into C, the binder of module dicts.
+_PYTHON_STATE_NAMES = re.compile(r"_impl|DIRECT_TEXT|set_answer|bind_api")
+
+
+def test_the_c_sources_name_no_python_state():
+    """No file of csrc/ names the Python module state C used to read per call (the direct entry
+    decides from its own state and the arguments); a name in a comment counts too, as it does for
+    the grep this stands for. A planted line shows the pattern finds each name."""
+    csrc = Path(__file__).resolve().parents[2] / "csrc"
+    sources = [p for p in csrc.rglob("*") if p.suffix in (".c", ".h", ".py")]
+    assert len(sources) > 20
+    hits = [
+        f"{p.relative_to(csrc)}:{n}"
+        for p in sources
+        for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+        if _PYTHON_STATE_NAMES.search(line)
+    ]
+    assert hits == []
+    planted = 's->impl = get(backends, "_impl"); DIRECT_TEXT; set_answer(); bind_api();'
+    assert len(_PYTHON_STATE_NAMES.findall(planted)) == 4

@@ -463,6 +463,104 @@ def test_digests_make_one_crossing():
     assert "refused_text" in frames and not {"digest_text", "canonicalize"} & set(frames)
 
 
+class Sink:
+    """A binary stream that keeps what each write was given (dump writes its bytes whole)."""
+
+    def __init__(self):
+        self.writes = []
+
+    def write(self, data):
+        self.writes.append(data)
+        return len(data)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"max_depth": 2}, {"max_depth": -1}, {"integers_only": True}, {"integers_only": 1}, {"default": repr}]
+    + [{"default": 3}, {"bogus": 1}],
+)
+def test_dump_calls_answer_as_the_python_function(kwargs):
+    """fastjcs.dump (the direct entry's C function) writes what api.dump, the Python function,
+    writes, in one write, or raises the same exception and writes nothing; a stream without write
+    is refused before the value is read, as fp.write(...) looks write up first."""
+    for value in ({"b": [1, 2.5], "a": None}, [3 + 4j], [2**60], {"x": float("nan")}, [[[1]]]):
+        got, want = Sink(), Sink()
+        assert outcome(lambda v=value, f=got: fastjcs.dump(v, f, **kwargs)) == outcome(
+            lambda v=value, f=want: api._python_dump(v, f, **kwargs)
+        )
+        assert got.writes == want.writes and len(got.writes) <= 1
+        if got.writes:
+            canonical = python_backend.dumps(value, kwargs.get("max_depth", 10_000), False, kwargs.get("default"))
+            assert got.writes == [canonical]
+    assert outcome(fastjcs.dump, {"x": float("nan")}, object()) == outcome(
+        api._python_dump, {"x": float("nan")}, object()
+    )
+    assert outcome(fastjcs.dump, [1], object())[1] == "AttributeError"
+    assert _python_frames(fastjcs.dump, {"b": 1, "a": [2.5]}, Sink()) == ["write"]
+
+
+def _many_outcome(fn, objs, *args, **kwargs):
+    """outcome, with a CanonicalizationError's index (digest_many names the failing item)."""
+    try:
+        return ("ok", fn(objs, *args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
+        return ("error", type(exc).__name__, str(exc), getattr(exc, "index", None))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    DIGEST_CALLS + [((), {"default": repr}), ((), {"default": 3}), (("sha384",), {"integers_only": True})],
+)
+def test_digest_many_calls_answer_as_the_python_function(args, kwargs):
+    """fastjcs.digest_many (the direct entry's C function) answers what digests.digest_many, the
+    Python function, answers: the same digests, or the same exception, message and index, for a
+    refused item among digested ones too, a value C leaves to Python (a subclass of list), and a
+    batch that is not a list. Digests are pycryptodome's hashes of the Python backend's bytes."""
+    from Crypto.Hash import SHA256, SHA384
+
+    from fastjcs.core import digests
+
+    class Items(list):
+        pass
+
+    fastjcs.digest({}), fastjcs.digest({}, "sha384")
+    batches = (
+        [{"a": [1, 2.5]}, [2**60], Items([1]), [[[[1]]]]],
+        [{"a": 1}, [3 + 4j], [1]],
+        [[1], {"x": float("nan")}, [2]],
+        ([1], {"b": 2}),
+        [],
+        "[1]",
+    )
+    for batch in batches:
+        got = _many_outcome(fastjcs.digest_many, batch, *args, **kwargs)
+        assert got == _many_outcome(digests._python_digest_many, batch, *args, **kwargs)
+        if got[0] == "ok":
+            for value, rendered in zip(batch, got[1]):
+                alg, hexpart = rendered.split(":")
+                canonical = python_backend.dumps(value, kwargs.get("max_depth", 10_000), False, kwargs.get("default"))
+                assert hexpart == {"sha256": SHA256, "sha384": SHA384}[alg].new(canonical).hexdigest()
+
+
+def test_digest_many_makes_one_crossing_and_walks_each_item_once(monkeypatch):
+    """A list with a registered algorithm runs no Python frame; an item the walker refuses goes,
+    with the rest, to native_backend.digest_many_rest with the digests made so far: the Python
+    function (digests.digest_many) does not run, and the per-item path starts at that item (a
+    hand-over of the whole call would start it at 0, walking the digested items again)."""
+    fastjcs.digest({})
+    assert _python_frames(fastjcs.digest_many, [{"b": 1, "a": [2.5]}, [1]]) == []
+    starts = []
+    each = native._digest_each
+    monkeypatch.setattr(
+        native, "_digest_each", lambda objs, start, *rest: starts.append(start) or each(objs, start, *rest)
+    )
+    batch = [[1], [2], {"x": float("nan")}, [3]]
+    frames = _python_frames(_many_outcome, fastjcs.digest_many, batch)
+    assert "digest_many_rest" in frames and "digest_many" not in frames
+    assert starts == [2] and _many_outcome(fastjcs.digest_many, batch)[3] == 2
+    assert _many_outcome(fastjcs.digest_many, [[1], [2], [3]])[0] == "ok" and starts == [2, 2]
+
+
 def test_any_first_digest_registers_its_algorithm():
     """In a fresh process whose first digest has default= (a path that did not need the C
     hasher before), that call registers sha256, and the next is the C function's alone. A

@@ -181,14 +181,17 @@ def format_double(x: float) -> str:
     return backends._impl.format_double(x)
 
 
-# The public dumps, canonicalize and format_double: these Python functions, or the direct entry's C
+# The public dumps, dump, canonicalize and format_double: these Python functions, or the direct entry's C
 # functions of the same signatures (backends.public_functions), which serve the common calls
 # without their frames. The Python functions stay here under their own names: the C ones hand them
 # every call they do not serve (csrc/cpython/api.c finds them by these names).
-_python_dumps, _python_canonicalize, _python_format_double = dumps, canonicalize, format_double
+_python_dumps, _python_dump, _python_canonicalize, _python_format_double = dumps, dump, canonicalize, format_double
 if not TYPE_CHECKING:
-    _public = backends.public_functions({"dumps": dumps, "canonicalize": canonicalize, "format_double": format_double})
-    dumps, canonicalize, format_double = _public["dumps"], _public["canonicalize"], _public["format_double"]
+    _public = backends.public_functions(
+        {"dumps": dumps, "dump": dump, "canonicalize": canonicalize, "format_double": format_double}
+    )
+    dumps, dump, canonicalize = _public["dumps"], _public["dump"], _public["canonicalize"]
+    format_double = _public["format_double"]
     del _public
 
 __all__ = ["DEFAULT_MAX_DEPTH", "dumps", "dump", "canonicalize", "canonicalize_to", "format_double"]

@@ -118,11 +118,11 @@ _impl, _why = _chosen()
 
 
 def public_functions(python: dict[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
-    """The public `dumps`, `canonicalize` and `format_double`, given the API's Python functions
-    by name: where the native backend is chosen and runs the direct entry (fastjcs._direct,
+    """The public functions (`dumps`, `dump`, `canonicalize`, `format_double`, the digests), given
+    the API's Python functions by name: where the native backend is chosen and runs the direct entry (fastjcs._direct,
     CPython >= 3.10), its functions of the same signatures, which serve the calls they can and
-    hand every other call to the Python function of the same name in `fastjcs.core.api`
-    (csrc/cpython/api.c); else the Python functions. Called once, at import; after it, `use`
+    hand every other call to the Python function of the same name in `fastjcs.core.api` or
+    `fastjcs.core.digests` (csrc/cpython/api.c); else the Python functions. Called once, at import; after it, `use`
     decides whether the C functions serve."""
     direct = _direct_entry() if _impl.NAME == "native" else None
     if direct is None:

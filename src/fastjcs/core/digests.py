@@ -142,6 +142,12 @@ def digest_many(
     return backends.impl().digest_many_rendered(items, depth, alg, bool(integers_only))
 
 
+# The public digest_many: this Python function or the direct entry's C function (as digest's above).
+_python_digest_many = digest_many
+if not TYPE_CHECKING:
+    digest_many = backends.public_functions({"digest_many": digest_many})["digest_many"]
+
+
 def digest_texts(
     texts: Iterable[Data],
     algorithm: str = "sha256",

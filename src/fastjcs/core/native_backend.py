@@ -439,19 +439,28 @@ def _digest_many(
 ) -> list[Any]:
     fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     if default is None and _direct is not None and address:
-        results, code = _direct.digest_many(
+        results, code = _direct.backend_digest_many(
             objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
         )
         if code == 0:
             return results
-        # The item after the last result was refused or left to the Python backend: the per-item
-        # path answers it, and the rest.
+        if rendered:
+            return digest_many_rest(results, objs, max_depth, algorithm, integers_only)
         raws = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
     elif default is None:
         results, raws = [], _digest_many_marshal(objs, max_depth, algorithm, integers_only)
     else:
         results, raws = [], _digest_each(objs, 0, max_depth, algorithm, integers_only, default)
     return results + ([_hash.render(algorithm, raw) for raw in raws] if rendered else raws)
+
+
+def digest_many_rest(results: list, objs: list, max_depth: int, algorithm: str, integers_only: bool) -> list[str]:
+    """The rendered digests of a batch whose first len(results) items the direct entry digested
+    (`results`): the item after them, which the walker refused or does not read, and the rest are
+    answered by the per-item path, which raises the first failure with its index (the public
+    digest_many of csrc/cpython/api.c, and _digest_many, call it)."""
+    rest = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
+    return results + [_hash.render(algorithm, raw) for raw in rest]
 
 
 def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
