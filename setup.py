@@ -31,7 +31,7 @@ if plan.direct:
             # its state per interpreter)
             sources=[
                 *(s for s in build_ffi._sources if not s.endswith("lender.c")),
-                *(f"csrc/cpython/{name}.c" for name in ("direct", "walker", "api")),
+                *(f"csrc/cpython/{name}.c" for name in ("direct", "walker", "api", "types")),
             ],
             include_dirs=["csrc"],
             depends=[*build_ffi._depends, "csrc/cpython/walker.h", "csrc/cpython/direct.h"],

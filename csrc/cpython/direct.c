@@ -28,6 +28,7 @@ static void state_clear(state *s) {
     s->nhashers = 0;
     for (int i = 0; i < FJCS_PYTHON_FUNCTIONS; i++) Py_CLEAR(s->python_fns[i]);
     Py_CLEAR(s->class_name);
+    types_clear(&s->own_types);
     fjcs_buf_free(&s->out);
     if (s->text_ready) fjcs__text_free(&s->text);
     s->text_ready = 0;
@@ -92,6 +93,7 @@ static state *enter(PyObject *module) {
         }
         s->heap = 1;
         s->class_name = Py_NewRef(get_state(module)->class_name);
+        s->types = get_state(module)->types; /* the module's, alive for the call */
     }
     s->busy = 1;
     return s;
@@ -450,6 +452,26 @@ const hasher *named_hasher(state *s, PyObject *algorithm) {
     return NULL;
 }
 
+/* register_types(...): see methods (cpython/types.c). */
+static PyObject *direct_register_types(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    return types_register(&get_state(module)->own_types, args, nargs);
+}
+
+/* datetime_layout([flag]): see methods. */
+static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    stdtypes *t = &get_state(module)->own_types;
+    int previous = t->layout;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "datetime_layout takes at most 1 argument");
+    if (nargs == 1) {
+        int flag = PyObject_IsTrue(args[0]);
+        if (flag < 0) return NULL;
+        if (flag && !t->layout_ok)
+            return PyErr_Format(PyExc_ValueError, "datetime objects are not laid out as cpython/types.c reads them");
+        t->layout = flag;
+    }
+    return PyBool_FromLong(previous);
+}
+
 /* held_text_limit([n]): see methods. */
 static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     state *s = get_state(module);
@@ -495,9 +517,20 @@ static PyMethodDef methods[] = {
      "`algorithm` themselves from now on, hashing with fn (an fjcs_hash_fn's address) into size "
      "bytes rendered after prefix (registered once: a later call for it changes nothing); until an algorithm is registered (native_hash does it when it "
      "first finds pycryptodome's one-shot), they hand its calls to the Python functions."},
+    {"register_types", (PyCFunction)(void (*)(void))direct_register_types, METH_FASTCALL,
+     "register_types(StdlibTypes, unsupported, datetime, date, time, timezone, timedelta, UUID, Decimal, Enum, "
+     "FIELD): from then on, when default= is a StdlibTypes, the walker writes the exact types it converts "
+     "itself (cpython/types.c) and hands it the rest; an `unsupported` it raises, when it has no fallback, "
+     "stops the walk for python_backend.resume to word. Registered once: a later call changes nothing "
+     "(fastjcs.core.stdlib_types makes it)."},
     {"digest", (PyCFunction)(void (*)(void))api_digest, METH_FASTCALL | METH_KEYWORDS, FJCS_DOC_DIGEST},
     {"digest_text", (PyCFunction)(void (*)(void))api_digest_text, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_DIGEST_TEXT},
+    {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL,
+     "datetime_layout([flag]) -> bool: whether the walker reads datetime, date and time objects' fields "
+     "from their layout (checked against their attributes when the types are registered) rather than "
+     "as attributes; with flag, sets it and returns the previous setting (for tests: both readings "
+     "give the same text)."},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,
      "held_text_limit([n]) -> int: the longest text (bytes) parsed here with the GIL held; a longer "
      "one is answered None and goes through cffi, which releases it. With n (an int >= 0), sets the "
@@ -529,6 +562,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
             Py_VISIT(s->hashers[i].prefix);
         }
         for (int i = 0; i < FJCS_PYTHON_FUNCTIONS; i++) Py_VISIT(s->python_fns[i]);
+        Py_VISIT(s->own_types.held);
     }
     return 0;
 }
@@ -538,6 +572,7 @@ static int module_exec(PyObject *module) {
     s->class_name = PyUnicode_InternFromString("__class__");
     if (s->class_name == NULL) return -1;
     s->held_text = FJCS_HELD_TEXT;
+    s->types = &s->own_types;
     if (PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", FJCS_DEFAULT_MAX_DEPTH) < 0) return -1;
     return 0;
 }

@@ -302,6 +302,14 @@ static int value_in(walk *w, PyObject *v, int chain) {
     /* Any other object is read by type only when v's __class__ is its type: isinstance, which
      * the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
      * another class is Python's to answer. */
+    if (w->dflt != NULL && chain < DEFAULT_CHAIN && Py_TYPE(w->dflt) == (PyTypeObject *)w->s->types->cls &&
+        types_sealed(w->s->types, t)) {
+        /* fastjcs.stdlib_types, and a datetime, date, time or Decimal: an immutable type, whose
+         * objects' __class__ is their type (nothing to ask) */
+        PyObject *none = NULL;
+        int rc = types_convert(w, v, &none);
+        if (rc != TY_CALL) return rc;
+    }
     if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
      * where that calls no hook of theirs. */
@@ -317,10 +325,22 @@ static int value_in(walk *w, PyObject *v, int chain) {
     /* A value of another type: default's answer, written in its place (the Python side says
      * UnsupportedTypeError, with the path, when there is no default or the chain is too long). */
     if (w->dflt == NULL || chain >= DEFAULT_CHAIN) return WK_BAIL;
-    if (w->made == NULL && (w->made = PyList_New(0)) == NULL) return WK_ERROR;
-    w->calls++;
-    PyObject *result = PyObject_CallFunctionObjArgs(w->dflt, v, NULL);
-    if (result == NULL) return WK_ERROR;
+    PyObject *result = NULL;
+    const stdtypes *types = w->s->types;
+    int stdlib = types->held != NULL && Py_TYPE(w->dflt) == (PyTypeObject *)types->cls;
+    if (stdlib) { /* fastjcs.stdlib_types: the exact types it names are written here */
+        int rc = types_convert(w, v, &result);
+        if (rc != TY_RESULT && rc != TY_CALL) return rc;
+    }
+    if (w->made == NULL && (w->made = PyList_New(0)) == NULL) {
+        Py_XDECREF(result);
+        return WK_ERROR;
+    }
+    if (result == NULL) {
+        w->calls++;
+        result = PyObject_CallFunctionObjArgs(w->dflt, v, NULL);
+        if (result == NULL) return stdlib && types_no_conversion(w) ? WK_BAIL : WK_ERROR;
+    }
     PyObject *pair = PyTuple_Pack(2, v, result); /* made holds the result until the call ends */
     Py_DECREF(result);
     if (pair == NULL || PyList_Append(w->made, pair) < 0) {

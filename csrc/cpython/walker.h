@@ -46,6 +46,24 @@ typedef struct wpair {
  * costs O(1) per container. */
 #define SCAN_FRAMES 32
 
+/* What fastjcs.core.stdlib_types registers (register_types): the StdlibTypes class, whose
+ * instances, given as default=, the walker recognizes, and the types it writes itself for them
+ * (cpython/types.c). Registered once per interpreter; `held` owns every reference below. */
+typedef struct stdtypes {
+    PyObject *held;     /* a tuple of the registered objects (NULL: nothing registered) */
+    PyObject *cls, *unsupported, *field_marker, *tz_utcoffset;
+    PyTypeObject *datetime, *date, *time, *timezone, *timedelta, *uuid, *decimal, *enumeration;
+    /* interned attribute names */
+    PyObject *year, *month, *day, *hour, *minute, *second, *microsecond, *tzinfo, *days, *seconds,
+        *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback;
+    PyObject *sixty_four; /* the int 64 */
+    int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
+    int layout;         /* ... and it reads them so (datetime_layout turns it off for tests) */
+    PyObject *tz_last;  /* the timezone whose offset was written last (strong), and its text */
+    char tz_text[24];
+    size_t tz_len;
+} stdtypes;
+
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
 #define FJCS_NAMED_HASHERS 8
 /* The Python functions the public ones hand calls to, and native_errors' wording (api.c). */
@@ -55,6 +73,8 @@ typedef struct state {
     int busy;
     int heap;           /* a state of one re-entrant call (see enter), freed when it ends */
     PyObject *class_name; /* "__class__", interned (made when the module is) */
+    stdtypes own_types; /* the module state's registration (a re-entrant call's state: empty) */
+    stdtypes *types;    /* the module state's own_types (a re-entrant call's state borrows them) */
     PyObject *resume;   /* python_backend.resume, which goes on from where the walker stopped */
     /* the public functions (api.c) */
     int handing_over;   /* each call goes to the API's Python function (serve_public) */
@@ -104,6 +124,31 @@ void walk_done(walk *w);
 
 /* walk_init, walk_run and walk_done in one, for a walk without default. */
 int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out);
+
+/* The value v (of no type the walker reads itself) given to default=, when default is a
+ * StdlibTypes (w->s->types->cls): written here (WK_OK) when it is of a type written natively;
+ * TY_RESULT with *result (a new reference) the value to walk in its place (an enum's value, a
+ * dataclass's members as a dict); TY_CALL when default must be called; WK_NOMEM, WK_ERROR
+ * (cpython/types.c). */
+enum { TY_RESULT = 16, TY_CALL = 17 };
+int types_convert(walk *w, PyObject *v, PyObject **result);
+
+/* Whether type is one of the exact types of stdlib_types that are immutable (datetime, date, time,
+ * Decimal: C's types, whose objects cannot claim another __class__). */
+static inline int types_sealed(const stdtypes *t, PyTypeObject *type) {
+    return (type == t->datetime || type == t->date || type == t->time || type == t->decimal) &&
+           (PyType_GetFlags(type) & Py_TPFLAGS_IMMUTABLETYPE);
+}
+
+/* Whether the exception default raised (set) is StdlibTypes' "no conversion" for a value of
+ * another type with no fallback: the walk then stops there, for python_backend.resume to word
+ * the error with its path (the exception is cleared). */
+int types_no_conversion(walk *w);
+
+/* register_types(cls, unsupported, datetime, date, time, timezone, timedelta, UUID, Decimal, Enum,
+ * FIELD): see direct.c's methods. */
+PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs);
+void types_clear(stdtypes *t);
 
 /* Where a walk stopped, for python_backend.resume: (written, frames, pending, chain, made), the
  * text written as a str and the open containers outermost first, each (list or tuple, the index

@@ -22,6 +22,8 @@ of their own: `fastjcs.eab` (Execution Action Binding v1 and the execution regis
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 # The names each module exports are listed once, in that module's __all__.
 from .core import api as _api
 from .core import digests as _digests
@@ -33,15 +35,31 @@ from .core.digests import *  # noqa: F401,F403 - digest, digest_many, parse_dige
 from .core.errors import *  # noqa: F401,F403 - FastJCSError and its subclasses
 from .core.files import *  # noqa: F401,F403 - digest_file, canonicalize_file
 
+if TYPE_CHECKING:  # loaded at first use (__getattr__ below)
+    from .core.stdlib_types import StdlibTypes, stdlib_types
+
 #: The version of fastjcs: the one place it is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
     "backend",
+    "StdlibTypes",
+    "stdlib_types",
     "FallbackWarning",
     *_api.__all__,
     *_errors.__all__,
     *_digests.__all__,
     *_files.__all__,
 ]
+
+
+def __getattr__(name: str) -> object:
+    # StdlibTypes and stdlib_types (fastjcs.core.stdlib_types) are loaded at their first use: they
+    # import dataclasses, datetime, decimal, enum and uuid (about 15 ms), which `import fastjcs`
+    # need not pay for.
+    if name in ("StdlibTypes", "stdlib_types"):
+        from .core import stdlib_types as _stdlib_types
+
+        return getattr(_stdlib_types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,444 @@
+/*
+ * cpython/types.c: the standard library's record types, written by the walker itself when
+ * default= is fastjcs.stdlib_types (a StdlibTypes).
+ *
+ * fastjcs.core.stdlib_types is the reference: StdlibTypes.__call__ says what each type becomes
+ * (datetime, date, time: isoformat(); UUID, Decimal: str(); an Enum member: its _value_; a
+ * dataclass instance: a dict of its fields). Here the exact types are converted without calling
+ * it: the datetimes, UUIDs and Decimals written straight into the output, an enum's value and a
+ * dataclass's dict handed back for the walker to walk, as it walks what default returns. Any
+ * other value, a subclass of these included, and any object here that is not as expected (a
+ * tzinfo other than datetime.timezone, a UUID whose int is not an int of 128 bits), goes to
+ * StdlibTypes.__call__ (TY_CALL), so the answer is the reference's by construction; a test holds
+ * the two equal on every case (tests/core/test_stdlib_types.py).
+ *
+ * The limited API has no datetime C API: the fields are read as attributes (C getters of the
+ * exact types, no Python code). Python code can run where an object is made that the collector
+ * tracks (a dict, a tuple) or where an attribute is read of an object that is not of an exact
+ * built-in type (a dataclass's field): w->calls counts those, so the walker reads the containers
+ * it has open again (walker.c, "Python code may run inside any call").
+ */
+#include "walker.h"
+
+/* ---- Registration ---------------------------------------------------------------------------- */
+
+static int probe_layout(stdtypes *t);
+
+void types_clear(stdtypes *t) {
+    Py_CLEAR(t->held);
+    PyObject **names[] = {&t->year, &t->month, &t->day, &t->hour, &t->minute, &t->second, &t->microsecond,
+                          &t->tzinfo, &t->days, &t->seconds, &t->microseconds, &t->int_, &t->value_,
+                          &t->fields, &t->field_type, &t->name, &t->fallback, &t->sixty_four, &t->tz_utcoffset,
+                          &t->tz_last};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) Py_CLEAR(*names[i]);
+}
+
+PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 11) return PyErr_Format(PyExc_TypeError, "register_types takes 11 arguments");
+    if (t->held != NULL) Py_RETURN_NONE; /* once: a walk in progress may be using them */
+    for (int i = 0; i < 10; i++)
+        if (i != 1 && !PyType_Check(args[i]))
+            return PyErr_Format(PyExc_TypeError, "register_types: argument %d is not a type", i + 1);
+    if (!PyType_Check(args[1]) || !PyType_IsSubtype((PyTypeObject *)args[1], (PyTypeObject *)PyExc_Exception))
+        return PyErr_Format(PyExc_TypeError, "register_types: argument 2 is not an exception class");
+    stdtypes n = {0};
+    const char *words[] = {"year",    "month",   "day",      "hour",        "minute",      "second",
+                           "microsecond", "tzinfo", "days",  "seconds",     "microseconds", "int",
+                           "_value_", "__dataclass_fields__", "_field_type", "name", "_fallback"};
+    PyObject **slots[] = {&n.year,  &n.month,  &n.day,   &n.hour,    &n.minute,       &n.second,
+                          &n.microsecond, &n.tzinfo, &n.days, &n.seconds, &n.microseconds, &n.int_,
+                          &n.value_, &n.fields, &n.field_type, &n.name, &n.fallback};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if ((*slots[i] = PyUnicode_InternFromString(words[i])) == NULL) goto fail;
+    if ((n.sixty_four = PyLong_FromLong(64)) == NULL) goto fail;
+    /* timezone.utcoffset, called as a function (no bound method made) */
+    if ((n.tz_utcoffset = PyObject_GetAttrString(args[5], "utcoffset")) == NULL) goto fail;
+    if ((n.held = PyTuple_New(nargs)) == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SetItem(n.held, i, Py_NewRef(args[i]));
+    n.cls = args[0];
+    n.unsupported = args[1];
+    n.datetime = (PyTypeObject *)args[2];
+    n.date = (PyTypeObject *)args[3];
+    n.time = (PyTypeObject *)args[4];
+    n.timezone = (PyTypeObject *)args[5];
+    n.timedelta = (PyTypeObject *)args[6];
+    n.uuid = (PyTypeObject *)args[7];
+    n.decimal = (PyTypeObject *)args[8];
+    n.enumeration = (PyTypeObject *)args[9];
+    n.field_marker = args[10];
+    n.layout = n.layout_ok = probe_layout(&n);
+    *t = n;
+    Py_RETURN_NONE;
+fail:
+    types_clear(&n);
+    return NULL;
+}
+
+/* ---- Writing --------------------------------------------------------------------------------- */
+
+/* *x = the int attribute `name` of v (an object of an exact built-in type) when it is an int in
+ * [lo, hi]: WK_OK; TY_CALL when it is not (the reference is then asked); WK_ERROR. */
+static int int_attr(PyObject *v, PyObject *name, long lo, long hi, long *x) {
+    PyObject *o = PyObject_GetAttr(v, name);
+    if (o == NULL) return WK_ERROR;
+    int exact = PyLong_CheckExact(o);
+    *x = exact ? PyLong_AsLong(o) : 0;
+    Py_DECREF(o);
+    if (*x == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return WK_ERROR;
+        PyErr_Clear();
+        return TY_CALL;
+    }
+    return exact && lo <= *x && *x <= hi ? WK_OK : TY_CALL;
+}
+
+static char *two(char *p, long x) {
+    p[0] = (char)('0' + x / 10);
+    p[1] = (char)('0' + x % 10);
+    return p + 2;
+}
+
+static char *six(char *p, long x) {
+    for (int i = 5; i >= 0; i--, x /= 10) p[i] = (char)('0' + x % 10);
+    return p + 6;
+}
+
+/* ---- Datetimes ------------------------------------------------------------------------------- */
+
+/* The fields of a date, time or datetime (those of its kind), and its tzinfo (borrowed, Py_None
+ * when it has none; a date has none). */
+typedef struct dt_fields {
+    long year, month, day, hour, minute, second, microsecond;
+    PyObject *tzinfo;
+} dt_fields;
+
+/*
+ * CPython's datetime objects, as its datetime.h lays them out (the header is not part of the
+ * limited API): after the object's head and a cached hash, a flag saying whether a tzinfo is held,
+ * the fields packed in big-endian bytes (year in 2, month, day, hour, minute, second, microsecond
+ * in 3; a date has the first 4, a time the last 6), then, only where the flag is set, the fold
+ * and the tzinfo. Reading these bytes costs a few instructions where the attributes cost some
+ * hundreds each; the layout is checked when the types are registered (probe_layout: the bytes of
+ * sample objects against their attributes), and where it does not hold, the attributes are read.
+ */
+typedef struct dt_layout {
+    PyObject head;
+    Py_hash_t hash;
+    char has_tzinfo;
+    unsigned char data[10];
+    unsigned char fold;
+    PyObject *tzinfo;
+} dt_layout;
+
+typedef struct time_layout {
+    PyObject head;
+    Py_hash_t hash;
+    char has_tzinfo;
+    unsigned char data[6];
+    unsigned char fold;
+    PyObject *tzinfo;
+} time_layout;
+
+typedef struct date_layout {
+    PyObject head;
+    Py_hash_t hash;
+    char has_tzinfo;
+    unsigned char data[4];
+} date_layout;
+
+static void fields_of_layout(const stdtypes *t, PyObject *v, PyTypeObject *type, dt_fields *f) {
+    memset(f, 0, sizeof *f);
+    f->tzinfo = Py_None;
+    const unsigned char *clock = NULL;
+    if (type == t->time) {
+        const time_layout *o = (const time_layout *)v;
+        clock = o->data;
+        if (o->has_tzinfo) f->tzinfo = o->tzinfo;
+    } else {
+        const unsigned char *date = type == t->date ? ((const date_layout *)v)->data : ((const dt_layout *)v)->data;
+        f->year = date[0] << 8 | date[1];
+        f->month = date[2];
+        f->day = date[3];
+        if (type == t->datetime) {
+            const dt_layout *o = (const dt_layout *)v;
+            clock = o->data + 4;
+            if (o->has_tzinfo) f->tzinfo = o->tzinfo;
+        }
+    }
+    if (clock != NULL) {
+        f->hour = clock[0];
+        f->minute = clock[1];
+        f->second = clock[2];
+        f->microsecond = (long)clock[3] << 16 | clock[4] << 8 | clock[5];
+    }
+}
+
+/* The fields by attribute: WK_OK, TY_CALL (a field out of its range: not the datetime module's
+ * object), WK_ERROR. f->tzinfo is a new reference when WK_OK for a time or a datetime (for a
+ * date, Py_None, borrowed). */
+static int fields_of_attributes(const stdtypes *t, PyObject *v, PyTypeObject *type, dt_fields *f) {
+    memset(f, 0, sizeof *f);
+    int rc = WK_OK;
+    if (type != t->time && ((rc = int_attr(v, t->year, 1, 9999, &f->year)) != WK_OK ||
+                            (rc = int_attr(v, t->month, 1, 12, &f->month)) != WK_OK ||
+                            (rc = int_attr(v, t->day, 1, 31, &f->day)) != WK_OK))
+        return rc;
+    f->tzinfo = Py_None; /* (a date's: borrowed, as fields_of_layout gives it) */
+    if (type == t->date) return WK_OK;
+    if ((rc = int_attr(v, t->hour, 0, 23, &f->hour)) != WK_OK || (rc = int_attr(v, t->minute, 0, 59, &f->minute)) != WK_OK ||
+        (rc = int_attr(v, t->second, 0, 59, &f->second)) != WK_OK ||
+        (rc = int_attr(v, t->microsecond, 0, 999999, &f->microsecond)) != WK_OK)
+        return rc;
+    f->tzinfo = PyObject_GetAttr(v, t->tzinfo);
+    return f->tzinfo == NULL ? WK_ERROR : WK_OK;
+}
+
+/* Whether sample objects read by layout give their attributes: the check that CPython lays out
+ * datetime objects as dt_layout says (0 also when the samples cannot be made). */
+static int probe_layout(stdtypes *t) {
+    PyObject *utc = PyObject_GetAttrString((PyObject *)t->timezone, "utc");
+    PyObject *samples[] = {
+        utc ? PyObject_CallFunction((PyObject *)t->datetime, "iiiiiiiO", 1234, 5, 6, 7, 8, 9, 101112, utc) : NULL,
+        PyObject_CallFunction((PyObject *)t->datetime, "iiiiiii", 9999, 12, 31, 23, 59, 58, 999999),
+        PyObject_CallFunction((PyObject *)t->date, "iii", 2026, 11, 30),
+        utc ? PyObject_CallFunction((PyObject *)t->time, "iiiiO", 21, 22, 23, 456789, utc) : NULL,
+        PyObject_CallFunction((PyObject *)t->time, "iiii", 1, 2, 3, 4),
+    };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+        dt_fields a, b;
+        PyObject *v = samples[i];
+        if (v == NULL || fields_of_attributes(t, v, Py_TYPE(v), &a) != WK_OK) {
+            ok = 0;
+            continue;
+        }
+        fields_of_layout(t, v, Py_TYPE(v), &b);
+        ok &= memcmp(&a, &b, sizeof a) == 0;
+        if (Py_TYPE(v) != t->date) Py_DECREF(a.tzinfo);
+    }
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) Py_XDECREF(samples[i]);
+    Py_XDECREF(utc);
+    PyErr_Clear();
+    return ok;
+}
+
+/* The UTC offset of tzinfo (None: nothing written; an exact datetime.timezone), as isoformat()
+ * writes it: +HH:MM, then :SS when there are seconds, then .ffffff when there are microseconds,
+ * the sign that of the offset; the text of the last timezone is kept (timezones are immutable).
+ * Another tzinfo: TY_CALL (its utcoffset is Python code: the reference's to call). */
+static int put_offset(stdtypes *t, PyObject *tz, char **pp) {
+    if (tz == Py_None) return WK_OK;
+    if (Py_TYPE(tz) != t->timezone) return TY_CALL;
+    if (tz != t->tz_last) {
+        PyObject *off = PyObject_CallFunctionObjArgs(t->tz_utcoffset, tz, Py_None, NULL);
+        if (off == NULL) return WK_ERROR;
+        /* a timezone's offset: a timedelta normalized as (days, seconds, microseconds), with
+         * -1 <= days <= 0 (|offset| < 24 h) */
+        long days = 0, secs = 0, us = 0;
+        int rc = Py_TYPE(off) != t->timedelta ? TY_CALL : int_attr(off, t->days, -1, 0, &days);
+        if (rc == WK_OK) rc = int_attr(off, t->seconds, 0, 86399, &secs);
+        if (rc == WK_OK) rc = int_attr(off, t->microseconds, 0, 999999, &us);
+        Py_DECREF(off);
+        if (rc != WK_OK) return rc;
+        int64_t total = ((int64_t)days * 86400 + secs) * 1000000 + us;
+        char *p = t->tz_text;
+        *p++ = total < 0 ? '-' : '+';
+        if (total < 0) total = -total;
+        int64_t whole = total / 1000000;
+        p = two(p, (long)(whole / 3600));
+        *p++ = ':';
+        p = two(p, (long)(whole / 60 % 60));
+        if (total % 60000000) {
+            *p++ = ':';
+            p = two(p, (long)(whole % 60));
+            if (total % 1000000) {
+                *p++ = '.';
+                p = six(p, (long)(total % 1000000));
+            }
+        }
+        t->tz_len = (size_t)(p - t->tz_text);
+        PyObject *last = t->tz_last;
+        t->tz_last = Py_NewRef(tz);
+        Py_XDECREF(last); /* (a timezone's dealloc runs no Python code) */
+    }
+    memcpy(*pp, t->tz_text, t->tz_len);
+    *pp += t->tz_len;
+    return WK_OK;
+}
+
+/* The longest isoformat(): a datetime with an offset of seconds and microseconds. */
+#define ISO_MAX 48
+
+static int put_ascii(walk *w, const char *s, size_t n) {
+    if (fjcs__buf_reserve(w->out, n + 2) != FJCS_OK) return WK_NOMEM;
+    char *dst = w->out->data + w->out->len;
+    dst[0] = '"';
+    memcpy(dst + 1, s, n);
+    dst[n + 1] = '"';
+    w->out->len += n + 2;
+    return WK_OK;
+}
+
+/* isoformat() of an exact date, time or datetime: YYYY-MM-DD, HH:MM:SS[.ffffff][offset], or the
+ * two joined by T. */
+static int put_datetime(walk *w, PyObject *v, PyTypeObject *type) {
+    stdtypes *t = w->s->types;
+    dt_fields f;
+    int rc = WK_OK, held = 0;
+    if (t->layout) {
+        fields_of_layout(t, v, type, &f);
+    } else {
+        if ((rc = fields_of_attributes(t, v, type, &f)) != WK_OK) return rc;
+        held = type != t->date;
+    }
+    char text[ISO_MAX], *p = text;
+    if (type != t->time) {
+        p = two(two(p, f.year / 100), f.year % 100);
+        *p++ = '-';
+        p = two(p, f.month);
+        *p++ = '-';
+        p = two(p, f.day);
+    }
+    if (type != t->date) {
+        if (type == t->datetime) *p++ = 'T';
+        p = two(p, f.hour);
+        *p++ = ':';
+        p = two(p, f.minute);
+        *p++ = ':';
+        p = two(p, f.second);
+        if (f.microsecond) {
+            *p++ = '.';
+            p = six(p, f.microsecond);
+        }
+        rc = put_offset(t, f.tzinfo, &p);
+    }
+    if (held) Py_DECREF(f.tzinfo);
+    return rc == WK_OK ? put_ascii(w, text, (size_t)(p - text)) : rc;
+}
+
+/* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
+ * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. */
+static int put_uuid(walk *w, PyObject *v) {
+    const stdtypes *t = w->s->types;
+    PyObject *n = PyObject_GetAttr(v, t->int_);
+    if (n == NULL) return WK_ERROR;
+    PyObject *high = PyLong_CheckExact(n) ? PyNumber_Rshift(n, t->sixty_four) : NULL;
+    uint64_t lo = high != NULL ? PyLong_AsUnsignedLongLongMask(n) : 0;
+    Py_DECREF(n);
+    if (high == NULL) return PyErr_Occurred() ? WK_ERROR : TY_CALL;
+    uint64_t hi = PyLong_AsUnsignedLongLong(high); /* OverflowError: negative, or 2^64 and above */
+    Py_DECREF(high);
+    if (hi == (uint64_t)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return WK_ERROR;
+        PyErr_Clear();
+        return TY_CALL;
+    }
+    static const char hex[] = "0123456789abcdef";
+    char text[36], *p = text;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+        unsigned byte = (unsigned)((i < 8 ? hi : lo) >> (56 - 8 * (i & 7))) & 0xff;
+        p[0] = hex[byte >> 4];
+        p[1] = hex[byte & 15];
+        p += 2;
+    }
+    return put_ascii(w, text, sizeof text);
+}
+
+/* str(decimal) (exact Decimal: its __str__ is C's and its text ASCII). */
+static int put_decimal(walk *w, PyObject *v) {
+    PyObject *s = PyObject_Str(v);
+    if (s == NULL) return WK_ERROR;
+    Py_ssize_t n;
+    const char *text = PyUnicode_CheckExact(s) ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+    int rc = text == NULL ? (PyErr_Occurred() ? WK_ERROR : TY_CALL) : put_ascii(w, text, (size_t)n);
+    Py_DECREF(s);
+    return rc;
+}
+
+/* A dataclass instance's fields as a dict (StdlibTypes.__call__'s reading: the names of the
+ * fields of type(v).__dataclass_fields__ whose _field_type is dataclasses' _FIELD, read first,
+ * then getattr of each). *result NULL with TY_CALL when type(v) is not a dataclass. */
+static int dataclass_dict(walk *w, PyObject *v, PyObject **result) {
+    const stdtypes *t = w->s->types;
+    if (Py_TYPE(Py_TYPE(v)) != &PyType_Type) w->calls++; /* a metaclass's __getattr__ is Python code */
+    PyObject *fields = PyObject_GetAttr((PyObject *)Py_TYPE(v), t->fields);
+    if (fields == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return WK_ERROR;
+        PyErr_Clear();
+        return TY_CALL;
+    }
+    if (!PyDict_CheckExact(fields) || PyType_Check(v)) {
+        Py_DECREF(fields);
+        return TY_CALL;
+    }
+    w->calls++; /* a field's attributes, and getattr, may run Python code */
+    PyObject *list = PyDict_Values(fields);
+    Py_DECREF(fields);
+    if (list == NULL) return WK_ERROR;
+    PyObject *dict = PyDict_New();
+    int rc = dict == NULL ? WK_ERROR : TY_RESULT;
+    for (Py_ssize_t i = 0; rc == TY_RESULT && i < PyList_Size(list); i++) {
+        PyObject *field = PyList_GetItem(list, i);
+        PyObject *kind = PyObject_GetAttr(field, t->field_type);
+        if (kind == NULL) {
+            rc = WK_ERROR;
+            break;
+        }
+        int is_field = kind == t->field_marker;
+        Py_DECREF(kind);
+        if (!is_field) continue;
+        PyObject *name = PyObject_GetAttr(field, t->name);
+        PyObject *item = name == NULL ? NULL : PyObject_GetAttr(v, name);
+        if (item == NULL || PyDict_SetItem(dict, name, item) < 0) rc = WK_ERROR;
+        Py_XDECREF(name);
+        Py_XDECREF(item);
+    }
+    Py_DECREF(list);
+    if (rc != TY_RESULT) {
+        Py_XDECREF(dict);
+        return rc;
+    }
+    *result = dict;
+    return TY_RESULT;
+}
+
+int types_convert(walk *w, PyObject *v, PyObject **result) {
+    const stdtypes *t = w->s->types;
+    PyTypeObject *type = Py_TYPE(v);
+    *result = NULL;
+    if (type == t->datetime || type == t->date || type == t->time) return put_datetime(w, v, type);
+    if (type == t->uuid) return put_uuid(w, v);
+    if (type == t->decimal) return put_decimal(w, v);
+    /* StdlibTypes.__call__'s order: a subclass of those (an Enum that is also a date, say) is its */
+    if (PyType_IsSubtype(type, t->date) || PyType_IsSubtype(type, t->time) || PyType_IsSubtype(type, t->uuid) ||
+        PyType_IsSubtype(type, t->decimal))
+        return TY_CALL;
+    if (PyType_IsSubtype(type, t->enumeration)) { /* (the walker has checked v's __class__) */
+        w->calls++; /* the member's __dict__ lookup may meet a descriptor of the enum's own */
+        *result = PyObject_GetAttr(v, t->value_);
+        return *result == NULL ? WK_ERROR : TY_RESULT;
+    }
+    return dataclass_dict(w, v, result);
+}
+
+int types_no_conversion(walk *w) {
+    const stdtypes *t = w->s->types;
+    if (!PyErr_ExceptionMatches(t->unsupported)) return 0;
+    /* Only StdlibTypes' own refusal, made when it has no fallback: a fallback's exception is the
+     * fallback's to raise, whatever its class. */
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyObject *fallback = PyObject_GetAttr(w->dflt, t->fallback);
+    int own = fallback == Py_None;
+    Py_XDECREF(fallback);
+    PyErr_Clear(); /* (had the read failed) */
+    if (own) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(traceback);
+    } else {
+        PyErr_Restore(type, value, traceback);
+    }
+    return own;
+}
