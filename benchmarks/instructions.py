@@ -13,7 +13,10 @@ checked where timings cannot. The workloads are benchmarks/corpus.py's (eab: the
 objects, one call each; records: one call on the records document; doubles: the 10,000 doubles
 as one list), two of issue 31's: 1 MB of non-ASCII strings (one list) and 10,000 small ints, and
 issue 33's member sort: `wide`, 100 objects of 40 members and one of 5,000, their names in a
-shuffled order (fixed seed).
+shuffled order (fixed seed); and issue 31's records with a datetime, a UUID, a Decimal and a
+dataclass each (`stdlib`: benchmarks/default_records.py's 1,000, one call), which fastjcs writes
+with `default=fastjcs.stdlib_types`, orjson with that script's `f` (orjson converts all but the
+Decimal itself) and msgspec natively (the same text but for its own datetime form).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LOW, HIGH = 2, 6
-WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide")
+WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide", "stdlib")
 LIBS = ("fastjcs", "orjson", "msgspec")
 
 
@@ -60,6 +63,10 @@ def documents(workload: str) -> list:
         return [corpora.load("records").objects[0]]
     if workload == "doubles":
         return [corpora.load("floats").objects[0]]
+    if workload == "stdlib":
+        import default_records
+
+        return [default_records.records(1000)]
     raise SystemExit(f"unknown workload {workload!r}")
 
 
@@ -89,9 +96,22 @@ def driver(lib: str, workload: str, rounds: int) -> None:
         import orjson
 
         opt, dumps = orjson.OPT_SORT_KEYS, orjson.dumps
+        default = None
+        if workload == "stdlib":
+            import default_records
+
+            default = default_records.f
         for _ in range(rounds):
             for d in docs:
-                dumps(d, option=opt)
+                dumps(d, option=opt, default=default)
+        return
+    if lib == "fastjcs" and workload == "stdlib":  # likewise: the bare call, its keyword given
+        import fastjcs
+
+        dumps, stdlib_types = fastjcs.dumps, fastjcs.stdlib_types
+        for _ in range(rounds):
+            for d in docs:
+                dumps(d, default=stdlib_types)
         return
     for _ in range(rounds):
         for d in docs:

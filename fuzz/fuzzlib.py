@@ -8,15 +8,19 @@ Two checks, each taking the raw fuzz input and raising AssertionError on a findi
                        the same exception class on both backends; output is a fixed point.
     check_walker(data) the same with Python code running during the walk (check_walker says which):
                        a __class__ that lies, a default= that converts, mutates, re-enters,
-                       raises or returns another unsupported value, a finalizer run mid-walk.
+                       raises or returns another unsupported value, fastjcs.stdlib_types (bare,
+                       or with a fallback that mutates), a finalizer run mid-walk.
 
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import enum
 import json
 import struct
+import uuid
 from collections import OrderedDict
 from decimal import Decimal
 from types import MappingProxyType
@@ -155,6 +159,17 @@ class _StrEnum(str, enum.Enum):
     E = "\ue000"
 
 
+class _Color(enum.Enum):  # stdlib_types writes its value
+    RED = [1, "red"]
+    WHEN = datetime.date(2026, 1, 2)
+
+
+@dataclasses.dataclass
+class _Point:  # stdlib_types writes its fields
+    x: Any
+    y: Any
+
+
 class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -266,8 +281,11 @@ def _value(r: _Reader, depth: int) -> Any:
         if kind == 7:
             return _List(inner) if type(inner) in (list, tuple) else _List([inner])
         return _Tuple(inner) if type(inner) in (list, tuple) else _Tuple((inner,))
-    # OP_UNSUPPORTED
+    # OP_UNSUPPORTED (the standard library's record types among them: fastjcs.stdlib_types takes them)
     b = r.byte()
+    kind = b % 15
+    if kind == 14:
+        return _Point(_value(r, depth + 1), _value(r, depth + 1)) if depth < MAX_NEST else _Point(b, None)
     return [
         set(),
         frozenset({1}),
@@ -279,7 +297,11 @@ def _value(r: _Reader, depth: int) -> Any:
         ...,
         MappingProxyType({"a": 1}),
         range(2),
-    ][b % 10]
+        datetime.datetime(2026, 1, 2, 3, 4, 5, b, tzinfo=datetime.timezone(datetime.timedelta(minutes=b - 128))),
+        datetime.time(b % 24, 0, tzinfo=None if b & 1 else datetime.timezone.utc),
+        uuid.UUID(int=b << 100 | b),
+        _Color.RED if b & 0x10 else _Color.WHEN,
+    ][kind]
 
 
 def build_value(data: bytes) -> tuple[Any, int]:
@@ -471,7 +493,11 @@ def _default_of(kind: int, root: Any) -> Any:
             raise ValueError(f"cannot convert {type(v).__name__}")
 
         return raising
-    return lambda v: object()  # another unsupported value, every time (the chain's bound)
+    if kind == 5:
+        return lambda v: object()  # another unsupported value, every time (the chain's bound)
+    if kind == 6:
+        return fastjcs.stdlib_types  # the walker writes its types itself
+    return fastjcs.StdlibTypes(fallback=_default_of(2, root))  # and hands the rest to a mutating one
 
 
 def check_walker(data: bytes) -> None:
@@ -506,7 +532,7 @@ def check_walker(data: bytes) -> None:
     for module in (nat, py):
         for call in ("dumps", "digest_many"):
             value, max_depth = build()
-            default = _default_of(kind % 6, value)
+            default = _default_of(kind, value)
             if call == "dumps":
                 fn, args = module.dumps, (value, max_depth, False, default)
             else:
