@@ -299,17 +299,16 @@ static int value_in(walk *w, PyObject *v, int chain) {
     if (t == &PyDict_Type) return push(w, v, K_DICT);
     if (t == &PyList_Type) return push(w, v, K_LIST);
     if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
-    /* Any other object is read by type only when v's __class__ is its type: isinstance, which
-     * the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
-     * another class is Python's to answer. */
-    if (w->dflt != NULL && chain < DEFAULT_CHAIN && Py_TYPE(w->dflt) == (PyTypeObject *)w->s->types->cls &&
-        types_sealed(w->s->types, t)) {
+    if (chain < DEFAULT_CHAIN && stdlib_default(w) && types_sealed(w->s->types, t)) {
         /* fastjcs.stdlib_types, and a datetime, date, time or Decimal: an immutable type, whose
          * objects' __class__ is their type (nothing to ask) */
         PyObject *none = NULL;
         int rc = types_convert(w, v, &none);
         if (rc != TY_CALL) return rc;
     }
+    /* Any other object is read by type only when v's __class__ is its type: isinstance, which
+     * the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
+     * another class is Python's to answer. */
     if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
      * where that calls no hook of theirs. */
@@ -326,8 +325,7 @@ static int value_in(walk *w, PyObject *v, int chain) {
      * UnsupportedTypeError, with the path, when there is no default or the chain is too long). */
     if (w->dflt == NULL || chain >= DEFAULT_CHAIN) return WK_BAIL;
     PyObject *result = NULL;
-    const stdtypes *types = w->s->types;
-    int stdlib = types->held != NULL && Py_TYPE(w->dflt) == (PyTypeObject *)types->cls;
+    int stdlib = stdlib_default(w);
     if (stdlib) { /* fastjcs.stdlib_types: the exact types it names are written here */
         int rc = types_convert(w, v, &result);
         if (rc != TY_RESULT && rc != TY_CALL) return rc;

@@ -133,6 +133,11 @@ int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *o
 enum { TY_RESULT = 16, TY_CALL = 17 };
 int types_convert(walk *w, PyObject *v, PyObject **result);
 
+/* Whether the walk's default= is a StdlibTypes (its exact class: a subclass may change __call__). */
+static inline int stdlib_default(const walk *w) {
+    return w->dflt != NULL && w->s->types->held != NULL && Py_TYPE(w->dflt) == (PyTypeObject *)w->s->types->cls;
+}
+
 /* Whether type is one of the exact types of stdlib_types that are immutable (datetime, date, time,
  * Decimal: C's types, whose objects cannot claim another __class__). */
 static inline int types_sealed(const stdtypes *t, PyTypeObject *type) {
