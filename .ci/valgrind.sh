@@ -83,6 +83,34 @@ try:
     _native.digest_many([value, {1: 2}], 10_000, "sha256")
 except fastjcs.CanonicalizationError:
     pass
+# default=fastjcs.stdlib_types: the types the walker writes itself (cpython/types.c), both readings
+# of a datetime, a subclass and a tzinfo it hands to the reference, and a refusal it stops at
+import dataclasses, datetime, decimal, uuid  # noqa: E401
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: list
+
+
+zone = datetime.timezone(datetime.timedelta(hours=-3, seconds=1))
+record = {
+    "at": [datetime.datetime(2026, 12, 4, 1, 2, 3, 4, tzinfo=z) for z in (None, datetime.timezone.utc, zone)],
+    "day": datetime.date(1, 2, 3), "clock": datetime.time(4, 5, tzinfo=zone), "id": uuid.UUID(int=2**127 + 5),
+    "amount": [decimal.Decimal("1.50"), decimal.Decimal("NaN")], "point": Point(1, [Point(2, [])]),
+    "sub": type("D", (datetime.date,), {})(2026, 1, 1),
+}
+stdlib_types = fastjcs.stdlib_types  # (registers the types with the direct entry)
+for layout in (True, False):
+    if _native._direct is not None:
+        _native._direct.datetime_layout(layout)
+    fastjcs.dumps(record, default=stdlib_types)
+    try:
+        fastjcs.dumps([record, object()], default=stdlib_types)
+    except fastjcs.UnsupportedTypeError:
+        pass
+    calls += 2
 print(f"valgrind workload: {calls + 4} calls")
 EOF
 

@@ -465,6 +465,8 @@ static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args,
     if (nargs == 1) {
         int flag = PyObject_IsTrue(args[0]);
         if (flag < 0) return NULL;
+        if (t->held == NULL)
+            return PyErr_Format(PyExc_ValueError, "no types are registered yet (fastjcs.stdlib_types registers them)");
         if (flag && !t->layout_ok)
             return PyErr_Format(PyExc_ValueError, "datetime objects are not laid out as cpython/types.c reads them");
         t->layout = flag;

@@ -16,6 +16,8 @@ import datetime
 import decimal
 import enum
 import gc
+import subprocess
+import sys
 import typing
 import uuid
 
@@ -332,3 +334,11 @@ def test_the_layout_is_checked_before_use():
     previous = direct.datetime_layout(False)
     assert direct.datetime_layout() is False
     direct.datetime_layout(previous)
+    # before fastjcs.stdlib_types is first used, nothing is registered: the hook says so
+    code = (
+        "import fastjcs._direct as d\n"
+        "try:\n    d.datetime_layout(True)\nexcept ValueError as e:\n    print(e)\n"
+        "import fastjcs\nfastjcs.stdlib_types\nprint(d.datetime_layout(True))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.splitlines() == ["no types are registered yet (fastjcs.stdlib_types registers them)", "True"]
