@@ -425,14 +425,16 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 FJCS_INLINE int format_double(double v, char *buf) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    int e = (int)(bits >> 52) & 0x7ff;
-    uint64_t fraction = bits & FRACTION_MASK;
-    if (e == 0x7ff) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
-    char *p = buf;
-    if ((bits << 1) == 0) { /* +0 and -0 (step 2) */
-        *p = '0';
+    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
+     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
+    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
+        if ((bits << 1) != 0) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
+        *buf = '0'; /* +0 and -0 (step 2) */
         return 1;
     }
+    int e = (int)(bits >> 52) & 0x7ff;
+    uint64_t fraction = bits & FRACTION_MASK;
+    char *p = buf;
     *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
     p += bits >> 63;
 
