@@ -13,6 +13,13 @@
  * 126 bits in two 63-bit halves, and so where the round-to-odd sticky bit is taken. The bound that
  * makes this exact is proved per exponent by csrc/check_schubfach.py; see "Scaling" below.
  *
+ * The speed comes from this file's own arithmetic, not from another implementation: the
+ * decisions a random double makes at random (its sign, its exponent's sign, the shorter decimal or
+ * the nearest) are masks and adds, not branches; the digits are made with multiply-shift divisions
+ * in the lanes of one register (64-bit words, or SSE2's 128 bits on x86-64), each checked against
+ * division on every input by tests/c/number_check.c; the exponent's digits come from a table
+ * generated, like g, by csrc/gen_schubfach_table.py.
+ *
  * No allocation, no global mutable state, no printf/strtod: safe to call from any thread.
  */
 #include <stdint.h>
@@ -267,9 +274,11 @@ FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
     __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
     __m128i y = _mm_or_si128(q, _mm_slli_epi64(r, 32)); /* 4 digits in each 32-bit lane */
     __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(y, _mm_set1_epi16(5243)), 3);
-    __m128i z = _mm_or_si128(h, _mm_slli_epi32(_mm_sub_epi16(y, _mm_mullo_epi16(h, _mm_set1_epi16(100))), 16));
-    __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554)); /* 2 digits in each 16-bit lane */
-    __m128i d = _mm_or_si128(t, _mm_slli_epi16(_mm_sub_epi16(z, _mm_mullo_epi16(t, _mm_set1_epi16(10))), 8));
+    __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+    __m128i z = _mm_or_si128(h, _mm_slli_epi32(r2, 16)); /* 2 digits in each 16-bit lane */
+    __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554));
+    __m128i r1 = _mm_sub_epi16(z, _mm_mullo_epi16(t, _mm_set1_epi16(10)));
+    __m128i d = _mm_or_si128(t, _mm_slli_epi16(r1, 8));
     return _mm_add_epi8(d, _mm_set1_epi8('0'));
 }
 #endif
@@ -288,9 +297,10 @@ FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
  * Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17, trailing zeros allowed) at
  * p as ECMAScript lays it out and returns the end.
  *
- * The digits are made in registers (the first, then two words of eight) and stored straight where
- * the layout wants them; the trailing zeros are counted on the words, and the point is merged into
- * a word, so nothing written is read back. Bytes may be written past the end returned, never past
+ * The digits are made in registers (the first, then two words of eight, or with SSE2 the sixteen
+ * in one register) and stored straight where the layout wants them; the trailing zeros are counted
+ * on the words (or on one compare mask), and the point is merged into a word, so nothing written
+ * is read back. Bytes may be written past the end returned, never past
  * the longest rendering: 25 bytes from the start of the buffer, the sign included.
  */
 FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
@@ -307,7 +317,8 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
         __m128i digits = ascii16((uint32_t)top9 - first * 100000000, low); /* digits 2..17 */
         w1 = (uint64_t)_mm_cvtsi128_si64(digits);
         w2 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits));
-        unsigned nonzero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(digits, _mm_set1_epi8('0'))) ^ 0xFFFFu;
+        __m128i zero = _mm_cmpeq_epi8(digits, _mm_set1_epi8('0'));
+        unsigned nonzero = (unsigned)_mm_movemask_epi8(zero) ^ 0xFFFFu;
         len = 65 - fjcs__clz64(nonzero); /* nonzero: digit 17 at the latest */
     } else {
         w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
