@@ -16,7 +16,11 @@ the paper, the widths are this project's, see number_format.c and check_schubfac
     shifted operand non-negative (a right shift of a negative int is implementation-defined in C);
   * the table g[k - K_MIN] for k in [K_MIN, K_MAX]: g = floor(10^-k * 2^-r) + 1 with
     r = flog2_pow10(-k) - 127, so 2^127 < g <= 2^128 - 1, stored as two 64-bit halves;
-  * the powers of ten 10^0 .. 10^17 as 64-bit integers (digit counts in the layout).
+  * the powers of ten 10^0 .. 10^17 as 64-bit integers (digit counts in the layout);
+  * the exponent digits: for x = 0 .. EXP_MAX (324, the largest |n - 1| of ECMAScript's
+    exponential form, at 5e-324), a 32-bit word whose bytes, lowest first, are the ASCII digits of
+    x without leading zeros, zero bytes up to byte 3, and the number of digits in byte 3 (stored
+    with memcpy on a little-endian target, the digits land in order).
 
 Usage:  python csrc/gen_schubfach_table.py            rewrite csrc/schubfach_table.h
         python csrc/gen_schubfach_table.py --check    exit 1 if the committed header differs
@@ -39,6 +43,7 @@ Q_MAX = 2046 - 1075  # 971: the largest finite biased exponent is 2046
 G_BITS = 128  # the width of g: 2^(G_BITS-1) < g < 2^G_BITS
 
 INT32_MAX = 2**31 - 1
+EXP_MAX = 324  # the largest |n - 1| (5e-324 has n = -323)
 
 
 # ---- exact floor logarithms (the definitions the multiply-shift constants are checked against) ----
@@ -125,6 +130,15 @@ def build():
     return k_min, k_max, f10p2, f10tq, f2p10, table
 
 
+def exponent_word(x: int) -> int:
+    """The table word of the exponent x: its decimal digits as ASCII bytes from the low byte up,
+    the count of digits in the top byte."""
+    digits = str(x).encode("ascii")
+    assert 1 <= len(digits) <= 3
+    word = sum(b << (8 * i) for i, b in enumerate(digits))
+    return word | len(digits) << 24
+
+
 def render() -> str:
     k_min, k_max, f10p2, f10tq, f2p10, table = build()
     out = []
@@ -167,6 +181,14 @@ def render() -> str:
     w("static const uint64_t fjcs_pow10[18] = {")
     for i in range(0, 18, 3):
         w("    " + " ".join(f"UINT64_C({10**j})," for j in range(i, min(i + 3, 18))))
+    w("};")
+    w("")
+    w(f"/* The exponent x = 0..{EXP_MAX} of the form d.ddde+x: its ASCII digits from the low byte up, then")
+    w(" * zero bytes, and in the top byte the number of digits. */")
+    w(f"static const uint32_t fjcs_exp_digits[{EXP_MAX + 1}] = {{")
+    words = [exponent_word(x) for x in range(EXP_MAX + 1)]
+    for i in range(0, len(words), 6):
+        w("    " + " ".join(f"0x{word:08x}u," for word in words[i : i + 6]))
     w("};")
     w("")
     w("#endif /* FJCS_SCHUBFACH_TABLE_H */")

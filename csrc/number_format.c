@@ -13,6 +13,13 @@
  * 126 bits in two 63-bit halves, and so where the round-to-odd sticky bit is taken. The bound that
  * makes this exact is proved per exponent by csrc/check_schubfach.py; see "Scaling" below.
  *
+ * The speed comes from this file's own arithmetic, not from another implementation: the
+ * decisions a random double makes at random (its sign, its exponent's sign, the shorter decimal or
+ * the nearest) are masks and adds, not branches; the digits are made with multiply-shift divisions
+ * in the lanes of one register (64-bit words, or SSE2's 128 bits on x86-64), each checked against
+ * division on every input by tests/c/number_check.c; the exponent's digits come from a table
+ * generated, like g, by csrc/gen_schubfach_table.py.
+ *
  * No allocation, no global mutable state, no printf/strtod: safe to call from any thread.
  */
 #include <stdint.h>
@@ -143,8 +150,11 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     uint64_t vb = round_to_odd(g, cb << h);
     uint64_t vbl = round_to_odd(g, cbl << h);
     uint64_t vbr = round_to_odd(g, cbr << h);
-    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. */
+    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
+     * bounds moved inwards by one unit, every test below is "at least the lower, at most the
+     * upper" (the decimals compared are multiples of 4, the bounds integers). */
     uint64_t open = c & 1;
+    uint64_t lo = vbl + open, hi = vbr - open;
     *exp10 = k;
 
     uint64_t s = vb >> 2; /* floor(v / 10^k) */
@@ -155,20 +165,21 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     /* The multiples of 10^(k+1) on either side of v: u * 10^k <= v < w * 10^k. At most one of them
      * is in R_v; u = 0 never is (vbl >= 1). */
     uint64_t u = s / 10 * 10;
-    uint64_t w = u + 10;
-    uint64_t u_in = vbl + open <= u << 2;
-    uint64_t w_in = (w << 2) + open <= vbr;
+    uint64_t u_in = lo <= u << 2;
+    uint64_t w_in = (u + 10) << 2 <= hi;
 
     /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
      * Take t when s is out, or when both are in and t is nearer (vb against 4s + 2 is v against
-     * the midpoint (s + 1/2) * 10^k), or on that tie when s is odd. */
-    uint64_t mid = (s << 2) + 2;
-    uint64_t s_out = vbl + open > s << 2;
-    uint64_t t_in = mid + 2 + open <= vbr;
-    uint64_t t_nearer = (vb > mid) | ((vb == mid) & s);
+     * the midpoint (s + 1/2) * 10^k), or on that tie when s is odd: vb + (s & 1) > 4s + 2. */
+    uint64_t s_out = lo > s << 2;
+    uint64_t t_in = (s << 2) + 4 <= hi;
+    uint64_t t_nearer = vb + (s & 1) > (s << 2) + 2;
     uint64_t from_k = s + (s_out | (t_in & t_nearer));
 
-    return (u_in | w_in) ? u + 10 * w_in : from_k;
+    /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
+     * time on random doubles. */
+    uint64_t take_u_or_w = (uint64_t)0 - (u_in | w_in);
+    return from_k ^ ((from_k ^ (u + 10 * w_in)) & take_u_or_w);
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
@@ -207,25 +218,23 @@ FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
 FJCS_INLINE char *write_exponent(char *p, int x) {
+    /* The sign with no branch (a coin toss on random doubles): '-' is '+' + 2. */
+    unsigned negative = (unsigned)x >> 31;
+    unsigned ux = ((unsigned)x ^ (0u - negative)) + negative; /* |x| */
     p[0] = 'e';
-    p[1] = x < 0 ? '-' : '+';
-    if (x < 0) x = -x;
-    int hundreds = x / 100, rest = x % 100;
+    p[1] = (char)('+' + 2 * negative);
 #if FJCS_HAVE_LITTLE_ENDIAN
-    /* The three digits "hdd" in one word, the leading zeros shifted out: no branch on the number
-     * of exponent digits, unpredictable for random doubles. The fourth byte stored is within the
-     * 25 of the longest rendering. */
-    int len = 1 + (x >= 10) + (x >= 100);
-    uint32_t digits = (uint32_t)('0' + hundreds) |
-                      (uint32_t)(unsigned char)DIGIT_PAIRS[2 * rest] << 8 |
-                      (uint32_t)(unsigned char)DIGIT_PAIRS[2 * rest + 1] << 16;
-    digits >>= 8 * (3 - len);
-    memcpy(p + 2, &digits, 4);
-    return p + 2 + len;
+    /* The digits from the generated table, and their count in its top byte: one load, one store,
+     * no branch on the number of digits (unpredictable for random doubles). The fourth byte stored
+     * is within the 25 of the longest rendering. */
+    uint32_t word = fjcs_exp_digits[ux];
+    memcpy(p + 2, &word, 4);
+    return p + 2 + (word >> 24);
 #else
+    unsigned hundreds = ux / 100, rest = ux % 100;
     p += 2;
-    if (x >= 100) *p++ = (char)('0' + hundreds);
-    if (x >= 10) *p++ = DIGIT_PAIRS[2 * rest];
+    if (ux >= 100) *p++ = (char)('0' + hundreds);
+    if (ux >= 10) *p++ = DIGIT_PAIRS[2 * rest];
     *p++ = DIGIT_PAIRS[2 * rest + 1];
     return p;
 #endif
@@ -250,6 +259,30 @@ FJCS_INLINE uint64_t ascii8(uint32_t x) {
 
 #define ASCII_ZEROS UINT64_C(0x3030303030303030)
 
+#if FJCS_HAVE_SSE2
+#include <emmintrin.h>
+
+/* Sixteen ASCII digits, those of hi < 10^8 then those of lo < 10^8, the first in the low byte:
+ * ascii8's steps on both halves at once, in the 128-bit registers every x86-64 has. The lanes go
+ * 64 -> 32 -> 16 -> 8 bits: x / 10^4 = floor(x * 3518437209 / 2^45) for x < 10^8 (a 32x32->64
+ * product), y / 100 = floor(y * 5243 / 2^19) for y < 10^4 and z / 10 = floor(z * 6554 / 2^16)
+ * for z < 100 (16-bit high products). tests/c/number_check.c compares it with division on all
+ * 10^8 inputs. */
+FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
+    __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
+    __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(3518437209)), 45);
+    __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
+    __m128i y = _mm_or_si128(q, _mm_slli_epi64(r, 32)); /* 4 digits in each 32-bit lane */
+    __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(y, _mm_set1_epi16(5243)), 3);
+    __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+    __m128i z = _mm_or_si128(h, _mm_slli_epi32(r2, 16)); /* 2 digits in each 16-bit lane */
+    __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554));
+    __m128i r1 = _mm_sub_epi16(z, _mm_mullo_epi16(t, _mm_set1_epi16(10)));
+    __m128i d = _mm_or_si128(t, _mm_slli_epi16(r1, 8));
+    return _mm_add_epi8(d, _mm_set1_epi8('0'));
+}
+#endif
+
 /* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
  * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). */
 FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
@@ -264,9 +297,10 @@ FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
  * Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17, trailing zeros allowed) at
  * p as ECMAScript lays it out and returns the end.
  *
- * The digits are made in registers (the first, then two words of eight) and stored straight where
- * the layout wants them; the trailing zeros are counted on the words, and the point is merged into
- * a word, so nothing written is read back. Bytes may be written past the end returned, never past
+ * The digits are made in registers (the first, then two words of eight, or with SSE2 the sixteen
+ * in one register) and stored straight where the layout wants them; the trailing zeros are counted
+ * on the words (or on one compare mask), and the point is merged into a word, so nothing written
+ * is read back. Bytes may be written past the end returned, never past
  * the longest rendering: 25 bytes from the start of the buffer, the sign included.
  */
 FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
@@ -275,12 +309,29 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     uint64_t top9 = d / 100000000;                          /* digits 1..9 */
     uint32_t low = (uint32_t)(d - top9 * 100000000);        /* digits 10..17 */
     uint32_t first = (uint32_t)top9 / 100000000;
-    uint64_t w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
-    uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
     char lead = (char)('0' + first);
+    uint64_t w1, w2;
+    int len; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
+#if FJCS_HAVE_SSE2
+    if (low) { /* all sixteen at once; the bits of the nonzero digits give the count */
+        __m128i digits = ascii16((uint32_t)top9 - first * 100000000, low); /* digits 2..17 */
+        w1 = (uint64_t)_mm_cvtsi128_si64(digits);
+        w2 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits));
+        __m128i zero = _mm_cmpeq_epi8(digits, _mm_set1_epi8('0'));
+        unsigned nonzero = (unsigned)_mm_movemask_epi8(zero) ^ 0xFFFFu;
+        len = 65 - fjcs__clz64(nonzero); /* nonzero: digit 17 at the latest */
+    } else {
+        w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+        w2 = ASCII_ZEROS;
+        uint64_t z1 = w1 ^ ASCII_ZEROS;
+        len = 9 - (z1 ? fjcs__clz64(z1) >> 3 : 8);
+    }
+#else
+    w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+    w2 = low ? ascii8(low) : ASCII_ZEROS;
     uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
-    int zeros = z2 ? fjcs__clz64(z2) >> 3 : 8 + (z1 ? fjcs__clz64(z1) >> 3 : 8);
-    int len = 17 - zeros; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
+    len = 17 - (z2 ? fjcs__clz64(z2) >> 3 : 8 + (z1 ? fjcs__clz64(z1) >> 3 : 8));
+#endif
 
     if (n > 0 && n <= 21) {
         if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
@@ -385,15 +436,18 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 FJCS_INLINE int format_double(double v, char *buf) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    int e = (int)(bits >> 52) & 0x7ff;
-    uint64_t fraction = bits & FRACTION_MASK;
-    if (e == 0x7ff) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
-    char *p = buf;
-    if ((bits << 1) == 0) { /* +0 and -0 (step 2) */
-        *p = '0';
+    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
+     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
+    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
+        if ((bits << 1) != 0) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
+        *buf = '0'; /* +0 and -0 (step 2) */
         return 1;
     }
-    if (bits >> 63) *p++ = '-'; /* step 3 */
+    int e = (int)(bits >> 52) & 0x7ff;
+    uint64_t fraction = bits & FRACTION_MASK;
+    char *p = buf;
+    *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
+    p += bits >> 63;
 
     uint64_t c;
     int q;

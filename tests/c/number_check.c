@@ -130,6 +130,23 @@ static void check_helpers(void) {
             exit(1);
         }
     }
+#if FJCS_HAVE_SSE2
+    /* ascii16 against division: every x < 10^8 in the first half, 10^8 - 1 - x in the second */
+    for (uint32_t x = 0; x < 100000000; x++) {
+        __m128i d = ascii16(x, 99999999 - x);
+        char got[16], want[16];
+        _mm_storeu_si128((__m128i *)(void *)got, d);
+        uint32_t y = x, z = 99999999 - x;
+        for (int i = 7; i >= 0; i--, y /= 10, z /= 10) {
+            want[i] = (char)('0' + y % 10);
+            want[8 + i] = (char)('0' + z % 10);
+        }
+        if (memcmp(got, want, 16) != 0) {
+            fprintf(stderr, "number_check: ascii16(%u, %u) = %.16s\n", x, 99999999 - x, got);
+            exit(1);
+        }
+    }
+#endif
     /* insert_point at every position */
     const char *digits = "12345678";
     uint64_t w;
@@ -145,6 +162,18 @@ static void check_helpers(void) {
         }
     }
 #endif
+    /* write_exponent at every exponent the layout can ask for (5e-324 to 1.7976931348623157e+308:
+     * -324..308; its table, and this check, go to +324) */
+    for (int x = -324; x <= 324; x++) {
+        char got[8], want[8];
+        memset(got, '#', sizeof got);
+        int n = (int)(write_exponent(got, x) - got);
+        int m = snprintf(want, sizeof want, "e%c%d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+        if (n != m || memcmp(got, want, (size_t)n) != 0) {
+            fprintf(stderr, "number_check: write_exponent(%d) = %.*s\n", x, n, got);
+            exit(1);
+        }
+    }
 }
 
 /* ---- the public functions ---- */

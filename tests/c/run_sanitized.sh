@@ -17,11 +17,11 @@ trap 'rm -rf "$work"' EXIT INT TERM
 flags="-std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
   -fsanitize=address,undefined -fno-sanitize-recover=all -Icsrc"
 # Three configurations of the knobs of number_format.c: the default; everything portable (no
-# unsigned __int128, no integer fast path, byte-by-byte digits); and the word-wise digits with
-# the portable multiply and no fast path.
+# unsigned __int128, no integer fast path, byte-by-byte digits); and the word-wise digits without
+# SSE2 (two 64-bit words), with the portable multiply and no fast path.
 configs="default:
 portable:-DFJCS_HAVE_INT128=0 -DFJCS_INTEGER_FAST_PATH=0 -DFJCS_HAVE_LITTLE_ENDIAN=0
-mixed:-DFJCS_HAVE_INT128=0 -DFJCS_INTEGER_FAST_PATH=0"
+mixed:-DFJCS_HAVE_INT128=0 -DFJCS_INTEGER_FAST_PATH=0 -DFJCS_HAVE_SSE2=0"
 echo "$configs" | while IFS=: read -r name defs; do
   # shellcheck disable=SC2086
   $CC $flags $defs -o "$work/check_$name" tests/c/number_check.c

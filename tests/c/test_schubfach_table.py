@@ -52,3 +52,19 @@ def test_table_entries_match_their_definition():
 def test_rounding_proof_holds():
     check = _load("check_schubfach")
     assert check.check().startswith("ok:")
+
+
+def test_exponent_digits_match_their_definition():
+    """Every word of fjcs_exp_digits, read from the committed header, against str(x)."""
+    import re
+
+    text = (CSRC / "schubfach_table.h").read_text(encoding="utf-8")
+    body = re.search(r"fjcs_exp_digits\[(\d+)\] = \{(.*?)\};", text, re.S)
+    assert body is not None
+    words = [int(w, 16) for w in re.findall(r"0x([0-9a-f]{8})u", body.group(2))]
+    assert len(words) == int(body.group(1)) == 325  # |n - 1| <= 324: 5e-324
+    for x, word in enumerate(words):
+        digits = str(x).encode("ascii")
+        assert word >> 24 == len(digits)
+        assert word.to_bytes(4, "little")[: len(digits)] == digits
+        assert word.to_bytes(4, "little")[len(digits) : 3] == b"\0" * (3 - len(digits))
