@@ -15,6 +15,10 @@
 #include "fastjcs.h"
 #include "fjcs_config.h"
 
+#if FJCS_HAVE_SSE2
+#include <emmintrin.h>
+#endif
+
 /* ---- Growable buffers ------------------------------------------------------------------------ */
 
 /* Make room for `need` more bytes (slow path of fjcs__buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
@@ -159,6 +163,21 @@ static inline uint64_t fjcs__swar_needs_escape(uint64_t v) {
     uint64_t bslash = (x5c - FJCS_ONES) & ~x5c;
     return (less20 | quote | bslash) & FJCS_HIGHS;
 }
+
+#if FJCS_HAVE_SSE2
+/*
+ * The bytes of v (16, in memory order: bit i is byte i) that a JSON string cannot hold as they
+ * are: '"', '\\', below 0x20, or the start of a multi-byte sequence (>= 0x80, to be validated).
+ * Compared as signed bytes, those below 0x20 are exactly 0x00..0x1F and 0x80..0xFF. Exact per
+ * byte, unlike the SWAR test above, so the lowest set bit is the first such byte.
+ */
+static inline unsigned fjcs__sse_string_special(__m128i v) {
+    __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    __m128i bslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    __m128i low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, bslash), low_or_high));
+}
+#endif
 
 /* The decimal digit pairs "00" .. "99" (number_format.c): two digits per lookup. */
 extern const char fjcs__digit_pairs[200];

@@ -88,7 +88,24 @@ char *fjcs__render_digest(const fjcs_hasher *h, const uint8_t *digest, char *dst
         memcpy(dst, h->prefix, n);
         dst += n;
     }
-    for (size_t i = 0; i < h->size; i++) {
+    size_t i = 0;
+#if FJCS_HAVE_SSE2
+    /* 16 bytes at a time: high and low nibbles interleaved, each n -> '0' + n, plus 'a' - '0' - 10
+     * where n > 9. */
+    const __m128i low4 = _mm_set1_epi8(0x0F), nine = _mm_set1_epi8(9);
+    const __m128i zero = _mm_set1_epi8('0'), letters = _mm_set1_epi8('a' - '0' - 10);
+    for (; i + 16 <= h->size; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(digest + i));
+        __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4), lo = _mm_and_si128(v, low4);
+        __m128i a = _mm_unpacklo_epi8(hi, lo), b = _mm_unpackhi_epi8(hi, lo);
+        a = _mm_add_epi8(_mm_add_epi8(a, zero), _mm_and_si128(_mm_cmpgt_epi8(a, nine), letters));
+        b = _mm_add_epi8(_mm_add_epi8(b, zero), _mm_and_si128(_mm_cmpgt_epi8(b, nine), letters));
+        _mm_storeu_si128((__m128i *)(void *)dst, a);
+        _mm_storeu_si128((__m128i *)(void *)(dst + 16), b);
+        dst += 32;
+    }
+#endif
+    for (; i < h->size; i++) {
         *dst++ = HEX[digest[i] >> 4];
         *dst++ = HEX[digest[i] & 15];
     }
