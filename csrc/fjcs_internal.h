@@ -139,7 +139,9 @@ static inline uint64_t fjcs__load_u64(const uint8_t *p) {
  * Nonzero when one of the 8 bytes of v is a byte a JSON string cannot hold as it is: below 0x20,
  * '"', '\\', or the start of a multi-byte sequence (>= 0x80, to be validated). The bit tricks
  * ("has a zero byte", "has a byte less than n", from the folklore of SWAR) answer "is there any"
- * exactly, though not which byte; the caller then looks byte by byte.
+ * exactly; a byte above the first such one may be flagged falsely (by a borrow out of a flagged
+ * byte below it), never one below, so on a little-endian machine the lowest flagged byte
+ * (fjcs__ctz64(m) / 8) is the first such byte.
  */
 static inline uint64_t fjcs__swar_string_special(uint64_t v) {
     uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
