@@ -323,7 +323,7 @@ typedef struct fjcs__order {
  * position of the earliest member whose name repeats an earlier one. `nest` holds what moved
  * inside the object; when its order changes, the bytes are rewritten now or recorded in o for
  * fjcs__order_finish (see fjcs__order), and nest is updated to say so. Returns FJCS_OK,
- * FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
+ * FJCS_E_DUPKEY or FJCS_E_NOMEM. m may be reordered.
  */
 fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
                         fjcs__order *o, size_t *dup_pos);

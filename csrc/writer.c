@@ -221,8 +221,8 @@ fjcs_code fjcs__write_double(fjcs_buf *out, double v) {
 #define FJCS_SORT_T fjcs__member
 #include "member_sort.h"
 
-static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
-                         fjcs__order *o);
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, const uint8_t *perm, size_t n,
+                               fjcs__nest *nest, fjcs__order *o);
 
 /* The memo slot for a sequence of n names starting with `first` (a cheap mix: records of one
  * shape meet the same slot, nested objects of other shapes mostly others). */
@@ -283,9 +283,7 @@ fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sort
     fjcs__member input[FJCS_MEMO_MEMBERS];
     if (memo != NULL && memo_matches(memo, m, n)) {
         if (!memo->changed) return FJCS_OK;
-        memcpy(input, m, n * sizeof *m);
-        for (size_t i = 0; i < n; i++) m[i] = input[memo->perm[i]];
-        return place_members(out, m, n, nest, o);
+        return place_members(out, m, memo->perm, n, nest, o);
     }
     if (memo != NULL) memcpy(input, m, n * sizeof *m);
     size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs__member) : 0;
@@ -312,13 +310,15 @@ fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sort
     for (size_t i = 1; i < n; i++) changed |= m[i].start < m[i - 1].start;
     if (memo != NULL) memo_store(memo, input, m, n, changed);
     if (!changed) return FJCS_OK;
-    return place_members(out, m, n, nest, o);
+    return place_members(out, m, NULL, n, nest, o);
 }
 
 /* Write the members m[0..n), now in canonical order, in place of the region they sit in, in
  * input order, separated by single commas (or record them for fjcs__order_finish). */
-static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
-                         fjcs__order *o) {
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, const uint8_t *perm, size_t n,
+                               fjcs__nest *nest, fjcs__order *o) {
+    /* Member i in canonical order is m[perm[i]] (a remembered order), or m[i] (m sorted). */
+#define MEMBER(i) (perm ? &m[perm[i]] : &m[i])
     size_t region = SIZE_MAX, region_end = 0;
     for (size_t i = 0; i < n; i++) {
         if (m[i].start < region) region = m[i].start;
@@ -338,8 +338,8 @@ static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, f
                 FJCS_OK)
                 return FJCS_E_NOMEM;
             fjcs__span *sp = &o->spans[o->nspans++];
-            sp->start = m[i].start;
-            sp->end = m[i].end;
+            sp->start = MEMBER(i)->start;
+            sp->end = MEMBER(i)->end;
         }
         fjcs__reorder *r = &o->recs[o->nrecs++];
         r->start = region;
@@ -355,12 +355,14 @@ static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, f
     char *dst = out->data + region;
     for (size_t i = 0; i < n; i++) {
         if (i) *dst++ = ',';
-        size_t len = m[i].end - m[i].start;
-        memcpy(dst, copy + (m[i].start - region), len);
+        const fjcs__member *mi = MEMBER(i);
+        size_t len = mi->end - mi->start;
+        memcpy(dst, copy + (mi->start - region), len);
         dst += len;
     }
     nest->moved = region_len;
     return FJCS_OK;
+#undef MEMBER
 }
 
 /* ---- Deferred member order ------------------------------------------------------------------- */
