@@ -264,7 +264,7 @@ static fjcs_code escaped_string(parser *ps, const uint8_t **pp, member *name) {
  * string starts again on the escaped path, which validates it from its opening quote). Errors are
  * found in the order scan_string finds them, at the same bytes.
  */
-static fjcs_code string_token(parser *ps, const uint8_t **pp, member *name) {
+FJCS_INLINE fjcs_code string_token(parser *ps, const uint8_t **pp, member *name) {
     const uint8_t *q = *pp, *p = q + 1, *end = ps->end;
     fjcs_buf *out = ps->out;
     /* The output's fields are kept in locals while the string is copied (the stores through a
