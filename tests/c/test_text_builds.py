@@ -96,8 +96,22 @@ def test_every_build_gives_the_expected_answers(build, tmp_path):
     exe = tmp_path / f"text_check_{build}"
     sources = [str(p) for p in sorted((ROOT / "csrc").glob("*.c"))]
     subprocess.run(
-        [cc, "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", *_sanitizers(cc, tmp_path), *BUILDS[build],
-         f"-I{ROOT / 'csrc'}", str(ROOT / "tests" / "c" / "text_check.c"), *sources, "-o", str(exe)],
+        [
+            cc,
+            "-std=c11",
+            "-O1",
+            "-g",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            *_sanitizers(cc, tmp_path),
+            *BUILDS[build],
+            f"-I{ROOT / 'csrc'}",
+            str(ROOT / "tests" / "c" / "text_check.c"),
+            *sources,
+            "-o",
+            str(exe),
+        ],
         check=True,
     )
     todo = cases()
