@@ -15,6 +15,10 @@
 #include "fastjcs.h"
 #include "fjcs_config.h"
 
+#if FJCS_HAVE_SSE2
+#include <emmintrin.h>
+#endif
+
 /* ---- Growable buffers ------------------------------------------------------------------------ */
 
 /* Make room for `need` more bytes (slow path of fjcs__buf_reserve). FJCS_OK or FJCS_E_NOMEM. */
@@ -135,7 +139,9 @@ static inline uint64_t fjcs__load_u64(const uint8_t *p) {
  * Nonzero when one of the 8 bytes of v is a byte a JSON string cannot hold as it is: below 0x20,
  * '"', '\\', or the start of a multi-byte sequence (>= 0x80, to be validated). The bit tricks
  * ("has a zero byte", "has a byte less than n", from the folklore of SWAR) answer "is there any"
- * exactly, though not which byte; the caller then looks byte by byte.
+ * exactly; a byte above the first such one may be flagged falsely (by a borrow out of a flagged
+ * byte below it), never one below, so on a little-endian machine the lowest flagged byte
+ * (fjcs__ctz64(m) / 8) is the first such byte.
  */
 static inline uint64_t fjcs__swar_string_special(uint64_t v) {
     uint64_t less20 = (v - FJCS_ONES * 0x20) & ~v;
@@ -159,6 +165,21 @@ static inline uint64_t fjcs__swar_needs_escape(uint64_t v) {
     uint64_t bslash = (x5c - FJCS_ONES) & ~x5c;
     return (less20 | quote | bslash) & FJCS_HIGHS;
 }
+
+#if FJCS_HAVE_SSE2
+/*
+ * The bytes of v (16, in memory order: bit i is byte i) that a JSON string cannot hold as they
+ * are: '"', '\\', below 0x20, or the start of a multi-byte sequence (>= 0x80, to be validated).
+ * Compared as signed bytes, those below 0x20 are exactly 0x00..0x1F and 0x80..0xFF. Exact per
+ * byte, unlike the SWAR test above, so the lowest set bit is the first such byte.
+ */
+static inline unsigned fjcs__sse_string_special(__m128i v) {
+    __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    __m128i bslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    __m128i low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, bslash), low_or_high));
+}
+#endif
 
 /* The decimal digit pairs "00" .. "99" (number_format.c): two digits per lookup. */
 extern const char fjcs__digit_pairs[200];
@@ -302,7 +323,7 @@ typedef struct fjcs__order {
  * position of the earliest member whose name repeats an earlier one. `nest` holds what moved
  * inside the object; when its order changes, the bytes are rewritten now or recorded in o for
  * fjcs__order_finish (see fjcs__order), and nest is updated to say so. Returns FJCS_OK,
- * FJCS_E_DUPKEY or FJCS_E_NOMEM. m is reordered.
+ * FJCS_E_DUPKEY or FJCS_E_NOMEM. m may be reordered.
  */
 fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sorted, fjcs__nest *nest,
                         fjcs__order *o, size_t *dup_pos);

@@ -70,6 +70,8 @@ static fjcs_code unexpected(parser *ps, const uint8_t *at, fjcs_expect what) {
 }
 
 static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
+    if (p < end && *p == ' ') p++; /* the commonest whitespace: one space after ':' or ',' */
+    if (p >= end || *p > ' ') return p;
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
 }
@@ -225,35 +227,141 @@ static fjcs_code unescape_to_arena(parser *ps, const uint8_t *p, const uint8_t *
     return FJCS_OK;
 }
 
-/* Read the string at *pp, write its canonical form. For a member name, also record where its
- * unescaped bytes are (in the input, or an arena offset kept until the object closes). */
-static fjcs_code string_token(parser *ps, const uint8_t **pp, member *name) {
-    /* scan_string sets both when it succeeds; initialised for compilers that cannot see that. */
+/* A byte a string holds as it is and writes as it is: not '"', '\\', a control or >= 0x80. */
+static inline int plain_byte(uint8_t c) {
+    return (uint8_t)(c - 0x20) < 0x60 && c != '"' && c != '\\';
+}
+
+/* The string at q holds an escape: validate it as a whole (scan_string), then write its canonical
+ * form from its unescaped bytes, which go to the arena. For a member name, also record where those
+ * are (an arena offset kept until the object closes). */
+static fjcs_code escaped_string(parser *ps, const uint8_t **pp, member *name) {
     const uint8_t *q = *pp, *close = q;
     int escaped = 0;
     fjcs_code rc = scan_string(ps, q, &close, &escaped);
     if (rc != FJCS_OK) return rc;
     *pp = close + 1;
-    fjcs_buf *out = ps->out;
-    if (!escaped) {
-        size_t n = (size_t)(close - q) + 1; /* both quotes */
-        if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
-        fjcs__buf_put_n(out, q, n);
-        if (name) {
-            name->m.key = q + 1;
-            name->m.key_len = (size_t)(close - q) - 1;
-        }
-        return FJCS_OK;
-    }
     size_t mark = ps->arena.len, len;
     if (unescape_to_arena(ps, q + 1, close, &len) != FJCS_OK ||
-        fjcs__write_string(out, (const uint8_t *)ps->arena.data + mark, len) != FJCS_OK)
+        fjcs__write_string(ps->out, (const uint8_t *)ps->arena.data + mark, len) != FJCS_OK)
         return fail(ps, FJCS_E_NOMEM, q, "out of memory");
     if (name) {
         name->m.key = NULL;
         name->m.key_len = len;
         name->key_off = mark;
         ps->arena.len = mark + len; /* keep it until the object closes */
+    }
+    return FJCS_OK;
+}
+
+/*
+ * Read the string at *pp, write its canonical form. For a member name, also record where its
+ * unescaped bytes are (in the input, or an arena offset kept until the object closes).
+ *
+ * A string without escapes is its own canonical form: it is validated and copied in one pass, 16
+ * bytes at a time (SSE2; else 8), stopping only at the bytes that need a look: '"' (the end), a
+ * byte >= 0x80 (a UTF-8 sequence to validate, then copied), a control (an error), or '\\' (the
+ * string starts again on the escaped path, which validates it from its opening quote). Errors are
+ * found in the order scan_string finds them, at the same bytes.
+ */
+FJCS_INLINE fjcs_code string_token(parser *ps, const uint8_t **pp, member *name) {
+    const uint8_t *q = *pp, *p = q + 1, *end = ps->end;
+    fjcs_buf *out = ps->out;
+    /* The output's fields are kept in locals while the string is copied (the stores through a
+     * char pointer would otherwise reload them at every step), written back before returning. */
+    size_t mark = out->len, len = mark;
+    if (fjcs__buf_reserve(out, 32) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory");
+    char *data = out->data;
+    size_t cap = out->cap;
+#define ROOM(n)                                                                                   \
+    do {                                                                                          \
+        if (cap - len < (n)) {                                                                    \
+            out->len = len;                                                                       \
+            if (fjcs__buf_reserve(out, (n)) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, q, "out of memory"); \
+            data = out->data;                                                                     \
+            cap = out->cap;                                                                       \
+        }                                                                                         \
+    } while (0)
+    data[len++] = '"';
+    for (;;) {
+#if FJCS_HAVE_SSE2
+        while (end - p >= 16) {
+            ROOM(17); /* 16 bytes, and the closing quote when it is among them */
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            _mm_storeu_si128((__m128i *)(void *)(data + len), v); /* the plain ones count */
+            unsigned special = fjcs__sse_string_special(v);
+            if (special) {
+                unsigned k = (unsigned)fjcs__ctz64(special);
+                p += k;
+                len += k;
+                goto look;
+            }
+            p += 16;
+            len += 16;
+        }
+#endif
+#if FJCS_HAVE_LITTLE_ENDIAN
+        /* 8 at a time (with SSE2: once, among the last 16 bytes); the lowest flagged byte of the
+         * word is the first to look at (fjcs__swar_string_special: a false flag needs a borrow
+         * out of a flagged byte below it). */
+        while (end - p >= 8) {
+            ROOM(9);
+            uint64_t v = fjcs__load_u64(p);
+            memcpy(data + len, &v, 8);
+            uint64_t special = fjcs__swar_string_special(v);
+            if (special) {
+                unsigned k = (unsigned)fjcs__ctz64(special) / 8;
+                p += k;
+                len += k;
+                goto look;
+            }
+            p += 8;
+            len += 8;
+        }
+#else
+        while (end - p >= 8) {
+            uint64_t v = fjcs__load_u64(p);
+            if (fjcs__swar_string_special(v)) break;
+            ROOM(8);
+            memcpy(data + len, p, 8);
+            len += 8;
+            p += 8;
+        }
+        if (end - p >= 8) { /* one of the next 8 bytes is one to look at: copy up to it */
+            ROOM(9);
+            while (plain_byte(*p)) data[len++] = (char)*p++;
+            goto look;
+        }
+#endif
+        /* The last bytes of the input: fewer than a word. */
+        ROOM((size_t)(end - p) + 1);
+        while (p < end && plain_byte(*p)) data[len++] = (char)*p++;
+        if (p >= end) return fail(ps, FJCS_E_UNTERMINATED, end, "unterminated string");
+    look: {
+        uint8_t c = *p;
+        if (c == '"') break;
+        if (c >= 0x80) {
+            int k = fjcs__utf8_sequence_length(p, end);
+            if (k == 0) return fail(ps, FJCS_E_UTF8, p, "invalid UTF-8");
+            ROOM(4);
+            for (int i = 0; i < k; i++) data[len++] = (char)p[i];
+            p += k;
+            continue;
+        }
+        if (c == '\\') {
+            out->len = mark;
+            return escaped_string(ps, pp, name);
+        }
+        return fail(ps, FJCS_E_CONTROL, p, "control character in string (must be escaped)");
+    }
+    }
+#undef ROOM
+    data[len++] = '"'; /* room: every way to the closing quote made room for it */
+    out->len = len;
+    *pp = p + 1;
+    if (name) {
+        name->m.key = q + 1;
+        name->m.key_len = (size_t)(p - q) - 1;
     }
     return FJCS_OK;
 }
@@ -429,8 +537,9 @@ value:
     case '[': {
         if (ps->nframes >= ps->max_depth)
             return fail(ps, FJCS_E_DEPTH, p, "nesting deeper than max_depth");
-        if (fjcs__grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame),
-                       ps->frames_local) != FJCS_OK ||
+        if ((FJCS_UNLIKELY(ps->nframes >= ps->frames_cap) &&
+             fjcs__grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, sizeof(frame),
+                        ps->frames_local) != FJCS_OK) ||
             fjcs__buf_reserve(out, 2) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         frame *f = &ps->frames[ps->nframes++];
@@ -522,7 +631,8 @@ after_value:
 member_name:
     if (p >= end || *p != '"') return unexpected(ps, p, FJCS_EXPECT_NAME);
     {
-        if (fjcs__grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member),
+        if (FJCS_UNLIKELY(ps->nmembers >= ps->members_cap) &&
+            fjcs__grow((void **)&ps->members, &ps->members_cap, ps->nmembers, sizeof(member),
                        ps->members_local) != FJCS_OK)
             return fail(ps, FJCS_E_NOMEM, p, "out of memory");
         frame *f = &ps->frames[ps->nframes - 1];

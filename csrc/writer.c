@@ -88,7 +88,24 @@ char *fjcs__render_digest(const fjcs_hasher *h, const uint8_t *digest, char *dst
         memcpy(dst, h->prefix, n);
         dst += n;
     }
-    for (size_t i = 0; i < h->size; i++) {
+    size_t i = 0;
+#if FJCS_HAVE_SSE2
+    /* 16 bytes at a time: high and low nibbles interleaved, each n -> '0' + n, plus 'a' - '0' - 10
+     * where n > 9. */
+    const __m128i low4 = _mm_set1_epi8(0x0F), nine = _mm_set1_epi8(9);
+    const __m128i zero = _mm_set1_epi8('0'), letters = _mm_set1_epi8('a' - '0' - 10);
+    for (; i + 16 <= h->size; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(digest + i));
+        __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4), lo = _mm_and_si128(v, low4);
+        __m128i a = _mm_unpacklo_epi8(hi, lo), b = _mm_unpackhi_epi8(hi, lo);
+        a = _mm_add_epi8(_mm_add_epi8(a, zero), _mm_and_si128(_mm_cmpgt_epi8(a, nine), letters));
+        b = _mm_add_epi8(_mm_add_epi8(b, zero), _mm_and_si128(_mm_cmpgt_epi8(b, nine), letters));
+        _mm_storeu_si128((__m128i *)(void *)dst, a);
+        _mm_storeu_si128((__m128i *)(void *)(dst + 16), b);
+        dst += 32;
+    }
+#endif
+    for (; i < h->size; i++) {
         *dst++ = HEX[digest[i] >> 4];
         *dst++ = HEX[digest[i] & 15];
     }
@@ -204,8 +221,8 @@ fjcs_code fjcs__write_double(fjcs_buf *out, double v) {
 #define FJCS_SORT_T fjcs__member
 #include "member_sort.h"
 
-static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
-                         fjcs__order *o);
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, const uint8_t *perm, size_t n,
+                               fjcs__nest *nest, fjcs__order *o);
 
 /* The memo slot for a sequence of n names starting with `first` (a cheap mix: records of one
  * shape meet the same slot, nested objects of other shapes mostly others). */
@@ -218,12 +235,23 @@ static fjcs__order_memo *memo_slot(fjcs__order *o, const fjcs__member *m, size_t
     return &o->memo[h % FJCS_MEMO_SLOTS];
 }
 
+/* Whether a[0..n) and b[0..n) are the same bytes: names are short, and a call to memcmp costs
+ * more than comparing them a word at a time here. */
+static inline int same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (fjcs__load_u64(a + i) != fjcs__load_u64(b + i)) return 0;
+    for (; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 /* Whether the names of m[0..n) are exactly those remembered in e, in the same order. */
 static int memo_matches(const fjcs__order_memo *e, const fjcs__member *m, size_t n) {
     if (e->n != n) return 0;
     const uint8_t *names = e->names;
     for (size_t i = 0; i < n; i++) {
-        if (m[i].key_len != e->len[i] || memcmp(m[i].key, names, m[i].key_len) != 0) return 0;
+        if (m[i].key_len != e->len[i] || !same_bytes(m[i].key, names, m[i].key_len)) return 0;
         names += m[i].key_len;
     }
     return 1;
@@ -255,9 +283,7 @@ fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sort
     fjcs__member input[FJCS_MEMO_MEMBERS];
     if (memo != NULL && memo_matches(memo, m, n)) {
         if (!memo->changed) return FJCS_OK;
-        memcpy(input, m, n * sizeof *m);
-        for (size_t i = 0; i < n; i++) m[i] = input[memo->perm[i]];
-        return place_members(out, m, n, nest, o);
+        return place_members(out, m, memo->perm, n, nest, o);
     }
     if (memo != NULL) memcpy(input, m, n * sizeof *m);
     size_t tmp_bytes = n > FJCS_SMALL_SORT ? n * sizeof(fjcs__member) : 0;
@@ -284,13 +310,15 @@ fjcs_code fjcs__order_members(fjcs_buf *out, fjcs__member *m, size_t n, int sort
     for (size_t i = 1; i < n; i++) changed |= m[i].start < m[i - 1].start;
     if (memo != NULL) memo_store(memo, input, m, n, changed);
     if (!changed) return FJCS_OK;
-    return place_members(out, m, n, nest, o);
+    return place_members(out, m, NULL, n, nest, o);
 }
 
 /* Write the members m[0..n), now in canonical order, in place of the region they sit in, in
  * input order, separated by single commas (or record them for fjcs__order_finish). */
-static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, fjcs__nest *nest,
-                         fjcs__order *o) {
+static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, const uint8_t *perm, size_t n,
+                               fjcs__nest *nest, fjcs__order *o) {
+    /* Member i in canonical order is m[perm[i]] (a remembered order), or m[i] (m sorted). */
+#define MEMBER(i) (perm ? &m[perm[i]] : &m[i])
     size_t region = SIZE_MAX, region_end = 0;
     for (size_t i = 0; i < n; i++) {
         if (m[i].start < region) region = m[i].start;
@@ -310,8 +338,8 @@ static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, f
                 FJCS_OK)
                 return FJCS_E_NOMEM;
             fjcs__span *sp = &o->spans[o->nspans++];
-            sp->start = m[i].start;
-            sp->end = m[i].end;
+            sp->start = MEMBER(i)->start;
+            sp->end = MEMBER(i)->end;
         }
         fjcs__reorder *r = &o->recs[o->nrecs++];
         r->start = region;
@@ -327,12 +355,14 @@ static fjcs_code place_members(fjcs_buf *out, const fjcs__member *m, size_t n, f
     char *dst = out->data + region;
     for (size_t i = 0; i < n; i++) {
         if (i) *dst++ = ',';
-        size_t len = m[i].end - m[i].start;
-        memcpy(dst, copy + (m[i].start - region), len);
+        const fjcs__member *mi = MEMBER(i);
+        size_t len = mi->end - mi->start;
+        memcpy(dst, copy + (mi->start - region), len);
         dst += len;
     }
     nest->moved = region_len;
     return FJCS_OK;
+#undef MEMBER
 }
 
 /* ---- Deferred member order ------------------------------------------------------------------- */
