@@ -8,7 +8,9 @@ on PYTHONPATH) and take the ratio, the machine being shared and noisy. Texts: a 
 (`dup`), an unterminated string after 200 bytes (`eof`), and 40 KB of valid objects followed by a
 leading zero (`big`, where a second reading costs the most), through the backend's canonicalize,
 the public `fastjcs.canonicalize` and `fastjcs.digest_text`. Values: `digest` and `dumps` of a
-small record holding a NaN. Issue 33 (a refusal costs one reading) was measured with it.
+small record holding a NaN, and `digest_many` of 20 records whose 11th holds it (`many`: the
+refused item's cost, the ten digested before it included). Issue 33 (a refusal costs one reading)
+was measured with it. Run it on the cffi route too: `FASTJCS_DIRECT=0 python benchmarks/refusals.py`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ TEXTS = {
     "big": BIG,
 }
 VALUE = {"a": [1, 2, {"b": "x" * 50}], "c": list(range(50)), "z": float("nan")}
+GOOD = {"a": [1, 2, {"b": "x" * 50}], "c": list(range(50)), "z": 0.5}
+MANY = [GOOD] * 10 + [VALUE] + [GOOD] * 9
 
 
 def best(fn: Callable[[], object], number: int) -> float:
@@ -43,7 +47,8 @@ def best(fn: Callable[[], object], number: int) -> float:
 
 def main() -> int:
     impl = backends.impl()
-    print(f"fastjcs {fastjcs.__version__} from {fastjcs.__file__}, backend {fastjcs.backend()}")
+    route = "direct" if getattr(impl, "_direct", None) is not None else "cffi"
+    print(f"fastjcs {fastjcs.__version__} from {fastjcs.__file__}, backend {fastjcs.backend()} ({route} route)")
     print(f"{'text':<6}{'backend':>12}{'public':>12}{'digest_text':>14}   (us per call)")
     for name, text in TEXTS.items():
         n = 200 if name == "big" else 20_000
@@ -55,7 +60,8 @@ def main() -> int:
         print(f"{name:<6}{row[0]:>12.2f}{row[1]:>12.2f}{row[2]:>14.2f}")
     digest = best(lambda: fastjcs.digest(VALUE), 20_000)
     dumps = best(lambda: fastjcs.dumps(VALUE), 20_000)
-    print(f"value: digest {digest:.2f} us, dumps {dumps:.2f} us")
+    many = best(lambda: fastjcs.digest_many(MANY), 5_000)
+    print(f"value: digest {digest:.2f} us, dumps {dumps:.2f} us, digest_many {many:.2f} us")
     return 0
 
 

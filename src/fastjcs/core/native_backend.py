@@ -439,14 +439,15 @@ def _digest_many(
 ) -> list[Any]:
     fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     if default is None and _direct is not None and address:
-        results, code = _direct.backend_digest_many(
+        results, code, stop = _direct.backend_digest_many(
             objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
         )
         if code == 0:
             return results
         if rendered:
-            return digest_many_rest(results, objs, max_depth, algorithm, integers_only)
-        raws = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
+            return digest_many_rest(results, objs, max_depth, algorithm, integers_only, stop)
+        first = _hashfn.public_digest(algorithm, _finish_item(stop, len(results), max_depth, integers_only))
+        raws = [first, *_digest_each(objs, len(results) + 1, max_depth, algorithm, integers_only)]
     elif default is None:
         results, raws = [], _digest_many_marshal(objs, max_depth, algorithm, integers_only)
     else:
@@ -454,13 +455,31 @@ def _digest_many(
     return results + ([_hash.render(algorithm, raw) for raw in raws] if rendered else raws)
 
 
-def digest_many_rest(results: list, objs: list, max_depth: int, algorithm: str, integers_only: bool) -> list[str]:
+def digest_many_rest(
+    results: list, objs: list, max_depth: int, algorithm: str, integers_only: bool, stop: tuple
+) -> list[str]:
     """The rendered digests of a batch whose first len(results) items the direct entry digested
-    (`results`): the item after them, which the walker refused or does not read, and the rest are
-    answered by the per-item path, which raises the first failure with its index (the public
-    digest_many of csrc/cpython/api.c, and _digest_many, call it)."""
-    rest = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
-    return results + [_hash.render(algorithm, raw) for raw in rest]
+    (`results`) and whose next item's walk stopped (`stop`: the item, then where it stopped, as
+    python_backend.resume takes it): that item is finished from there (its error raised with its
+    index), not walked again, and the rest are answered by the per-item path, which raises the
+    first failure with its index (the public digest_many of csrc/cpython/api.c, and _digest_many,
+    call it)."""
+    at = len(results)
+    first = _hashfn.public_digest(algorithm, _finish_item(stop, at, max_depth, integers_only))
+    rest = _digest_each(objs, at + 1, max_depth, algorithm, integers_only)
+    return [*results, _hash.render(algorithm, first), *(_hash.render(algorithm, raw) for raw in rest)]
+
+
+def _finish_item(stop: tuple, index: int, max_depth: int, integers_only: bool) -> bytes:
+    """The canonical bytes of the batch item at `index`, whose walk by the direct entry stopped where
+    `stop` says (the item, then resume's arguments): python_backend.resume goes on from there, as
+    dumps does (the item as the walker read it); its error is raised with the item's index."""
+    item, *where = stop
+    try:
+        return _python.resume(item, max_depth, integers_only, None, *where)
+    except CanonicalizationError as exc:
+        exc.index = index
+        raise
 
 
 def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
