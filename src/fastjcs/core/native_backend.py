@@ -36,8 +36,9 @@ NAME = "native"
 #
 # One small document per call goes through the lender (fjcs_lender_*, fastjcs.h) of the calling
 # thread: one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string`
-# and handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any
-# failure, and the ordinary entry point is run on the same input for the error (a rare path). An
+# and handed back by clearing the byte before it (`p[-1] = _DONE`). A refused input is lent as an
+# empty result carrying its error record (`_lent_error`): the input is read once. They return NULL
+# when out of memory, and the ordinary entry point is run on the same input (a rare path). An
 # input larger than _SMALL takes the ordinary entry point from the start: its output buffer is
 # freed as soon as it is copied, rather than kept by the lender until its next call.
 _SMALL = 1 << 16
@@ -64,6 +65,18 @@ def _lender() -> Any:
         return _threads.lender
     except AttributeError:
         return _open_lender()
+
+
+_lender_error = lib.fjcs_lender_error
+
+
+def _lent_error(p: Any, data: Any, max_depth: int) -> Exception:
+    """The error of a text the lender refused, worded from the record lent with its empty result
+    `p` (which is handed back): the text is not parsed again."""
+    err = ffi.new("fjcs_error *")
+    _lender_error(p, err)
+    p[-1] = _DONE
+    return _errors.text_error(err, data, max_depth)
 
 
 def format_double(x: float) -> str:
@@ -146,8 +159,10 @@ def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only
         )
         if p:
             text = _string(p)
-            p[-1] = _DONE
-            return text
+            if text:
+                p[-1] = _DONE
+                return text
+            raise _lent_error(p, data, max_depth)  # refused: its record, lent with the empty result
     out = ffi.new("fjcs_buf *")
     try:
         _run_text(data, max_depth, _flags(strict_integers, integers_only), out)
@@ -236,7 +251,9 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
         if p:
             text = _string(p)
             p[-1] = _DONE
-            return text
+            if text:
+                return text
+            return _refused_value(obj, encoded, max_depth, integers_only, default)  # C read it once
     return _dumps_encoded(obj, encoded, max_depth, integers_only, default)
 
 
@@ -396,12 +413,20 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
         _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
-    if default is not None:  # values of other types: default's answers, or the error
+    return _refused_value(obj, encoded, max_depth, integers_only, default)
+
+
+def _refused_value(obj: Any, encoded: bytes, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
+    """The answer for a value whose marshal encoding (`encoded`) the C reader refused: with
+    `default`, the pure-Python backend's (values of other types: default's answers, or the error);
+    without, the error rfc8785 raises, which the pure-Python backend raises. The C record, an
+    offset into marshal's copy, has no path to word it with."""
+    if default is not None:
         return _python.dumps(obj, max_depth, integers_only, default)
     _python.dumps(obj, max_depth, integers_only)  # raises the error rfc8785 would
     _python.dumps(marshal.loads(encoded), max_depth, integers_only)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
-        f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts"
+        "fastjcs internal error: the C core refused a value the Python backend accepts"
     )
 
 
@@ -543,7 +568,9 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
         if p:
             text = _string(p)
             p[-1] = _DONE
-            return text.decode("ascii")
+            if text:
+                return text.decode("ascii")
+            _refused_value(obj, encoded, max_depth, integers_only)  # raises its error (C read it once)
     # A value C refused raises its error here; what is returned is hashed through the public API.
     # The encoding made above is reused: a large value is marshalled once.
     canonical = (
@@ -568,8 +595,10 @@ def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str
             p = _lender_digest_text(_lender(), data, len(data), max_depth, flags, hasher)
             if p:
                 text = _string(p)
-                p[-1] = _DONE
-                return text.decode("ascii")
+                if text:
+                    p[-1] = _DONE
+                    return text.decode("ascii")
+                raise _lent_error(p, data, max_depth)  # refused: its record, lent with the empty result
     canonical = canonicalize(data, max_depth, strict_integers, integers_only)
     return _hash.render(algorithm, _hashfn.public_digest(algorithm, canonical))
 
