@@ -183,6 +183,38 @@ def test_a_refused_small_value_is_read_once_by_c_on_the_marshal_route(native, mo
     assert entries == ["_lender_digest_marshal", "python"]
 
 
+def test_digest_many_on_the_marshal_route_reads_a_refused_item_once_more(native, monkeypatch):
+    """digest_many on the marshal route (the batch's marshal copy read by C, fjcs_digest_marshal_items):
+    the item C refuses goes straight to the pure-Python backend for its error, with its index;
+    the items after it one by one. Before, the per-item path (native.dumps) marshalled it and read
+    it in C again first. Counted: native.dumps calls by item, and the Python backend's whole walks."""
+    from fastjcs.core import digests
+
+    walks: list = []
+
+    def counted(name, fn):
+        return lambda obj, *args, **kwargs: walks.append((name, obj)) or fn(obj, *args, **kwargs)
+
+    monkeypatch.setattr(native, "_direct", None)  # the batch through cffi's marshal reader
+    refused = {"a": [1, {2: 3}], "z": float("nan")}
+    batch = [[1], {"b": 2}, refused, [3]]
+    expected = None
+    try:
+        digests._python_digest_many(batch)
+    except fastjcs.CanonicalizationError as exc:
+        expected = (type(exc), str(exc), exc.index)
+    assert expected is not None and expected[2] == 2
+    monkeypatch.setattr(native, "dumps", counted("native", native.dumps))
+    monkeypatch.setattr(python_backend, "dumps", counted("python", python_backend.dumps))
+    calls = (lambda: native.digest_many(batch, 10_000, "sha256"), lambda: native.digest_many_rendered(batch, 10_000, "sha256"))
+    for call in calls:
+        walks.clear()
+        with pytest.raises(fastjcs.CanonicalizationError) as info:
+            call()
+        assert (type(info.value), str(info.value), info.value.index) == expected
+        assert walks == [("python", refused)]
+
+
 def test_a_refusal_lent_is_not_overwritten_before_it_is_read(native):
     """The record of a refusal is lent as a result is: a call made on the same lender before it is
     read (a finalizer's, a signal handler's) writes elsewhere, refused or not."""

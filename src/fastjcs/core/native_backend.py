@@ -539,8 +539,16 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
                 return result
             if rc == lib.FJCS_E_NOMEM:
                 raise MemoryError("fastjcs: out of memory")
-            # Item `done` failed: the per-item path below raises its proper error.
-            return result + _digest_each(objs, done, max_depth, algorithm, integers_only)
+            # C refused item `done`: the pure-Python backend raises its error (rfc8785's, with its
+            # path), not the per-item path, which would marshal it and read it in C again; should
+            # Python accept it (changed meanwhile), its answer is the item's. The rest one by one.
+            try:
+                canonical = _python.dumps(objs[done], max_depth, integers_only)
+            except CanonicalizationError as exc:
+                exc.index = done
+                raise
+            result.append(_hashfn.public_digest(algorithm, canonical))
+            return result + _digest_each(objs, done + 1, max_depth, algorithm, integers_only)
     return _digest_each(objs, 0, max_depth, algorithm, integers_only)
 
 
