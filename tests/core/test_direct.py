@@ -600,15 +600,13 @@ def test_digest_many_walks_the_item_it_stops_at_once(monkeypatch, integers_only)
         monkeypatch.setattr(native, "dumps", again(native_dumps))
         monkeypatch.setattr(python_backend, "dumps", again(python_dumps))
         calls = [
-            lambda: fastjcs.digest_many(batch, max_depth=depth, integers_only=integers_only),
-            lambda: native.digest_many_rendered(batch, depth, "sha256", integers_only),
-            lambda: [
-                "sha256:" + raw.hex() for raw in native.digest_many(batch, depth, "sha256", integers_only)
-            ],
+            lambda objs: fastjcs.digest_many(objs, max_depth=depth, integers_only=integers_only),  # noqa: B023
+            lambda objs: native.digest_many_rendered(objs, depth, "sha256", integers_only),  # noqa: B023
+            lambda objs: [f"sha256:{raw.hex()}" for raw in native.digest_many(objs, depth, "sha256", integers_only)],  # noqa: B023
         ]
-        for call in calls:
+        for call in calls:  # (each called within this turn of the loop)
             walks.clear()
-            got = _many_outcome(lambda objs: call(), batch)
+            got = _many_outcome(call, batch)
             if after is None:  # no item stops the walk
                 assert got[0] == "ok" and walks == []
                 continue

@@ -206,7 +206,10 @@ def test_digest_many_on_the_marshal_route_reads_a_refused_item_once_more(native,
     assert expected is not None and expected[2] == 2
     monkeypatch.setattr(native, "dumps", counted("native", native.dumps))
     monkeypatch.setattr(python_backend, "dumps", counted("python", python_backend.dumps))
-    calls = (lambda: native.digest_many(batch, 10_000, "sha256"), lambda: native.digest_many_rendered(batch, 10_000, "sha256"))
+    calls = (
+        lambda: native.digest_many(batch, 10_000, "sha256"),
+        lambda: native.digest_many_rendered(batch, 10_000, "sha256"),
+    )
     for call in calls:
         walks.clear()
         with pytest.raises(fastjcs.CanonicalizationError) as info:
