@@ -37,8 +37,9 @@ NAME = "native"
 # One small document per call goes through the lender (fjcs_lender_*, fastjcs.h) of the calling
 # thread: one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string`
 # and handed back by clearing the byte before it (`p[-1] = _DONE`). A refused input is lent as an
-# empty result carrying its error record (`_lent_error`): the input is read once. They return NULL
-# when out of memory, and the ordinary entry point is run on the same input (a rare path). An
+# empty result carrying its error record (`_lent_error` words a text's; a value's error is the
+# pure-Python backend's, with its path): C reads the input once. They return NULL on any other
+# failure (out of memory, a failed hash), and the ordinary entry point is run on the same input. An
 # input larger than _SMALL takes the ordinary entry point from the start: its output buffer is
 # freed as soon as it is copied, rather than kept by the lender until its next call.
 _SMALL = 1 << 16
