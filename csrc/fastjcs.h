@@ -13,8 +13,8 @@
  *  - one return convention: every exported function that can fail returns an fjcs_code (FJCS_OK
  *    or the error), and hands back lengths and counts through pointer arguments. fjcs_buf_free,
  *    which cannot fail, returns nothing. The exceptions are the lender's functions (fjcs_lender_*):
- *    fjcs_lender_open returns the lender (or NULL), fjcs_lender_close nothing, and the others
- *    their result lent from the lender's buffer, or NULL;
+ *    fjcs_lender_open returns the lender (or NULL), fjcs_lender_close nothing, fjcs_lender_error
+ *    a code, and the others their result lent from the lender's buffer, or NULL;
  *  - at most 10 parameters per function: what travels together is a struct (fjcs_hasher,
  *    fjcs_failures, fjcs_arrow_texts, fjcs_arrow_digests; tests/c/test_c_api.py checks);
  *  - an error is described by an fjcs_error record (code, what was expected, byte offset, static
@@ -247,8 +247,10 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
  * lender is called again first (a signal handler or a finalizer run by the same thread between the
  * call and the copy): that call writes into a new buffer; up to 8 such buffers are kept aside,
  * the oldest freed past that. A buffer a call left larger than 64 KiB is freed by the next call.
- * On any failure they return NULL and record nothing: call the ordinary function on the same
- * input for the error.
+ * A refused input is lent as an empty result (a canonical form, a number or a digest is never
+ * empty) whose error record fjcs_lender_error copies out: the input is not read again for it. On
+ * any other failure (out of memory, the hash function failed) they return NULL and record
+ * nothing: call the ordinary function on the same input for the error.
  */
 typedef struct fjcs_lender fjcs_lender;
 
@@ -275,6 +277,10 @@ const char *fjcs_lender_digest_marshal(fjcs_lender *lender, const char *data, si
 /* fjcs_canonicalize, then hash, as fjcs_lender_digest_marshal. */
 const char *fjcs_lender_digest_text(fjcs_lender *lender, const char *text, size_t len,
                                     size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher);
+
+/* The error record of a lent result that is empty (a refused input) into *err, and its code;
+ * FJCS_OK (a clean record) for a result that is not empty. Read it before handing the result back. */
+fjcs_code fjcs_lender_error(const char *result, fjcs_error *err);
 
 /* fjcs_format_double (NULL for NaN and the infinities). */
 const char *fjcs_lender_format_double(fjcs_lender *lender, double v);

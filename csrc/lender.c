@@ -27,12 +27,17 @@
  * Canonical JSON never contains a NUL byte (RFC 8785 escapes every control character), nor does a
  * rendered number or digest, so each result is NUL-terminated and its length is its strlen.
  *
- * Where a call fails, it returns NULL and describes nothing: the caller runs the ordinary entry
- * point (fjcs_canonicalize, ...) on the same input for the error record. Failures are the rare
- * path, and this keeps an error record out of the lender.
+ * A refused input (an error of the input: invalid JSON, a duplicate name, a value JCS cannot
+ * carry) is lent as a result too: an empty one (a canonical form is never empty), its error
+ * record stored after its NUL, which fjcs_lender_error copies out. So the caller words the error
+ * from the record without reading the input again, and the record, lent as any result is, is not
+ * overwritten by a call made before it is read (a finalizer's, a signal handler's). A call that
+ * runs out of memory or whose hash function fails returns NULL and describes nothing: the caller
+ * runs the ordinary entry point (fjcs_canonicalize, ...) on the same input.
  */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fjcs_internal.h"
 
@@ -109,12 +114,30 @@ static fjcs_code begin(fjcs_lender *c) {
     return FJCS_OK;
 }
 
-/* Lend the result (rc FJCS_OK) or report the failure (NULL). */
-static const char *lend(fjcs_lender *c, fjcs_code rc) {
-    if (rc != FJCS_OK || fjcs__buf_reserve(&c->out, 1) != FJCS_OK) return NULL;
+/* Lend the result (rc FJCS_OK), or the refusal of the input (rc its error, recorded in *err): an
+ * empty result, the record after its NUL (copied byte by byte: the buffer's place for it is not
+ * aligned); NULL when out of memory or the hash function failed. */
+static const char *lend(fjcs_lender *c, fjcs_code rc, const fjcs_error *err) {
+    /* (a code the record does not hold is described by the ordinary entry point: NULL) */
+    if (rc == FJCS_E_NOMEM || rc == FJCS_E_HASH || (rc != FJCS_OK && err->code != rc)) return NULL;
+    if (rc != FJCS_OK) {
+        c->out.len = 1; /* drop what the refused call wrote: the result starts empty */
+        if (fjcs__buf_reserve(&c->out, 1 + sizeof *err) != FJCS_OK) return NULL;
+        c->out.data[1] = 0;
+        memcpy(c->out.data + 2, err, sizeof *err);
+        c->out.data[0] = 1;
+        return c->out.data + 1;
+    }
+    if (fjcs__buf_reserve(&c->out, 1) != FJCS_OK) return NULL;
     c->out.data[c->out.len] = 0;
     c->out.data[0] = 1;
     return c->out.data + 1;
+}
+
+fjcs_code fjcs_lender_error(const char *result, fjcs_error *err) {
+    if (result[0] != 0) return fjcs__fail(err, FJCS_OK, 0, NULL); /* a result, not a refusal */
+    memcpy(err, result + 1, sizeof *err);
+    return err->code;
 }
 
 /* Whether member ordering's buffers grew past what a lender keeps. */
@@ -135,16 +158,16 @@ static void trim_text(fjcs_lender *c) {
 }
 
 static fjcs_code run_marshal(fjcs_lender *c, const char *data, size_t len, size_t max_depth,
-                             fjcs_flags flags, fjcs_buf *out) {
-    fjcs_code rc = fjcs__marshal_run(data, len, max_depth, flags, out, NULL, &c->order);
+                             fjcs_flags flags, fjcs_buf *out, fjcs_error *err) {
+    fjcs_code rc = fjcs__marshal_run(data, len, max_depth, flags, out, err, &c->order);
     if (order_is_large(&c->order)) fjcs__order_free(&c->order);
     return rc;
 }
 
 static fjcs_code run_text(fjcs_lender *c, const char *text, size_t len, size_t max_depth,
-                          fjcs_flags flags, fjcs_buf *out) {
+                          fjcs_flags flags, fjcs_buf *out, fjcs_error *err) {
     fjcs__text_set_limits(&c->text, max_depth, flags);
-    fjcs_code rc = fjcs__text_run(&c->text, text, len, out, NULL);
+    fjcs_code rc = fjcs__text_run(&c->text, text, len, out, err);
     trim_text(c);
     return rc;
 }
@@ -163,33 +186,37 @@ static fjcs_code put_digest(fjcs_lender *c, const fjcs_hasher *hasher) {
 
 const char *fjcs_lender_canonicalize(fjcs_lender *c, const char *text, size_t len,
                                      size_t max_depth, fjcs_flags flags) {
+    fjcs_error err;
     if (begin(c) != FJCS_OK) return NULL;
-    return lend(c, run_text(c, text, len, max_depth, flags, &c->out));
+    return lend(c, run_text(c, text, len, max_depth, flags, &c->out, &err), &err);
 }
 
 const char *fjcs_lender_canonicalize_marshal(fjcs_lender *c, const char *data, size_t len,
                                              size_t max_depth, fjcs_flags flags) {
+    fjcs_error err;
     if (begin(c) != FJCS_OK) return NULL;
-    return lend(c, run_marshal(c, data, len, max_depth, flags, &c->out));
+    return lend(c, run_marshal(c, data, len, max_depth, flags, &c->out, &err), &err);
 }
 
 const char *fjcs_lender_digest_marshal(fjcs_lender *c, const char *data, size_t len,
                                        size_t max_depth, fjcs_flags flags,
                                        const fjcs_hasher *hasher) {
+    fjcs_error err;
     if (begin(c) != FJCS_OK) return NULL;
     c->canon.len = 0;
-    fjcs_code rc = run_marshal(c, data, len, max_depth, flags, &c->canon);
+    fjcs_code rc = run_marshal(c, data, len, max_depth, flags, &c->canon, &err);
     if (rc == FJCS_OK) rc = put_digest(c, hasher);
-    return lend(c, rc);
+    return lend(c, rc, &err);
 }
 
 const char *fjcs_lender_digest_text(fjcs_lender *c, const char *text, size_t len,
                                     size_t max_depth, fjcs_flags flags, const fjcs_hasher *hasher) {
+    fjcs_error err;
     if (begin(c) != FJCS_OK) return NULL;
     c->canon.len = 0;
-    fjcs_code rc = run_text(c, text, len, max_depth, flags, &c->canon);
+    fjcs_code rc = run_text(c, text, len, max_depth, flags, &c->canon, &err);
     if (rc == FJCS_OK) rc = put_digest(c, hasher);
-    return lend(c, rc);
+    return lend(c, rc, &err);
 }
 
 const char *fjcs_lender_format_double(fjcs_lender *c, double v) {
@@ -198,5 +225,5 @@ const char *fjcs_lender_format_double(fjcs_lender *c, double v) {
     size_t n;
     if (fjcs_format_double(v, c->out.data + c->out.len, &n) != FJCS_OK) return NULL;
     c->out.len += n;
-    return lend(c, FJCS_OK);
+    return lend(c, FJCS_OK, NULL);
 }

@@ -260,9 +260,11 @@ PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t na
 
 /* The public fastjcs.digest_many(objs, algorithm="sha256", *, max_depth, integers_only, default):
  * a list of values with a registered algorithm and no default, each walked and hashed in C; where
- * the walker stops at an item (refused, or one it does not read), that item and the rest go to
- * native_backend.digest_many_rest with the digests made so far (nothing is walked twice), which
- * gives them or raises the item's error with its index. Any other call goes to the Python function. */
+ * the walker stops at an item (refused, or one it does not read), the Python side is handed the
+ * digests made so far, the item and where its walk stopped (native_backend.digest_many_rest):
+ * python_backend.resume finishes that item from there, giving its digest or raising its error with
+ * its index, and the rest are digested one by one. Nothing is walked twice. Any other call goes
+ * to the Python function. */
 PyObject *api_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     static const char *const names[] = {"algorithm", "max_depth", "integers_only", "default"};
     state *s = get_state(module);
@@ -274,16 +276,18 @@ PyObject *api_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t na
         keywords_of(kwnames, args + nargs, names, 4, given) && (h = named_hasher(s, given[0])) != NULL &&
         (given[1] == NULL || depth_of(given[1], &depth)) && flag_of(given[2], &integers_only) &&
         (given[3] == NULL || given[3] == Py_None)) {
-        PyObject *results = digest_items(module, args[0], depth, integers_only ? FJCS_INTEGERS_ONLY : 0, h, 1, &rc);
+        PyObject *stop;
+        PyObject *results = digest_items(module, args[0], depth, integers_only ? FJCS_INTEGERS_ONLY : 0, h, 1, &rc, &stop);
         if (results == NULL || rc == WK_OK) return results;
         PyObject *rest = python_fn(module, PY_DIGEST_MANY_REST);
         PyObject *algorithm = given[0] ? Py_NewRef(given[0]) : PyUnicode_FromString("sha256");
-        PyObject *answer = rest && algorithm ? PyObject_CallFunction(rest, "OOnOO", results, args[0], (Py_ssize_t)depth,
-                                                                     algorithm, integers_only ? Py_True : Py_False)
+        PyObject *answer = rest && algorithm ? PyObject_CallFunction(rest, "OOnOOO", results, args[0], (Py_ssize_t)depth,
+                                                                     algorithm, integers_only ? Py_True : Py_False, stop)
                                              : NULL;
         Py_XDECREF(rest);
         Py_XDECREF(algorithm);
         Py_DECREF(results);
+        Py_DECREF(stop);
         return answer;
     }
     return hand_over(module, PY_DIGEST_MANY, args, nargs, kwnames);

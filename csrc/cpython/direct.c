@@ -312,9 +312,13 @@ static PyObject *direct_digest(PyObject *module, PyObject *const *args, Py_ssize
 
 /* The digests of items (an exact list), one per item, until one is refused or left to the Python
  * side: raw (rendered 0) or prefix + hex as a str. *rc is WK_OK when every item was digested, else
- * WK_REFUSE or WK_BAIL for the item after the last result; NULL with an exception set. */
+ * WK_REFUSE or WK_BAIL for the item after the last result, and *stop (else NULL) is where the walk
+ * of that item stopped, (item, written, frames, pending, chain, made): the item and then what
+ * python_backend.resume goes on from (walk_stopped_at), so that the Python side finishes that item
+ * without walking it again. NULL with an exception set. */
 PyObject *digest_items(PyObject *module, PyObject *items, size_t max_depth, int flags, const hasher *h, int rendered,
-                       int *rc) {
+                       int *rc, PyObject **stop) {
+    *stop = NULL;
     PyObject *results = PyList_New(0);
     if (results == NULL) return NULL;
     state *s = enter(module);
@@ -327,8 +331,19 @@ PyObject *digest_items(PyObject *module, PyObject *items, size_t max_depth, int 
     for (Py_ssize_t i = 0; i < PyList_Size(items); i++) {
         PyObject *item = PyList_GetItem(items, i);
         s->out.len = 0;
-        Py_INCREF(item);
-        *rc = walk_value(s, item, max_depth, flags, &s->out);
+        Py_INCREF(item); /* held: code run by the walk may remove it from the list */
+        walk w = walk_init(s, max_depth, flags, &s->out);
+        *rc = walk_run(&w, item);
+        if (*rc == WK_REFUSE || *rc == WK_BAIL) {
+            /* read before walk_done and leave, which drop the frames and the member stack */
+            PyObject *at = walk_stopped_at(&w);
+            PyObject *head = at ? PyTuple_Pack(1, item) : NULL;
+            *stop = head ? PySequence_Concat(head, at) : NULL;
+            Py_XDECREF(head);
+            Py_XDECREF(at);
+            if (*stop == NULL) *rc = WK_ERROR;
+        }
+        walk_done(&w);
         Py_DECREF(item);
         if (*rc != WK_OK) break;
         PyObject *one;
@@ -349,16 +364,17 @@ PyObject *digest_items(PyObject *module, PyObject *items, size_t max_depth, int 
         Py_DECREF(one);
     }
     leave(s);
-    if (*rc == WK_NOMEM) {
+    if (*rc == WK_NOMEM || *rc == WK_ERROR) {
         Py_DECREF(results);
-        return PyErr_NoMemory();
+        return *rc == WK_NOMEM ? PyErr_NoMemory() : NULL;
     }
     return results;
 }
 
-/* backend_digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code): digest_items,
- * rendered when prefix is not None; code 0 when every item was digested, else 1 / 2 for the item
- * after the last result, which the Python side answers (with the rest). */
+/* backend_digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code, stop):
+ * digest_items, rendered when prefix is not None; code 0 (stop None) when every item was
+ * digested, else 1 / 2 for the item after the last result, which the Python side finishes from
+ * where its walk stopped (stop: the item, then resume's arguments), with the rest. */
 static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     size_t max_depth;
     hasher h;
@@ -369,10 +385,12 @@ static PyObject *direct_digest_many(PyObject *module, PyObject *const *args, Py_
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
     int rc;
-    PyObject *results = digest_items(module, items, max_depth, flags, &h, args[5] != Py_None, &rc);
+    PyObject *stop;
+    PyObject *results = digest_items(module, items, max_depth, flags, &h, args[5] != Py_None, &rc, &stop);
     if (results == NULL) return NULL;
-    PyObject *answer = Py_BuildValue("(Oi)", results, rc);
+    PyObject *answer = Py_BuildValue("(OiO)", results, rc, stop ? stop : Py_None);
     Py_DECREF(results);
+    Py_XDECREF(stop);
     return answer;
 }
 
@@ -498,7 +516,7 @@ static PyMethodDef methods[] = {
     {"backend_digest", (PyCFunction)(void (*)(void))direct_digest, METH_FASTCALL,
      "backend_digest(obj, max_depth, flags, fn, size, prefix) -> str: prefix + hex of dumps(obj)."},
     {"backend_digest_many", (PyCFunction)(void (*)(void))direct_digest_many, METH_FASTCALL,
-     "backend_digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code)."},
+     "backend_digest_many(list, max_depth, flags, fn, size, prefix) -> (results, code, stop)."},
     {"backend_canonicalize", (PyCFunction)(void (*)(void))direct_canonicalize, METH_FASTCALL,
      "canonicalize(bytes, max_depth, flags) -> bytes, or (code, expected, offset) when the text is refused, "
      "or None when it is longer than held_text_limit()."},

@@ -43,9 +43,10 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
                        int integers_only, PyObject *dflt, const hasher *h);
 
 /* The digests of items (an exact list) until one is refused or left to the Python side (*rc:
- * WK_OK when all were digested, else WK_REFUSE or WK_BAIL); NULL with an exception set (direct.c). */
+ * WK_OK when all were digested, else WK_REFUSE or WK_BAIL, and *stop the item and where its walk
+ * stopped, for python_backend.resume); NULL with an exception set (direct.c). */
 PyObject *digest_items(PyObject *module, PyObject *items, size_t max_depth, int flags, const hasher *h, int rendered,
-                       int *rc);
+                       int *rc, PyObject **stop);
 
 /* The keyword arguments of a call (kwargs[k] named kwnames[k]) matched to names[0..n): values[i]
  * set for each, 1 when every keyword is one of names and names a value not set already. */

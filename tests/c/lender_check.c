@@ -4,7 +4,8 @@
  *
  * Four threads each open a lender, make calls of every kind through it (results handed back, a
  * result left lent while the lender is called again, results never handed back, more of those
- * than the lender keeps aside, a result larger than what it keeps), and close it: a lender that
+ * than the lender keeps aside, a result larger than what it keeps, refusals lent with their
+ * error records), and close it: a lender that
  * forgot a buffer (lent, kept aside or grown) on close is a leak, which fails the run at exit. The
  * answers are checked against fixed expectations.
  */
@@ -42,6 +43,8 @@ static void *work(void *arg) {
         /* a still lent: the next calls write elsewhere */
         const char *d = fjcs_lender_digest_text(lender, "[1]", 3, 10, 0, &hasher);
         CHECK(d != NULL && strcmp(d, "h:5b31") == 0); /* "[1" in hex */
+        fjcs_error none;
+        CHECK(fjcs_lender_error(d, &none) == FJCS_OK && none.code == FJCS_OK); /* a result, not a refusal */
         give_back(d);
         CHECK(strcmp(a, "{\"a\":[2],\"b\":1}") == 0);
         give_back(a);
@@ -51,7 +54,19 @@ static void *work(void *arg) {
         const char *x = fjcs_lender_digest_marshal(lender, "T", 1, 10, 0, &hasher); /* True */
         CHECK(x != NULL && strcmp(x, "h:7472") == 0); /* "tr" */
         give_back(x);
-        CHECK(fjcs_lender_canonicalize(lender, "{\"a\":1,\"a\":2}", 13, 10, 0) == NULL);
+        /* a refusal: an empty result lent with its record, which a later call leaves alone */
+        const char *r = fjcs_lender_canonicalize(lender, "{\"a\":1,\"a\":2}", 13, 10, 0);
+        CHECK(r != NULL && r[0] == 0);
+        const char *r2 = fjcs_lender_digest_text(lender, "[1,", 3, 10, 0, &hasher);
+        CHECK(r2 != NULL && r2[0] == 0);
+        fjcs_error err;
+        CHECK(fjcs_lender_error(r, &err) == FJCS_E_DUPKEY && err.offset == 7);
+        give_back(r);
+        CHECK(fjcs_lender_error(r2, &err) == FJCS_E_SYNTAX && err.offset == 3 && err.expected == FJCS_EXPECT_VALUE);
+        give_back(r2);
+        const char *r3 = fjcs_lender_canonicalize_marshal(lender, "g", 1, 10, 0); /* a float, cut short */
+        CHECK(r3 != NULL && r3[0] == 0 && fjcs_lender_error(r3, &err) == FJCS_E_ENCODING);
+        give_back(r3);
         /* results never handed back, more than a lender keeps aside (the oldest are freed) */
         for (int k = 0; k < 12; k++) CHECK(fjcs_lender_format_double(lender, 0.5 + k) != NULL);
         if (round % 10 == 0) { /* a result larger than a lender keeps, left lent at close */

@@ -545,8 +545,9 @@ def test_digest_many_calls_answer_as_the_python_function(args, kwargs):
 def test_digest_many_makes_one_crossing_and_walks_each_item_once(monkeypatch):
     """A list with a registered algorithm runs no Python frame; an item the walker refuses goes,
     with the rest, to native_backend.digest_many_rest with the digests made so far: the Python
-    function (digests.digest_many) does not run, and the per-item path starts at that item (a
-    hand-over of the whole call would start it at 0, walking the digested items again)."""
+    function (digests.digest_many) does not run, and the per-item path starts after that item,
+    which is finished from where its walk stopped (a hand-over of the whole call would start at 0,
+    walking the digested items again)."""
     fastjcs.digest({})
     assert _python_frames(fastjcs.digest_many, [{"b": 1, "a": [2.5]}, [1]]) == []
     starts = []
@@ -557,8 +558,63 @@ def test_digest_many_makes_one_crossing_and_walks_each_item_once(monkeypatch):
     batch = [[1], [2], {"x": float("nan")}, [3]]
     frames = _python_frames(_many_outcome, fastjcs.digest_many, batch)
     assert "digest_many_rest" in frames and "digest_many" not in frames
-    assert starts == [2] and _many_outcome(fastjcs.digest_many, batch)[3] == 2
-    assert _many_outcome(fastjcs.digest_many, [[1], [2], [3]])[0] == "ok" and starts == [2, 2]
+    assert starts == [] and _many_outcome(fastjcs.digest_many, batch)[3] == 2  # raised at the item itself
+    assert _many_outcome(fastjcs.digest_many, [[1], [2], [3]])[0] == "ok" and starts == []
+    assert _many_outcome(fastjcs.digest_many, [[1], [2], ListLike([3]), [4]])[0] == "ok"
+    assert starts == [3]  # the items after the one the walk stopped at
+
+
+class ListLike(list):
+    """A list subclass: the walker leaves it to the Python side (BAIL), which goes on from it."""
+
+
+@pytest.mark.parametrize("integers_only", [False, True])
+def test_digest_many_walks_the_item_it_stops_at_once(monkeypatch, integers_only):
+    """The item the batch walk stops at is finished by python_backend.resume from where the walk
+    stopped (issue 33): neither the per-item path (native.dumps, a C walk from the item's start)
+    nor the Python backend's dumps reads it again; only the items after it go one by one. Before,
+    it was walked three times: by the batch walk, by native.dumps (counted: 1 per stopped item),
+    then by resume. The answer, exception, message and index are the Python function's, through
+    the public function and through the backend's digest_many (raw and rendered)."""
+    from fastjcs.core import digests
+
+    fastjcs.digest({})
+    walks = []  # the items walked again from their start
+    native_dumps, python_dumps = native.dumps, python_backend.dumps
+
+    def again(whole):
+        return lambda obj, *args, **kwargs: walks.append(obj) or whole(obj, *args, **kwargs)
+
+    refused = {"a": [1, {"b": "x"}], "z": float("nan"), "m": [2**60, "\ud800"]}
+    deep = {"d": [[[[[[1]]]]]]}
+    bail = ListLike([{"b": 1, "a": 2}])
+    huge = [1.5, 3]  # refused under integers_only only
+    batches = [  # (batch, max_depth, the items after the stop)
+        ([[1], [2], refused, [3]], 100, []),
+        ([[1], deep, [3]], 5, []),
+        ([[1], bail, [3], {"k": [4]}], 100, [[3], {"k": [4]}]),  # digested: the rest go one by one
+        ([huge, [3]], 100, [] if integers_only else None),
+    ]
+    for batch, depth, after in batches:
+        expected = _many_outcome(digests._python_digest_many, batch, max_depth=depth, integers_only=integers_only)
+        monkeypatch.setattr(native, "dumps", again(native_dumps))
+        monkeypatch.setattr(python_backend, "dumps", again(python_dumps))
+        calls = [
+            lambda objs: fastjcs.digest_many(objs, max_depth=depth, integers_only=integers_only),  # noqa: B023
+            lambda objs: native.digest_many_rendered(objs, depth, "sha256", integers_only),  # noqa: B023
+            lambda objs: [f"sha256:{raw.hex()}" for raw in native.digest_many(objs, depth, "sha256", integers_only)],  # noqa: B023
+        ]
+        for call in calls:  # (each called within this turn of the loop)
+            walks.clear()
+            got = _many_outcome(call, batch)
+            if after is None:  # no item stops the walk
+                assert got[0] == "ok" and walks == []
+                continue
+            assert walks == after
+            assert got == expected
+        monkeypatch.setattr(native, "dumps", native_dumps)
+        monkeypatch.setattr(python_backend, "dumps", python_dumps)
+    assert _many_outcome(fastjcs.digest_many, [[1], refused])[3] == 1
 
 
 def test_any_first_digest_registers_its_algorithm():

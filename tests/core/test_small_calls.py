@@ -95,7 +95,152 @@ def test_digest_text_goes_through_the_lender_without_the_direct_entry(native, mo
     assert info.value.offset == 7
 
 
-def test_failures_return_null_and_the_error_is_the_ordinary_one(backend):
+REFUSED_TEXTS = [
+    b'{"a":1,"a":2}',
+    b'{"z":{"y":1,"y":2},"a":1}',
+    b'{"\\u00e9t\\u00e9":1,"\\u00e9t\\u00e9":2}',
+    b"[1,",
+    b"\xff",
+    b"01",
+    b'["\\ud800"]',
+    b"[1e400]",
+    b"[9007199254740993]",
+    b"[1.5]",
+    b"[[[[[1]]]]]",
+    b'{"a" 1}',
+    b"[tru]",
+    b"",
+]
+
+
+def outcome(fn, *args):
+    try:
+        return ("ok", fn(*args))
+    except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
+        return ("error", type(exc).__name__, str(exc), getattr(exc, "offset", None))
+
+
+@pytest.mark.parametrize("text", REFUSED_TEXTS)
+def test_a_refused_small_text_is_parsed_once_on_the_lender(native, monkeypatch, text):
+    """On cffi's route (PyPy, CPython 3.9, FASTJCS_DIRECT=0; here the direct entry is set aside), the
+    lender lends a refused text's error record with an empty result, which native_errors words: the
+    text is parsed once by canonicalize and by digest_text. Before, the lender recorded nothing
+    and the text was parsed again by the ordinary entry (_run_text; digest_text parsed it a third
+    time, through the lender's canonicalize). Parser entries are counted where Python reaches
+    them; the error (class, message, offset) equals the pure-Python backend's."""
+    entries: list = []
+
+    def counted(name, fn):
+        text_at = 1 if name.startswith("_lender") else 0  # the lender's calls take it first
+        return lambda *args: entries.append((name, args[text_at])) or fn(*args)
+
+    monkeypatch.setattr(native, "_direct", None)
+    monkeypatch.setattr(native, "_direct_canonicalize", None)
+    for name in ("_lender_canonicalize", "_lender_digest_text", "_run_text"):
+        monkeypatch.setattr(native, name, counted(name, getattr(native, name)))
+    refused = 0
+    for strict, integers_only in ((False, False), (True, False), (False, True)):
+        expected = outcome(python_backend.canonicalize, text, 4, strict, integers_only)
+        if expected[0] != "error":
+            continue
+        refused += 1
+        entries.clear()
+        assert outcome(native.canonicalize, text, 4, strict, integers_only) == expected
+        assert entries == [("_lender_canonicalize", text)]
+        entries.clear()
+        assert outcome(native.digest_text, text, 4, strict, "sha256", integers_only) == expected
+        assert entries == [("_lender_digest_text", text)]
+    assert refused
+    assert native.canonicalize(b'{"b":1, "a":[2]}', 4, False) == b'{"a":[2],"b":1}'  # the lender, usable after
+
+
+@pytest.mark.parametrize(
+    "value, depth",
+    [({"a": [1, 2], "z": float("nan")}, 100), ([1, {2: 3}], 100), ({"d": [[[[1]]]]}, 3), ([{1}], 100), ([2**60], 100)],
+)
+def test_a_refused_small_value_is_read_once_by_c_on_the_marshal_route(native, monkeypatch, value, depth):
+    """On the marshal route (the cffi route's dumps and digest of a value), the lender lends the
+    refusal: the value goes straight to the pure-Python backend, which raises rfc8785's error with
+    its path (the C record, an offset into marshal's copy, cannot say where). Before, the ordinary
+    entry (_canonicalize_marshal) read marshal's copy a second time to learn it was refused.
+    Counted: the C reader's entries and the Python backend's whole walks."""
+    entries: list = []
+
+    def counted(name, fn):
+        return lambda *args, **kwargs: entries.append(name) or fn(*args, **kwargs)
+
+    monkeypatch.setattr(native, "_direct_digest", None)
+    monkeypatch.setattr(native, "_StringBuilder", None)  # PyPy's own writer set aside: the marshal route
+    expected = outcome(python_backend.dumps, value, depth, False, None)
+    assert expected[0] == "error"
+    for name in ("_lender_canonicalize_marshal", "_lender_digest_marshal", "_canonicalize_marshal"):
+        monkeypatch.setattr(native, name, counted(name, getattr(native, name)))
+    monkeypatch.setattr(python_backend, "dumps", counted("python", python_backend.dumps))
+    assert outcome(native._dumps, value, depth) == expected
+    assert entries == ["_lender_canonicalize_marshal", "python"]
+    entries.clear()
+    assert outcome(native.digest, value, depth, "sha256") == expected
+    assert entries == ["_lender_digest_marshal", "python"]
+
+
+def test_digest_many_on_the_marshal_route_reads_a_refused_item_once_more(native, monkeypatch):
+    """digest_many on the marshal route (the batch's marshal copy read by C, fjcs_digest_marshal_items):
+    the item C refuses goes straight to the pure-Python backend for its error, with its index;
+    the items after it one by one. Before, the per-item path (native.dumps) marshalled it and read
+    it in C again first. Counted: native.dumps calls by item, and the Python backend's whole walks."""
+    from fastjcs.core import digests
+
+    walks: list = []
+
+    def counted(name, fn):
+        return lambda obj, *args, **kwargs: walks.append((name, obj)) or fn(obj, *args, **kwargs)
+
+    monkeypatch.setattr(native, "_direct", None)  # the batch through cffi's marshal reader
+    refused = {"a": [1, {2: 3}], "z": float("nan")}
+    batch = [[1], {"b": 2}, refused, [3]]
+    expected = None
+    try:
+        digests._python_digest_many(batch)
+    except fastjcs.CanonicalizationError as exc:
+        expected = (type(exc), str(exc), exc.index)
+    assert expected is not None and expected[2] == 2
+    monkeypatch.setattr(native, "dumps", counted("native", native.dumps))
+    monkeypatch.setattr(python_backend, "dumps", counted("python", python_backend.dumps))
+    calls = (
+        lambda: native.digest_many(batch, 10_000, "sha256"),
+        lambda: native.digest_many_rendered(batch, 10_000, "sha256"),
+    )
+    for call in calls:
+        walks.clear()
+        with pytest.raises(fastjcs.CanonicalizationError) as info:
+            call()
+        assert (type(info.value), str(info.value), info.value.index) == expected
+        assert walks == [("python", refused)]
+
+
+def test_a_refusal_lent_is_not_overwritten_before_it_is_read(native):
+    """The record of a refusal is lent as a result is: a call made on the same lender before it is
+    read (a finalizer's, a signal handler's) writes elsewhere, refused or not."""
+    from fastjcs._native_ext import ffi, lib
+
+    lender = ffi.gc(lib.fjcs_lender_open(), lib.fjcs_lender_close)
+    first = lib.fjcs_lender_canonicalize(lender, b'{"a":1,"a":2}', 13, 10, 0)
+    assert ffi.string(first) == b""
+    second = lib.fjcs_lender_canonicalize(lender, b"[1,", 3, 10, 0)
+    third = lib.fjcs_lender_canonicalize(lender, b"[3, 4]", 6, 10, 0)
+    err = ffi.new("fjcs_error *")
+    assert lib.fjcs_lender_error(second, err) == lib.FJCS_E_SYNTAX and (err.offset, err.expected) == (
+        3,
+        lib.FJCS_EXPECT_VALUE,
+    )
+    second[-1] = b"\0"
+    assert lib.fjcs_lender_error(third, err) == lib.FJCS_OK and ffi.string(third) == b"[3,4]"
+    third[-1] = b"\0"
+    assert lib.fjcs_lender_error(first, err) == lib.FJCS_E_DUPKEY and err.offset == 7
+    first[-1] = b"\0"
+
+
+def test_refusals_raise_the_ordinary_error_and_the_lender_serves_after(backend):
     with pytest.raises(fastjcs.DuplicateKeyError) as info:
         fastjcs.canonicalize(b'{"a":1,"a":2}')
     assert info.value.offset == 7

@@ -365,3 +365,27 @@ def test_digest_walks_a_refused_value_once(monkeypatch):
 
 class OrderedDictLike(dict):
     """A dict subclass: the walker leaves it to the Python side (BAIL), which goes on from it."""
+
+
+def test_a_class_property_that_removes_a_member_in_digest_many():
+    """A __class__ property (Python code the walker runs to check a subclass) that removes a member
+    not yet written makes the walk raise the Python backend's RuntimeError. digest_many passed that
+    walk on as a stop with the exception still set, and raised SystemError ("returned a result with
+    an exception set") where dumps raised the RuntimeError."""
+
+    class Lying(int):
+        @property
+        def __class__(self):  # honest, but it changes the dict being walked
+            held.pop("b", None)
+            return Lying
+
+    def fresh():
+        held.clear()
+        held.update(a=Lying(1), b=2)
+        return held
+
+    held: dict = {}
+    expected = outcome(python_backend.dumps, fresh(), 100, False, None)
+    assert expected[:2] == ("error", "RuntimeError")
+    assert outcome(fastjcs.dumps, fresh()) == expected
+    assert outcome(fastjcs.digest_many, [[1], fresh()]) == expected

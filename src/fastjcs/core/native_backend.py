@@ -36,8 +36,10 @@ NAME = "native"
 #
 # One small document per call goes through the lender (fjcs_lender_*, fastjcs.h) of the calling
 # thread: one crossing, no allocation; the result is NUL-terminated and lent, copied by `_string`
-# and handed back by clearing the byte before it (`p[-1] = _DONE`). They return NULL on any
-# failure, and the ordinary entry point is run on the same input for the error (a rare path). An
+# and handed back by clearing the byte before it (`p[-1] = _DONE`). A refused input is lent as an
+# empty result carrying its error record (`_lent_error` words a text's; a value's error is the
+# pure-Python backend's, with its path): C reads the input once. They return NULL on any other
+# failure (out of memory, a failed hash), and the ordinary entry point is run on the same input. An
 # input larger than _SMALL takes the ordinary entry point from the start: its output buffer is
 # freed as soon as it is copied, rather than kept by the lender until its next call.
 _SMALL = 1 << 16
@@ -64,6 +66,18 @@ def _lender() -> Any:
         return _threads.lender
     except AttributeError:
         return _open_lender()
+
+
+_lender_error = lib.fjcs_lender_error
+
+
+def _lent_error(p: Any, data: Any, max_depth: int) -> Exception:
+    """The error of a text the lender refused, worded from the record lent with its empty result
+    `p` (which is handed back): the text is not parsed again."""
+    err = ffi.new("fjcs_error *")
+    _lender_error(p, err)
+    p[-1] = _DONE
+    return _errors.text_error(err, data, max_depth)
 
 
 def format_double(x: float) -> str:
@@ -146,8 +160,10 @@ def canonicalize(data: Any, max_depth: int, strict_integers: bool, integers_only
         )
         if p:
             text = _string(p)
-            p[-1] = _DONE
-            return text
+            if text:
+                p[-1] = _DONE
+                return text
+            raise _lent_error(p, data, max_depth)  # refused: its record, lent with the empty result
     out = ffi.new("fjcs_buf *")
     try:
         _run_text(data, max_depth, _flags(strict_integers, integers_only), out)
@@ -236,7 +252,9 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
         if p:
             text = _string(p)
             p[-1] = _DONE
-            return text
+            if text:
+                return text
+            return _refused_value(obj, encoded, max_depth, integers_only, default)  # C read it once
     return _dumps_encoded(obj, encoded, max_depth, integers_only, default)
 
 
@@ -396,12 +414,20 @@ def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool
         _buf_free(out)
     if rc == lib.FJCS_E_NOMEM:
         raise MemoryError("fastjcs: out of memory")
-    if default is not None:  # values of other types: default's answers, or the error
+    return _refused_value(obj, encoded, max_depth, integers_only, default)
+
+
+def _refused_value(obj: Any, encoded: bytes, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
+    """The answer for a value whose marshal encoding (`encoded`) the C reader refused: with
+    `default`, the pure-Python backend's (values of other types: default's answers, or the error);
+    without, the error rfc8785 raises, which the pure-Python backend raises. The C record, an
+    offset into marshal's copy, has no path to word it with."""
+    if default is not None:
         return _python.dumps(obj, max_depth, integers_only, default)
     _python.dumps(obj, max_depth, integers_only)  # raises the error rfc8785 would
     _python.dumps(marshal.loads(encoded), max_depth, integers_only)  # obj changed meanwhile: what C read
     raise AssertionError(  # pragma: no cover - a defect: the two backends disagree
-        f"fastjcs internal error: the C core refused a value (code {rc}) the Python backend accepts"
+        "fastjcs internal error: the C core refused a value the Python backend accepts"
     )
 
 
@@ -439,14 +465,15 @@ def _digest_many(
 ) -> list[Any]:
     fn, size, prefix, address, hasher = _hashfn.digest_args.get(algorithm) or _hashfn.digest_args_of(algorithm)
     if default is None and _direct is not None and address:
-        results, code = _direct.backend_digest_many(
+        results, code, stop = _direct.backend_digest_many(
             objs, max_depth, _INTEGERS_ONLY if integers_only else 0, address, size, prefix if rendered else None
         )
         if code == 0:
             return results
         if rendered:
-            return digest_many_rest(results, objs, max_depth, algorithm, integers_only)
-        raws = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
+            return digest_many_rest(results, objs, max_depth, algorithm, integers_only, stop)
+        first = _hashfn.public_digest(algorithm, _finish_item(stop, len(results), max_depth, integers_only))
+        raws = [first, *_digest_each(objs, len(results) + 1, max_depth, algorithm, integers_only)]
     elif default is None:
         results, raws = [], _digest_many_marshal(objs, max_depth, algorithm, integers_only)
     else:
@@ -454,13 +481,31 @@ def _digest_many(
     return results + ([_hash.render(algorithm, raw) for raw in raws] if rendered else raws)
 
 
-def digest_many_rest(results: list, objs: list, max_depth: int, algorithm: str, integers_only: bool) -> list[str]:
+def digest_many_rest(
+    results: list, objs: list, max_depth: int, algorithm: str, integers_only: bool, stop: tuple
+) -> list[str]:
     """The rendered digests of a batch whose first len(results) items the direct entry digested
-    (`results`): the item after them, which the walker refused or does not read, and the rest are
-    answered by the per-item path, which raises the first failure with its index (the public
-    digest_many of csrc/cpython/api.c, and _digest_many, call it)."""
-    rest = _digest_each(objs, len(results), max_depth, algorithm, integers_only)
-    return results + [_hash.render(algorithm, raw) for raw in rest]
+    (`results`) and whose next item's walk stopped (`stop`: the item, then where it stopped, as
+    python_backend.resume takes it): that item is finished from there (its error raised with its
+    index), not walked again, and the rest are answered by the per-item path, which raises the
+    first failure with its index (the public digest_many of csrc/cpython/api.c, and _digest_many,
+    call it)."""
+    at = len(results)
+    first = _hashfn.public_digest(algorithm, _finish_item(stop, at, max_depth, integers_only))
+    rest = _digest_each(objs, at + 1, max_depth, algorithm, integers_only)
+    return [*results, _hash.render(algorithm, first), *(_hash.render(algorithm, raw) for raw in rest)]
+
+
+def _finish_item(stop: tuple, index: int, max_depth: int, integers_only: bool) -> bytes:
+    """The canonical bytes of the batch item at `index`, whose walk by the direct entry stopped where
+    `stop` says (the item, then resume's arguments): python_backend.resume goes on from there, as
+    dumps does (the item as the walker read it); its error is raised with the item's index."""
+    item, *where = stop
+    try:
+        return _python.resume(item, max_depth, integers_only, None, *where)
+    except CanonicalizationError as exc:
+        exc.index = index
+        raise
 
 
 def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_only: bool = False) -> list[bytes]:
@@ -495,8 +540,16 @@ def _digest_many_marshal(objs: list, max_depth: int, algorithm: str, integers_on
                 return result
             if rc == lib.FJCS_E_NOMEM:
                 raise MemoryError("fastjcs: out of memory")
-            # Item `done` failed: the per-item path below raises its proper error.
-            return result + _digest_each(objs, done, max_depth, algorithm, integers_only)
+            # C refused item `done`: the pure-Python backend raises its error (rfc8785's, with its
+            # path), not the per-item path, which would marshal it and read it in C again; should
+            # Python accept it (changed meanwhile), its answer is the item's. The rest one by one.
+            try:
+                canonical = _python.dumps(objs[done], max_depth, integers_only)
+            except CanonicalizationError as exc:
+                exc.index = done
+                raise
+            result.append(_hashfn.public_digest(algorithm, canonical))
+            return result + _digest_each(objs, done + 1, max_depth, algorithm, integers_only)
     return _digest_each(objs, 0, max_depth, algorithm, integers_only)
 
 
@@ -524,7 +577,9 @@ def digest(obj: Any, max_depth: int, algorithm: str, integers_only: bool = False
         if p:
             text = _string(p)
             p[-1] = _DONE
-            return text.decode("ascii")
+            if text:
+                return text.decode("ascii")
+            _refused_value(obj, encoded, max_depth, integers_only)  # raises its error (C read it once)
     # A value C refused raises its error here; what is returned is hashed through the public API.
     # The encoding made above is reused: a large value is marshalled once.
     canonical = (
@@ -549,8 +604,10 @@ def digest_text(data: Any, max_depth: int, strict_integers: bool, algorithm: str
             p = _lender_digest_text(_lender(), data, len(data), max_depth, flags, hasher)
             if p:
                 text = _string(p)
-                p[-1] = _DONE
-                return text.decode("ascii")
+                if text:
+                    p[-1] = _DONE
+                    return text.decode("ascii")
+                raise _lent_error(p, data, max_depth)  # refused: its record, lent with the empty result
     canonical = canonicalize(data, max_depth, strict_integers, integers_only)
     return _hash.render(algorithm, _hashfn.public_digest(algorithm, canonical))
 
