@@ -22,7 +22,7 @@ of their own: `fastjcs.eab` (Execution Action Binding v1 and the execution regis
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # The names each module exports are listed once, in that module's __all__.
 from .core import api as _api
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     # StdlibTypes and stdlib_types (fastjcs.core.stdlib_types) are loaded at their first use: they
     # import dataclasses, datetime, decimal, enum and uuid (about 15 ms), which `import fastjcs`
     # need not pay for.
