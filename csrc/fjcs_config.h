@@ -10,6 +10,8 @@
  *   FJCS_HAVE_BUILTINS        GNU C's __builtin_clzll and __builtin_expect (else plain C)
  *   FJCS_HAVE_LITTLE_ENDIAN   the target is little-endian: digits are read and written as
  *                             64-bit words (else byte by byte)
+ *   FJCS_HAVE_SSE2            SSE2's 16-byte compares (every x86-64): strings are scanned for
+ *                             bytes to escape 16 at a time (else 8, in a 64-bit word)
  *
  * Every other switch of the core is here too, each with its default (a build may set any with
  * -D): the algorithm switches (FJCS_PARSE_*, FJCS_INTEGER_FAST_PATH), the sizes (FJCS_BUF_MIN,
@@ -47,6 +49,14 @@
 #define FJCS_HAVE_LITTLE_ENDIAN 1
 #else
 #define FJCS_HAVE_LITTLE_ENDIAN 0
+#endif
+#endif
+
+#ifndef FJCS_HAVE_SSE2
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define FJCS_HAVE_SSE2 1
+#else
+#define FJCS_HAVE_SSE2 0
 #endif
 #endif
 
