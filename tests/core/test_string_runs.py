@@ -120,3 +120,54 @@ def test_floats_in_a_list_with_integers_only():
     with pytest.raises(fastjcs.CanonicalizationError):
         fastjcs.dumps([1, 2, 0.5], integers_only=True)
     assert fastjcs.dumps([1, 2, None], integers_only=True) == b"[1,2,null]"
+
+
+def int_readings():
+    """The walker's readings of small ints (the object's layout, the API) to test under: the one in
+    use where there is no direct entry."""
+    from fastjcs.core._direct_loader import direct
+
+    if direct is None:
+        return [None]
+    return [True, False] if direct.int_layout() else [False]
+
+
+def test_the_walker_reads_small_ints_from_the_object_on_cpython():
+    # Where CPython lays ints out as the walker reads them (3.10 to 3.14, 30-bit digits), its check
+    # of the layout passes; catches a reading the check (sample ints against the API) turns off.
+    import sys
+
+    from fastjcs.core._direct_loader import direct
+
+    if direct is None:
+        pytest.skip("no direct entry (PyPy, 3.9, FASTJCS_DIRECT=0)")
+    if sys.implementation.name != "cpython" or sys.int_info.bits_per_digit != 30 or sys.version_info >= (3, 15):
+        pytest.skip("a CPython whose ints the walker may not read from the object")
+    assert direct.int_layout() is True
+
+
+@pytest.mark.parametrize("layout", int_readings())
+def test_integers_at_cpythons_digit_boundaries_in_every_place(layout):
+    # The walker reads an exact int of one or two 30-bit digits from the object (its layout
+    # checked once against the API), or through the API; catches a digit shifted wrongly, a sign
+    # lost, and a third digit taken as read (2^60 and past go through the API, and are refused
+    # past 2^53 - 1).
+    from fastjcs.core import python_backend
+    from fastjcs.core._direct_loader import direct
+
+    previous = direct.int_layout(layout) if layout is not None else None
+    try:
+        values = [0, 1, 2**30 - 1, 2**30, 2**30 + 1, 2**31 - 1, 2**31, 2**32 + 7, 2**45 + 2**30 - 1, 2**53 - 1]
+        values += [-v for v in values]
+        for v in values:
+            for doc in places(v):
+                assert fastjcs.dumps(doc) == rfc8785.dumps(doc), doc
+        assert fastjcs.dumps(values) == ("[" + ",".join(map(str, values)) + "]").encode()
+        for bad in (2**53, 2**60 - 1, 2**60, 2**60 + 2**30, 2**90, -(2**60)):
+            for doc in ([bad], [0, bad], {"k": bad}, (1, bad)):
+                got = outcome(fastjcs.dumps, doc)
+                assert got[0] == "error", doc
+                assert got == outcome(python_backend.dumps, doc, 100), doc
+    finally:
+        if layout is not None:
+            direct.int_layout(previous)
