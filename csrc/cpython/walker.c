@@ -505,10 +505,9 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
  * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
  * the output's end is kept in locals here, as a store through a char pointer would otherwise make
  * the compiler read every field again. */
-static int items(walk *w, wframe *f) {
+FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
     fjcs_buf *out = w->out;
     PyObject *obj = f->obj;
-    const int list = f->kind == K_LIST;
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
     int rc = WK_OK;
@@ -586,6 +585,11 @@ static int items(walk *w, wframe *f) {
     out->len = (size_t)(dst - out->data);
     f->pos = i;
     return rc;
+}
+
+/* items_of, made once for lists and once for tuples. */
+static int items(walk *w, wframe *f) {
+    return f->kind == K_LIST ? items_of(w, f, 1) : items_of(w, f, 0);
 }
 
 /* Append `sep` (when not 0), a member's name (UTF-8, from a str key) and its colon. */
