@@ -11,9 +11,10 @@
  *   FJCS_HAVE_LITTLE_ENDIAN   the target is little-endian: digits are read and written as
  *                             64-bit words (else byte by byte)
  *   FJCS_HAVE_SSE2            x86-64's SSE2 (every x86-64 has it): number_format.c makes sixteen
- *                             digits in one 128-bit register, text.c scans and copies strings
- *                             16 bytes at a time, digests are rendered in hex 16 bytes at a time
- *                             (else 64-bit words, and byte by byte)
+ *                             digits in one 128-bit register, text.c and the walker's strings are
+ *                             scanned for bytes to escape and copied 16 bytes at a time, digests
+ *                             are rendered in hex 16 bytes at a time (else 64-bit words, and byte
+ *                             by byte)
  *
  * Every other switch of the core is here too, each with its default (a build may set any with
  * -D): the algorithm switches (FJCS_PARSE_*, FJCS_INTEGER_FAST_PATH), the sizes (FJCS_BUF_MIN,

@@ -184,6 +184,128 @@ static inline unsigned fjcs__sse_string_special(__m128i v) {
 /* The decimal digit pairs "00" .. "99" (number_format.c): two digits per lookup. */
 extern const char fjcs__digit_pairs[200];
 
+#if FJCS_HAVE_SSE2
+/* Copy the 16 bytes at src to dst; the mask (bit i for byte i) of those that need an escape
+ * (below 0x20, '"', '\\'; bytes >= 0x80 need none). */
+FJCS_INLINE unsigned fjcs__copy16_escapes(char *dst, const uint8_t *src) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
+    _mm_storeu_si128((__m128i *)(void *)dst, v);
+    __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v); /* v <= 0x1F */
+    __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    __m128i bslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(quote, bslash)));
+}
+#endif
+
+/*
+ * Copy s[0..n) to dst and return 1 when none of its bytes needs an escape (the common string);
+ * return 0 when one does (dst[0..n) then holds some of the bytes, which the caller overwrites).
+ * Reads s[0..n) and writes dst[0..n) only: a string's last 16 (or 8, or 4) bytes are read as one
+ * block that may overlap the one before; below 4 bytes, its first, middle and last bytes.
+ */
+FJCS_INLINE int fjcs__copy_plain(char *dst, const uint8_t *s, size_t n) {
+#if FJCS_HAVE_SSE2
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            if (fjcs__copy16_escapes(dst + i, s + i)) return 0;
+        return fjcs__copy16_escapes(dst + n - 16, s + n - 16) == 0;
+    }
+#endif
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            uint64_t v = fjcs__load_u64(s + i);
+            if (fjcs__swar_needs_escape(v)) return 0;
+            memcpy(dst + i, &v, 8);
+        }
+        uint64_t v = fjcs__load_u64(s + n - 8);
+        if (fjcs__swar_needs_escape(v)) return 0;
+        memcpy(dst + n - 8, &v, 8);
+        return 1;
+    }
+    /* The predicate is per byte ("is there any" is exact), so any bytes of the string may share a
+     * word in any order; the rest of the word is spaces, which need nothing. */
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        if (fjcs__swar_needs_escape((uint64_t)a | (uint64_t)b << 32)) return 0;
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+        return 1;
+    }
+    if (n > 0) {
+        uint8_t a = s[0], b = s[n >> 1], c = s[n - 1];
+        if (fjcs__swar_needs_escape(UINT64_C(0x2020202020000000) | a | (uint64_t)b << 8 | (uint64_t)c << 16))
+            return 0;
+        dst[0] = (char)a;
+        dst[n >> 1] = (char)b;
+        dst[n - 1] = (char)c;
+    }
+    return 1;
+}
+
+/* ---- Integers out ---------------------------------------------------------------------------- */
+
+/* Digits at d, returning their end: exactly 2 of x < 100, 4 of x < 10^4, 8 of x < 10^8 (leading
+ * zeros kept); and 1 to 4, 1 to 8 without them. Constant divisions: multiplies and shifts. */
+FJCS_INLINE char *fjcs__digits2(char *d, uint32_t x) {
+    memcpy(d, fjcs__digit_pairs + 2 * x, 2);
+    return d + 2;
+}
+
+FJCS_INLINE char *fjcs__digits4(char *d, uint32_t x) {
+    uint32_t hi = x / 100;
+    fjcs__digits2(d, hi);
+    return fjcs__digits2(d + 2, x - hi * 100);
+}
+
+FJCS_INLINE char *fjcs__digits8(char *d, uint32_t x) {
+    uint32_t hi = x / 10000;
+    fjcs__digits4(d, hi);
+    return fjcs__digits4(d + 4, x - hi * 10000);
+}
+
+FJCS_INLINE char *fjcs__digits_upto4(char *d, uint32_t x) {
+    if (x < 10) {
+        *d = (char)('0' + x);
+        return d + 1;
+    }
+    if (x < 100) return fjcs__digits2(d, x);
+    uint32_t hi = x / 100, lo = x - hi * 100;
+    if (x < 1000) {
+        *d = (char)('0' + hi);
+        return fjcs__digits2(d + 1, lo);
+    }
+    fjcs__digits2(d, hi);
+    return fjcs__digits2(d + 2, lo);
+}
+
+FJCS_INLINE char *fjcs__digits_upto8(char *d, uint32_t x) {
+    if (x < 10000) return fjcs__digits_upto4(d, x);
+    uint32_t hi = x / 10000;
+    return fjcs__digits4(fjcs__digits_upto4(d, hi), x - hi * 10000);
+}
+
+/* The decimal form of v at d (room for FJCS_INT_CHARS bytes), returning its end. */
+#define FJCS_INT_CHARS 20 /* "-9223372036854775808" */
+FJCS_INLINE char *fjcs__format_int(char *d, int64_t v) {
+    /* The magnitude as unsigned: -INT64_MIN does not fit an int64_t. */
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        *d++ = '-';
+        u = (uint64_t)0 - u;
+    }
+    if (u < 100000000) return fjcs__digits_upto8(d, (uint32_t)u);
+    if (u < UINT64_C(10000000000000000)) {
+        uint64_t hi = u / 100000000;
+        return fjcs__digits8(fjcs__digits_upto8(d, (uint32_t)hi), (uint32_t)(u - hi * 100000000));
+    }
+    uint64_t top = u / UINT64_C(10000000000000000); /* at most 1844 */
+    uint64_t rest = u - top * UINT64_C(10000000000000000), hi = rest / 100000000;
+    d = fjcs__digits_upto4(d, (uint32_t)top);
+    return fjcs__digits8(fjcs__digits8(d, (uint32_t)hi), (uint32_t)(rest - hi * 100000000));
+}
+
 /* ---- Output pieces --------------------------------------------------------------------------- */
 
 /*

@@ -492,6 +492,17 @@ static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args,
     return PyBool_FromLong(previous);
 }
 
+/* int_layout([flag]): see methods. */
+static PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "int_layout takes at most 1 argument");
+    int flag = -1;
+    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
+    int previous = walk_int_layout(flag);
+    if (previous < 0) return PyErr_Format(PyExc_ValueError, "ints are not laid out as cpython/walker.c reads them");
+    return PyBool_FromLong(previous);
+}
+
 /* held_text_limit([n]): see methods. */
 static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     state *s = get_state(module);
@@ -551,6 +562,11 @@ static PyMethodDef methods[] = {
      "from their layout (checked against their attributes when the types are registered) rather than "
      "as attributes; with flag, sets it and returns the previous setting (for tests: both readings "
      "give the same text)."},
+    {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
+     "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "
+     "object's layout (checked once against the API on sample ints) rather than through the API; "
+     "with flag, sets it and returns the previous setting (for tests: both readings give the same "
+     "text)."},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,
      "held_text_limit([n]) -> int: the longest text (bytes) parsed here with the GIL held; a longer "
      "one is answered None and goes through cffi, which releases it. With n (an int >= 0), sets the "

@@ -87,36 +87,28 @@ static void set_remove(state *s, const PyObject *o) {
 
 #define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1 */
 
-/* Append UTF-8 s[0..n) (well formed: it comes from a str) as a canonical string. */
-static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
-    /* The common case, nothing to escape: checked 8 bytes at a time while copied, the last 8 bytes
-     * of a string of 8 or more read as one word that may overlap the one before. */
-    if (fjcs__buf_reserve(out, (size_t)n + 2) != FJCS_OK) return WK_NOMEM;
-    const uint8_t *p = (const uint8_t *)s;
+/* Append `sep` (when not 0) and the UTF-8 s[0..n) (well formed: it comes from a str) as a
+ * canonical string. */
+FJCS_INLINE int put_string_after(fjcs_buf *out, char sep, const char *s, Py_ssize_t n) {
+    /* The common case, nothing to escape: checked 16 or 8 bytes at a time while copied
+     * (fjcs__copy_plain); at a byte to escape, the core's writer writes the string again. */
+    if (fjcs__buf_reserve(out, (size_t)n + 3) != FJCS_OK) return WK_NOMEM;
     char *dst = out->data + out->len;
-    *dst = '"';
-    if (n >= 8) {
-        Py_ssize_t i = 0;
-        for (; i + 8 < n; i += 8) {
-            uint64_t v = fjcs__load_u64(p + i);
-            if (fjcs__swar_needs_escape(v)) goto escape; /* the core's predicate */
-            memcpy(dst + 1 + i, &v, 8);
-        }
-        uint64_t v = fjcs__load_u64(p + n - 8);
-        if (fjcs__swar_needs_escape(v)) goto escape;
-        memcpy(dst + 1 + n - 8, &v, 8);
-    } else {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint8_t c = p[i];
-            if (c < 0x20 || c == '"' || c == '\\') goto escape;
-            dst[1 + i] = (char)c;
-        }
+    if (sep) {
+        *dst++ = sep;
+        out->len++;
     }
-    dst[1 + n] = '"';
-    out->len += (size_t)n + 2;
-    return WK_OK;
-escape:
-    return fjcs__write_string(out, p, (size_t)n) == FJCS_OK ? WK_OK : WK_NOMEM;
+    *dst = '"';
+    if (FJCS_LIKELY(fjcs__copy_plain(dst + 1, (const uint8_t *)s, (size_t)n))) {
+        dst[1 + n] = '"';
+        out->len += (size_t)n + 2;
+        return WK_OK;
+    }
+    return fjcs__write_string(out, (const uint8_t *)s, (size_t)n) == FJCS_OK ? WK_OK : WK_NOMEM;
+}
+
+static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
+    return put_string_after(out, 0, s, n);
 }
 
 /* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate). */
@@ -126,11 +118,115 @@ static const char *utf8_of(PyObject *str, Py_ssize_t *n) {
     return s;
 }
 
-static int put_int(fjcs_buf *out, PyObject *v) {
+/*
+ * An exact int's value, read from the object (the int's layout is not part of the limited API,
+ * and PyLong_AsLongLongAndOverflow, a call and its checks, cost more than the rest of writing a
+ * small int). CPython 3.10 and 3.11 hold the signed digit count in ob_size, 3.12 on a tag (the
+ * count << 3, then the sign: 0 positive, 1 zero, 2 negative), each followed by 30-bit digits. The
+ * layout is checked once, on sample ints against the API (probe_long_layout); where neither
+ * holds (another build, 15-bit digits, a later CPython), every int goes through the API. Ints of
+ * 1 or 2 digits (below 2^60) are read; larger ones, through the API too.
+ */
+enum { LONG_UNPROBED, LONG_API, LONG_SIZE, LONG_TAG };
+static int long_probed = LONG_UNPROBED; /* what the probe found (the process's CPython) */
+static int long_layout = LONG_UNPROBED; /* what the walker reads by: long_probed, or LONG_API */
+
+/* 1 with v's value in *x when v (an int laid out as `layout` says) has at most 2 digits; else 0. */
+FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
+    const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
+    uint64_t head, digits;
+    uint32_t d[2];
+    memcpy(&head, p, sizeof head);
+    int negative;
+    if (layout == LONG_SIZE) {
+        negative = (int64_t)head < 0;
+        digits = negative ? (uint64_t)0 - head : head;
+    } else {
+        unsigned sign = (unsigned)(head & 3);
+        digits = head >> 3;
+        if (sign == 1) {
+            *x = 0;
+            return digits == 0;
+        }
+        if (sign == 3 || digits == 0) return 0;
+        negative = sign == 2;
+    }
+    if (digits > 2) return 0;
+    if (digits == 0) {
+        *x = 0;
+        return 1;
+    }
+    memcpy(&d[0], p + sizeof head, sizeof d[0]);
+    uint64_t u = d[0];
+    if (digits == 2) {
+        memcpy(&d[1], p + sizeof head + sizeof d[0], sizeof d[1]);
+        u |= (uint64_t)d[1] << 30;
+    }
+    *x = negative ? -(long long)u : (long long)u;
+    return 1;
+}
+
+/* Which layout sample ints have (LONG_API when neither reads them all right). */
+static int probe_long_layout(void) {
+    static const long long fit[] = {0, 1, -1, 7, 255, 256, -257, (1LL << 30) - 1, 1LL << 30, -(1LL << 30) - 3,
+                                    (1LL << 31) + 5, 1234567890123LL, -1234567890123LL, MAX_SAFE_INT,
+                                    -MAX_SAFE_INT, (1LL << 60) - 1, -((1LL << 60) - 1)};
+    static const long long past[] = {1LL << 60, -(1LL << 60), (1LL << 62) + 1, LLONG_MIN};
+    for (int layout = LONG_SIZE; layout <= LONG_TAG; layout++) {
+        int ok = 1;
+        for (size_t i = 0; ok && i < sizeof fit / sizeof *fit + sizeof past / sizeof *past; i++) {
+            int fits = i < sizeof fit / sizeof *fit;
+            long long want = fits ? fit[i] : past[i - sizeof fit / sizeof *fit], got = 0;
+            PyObject *v = PyLong_FromLongLong(want);
+            if (v == NULL) {
+                PyErr_Clear();
+                return LONG_API;
+            }
+            int read = long_of_layout(layout, v, &got);
+            ok = fits ? read && got == want : !read;
+            Py_DECREF(v);
+        }
+        if (ok) return layout;
+    }
+    return LONG_API;
+}
+
+static void probe_once(void) {
+    if (FJCS_UNLIKELY(long_probed == LONG_UNPROBED)) long_probed = long_layout = probe_long_layout();
+}
+
+int walk_int_layout(int flag) {
+    probe_once();
+    int previous = long_layout >= LONG_SIZE;
+    if (flag == 1 && long_probed < LONG_SIZE) return -1;
+    if (flag >= 0) long_layout = flag ? long_probed : LONG_API;
+    return previous;
+}
+
+/* An exact int's value in *x; 0 when it does not fit a long long. */
+FJCS_INLINE int exact_long(PyObject *v, long long *x) {
+    if (FJCS_LIKELY(long_layout >= LONG_SIZE) && long_of_layout(long_layout, v, x)) return 1;
     int overflow = 0;
-    long long i = PyLong_AsLongLongAndOverflow(v, &overflow);
+    *x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    return !overflow;
+}
+
+/* Append `sep` (when not 0) and int v, written in place. */
+FJCS_INLINE int put_int_after(fjcs_buf *out, char sep, PyObject *v) {
+    long long i;
+    int overflow = 0;
+    if (Py_TYPE(v) == &PyLong_Type) overflow = !exact_long(v, &i);
+    else i = PyLong_AsLongLongAndOverflow(v, &overflow); /* a subclass (see value_in) */
     if (overflow || i > MAX_SAFE_INT || i < -MAX_SAFE_INT) return WK_REFUSE;
-    return fjcs__write_int(out, (int64_t)i) == FJCS_OK ? WK_OK : WK_NOMEM;
+    if (fjcs__buf_reserve(out, FJCS_INT_CHARS + 1) != FJCS_OK) return WK_NOMEM;
+    char *dst = out->data + out->len;
+    if (sep) *dst++ = sep;
+    out->len = (size_t)(fjcs__format_int(dst, (int64_t)i) - out->data);
+    return WK_OK;
+}
+
+static int put_int(fjcs_buf *out, PyObject *v) {
+    return put_int_after(out, 0, v);
 }
 
 static int put_float(fjcs_buf *out, PyObject *v, int flags) {
@@ -349,6 +445,168 @@ static int value_in(walk *w, PyObject *v, int chain) {
     return value_in(w, result, chain + 1);
 }
 
+/* What scalar() says of a value it leaves to value() (having written nothing). */
+#define NOT_FAST (-1)
+
+/* v refused, noted as value() notes it. */
+static int refuse_at(walk *w, PyObject *v) {
+    if (w->pending == NULL) {
+        w->pending = Py_NewRef(v);
+        w->chain = 0;
+    }
+    return WK_REFUSE;
+}
+
+/* After `sep` (0: none), a value of the exact types whose reading runs no Python code (str, int,
+ * float, None, True, False), written without value_in's dispatch: a dict's members while no
+ * Python code has run since it opened are mostly these (items() writes the items of lists and
+ * tuples alike). NOT_FAST, nothing written, for any other value and for a number refused, which
+ * value() reads again, refuses and notes. A str with a lone surrogate is refused here (noted as
+ * value() notes it): its exception may run the collector, and so finalizers, which may mend the
+ * value; the walker's answer is what it read (v is held by the caller). */
+FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
+    fjcs_buf *out = w->out;
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyUnicode_Type) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+        if (FJCS_LIKELY(s != NULL)) return put_string_after(out, sep, s, n);
+        PyErr_Clear();
+        return refuse_at(w, v);
+    }
+    if (t == &PyLong_Type) {
+        int rc = put_int_after(out, sep, v);
+        return rc == WK_REFUSE ? NOT_FAST : rc;
+    }
+    const char *word;
+    size_t len;
+    if (t == &PyFloat_Type) {
+        if (w->flags & FJCS_INTEGERS_ONLY) return NOT_FAST;
+        if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE + 1) != FJCS_OK) return WK_NOMEM;
+        char *dst = out->data + out->len;
+        if (sep) *dst++ = sep;
+        if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) return NOT_FAST;
+        out->len = (size_t)(dst + len - out->data);
+        return WK_OK;
+    }
+    if (v == Py_None) word = "null", len = 4;
+    else if (v == Py_True) word = "true", len = 4;
+    else if (v == Py_False) word = "false", len = 5;
+    else return NOT_FAST;
+    if (fjcs__buf_reserve(out, 6) != FJCS_OK) return WK_NOMEM;
+    if (sep) fjcs__buf_put(out, sep);
+    fjcs__buf_put_n(out, word, len);
+    return WK_OK;
+}
+
+/* The items of the innermost list or tuple, from f->pos on, while they are of the types
+ * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
+ * the output's end is kept in locals here, as a store through a char pointer would otherwise make
+ * the compiler read every field again. */
+FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
+    fjcs_buf *out = w->out;
+    PyObject *obj = f->obj;
+    Py_ssize_t i = f->pos;
+    char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
+    int rc = WK_OK;
+#define ROOM(need)                                                                                 \
+    if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
+        out->len = (size_t)(dst - out->data);                                                      \
+        if (fjcs__buf_reserve(out, (size_t)(need)) != FJCS_OK) {                                   \
+            rc = WK_NOMEM;                                                                         \
+            break;                                                                                 \
+        }                                                                                          \
+        dst = out->data + out->len;                                                                \
+        lim = out->data + out->cap;                                                                \
+    }
+    for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
+        PyObject *v = list ? PyList_GetItem(obj, i) : PyTuple_GetItem(obj, i);
+        PyTypeObject *t = Py_TYPE(v);
+        if (t == &PyUnicode_Type) {
+            Py_ssize_t n;
+            Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
+            const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+            if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
+                PyErr_Clear();
+                out->len = (size_t)(dst - out->data);
+                rc = i > 0 && put_word(out, ",", 1) != WK_OK ? WK_NOMEM : refuse_at(w, v);
+                Py_DECREF(v);
+                f->pos = i + 1;
+                return rc;
+            }
+            Py_DECREF(v); /* (the list holds it: no Python code ran) */
+            ROOM(n + 3)
+            *dst = ',';
+            dst += i != 0;
+            *dst = '"';
+            if (FJCS_LIKELY(fjcs__copy_plain(dst + 1, (const uint8_t *)s, (size_t)n))) {
+                dst[1 + n] = '"';
+                dst += n + 2;
+                continue;
+            }
+            out->len = (size_t)(dst - out->data);
+            if (fjcs__write_string(out, (const uint8_t *)s, (size_t)n) != FJCS_OK) {
+                rc = WK_NOMEM;
+                break;
+            }
+            dst = out->data + out->len;
+            lim = out->data + out->cap;
+        } else if (t == &PyLong_Type) {
+            long long x;
+            /* past +/-(2^53 - 1): value() refuses it */
+            if (!exact_long(v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) break;
+            ROOM(FJCS_INT_CHARS + 1)
+            *dst = ',';
+            dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
+        } else if (t == &PyFloat_Type) {
+            if (w->flags & FJCS_INTEGERS_ONLY) break;
+            ROOM(FJCS_NUMBER_BUFSIZE + 1)
+            *dst = ',';
+            size_t len;
+            if (fjcs_format_double(PyFloat_AsDouble(v), dst + (i != 0), &len) != FJCS_OK) break;
+            dst += (i != 0) + len;
+        } else {
+            const char *word;
+            size_t len;
+            if (v == Py_None) word = "null", len = 4;
+            else if (v == Py_True) word = "true", len = 4;
+            else if (v == Py_False) word = "false", len = 5;
+            else break;
+            ROOM(6)
+            *dst = ',';
+            dst += i != 0;
+            memcpy(dst, word, 5); /* (its 5 bytes: a string literal holds them with its NUL) */
+            dst += len;
+        }
+    }
+#undef ROOM
+    out->len = (size_t)(dst - out->data);
+    f->pos = i;
+    return rc;
+}
+
+/* items_of, made once for lists and once for tuples. */
+static int items(walk *w, wframe *f) {
+    return f->kind == K_LIST ? items_of(w, f, 1) : items_of(w, f, 0);
+}
+
+/* Append `sep` (when not 0), a member's name (UTF-8, from a str key) and its colon. */
+static int put_name(fjcs_buf *out, char sep, const uint8_t *s, size_t n) {
+    if (fjcs__buf_reserve(out, n + 4) != FJCS_OK) return WK_NOMEM;
+    char *dst = out->data + out->len;
+    if (FJCS_LIKELY(fjcs__copy_plain(dst + 1 + (sep != 0), s, n))) {
+        if (sep) *dst++ = sep;
+        dst[0] = '"';
+        dst[1 + n] = '"';
+        dst[2 + n] = ':';
+        out->len = (size_t)(dst + n + 3 - out->data);
+        return WK_OK;
+    }
+    if (sep) fjcs__buf_put(out, sep);
+    if (fjcs__write_string(out, s, n) != FJCS_OK) return WK_NOMEM;
+    return put_word(out, ":", 1);
+}
+
 /* value_in, noting where the walk stopped (the innermost value) for the Python side. */
 static int value(walk *w, PyObject *v, int chain) {
     int rc = value_in(w, v, chain);
@@ -366,6 +624,7 @@ static int run(walk *w) {
     int rc = WK_OK;
     while (rc == WK_OK && w->nframes) {
         wframe *f = &s->frames[w->nframes - 1];
+        if (f->kind != K_DICT && (rc = items(w, f)) != WK_OK) return rc; /* the scalars in a row */
         /* A list is read as Python's list iterator reads it: its length again at each item
          * (Python code run by the walk may change it). */
         if (f->kind == K_LIST) f->n = PyList_Size(f->obj);
@@ -374,15 +633,13 @@ static int run(walk *w) {
             continue;
         }
         Py_ssize_t i = f->pos++;
-        if (i > 0 && put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
         PyObject *item;
         if (f->kind == K_DICT) {
             const wpair *p = &s->pairs[f->base + (size_t)i];
-            if (put_string(out, (const char *)p->key, (Py_ssize_t)p->key_len) != WK_OK ||
-                put_word(out, ":", 1) != WK_OK)
-                return WK_NOMEM;
+            if (put_name(out, i > 0 ? ',' : 0, p->key, p->key_len) != WK_OK) return WK_NOMEM;
             if (f->calls == w->calls) { /* no Python code ran since the dict was read */
-                rc = value(w, p->value, 0);
+                rc = scalar(w, p->value, 0);
+                if (rc == NOT_FAST) rc = value(w, p->value, 0);
                 continue;
             }
             /* It may have changed: its member now, as the Python backend reads it (source[key]). */
@@ -394,6 +651,7 @@ static int run(walk *w) {
                 return WK_ERROR;
             }
         } else {
+            if (i > 0 && put_word(out, ",", 1) != WK_OK) return WK_NOMEM;
             item = f->kind == K_TUPLE ? PyTuple_GetItem(f->obj, i) : PyList_GetItem(f->obj, i);
         }
         Py_INCREF(item); /* held: code run while it is read may remove it from its container */
@@ -410,6 +668,7 @@ int walk_run(walk *w, PyObject *obj) {
         memset(s->set, 0, s->set_cap * sizeof *s->set);
         s->set_len = 0;
     }
+    probe_once();
     int rc = value(w, obj, 0);
     if (rc == WK_OK) rc = run(w);
     return rc;

@@ -117,6 +117,11 @@ static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *ou
 
 /* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
  * the walk says when it does not give canonical bytes. */
+/* Whether the walker reads small exact ints from the object (the layout its probe found) or
+ * through the API; flag 1 or 0 sets it (-1: only asks). Returns the previous setting, or -1 when
+ * flag is 1 and the probe found no layout it reads. */
+int walk_int_layout(int flag);
+
 int walk_run(walk *w, PyObject *obj);
 
 /* Release what a walk holds: its open frames, where it stopped, what default made. */

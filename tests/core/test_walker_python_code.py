@@ -134,6 +134,28 @@ def test_a_finalizer_that_mends_the_value_mid_walk():
     assert ran == [1, 1]
 
 
+@pytest.mark.parametrize("action", ["mend", "clear"])
+def test_a_finalizer_that_changes_a_list_at_its_lone_surrogate(action):
+    # The walker writes a list's plain items in a loop of its own: the str it refuses is its
+    # read, held while it is read (a finalizer run by the exception's allocation may mend or
+    # empty the list; without the hold, the refused str would be freed under the walker, which
+    # the sanitizer build reports), and the answer is the walker's, as for a dict's member.
+    def fresh():  # the refused str made here, so that the list alone holds it
+        return ["a", 1, "x" + chr(0xD800), "b"]
+
+    lst = fresh()
+
+    def change():
+        if action == "mend":
+            lst[2] = "fixed"
+        else:
+            lst.clear()
+
+    assert collect_during_the_walk(change, fastjcs.dumps, lst) == SURROGATE_ERROR
+    lst[:] = fresh()
+    assert collect_during_the_walk(change, fastjcs.dumps, {"k": lst}) == SURROGATE_ERROR
+
+
 def test_a_finalizer_that_calls_fastjcs_mid_walk():
     logged = []
     value = {"k": "\ud800", "a": [1, 2]}

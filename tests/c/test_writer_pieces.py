@@ -1,0 +1,90 @@
+"""The writer's pieces on their own (csrc/writer.c, through a test build of the core): integers
+over the whole int64 range, which no Python value reaches (the walker and the marshal reader stop
+at 2^53 - 1), and strings with a byte to escape at every position of every length around the
+16- and 8-byte blocks the writer copies. Expected values: Python's str(int) and rfc8785.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import rfc8785
+
+REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "c"))
+import cbuild  # noqa: E402
+
+try:
+    import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
+
+    _test_build = cbuild.load(
+        "_fjcs_test_writer",
+        "fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v);\n"
+        "fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n);",
+    )
+except ImportError as exc:  # pragma: no cover - depends on the build
+    if REQUIRE_NATIVE:
+        raise
+    pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
+ffi, lib = _test_build.ffi, _test_build.lib
+
+
+def written(fill) -> bytes:
+    buf = ffi.new("fjcs_buf *")
+    try:
+        assert fill(buf) == lib.FJCS_OK
+        return bytes(ffi.buffer(buf.data, buf.len))
+    finally:
+        lib.fjcs_buf_free(buf)
+
+
+def int_text(v: int) -> bytes:
+    return written(lambda buf: lib.fjcs__write_int(buf, v))
+
+
+def string_text(data: bytes) -> bytes:
+    return written(lambda buf: lib.fjcs__write_string(buf, data, len(data)))
+
+
+def test_integers_at_every_digit_count_and_the_ends_of_int64():
+    # Catches a digit count off by one at any power of ten (a branch of fjcs__format_int taken
+    # one value too early or late) and a wrong magnitude at INT64_MIN.
+    values = [0, 2**63 - 1, -(2**63), -(2**63) + 1, 2**53 - 1, 2**53]
+    for k in range(1, 19):
+        values += [10**k - 1, 10**k, 10**k + 1]
+    values += [-v for v in values if -(2**63) <= -v < 2**63]
+    rng = random.Random(31)
+    values += [rng.randrange(-(2**63), 2**63) >> rng.randrange(64) for _ in range(3000)]
+    for v in values:
+        assert int_text(v) == str(v).encode(), v
+
+
+def test_several_integers_append():
+    buf = ffi.new("fjcs_buf *")
+    try:
+        for v in (7, -12345678, 10**17):
+            assert lib.fjcs__write_int(buf, v) == lib.FJCS_OK
+        assert bytes(ffi.buffer(buf.data, buf.len)) == b"7-12345678100000000000000000"
+    finally:
+        lib.fjcs_buf_free(buf)
+
+
+@pytest.mark.parametrize("special", ["\x00", "\x1f", '"', "\\", "\n"])
+@pytest.mark.parametrize("filler", ["a", "\x7f", "\u00e9", "\u4e2d"])
+def test_strings_with_an_escape_at_every_position(special, filler):
+    for length in range(0, 50):
+        text = filler * length
+        assert string_text(text.encode()) == rfc8785.dumps(text)
+        for at in range(length + 1):
+            s = filler * at + special + filler * (length - at)
+            assert string_text(s.encode()) == rfc8785.dumps(s), (length, at)
+
+
+def test_a_string_past_the_writers_blocks():
+    s = ("\u00e9" * 2500 + "\x01" + "x" * 17) * 3
+    assert string_text(s.encode()) == rfc8785.dumps(s)
