@@ -28,6 +28,7 @@
  * value changed meanwhile and its answer, a reading of the value as it is now, is the answer.
  */
 #include "walker.h"
+#include "long_layout.h"
 
 /* ---- The set of deep open containers --------------------------------------------------------- */
 
@@ -85,8 +86,6 @@ static void set_remove(state *s, const PyObject *o) {
 
 /* ---- Scalars --------------------------------------------------------------------------------- */
 
-#define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1 */
-
 /* Append `sep` (when not 0) and the UTF-8 s[0..n) (well formed: it comes from a str) as a
  * canonical string. */
 FJCS_INLINE int put_string_after(fjcs_buf *out, char sep, const char *s, Py_ssize_t n) {
@@ -116,99 +115,6 @@ static const char *utf8_of(PyObject *str, Py_ssize_t *n) {
     const char *s = PyUnicode_AsUTF8AndSize(str, n);
     if (s == NULL) PyErr_Clear(); /* UnicodeEncodeError: a lone surrogate */
     return s;
-}
-
-/*
- * An exact int's value, read from the object (the int's layout is not part of the limited API,
- * and PyLong_AsLongLongAndOverflow, a call and its checks, cost more than the rest of writing a
- * small int). CPython 3.10 and 3.11 hold the signed digit count in ob_size, 3.12 on a tag (the
- * count << 3, then the sign: 0 positive, 1 zero, 2 negative), each followed by 30-bit digits. The
- * layout is checked once, on sample ints against the API (probe_long_layout); where neither
- * holds (another build, 15-bit digits, a later CPython), every int goes through the API. Ints of
- * 1 or 2 digits (below 2^60) are read; larger ones, through the API too.
- */
-enum { LONG_UNPROBED, LONG_API, LONG_SIZE, LONG_TAG };
-static int long_probed = LONG_UNPROBED; /* what the probe found (the process's CPython) */
-static int long_layout = LONG_UNPROBED; /* what the walker reads by: long_probed, or LONG_API */
-
-/* 1 with v's value in *x when v (an int laid out as `layout` says) has at most 2 digits; else 0. */
-FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
-    const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
-    uint64_t head, digits;
-    uint32_t d[2];
-    memcpy(&head, p, sizeof head);
-    int negative;
-    if (layout == LONG_SIZE) {
-        negative = (int64_t)head < 0;
-        digits = negative ? (uint64_t)0 - head : head;
-    } else {
-        unsigned sign = (unsigned)(head & 3);
-        digits = head >> 3;
-        if (sign == 1) {
-            *x = 0;
-            return digits == 0;
-        }
-        if (sign == 3 || digits == 0) return 0;
-        negative = sign == 2;
-    }
-    if (digits > 2) return 0;
-    if (digits == 0) {
-        *x = 0;
-        return 1;
-    }
-    memcpy(&d[0], p + sizeof head, sizeof d[0]);
-    uint64_t u = d[0];
-    if (digits == 2) {
-        memcpy(&d[1], p + sizeof head + sizeof d[0], sizeof d[1]);
-        u |= (uint64_t)d[1] << 30;
-    }
-    *x = negative ? -(long long)u : (long long)u;
-    return 1;
-}
-
-/* Which layout sample ints have (LONG_API when neither reads them all right). */
-static int probe_long_layout(void) {
-    static const long long fit[] = {0, 1, -1, 7, 255, 256, -257, (1LL << 30) - 1, 1LL << 30, -(1LL << 30) - 3,
-                                    (1LL << 31) + 5, 1234567890123LL, -1234567890123LL, MAX_SAFE_INT,
-                                    -MAX_SAFE_INT, (1LL << 60) - 1, -((1LL << 60) - 1)};
-    static const long long past[] = {1LL << 60, -(1LL << 60), (1LL << 62) + 1, LLONG_MIN};
-    for (int layout = LONG_SIZE; layout <= LONG_TAG; layout++) {
-        int ok = 1;
-        for (size_t i = 0; ok && i < sizeof fit / sizeof *fit + sizeof past / sizeof *past; i++) {
-            int fits = i < sizeof fit / sizeof *fit;
-            long long want = fits ? fit[i] : past[i - sizeof fit / sizeof *fit], got = 0;
-            PyObject *v = PyLong_FromLongLong(want);
-            if (v == NULL) {
-                PyErr_Clear();
-                return LONG_API;
-            }
-            int read = long_of_layout(layout, v, &got);
-            ok = fits ? read && got == want : !read;
-            Py_DECREF(v);
-        }
-        if (ok) return layout;
-    }
-    return LONG_API;
-}
-
-static void probe_once(void) {
-    if (FJCS_UNLIKELY(long_probed == LONG_UNPROBED)) long_probed = long_layout = probe_long_layout();
-}
-
-int walk_int_layout(int flag) {
-    probe_once();
-    int previous = long_layout >= LONG_SIZE;
-    if (flag == 1 && long_probed < LONG_SIZE) return -1;
-    if (flag >= 0) long_layout = flag ? long_probed : LONG_API;
-    return previous;
-}
-
-/* An exact int's value in *x; 0 when it does not fit a long long. */
-FJCS_INLINE int exact_long(PyObject *v, long long *x) {
-    if (FJCS_LIKELY(long_layout >= LONG_SIZE) && long_of_layout(long_layout, v, x)) return 1;
-    int overflow = 0;
-    *x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    return !overflow;
 }
 
 /* Append `sep` (when not 0) and int v, written in place. */
@@ -668,7 +574,7 @@ int walk_run(walk *w, PyObject *obj) {
         memset(s->set, 0, s->set_cap * sizeof *s->set);
         s->set_len = 0;
     }
-    probe_once();
+    fjcs__long_probe_once();
     int rc = value(w, obj, 0);
     if (rc == WK_OK) rc = run(w);
     return rc;

@@ -22,6 +22,8 @@ enum { WK_OK = 0, WK_REFUSE = 1, WK_BAIL = 2, WK_NOMEM = 3, WK_ERROR = 4 /* a Py
 
 enum { K_DICT, K_LIST, K_TUPLE };
 
+#define MAX_SAFE_INT 9007199254740991LL /* 2^53 - 1: the ints JCS carries exactly */
+
 /* One open container. */
 typedef struct wframe {
     PyObject *obj;      /* a strong reference, released when the frame is popped */
@@ -115,13 +117,13 @@ static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *ou
     return w;
 }
 
-/* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
- * the walk says when it does not give canonical bytes. */
 /* Whether the walker reads small exact ints from the object (the layout its probe found) or
  * through the API; flag 1 or 0 sets it (-1: only asks). Returns the previous setting, or -1 when
- * flag is 1 and the probe found no layout it reads. */
+ * flag is 1 and the probe found no layout it reads (cpython/long_layout.c). */
 int walk_int_layout(int flag);
 
+/* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
+ * the walk says when it does not give canonical bytes. */
 int walk_run(walk *w, PyObject *obj);
 
 /* Release what a walk holds: its open frames, where it stopped, what default made. */

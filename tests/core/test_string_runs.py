@@ -90,8 +90,28 @@ def test_every_length_and_escape_position_in_every_place(special, filler):
 
 
 def test_scalars_in_every_place():
-    values = [0, 7, -7, 99, 100, -1000, 4999, -5000, 10**8 - 1, 10**8, 2**53 - 1, -(2**53 - 1), 1.5, -0.0, 1e21,
-              None, True, False, "", "x"]
+    values = [
+        0,
+        7,
+        -7,
+        99,
+        100,
+        -1000,
+        4999,
+        -5000,
+        10**8 - 1,
+        10**8,
+        2**53 - 1,
+        -(2**53 - 1),
+        1.5,
+        -0.0,
+        1e21,
+        None,
+        True,
+        False,
+        "",
+        "x",
+    ]
     for v in values:
         for doc in places(v):
             assert fastjcs.dumps(doc) == rfc8785.dumps(doc), doc
