@@ -177,10 +177,17 @@ def test_a_finalizer_that_empties_what_is_walked(fn):
         d.clear()
 
     result = collect_during_the_walk(empty, fn, d)
-    if fn in (fastjcs.dumps, fastjcs.digest):  # it goes on from where the walker was, as Python would
-        assert result == ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed")
-    else:  # digest_many: the Python side reads the item it stopped at again
-        assert result == outcome(fn, {})
+    # Two answers are documented (docs/robustness.md): going on from where the walker was, as
+    # Python would, meets the removed member (RuntimeError); or the value is read as it is now,
+    # emptied ({}). Which one a call gives depends on when the collector runs the finalizer: at
+    # the allocation itself on CPython 3.11 and before, at the next check of the eval loop from
+    # 3.12 (inside the walk, or only once the Python side resumes it), and on which allocation of
+    # the call is the one past the threshold. Any other outcome (a crash, the bytes of the value
+    # before it was emptied, another error) fails.
+    assert result in (
+        ("error", "RuntimeError", "dictionary changed during canonicalization: a member was removed"),
+        outcome(fn, {}),
+    )
 
 
 def test_fastjcs_inside_default_and_a_class_property():
