@@ -340,6 +340,12 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  */
 fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);
 
+/* fjcs__parse_double for a token already read (text.c): w is all of its significant digits as an
+ * integer, at most 19 of them, and the value is w * 10^q (q: the exponent less the number of
+ * fraction digits); tok, len the token itself, read only when the fast paths cannot decide. */
+fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                             double *out);
+
 /* ---- Objects: member order and duplicates ---------------------------------------------------- */
 
 /*

@@ -660,3 +660,35 @@ done:
     memcpy(out, &bits, sizeof bits);
     return FJCS_OK;
 }
+
+/* The same answer as fjcs__parse_double for a token the caller has already read: w, all of its
+ * digits as an integer (at most 19 of them, so exact), q its exponent less its fraction digits
+ * (value = w 10^q). Paths 1 and 2 decide here without reading the token again; whatever they
+ * leave (zero, the range edges, the rare ambiguous case, builds without them) reads the token. */
+fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                             double *out) {
+#if FJCS_PARSE_EISEL_LEMIRE
+    if (w != 0 && q >= FJCS_POW5_MIN_Q && q <= FJCS_POW5_MAX_Q) {
+#if FJCS_HAVE_CLINGER
+        double value;
+        if (clinger(w, (int)q, &value)) {
+            FJCS_PARSE_TEST_HOOK(FJCS_PATH_CLINGER);
+            *out = negative ? -value : value;
+            return FJCS_OK;
+        }
+#endif
+        uint64_t bits;
+        int wide;
+        if (eisel_lemire(w, (int)q, &bits, &wide)) {
+            FJCS_PARSE_TEST_HOOK(wide ? FJCS_PATH_EL_WIDE : FJCS_PATH_EL);
+            if (bits >= FJCS_INF_BITS) return FJCS_E_FLOAT_DOMAIN;
+            bits |= (uint64_t)negative << 63;
+            memcpy(out, &bits, sizeof bits);
+            return FJCS_OK;
+        }
+    }
+#else
+    (void)w, (void)q, (void)negative;
+#endif
+    return fjcs__parse_double(tok, len, out);
+}
