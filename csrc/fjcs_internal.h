@@ -329,6 +329,12 @@ fjcs_code fjcs__write_double(fjcs_buf *out, double v);
  */
 int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
 
+/* The ECMAScript digits of a finite double v != 0 (number_format.c, Schubfach), for callers that
+ * look at them before laying them out: returns d, 10^16 <= d < 10^17 (its trailing zeros are not
+ * digits), and sets *n, the value being +-0.d * 10^n. fjcs__format_digits(d, 17, n, v < 0, buf)
+ * writes what fjcs_format_double would. */
+uint64_t fjcs__shortest_digits(double v, int *n);
+
 /* ---- Numbers in ------------------------------------------------------------------------------ */
 
 /*

@@ -360,24 +360,44 @@ FJCS_INLINE fjcs_code string_token(parser *ps, const uint8_t **pp, member *name)
 
 static const char MAX_SAFE[] = "9007199254740991"; /* 2^53 - 1 */
 
-/* The end of the run of ASCII digits at p, reading them: *w becomes *w * 10^count + their value,
+/* Powers of ten up to 10^19, the largest below 2^64. */
+static const uint64_t POW10[20] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+    UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+    UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+    UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+    UINT64_C(10000000000000000000)};
+
+/*
+ * The end of the run of ASCII digits at p, reading them: *w becomes *w * 10^count + their value,
  * mod 2^64 (so exact while the token has at most 19 digits, 10^19 < 2^64; the caller counts
- * them). 8 bytes at a time: all of a word's bytes are digits when each has high nibble 3 and
- * stays so after adding 6 (0x39 + 6 = 0x3F, 0x3A + 6 = 0x40; no byte carries into the next, as
- * 0x3F + 6 < 0x100); their value by combining neighbours in lanes of 16, 32, then 64 bits (d0 d1
- * -> 10 d0 + d1, and so on, the first digit in the low byte; no lane overflows into the next). */
+ * them). 8 bytes at a time: a byte is a digit when its high nibble is 3 and stays so after adding
+ * 6 (0x39 + 6 = 0x3F, 0x3A + 6 = 0x40). Added over the word, a carry can only come out of a byte
+ * >= 0xFA, a non-digit, and goes up (to later bytes): the lowest flagged byte, the first
+ * non-digit, is flagged exactly, and so are the digits below it. Their value: less '0' in each
+ * byte (no borrow out of a digit), the k digits shifted to the top of the word (eight digits with
+ * 8 - k leading zeros), then neighbours combined in lanes of 16, 32, then 64 bits (d0 d1 ->
+ * 10 d0 + d1, and so on, the first digit in the low byte; no lane overflows into the next).
+ */
 static inline const uint8_t *read_digits(const uint8_t *p, const uint8_t *end, uint64_t *w) {
     uint64_t acc = *w;
 #if FJCS_HAVE_LITTLE_ENDIAN
     const uint64_t nibbles = FJCS_ONES * 0xF0, threes = FJCS_ONES * 0x30;
     while (end - p >= 8) {
         uint64_t v = fjcs__load_u64(p);
-        if ((v & nibbles) != threes || ((v + FJCS_ONES * 6) & nibbles) != threes) break;
-        v -= threes;
+        uint64_t other = ((v & nibbles) ^ threes) | (((v + FJCS_ONES * 6) & nibbles) ^ threes);
+        unsigned k = other ? (unsigned)fjcs__ctz64(other) / 8 : 8;
+        if (k == 0) break;
+        v = (v - threes) << (64 - 8 * k); /* k >= 1: a shift below 64 */
         v = (v * 10 + (v >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
         v = (v * 100 + (v >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
-        acc = acc * 100000000 + ((v * 10000 + (v >> 32)) & UINT64_C(0xFFFFFFFF));
-        p += 8;
+        acc = acc * POW10[k] + ((v * 10000 + (v >> 32)) & UINT64_C(0xFFFFFFFF));
+        p += k;
+        if (k < 8) {
+            *w = acc;
+            return p;
+        }
     }
 #endif
     while (p < end && is_digit(*p)) acc = acc * 10 + (uint64_t)(*p++ - '0');
@@ -391,15 +411,8 @@ static inline const uint8_t *read_digits(const uint8_t *p, const uint8_t *end, u
 /* The number of decimal digits of 0 < w < 10^19: t = floor(b log10 2) (1233 / 2^12 is close
  * enough for b <= 64) for the bit length b, plus one if w has reached 10^t. */
 static inline int digit_count(uint64_t w) {
-    static const uint64_t pow10[20] = {
-        UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
-        UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
-        UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
-        UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
-        UINT64_C(1000000000000000), UINT64_C(10000000000000000), UINT64_C(100000000000000000),
-        UINT64_C(1000000000000000000), UINT64_C(10000000000000000000)};
     int t = ((64 - fjcs__clz64(w)) * 1233) >> 12;
-    return t + (w >= pow10[t]);
+    return t + (w >= POW10[t]);
 }
 
 /*
@@ -455,6 +468,8 @@ static fjcs_code number_token(parser *ps, const uint8_t **pp) {
     if (*p == '0') {
         p++;
         if (p < end && is_digit(*p)) return fail(ps, FJCS_E_LEADING_ZERO, p, "leading zero in number");
+    } else if (end - p >= 2 && !is_digit(p[1])) { /* one digit, as before a float's point */
+        w = (uint64_t)(*p++ - '0');
     } else {
         p = read_digits(p, end, &w);
     }
@@ -519,6 +534,19 @@ static fjcs_code number_token(parser *ps, const uint8_t **pp) {
             return FJCS_OK;
         }
         rc = fjcs__parse_digits(w, q, negative, (const char *)start, token_len, &v);
+        if (rc != FJCS_OK) return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
+        if (len <= 17 && v != 0) {
+            /* Copied when its digits are the double's (Schubfach's) and spelled as ECMAScript would:
+             * the same value, 0.w * 10^n, as the 17 digits d and the n rendered. */
+            int dn;
+            uint64_t d = fjcs__shortest_digits(v, &dn);
+            if (d == w * POW10[17 - len] && dn == n && es_spelled(digits, int_digits, frac_len, mant_end, exp_at, n))
+                goto copy;
+            if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
+                return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            out->len += (size_t)fjcs__format_digits(d, 17, dn, negative, out->data + out->len);
+            return FJCS_OK;
+        }
     } else {
         rc = fjcs__parse_double((const char *)start, token_len, &v);
     }
@@ -526,9 +554,15 @@ static fjcs_code number_token(parser *ps, const uint8_t **pp) {
     rc = fjcs__write_double(out, v);
     if (rc != FJCS_OK) return fail(ps, rc, start, "out of memory");
     return FJCS_OK;
-copy:
-    if (fjcs__buf_reserve(out, token_len) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
-    fjcs__buf_put_n(out, start, token_len);
+copy: /* 32 bytes at once when the input has them (a copy of fixed size, made inline) */
+    if (fjcs__buf_reserve(out, token_len < 32 ? 32 : token_len) != FJCS_OK)
+        return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+    if (token_len <= 32 && end - start >= 32) {
+        memcpy(out->data + out->len, start, 32);
+        out->len += token_len;
+    } else {
+        fjcs__buf_put_n(out, start, token_len);
+    }
     return FJCS_OK;
 }
 
