@@ -332,7 +332,7 @@ static uint64_t make_bits(uint64_t m, int e2) {
  * Rounds w 10^q for FJCS_POW5_MIN_Q <= q <= FJCS_POW5_MAX_Q, 1 <= w < 2^64. Returns 1 and the bits
  * (FJCS_INF_BITS on overflow) when the truncations provably do not matter, 0 when they might.
  */
-static int eisel_lemire(uint64_t w, int q, uint64_t *bits, int *wide) {
+FJCS_INLINE int eisel_lemire(uint64_t w, int q, uint64_t *bits, int *wide) {
     int l = fjcs__clz64(w);
     uint64_t wn = w << l;
     const uint64_t *t = fjcs_pow5_128[q - FJCS_POW5_MIN_Q];

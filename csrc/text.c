@@ -490,12 +490,11 @@ static fjcs_code number_token(parser *ps, const uint8_t **pp) {
         if (p < end && (*p == '+' || *p == '-')) negative_exp = *p++ == '-';
         if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_EXPONENT_DIGIT);
         const uint8_t *exp_digits = p;
-        while (p < end && is_digit(*p)) {
-            if (exp < 100000) exp = exp * 10 + (*p - '0');
-            p++;
-        }
+        unsigned long e = 0; /* wraps on a long exponent, which is then not used */
+        while (p < end && is_digit(*p)) e = e * 10 + (unsigned long)(*p++ - '0');
         exp_ok = p - exp_digits <= 5; /* |exp| < 100000: the arithmetic below is safe */
-        if (negative_exp) exp = -exp;
+        if (!exp_ok) e = 0;
+        exp = negative_exp ? -(long)e : (long)e;
         integer = 0;
     }
     *pp = p;
