@@ -3,8 +3,9 @@
  *
  * The parser is strict RFC 8259 plus I-JSON (RFC 7493): UTF-8 only, no duplicate member names,
  * no escapes that leave a lone surrogate. It writes the canonical form as it goes: strings are
- * re-escaped canonically, numbers re-rendered (ECMA-262 Number::toString), and each object's
- * members, written in input order, are put in order when the object closes (writer.c).
+ * re-escaped canonically, numbers written as ECMA-262 Number::toString does (copied when they
+ * already are), and each object's members, written in input order, are put in order when the
+ * object closes (writer.c).
  *
  * Errors and their offsets follow src/fastjcs/core/python_backend.py exactly (the tests compare the two on
  * random and corrupted texts): a structural error at the offending byte or at the end of input;
@@ -14,9 +15,10 @@
  * duplicate name when its object closes, at the earliest repeating member's opening quote; the
  * depth limit at the bracket that opens one container too many.
  *
- * Kept whole (about 700 lines): one parser of one format in one pass; its string scan (SSE2 or
- * word at a time), number tokens and literals are inlined into the parse loop, which is where
- * digest --jsonl's time goes, and each is read beside the error offsets it must reproduce.
+ * Kept whole (about 800 lines): one parser of one format in one pass; its string scan (SSE2 or
+ * word at a time), number tokens (read once, copied when already canonical) and literals are
+ * inlined into the parse loop, which is where digest --jsonl's time goes, and each is read beside
+ * the error offsets it must reproduce.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -535,11 +537,12 @@ static fjcs_code number_token(parser *ps, const uint8_t **pp) {
         rc = fjcs__parse_digits(w, q, negative, (const char *)start, token_len, &v);
         if (rc != FJCS_OK) return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
         if (len <= 17 && v != 0) {
-            /* Copied when its digits are the double's (Schubfach's) and spelled as ECMAScript would:
-             * the same value, 0.w * 10^n, as the 17 digits d and the n rendered. */
+            /* Copied when its digits are the double's (Schubfach's) and it is spelled as
+             * ECMAScript would: the same value, 0.w * 10^n, as the 17 digits d and the n written. */
             int dn;
             uint64_t d = fjcs__shortest_digits(v, &dn);
-            if (d == w * POW10[17 - len] && dn == n && es_spelled(digits, int_digits, frac_len, mant_end, exp_at, n))
+            if (d == w * POW10[17 - len] && dn == n &&
+                es_spelled(digits, int_digits, frac_len, mant_end, exp_at, n))
                 goto copy;
             if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
                 return fail(ps, FJCS_E_NOMEM, start, "out of memory");
