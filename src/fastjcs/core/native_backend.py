@@ -268,11 +268,14 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
 # +/-(2^53-1), NaN or an infinity, a float under integers_only, nesting beyond max_depth, which a
 # cycle reaches, a lone surrogate, which the final encode refuses) it raises _Leave having called no
 # hook and no `default`, and the marshal route answers for the value, or raises its error, from the
-# start. Strings are escaped by json.encoder's encode_basestring (the pure-Python backend's: the RFC
-# 8785 set) when the escape search finds a character to escape. Member names are sorted as str,
-# and by their UTF-16 code units where the two orders differ (a name at or above U+E000); each
-# short name's text, '{"name":' and ',"name":', is kept in bounded tables (`_FIRST`, `_NEXT`), as
-# names recur.
+# start. Strings are written as they are, and the whole output is checked by one C call
+# (fjcs_quote_count: no byte below 0x20 and no backslash, and two quotes per string and name, so no
+# string held a character to escape): a search per string cost a third of an EAB object's time.
+# When the check fails, the value is written again, each string that needs it escaped by
+# json.encoder's encode_basestring (the pure-Python backend's: the RFC 8785 set). Member names are
+# sorted as str, and by their UTF-16 code units where the two orders differ (a name at or above
+# U+E000); each short name's text, '{"name":' and ',"name":', escaped, is kept in bounded tables
+# (`_FIRST`, `_NEXT`), as names recur (a name with an escape fails the check, as a string does).
 try:
     from __pypy__.builders import StringBuilder as _StringBuilder
 except ImportError:
@@ -292,6 +295,7 @@ _NEXT: dict[str, str] = {}  # name -> ',"name":' (the others)
 _NAMES_KEPT = 4096  # the tables are emptied when they hold this many
 _NAME_KEPT = 64  # the longest name kept, in characters
 _SAFE = 2**53 - 1
+_quote_count = lib.fjcs_quote_count
 
 
 def _name_piece(name: str, first: bool) -> str:
@@ -321,12 +325,14 @@ def _sorted_names(d: dict) -> list:
     return names
 
 
-def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool) -> bytes:
-    """Canonical bytes of a value of exact JSON types, by Python code the JIT compiles (PyPy)."""
+def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool, escape_each: bool = False) -> bytes:
+    """Canonical bytes of a value of exact JSON types, by Python code the JIT compiles (PyPy):
+    strings as they are, the output checked at the end (or, `escape_each`, each string escaped)."""
     out = _StringBuilder()
     append = out.append
     needs_escape, escape, first_get, next_get = _needs_escape, _escape, _FIRST.get, _NEXT.get
     lender = None
+    strings = 0  # the strings and names written, two quotes each
     # The open containers: (items, next index, count, the dict or None, closing bracket); the
     # value itself is the one item of a pseudo-array with no brackets.
     stack: list[tuple[Any, int, int, Any, str]] = []
@@ -345,16 +351,18 @@ def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool) -> bytes:
                 if piece is None:
                     piece = _name_piece(name, not i)
                 append(piece)
+                strings += 1
                 x = d[name]
             i += 1
             t = type(x)
             if t is str:
-                if needs_escape(x) is None:
+                if escape_each and needs_escape(x) is not None:
+                    append(escape(x))
+                else:
                     append('"')
                     append(x)
                     append('"')
-                else:
-                    append(escape(x))
+                strings += 1
             elif t is int:
                 if -_SAFE <= x <= _SAFE:
                     append(str(x))
@@ -400,7 +408,10 @@ def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool) -> bytes:
             append(closer)
             items, i, n, d, closer = stack.pop()
         else:
-            return out.build().encode("utf-8")
+            data = out.build().encode("utf-8")  # UnicodeEncodeError: a lone surrogate
+            if escape_each or _quote_count(data, len(data)) == 2 * strings:
+                return data
+            return _dumps_pypy(obj, max_depth, integers_only, True)  # a string needs an escape
 
 
 def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
