@@ -13,6 +13,7 @@ import enum
 from typing import Any
 
 import pytest
+import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 from test_native_differential import any_values, json_values
@@ -187,3 +188,92 @@ def test_pypy_takes_the_writer(native):
     eab = {"domain": "cmcp.execution-action-binding", "version": 1, "agent_id": "agent-0f", "x": [1.5, None]}
     assert native.dumps is native._dumps
     assert native._dumps_pypy(eab, 10_000, False) == _python.dumps(eab, 10_000)
+
+
+# The writer writes strings as they are and checks its whole output with one C call
+# (fjcs_quote_count): no byte below 0x20, no backslash, two quotes per string and name. The expected
+# values below come from rfc8785 and from counting bytes in Python, not from fastjcs.
+
+
+def _count_by_hand(data: bytes) -> int:
+    """fjcs_quote_count's answer, by Python's own byte counting."""
+    if any(b < 0x20 or b == 0x5C for b in data):
+        return 2**64 - 1
+    return data.count(b'"')
+
+
+@pytest.mark.parametrize("length", [0, 1, 15, 16, 17, 31, 32, 33, 64, 100])
+def test_quote_count_finds_a_byte_to_escape_anywhere(native, length):
+    # each position of a block and of the tail: a check that skips the first byte, the last, a
+    # block's last or the tail fails here
+    plain = bytes(b'ab"c\x7f\x80\xff'[i % 7] for i in range(length))
+    assert native._quote_count(plain, len(plain)) == _count_by_hand(plain) == plain.count(b'"')
+    for position in range(length):
+        for bad in (b"\x00", b"\x1f", b"\\", b"\n"):
+            data = plain[:position] + bad + plain[position + 1 :]
+            assert native._quote_count(data, len(data)) == 2**64 - 1, (length, position, bad)
+
+
+@pytest.mark.parametrize("quotes", [255 * 16, 256 * 16, 256 * 16 + 7, 5000 * 16 + 3])
+def test_quote_count_of_many_quotes(native, quotes):
+    # a byte lane counts at most 255 blocks before it is summed: without that, 256 wraps to 0
+    data = b'"' * quotes + b"x"
+    assert native._quote_count(data, len(data)) == quotes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a"b',  # a quote alone: only the count of quotes sees it (no backslash, no control)
+        '"',
+        '"start',
+        'end"',
+        "\\",
+        "\x00start",
+        "end\x1f",
+        "tab\there",
+        "\x7f is not escaped",
+        "x" * 40 + '"' + "y" * 40,
+    ],
+)
+def test_a_string_to_escape_is_escaped_wherever_it_is(native, writer, text):
+    for value in (text, [text], {"k": text}, {text: 1}, {"a": [1, {"b": text, "c": "plain"}], "z": None}):
+        assert _written(native, writer, value) == rfc8785.dumps(value), value
+        assert native.dumps(value, 100) == rfc8785.dumps(value)
+
+
+def test_a_name_with_an_escape_is_escaped_when_its_text_is_kept(native, writer):
+    # the second call takes the name's text from the table, escaped: the check must fail on it too
+    for value in ({'q"': 1}, {"n\nl": [1]}, {'q"': "v", "a": "b"}):
+        assert _written(native, writer, value) == rfc8785.dumps(value)
+        assert _written(native, writer, value) == rfc8785.dumps(value)
+
+
+def test_one_pass_for_plain_values_two_for_escapes(native, writer, monkeypatch):
+    # counting strings and names wrongly (e.g. names not counted) gives the right bytes, written
+    # twice every time: this counts the passes
+    passes = []
+    original = native._dumps_pypy
+
+    def counted(*args):
+        passes.append(args[3:] or (False,))
+        return original(*args)
+
+    monkeypatch.setattr(native, "_dumps_pypy", counted)
+    plain = {"domain": "d", "n": [1, 2.5, "é", None, True], "o": {"x": "\U0001f600"}, "e": {}, "l": []}
+    assert native._dumps_pypy(plain, 100, False) == rfc8785.dumps(plain)
+    assert passes == [(False,)]
+    passes.clear()
+    escaped = {"domain": "d", "n": ["a\\b"]}
+    assert native._dumps_pypy(escaped, 100, False) == rfc8785.dumps(escaped)
+    assert passes == [(False,), (True,)]
+
+
+def test_member_order_by_utf16_against_rfc8785(native, writer):
+    # names equal up to a character where UTF-8 (code point) order and UTF-16 order disagree, and
+    # names that share a prefix; the expected order is rfc8785's
+    names = ["a\ue000", "a\U00010000", "a\uffff", "a\U0010ffff", "a", "ab", "\ufb33", "\U0001f602", "b"]
+    value = {name: i for i, name in enumerate(names)}
+    assert _written(native, writer, value) == rfc8785.dumps(value)
+    nested = {"x": [value, {"\uffff": 1, "\U00010000": 2}]}
+    assert _written(native, writer, nested) == rfc8785.dumps(nested)
