@@ -1,7 +1,7 @@
-"""PyPy's writer of Python values (native_backend._dumps_pypy) against the pure-Python backend.
+"""PyPy's writer of Python values (fastjcs.core.pypy_writer) against the pure-Python backend.
 
 The writer answers only for values of exact JSON types and leaves everything else (raising one of
-`_PYPY_LEAVES`, having called no hook and no `default`) to the marshal route, so two things are
+`LEAVES`, having called no hook and no `default`) to the marshal route, so two things are
 checked: where it answers, the bytes are the Python backend's; where the Python backend raises, the
 writer leaves rather than answer. It runs on PyPy; elsewhere (CPython) it is run here on a stand-in
 for PyPy's StringBuilder (a list with StringBuilder's `build`), so that CI's CPython runs test it too.
@@ -10,6 +10,7 @@ for PyPy's StringBuilder (a list with StringBuilder's `build`), so that CI's CPy
 from __future__ import annotations
 
 import enum
+import importlib
 from typing import Any
 
 import pytest
@@ -32,18 +33,25 @@ class _Builder(list):
 
 
 @pytest.fixture
-def writer(native, monkeypatch):
-    """_dumps_pypy(value, max_depth, integers_only), on PyPy's StringBuilder or the stand-in."""
-    if native._StringBuilder is None:
-        monkeypatch.setattr(native, "_StringBuilder", _Builder)
-    return native._dumps_pypy
+def pypy_writer(native, monkeypatch):
+    """The module, on PyPy's StringBuilder or the stand-in."""
+    module = importlib.import_module("fastjcs.core.pypy_writer")
+    if module.StringBuilder is None:
+        monkeypatch.setattr(module, "StringBuilder", _Builder)
+    return module
+
+
+@pytest.fixture
+def writer(native, pypy_writer):
+    """dumps(value, max_depth, integers_only), with the backend's lender."""
+    return lambda value, max_depth, integers_only: pypy_writer.dumps(value, max_depth, integers_only, native._lender)
 
 
 def _written(native, writer, value: Any, max_depth: int = 10_000, integers_only: bool = False) -> Any:
     """The writer's bytes, or None where it leaves the value."""
     try:
         return writer(value, max_depth, integers_only)
-    except native._PYPY_LEAVES:
+    except importlib.import_module("fastjcs.core.pypy_writer").LEAVES:
         return None
 
 
@@ -170,24 +178,25 @@ def test_escapes(native, writer):
     )
 
 
-def test_names_table_is_bounded(native, writer):
-    for i in range(native._NAMES_KEPT + 10):
+def test_names_table_is_bounded(native, writer, pypy_writer):
+    kept = pypy_writer._NAMES_KEPT
+    for i in range(kept + 10):
         assert _written(native, writer, {f"name{i}": i}) == b'{"name%d":%d}' % (i, i)
-    assert len(native._FIRST) <= native._NAMES_KEPT and len(native._NEXT) <= native._NAMES_KEPT
-    long = "n" * (native._NAME_KEPT + 1)
+    assert len(pypy_writer._FIRST) <= kept and len(pypy_writer._NEXT) <= kept
+    long = "n" * (pypy_writer._NAME_KEPT + 1)
     assert _written(native, writer, {long: 1, "a": {long: 2}}) == b'{"a":{"%s":2},"%s":1}' % (
         long.encode(),
         long.encode(),
     )
-    assert long not in native._FIRST and long not in native._NEXT  # a long name is not kept
+    assert long not in pypy_writer._FIRST and long not in pypy_writer._NEXT  # a long name is not kept
 
 
-def test_pypy_takes_the_writer(native):
-    if native._StringBuilder is None:
+def test_pypy_takes_the_writer(native, writer):
+    if native._pypy_dumps is None:
         pytest.skip("PyPy's route")
     eab = {"domain": "cmcp.execution-action-binding", "version": 1, "agent_id": "agent-0f", "x": [1.5, None]}
     assert native.dumps is native._dumps
-    assert native._dumps_pypy(eab, 10_000, False) == _python.dumps(eab, 10_000)
+    assert writer(eab, 10_000, False) == _python.dumps(eab, 10_000)
 
 
 # The writer writes strings as they are and checks its whole output with one C call
@@ -203,22 +212,22 @@ def _count_by_hand(data: bytes) -> int:
 
 
 @pytest.mark.parametrize("length", [0, 1, 15, 16, 17, 31, 32, 33, 64, 100])
-def test_quote_count_finds_a_byte_to_escape_anywhere(native, length):
+def test_quote_count_finds_a_byte_to_escape_anywhere(pypy_writer, length):
     # each position of a block and of the tail: a check that skips the first byte, the last, a
     # block's last or the tail fails here
     plain = bytes(b'ab"c\x7f\x80\xff'[i % 7] for i in range(length))
-    assert native._quote_count(plain, len(plain)) == _count_by_hand(plain) == plain.count(b'"')
+    assert pypy_writer._quote_count(plain, len(plain)) == _count_by_hand(plain) == plain.count(b'"')
     for position in range(length):
         for bad in (b"\x00", b"\x1f", b"\\", b"\n"):
             data = plain[:position] + bad + plain[position + 1 :]
-            assert native._quote_count(data, len(data)) == 2**64 - 1, (length, position, bad)
+            assert pypy_writer._quote_count(data, len(data)) == 2**64 - 1, (length, position, bad)
 
 
 @pytest.mark.parametrize("quotes", [255 * 16, 256 * 16, 256 * 16 + 7, 5000 * 16 + 3])
-def test_quote_count_of_many_quotes(native, quotes):
+def test_quote_count_of_many_quotes(pypy_writer, quotes):
     # a byte lane counts at most 255 blocks before it is summed: without that, 256 wraps to 0
     data = b'"' * quotes + b"x"
-    assert native._quote_count(data, len(data)) == quotes
+    assert pypy_writer._quote_count(data, len(data)) == quotes
 
 
 @pytest.mark.parametrize(
@@ -249,23 +258,23 @@ def test_a_name_with_an_escape_is_escaped_when_its_text_is_kept(native, writer):
         assert _written(native, writer, value) == rfc8785.dumps(value)
 
 
-def test_one_pass_for_plain_values_two_for_escapes(native, writer, monkeypatch):
+def test_one_pass_for_plain_values_two_for_escapes(native, writer, pypy_writer, monkeypatch):
     # counting strings and names wrongly (e.g. names not counted) gives the right bytes, written
     # twice every time: this counts the passes
     passes = []
-    original = native._dumps_pypy
+    original = pypy_writer.dumps
 
     def counted(*args):
-        passes.append(args[3:] or (False,))
+        passes.append(args[4:] or (False,))
         return original(*args)
 
-    monkeypatch.setattr(native, "_dumps_pypy", counted)
+    monkeypatch.setattr(pypy_writer, "dumps", counted)
     plain = {"domain": "d", "n": [1, 2.5, "é", None, True], "o": {"x": "\U0001f600"}, "e": {}, "l": []}
-    assert native._dumps_pypy(plain, 100, False) == rfc8785.dumps(plain)
+    assert writer(plain, 100, False) == rfc8785.dumps(plain)
     assert passes == [(False,)]
     passes.clear()
     escaped = {"domain": "d", "n": ["a\\b"]}
-    assert native._dumps_pypy(escaped, 100, False) == rfc8785.dumps(escaped)
+    assert writer(escaped, 100, False) == rfc8785.dumps(escaped)
     assert passes == [(False,), (True,)]
 
 
