@@ -265,17 +265,26 @@ def test_one_pass_for_plain_values_two_for_escapes(native, writer, pypy_writer, 
     original = pypy_writer.dumps
 
     def counted(*args):
-        passes.append(args[4:] or (False,))
+        mode = pypy_writer._escape_first if len(args) == 4 or args[4] is None else args[4]
+        passes.append((args[4:] or (None,), mode))
         return original(*args)
 
     monkeypatch.setattr(pypy_writer, "dumps", counted)
+    monkeypatch.setattr(pypy_writer, "_escape_first", False)
     plain = {"domain": "d", "n": [1, 2.5, "é", None, True], "o": {"x": "\U0001f600"}, "e": {}, "l": []}
-    assert writer(plain, 100, False) == rfc8785.dumps(plain)
-    assert passes == [(False,)]
-    passes.clear()
     escaped = {"domain": "d", "n": ["a\\b"]}
-    assert writer(escaped, 100, False) == rfc8785.dumps(escaped)
-    assert passes == [(False,), (True,)]
+    # (what each call passes, what the writer used): None is "as the last value asked"
+    expected_passes = [
+        (plain, [((None,), False)]),  # checked, one pass
+        (escaped, [((None,), False), ((True,), True)]),  # checked, failed, written again escaping
+        (escaped, [((None,), True)]),  # the last one needed escapes: escaped from the start
+        (plain, [((None,), True)]),  # ... and so is this one, which needed none
+        (plain, [((None,), False)]),  # so the next is checked again
+    ]
+    for value, expected in expected_passes:
+        passes.clear()
+        assert writer(value, 100, False) == rfc8785.dumps(value)
+        assert [(args, mode) for args, mode in passes] == expected, value
 
 
 def test_member_order_by_utf16_against_rfc8785(native, writer):
