@@ -260,31 +260,29 @@ def test_a_name_with_an_escape_is_escaped_when_its_text_is_kept(native, writer):
 
 def test_one_pass_for_plain_values_two_for_escapes(native, writer, pypy_writer, monkeypatch):
     # counting strings and names wrongly (e.g. names not counted) gives the right bytes, written
-    # twice every time: this counts the passes
+    # twice every time: this counts the passes, and follows the mode from one value to the next
     passes = []
-    original = pypy_writer.dumps
+    original = pypy_writer._write
 
     def counted(*args):
-        mode = pypy_writer._escape_first if len(args) == 4 or args[4] is None else args[4]
-        passes.append((args[4:] or (None,), mode))
+        passes.append(args[4])  # escape_each
         return original(*args)
 
-    monkeypatch.setattr(pypy_writer, "dumps", counted)
+    monkeypatch.setattr(pypy_writer, "_write", counted)
     monkeypatch.setattr(pypy_writer, "_escape_first", False)
     plain = {"domain": "d", "n": [1, 2.5, "é", None, True], "o": {"x": "\U0001f600"}, "e": {}, "l": []}
     escaped = {"domain": "d", "n": ["a\\b"]}
-    # (what each call passes, what the writer used): None is "as the last value asked"
     expected_passes = [
-        (plain, [((None,), False)]),  # checked, one pass
-        (escaped, [((None,), False), ((True,), True)]),  # checked, failed, written again escaping
-        (escaped, [((None,), True)]),  # the last one needed escapes: escaped from the start
-        (plain, [((None,), True)]),  # ... and so is this one, which needed none
-        (plain, [((None,), False)]),  # so the next is checked again
+        (plain, [False]),  # checked, one pass
+        (escaped, [False, True]),  # checked, failed, written again escaping
+        (escaped, [True]),  # the last one needed escapes: escaped from the start
+        (plain, [True]),  # ... and so is this one, which needed none
+        (plain, [False]),  # so the next is checked again
     ]
     for value, expected in expected_passes:
         passes.clear()
         assert writer(value, 100, False) == rfc8785.dumps(value)
-        assert [(args, mode) for args, mode in passes] == expected, value
+        assert passes == expected, value
 
 
 def test_member_order_by_utf16_against_rfc8785(native, writer):

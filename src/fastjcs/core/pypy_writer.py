@@ -88,15 +88,23 @@ def _sorted_names(d: dict) -> list:
     return names
 
 
-def dumps(
-    obj: Any, max_depth: int, integers_only: bool, lender_of: Callable[[], Any], escape_each: Any = None
-) -> bytes:
+def dumps(obj: Any, max_depth: int, integers_only: bool, lender_of: Callable[[], Any]) -> bytes:
     """Canonical bytes of a value of exact JSON types, by Python code the JIT compiles (PyPy):
-    strings as they are, the output checked at the end; or, `escape_each`, each string escaped
-    (None: as the last value written asked, `_escape_first`)."""
+    strings as they are and the output checked, unless the last value written needed an escape;
+    written again with each string escaped when the check fails (the first writing's output is
+    let go of first: a large document is not held twice)."""
+    if not _escape_first:
+        data = _write(obj, max_depth, integers_only, lender_of, False)
+        if data is not None:
+            return data
+    return _write(obj, max_depth, integers_only, lender_of, True)
+
+
+def _write(obj: Any, max_depth: int, integers_only: bool, lender_of: Callable[[], Any], escape_each: bool) -> Any:
+    """The canonical bytes, with each string escaped (`escape_each`, and `_escape_first` set to
+    whether one needed it), or strings as they are and None when the check finds one that needs
+    an escape."""
     global _escape_first
-    if escape_each is None:
-        escape_each = _escape_first
     escaped = False  # a string was escaped
     out = StringBuilder()
     append = out.append
@@ -186,4 +194,4 @@ def dumps(
                 return data
             if _quote_count(data, len(data)) == 2 * strings:
                 return data
-            return dumps(obj, max_depth, integers_only, lender_of, True)  # a string needs an escape
+            return None  # a string needs an escape
