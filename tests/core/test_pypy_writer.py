@@ -272,7 +272,13 @@ def test_one_pass_for_plain_values_two_for_escapes(native, writer, pypy_writer, 
     monkeypatch.setattr(pypy_writer, "_escape_first", False)
     plain = {"domain": "d", "n": [1, 2.5, "é", None, True], "o": {"x": "\U0001f600"}, "e": {}, "l": []}
     escaped = {"domain": "d", "n": ["a\\b"]}
+    flat = {"b": "x", "a": 1, "c": None, "d": True, "e": False, "\U0001f600": "é"}
+    flat_escaped = {"b": "x\ny", "a": 1}
     expected_passes = [
+        (flat, []),  # an object of strings, integers and literals: _write_flat alone
+        (flat_escaped, [True]),  # _write_flat's check failed: escaped from the start
+        (flat, [True]),  # the last one needed escapes
+        (flat, []),
         (plain, [False]),  # checked, one pass
         (escaped, [False, True]),  # checked, failed, written again escaping
         (escaped, [True]),  # the last one needed escapes: escaped from the start
@@ -293,3 +299,29 @@ def test_member_order_by_utf16_against_rfc8785(native, writer):
     assert _written(native, writer, value) == rfc8785.dumps(value)
     nested = {"x": [value, {"\uffff": 1, "\U00010000": 2}]}
     assert _written(native, writer, nested) == rfc8785.dumps(nested)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"b": 1.5, "a": "x"},  # a float: the whole writer's
+        {"b": "x", "a": [1, {"c": "d"}]},  # a container after a string
+        {"a": [], "b": "x"},
+        {"z": 2**53 - 1, "a": -(2**53 - 1)},
+        {"a": "x" * 1000, "b": ""},
+        {"a": True, "b": False, "c": None},
+    ],
+)
+def test_flat_objects_and_what_leaves_them(native, writer, value):
+    assert _written(native, writer, value) == rfc8785.dumps(value)
+
+
+@pytest.mark.parametrize("value", [{"a": 2**53}, {"b": "x", "a": float("nan")}, {"a": "\ud800"}, {"a": b"x"}])
+def test_flat_objects_leave_what_jcs_refuses(native, writer, value):
+    assert _written(native, writer, value) is None
+
+
+def test_a_flat_object_counts_towards_max_depth(native, writer):
+    # an object is one level: at max_depth 0 it is refused (the marshal route raises DepthLimitError)
+    assert _written(native, writer, {"k": 1}, 0) is None
+    assert _written(native, writer, {"k": 1}, 1) == b'{"k":1}'
