@@ -235,6 +235,6 @@ def _write(obj: Any, max_depth: int, integers_only: bool, lender_of: Callable[[]
                 if _escape_first is not escaped:
                     _escape_first = escaped
                 return data
-            if _quote_count(data, len(data)) == 2 * strings:
+            if not strings or _quote_count(data, len(data)) == 2 * strings:  # no strings: nothing to escape
                 return data
             return None  # a string needs an escape
