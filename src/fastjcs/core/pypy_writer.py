@@ -2,7 +2,8 @@
 
 On PyPy, marshal.dumps is slow (most of the marshal route's time) and a cffi call is cheap, so a
 value is written by Python code the JIT compiles, calling C only to format floats (the thread's
-lender): 1.2-3x the marshal route's speed by benchmarks/pypy.py (docs/performance.md, "PyPy").
+lender) and to check the output (below): 1.2-3x the marshal route's speed by benchmarks/pypy.py
+(docs/performance.md, "PyPy").
 The writer reads only the exact types dict (names of type str), list, tuple, str, int, float,
 bool and None, none of which runs Python code when read; it does not recurse (an explicit stack,
 as the pure-Python backend). At anything else (a subclass, another type, an integer outside
@@ -16,7 +17,9 @@ When the check fails, the value is written again, each string that needs it esca
 json.encoder's encode_basestring (the pure-Python backend's: the RFC 8785 set). Member names are
 sorted as str, and by their UTF-16 code units where the two orders differ (a name at or above
 U+E000); each short name's text, '{"name":' and ',"name":', escaped, is kept in bounded tables
-(`_FIRST`, `_NEXT`), as names recur (a name with an escape fails the check, as a string does).
+(`_FIRST`, `_NEXT`), as names recur (a name with an escape fails the check, as a string does). An
+object whose values are all strings, integers and literals (an EAB object) is written by a loop
+of its own (`_write_flat`), without the stack.
 
 With `native_backend`, `native_errors`, `native_hash`, `native_stream` and `arrow_native`, one of
 the modules that touch cffi's `ffi` and `lib`: the thread's lender (`native_backend`'s, handed in as
