@@ -14,7 +14,8 @@
  *    or the error), and hands back lengths and counts through pointer arguments. fjcs_buf_free,
  *    which cannot fail, returns nothing. The exceptions are the lender's functions (fjcs_lender_*):
  *    fjcs_lender_open returns the lender (or NULL), fjcs_lender_close nothing, fjcs_lender_error
- *    a code, and the others their result lent from the lender's buffer, or NULL;
+ *    a code, and the others their result lent from the lender's buffer, or NULL; and
+ *    fjcs_quote_count, which cannot fail, returns its count (SIZE_MAX for "none: a byte to escape");
  *  - at most 10 parameters per function: what travels together is a struct (fjcs_hasher,
  *    fjcs_failures, fjcs_arrow_texts, fjcs_arrow_digests; tests/c/test_c_api.py checks);
  *  - an error is described by an fjcs_error record (code, what was expected, byte offset, static
@@ -113,6 +114,17 @@ typedef struct fjcs_error {
  * FJCS_E_FLOAT_DOMAIN for NaN and the infinities, writing nothing. Allocates nothing.
  */
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len);
+
+/* ---- Checking text written elsewhere -------------------------------------------------------- */
+
+/*
+ * The number of '"' bytes in data[0..len), or SIZE_MAX when one of its bytes is below 0x20 or a
+ * backslash. PyPy's writer of Python values (src/fastjcs/core/native_backend.py) writes strings
+ * without escaping them and checks its whole output with one call: a JSON text whose strings needed
+ * no escape (RFC 8785 section 3.2.2.2) has no such byte, and two quotes per string. Reads only
+ * data[0..len); allocates nothing.
+ */
+size_t fjcs_quote_count(const char *data, size_t len);
 
 /* ---- Canonicalization ------------------------------------------------------------------------ */
 

@@ -194,6 +194,34 @@ fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n) {
     return FJCS_OK;
 }
 
+size_t fjcs_quote_count(const char *data, size_t len) {
+    const uint8_t *p = (const uint8_t *)data, *end = p + len;
+    size_t quotes = 0;
+#if FJCS_HAVE_SSE2
+    while (end - p >= 16) {
+        /* Each byte of `count` counts the quotes of its lane, one per block at most: summed every
+         * 255 blocks, before it could wrap. */
+        size_t blocks = (size_t)(end - p) / 16;
+        if (blocks > 255) blocks = 255;
+        __m128i count = _mm_setzero_si128();
+        for (; blocks > 0; blocks--, p += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v); /* v <= 0x1F */
+            __m128i bslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+            if (_mm_movemask_epi8(_mm_or_si128(ctl, bslash))) return SIZE_MAX;
+            count = _mm_sub_epi8(count, _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))); /* -(-1) per quote */
+        }
+        __m128i sums = _mm_sad_epu8(count, _mm_setzero_si128()); /* two sums, in bits 0 and 64 */
+        quotes += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    for (; p < end; p++) {
+        if (*p < 0x20 || *p == '\\') return SIZE_MAX;
+        quotes += *p == '"';
+    }
+    return quotes;
+}
+
 /* ---- Numbers --------------------------------------------------------------------------------- */
 
 fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v) {

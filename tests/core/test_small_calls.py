@@ -170,7 +170,7 @@ def test_a_refused_small_value_is_read_once_by_c_on_the_marshal_route(native, mo
         return lambda *args, **kwargs: entries.append(name) or fn(*args, **kwargs)
 
     monkeypatch.setattr(native, "_direct_digest", None)
-    monkeypatch.setattr(native, "_StringBuilder", None)  # PyPy's own writer set aside: the marshal route
+    monkeypatch.setattr(native, "_pypy_dumps", None)  # PyPy's own writer set aside: the marshal route
     expected = outcome(python_backend.dumps, value, depth, False, None)
     assert expected[0] == "error"
     for name in ("_lender_canonicalize_marshal", "_lender_digest_marshal", "_canonicalize_marshal"):

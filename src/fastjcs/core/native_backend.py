@@ -1,12 +1,13 @@
 """The C backend: the entry points. With `native_errors` (the words of the C core's errors),
-`native_hash` (pycryptodome's compiled one-shot, found for C) and `arrow_native` (the Arrow column
-path), the only modules that touch cffi's `ffi` and `lib`.
+`native_hash` (pycryptodome's compiled one-shot, found for C), `arrow_native` (the Arrow column
+path), `native_stream` (the stream) and `pypy_writer` (PyPy's writer of Python values), the only
+modules that touch cffi's `ffi` and `lib`.
 
 It implements the backend interface (`fastjcs.core.protocol.Backend`) as
 `fastjcs.core.python_backend` does, with the same answers and the same exceptions. Importing it
 raises ImportError when the extension `fastjcs._native_ext` is not built.
 
-Kept whole (about 750 lines): the whole backend interface in one module, as `python_backend` holds
+Kept whole (about 660 lines): the whole backend interface in one module, as `python_backend` holds
 the reference; the two are read and held to one interface side by side
 (tests/core/test_backend_interface.py).
 """
@@ -27,6 +28,7 @@ from . import hashing as _hash
 from . import jsonl_split as jsonl
 from . import native_errors as _errors
 from . import native_hash as _hashfn
+from . import pypy_writer as _pypy
 from . import python_backend as _python
 from ._direct_loader import direct as _direct
 from .errors import CanonicalizationError, FloatDomainError
@@ -219,14 +221,18 @@ _lender_canonicalize_marshal = lib.fjcs_lender_canonicalize_marshal
 # size measured, and reading Python values needs the GIL either way (docs/decisions.md).
 _direct_digest = _direct.backend_digest if _direct is not None else None
 
+# On PyPy, a value of exact JSON types is first offered to Python code the JIT compiles
+# (`pypy_writer`: marshal.dumps is slow there and a cffi call cheap); None elsewhere.
+_pypy_dumps = _pypy.dumps if _pypy.StringBuilder is not None else None
+
 
 def _dumps(obj: Any, max_depth: int, integers_only: bool = False, default: Any = None) -> bytes:
     """Canonical bytes of a Python value where the direct entry does not run: on PyPy the JIT's
-    own writer (below), else the C reader of its marshal encoding."""
-    if _StringBuilder is not None:
+    own writer (`pypy_writer`), else the C reader of its marshal encoding."""
+    if _pypy_dumps is not None:
         try:
-            return _dumps_pypy(obj, max_depth, integers_only)
-        except _PYPY_LEAVES:
+            return _pypy_dumps(obj, max_depth, integers_only, _lender)
+        except _pypy.LEAVES:
             pass  # a value the writer does not read: the marshal route answers, or raises the error
     return _dumps_marshal(obj, max_depth, integers_only, default)
 
@@ -257,150 +263,6 @@ def _dumps_marshal(obj: Any, max_depth: int, integers_only: bool = False, defaul
                 return text
             return _refused_value(obj, encoded, max_depth, integers_only, default)  # C read it once
     return _dumps_encoded(obj, encoded, max_depth, integers_only, default)
-
-
-# On PyPy, marshal.dumps is slow (most of the marshal route's time) and a cffi call is cheap, so a
-# value is written by Python code the JIT compiles, calling C only to format floats (the thread's
-# lender): 1.2-3x the marshal route's speed by benchmarks/pypy.py (docs/performance.md, "PyPy").
-# The writer reads only the exact types dict (names of type str), list, tuple, str, int, float,
-# bool and None, none of which runs Python code when read; it does not recurse (an explicit stack,
-# as the pure-Python backend). At anything else (a subclass, another type, an integer outside
-# +/-(2^53-1), NaN or an infinity, a float under integers_only, nesting beyond max_depth, which a
-# cycle reaches, a lone surrogate, which the final encode refuses) it raises _Leave having called no
-# hook and no `default`, and the marshal route answers for the value, or raises its error, from the
-# start. Strings are escaped by json.encoder's encode_basestring (the pure-Python backend's: the RFC
-# 8785 set) when the escape search finds a character to escape. Member names are sorted as str,
-# and by their UTF-16 code units where the two orders differ (a name at or above U+E000); each
-# short name's text, '{"name":' and ',"name":', is kept in bounded tables (`_FIRST`, `_NEXT`), as
-# names recur.
-try:
-    from __pypy__.builders import StringBuilder as _StringBuilder
-except ImportError:
-    _StringBuilder = None
-
-
-class _Leave(Exception):
-    """Raised by _dumps_pypy for a value it leaves to the marshal route (it never leaves _dumps)."""
-
-
-_PYPY_LEAVES = (_Leave, UnicodeEncodeError, KeyError, IndexError)  # the last two: changed meanwhile
-_needs_escape = re.compile(r'[\x00-\x1f"\\]').search
-_escape = _python._escape
-_utf16_key = _python._utf16_key
-_FIRST: dict[str, str] = {}  # name -> '{"name":' (the first member)
-_NEXT: dict[str, str] = {}  # name -> ',"name":' (the others)
-_NAMES_KEPT = 4096  # the tables are emptied when they hold this many
-_NAME_KEPT = 64  # the longest name kept, in characters
-_SAFE = 2**53 - 1
-
-
-def _name_piece(name: str, first: bool) -> str:
-    """The text of a member name, its separator before it ('{' first, else ','), ':' after it."""
-    text = _escape(name) if _needs_escape(name) is not None else '"' + name + '"'
-    if len(name) <= _NAME_KEPT:
-        if len(_FIRST) >= _NAMES_KEPT:
-            _FIRST.clear()
-            _NEXT.clear()
-        _FIRST[name] = "{" + text + ":"
-        _NEXT[name] = "," + text + ":"
-    return "{" + text + ":" if first else "," + text + ":"
-
-
-def _sorted_names(d: dict) -> list:
-    """The names of d in RFC 8785 order; _Leave unless every name is an exact str (checked before
-    sorting: sorting a str subclass would call its comparison)."""
-    ascii_only = True
-    for name in d:
-        if type(name) is not str:
-            raise _Leave
-        if not name.isascii():
-            ascii_only = False
-    names = sorted(d)
-    if not ascii_only and max("".join(names)) >= _python._NOT_ASCII_SORT:
-        names.sort(key=_utf16_key)  # UnicodeEncodeError (a lone surrogate) leaves
-    return names
-
-
-def _dumps_pypy(obj: Any, max_depth: int, integers_only: bool) -> bytes:
-    """Canonical bytes of a value of exact JSON types, by Python code the JIT compiles (PyPy)."""
-    out = _StringBuilder()
-    append = out.append
-    needs_escape, escape, first_get, next_get = _needs_escape, _escape, _FIRST.get, _NEXT.get
-    lender = None
-    # The open containers: (items, next index, count, the dict or None, closing bracket); the
-    # value itself is the one item of a pseudo-array with no brackets.
-    stack: list[tuple[Any, int, int, Any, str]] = []
-    items: Any = (obj,)
-    d: Any = None
-    i, n, closer = 0, 1, ""
-    while True:
-        if i < n:
-            if d is None:
-                x = items[i]
-                if i:
-                    append(",")
-            else:
-                name = items[i]
-                piece = next_get(name) if i else first_get(name)
-                if piece is None:
-                    piece = _name_piece(name, not i)
-                append(piece)
-                x = d[name]
-            i += 1
-            t = type(x)
-            if t is str:
-                if needs_escape(x) is None:
-                    append('"')
-                    append(x)
-                    append('"')
-                else:
-                    append(escape(x))
-            elif t is int:
-                if -_SAFE <= x <= _SAFE:
-                    append(str(x))
-                else:
-                    raise _Leave
-            elif t is float:
-                if integers_only:
-                    raise _Leave
-                if lender is None:
-                    lender = _lender()
-                p = _lender_format_double(lender, x)
-                if not p:
-                    raise _Leave  # NaN, an infinity (or out of memory)
-                append(_string(p).decode("ascii"))
-                p[-1] = _DONE
-            elif t is dict:
-                if len(stack) >= max_depth:
-                    raise _Leave
-                if x:
-                    stack.append((items, i, n, d, closer))
-                    items = _sorted_names(x)
-                    d, i, n, closer = x, 0, len(items), "}"
-                else:
-                    append("{}")
-            elif t is list or t is tuple:
-                if len(stack) >= max_depth:
-                    raise _Leave
-                if x:
-                    stack.append((items, i, n, d, closer))
-                    append("[")
-                    items, d, i, n, closer = x, None, 0, len(x), "]"
-                else:
-                    append("[]")
-            elif x is None:
-                append("null")
-            elif x is True:
-                append("true")
-            elif x is False:
-                append("false")
-            else:
-                raise _Leave
-        elif stack:
-            append(closer)
-            items, i, n, d, closer = stack.pop()
-        else:
-            return out.build().encode("utf-8")
 
 
 def _dumps_encoded(obj: Any, encoded: bytes, max_depth: int, integers_only: bool, default: Any = None) -> bytes:
