@@ -19,6 +19,7 @@
  * it has open again (walker.c, "Python code may run inside any call").
  */
 #include "walker.h"
+#include "long_layout.h"
 
 /* ---- Registration ---------------------------------------------------------------------------- */
 
@@ -316,32 +317,92 @@ static int put_datetime(walk *w, PyObject *v, PyTypeObject *type) {
     return rc == WK_OK ? put_ascii(w, text, (size_t)(p - text)) : rc;
 }
 
+/* The 128 bits of n (an exact int) in *hi, *lo, read from the object in the layout the int probe
+ * found (cpython/long_layout.h: the digit count, then 30-bit digits): 1; 0 when n is negative,
+ * 2^128 or above, or the layout is not read (the API is asked then). */
+static int uuid_bits_of_layout(PyObject *n, uint64_t *hi, uint64_t *lo) {
+    int layout = fjcs__long_layout;
+    if (layout < LONG_SIZE) return 0;
+    const unsigned char *p = (const unsigned char *)n + sizeof(PyObject);
+    uint64_t head, count;
+    memcpy(&head, p, sizeof head);
+    if (layout == LONG_SIZE) {
+        if ((int64_t)head < 0) return 0;
+        count = head;
+    } else {
+        if ((head & 3) == 2 || (head & 3) == 3) return 0; /* negative (3: no such tag) */
+        count = (head & 3) == 1 ? 0 : head >> 3;
+    }
+    if (count > 5) return 0; /* 5 digits: 150 bits */
+    uint64_t h = 0, l = 0;
+    for (uint64_t i = count; i-- > 0;) {
+        uint32_t d;
+        memcpy(&d, p + sizeof head + 4 * i, sizeof d);
+        if (h >> 34) return 0; /* shifted 30 bits left, past 128 */
+        h = h << 30 | l >> 34;
+        l = l << 30 | d;
+    }
+    *hi = h;
+    *lo = l;
+    return 1;
+}
+
+/* The 128 bits of n (an exact int) through the API: 1; 0, nothing raised, when n is negative or
+ * 2^128 and above; -1 with an exception set. */
+static int uuid_bits_of_api(const stdtypes *t, PyObject *n, uint64_t *hi, uint64_t *lo) {
+    PyObject *high = PyNumber_Rshift(n, t->sixty_four);
+    if (high == NULL) return -1;
+    *lo = PyLong_AsUnsignedLongLongMask(n);
+    *hi = PyLong_AsUnsignedLongLong(high); /* OverflowError: negative, or 2^64 and above */
+    Py_DECREF(high);
+    if (*hi == (uint64_t)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* The 8 lowercase hex digits of x (32 bits), most significant first: each nibble spread to a
+ * byte of its own, all made digits at once ('0'-'9', 'a'-'f'), then stored in memory order. */
+static void hex8(char *p, uint64_t x) {
+    uint64_t v = (x | x << 16) & UINT64_C(0x0000ffff0000ffff);
+    v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
+    v = (v | v << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f); /* the most significant nibble in the top byte */
+    uint64_t letter = ((v + UINT64_C(0x0606060606060606)) >> 4) & UINT64_C(0x0101010101010101);
+    v += UINT64_C(0x3030303030303030) + letter * ('a' - '0' - 10);
+#if FJCS_HAVE_LITTLE_ENDIAN /* the top byte first: the bytes reversed */
+    v = (v >> 8 & UINT64_C(0x00ff00ff00ff00ff)) | (v & UINT64_C(0x00ff00ff00ff00ff)) << 8;
+    v = (v >> 16 & UINT64_C(0x0000ffff0000ffff)) | (v & UINT64_C(0x0000ffff0000ffff)) << 16;
+    v = v >> 32 | v << 32;
+#endif
+    memcpy(p, &v, 8);
+}
+
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
  * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. */
 static int put_uuid(walk *w, PyObject *v) {
     const stdtypes *t = w->s->types;
     PyObject *n = PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
-    PyObject *high = PyLong_CheckExact(n) ? PyNumber_Rshift(n, t->sixty_four) : NULL;
-    uint64_t lo = high != NULL ? PyLong_AsUnsignedLongLongMask(n) : 0;
+    uint64_t hi = 0, lo = 0;
+    int ok = !PyLong_CheckExact(n) ? 0 : uuid_bits_of_layout(n, &hi, &lo) ? 1 : uuid_bits_of_api(t, n, &hi, &lo);
     Py_DECREF(n);
-    if (high == NULL) return PyErr_Occurred() ? WK_ERROR : TY_CALL;
-    uint64_t hi = PyLong_AsUnsignedLongLong(high); /* OverflowError: negative, or 2^64 and above */
-    Py_DECREF(high);
-    if (hi == (uint64_t)-1 && PyErr_Occurred()) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return WK_ERROR;
-        PyErr_Clear();
-        return TY_CALL;
-    }
-    static const char hex[] = "0123456789abcdef";
-    char text[36], *p = text;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
-        unsigned byte = (unsigned)((i < 8 ? hi : lo) >> (56 - 8 * (i & 7))) & 0xff;
-        p[0] = hex[byte >> 4];
-        p[1] = hex[byte & 15];
-        p += 2;
-    }
+    if (ok <= 0) return ok < 0 ? WK_ERROR : TY_CALL;
+    char digits[32], text[36];
+    hex8(digits, hi >> 32);
+    hex8(digits + 8, hi & 0xffffffffu);
+    hex8(digits + 16, lo >> 32);
+    hex8(digits + 24, lo & 0xffffffffu);
+    memcpy(text, digits, 8); /* 8-4-4-4-12 */
+    text[8] = '-';
+    memcpy(text + 9, digits + 8, 4);
+    text[13] = '-';
+    memcpy(text + 14, digits + 12, 4);
+    text[18] = '-';
+    memcpy(text + 19, digits + 16, 4);
+    text[23] = '-';
+    memcpy(text + 24, digits + 20, 12);
     return put_ascii(w, text, sizeof text);
 }
 

@@ -342,3 +342,38 @@ def test_the_layout_is_checked_before_use():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == ["no types are registered yet (fastjcs.stdlib_types registers them)", "True"]
+
+
+UUID_INTS = [0, 1, 2**30 - 1, 2**30, 2**60, 2**64 - 1, 2**64, 2**90 + 12345, 2**120 + 1, 2**127, 2**128 - 1]
+
+
+def tampered_uuid(n: int) -> uuid.UUID:
+    """A UUID whose int is not one of 128 bits (its slot written past __init__'s check)."""
+    value = uuid.UUID(int=0)
+    object.__setattr__(value, "int", n)
+    return value
+
+
+@pytest.fixture(params=["layout", "api"])
+def int_layouts(request):
+    """The direct entry reading a UUID's int from the object, then through the API."""
+    if direct is None:
+        yield
+        return
+    previous = direct.int_layout(request.param == "layout")
+    yield
+    direct.int_layout(previous)
+
+
+@pytest.mark.parametrize("n", UUID_INTS)
+def test_uuids_at_the_digit_boundaries(backend, int_layouts, n):
+    # 30-bit digits: 1 to 5 of them hold 128 bits; str() is the expected text
+    value = uuid.UUID(int=n)
+    assert fastjcs.dumps([value], default=stdlib_types) == b'["' + str(value).encode() + b'"]'
+
+
+@pytest.mark.parametrize("n", [-1, -(2**64), 2**128, 2**149 + 3, 2**150, 2**200])
+def test_a_uuid_whose_int_is_not_of_128_bits(backend, int_layouts, n):
+    # the reference's str(), whatever it makes of it (33 digits, a minus sign): not the walker's 32
+    value = tampered_uuid(n)
+    assert fastjcs.dumps([value], default=stdlib_types) == rfc8785.dumps([str(value)])
