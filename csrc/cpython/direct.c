@@ -241,7 +241,7 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
     else if (rc == WK_NOMEM)
         PyErr_NoMemory();
     else if (rc == WK_REFUSE || rc == WK_BAIL)
-        at = walk_stopped_at(&w);
+        at = types_stopped(&w) < 0 ? NULL : walk_stopped_at(&w);
     walk_done(&w);
     leave(s);
     if (at == NULL) return result;

@@ -27,6 +27,7 @@ static int probe_layout(stdtypes *t);
 
 void types_clear(stdtypes *t) {
     Py_CLEAR(t->held);
+    types_dataclass_clear(t);
     PyObject **names[] = {&t->year, &t->month, &t->day, &t->hour, &t->minute, &t->second, &t->microsecond,
                           &t->tzinfo, &t->days, &t->seconds, &t->microseconds, &t->int_, &t->value_,
                           &t->fields, &t->field_type, &t->name, &t->fallback, &t->sixty_four, &t->tz_utcoffset,
@@ -417,53 +418,6 @@ static int put_decimal(walk *w, PyObject *v) {
     return rc;
 }
 
-/* A dataclass instance's fields as a dict (StdlibTypes.__call__'s reading: the names of the
- * fields of type(v).__dataclass_fields__ whose _field_type is dataclasses' _FIELD, read first,
- * then getattr of each). *result NULL with TY_CALL when type(v) is not a dataclass. */
-static int dataclass_dict(walk *w, PyObject *v, PyObject **result) {
-    const stdtypes *t = w->s->types;
-    if (Py_TYPE(Py_TYPE(v)) != &PyType_Type) w->calls++; /* a metaclass's __getattr__ is Python code */
-    PyObject *fields = PyObject_GetAttr((PyObject *)Py_TYPE(v), t->fields);
-    if (fields == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return WK_ERROR;
-        PyErr_Clear();
-        return TY_CALL;
-    }
-    if (!PyDict_CheckExact(fields) || PyType_Check(v)) {
-        Py_DECREF(fields);
-        return TY_CALL;
-    }
-    w->calls++; /* a field's attributes, and getattr, may run Python code */
-    PyObject *list = PyDict_Values(fields);
-    Py_DECREF(fields);
-    if (list == NULL) return WK_ERROR;
-    PyObject *dict = PyDict_New();
-    int rc = dict == NULL ? WK_ERROR : TY_RESULT;
-    for (Py_ssize_t i = 0; rc == TY_RESULT && i < PyList_Size(list); i++) {
-        PyObject *field = PyList_GetItem(list, i);
-        PyObject *kind = PyObject_GetAttr(field, t->field_type);
-        if (kind == NULL) {
-            rc = WK_ERROR;
-            break;
-        }
-        int is_field = kind == t->field_marker;
-        Py_DECREF(kind);
-        if (!is_field) continue;
-        PyObject *name = PyObject_GetAttr(field, t->name);
-        PyObject *item = name == NULL ? NULL : PyObject_GetAttr(v, name);
-        if (item == NULL || PyDict_SetItem(dict, name, item) < 0) rc = WK_ERROR;
-        Py_XDECREF(name);
-        Py_XDECREF(item);
-    }
-    Py_DECREF(list);
-    if (rc != TY_RESULT) {
-        Py_XDECREF(dict);
-        return rc;
-    }
-    *result = dict;
-    return TY_RESULT;
-}
-
 int types_convert(walk *w, PyObject *v, PyObject **result) {
     const stdtypes *t = w->s->types;
     PyTypeObject *type = Py_TYPE(v);
@@ -480,7 +434,7 @@ int types_convert(walk *w, PyObject *v, PyObject **result) {
         *result = PyObject_GetAttr(v, t->value_);
         return *result == NULL ? WK_ERROR : TY_RESULT;
     }
-    return dataclass_dict(w, v, result);
+    return types_dataclass(w, v, result);
 }
 
 int types_no_conversion(walk *w) {

@@ -30,6 +30,8 @@ typedef struct wframe {
     Py_ssize_t pos, n;  /* the next member or item, and how many there are */
     size_t base;        /* dict: its first member in the member stack (in canonical order) */
     size_t calls;       /* the walk's callouts when it opened (a dict is read again after one) */
+    size_t made_at;     /* a dataclass's members (obj the instance, never read again): 1 + where its
+                         * group is in the walk's log (cpython/dataclass.c); 0: any other frame */
     unsigned char kind;
 } wframe;
 
@@ -48,6 +50,10 @@ typedef struct wpair {
  * costs O(1) per container. */
 #define SCAN_FRAMES 32
 
+/* cpython/dataclass.c's cache of the canonical order of each dataclass's member names. */
+#define DC_SLOTS 32
+typedef struct dc_entry dc_entry;
+
 /* What fastjcs.core.stdlib_types registers (register_types): the StdlibTypes class, whose
  * instances, given as default=, the walker recognizes, and the types it writes itself for them
  * (cpython/types.c). Registered once per interpreter; `held` owns every reference below. */
@@ -64,6 +70,7 @@ typedef struct stdtypes {
     PyObject *tz_last;  /* the timezone whose offset was written last (strong), and its text */
     char tz_text[24];
     size_t tz_len;
+    dc_entry *dc[DC_SLOTS]; /* (cpython/dataclass.c) */
 } stdtypes;
 
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
@@ -110,10 +117,14 @@ typedef struct walk {
     size_t calls;       /* Python code the walk ran: default, a __class__ (honest_class) */
     PyObject *pending;  /* where a walk stopped (REFUSE, BAIL): the value it was to write, held */
     int chain;          /* ... the chain-th result of default in a row */
+    /* the dataclasses whose members the walk wrote itself, each a group: where w->made was, the
+     * instance, the tuple of its names, a value each (held; cpython/dataclass.c) */
+    union dc_item *log;
+    size_t log_len, log_cap;
 } walk;
 
 static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *out) {
-    walk w = {s, out, 0, max_depth, flags, NULL, NULL, 0, NULL, 0};
+    walk w = {s, out, 0, max_depth, flags, NULL, NULL, 0, NULL, 0, NULL, 0, 0};
     return w;
 }
 
@@ -139,6 +150,19 @@ int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *o
  * (cpython/types.c). */
 enum { TY_RESULT = 16, TY_CALL = 17 };
 int types_convert(walk *w, PyObject *v, PyObject **result);
+
+/* A value of no type types_convert writes itself, as StdlibTypes.__call__ reads a dataclass: WK_OK
+ * when its members' frame is opened (their "{" written; they are the walker's to write), TY_RESULT
+ * with *result the dict the reference makes, TY_CALL when it is no dataclass, WK_REFUSE at the
+ * depth limit (nothing read), WK_NOMEM, WK_ERROR (cpython/dataclass.c). */
+int types_dataclass(walk *w, PyObject *v, PyObject **result);
+void types_dataclass_clear(stdtypes *t);
+
+/* Before walk_stopped_at: the dataclasses' members the walk wrote itself made the dicts the
+ * reference makes, in w->made and in their open frames. 0, or -1 with an exception set. */
+int types_stopped(walk *w);
+/* Release the walk's log (walk_done). */
+void types_walk_done(walk *w);
 
 /* Whether the walk's default= is a StdlibTypes (its exact class: a subclass may change __call__). */
 static inline int stdlib_default(const walk *w) {
