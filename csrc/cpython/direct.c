@@ -560,7 +560,7 @@ static PyMethodDef methods[] = {
     {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL,
      "datetime_layout([flag]) -> bool: whether the walker reads datetime, date and time objects' fields "
      "from their layout (checked against their attributes when the types are registered) rather than "
-     "as attributes; with flag, sets it and returns the previous setting (for tests: both readings "
+     "as attributes, and Decimals (checked against their str()) rather than by str(); with flag, sets it and returns the previous setting (for tests: both readings "
      "give the same text)."},
     {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
      "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "

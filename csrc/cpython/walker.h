@@ -66,7 +66,8 @@ typedef struct stdtypes {
         *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback;
     PyObject *sixty_four; /* the int 64 */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
-    int layout;         /* ... and it reads them so (datetime_layout turns it off for tests) */
+    int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
+    int decimal_ok;     /* Decimal objects are laid out as types.c reads them */
     PyObject *tz_last;  /* the timezone whose offset was written last (strong), and its text */
     char tz_text[24];
     size_t tz_len;

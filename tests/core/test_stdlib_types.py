@@ -221,6 +221,33 @@ def test_any_datetime_and_uuid(value):
 @given(st.decimals(allow_nan=True, allow_infinity=True, places=None) | st.decimals(places=3))
 def test_any_decimal(value):
     assert fastjcs.dumps([value], default=stdlib_types) == expected([value])
+    if direct is not None:  # and the direct entry's other reading (str() where it reads the object)
+        previous = direct.datetime_layout(not direct.datetime_layout())
+        try:
+            assert fastjcs.dumps([value], default=stdlib_types) == expected([value])
+        finally:
+            direct.datetime_layout(previous)
+
+
+DECIMALS = ["0.000001", "0.0000001", "-0.000001234", "0E-6", "0E-7", "-0.00", "1E+1", "100", "12345678901234567890",
+            "1234567890123456789.0123456789012345678", "0.12345678901234567890123456789012345678901234567890123456789",
+            "9" * 76, "9" * 77, "1" + "0" * 80 + "E-85", "-7.5E-3", "sNaN", "-NaN12"]
+
+
+@pytest.mark.parametrize("text", DECIMALS)
+def test_decimals_at_the_edges_of_plain_notation(backend, layouts, text):
+    # plain notation down to an adjusted exponent of -6; the coefficient across 1 to 4 words of
+    # 19 digits, and past them (not held in the object); str() is the expected text
+    value = decimal.Decimal(text)
+    assert fastjcs.dumps([value], default=stdlib_types) == rfc8785.dumps([str(value)])
+
+
+def test_a_decimal_in_a_context_with_small_e(backend):
+    # exponent notation follows the thread's context (capitals): str() is asked for it
+    with decimal.localcontext() as ctx:
+        ctx.capitals = 0
+        value = [decimal.Decimal("1E+3"), decimal.Decimal("12.5")]
+        assert fastjcs.dumps(value, default=stdlib_types) == b'["1e+3","12.5"]'
 
 
 def test_another_type_is_refused_with_its_path(backend):
