@@ -61,6 +61,96 @@ void types_dataclass_clear(stdtypes *t) {
         entry_free(t->dc[i]);
         t->dc[i] = NULL;
     }
+    Py_CLEAR(t->field_cls);
+    Py_CLEAR(t->field_name);
+    Py_CLEAR(t->field_kind);
+    t->name_at = t->kind_at = 0;
+}
+
+/* ---- Reading a Field ------------------------------------------------------------------------- */
+
+/*
+ * The reference reads field._field_type and field.name: attributes of dataclasses.Field objects,
+ * kept in slots (member descriptors of the class). An attribute read costs some hundred and fifty
+ * instructions; the slot, read from the object, a few. Where the slots are is found at
+ * registration (probe_field: sentinel objects set as the attributes of a Field, looked for in
+ * the object), and a slot is read in place of the attribute only for an object of the exact class
+ * whose attribute lookup is the generic one and whose two attributes are still the descriptors
+ * found then (checked once per dataclass read: a class changed since, a descriptor replaced by a
+ * property, is read through the attributes). An empty slot (an attribute never set) is read
+ * through the attribute too, which raises as the reference's read raises.
+ */
+
+/* Where in a `cls` object the attribute `name` keeps its value: found by setting it to a sentinel
+ * and looking for it among the object's pointers; 0 when not found once. */
+static Py_ssize_t slot_offset(PyObject *cls, PyObject *sample, const char *name, Py_ssize_t size) {
+    PyObject *sentinel = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+    Py_ssize_t at = 0, found = 0;
+    if (sentinel != NULL && PyObject_SetAttrString(sample, name, sentinel) == 0) {
+        for (Py_ssize_t off = (Py_ssize_t)sizeof(PyObject); off + (Py_ssize_t)sizeof(PyObject *) <= size;
+             off += (Py_ssize_t)sizeof(PyObject *)) {
+            PyObject *p;
+            memcpy(&p, (const char *)sample + off, sizeof p);
+            if (p == sentinel) {
+                at = off;
+                found++;
+            }
+        }
+    }
+    (void)cls;
+    Py_XDECREF(sentinel);
+    return found == 1 ? at : 0;
+}
+
+void types_dataclass_register(stdtypes *t) {
+    PyObject *module = PyImport_ImportModule("dataclasses");
+    PyObject *cls = module ? PyObject_GetAttrString(module, "Field") : NULL;
+    PyObject *make = module ? PyObject_GetAttrString(module, "field") : NULL;
+    PyObject *sample = make ? PyObject_CallNoArgs(make) : NULL;
+    PyObject *size = cls ? PyObject_GetAttrString(cls, "__basicsize__") : NULL;
+    Py_ssize_t bytes = size ? PyLong_AsSsize_t(size) : -1;
+    if (cls && sample && PyType_Check(cls) && Py_TYPE(sample) == (PyTypeObject *)cls && bytes > 0 &&
+        Py_TYPE(cls) == &PyType_Type) {
+        t->name_at = slot_offset(cls, sample, "name", bytes);
+        t->kind_at = slot_offset(cls, sample, "_field_type", bytes);
+        t->field_name = PyObject_GetAttrString(cls, "name");
+        t->field_kind = PyObject_GetAttrString(cls, "_field_type");
+        if (t->name_at && t->kind_at && t->name_at != t->kind_at && t->field_name && t->field_kind) {
+            t->field_cls = Py_NewRef(cls);
+        } else {
+            Py_CLEAR(t->field_name);
+            Py_CLEAR(t->field_kind);
+            t->name_at = t->kind_at = 0;
+        }
+    }
+    Py_XDECREF(module);
+    Py_XDECREF(cls);
+    Py_XDECREF(make);
+    Py_XDECREF(sample);
+    Py_XDECREF(size);
+    PyErr_Clear();
+}
+
+/* Whether the Field class reads its objects' name and _field_type from the slots found. */
+static int field_class_intact(const stdtypes *t) {
+    PyTypeObject *cls = (PyTypeObject *)t->field_cls;
+    if (cls == NULL || PyType_GetSlot(cls, Py_tp_getattro) != (void *)PyObject_GenericGetAttr) return 0;
+    PyObject *name = PyObject_GetAttr(t->field_cls, t->name), *kind = PyObject_GetAttr(t->field_cls, t->field_type);
+    int intact = name == t->field_name && kind == t->field_kind;
+    Py_XDECREF(name);
+    Py_XDECREF(kind);
+    PyErr_Clear(); /* (a read that failed: not intact) */
+    return intact;
+}
+
+/* The attribute of a Field (a new reference): from its slot when `slots`, else by getattr. */
+static PyObject *field_attr(PyObject *field, PyObject *attr, Py_ssize_t at, int slots) {
+    if (slots) {
+        PyObject *v;
+        memcpy(&v, (const char *)field + at, sizeof v);
+        if (v != NULL) return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(field, attr);
 }
 
 static size_t slot_of(const PyTypeObject *type) {
@@ -147,11 +237,16 @@ static int read_names(const stdtypes *t, PyObject *fields, PyObject ***names, si
     PyObject *key, *field, *few[16];
     PyObject **all = count <= 16 ? few : (PyObject **)malloc((size_t)count * sizeof *all);
     if (all == NULL) return WK_NOMEM;
-    while (k < count && PyDict_Next(fields, &pos, &key, &field)) all[k++] = Py_NewRef(field);
-    int rc = WK_OK;
+    int exact = t->field_cls != NULL;
+    while (k < count && PyDict_Next(fields, &pos, &key, &field)) {
+        exact &= Py_TYPE(field) == (PyTypeObject *)t->field_cls;
+        all[k++] = Py_NewRef(field);
+    }
+    int rc = WK_OK, slots = exact && k > 0 && field_class_intact(t);
     *n = 0;
     for (Py_ssize_t i = 0; i < k && rc == WK_OK; i++) {
-        PyObject *kind = PyObject_GetAttr(all[i], t->field_type);
+        if (slots && Py_TYPE(all[i]) != (PyTypeObject *)t->field_cls) slots = 0; /* (unchanged: held) */
+        PyObject *kind = field_attr(all[i], t->field_type, t->kind_at, slots);
         if (kind == NULL) {
             rc = WK_ERROR;
             break;
@@ -159,7 +254,7 @@ static int read_names(const stdtypes *t, PyObject *fields, PyObject ***names, si
         int member = kind == t->field_marker;
         Py_DECREF(kind);
         if (!member) continue;
-        PyObject *name = PyObject_GetAttr(all[i], t->name);
+        PyObject *name = field_attr(all[i], t->name, t->name_at, slots);
         if (name == NULL) {
             rc = WK_ERROR;
         } else if (fjcs__grow((void **)names, cap, (size_t)*n, sizeof **names, local) != FJCS_OK) {

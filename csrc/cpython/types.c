@@ -71,6 +71,7 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);
     n.decimal_ok = probe_decimal(n.decimal);
+    types_dataclass_register(&n);
     *t = n;
     Py_RETURN_NONE;
 fail:
@@ -383,7 +384,9 @@ static void hex8(char *p, uint64_t x) {
 }
 
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
- * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. */
+ * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
+ * class is read as the standard library ships it (as its __str__ is): `int` a slot, whose read
+ * runs no Python code (w->calls not counted; the walker asks no __class__: types_sealed). */
 static int put_uuid(walk *w, PyObject *v) {
     const stdtypes *t = w->s->types;
     PyObject *n = PyObject_GetAttr(v, t->int_);

@@ -72,6 +72,10 @@ typedef struct stdtypes {
     char tz_text[24];
     size_t tz_len;
     dc_entry *dc[DC_SLOTS]; /* (cpython/dataclass.c) */
+    /* dataclasses.Field, its descriptors of name and _field_type (held), and where they keep
+     * them in the object (0: not found; cpython/dataclass.c, probe_field) */
+    PyObject *field_cls, *field_name, *field_kind;
+    Py_ssize_t name_at, kind_at;
 } stdtypes;
 
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
@@ -158,6 +162,8 @@ int types_convert(walk *w, PyObject *v, PyObject **result);
  * depth limit (nothing read), WK_NOMEM, WK_ERROR (cpython/dataclass.c). */
 int types_dataclass(walk *w, PyObject *v, PyObject **result);
 void types_dataclass_clear(stdtypes *t);
+/* Find where dataclasses.Field objects keep their name and _field_type (at registration). */
+void types_dataclass_register(stdtypes *t);
 
 /* Before walk_stopped_at: the dataclasses' members the walk wrote itself made the dicts the
  * reference makes, in w->made and in their open frames. 0, or -1 with an exception set. */
@@ -170,9 +176,12 @@ static inline int stdlib_default(const walk *w) {
     return w->dflt != NULL && w->s->types->held != NULL && Py_TYPE(w->dflt) == (PyTypeObject *)w->s->types->cls;
 }
 
-/* Whether type is one of the exact types of stdlib_types that are immutable (datetime, date, time,
- * Decimal: C's types, whose objects cannot claim another __class__). */
+/* Whether type is one of the exact types of stdlib_types whose objects cannot claim another
+ * __class__: datetime, date, time, Decimal (C's types, immutable), and UUID while its attribute
+ * lookup is the generic one (a class's dict takes no __class__ after it is made: setattr of
+ * __class__ on a class sets its metaclass, which a class of `type` refuses). */
 static inline int types_sealed(const stdtypes *t, PyTypeObject *type) {
+    if (type == t->uuid) return PyType_GetSlot(type, Py_tp_getattro) == (void *)PyObject_GenericGetAttr;
     return (type == t->datetime || type == t->date || type == t->time || type == t->decimal) &&
            (PyType_GetFlags(type) & Py_TPFLAGS_IMMUTABLETYPE);
 }

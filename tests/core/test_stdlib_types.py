@@ -608,3 +608,34 @@ def test_a_field_read_that_changes_the_class(backend):
     ours = by_fastjcs(value)
     del Growing.__dataclass_fields__["b"]
     assert ours == by_reference(value)
+
+
+def test_a_uuid_class_whose_attribute_lookup_is_python_code(backend, monkeypatch):
+    # uuid.UUID given a __getattribute__ that claims another __class__: isinstance follows it, and
+    # so does the walker, which reads an exact UUID by itself only while its lookup is the generic one
+    def claims_a_dict(self, name):
+        return dict if name == "__class__" else object.__getattribute__(self, name)
+
+    value = [uuid.UUID(int=5), {"id": uuid.UUID(int=6)}]
+    plain = by_fastjcs(value)
+    monkeypatch.setattr(uuid.UUID, "__getattribute__", claims_a_dict)
+    assert by_fastjcs(value) == by_reference(value) != plain
+    monkeypatch.undo()
+    assert by_fastjcs(value) == plain == by_reference(value)
+
+
+def test_a_field_class_changed_after_registration(backend, monkeypatch):
+    # dataclasses.Field's name made a property: the walker reads a Field's slots only while the
+    # class's descriptors are the ones found at registration
+    @dataclasses.dataclass
+    class Rec:
+        a: int = 1
+        b: int = 2
+
+    rec = Rec()
+    rec.renamed = "r"
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"a":1,"b":2}'
+    monkeypatch.setattr(dataclasses.Field, "name", property(lambda field: "renamed"))
+    assert by_fastjcs(rec) == by_reference(rec) == b'{"renamed":"r"}'
+    monkeypatch.undo()
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"a":1,"b":2}'
