@@ -139,7 +139,7 @@ static int field_class_intact(const stdtypes *t) {
     int intact = name == t->field_name && kind == t->field_kind;
     Py_XDECREF(name);
     Py_XDECREF(kind);
-    PyErr_Clear(); /* (a read that failed: not intact) */
+    if (name == NULL || kind == NULL) PyErr_Clear(); /* (a read that failed: not intact) */
     return intact;
 }
 
@@ -244,6 +244,7 @@ static int read_names(const stdtypes *t, PyObject *fields, PyObject ***names, si
     }
     int rc = WK_OK, slots = exact && k > 0 && field_class_intact(t);
     *n = 0;
+    if (k > 0 && fjcs__grow((void **)names, cap, (size_t)k - 1, sizeof **names, local) != FJCS_OK) rc = WK_NOMEM;
     for (Py_ssize_t i = 0; i < k && rc == WK_OK; i++) {
         if (slots && Py_TYPE(all[i]) != (PyTypeObject *)t->field_cls) slots = 0; /* (unchanged: held) */
         PyObject *kind = field_attr(all[i], t->field_type, t->kind_at, slots);
@@ -257,11 +258,8 @@ static int read_names(const stdtypes *t, PyObject *fields, PyObject ***names, si
         PyObject *name = field_attr(all[i], t->name, t->name_at, slots);
         if (name == NULL) {
             rc = WK_ERROR;
-        } else if (fjcs__grow((void **)names, cap, (size_t)*n, sizeof **names, local) != FJCS_OK) {
-            Py_DECREF(name);
-            rc = WK_NOMEM;
         } else {
-            (*names)[(*n)++] = name;
+            (*names)[(*n)++] = name; /* (room for k made above) */
         }
     }
     for (Py_ssize_t i = 0; i < k; i++) Py_DECREF(all[i]);

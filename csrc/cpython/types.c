@@ -97,14 +97,22 @@ static int int_attr(PyObject *v, PyObject *name, long lo, long hi, long *x) {
     return exact && lo <= *x && *x <= hi ? WK_OK : TY_CALL;
 }
 
+/* "00" to "99" (a table: the fields are small, and a division by 10 costs more than a load) */
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* x (0 to 99) in two digits */
 static char *two(char *p, long x) {
-    p[0] = (char)('0' + x / 10);
-    p[1] = (char)('0' + x % 10);
+    memcpy(p, digit_pairs + 2 * (unsigned)x, 2);
     return p + 2;
 }
 
+/* x (0 to 999999) in six digits */
 static char *six(char *p, long x) {
-    for (int i = 5; i >= 0; i--, x /= 10) p[i] = (char)('0' + x % 10);
+    unsigned u = (unsigned)x;
+    two(two(two(p, (long)(u / 10000)), (long)(u / 100 % 100)), (long)(u % 100));
     return p + 6;
 }
 
@@ -296,7 +304,12 @@ static int put_datetime(walk *w, PyObject *v, PyTypeObject *type) {
         if ((rc = fields_of_attributes(t, v, type, &f)) != WK_OK) return rc;
         held = type != t->date;
     }
-    char text[ISO_MAX], *p = text;
+    /* written in place, between its quotes (put_offset does not touch the output) */
+    if (fjcs__buf_reserve(w->out, ISO_MAX + 2) != FJCS_OK) {
+        if (held) Py_DECREF(f.tzinfo);
+        return WK_NOMEM;
+    }
+    char *text = w->out->data + w->out->len + 1, *p = text;
     if (type != t->time) {
         p = two(two(p, f.year / 100), f.year % 100);
         *p++ = '-';
@@ -318,7 +331,10 @@ static int put_datetime(walk *w, PyObject *v, PyTypeObject *type) {
         rc = put_offset(t, f.tzinfo, &p);
     }
     if (held) Py_DECREF(f.tzinfo);
-    return rc == WK_OK ? put_ascii(w, text, (size_t)(p - text)) : rc;
+    if (rc != WK_OK) return rc;
+    text[-1] = *p++ = '"';
+    w->out->len += (size_t)(p - text) + 1;
+    return WK_OK;
 }
 
 /* The 128 bits of n (an exact int) in *hi, *lo, read from the object in the layout the int probe
@@ -395,21 +411,25 @@ static int put_uuid(walk *w, PyObject *v) {
     int ok = !PyLong_CheckExact(n) ? 0 : uuid_bits_of_layout(n, &hi, &lo) ? 1 : uuid_bits_of_api(t, n, &hi, &lo);
     Py_DECREF(n);
     if (ok <= 0) return ok < 0 ? WK_ERROR : TY_CALL;
-    char digits[32], text[36];
+    if (fjcs__buf_reserve(w->out, 38) != FJCS_OK) return WK_NOMEM;
+    char digits[32], *text = w->out->data + w->out->len; /* written in place, quoted */
     hex8(digits, hi >> 32);
     hex8(digits + 8, hi & 0xffffffffu);
     hex8(digits + 16, lo >> 32);
     hex8(digits + 24, lo & 0xffffffffu);
-    memcpy(text, digits, 8); /* 8-4-4-4-12 */
-    text[8] = '-';
-    memcpy(text + 9, digits + 8, 4);
-    text[13] = '-';
-    memcpy(text + 14, digits + 12, 4);
-    text[18] = '-';
-    memcpy(text + 19, digits + 16, 4);
-    text[23] = '-';
-    memcpy(text + 24, digits + 20, 12);
-    return put_ascii(w, text, sizeof text);
+    text[0] = '"';
+    memcpy(text + 1, digits, 8); /* 8-4-4-4-12 */
+    text[9] = '-';
+    memcpy(text + 10, digits + 8, 4);
+    text[14] = '-';
+    memcpy(text + 15, digits + 12, 4);
+    text[19] = '-';
+    memcpy(text + 20, digits + 16, 4);
+    text[24] = '-';
+    memcpy(text + 25, digits + 20, 12);
+    text[37] = '"';
+    w->out->len += 38;
+    return WK_OK;
 }
 
 /* ---- Decimals -------------------------------------------------------------------------------- */
@@ -441,14 +461,21 @@ typedef struct dec_layout {
 /* The decimal digits of x, written at the end of p[0..width) zero-padded (width 19), or as many
  * as it has (width 0): the count written. */
 static size_t word_digits(char *p, uint64_t x, size_t width) {
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    while (n < width) tmp[n++] = '0';
-    for (size_t i = 0; i < n; i++) p[i] = tmp[n - 1 - i];
+    char tmp[20], *q = tmp + 20; /* written from the end */
+    while (x >= 100) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * (x % 100), 2);
+        x /= 100;
+    }
+    if (x >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * x, 2);
+    } else {
+        *--q = (char)('0' + x);
+    }
+    while ((size_t)(tmp + 20 - q) < width) *--q = '0';
+    size_t n = (size_t)(tmp + 20 - q);
+    memcpy(p, q, n);
     return n;
 }
 
@@ -519,10 +546,15 @@ static int probe_decimal(PyTypeObject *decimal) {
 /* str(decimal) (exact Decimal: its __str__ is C's and its text ASCII). */
 static int put_decimal(walk *w, PyObject *v) {
     const stdtypes *t = w->s->types;
-    if (t->layout && t->decimal_ok) {
-        char text[DEC_TEXT];
-        size_t len = decimal_text(v, text);
-        if (len) return put_ascii(w, text, len);
+    if (t->layout && t->decimal_ok) { /* written in place, between its quotes */
+        if (fjcs__buf_reserve(w->out, DEC_TEXT + 2) != FJCS_OK) return WK_NOMEM;
+        char *dst = w->out->data + w->out->len;
+        size_t len = decimal_text(v, dst + 1);
+        if (len) {
+            dst[0] = dst[len + 1] = '"';
+            w->out->len += len + 2;
+            return WK_OK;
+        }
     }
     PyObject *s = PyObject_Str(v);
     if (s == NULL) return WK_ERROR;
