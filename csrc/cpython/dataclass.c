@@ -221,6 +221,27 @@ static const dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *cons
     return e;
 }
 
+/* Whether the names the reference reads of `fields` (exact Field objects, their class intact:
+ * read from their slots, which runs no Python code) are e's, one by one: the common case, read
+ * without holding or copying anything. */
+static int names_in_slots(const stdtypes *t, PyObject *fields, const dc_entry *e) {
+    Py_ssize_t pos = 0, j = 0;
+    PyObject *key, *field;
+    while (PyDict_Next(fields, &pos, &key, &field)) {
+        PyObject *kind, *name;
+        if (Py_TYPE(field) != (PyTypeObject *)t->field_cls) return 0;
+        memcpy(&kind, (const char *)field + t->kind_at, sizeof kind);
+        if (kind != t->field_marker) {
+            if (kind == NULL) return 0; /* (never set: the attribute read raises) */
+            continue;
+        }
+        memcpy(&name, (const char *)field + t->name_at, sizeof name);
+        if (j >= e->n || name != e->name[j]) return 0;
+        j++;
+    }
+    return j == e->n;
+}
+
 /* Release the references of names[0..n) and the array, when on the heap. */
 static void release_names(PyObject **names, Py_ssize_t n, PyObject **local) {
     for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(names[i]);
@@ -231,7 +252,7 @@ static void release_names(PyObject **names, Py_ssize_t n, PyObject **local) {
  * Python code run by a read may change the dict) whose _field_type is the marker, its name.
  * *names (room for *cap, starting in local) holds them, new references, *n of them. WK_OK,
  * WK_ERROR, WK_NOMEM. */
-static int read_names(const stdtypes *t, PyObject *fields, PyObject ***names, size_t *cap, Py_ssize_t *n,
+static int read_names(const stdtypes *t, PyObject *fields, int intact, PyObject ***names, size_t *cap, Py_ssize_t *n,
                       PyObject **local) {
     Py_ssize_t count = PyDict_Size(fields), pos = 0, k = 0;
     PyObject *key, *field, *few[16];
@@ -242,7 +263,7 @@ static int read_names(const stdtypes *t, PyObject *fields, PyObject ***names, si
         exact &= Py_TYPE(field) == (PyTypeObject *)t->field_cls;
         all[k++] = Py_NewRef(field);
     }
-    int rc = WK_OK, slots = exact && k > 0 && field_class_intact(t);
+    int rc = WK_OK, slots = exact && k > 0 && intact;
     *n = 0;
     if (k > 0 && fjcs__grow((void **)names, cap, (size_t)k - 1, sizeof **names, local) != FJCS_OK) rc = WK_NOMEM;
     for (Py_ssize_t i = 0; i < k && rc == WK_OK; i++) {
@@ -374,13 +395,20 @@ int types_dataclass(walk *w, PyObject *v, PyObject **result) {
         return WK_REFUSE;
     }
     w->calls++; /* a field's attributes, and getattr, may run Python code */
+    int intact = t->field_cls != NULL && field_class_intact(t);
+    const dc_entry *e = here && intact ? t->dc[slot_of(type)] : NULL;
+    if (e != NULL && e->type == type && names_in_slots(t, fields, e)) {
+        int rc = open_members(w, v, e);
+        Py_DECREF(fields);
+        return rc;
+    }
     PyObject *few[16], **names = few;
     size_t cap = 16;
     Py_ssize_t n = 0;
-    int rc = read_names(t, fields, &names, &cap, &n, few);
+    int rc = read_names(t, fields, intact, &names, &cap, &n, few);
     Py_DECREF(fields);
     if (rc == WK_OK) {
-        const dc_entry *e = here ? lookup(t, type, names, n) : NULL;
+        e = here ? lookup(t, type, names, n) : NULL;
         if (e == NULL && here && n > 0) e = entry_new(t, type, names, n);
         if (e != NULL) rc = open_members(w, v, e);
         else if (PyErr_Occurred()) rc = WK_ERROR;
