@@ -229,9 +229,25 @@ def test_any_decimal(value):
             direct.datetime_layout(previous)
 
 
-DECIMALS = ["0.000001", "0.0000001", "-0.000001234", "0E-6", "0E-7", "-0.00", "1E+1", "100", "12345678901234567890",
-            "1234567890123456789.0123456789012345678", "0.12345678901234567890123456789012345678901234567890123456789",
-            "9" * 76, "9" * 77, "1" + "0" * 80 + "E-85", "-7.5E-3", "sNaN", "-NaN12"]
+DECIMALS = [
+    "0.000001",
+    "0.0000001",
+    "-0.000001234",
+    "0E-6",
+    "0E-7",
+    "-0.00",
+    "1E+1",
+    "100",
+    "12345678901234567890",
+    "1234567890123456789.0123456789012345678",
+    "0.12345678901234567890123456789012345678901234567890123456789",
+    "9" * 76,
+    "9" * 77,
+    "1" + "0" * 80 + "E-85",
+    "-7.5E-3",
+    "sNaN",
+    "-NaN12",
+]
 
 
 @pytest.mark.parametrize("text", DECIMALS)
@@ -471,7 +487,7 @@ def test_a_subclass_adds_its_fields(backend):
 def test_member_names_in_utf16_order(backend):
     # U+E000 and up sort after a supplementary character in UTF-16 (before it in UTF-8 and code
     # points); names that need escaping are escaped
-    names = ["\ue000", "\U0001f600", "a", "\u00e9", "quote\"", "z" * 40, "\x7f"]
+    names = ["\ue000", "\U0001f600", "a", "\u00e9", 'quote"', "z" * 40, "\x7f"]
     Wide = dataclasses.make_dataclass("Wide", [f"f{i}" for i in range(len(names))])
     value = Wide(*range(len(names)))
     for i, name in enumerate(names):  # names no identifier can have: the fields renamed
