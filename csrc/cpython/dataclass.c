@@ -6,9 +6,11 @@
  * type(value).__dataclass_fields__ (an exact dict) whose _field_type is dataclasses' _FIELD, all
  * read first, then {name: getattr(value, name)} in that order. Here the same reads are made, in the
  * same order, every time (so a field changed, added, renamed or replaced, a __dataclass_fields__
- * replaced or changed in place, is read as the reference reads it); what is not made is the dict:
- * the members go straight onto the walker's member stack, as a dict's would, under a frame whose
- * object is the instance (wframe.made_at says so), in canonical order, and the walker writes them.
+ * replaced or changed in place, is read as the reference reads it; a Field's name and _field_type
+ * from its slots while dataclasses.Field is as registered: "Reading a Field" below); what is not
+ * made is the dict: the members go straight onto the walker's member stack, as a dict's would,
+ * under a frame whose object is the instance (wframe.made_at says so), in canonical order, and
+ * the walker writes them.
  *
  * The canonical order of the names is what costs (their UTF-8, a sort in UTF-16 order): it is kept
  * per class, in a small cache (stdtypes.dc), as the order of a tuple of name objects. The cache
@@ -16,7 +18,8 @@
  * the names just read are the very objects its tuple holds, one by one; it holds them, so none can
  * be freed and another str made at its address. The class is only where to look: a class freed
  * and another made at its address finds an entry whose names are not its own, or are, and then the
- * order is right. Nothing can make an entry stale.
+ * order is right. Nothing can make an entry stale. The common case compares the names with an
+ * entry's as they are read from the Field slots (names_in_slots), holding and copying nothing.
  *
  * What the walk wrote itself is logged (w->log) as a group, [where w->made was, instance, names,
  * value...] (names the tuple of the names in the fields' order, a value each: held), where the

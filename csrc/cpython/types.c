@@ -5,15 +5,17 @@
  * fastjcs.core.stdlib_types is the reference: StdlibTypes.__call__ says what each type becomes
  * (datetime, date, time: isoformat(); UUID, Decimal: str(); an Enum member: its _value_; a
  * dataclass instance: a dict of its fields). Here the exact types are converted without calling
- * it: the datetimes, UUIDs and Decimals written straight into the output, an enum's value and a
- * dataclass's dict handed back for the walker to walk, as it walks what default returns. Any
+ * it: the datetimes, UUIDs and Decimals written straight into the output, an enum's value handed
+ * back for the walker to walk, as it walks what default returns, a dataclass's members put on the
+ * walker's member stack (cpython/dataclass.c). Any
  * other value, a subclass of these included, and any object here that is not as expected (a
  * tzinfo other than datetime.timezone, a UUID whose int is not an int of 128 bits), goes to
  * StdlibTypes.__call__ (TY_CALL), so the answer is the reference's by construction; a test holds
  * the two equal on every case (tests/core/test_stdlib_types.py).
  *
- * The limited API has no datetime C API: the fields are read as attributes (C getters of the
- * exact types, no Python code). Python code can run where an object is made that the collector
+ * The limited API has no datetime C API: the fields are read from the objects' layout, checked
+ * when the types are registered (or as attributes: C getters of the exact types, no Python code);
+ * so are a Decimal's digits and a UUID's int. Python code can run where an object is made that the collector
  * tracks (a dict, a tuple) or where an attribute is read of an object that is not of an exact
  * built-in type (a dataclass's field): w->calls counts those, so the walker reads the containers
  * it has open again (walker.c, "Python code may run inside any call").
