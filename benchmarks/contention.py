@@ -81,18 +81,24 @@ class Spinner:
 
 
 def per_call(f: Callable[[], Any], budget: float, repeat: int) -> float:
-    """Seconds per call: the median over bursts of calls, each burst about 1 ms long (at least one
-    call), for about `budget` seconds in all (at least 5 * `repeat` bursts).
+    """Seconds per call: the median over bursts of calls, each burst about 0.2 ms long (at least
+    one call), for about `budget` seconds in all (at least 5 * `repeat` bursts).
 
     A burst is kept well under the switch interval so that what is measured is the latency of a
     call, not the share of the GIL that the calling loop gets: a Python loop beside a spinning
-    thread gets half of it whatever it calls, between its calls."""
+    thread gets half of it whatever it calls, between its calls, in turns of one switch interval
+    (5 ms) each. A burst that spans a turn takes 5 ms more, whatever it calls; at 0.2 ms about one
+    burst in 25 does, so the median is a call's own latency. (Bursts of 1 ms, as this script had
+    until 2026-12-04, span a turn often enough on a loaded machine to move the median: the small
+    calls then read 1.6-2.1x contended, orjson's as much as fastjcs's.) A call that releases the
+    GIL waits for it at every call (cffi: the released columns below), so it is slowed in every
+    burst and the median shows it."""
     f()
     t0 = time.perf_counter()
     f()
     one = max(time.perf_counter() - t0, 1e-7)
-    n = max(1, min(10_000, int(1e-3 / one)))
-    bursts = max(5 * repeat, min(400, int(budget / (n * one))))
+    n = max(1, min(10_000, int(2e-4 / one)))
+    bursts = max(5 * repeat, min(2000, int(budget / (n * one))))
     times = []
     for _ in range(bursts):
         t0 = time.perf_counter()

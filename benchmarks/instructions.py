@@ -17,7 +17,10 @@ shuffled order (fixed seed); and issue 31's records with a datetime, a UUID, a D
 dataclass each (`stdlib`: benchmarks/default_records.py's 1,000, one call), which fastjcs writes
 with `default=fastjcs.stdlib_types`, orjson with that script's `f` (orjson converts all but the
 Decimal itself) and msgspec natively (the same text but for its own datetime form), and the same
-records converted beforehand (`stdlib_pre`: plain JSON values, no default).
+records converted beforehand (`stdlib_pre`: plain JSON values, no default). JSON text in:
+`floats-text`, the 10,000 doubles' text (json.dumps, so repr's spelling) through
+`fastjcs.canonicalize`, against each peer's loads then sorted dumps (a lambda's frame, a few
+hundred instructions, in the peers' count).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LOW, HIGH = 2, 6
-WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide", "stdlib", "stdlib_pre")
+WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide", "stdlib", "stdlib_pre", "floats-text")
 LIBS = ("fastjcs", "orjson", "msgspec")
 
 
@@ -64,6 +67,8 @@ def documents(workload: str) -> list:
         return [corpora.load("records").objects[0]]
     if workload == "doubles":
         return [corpora.load("floats").objects[0]]
+    if workload == "floats-text":
+        return [corpora.load("floats").texts[0]]
     if workload == "stdlib":
         import default_records
 
@@ -94,10 +99,32 @@ def call_of(lib: str):
     raise SystemExit(f"unknown library {lib!r}")
 
 
+def text_call_of(lib: str):
+    """JSON text in: fastjcs.canonicalize against each peer's loads + sorted dumps."""
+    if lib == "fastjcs":
+        import fastjcs
+
+        return fastjcs.canonicalize
+    if lib == "orjson":
+        import orjson
+
+        opt, dumps, loads = orjson.OPT_SORT_KEYS, orjson.dumps, orjson.loads
+        return lambda t: dumps(loads(t), option=opt)
+    if lib == "msgspec":
+        import msgspec
+
+        encode, decode = msgspec.json.Encoder(order="sorted").encode, msgspec.json.decode
+        return lambda t: encode(decode(t))
+    return id
+
+
 def driver(lib: str, workload: str, rounds: int) -> None:
     docs = documents(workload)
     fn = call_of(lib)
-    if lib == "orjson":  # the lambda's frame is orjson's price here; count the bare call instead
+    if workload == "floats-text":  # one call per round: the lambdas' frames are not counted apart
+        fn = text_call_of(lib)
+    # the lambda's frame is orjson's price here; count the bare call instead
+    if lib == "orjson" and workload != "floats-text":
         import orjson
 
         opt, dumps = orjson.OPT_SORT_KEYS, orjson.dumps

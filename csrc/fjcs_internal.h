@@ -329,6 +329,12 @@ fjcs_code fjcs__write_double(fjcs_buf *out, double v);
  */
 int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
 
+/* The ECMAScript digits of a finite double v != 0 (number_format.c, Schubfach), for callers that
+ * look at them before laying them out: returns d, 10^16 <= d < 10^17 (its trailing zeros are not
+ * digits), and sets *n, the value being +-0.d * 10^n. fjcs__format_digits(d, 17, n, v < 0, buf)
+ * writes what fjcs_format_double would. */
+uint64_t fjcs__shortest_digits(double v, int *n);
+
 /* ---- Numbers in ------------------------------------------------------------------------------ */
 
 /*
@@ -339,6 +345,12 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  * a subnormal become a signed zero. Allocates nothing; any length works, in time linear in it.
  */
 fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);
+
+/* fjcs__parse_double for a token already read (text.c): w is all of its significant digits as an
+ * integer, at most 19 of them, and the value is w * 10^q (q: the exponent less the number of
+ * fraction digits); tok, len the token itself, read only when the fast paths cannot decide. */
+fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                             double *out);
 
 /* ---- Objects: member order and duplicates ---------------------------------------------------- */
 

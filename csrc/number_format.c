@@ -433,22 +433,11 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
-FJCS_INLINE int format_double(double v, char *buf) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
-     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
-    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
-        if ((bits << 1) != 0) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
-        *buf = '0'; /* +0 and -0 (step 2) */
-        return 1;
-    }
+/* The ECMAScript digits of the finite, nonzero double with these bits (the sign ignored): d17,
+ * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n. */
+FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     int e = (int)(bits >> 52) & 0x7ff;
     uint64_t fraction = bits & FRACTION_MASK;
-    char *p = buf;
-    *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
-    p += bits >> 63;
-
     uint64_t c;
     int q;
     if (e != 0) {
@@ -460,17 +449,41 @@ FJCS_INLINE int format_double(double v, char *buf) {
         if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
             uint64_t m = c >> -q;
             int len = decimal_length(m);
-            return (int)(layout(p, m * fjcs_pow10[17 - len], len) - buf);
+            *n = len;
+            return m * fjcs_pow10[17 - len];
         }
 #endif
     } else {
         c = fraction;
         q = FJCS_Q_MIN;
     }
-    int exp10, n;
+    int exp10;
     uint64_t d = shortest_decimal(c, q, &exp10);
-    d = to_17_digits(d, exp10, &n);
+    return to_17_digits(d, exp10, n);
+}
+
+FJCS_INLINE int format_double(double v, char *buf) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
+     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
+    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
+        if ((bits << 1) != 0) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
+        *buf = '0'; /* +0 and -0 (step 2) */
+        return 1;
+    }
+    char *p = buf;
+    *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
+    p += bits >> 63;
+    int n;
+    uint64_t d = digits17(bits, &n);
     return (int)(layout(p, d, n) - buf);
+}
+
+uint64_t fjcs__shortest_digits(double v, int *n) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return digits17(bits, n);
 }
 
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {

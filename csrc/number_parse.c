@@ -332,7 +332,7 @@ static uint64_t make_bits(uint64_t m, int e2) {
  * Rounds w 10^q for FJCS_POW5_MIN_Q <= q <= FJCS_POW5_MAX_Q, 1 <= w < 2^64. Returns 1 and the bits
  * (FJCS_INF_BITS on overflow) when the truncations provably do not matter, 0 when they might.
  */
-static int eisel_lemire(uint64_t w, int q, uint64_t *bits, int *wide) {
+FJCS_INLINE int eisel_lemire(uint64_t w, int q, uint64_t *bits, int *wide) {
     int l = fjcs__clz64(w);
     uint64_t wn = w << l;
     const uint64_t *t = fjcs_pow5_128[q - FJCS_POW5_MIN_Q];
@@ -659,4 +659,36 @@ done:
     bits |= (uint64_t)d.negative << 63;
     memcpy(out, &bits, sizeof bits);
     return FJCS_OK;
+}
+
+/* The same answer as fjcs__parse_double for a token the caller has already read: w, all of its
+ * digits as an integer (at most 19 of them, so exact), q its exponent less its fraction digits
+ * (value = w 10^q). Paths 1 and 2 decide here without reading the token again; whatever they
+ * leave (zero, the range edges, the rare ambiguous case, builds without them) reads the token. */
+fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                             double *out) {
+#if FJCS_PARSE_EISEL_LEMIRE
+    if (w != 0 && q >= FJCS_POW5_MIN_Q && q <= FJCS_POW5_MAX_Q) {
+#if FJCS_HAVE_CLINGER
+        double value;
+        if (clinger(w, (int)q, &value)) {
+            FJCS_PARSE_TEST_HOOK(FJCS_PATH_CLINGER);
+            *out = negative ? -value : value;
+            return FJCS_OK;
+        }
+#endif
+        uint64_t bits;
+        int wide;
+        if (eisel_lemire(w, (int)q, &bits, &wide)) {
+            FJCS_PARSE_TEST_HOOK(wide ? FJCS_PATH_EL_WIDE : FJCS_PATH_EL);
+            if (bits >= FJCS_INF_BITS) return FJCS_E_FLOAT_DOMAIN;
+            bits |= (uint64_t)negative << 63;
+            memcpy(out, &bits, sizeof bits);
+            return FJCS_OK;
+        }
+    }
+#else
+    (void)w, (void)q, (void)negative;
+#endif
+    return fjcs__parse_double(tok, len, out);
 }

@@ -3,8 +3,9 @@
  *
  * The parser is strict RFC 8259 plus I-JSON (RFC 7493): UTF-8 only, no duplicate member names,
  * no escapes that leave a lone surrogate. It writes the canonical form as it goes: strings are
- * re-escaped canonically, numbers re-rendered (ECMA-262 Number::toString), and each object's
- * members, written in input order, are put in order when the object closes (writer.c).
+ * re-escaped canonically, numbers written as ECMA-262 Number::toString does (copied when they
+ * already are), and each object's members, written in input order, are put in order when the
+ * object closes (writer.c).
  *
  * Errors and their offsets follow src/fastjcs/core/python_backend.py exactly (the tests compare the two on
  * random and corrupted texts): a structural error at the offending byte or at the end of input;
@@ -14,9 +15,10 @@
  * duplicate name when its object closes, at the earliest repeating member's opening quote; the
  * depth limit at the bracket that opens one container too many.
  *
- * Kept whole (about 700 lines): one parser of one format in one pass; its string scan (SSE2 or
- * word at a time), number tokens and literals are inlined into the parse loop, which is where
- * digest --jsonl's time goes, and each is read beside the error offsets it must reproduce.
+ * Kept whole (about 800 lines): one parser of one format in one pass; its string scan (SSE2 or
+ * word at a time), number tokens (read once, copied when already canonical) and literals are
+ * inlined into the parse loop, which is where digest --jsonl's time goes, and each is read beside
+ * the error offsets it must reproduce.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -81,20 +83,6 @@ static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
 }
 
 static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
-
-/* The end of the run of ASCII digits at p, 8 bytes at a time: all of a word's bytes are digits
- * when each has high nibble 3 and stays so after adding 6 (0x39 + 6 = 0x3F, 0x3A + 6 = 0x40); no
- * byte carries into the next (0x3F + 6 < 0x100). */
-static inline const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end) {
-    const uint64_t nibbles = FJCS_ONES * 0xF0, threes = FJCS_ONES * 0x30;
-    while (end - p >= 8) {
-        uint64_t v = fjcs__load_u64(p);
-        if ((v & nibbles) != threes || ((v + FJCS_ONES * 6) & nibbles) != threes) break;
-        p += 8;
-    }
-    while (p < end && is_digit(*p)) p++;
-    return p;
-}
 
 /* ---- Strings (RFC 8259 section 7) ------------------------------------------------------------ */
 
@@ -374,107 +362,209 @@ FJCS_INLINE fjcs_code string_token(parser *ps, const uint8_t **pp, member *name)
 
 static const char MAX_SAFE[] = "9007199254740991"; /* 2^53 - 1 */
 
+/* Powers of ten up to 10^19, the largest below 2^64. */
+static const uint64_t POW10[20] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+    UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+    UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+    UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+    UINT64_C(10000000000000000000)};
+
+/*
+ * The end of the run of ASCII digits at p, reading them: *w becomes *w * 10^count + their value,
+ * mod 2^64 (so exact while the token has at most 19 digits, 10^19 < 2^64; the caller counts
+ * them). 8 bytes at a time: a byte is a digit when its high nibble is 3 and stays so after adding
+ * 6 (0x39 + 6 = 0x3F, 0x3A + 6 = 0x40). Added over the word, a carry can only come out of a byte
+ * >= 0xFA, a non-digit, and goes up (to later bytes): the lowest flagged byte, the first
+ * non-digit, is flagged exactly, and so are the digits below it. Their value: less '0' in each
+ * byte (no borrow out of a digit), the k digits shifted to the top of the word (eight digits with
+ * 8 - k leading zeros), then neighbours combined in lanes of 16, 32, then 64 bits (d0 d1 ->
+ * 10 d0 + d1, and so on, the first digit in the low byte; no lane overflows into the next).
+ */
+static inline const uint8_t *read_digits(const uint8_t *p, const uint8_t *end, uint64_t *w) {
+    uint64_t acc = *w;
+#if FJCS_HAVE_LITTLE_ENDIAN
+    const uint64_t nibbles = FJCS_ONES * 0xF0, threes = FJCS_ONES * 0x30;
+    while (end - p >= 8) {
+        uint64_t v = fjcs__load_u64(p);
+        uint64_t other = ((v & nibbles) ^ threes) | (((v + FJCS_ONES * 6) & nibbles) ^ threes);
+        unsigned k = other ? (unsigned)fjcs__ctz64(other) / 8 : 8;
+        if (k == 0) break;
+        v = (v - threes) << (64 - 8 * k); /* k >= 1: a shift below 64 */
+        v = (v * 10 + (v >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+        v = (v * 100 + (v >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+        acc = acc * POW10[k] + ((v * 10000 + (v >> 32)) & UINT64_C(0xFFFFFFFF));
+        p += k;
+        if (k < 8) {
+            *w = acc;
+            return p;
+        }
+    }
+#endif
+    while (p < end && is_digit(*p)) acc = acc * 10 + (uint64_t)(*p++ - '0');
+    *w = acc;
+    return p;
+}
+
 /* Most significant digits a token may have and still be its double's shortest rendering. */
 #define SHORT_DIGITS 15
 
-/*
- * A number token whose digits are already its double's shortest digits: at most 15 significant
- * digits, and a value in the normal range (at least 10^-306, below 10^308). Any decimal of at most
- * DBL_DIG = 15 significant digits in that range survives decimal -> double -> nearest 15-digit
- * decimal unchanged (C11 5.2.4.2.2; 15 = floor(52 log10 2)). So the shortest digits s of the
- * double, which also round to it, would come back as themselves too: two different decimals of
- * at most 15 digits cannot round to the same double, and s is the token's own digits. Then only
- * the layout changes (1.50 -> 1.5, 1E2 -> 100, 0.1e-6 -> 1e-7), and neither reading the double
- * nor Schubfach is needed. Digits are int_part[0..ni) then frac[0..nf); the exponent is exp.
- * Returns 1 with *m, *len, *n set (the value is 0.m * 10^n), or 0 to take the general path.
- */
-static int short_decimal(const uint8_t *int_part, size_t ni, const uint8_t *frac, size_t nf,
-                         long exp, uint64_t *m, int *len, int *n) {
-    size_t total = ni + nf, first = 0, last = total;
-#define DIGIT(i) ((i) < ni ? int_part[i] : frac[(i) - ni])
-    while (first < total && DIGIT(first) == '0') first++;
-    if (first == total) return 0; /* zero: the general path says "0" */
-    while (DIGIT(last - 1) == '0') last--;
-    if (last - first > SHORT_DIGITS) return 0;
-    uint64_t v = 0;
-    for (size_t i = first; i < last; i++) v = v * 10 + (uint64_t)(DIGIT(i) - '0');
-#undef DIGIT
-    long point = (long)ni - (long)first + exp;
-    if (point < -305 || point > 308) return 0; /* 0.d * 10^point: keep to the normal range */
-    *m = v;
-    *len = (int)(last - first);
-    *n = (int)point;
-    return 1;
+/* The number of decimal digits of 0 < w < 10^19: t = floor(b log10 2) (1233 / 2^12 is close
+ * enough for b <= 64) for the bit length b, plus one if w has reached 10^t. */
+static inline int digit_count(uint64_t w) {
+    int t = ((64 - fjcs__clz64(w)) * 1233) >> 12;
+    return t + (w >= POW10[t]);
 }
 
+/*
+ * Whether a token whose value is 0.d * 10^n, d its len <= SHORT_DIGITS significant digits (the
+ * value's own shortest digits, see number_token), is spelled as ECMA-262 Number::toString writes
+ * that value (steps 6-10), so that it can be copied as it is. The digits are those of the token
+ * from its first nonzero one, so only the layout is in question: no trailing zero after a point,
+ *  - no exponent: an integer (n <= 19 < 21, and it has no leading zero), or a point with a
+ *    nonzero integer part (n = its digits, 0 < n < len), or "0." then fewer than six zeros
+ *    (-6 < n <= 0);
+ *  - an exponent only where ECMAScript uses one (n > 21 or n <= -6): one nonzero digit before the
+ *    point, a lowercase 'e', the exponent's sign written, its digits with no leading zero (its
+ *    value is then n - 1, nonzero).
+ * mant_end is one past the last digit before the exponent (or the token's end); exp_at is the 'e'
+ * or 'E', or NULL.
+ */
+static inline int es_spelled(const uint8_t *digits, size_t int_digits, size_t frac_len,
+                             const uint8_t *mant_end, const uint8_t *exp_at, long n) {
+    if (frac_len && mant_end[-1] == '0') return 0;
+    if (!exp_at) return !frac_len || digits[0] != '0' || n > -6;
+    return (n > 21 || n <= -6) && int_digits == 1 && digits[0] != '0' && exp_at[0] == 'e' &&
+           (exp_at[1] == '+' || exp_at[1] == '-') && exp_at[2] != '0';
+}
+
+/*
+ * A number token is read once: its digits into w as they are scanned. Integers of up to 15 digits
+ * are copied. Otherwise the value is w * 10^q; without its trailing zeros, w has len significant
+ * digits and the value is 0.w * 10^n (n = q + len).
+ *
+ * At most 15 significant digits and a value in the normal range (at least 10^-306, below 10^308):
+ * these digits are the double's shortest. Any decimal of at most DBL_DIG = 15 significant digits
+ * in that range survives decimal -> double -> nearest 15-digit decimal unchanged (C11 5.2.4.2.2;
+ * 15 = floor(52 log10 2)). So the shortest digits s of the double, which also round to it, would
+ * come back as themselves too: two different decimals of at most 15 digits cannot round to the
+ * same double, and s is the token's own digits. Then neither reading the double nor Schubfach is
+ * needed: a token already spelled as ECMAScript would (es_spelled) is copied, any other is laid
+ * out from its digits (1.50 -> 1.5, 1E2 -> 100, 0.1e-6 -> 1e-7).
+ *
+ * Else the double is read from w and q (fjcs__parse_digits: no second pass over the token) and
+ * rendered (Schubfach); tokens of more than 19 digits or a 6-digit exponent are read from their
+ * text (fjcs__parse_double).
+ */
 static fjcs_code number_token(parser *ps, const uint8_t **pp) {
     const uint8_t *start = *pp, *p = start, *end = ps->end;
-    if (*p == '-') p++;
+    int negative = *p == '-';
+    p += negative;
     if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_DIGIT);
-    const uint8_t *digits = p, *frac = NULL;
+    const uint8_t *digits = p, *exp_at = NULL;
+    uint64_t w = 0;
     size_t frac_len = 0;
     long exp = 0;
     int exp_ok = 1;
     if (*p == '0') {
         p++;
         if (p < end && is_digit(*p)) return fail(ps, FJCS_E_LEADING_ZERO, p, "leading zero in number");
+    } else if (end - p >= 2 && !is_digit(p[1])) { /* one digit, as before a float's point */
+        w = (uint64_t)(*p++ - '0');
     } else {
-        p = skip_digits(p, end);
+        p = read_digits(p, end, &w);
     }
     size_t int_digits = (size_t)(p - digits);
     int integer = 1;
     if (p < end && *p == '.') {
         p++;
         if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_FRACTION_DIGIT);
-        frac = p;
-        p = skip_digits(p, end);
+        const uint8_t *frac = p;
+        p = read_digits(p, end, &w);
         frac_len = (size_t)(p - frac);
         integer = 0;
     }
+    const uint8_t *mant_end = p;
     if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
+        exp_at = p++;
         int negative_exp = 0;
         if (p < end && (*p == '+' || *p == '-')) negative_exp = *p++ == '-';
         if (p >= end || !is_digit(*p)) return unexpected(ps, p, FJCS_EXPECT_EXPONENT_DIGIT);
         const uint8_t *exp_digits = p;
-        while (p < end && is_digit(*p)) {
-            if (exp < 100000) exp = exp * 10 + (*p - '0');
-            p++;
-        }
-        exp_ok = p - exp_digits <= 5; /* |exp| < 100000: the short path's arithmetic is safe */
-        if (negative_exp) exp = -exp;
+        unsigned long e = 0; /* wraps on a long exponent, which is then not used */
+        while (p < end && is_digit(*p)) e = e * 10 + (unsigned long)(*p++ - '0');
+        exp_ok = p - exp_digits <= 5; /* |exp| < 100000: the arithmetic below is safe */
+        if (!exp_ok) e = 0;
+        exp = negative_exp ? -(long)e : (long)e;
         integer = 0;
     }
     *pp = p;
     if (!integer && (ps->flags & FJCS_INTEGERS_ONLY))
         return fail(ps, FJCS_E_NOT_INTEGER, start, "number with a fraction or an exponent part");
     fjcs_buf *out = ps->out;
+    size_t token_len = (size_t)(p - start);
     if (integer) {
         if ((ps->flags & FJCS_STRICT_INTEGERS) &&
             (int_digits > 16 || (int_digits == 16 && memcmp(digits, MAX_SAFE, 16) > 0)))
             return fail(ps, FJCS_E_INT_DOMAIN, start, "integer outside +/-(2^53-1)");
         /* Up to 15 digits an integer is exact in a double and renders as its own digits; only
          * "-0" changes (to "0"). So the token is already canonical: copy it. */
-        if (int_digits <= 15 && !(start[0] == '-' && digits[0] == '0')) {
-            size_t n = (size_t)(p - start);
-            if (fjcs__buf_reserve(out, n) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
-            fjcs__buf_put_n(out, start, n);
-            return FJCS_OK;
-        }
-    }
-    uint64_t m;
-    int len, n;
-    if (exp_ok && short_decimal(digits, int_digits, frac, frac_len, exp, &m, &len, &n)) {
-        if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
-            return fail(ps, FJCS_E_NOMEM, start, "out of memory");
-        out->len += (size_t)fjcs__format_digits(m, len, n, start[0] == '-', out->data + out->len);
-        return FJCS_OK;
+        if (int_digits <= 15 && !(negative && digits[0] == '0')) goto copy;
     }
     double v;
-    if (fjcs__parse_double((const char *)start, (size_t)(p - start), &v) != FJCS_OK)
-        return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
-    fjcs_code rc = fjcs__write_double(out, v);
+    fjcs_code rc;
+    if (exp_ok && int_digits + frac_len <= 19) {
+        if (w == 0) { /* +0 and -0 */
+            if (fjcs__buf_reserve(out, 1) != FJCS_OK) return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            fjcs__buf_put(out, '0');
+            return FJCS_OK;
+        }
+        long q = exp - (long)frac_len;
+        while (w % 10 == 0) {
+            w /= 10;
+            q++;
+        }
+        int len = digit_count(w);
+        long n = q + len;
+        if (len <= SHORT_DIGITS && n >= -305 && n <= 308) {
+            if (es_spelled(digits, int_digits, frac_len, mant_end, exp_at, n)) goto copy;
+            if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
+                return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            out->len += (size_t)fjcs__format_digits(w, len, (int)n, negative, out->data + out->len);
+            return FJCS_OK;
+        }
+        rc = fjcs__parse_digits(w, q, negative, (const char *)start, token_len, &v);
+        if (rc != FJCS_OK) return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
+        if (len <= 17 && v != 0) {
+            /* Copied when its digits are the double's (Schubfach's) and it is spelled as
+             * ECMAScript would: the same value, 0.w * 10^n, as the 17 digits d and the n written. */
+            int dn;
+            uint64_t d = fjcs__shortest_digits(v, &dn);
+            if (d == w * POW10[17 - len] && dn == n &&
+                es_spelled(digits, int_digits, frac_len, mant_end, exp_at, n))
+                goto copy;
+            if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE) != FJCS_OK)
+                return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+            out->len += (size_t)fjcs__format_digits(d, 17, dn, negative, out->data + out->len);
+            return FJCS_OK;
+        }
+    } else {
+        rc = fjcs__parse_double((const char *)start, token_len, &v);
+    }
+    if (rc != FJCS_OK) return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
+    rc = fjcs__write_double(out, v);
     if (rc != FJCS_OK) return fail(ps, rc, start, "out of memory");
+    return FJCS_OK;
+copy: /* 32 bytes at once when the input has them (a copy of fixed size, made inline) */
+    if (fjcs__buf_reserve(out, token_len < 32 ? 32 : token_len) != FJCS_OK)
+        return fail(ps, FJCS_E_NOMEM, start, "out of memory");
+    if (token_len <= 32 && end - start >= 32) {
+        memcpy(out->data + out->len, start, 32);
+        out->len += token_len;
+    } else {
+        fjcs__buf_put_n(out, start, token_len);
+    }
     return FJCS_OK;
 }
 

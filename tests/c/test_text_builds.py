@@ -6,6 +6,9 @@ compiler has them. Each kind of byte is put at every position of the first block
 among its last bytes. Expected canonical forms from rfc8785 over json.loads; expected errors (code
 and offset) from how each text is built.
 
+Number tokens too (tests/_number_shapes.py), in a fourth build whose numbers take the exact
+reading path alone.
+
 Catches, in any one build: a wrong first byte to look at, a byte >= 0x80 or a control let through
 unvalidated, a copy that keeps part of a string that then took the escaped path, a name recorded
 with the wrong bytes, a read past the end of the input (ASan).
@@ -21,17 +24,21 @@ from pathlib import Path
 
 import pytest
 import rfc8785
+from _number_shapes import reference
+from _number_shapes import tokens as number_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
 
 # fastjcs.h's codes
-UTF8, SURROGATE, DUPKEY, ESCAPE, CONTROL, UNTERMINATED = 3, 4, 5, 14, 15, 17
+UTF8, SURROGATE, DUPKEY, ESCAPE, CONTROL, UNTERMINATED, FLOAT_DOMAIN = 3, 4, 5, 14, 15, 17, 7
 
 BUILDS = {
     "default": [],
     "words": ["-DFJCS_HAVE_SSE2=0"],
     "bytes": ["-DFJCS_HAVE_SSE2=0", "-DFJCS_HAVE_LITTLE_ENDIAN=0"],
+    # numbers read by the exact path alone, formatted without the integer shortcut
+    "exact": ["-DFJCS_PARSE_EISEL_LEMIRE=0", "-DFJCS_PARSE_CLINGER=0", "-DFJCS_INTEGER_FAST_PATH=0"],
 }
 LENGTHS = list(range(0, 36)) + [47, 48, 49, 63, 64, 65]
 PIECES = ["\u00e9", "\u4e2d", "\U0001f600", '"', "\\", "\n", "\x01", "\x7f", "/"]
@@ -70,6 +77,16 @@ def cases() -> list[tuple[bytes, str]]:
             for escape in (b"", b"\\n"):
                 text = b'["' + escape + b"a" * n + bad + b"a" * 20 + b'"]'
                 out.append((text, f"err {code} {2 + len(escape) + n}"))
+    # number tokens (tests/_number_shapes.py): alone (the input ends with the token: a read past it
+    # is ASan's), and twice in an array (the copy of 32 bytes when the input has them)
+    for token in number_tokens():
+        want = reference(token)
+        data = token.encode()
+        if want is None:
+            out.append((data, f"err {FLOAT_DOMAIN} 0"))
+            continue
+        out.append((data, "ok " + want.hex()))
+        out.append((b"[" + data + b"," + data + b"]", "ok " + (b"[" + want + b"," + want + b"]").hex()))
     return out
 
 
