@@ -31,7 +31,10 @@ if plan.direct:
             # its state per interpreter)
             sources=[
                 *(s for s in build_ffi._sources if not s.endswith("lender.c")),
-                *(f"csrc/cpython/{name}.c" for name in ("direct", "walker", "api", "types", "long_layout")),
+                *(
+                    f"csrc/cpython/{name}.c"
+                    for name in ("direct", "walker", "api", "types", "dataclass", "long_layout")
+                ),
             ],
             include_dirs=["csrc"],
             depends=[*build_ffi._depends, *(f"csrc/cpython/{name}.h" for name in ("walker", "direct", "long_layout"))],

@@ -16,7 +16,8 @@ issue 33's member sort: `wide`, 100 objects of 40 members and one of 5,000, thei
 shuffled order (fixed seed); and issue 31's records with a datetime, a UUID, a Decimal and a
 dataclass each (`stdlib`: benchmarks/default_records.py's 1,000, one call), which fastjcs writes
 with `default=fastjcs.stdlib_types`, orjson with that script's `f` (orjson converts all but the
-Decimal itself) and msgspec natively (the same text but for its own datetime form). JSON text in:
+Decimal itself) and msgspec natively (the same text but for its own datetime form), and the same
+records converted beforehand (`stdlib_pre`: plain JSON values, no default). JSON text in:
 `floats-text`, the 10,000 doubles' text (json.dumps, so repr's spelling) through
 `fastjcs.canonicalize`, against each peer's loads then sorted dumps (a lambda's frame, a few
 hundred instructions, in the peers' count).
@@ -35,7 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LOW, HIGH = 2, 6
-WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide", "stdlib", "floats-text")
+WORKLOADS = ("eab", "records", "doubles", "strings", "ints", "wide", "stdlib", "stdlib_pre", "floats-text")
 LIBS = ("fastjcs", "orjson", "msgspec")
 
 
@@ -72,6 +73,10 @@ def documents(workload: str) -> list:
         import default_records
 
         return [default_records.records(1000)]
+    if workload == "stdlib_pre":  # the same records converted beforehand (issue 31's 1.5x is of these)
+        import default_records
+
+        return [default_records.converted(default_records.records(1000))]
     raise SystemExit(f"unknown workload {workload!r}")
 
 

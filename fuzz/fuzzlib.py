@@ -20,6 +20,7 @@ import datetime
 import enum
 import json
 import struct
+import sys
 import uuid
 from collections import OrderedDict
 from decimal import Decimal
@@ -170,6 +171,30 @@ class _Point:  # stdlib_types writes its fields
     y: Any
 
 
+@dataclasses.dataclass
+class _Named:  # its fields renamed below: names in UTF-16 order, one escaped
+    a: Any
+    b: Any
+    c: Any
+
+
+_NAMES = ("\ue000", "\U0001f600", 'q"\x7f')
+for _field, _name in zip(dataclasses.fields(_Named), _NAMES):
+    _field.name = _name
+
+if sys.version_info >= (3, 10):
+    _SlotPoint: Any = dataclasses.make_dataclass("_SlotPoint", ["x", "y"], slots=True, frozen=True)
+else:  # pragma: no cover - slots= is new in 3.10
+    _SlotPoint = _Point
+
+
+def _named(values: list) -> Any:
+    value = object.__new__(_Named)
+    for name, item in zip(_NAMES, values):
+        setattr(value, name, item)
+    return value
+
+
 class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -283,9 +308,20 @@ def _value(r: _Reader, depth: int) -> Any:
         return _Tuple(inner) if type(inner) in (list, tuple) else _Tuple((inner,))
     # OP_UNSUPPORTED (the standard library's record types among them: fastjcs.stdlib_types takes them)
     b = r.byte()
-    kind = b % 15
+    kind = b % 18
     if kind == 14:
         return _Point(_value(r, depth + 1), _value(r, depth + 1)) if depth < MAX_NEST else _Point(b, None)
+    if kind == 15:  # digits and an exponent: plain notation, exponent notation, 1 to 5 words of 19 digits
+        digits = int.from_bytes(r.take(r.byte() % 36), "little", signed=True)
+        return Decimal(f"{digits}E{r.byte() % 48 - 40}")
+    if kind == 16:
+        return uuid.UUID(int=int.from_bytes(r.take(16), "little"))
+    if kind == 17:
+        if depth >= MAX_NEST:
+            return _SlotPoint(b, None)
+        if b & 0x10:
+            return _SlotPoint(_value(r, depth + 1), _value(r, depth + 1))
+        return _named([_value(r, depth + 1) for _ in _NAMES])
     return [
         set(),
         frozenset({1}),

@@ -241,7 +241,7 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
     else if (rc == WK_NOMEM)
         PyErr_NoMemory();
     else if (rc == WK_REFUSE || rc == WK_BAIL)
-        at = walk_stopped_at(&w);
+        at = types_stopped(&w) < 0 ? NULL : walk_stopped_at(&w);
     walk_done(&w);
     leave(s);
     if (at == NULL) return result;
@@ -560,7 +560,7 @@ static PyMethodDef methods[] = {
     {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL,
      "datetime_layout([flag]) -> bool: whether the walker reads datetime, date and time objects' fields "
      "from their layout (checked against their attributes when the types are registered) rather than "
-     "as attributes; with flag, sets it and returns the previous setting (for tests: both readings "
+     "as attributes, and Decimals (checked against their str()) rather than by str(); with flag, sets it and returns the previous setting (for tests: both readings "
      "give the same text)."},
     {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
      "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "

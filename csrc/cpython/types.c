@@ -5,27 +5,32 @@
  * fastjcs.core.stdlib_types is the reference: StdlibTypes.__call__ says what each type becomes
  * (datetime, date, time: isoformat(); UUID, Decimal: str(); an Enum member: its _value_; a
  * dataclass instance: a dict of its fields). Here the exact types are converted without calling
- * it: the datetimes, UUIDs and Decimals written straight into the output, an enum's value and a
- * dataclass's dict handed back for the walker to walk, as it walks what default returns. Any
+ * it: the datetimes, UUIDs and Decimals written straight into the output, an enum's value handed
+ * back for the walker to walk, as it walks what default returns, a dataclass's members put on the
+ * walker's member stack (cpython/dataclass.c). Any
  * other value, a subclass of these included, and any object here that is not as expected (a
  * tzinfo other than datetime.timezone, a UUID whose int is not an int of 128 bits), goes to
  * StdlibTypes.__call__ (TY_CALL), so the answer is the reference's by construction; a test holds
  * the two equal on every case (tests/core/test_stdlib_types.py).
  *
- * The limited API has no datetime C API: the fields are read as attributes (C getters of the
- * exact types, no Python code). Python code can run where an object is made that the collector
+ * The limited API has no datetime C API: the fields are read from the objects' layout, checked
+ * when the types are registered (or as attributes: C getters of the exact types, no Python code);
+ * so are a Decimal's digits and a UUID's int. Python code can run where an object is made that the collector
  * tracks (a dict, a tuple) or where an attribute is read of an object that is not of an exact
  * built-in type (a dataclass's field): w->calls counts those, so the walker reads the containers
  * it has open again (walker.c, "Python code may run inside any call").
  */
 #include "walker.h"
+#include "long_layout.h"
 
 /* ---- Registration ---------------------------------------------------------------------------- */
 
 static int probe_layout(stdtypes *t);
+static int probe_decimal(PyTypeObject *decimal);
 
 void types_clear(stdtypes *t) {
     Py_CLEAR(t->held);
+    types_dataclass_clear(t);
     PyObject **names[] = {&t->year, &t->month, &t->day, &t->hour, &t->minute, &t->second, &t->microsecond,
                           &t->tzinfo, &t->days, &t->seconds, &t->microseconds, &t->int_, &t->value_,
                           &t->fields, &t->field_type, &t->name, &t->fallback, &t->sixty_four, &t->tz_utcoffset,
@@ -67,6 +72,8 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.enumeration = (PyTypeObject *)args[9];
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);
+    n.decimal_ok = probe_decimal(n.decimal);
+    types_dataclass_register(&n);
     *t = n;
     Py_RETURN_NONE;
 fail:
@@ -92,14 +99,22 @@ static int int_attr(PyObject *v, PyObject *name, long lo, long hi, long *x) {
     return exact && lo <= *x && *x <= hi ? WK_OK : TY_CALL;
 }
 
+/* "00" to "99" (a table: the fields are small, and a division by 10 costs more than a load) */
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* x (0 to 99) in two digits */
 static char *two(char *p, long x) {
-    p[0] = (char)('0' + x / 10);
-    p[1] = (char)('0' + x % 10);
+    memcpy(p, digit_pairs + 2 * (unsigned)x, 2);
     return p + 2;
 }
 
+/* x (0 to 999999) in six digits */
 static char *six(char *p, long x) {
-    for (int i = 5; i >= 0; i--, x /= 10) p[i] = (char)('0' + x % 10);
+    unsigned u = (unsigned)x;
+    two(two(two(p, (long)(u / 10000)), (long)(u / 100 % 100)), (long)(u % 100));
     return p + 6;
 }
 
@@ -291,7 +306,12 @@ static int put_datetime(walk *w, PyObject *v, PyTypeObject *type) {
         if ((rc = fields_of_attributes(t, v, type, &f)) != WK_OK) return rc;
         held = type != t->date;
     }
-    char text[ISO_MAX], *p = text;
+    /* written in place, between its quotes (put_offset does not touch the output) */
+    if (fjcs__buf_reserve(w->out, ISO_MAX + 2) != FJCS_OK) {
+        if (held) Py_DECREF(f.tzinfo);
+        return WK_NOMEM;
+    }
+    char *text = w->out->data + w->out->len + 1, *p = text;
     if (type != t->time) {
         p = two(two(p, f.year / 100), f.year % 100);
         *p++ = '-';
@@ -313,40 +333,231 @@ static int put_datetime(walk *w, PyObject *v, PyTypeObject *type) {
         rc = put_offset(t, f.tzinfo, &p);
     }
     if (held) Py_DECREF(f.tzinfo);
-    return rc == WK_OK ? put_ascii(w, text, (size_t)(p - text)) : rc;
+    if (rc != WK_OK) return rc;
+    text[-1] = *p++ = '"';
+    w->out->len += (size_t)(p - text) + 1;
+    return WK_OK;
+}
+
+/* The 128 bits of n (an exact int) in *hi, *lo, read from the object in the layout the int probe
+ * found (cpython/long_layout.h: the digit count, then 30-bit digits): 1; 0 when n is negative,
+ * 2^128 or above, or the layout is not read (the API is asked then). */
+static int uuid_bits_of_layout(PyObject *n, uint64_t *hi, uint64_t *lo) {
+    int layout = fjcs__long_layout;
+    if (layout < LONG_SIZE) return 0;
+    const unsigned char *p = (const unsigned char *)n + sizeof(PyObject);
+    uint64_t head, count;
+    memcpy(&head, p, sizeof head);
+    if (layout == LONG_SIZE) {
+        if ((int64_t)head < 0) return 0;
+        count = head;
+    } else {
+        if ((head & 3) == 2 || (head & 3) == 3) return 0; /* negative (3: no such tag) */
+        count = (head & 3) == 1 ? 0 : head >> 3;
+    }
+    if (count > 5) return 0; /* 5 digits: 150 bits */
+    uint64_t h = 0, l = 0;
+    for (uint64_t i = count; i-- > 0;) {
+        uint32_t d;
+        memcpy(&d, p + sizeof head + 4 * i, sizeof d);
+        if (h >> 34) return 0; /* shifted 30 bits left, past 128 */
+        h = h << 30 | l >> 34;
+        l = l << 30 | d;
+    }
+    *hi = h;
+    *lo = l;
+    return 1;
+}
+
+/* The 128 bits of n (an exact int) through the API: 1; 0, nothing raised, when n is negative or
+ * 2^128 and above; -1 with an exception set. */
+static int uuid_bits_of_api(const stdtypes *t, PyObject *n, uint64_t *hi, uint64_t *lo) {
+    PyObject *high = PyNumber_Rshift(n, t->sixty_four);
+    if (high == NULL) return -1;
+    *lo = PyLong_AsUnsignedLongLongMask(n);
+    *hi = PyLong_AsUnsignedLongLong(high); /* OverflowError: negative, or 2^64 and above */
+    Py_DECREF(high);
+    if (*hi == (uint64_t)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* The 8 lowercase hex digits of x (32 bits), most significant first: each nibble spread to a
+ * byte of its own, all made digits at once ('0'-'9', 'a'-'f'), then stored in memory order. */
+static void hex8(char *p, uint64_t x) {
+    uint64_t v = (x | x << 16) & UINT64_C(0x0000ffff0000ffff);
+    v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
+    v = (v | v << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f); /* the most significant nibble in the top byte */
+    uint64_t letter = ((v + UINT64_C(0x0606060606060606)) >> 4) & UINT64_C(0x0101010101010101);
+    v += UINT64_C(0x3030303030303030) + letter * ('a' - '0' - 10);
+#if FJCS_HAVE_LITTLE_ENDIAN /* the top byte first: the bytes reversed */
+    v = (v >> 8 & UINT64_C(0x00ff00ff00ff00ff)) | (v & UINT64_C(0x00ff00ff00ff00ff)) << 8;
+    v = (v >> 16 & UINT64_C(0x0000ffff0000ffff)) | (v & UINT64_C(0x0000ffff0000ffff)) << 16;
+    v = v >> 32 | v << 32;
+#endif
+    memcpy(p, &v, 8);
 }
 
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
- * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. */
+ * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
+ * class is read as the standard library ships it (as its __str__ is): `int` a slot, whose read
+ * runs no Python code (w->calls not counted; the walker asks no __class__: types_sealed). */
 static int put_uuid(walk *w, PyObject *v) {
     const stdtypes *t = w->s->types;
     PyObject *n = PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
-    PyObject *high = PyLong_CheckExact(n) ? PyNumber_Rshift(n, t->sixty_four) : NULL;
-    uint64_t lo = high != NULL ? PyLong_AsUnsignedLongLongMask(n) : 0;
+    uint64_t hi = 0, lo = 0;
+    int ok = !PyLong_CheckExact(n) ? 0 : uuid_bits_of_layout(n, &hi, &lo) ? 1 : uuid_bits_of_api(t, n, &hi, &lo);
     Py_DECREF(n);
-    if (high == NULL) return PyErr_Occurred() ? WK_ERROR : TY_CALL;
-    uint64_t hi = PyLong_AsUnsignedLongLong(high); /* OverflowError: negative, or 2^64 and above */
-    Py_DECREF(high);
-    if (hi == (uint64_t)-1 && PyErr_Occurred()) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return WK_ERROR;
-        PyErr_Clear();
-        return TY_CALL;
+    if (ok <= 0) return ok < 0 ? WK_ERROR : TY_CALL;
+    if (fjcs__buf_reserve(w->out, 38) != FJCS_OK) return WK_NOMEM;
+    char digits[32], *text = w->out->data + w->out->len; /* written in place, quoted */
+    hex8(digits, hi >> 32);
+    hex8(digits + 8, hi & 0xffffffffu);
+    hex8(digits + 16, lo >> 32);
+    hex8(digits + 24, lo & 0xffffffffu);
+    text[0] = '"';
+    memcpy(text + 1, digits, 8); /* 8-4-4-4-12 */
+    text[9] = '-';
+    memcpy(text + 10, digits + 8, 4);
+    text[14] = '-';
+    memcpy(text + 15, digits + 12, 4);
+    text[19] = '-';
+    memcpy(text + 20, digits + 16, 4);
+    text[24] = '-';
+    memcpy(text + 25, digits + 20, 12);
+    text[37] = '"';
+    w->out->len += 38;
+    return WK_OK;
+}
+
+/* ---- Decimals -------------------------------------------------------------------------------- */
+
+/*
+ * CPython's Decimal objects, as its _decimal module lays them out (not part of the limited API):
+ * after the object's head and a cached hash, libmpdec's mpd_t (flags, a byte: 1 the sign, 2 4 8
+ * the special values; then exp, digits, len, alloc, each an ssize_t; then data, a pointer to len
+ * words of base 10^19, least significant first, on 64-bit builds), then the words of a small
+ * coefficient, where data points. str() writes plain notation when exp <= 0 and the adjusted
+ * exponent (exp + digits - 1) is -6 or more: those are read here, without making a str; any other
+ * (exponent notation, whose 'E' depends on the thread's context, NaN, the infinities, a
+ * coefficient not held in the object) through str(). The layout is checked when the types are
+ * registered (probe_decimal: sample decimals against their str()), and read only when data points
+ * into the object itself.
+ */
+typedef struct dec_layout {
+    PyObject head;
+    Py_hash_t hash;
+    uint8_t flags;
+    Py_ssize_t exp, digits, len, alloc;
+    const uint64_t *data;
+    uint64_t words[4];
+} dec_layout;
+
+#define DEC_RADIX UINT64_C(10000000000000000000) /* 10^19 */
+#define DEC_TEXT 96 /* 4 words of 19 digits, a sign, "0." and 5 zeros */
+
+/* The decimal digits of x, written at the end of p[0..width) zero-padded (width 19), or as many
+ * as it has (width 0): the count written. */
+static size_t word_digits(char *p, uint64_t x, size_t width) {
+    char tmp[20], *q = tmp + 20; /* written from the end */
+    while (x >= 100) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * (x % 100), 2);
+        x /= 100;
     }
-    static const char hex[] = "0123456789abcdef";
-    char text[36], *p = text;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
-        unsigned byte = (unsigned)((i < 8 ? hi : lo) >> (56 - 8 * (i & 7))) & 0xff;
-        p[0] = hex[byte >> 4];
-        p[1] = hex[byte & 15];
-        p += 2;
+    if (x >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * x, 2);
+    } else {
+        *--q = (char)('0' + x);
     }
-    return put_ascii(w, text, sizeof text);
+    while ((size_t)(tmp + 20 - q) < width) *--q = '0';
+    size_t n = (size_t)(tmp + 20 - q);
+    memcpy(p, q, n);
+    return n;
+}
+
+/* str(v) of an exact Decimal in plain notation, read from its layout into text (DEC_TEXT bytes):
+ * its length; 0 when it is not read so (str() is asked then). */
+static size_t decimal_text(PyObject *v, char *text) {
+#if SIZE_MAX > 0xffffffffu
+    const dec_layout *d = (const dec_layout *)v;
+    if (d->data != d->words || d->flags & 14 || d->len < 1 || d->len > 4 || d->exp > 0) return 0;
+    char digits[80];
+    size_t n = 0;
+    for (Py_ssize_t i = d->len; i-- > 0;) {
+        if (d->data[i] >= DEC_RADIX) return 0;
+        n += word_digits(digits + n, d->data[i], i == d->len - 1 ? 0 : 19);
+    }
+    if ((Py_ssize_t)n != d->digits || d->exp + d->digits - 1 < -6) return 0;
+    char *p = text;
+    if (d->flags & 1) *p++ = '-';
+    Py_ssize_t point = d->digits + d->exp; /* digits before the point */
+    if (d->exp == 0) {
+        memcpy(p, digits, n);
+        p += n;
+    } else if (point > 0) {
+        memcpy(p, digits, (size_t)point);
+        p += point;
+        *p++ = '.';
+        memcpy(p, digits + point, n - (size_t)point);
+        p += n - (size_t)point;
+    } else {
+        *p++ = '0';
+        *p++ = '.';
+        for (Py_ssize_t i = point; i < 0; i++) *p++ = '0';
+        memcpy(p, digits, n);
+        p += n;
+    }
+    return (size_t)(p - text);
+#else
+    (void)v;
+    (void)text;
+    return 0;
+#endif
+}
+
+/* Whether sample decimals read by layout give their str() (those in plain notation: all read;
+ * the others: none). */
+static int probe_decimal(PyTypeObject *decimal) {
+    static const char *const samples[] = {"12.50", "-0", "0", "0.00", "0.000001234", "-0.0000012", "123",
+                                          "9999999999999999999", "10000000000000000000", "-1.5",
+                                          "123456789012345678901234567890123456789.0123456789", "1E+3",
+                                          "1.2E-7", "NaN", "-Infinity", "0E-7", "1E+1"};
+    int ok = 1;
+    for (size_t i = 0; ok && i < sizeof samples / sizeof *samples; i++) {
+        PyObject *v = PyObject_CallFunction((PyObject *)decimal, "s", samples[i]);
+        PyObject *s = v ? PyObject_Str(v) : NULL;
+        Py_ssize_t n;
+        const char *want = s ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+        char text[DEC_TEXT];
+        size_t len = want && Py_TYPE(v) == decimal ? decimal_text(v, text) : 0;
+        int plain = want && strchr(want, 'E') == NULL && strchr(want, 'N') == NULL && strchr(want, 'I') == NULL;
+        ok = want != NULL && (plain ? len == (size_t)n && memcmp(text, want, len) == 0 : len == 0);
+        Py_XDECREF(s);
+        Py_XDECREF(v);
+    }
+    PyErr_Clear();
+    return ok;
 }
 
 /* str(decimal) (exact Decimal: its __str__ is C's and its text ASCII). */
 static int put_decimal(walk *w, PyObject *v) {
+    const stdtypes *t = w->s->types;
+    if (t->layout && t->decimal_ok) { /* written in place, between its quotes */
+        if (fjcs__buf_reserve(w->out, DEC_TEXT + 2) != FJCS_OK) return WK_NOMEM;
+        char *dst = w->out->data + w->out->len;
+        size_t len = decimal_text(v, dst + 1);
+        if (len) {
+            dst[0] = dst[len + 1] = '"';
+            w->out->len += len + 2;
+            return WK_OK;
+        }
+    }
     PyObject *s = PyObject_Str(v);
     if (s == NULL) return WK_ERROR;
     Py_ssize_t n;
@@ -354,53 +565,6 @@ static int put_decimal(walk *w, PyObject *v) {
     int rc = text == NULL ? (PyErr_Occurred() ? WK_ERROR : TY_CALL) : put_ascii(w, text, (size_t)n);
     Py_DECREF(s);
     return rc;
-}
-
-/* A dataclass instance's fields as a dict (StdlibTypes.__call__'s reading: the names of the
- * fields of type(v).__dataclass_fields__ whose _field_type is dataclasses' _FIELD, read first,
- * then getattr of each). *result NULL with TY_CALL when type(v) is not a dataclass. */
-static int dataclass_dict(walk *w, PyObject *v, PyObject **result) {
-    const stdtypes *t = w->s->types;
-    if (Py_TYPE(Py_TYPE(v)) != &PyType_Type) w->calls++; /* a metaclass's __getattr__ is Python code */
-    PyObject *fields = PyObject_GetAttr((PyObject *)Py_TYPE(v), t->fields);
-    if (fields == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return WK_ERROR;
-        PyErr_Clear();
-        return TY_CALL;
-    }
-    if (!PyDict_CheckExact(fields) || PyType_Check(v)) {
-        Py_DECREF(fields);
-        return TY_CALL;
-    }
-    w->calls++; /* a field's attributes, and getattr, may run Python code */
-    PyObject *list = PyDict_Values(fields);
-    Py_DECREF(fields);
-    if (list == NULL) return WK_ERROR;
-    PyObject *dict = PyDict_New();
-    int rc = dict == NULL ? WK_ERROR : TY_RESULT;
-    for (Py_ssize_t i = 0; rc == TY_RESULT && i < PyList_Size(list); i++) {
-        PyObject *field = PyList_GetItem(list, i);
-        PyObject *kind = PyObject_GetAttr(field, t->field_type);
-        if (kind == NULL) {
-            rc = WK_ERROR;
-            break;
-        }
-        int is_field = kind == t->field_marker;
-        Py_DECREF(kind);
-        if (!is_field) continue;
-        PyObject *name = PyObject_GetAttr(field, t->name);
-        PyObject *item = name == NULL ? NULL : PyObject_GetAttr(v, name);
-        if (item == NULL || PyDict_SetItem(dict, name, item) < 0) rc = WK_ERROR;
-        Py_XDECREF(name);
-        Py_XDECREF(item);
-    }
-    Py_DECREF(list);
-    if (rc != TY_RESULT) {
-        Py_XDECREF(dict);
-        return rc;
-    }
-    *result = dict;
-    return TY_RESULT;
 }
 
 int types_convert(walk *w, PyObject *v, PyObject **result) {
@@ -419,7 +583,7 @@ int types_convert(walk *w, PyObject *v, PyObject **result) {
         *result = PyObject_GetAttr(v, t->value_);
         return *result == NULL ? WK_ERROR : TY_RESULT;
     }
-    return dataclass_dict(w, v, result);
+    return types_dataclass(w, v, result);
 }
 
 int types_no_conversion(walk *w) {

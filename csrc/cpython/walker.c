@@ -256,6 +256,7 @@ static int push(walk *w, PyObject *obj, int kind) {
     Py_INCREF(obj);
     f->obj = obj;
     f->calls = w->calls;
+    f->made_at = 0;
     f->kind = (unsigned char)kind;
     f->pos = 0;
     f->n = (Py_ssize_t)n;
@@ -543,7 +544,8 @@ static int run(walk *w) {
         if (f->kind == K_DICT) {
             const wpair *p = &s->pairs[f->base + (size_t)i];
             if (put_name(out, i > 0 ? ',' : 0, p->key, p->key_len) != WK_OK) return WK_NOMEM;
-            if (f->calls == w->calls) { /* no Python code ran since the dict was read */
+            if (f->calls == w->calls || f->made_at) { /* no Python code ran since the dict was read, or
+                                                      * a dataclass's members (no dict to read) */
                 rc = scalar(w, p->value, 0);
                 if (rc == NOT_FAST) rc = value(w, p->value, 0);
                 continue;
@@ -585,6 +587,7 @@ void walk_done(walk *w) {
     while (w->nframes) drop_frame(w);
     Py_CLEAR(w->pending);
     Py_CLEAR(w->made);
+    types_walk_done(w);
 }
 
 int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *out) {

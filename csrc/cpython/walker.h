@@ -30,6 +30,8 @@ typedef struct wframe {
     Py_ssize_t pos, n;  /* the next member or item, and how many there are */
     size_t base;        /* dict: its first member in the member stack (in canonical order) */
     size_t calls;       /* the walk's callouts when it opened (a dict is read again after one) */
+    size_t made_at;     /* a dataclass's members (obj the instance, never read again): 1 + where its
+                         * group is in the walk's log (cpython/dataclass.c); 0: any other frame */
     unsigned char kind;
 } wframe;
 
@@ -48,6 +50,10 @@ typedef struct wpair {
  * costs O(1) per container. */
 #define SCAN_FRAMES 32
 
+/* cpython/dataclass.c's cache of the canonical order of each dataclass's member names. */
+#define DC_SLOTS 32
+typedef struct dc_entry dc_entry;
+
 /* What fastjcs.core.stdlib_types registers (register_types): the StdlibTypes class, whose
  * instances, given as default=, the walker recognizes, and the types it writes itself for them
  * (cpython/types.c). Registered once per interpreter; `held` owns every reference below. */
@@ -60,10 +66,16 @@ typedef struct stdtypes {
         *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback;
     PyObject *sixty_four; /* the int 64 */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
-    int layout;         /* ... and it reads them so (datetime_layout turns it off for tests) */
+    int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
+    int decimal_ok;     /* Decimal objects are laid out as types.c reads them */
     PyObject *tz_last;  /* the timezone whose offset was written last (strong), and its text */
     char tz_text[24];
     size_t tz_len;
+    dc_entry *dc[DC_SLOTS]; /* (cpython/dataclass.c) */
+    /* dataclasses.Field, its descriptors of name and _field_type (held), and where they keep
+     * them in the object (0: not found; cpython/dataclass.c, probe_field) */
+    PyObject *field_cls, *field_name, *field_kind;
+    Py_ssize_t name_at, kind_at;
 } stdtypes;
 
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
@@ -110,10 +122,14 @@ typedef struct walk {
     size_t calls;       /* Python code the walk ran: default, a __class__ (honest_class) */
     PyObject *pending;  /* where a walk stopped (REFUSE, BAIL): the value it was to write, held */
     int chain;          /* ... the chain-th result of default in a row */
+    /* the dataclasses whose members the walk wrote itself, each a group: where w->made was, the
+     * instance, the tuple of its names, a value each (held; cpython/dataclass.c) */
+    union dc_item *log;
+    size_t log_len, log_cap;
 } walk;
 
 static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *out) {
-    walk w = {s, out, 0, max_depth, flags, NULL, NULL, 0, NULL, 0};
+    walk w = {s, out, 0, max_depth, flags, NULL, NULL, 0, NULL, 0, NULL, 0, 0};
     return w;
 }
 
@@ -140,14 +156,32 @@ int walk_value(state *s, PyObject *obj, size_t max_depth, int flags, fjcs_buf *o
 enum { TY_RESULT = 16, TY_CALL = 17 };
 int types_convert(walk *w, PyObject *v, PyObject **result);
 
+/* A value of no type types_convert writes itself, as StdlibTypes.__call__ reads a dataclass: WK_OK
+ * when its members' frame is opened (their "{" written; they are the walker's to write), TY_RESULT
+ * with *result the dict the reference makes, TY_CALL when it is no dataclass, WK_REFUSE at the
+ * depth limit (nothing read), WK_NOMEM, WK_ERROR (cpython/dataclass.c). */
+int types_dataclass(walk *w, PyObject *v, PyObject **result);
+void types_dataclass_clear(stdtypes *t);
+/* Find where dataclasses.Field objects keep their name and _field_type (at registration). */
+void types_dataclass_register(stdtypes *t);
+
+/* Before walk_stopped_at: the dataclasses' members the walk wrote itself made the dicts the
+ * reference makes, in w->made and in their open frames. 0, or -1 with an exception set. */
+int types_stopped(walk *w);
+/* Release the walk's log (walk_done). */
+void types_walk_done(walk *w);
+
 /* Whether the walk's default= is a StdlibTypes (its exact class: a subclass may change __call__). */
 static inline int stdlib_default(const walk *w) {
     return w->dflt != NULL && w->s->types->held != NULL && Py_TYPE(w->dflt) == (PyTypeObject *)w->s->types->cls;
 }
 
-/* Whether type is one of the exact types of stdlib_types that are immutable (datetime, date, time,
- * Decimal: C's types, whose objects cannot claim another __class__). */
+/* Whether type is one of the exact types of stdlib_types whose objects cannot claim another
+ * __class__: datetime, date, time, Decimal (C's types, immutable), and UUID while its attribute
+ * lookup is the generic one (a class's dict takes no __class__ after it is made: setattr of
+ * __class__ on a class sets its metaclass, which a class of `type` refuses). */
 static inline int types_sealed(const stdtypes *t, PyTypeObject *type) {
+    if (type == t->uuid) return PyType_GetSlot(type, Py_tp_getattro) == (void *)PyObject_GenericGetAttr;
     return (type == t->datetime || type == t->date || type == t->time || type == t->decimal) &&
            (PyType_GetFlags(type) & Py_TPFLAGS_IMMUTABLETYPE);
 }

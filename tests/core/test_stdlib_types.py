@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import fastjcs
 from fastjcs import StdlibTypes, stdlib_types
+from fastjcs.core import python_backend
 from fastjcs.core._direct_loader import direct
 
 UTC = datetime.timezone.utc
@@ -220,6 +221,49 @@ def test_any_datetime_and_uuid(value):
 @given(st.decimals(allow_nan=True, allow_infinity=True, places=None) | st.decimals(places=3))
 def test_any_decimal(value):
     assert fastjcs.dumps([value], default=stdlib_types) == expected([value])
+    if direct is not None:  # and the direct entry's other reading (str() where it reads the object)
+        previous = direct.datetime_layout(not direct.datetime_layout())
+        try:
+            assert fastjcs.dumps([value], default=stdlib_types) == expected([value])
+        finally:
+            direct.datetime_layout(previous)
+
+
+DECIMALS = [
+    "0.000001",
+    "0.0000001",
+    "-0.000001234",
+    "0E-6",
+    "0E-7",
+    "-0.00",
+    "1E+1",
+    "100",
+    "12345678901234567890",
+    "1234567890123456789.0123456789012345678",
+    "0.12345678901234567890123456789012345678901234567890123456789",
+    "9" * 76,
+    "9" * 77,
+    "1" + "0" * 80 + "E-85",
+    "-7.5E-3",
+    "sNaN",
+    "-NaN12",
+]
+
+
+@pytest.mark.parametrize("text", DECIMALS)
+def test_decimals_at_the_edges_of_plain_notation(backend, layouts, text):
+    # plain notation down to an adjusted exponent of -6; the coefficient across 1 to 4 words of
+    # 19 digits, and past them (not held in the object); str() is the expected text
+    value = decimal.Decimal(text)
+    assert fastjcs.dumps([value], default=stdlib_types) == rfc8785.dumps([str(value)])
+
+
+def test_a_decimal_in_a_context_with_small_e(backend):
+    # exponent notation follows the thread's context (capitals): str() is asked for it
+    with decimal.localcontext() as ctx:
+        ctx.capitals = 0
+        value = [decimal.Decimal("1E+3"), decimal.Decimal("12.5")]
+        assert fastjcs.dumps(value, default=stdlib_types) == b'["1e+3","12.5"]'
 
 
 def test_another_type_is_refused_with_its_path(backend):
@@ -342,3 +386,272 @@ def test_the_layout_is_checked_before_use():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == ["no types are registered yet (fastjcs.stdlib_types registers them)", "True"]
+
+
+UUID_INTS = [0, 1, 2**30 - 1, 2**30, 2**60, 2**64 - 1, 2**64, 2**90 + 12345, 2**120 + 1, 2**127, 2**128 - 1]
+
+
+def tampered_uuid(n: int) -> uuid.UUID:
+    """A UUID whose int is not one of 128 bits (its slot written past __init__'s check)."""
+    value = uuid.UUID(int=0)
+    object.__setattr__(value, "int", n)
+    return value
+
+
+@pytest.fixture(params=["layout", "api"])
+def int_layouts(request):
+    """The direct entry reading a UUID's int from the object, then through the API."""
+    if direct is None:
+        yield
+        return
+    previous = direct.int_layout(request.param == "layout")
+    yield
+    direct.int_layout(previous)
+
+
+@pytest.mark.parametrize("n", UUID_INTS)
+def test_uuids_at_the_digit_boundaries(backend, int_layouts, n):
+    # 30-bit digits: 1 to 5 of them hold 128 bits; str() is the expected text
+    value = uuid.UUID(int=n)
+    assert fastjcs.dumps([value], default=stdlib_types) == b'["' + str(value).encode() + b'"]'
+
+
+@pytest.mark.parametrize("n", [-1, -(2**64), 2**128, 2**149 + 3, 2**150, 2**200])
+def test_a_uuid_whose_int_is_not_of_128_bits(backend, int_layouts, n):
+    # the reference's str(), whatever it makes of it (33 digits, a minus sign): not the walker's 32
+    value = tampered_uuid(n)
+    assert fastjcs.dumps([value], default=stdlib_types) == rfc8785.dumps([str(value)])
+
+
+# ---- Dataclasses: the walker writes their members itself (csrc/cpython/dataclass.c) ----------------
+
+
+def by_reference(value, max_depth: int = 10_000):
+    """The pure-Python backend with StdlibTypes.__call__: its bytes, or its error (type, text)."""
+    try:
+        return python_backend.dumps(value, max_depth, False, stdlib_types)
+    except Exception as exc:  # noqa: BLE001 - the error is the answer compared
+        return type(exc), str(exc)
+
+
+def by_fastjcs(value, max_depth: int = 10_000):
+    try:
+        return fastjcs.dumps(value, default=stdlib_types, max_depth=max_depth)
+    except Exception as exc:  # noqa: BLE001
+        return type(exc), str(exc)
+
+
+def test_a_changed_dataclass_is_read_again(backend):
+    # The walker keeps the order of each class's member names: a field added, renamed, made a
+    # ClassVar, or __dataclass_fields__ replaced, is what the next dumps writes.
+    @dataclasses.dataclass
+    class Rec:
+        b: int
+        a: int
+
+    rec = Rec(1, 2)
+    assert fastjcs.dumps([rec, rec], default=stdlib_types) == b'[{"a":2,"b":1},{"a":2,"b":1}]'
+    fields = Rec.__dataclass_fields__
+    rec.c = 3
+    extra = dataclasses.field()
+    extra.name, extra._field_type = "c", fields["a"]._field_type
+    fields["c"] = extra  # a field added in place (the dict's size changes)
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"a":2,"b":1,"c":3}'
+    fields["c"].name = "b"  # renamed in place (the dict's size does not change): "b" twice
+    assert fastjcs.dumps(rec, default=stdlib_types) == by_reference(rec) == b'{"a":2,"b":1}'
+    fields["c"].name = "0"
+    rec.__dict__["0"] = "zero"
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"0":"zero","a":2,"b":1}'
+    fields["a"]._field_type = dataclasses._FIELD_CLASSVAR  # no member any more
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"0":"zero","b":1}'
+    Rec.__dataclass_fields__ = {"b": fields["b"]}  # replaced
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"b":1}'
+    Rec.__dataclass_fields__ = [fields["b"]]  # no dict: no dataclass, refused
+    assert by_fastjcs(rec) == by_reference(rec)
+    assert by_fastjcs(rec)[0] is fastjcs.UnsupportedTypeError
+
+
+def test_a_subclass_adds_its_fields(backend):
+    @dataclasses.dataclass
+    class Base:
+        z: int = 1
+
+    @dataclasses.dataclass
+    class Child(Base):
+        a: str = "x"
+
+    value = [Base(), Child(), Base(), Child(2, "y")]
+    assert fastjcs.dumps(value, default=stdlib_types) == b'[{"z":1},{"a":"x","z":1},{"z":1},{"a":"y","z":2}]'
+
+
+def test_member_names_in_utf16_order(backend):
+    # U+E000 and up sort after a supplementary character in UTF-16 (before it in UTF-8 and code
+    # points); names that need escaping are escaped
+    names = ["\ue000", "\U0001f600", "a", "\u00e9", 'quote"', "z" * 40, "\x7f"]
+    Wide = dataclasses.make_dataclass("Wide", [f"f{i}" for i in range(len(names))])
+    value = Wide(*range(len(names)))
+    for i, name in enumerate(names):  # names no identifier can have: the fields renamed
+        Wide.__dataclass_fields__[f"f{i}"].name = name
+        setattr(value, name, i)
+    text = fastjcs.dumps([value, value], default=stdlib_types)
+    assert text == rfc8785.dumps([dict(zip(names, range(len(names))))] * 2)
+    assert text.index("\U0001f600".encode()) < text.index("\ue000".encode())
+
+
+@pytest.mark.parametrize("options", [{"slots": True}, {"frozen": True}, {"slots": True, "frozen": True}], ids=repr)
+def test_slots_and_frozen_dataclasses(backend, options):
+    if sys.version_info < (3, 10) and "slots" in options:
+        pytest.skip("slots= is new in 3.10")
+    Rec = dataclasses.make_dataclass("Rec", [("when", datetime.date), ("n", int)], **options)
+    value = {"r": Rec(datetime.date(2026, 12, 4), 5)}
+    assert fastjcs.dumps(value, default=stdlib_types) == b'{"r":{"n":5,"when":"2026-12-04"}}'
+
+
+def test_field_names_that_are_not_plain(backend):
+    @dataclasses.dataclass
+    class Odd:
+        a: int = 1
+        b: int = 2
+
+    odd = Odd()
+    Odd.__dataclass_fields__["b"].name = 7  # not a str: getattr refuses it, as in the reference
+    assert by_fastjcs(odd) == by_reference(odd)
+    assert by_fastjcs(odd)[0] is TypeError
+    Odd.__dataclass_fields__["b"].name = "\ud800"  # a lone surrogate
+    setattr(odd, "\ud800", 3)
+    assert by_fastjcs(odd) == by_reference(odd)
+    assert by_fastjcs(odd)[0] is fastjcs.CanonicalizationError
+
+
+def test_errors_inside_dataclasses_name_their_path(backend):
+    @dataclasses.dataclass
+    class Inner:
+        p: object
+        q: int = 0
+
+    @dataclasses.dataclass
+    class Outer:
+        a: list
+        b: object = None
+
+    cases = [
+        Outer([Inner({1})]),  # refused inside the inner dataclass
+        {"x": Outer([1, Inner(0, 2**60)], b=Inner(1))},  # an int past 2^53, then members after it
+        [Outer([]), Outer([Inner(float("nan"))])],
+        Outer([Inner(1)], b=Level.HIGH),
+    ]
+    for value in cases:
+        assert by_fastjcs(value) == by_reference(value), value
+    assert by_fastjcs(cases[0]) == (fastjcs.UnsupportedTypeError, '$["a"][0]["p"]: unsupported type set')
+
+
+def test_a_walk_handed_over_inside_a_dataclass(backend):
+    # A member the walker leaves to the Python side (an int subclass with a hook): resume goes on
+    # from the dataclass's dict, the members after it included, without reading them again.
+    reads = []
+
+    class Hooked(int):
+        def __int__(self):
+            return 5
+
+    @dataclasses.dataclass
+    class Rec:
+        a: int
+        b: object
+        c: datetime.date
+
+        def __getattribute__(self, name):
+            reads.append(name)
+            return object.__getattribute__(self, name)
+
+    value = {"r": Rec(1, Hooked(9), datetime.date(2026, 1, 2)), "s": Rec(2, 3, datetime.date(2026, 1, 3))}
+    expected_text = by_reference(value)
+    reads.clear()
+    assert fastjcs.dumps(value, default=stdlib_types) == expected_text
+    assert reads.count("a") == 2  # each instance's members read once
+
+
+def test_a_dataclass_that_holds_itself(backend):
+    @dataclasses.dataclass
+    class Loop:
+        me: object = None
+
+    loop = Loop()
+    loop.me = loop
+    for depth in (1, 5, 40, 100):
+        assert by_fastjcs(loop, depth) == by_reference(loop, depth)
+    assert by_fastjcs(loop, 40)[0] is fastjcs.DepthLimitError
+    box: list = []
+    holder = Loop(box)
+    box.append(holder)  # a cycle through a list: the list is the container met twice
+    assert by_fastjcs([holder]) == by_reference([holder])
+    assert by_fastjcs([holder])[0] is fastjcs.CircularReferenceError
+
+
+def test_the_path_of_a_value_met_before_in_a_dataclass(backend):
+    # A list written inside a dataclass, then met again past the depth limit: the path is the
+    # first place it is met, inside the dataclass (the reference records what default made)
+    shared = [1]
+
+    @dataclasses.dataclass
+    class Holder:
+        items: list
+
+    value = [Holder(shared), [[[shared]]]]
+    assert by_fastjcs(value, 3) == by_reference(value, 3)
+    assert by_fastjcs(value, 3) == (fastjcs.DepthLimitError, by_reference(value, 3)[1])
+
+
+def test_a_field_read_that_changes_the_class(backend):
+    # Reading a member adds a field to the class: the instance being read is written with the
+    # names read before (the reference's order), the next ones with the new field.
+    @dataclasses.dataclass
+    class Growing:
+        a: int = 1
+
+        def __getattribute__(self, name):
+            fields = type(self).__dataclass_fields__
+            if name == "a" and "b" not in fields:
+                extra = dataclasses.field()
+                extra.name, extra._field_type = "b", fields["a"]._field_type
+                fields["b"] = extra
+            return object.__getattribute__(self, name)
+
+    Growing.b = 2
+    value = [Growing(), Growing(), Growing()]
+    assert fastjcs.dumps(value, default=stdlib_types) == b'[{"a":1},{"a":1,"b":2},{"a":1,"b":2}]'
+    del Growing.__dataclass_fields__["b"]
+    ours = by_fastjcs(value)
+    del Growing.__dataclass_fields__["b"]
+    assert ours == by_reference(value)
+
+
+def test_a_uuid_class_whose_attribute_lookup_is_python_code(backend, monkeypatch):
+    # uuid.UUID given a __getattribute__ that claims another __class__: isinstance follows it, and
+    # so does the walker, which reads an exact UUID by itself only while its lookup is the generic one
+    def claims_a_dict(self, name):
+        return dict if name == "__class__" else object.__getattribute__(self, name)
+
+    value = [uuid.UUID(int=5), {"id": uuid.UUID(int=6)}]
+    plain = by_fastjcs(value)
+    monkeypatch.setattr(uuid.UUID, "__getattribute__", claims_a_dict)
+    assert by_fastjcs(value) == by_reference(value) != plain
+    monkeypatch.undo()
+    assert by_fastjcs(value) == plain == by_reference(value)
+
+
+def test_a_field_class_changed_after_registration(backend, monkeypatch):
+    # dataclasses.Field's name made a property: the walker reads a Field's slots only while the
+    # class's descriptors are the ones found at registration
+    @dataclasses.dataclass
+    class Rec:
+        a: int = 1
+        b: int = 2
+
+    rec = Rec()
+    rec.renamed = "r"
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"a":1,"b":2}'
+    monkeypatch.setattr(dataclasses.Field, "name", property(lambda field: "renamed"))
+    assert by_fastjcs(rec) == by_reference(rec) == b'{"renamed":"r"}'
+    monkeypatch.undo()
+    assert fastjcs.dumps(rec, default=stdlib_types) == b'{"a":1,"b":2}'
