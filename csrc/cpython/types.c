@@ -34,7 +34,7 @@ void types_clear(stdtypes *t) {
     PyObject **names[] = {&t->year, &t->month, &t->day, &t->hour, &t->minute, &t->second, &t->microsecond,
                           &t->tzinfo, &t->days, &t->seconds, &t->microseconds, &t->int_, &t->value_,
                           &t->fields, &t->field_type, &t->name, &t->fallback, &t->sixty_four, &t->tz_utcoffset,
-                          &t->tz_last};
+                          &t->tz_last, &t->uuid_int};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) Py_CLEAR(*names[i]);
 }
 
@@ -69,6 +69,7 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.timedelta = (PyTypeObject *)args[6];
     n.uuid = (PyTypeObject *)args[7];
     n.decimal = (PyTypeObject *)args[8];
+    if ((n.uuid_int = PyObject_GetAttr(args[7], n.int_)) == NULL) goto fail;
     n.enumeration = (PyTypeObject *)args[9];
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);
@@ -403,10 +404,17 @@ static void hex8(char *p, uint64_t x) {
 
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
  * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
- * class is read as the standard library ships it (as its __str__ is): `int` a slot, whose read
- * runs no Python code (w->calls not counted; the walker asks no __class__: types_sealed). */
+ * class is read as the standard library ships it (as its __str__ is; the walker asks no
+ * __class__: types_sealed): while its `int` is the slot it was at registration, whose read runs
+ * no Python code, w->calls is not counted. A class patched since (UUID.int made a property, say)
+ * is read through what it has now, as the reference reads it, and counted: that code may have
+ * changed what is being walked. */
 static int put_uuid(walk *w, PyObject *v) {
     const stdtypes *t = w->s->types;
+    PyObject *slot = PyObject_GetAttr((PyObject *)t->uuid, t->int_);
+    if (slot == NULL) return WK_ERROR;
+    if (slot != t->uuid_int) w->calls++;
+    Py_DECREF(slot);
     PyObject *n = PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
     uint64_t hi = 0, lo = 0;

@@ -65,6 +65,7 @@ typedef struct stdtypes {
     PyObject *year, *month, *day, *hour, *minute, *second, *microsecond, *tzinfo, *days, *seconds,
         *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback;
     PyObject *sixty_four; /* the int 64 */
+    PyObject *uuid_int;   /* UUID's `int` as registered: its slot (a member descriptor) */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
     int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
     int decimal_ok;     /* Decimal objects are laid out as types.c reads them */

@@ -655,3 +655,31 @@ def test_a_field_class_changed_after_registration(backend, monkeypatch):
     assert by_fastjcs(rec) == by_reference(rec) == b'{"renamed":"r"}'
     monkeypatch.undo()
     assert fastjcs.dumps(rec, default=stdlib_types) == b'{"a":1,"b":2}'
+
+
+def test_a_uuid_class_whose_int_is_python_code(backend, monkeypatch):
+    # uuid.UUID.int made a property that empties the dict being written: the reference reads the
+    # property (str(uuid) reads self.int) and then finds the later member gone; a walker that read
+    # the patched class as shipped (its int a slot: no Python code, nothing counted) wrote the
+    # member it read when the dict opened, without the error
+    shipped = uuid.UUID.__dict__["int"]
+    five = uuid.UUID(int=5)  # (made before the patch: UUID() sets its int through the slot)
+
+    def made():
+        return {"a": five, "".join(["k"] * 30): "v"}  # the name only the dict holds
+
+    value = made()
+
+    def int_that_empties(self):
+        value.clear()
+        return shipped.__get__(self)
+
+    monkeypatch.setattr(uuid.UUID, "int", property(int_that_empties))
+    removed = (RuntimeError, "dictionary changed during canonicalization: a member was removed")
+    assert by_fastjcs(value) == removed
+    value = made()
+    assert by_reference(value) == removed
+    monkeypatch.undo()
+    assert fastjcs.dumps(made(), default=stdlib_types) == (
+        b'{"a":"00000000-0000-0000-0000-000000000005","kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk":"v"}'
+    )
