@@ -503,6 +503,17 @@ static PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_s
     return PyBool_FromLong(previous);
 }
 
+/* str_layout([flag]): see methods. */
+static PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "str_layout takes at most 1 argument");
+    int flag = -1;
+    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
+    int previous = walk_str_layout(flag);
+    if (previous < 0) return PyErr_Format(PyExc_ValueError, "strs are not laid out as cpython/str_layout.c reads them");
+    return PyBool_FromLong(previous);
+}
+
 /* held_text_limit([n]): see methods. */
 static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     state *s = get_state(module);
@@ -565,6 +576,11 @@ static PyMethodDef methods[] = {
     {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
      "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "
      "object's layout (checked once against the API on sample ints) rather than through the API; "
+     "with flag, sets it and returns the previous setting (for tests: both readings give the same "
+     "text)."},
+    {"str_layout", (PyCFunction)(void (*)(void))direct_str_layout, METH_FASTCALL,
+     "str_layout([flag]) -> bool: whether the walker reads the characters of compact ASCII strs from "
+     "the object's layout (checked once against the API on sample strs) rather than through the API; "
      "with flag, sets it and returns the previous setting (for tests: both readings give the same "
      "text)."},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,

@@ -29,6 +29,7 @@
  */
 #include "walker.h"
 #include "long_layout.h"
+#include "str_layout.h"
 
 /* ---- The set of deep open containers --------------------------------------------------------- */
 
@@ -110,9 +111,10 @@ static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
     return put_string_after(out, 0, s, n);
 }
 
-/* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate). */
-static const char *utf8_of(PyObject *str, Py_ssize_t *n) {
-    const char *s = PyUnicode_AsUTF8AndSize(str, n);
+/* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate); an exact str's read from
+ * the object when it is ASCII (cpython/str_layout.h). */
+FJCS_INLINE const char *utf8_of(PyObject *str, Py_ssize_t *n) {
+    const char *s = PyUnicode_CheckExact(str) ? utf8_of_exact(str, n) : PyUnicode_AsUTF8AndSize(str, n);
     if (s == NULL) PyErr_Clear(); /* UnicodeEncodeError: a lone surrogate */
     return s;
 }
@@ -375,7 +377,7 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
     PyTypeObject *t = Py_TYPE(v);
     if (t == &PyUnicode_Type) {
         Py_ssize_t n;
-        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+        const char *s = utf8_of_exact(v, &n);
         if (FJCS_LIKELY(s != NULL)) return put_string_after(out, sep, s, n);
         PyErr_Clear();
         return refuse_at(w, v);
@@ -431,7 +433,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
         if (t == &PyUnicode_Type) {
             Py_ssize_t n;
             Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
-            const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+            const char *s = utf8_of_exact(v, &n);
             if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
                 PyErr_Clear();
                 out->len = (size_t)(dst - out->data);
@@ -575,6 +577,7 @@ int walk_run(walk *w, PyObject *obj) {
         s->set_len = 0;
     }
     fjcs__long_probe_once();
+    fjcs__str_probe_once();
     int rc = value(w, obj, 0);
     if (rc == WK_OK) rc = run(w);
     return rc;

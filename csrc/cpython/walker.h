@@ -122,6 +122,9 @@ static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *ou
  * flag is 1 and the probe found no layout it reads (cpython/long_layout.c). */
 int walk_int_layout(int flag);
 
+/* The same for the characters of compact ASCII strs (cpython/str_layout.c). */
+int walk_str_layout(int flag);
+
 /* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
  * the walk says when it does not give canonical bytes. */
 int walk_run(walk *w, PyObject *obj);
