@@ -171,10 +171,69 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
     return honest;
 }
 
+/* A name's first 8 bytes as a big-endian integer, zeros past its end (a wpair's head): below 8
+ * bytes, read as two overlapping blocks (4 to 7 bytes) or its first, middle and last bytes, which
+ * agree where they overlap (the reading of fjcs__copy_plain: no byte past the name is read). */
+#if FJCS_HAVE_BUILTINS && FJCS_HAVE_LITTLE_ENDIAN
+FJCS_INLINE uint64_t big_endian_64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+FJCS_INLINE uint64_t big_endian_32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return __builtin_bswap32(v);
+}
+#else
+FJCS_INLINE uint64_t big_endian_64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+}
+FJCS_INLINE uint64_t big_endian_32(const uint8_t *p) {
+    return (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+}
+#endif
+
+/* The bytes of a head moved so that comparing heads as integers is comparing their names in
+ * UTF-16 order: UTF-8 byte order is code point order, which agrees with UTF-16 order except
+ * between a supplementary character (lead byte F0..F4; in UTF-16 a surrogate pair, D800..DBFF
+ * first) and one in U+E000..U+FFFF (lead byte EE or EF), where UTF-16 puts the supplementary one
+ * first. Lead bytes EE and EF become FE and FF, which UTF-8 never holds (a continuation byte is
+ * below C0, so only a lead byte changes): above F0..F4, in their order, and the head stays one
+ * name's alone (two heads are equal exactly when their bytes are). ASCII heads are left as read. */
+static uint64_t lift_ee_ef(uint64_t h) {
+    for (int shift = 0; shift < 64; shift += 8)
+        if (((h >> shift) & 0xFE) == 0xEE) h += (uint64_t)0x10 << shift;
+    return h;
+}
+
+FJCS_INLINE uint64_t head_of(const uint8_t *s, size_t n) {
+    uint64_t h;
+    if (n >= 8) h = big_endian_64(s);
+    else if (n >= 4) h = big_endian_32(s) << 32 | big_endian_32(s + n - 4) << (8 * (8 - n));
+    else if (n == 0) return 0;
+    else h = (uint64_t)s[0] << 56 | (uint64_t)s[n >> 1] << (56 - 8 * (n >> 1)) | (uint64_t)s[n - 1] << (56 - 8 * (n - 1));
+    return FJCS_LIKELY((h & FJCS_HIGHS) == 0) ? h : lift_ee_ef(h);
+}
+
+/* fjcs__key_cmp of two members' names (RFC 8785's order: UTF-16 code units), most often from
+ * their heads alone: where they differ, their order is the names' (a zero past a name's end is
+ * below any byte of the other's, so a proper prefix comes first); where they agree, a name of 8
+ * bytes or fewer is a prefix of the other (or equal to it), and longer ones are compared from
+ * their 9th byte on. */
+FJCS_INLINE int pair_cmp(const wpair *a, const wpair *b) {
+    if (FJCS_LIKELY(a->head != b->head)) return a->head < b->head ? -1 : 1;
+    if (a->key_len <= 8 || b->key_len <= 8) return (a->key_len > b->key_len) - (a->key_len < b->key_len);
+    return fjcs__key_cmp(a->key + 8, a->key_len - 8, b->key + 8, b->key_len - 8);
+}
+
 /* The one member sort (member_sort.h), for a dict's members (names are distinct: dict keys that
- * are exact str, so its stability does not matter here). */
+ * are exact str, so its stability does not matter here), comparing by pair_cmp. */
 #define FJCS_SORT_FN sort_pairs
 #define FJCS_SORT_T wpair
+#define FJCS_SORT_CMP pair_cmp
 #include "member_sort.h"
 
 /* Release the references pairs[0..n) hold. */
@@ -224,10 +283,10 @@ static int push(walk *w, PyObject *obj, int kind) {
             Py_INCREF(item);
             p[i].key = (const uint8_t *)name;
             p[i].key_len = (size_t)len;
+            p[i].head = head_of((const uint8_t *)name, (size_t)len);
             p[i].name = key;
             p[i].value = item;
-            if (sorted && i > 0 && fjcs__key_cmp(p[i - 1].key, p[i - 1].key_len, p[i].key, p[i].key_len) > 0)
-                sorted = 0;
+            if (sorted && i > 0 && pair_cmp(&p[i - 1], &p[i]) > 0) sorted = 0;
         }
         if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
         if (rc != WK_OK) {

@@ -39,6 +39,7 @@ typedef struct wframe {
 typedef struct wpair {
     const uint8_t *key;
     size_t key_len;
+    uint64_t head;      /* the name's first 8 bytes, big-endian, zeros past its end (walker.c) */
     PyObject *name;     /* strong */
     PyObject *value;    /* strong */
 } wpair;
