@@ -44,7 +44,12 @@ static void state_clear(state *s) {
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
-    if (s->out.cap > FJCS_KEEP) fjcs_buf_free(&s->out);
+    if (s->out.cap > FJCS_KEEP) {
+        s->out_hint = s->out.len;
+        fjcs_buf_free(&s->out);
+    } else {
+        s->out_hint = 0;
+    }
     if (s->frames_cap * sizeof(wframe) > FJCS_KEEP) {
         free(s->frames);
         s->frames = NULL;
@@ -79,6 +84,15 @@ static void state_trim(state *s) {
 }
 
 /* ---- Arguments and results ------------------------------------------------------------------- */
+
+/* The output buffer emptied for a call, made as large as the last output was when that one
+ * outgrew what is kept between calls (state_trim): a series of large outputs then costs one
+ * allocation each, not a doubling series of reallocations that copy what was written. (Nothing
+ * is held between calls; a failure here is the walk's to meet.) */
+static void out_ready(state *s) {
+    s->out.len = 0;
+    if (s->out_hint > s->out.cap) (void)fjcs__buf_reserve(&s->out, s->out_hint);
+}
 
 /* The buffers for one call: the module state's; or, for a call made while another is running
  * in this interpreter (from a finalizer the walk ran, a signal handler, a hook), a state of its
@@ -176,7 +190,7 @@ PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t
     if ((size_t)len > get_state(module)->held_text) Py_RETURN_NONE;
     state *s = enter(module);
     if (s == NULL) return NULL;
-    s->out.len = 0;
+    out_ready(s);
     fjcs_error err;
     memset(&err, 0, sizeof err); /* as cffi's ffi.new gives the other route's */
     int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, &err);
@@ -230,7 +244,7 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
                               int integers_only, PyObject *dflt, const hasher *h) {
     state *s = enter(module);
     if (s == NULL) return NULL;
-    s->out.len = 0;
+    out_ready(s);
     walk w = walk_init(s, max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
     w.dflt = dflt == Py_None ? NULL : dflt;
     int rc = walk_run(&w, obj);

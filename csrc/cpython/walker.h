@@ -89,6 +89,7 @@ typedef struct state {
     int nhashers;
     PyObject *python_fns[FJCS_PYTHON_FUNCTIONS]; /* api.c's hand_over: each imported at first use */
     fjcs_buf out;
+    size_t out_hint;    /* the last output's length when its buffer was given back (see out_ready) */
     fjcs__text text;
     int text_ready;
     wframe *frames;
