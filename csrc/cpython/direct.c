@@ -44,12 +44,8 @@ static void state_clear(state *s) {
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
-    if (s->out.cap > FJCS_KEEP) {
-        s->out_hint = s->out.len;
-        fjcs_buf_free(&s->out);
-    } else {
-        s->out_hint = 0;
-    }
+    s->out_hint = s->out.cap > FJCS_KEEP ? s->out.len : 0; /* (out_ready) */
+    if (s->out.cap > FJCS_KEEP) fjcs_buf_free(&s->out);
     if (s->frames_cap * sizeof(wframe) > FJCS_KEEP) {
         free(s->frames);
         s->frames = NULL;
@@ -85,10 +81,8 @@ static void state_trim(state *s) {
 
 /* ---- Arguments and results ------------------------------------------------------------------- */
 
-/* The output buffer emptied for a call, made as large as the last output was when that one
- * outgrew what is kept between calls (state_trim): a series of large outputs then costs one
- * allocation each, not a doubling series of reallocations that copy what was written. (Nothing
- * is held between calls; a failure here is the walk's to meet.) */
+/* The output buffer emptied for a call, as large as the last output when that one outgrew what
+ * is kept (state_trim): one allocation, not doubling reallocations that copy (failure: the walk's). */
 static void out_ready(state *s) {
     s->out.len = 0;
     if (s->out_hint > s->out.cap) (void)fjcs__buf_reserve(&s->out, s->out_hint);
@@ -503,28 +497,6 @@ static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args,
             return PyErr_Format(PyExc_ValueError, "datetime objects are not laid out as cpython/types.c reads them");
         t->layout = flag;
     }
-    return PyBool_FromLong(previous);
-}
-
-/* int_layout([flag]): see methods. */
-static PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "int_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_int_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "ints are not laid out as cpython/walker.c reads them");
-    return PyBool_FromLong(previous);
-}
-
-/* str_layout([flag]): see methods. */
-static PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "str_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_str_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "strs are not laid out as cpython/str_layout.c reads them");
     return PyBool_FromLong(previous);
 }
 

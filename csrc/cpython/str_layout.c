@@ -58,3 +58,14 @@ int walk_str_layout(int flag) {
     if (flag >= 0) fjcs__str_offset = flag ? fjcs__str_probed : 0;
     return previous;
 }
+
+/* str_layout([flag]), the direct module's test hook (see its methods in direct.c). */
+PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "str_layout takes at most 1 argument");
+    int flag = -1;
+    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
+    int previous = walk_str_layout(flag);
+    if (previous < 0) return PyErr_Format(PyExc_ValueError, "strs are not laid out as cpython/str_layout.c reads them");
+    return PyBool_FromLong(previous);
+}

@@ -127,6 +127,11 @@ int walk_int_layout(int flag);
 /* The same for the characters of compact ASCII strs (cpython/str_layout.c). */
 int walk_str_layout(int flag);
 
+/* The direct module's test hooks int_layout([flag]) and str_layout([flag]) over the two above
+ * (cpython/long_layout.c, cpython/str_layout.c; direct.c's methods document them). */
+PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
  * the walk says when it does not give canonical bytes. */
 int walk_run(walk *w, PyObject *obj);
