@@ -3,7 +3,7 @@
  * functions, inlined into its loops): a dict's member names as 8-byte integer heads and their
  * comparison (the member sort's), and the plain values (exact str, int, float, None, True, False,
  * whose reading runs no Python code) written without the general dispatch: one at a time
- * (scalar) and a list's or tuple's in a row (items). Moved out of walker.c to keep it whole
+ * (scalar), a list's or tuple's in a row (items), a dict's members in a row (members). Moved out of walker.c to keep it whole
  * within the project's file length; walker.c's banner says what may run in between.
  */
 #ifndef FJCS_CPYTHON_FAST_PATHS_H
@@ -226,6 +226,93 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
 /* items_of, made once for lists and once for tuples. */
 static int items(walk *w, wframe *f) {
     return f->kind == K_LIST ? items_of(w, f, 1) : items_of(w, f, 0);
+}
+
+
+/* The members of the innermost dict, from f->pos on, while no Python code has run since it was
+ * read (run() checks: the values are the ones read then, held) and each name needs no escape and
+ * its value is one written here: a compact ASCII str needing no escape (read from the object), an
+ * int within 2^53 - 1, a float ECMAScript writes, None, True, False; the bytes of run()'s
+ * put_name and scalar(), the output's end kept in locals as in items_of. At any other member
+ * nothing of it is written (what was is taken back), and run() writes it as before. */
+FJCS_INLINE int members(walk *w, wframe *f) {
+    fjcs_buf *out = w->out;
+    const wpair *p = w->s->pairs + f->base;
+    const size_t offset = fjcs__str_offset;
+    const int floats = !(w->flags & FJCS_INTEGERS_ONLY);
+    Py_ssize_t i = f->pos;
+    char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '{' is in it) */
+    int rc = WK_OK;
+#define ROOM(need)                                                                                 \
+    if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
+        out->len = (size_t)(dst - out->data);                                                      \
+        if (fjcs__buf_reserve(out, (size_t)(need)) != FJCS_OK) {                                   \
+            rc = WK_NOMEM;                                                                         \
+            break;                                                                                 \
+        }                                                                                          \
+        dst = out->data + out->len;                                                                \
+        lim = out->data + out->cap;                                                                \
+    }
+    for (; i < f->n; i++) {
+        PyObject *v = p[i].value;
+        PyTypeObject *t = Py_TYPE(v);
+        const char *s = NULL;
+        Py_ssize_t sn = 0;
+        if (t == &PyUnicode_Type) {
+            if (offset == 0 || (s = ascii_of_layout(offset, v, &sn)) == NULL) break;
+        } else if (t == &PyFloat_Type) {
+            if (!floats) break;
+        } else if (t != &PyLong_Type && v != Py_None && v != Py_True && v != Py_False) {
+            break;
+        }
+        size_t kn = p[i].key_len;
+        /* the comma, the quoted name and its colon, then the quoted str or at most
+         * FJCS_NUMBER_BUFSIZE bytes (a number, a word) */
+        ROOM(kn + 4 + (size_t)sn + 2 + FJCS_NUMBER_BUFSIZE)
+        char *start = dst;
+        *dst = ',';
+        dst += i != 0;
+        *dst = '"';
+        if (FJCS_UNLIKELY(!fjcs__copy_plain(dst + 1, p[i].key, kn))) {
+            dst = start;
+            break;
+        }
+        dst[1 + kn] = '"';
+        dst[2 + kn] = ':';
+        dst += kn + 3;
+        if (s != NULL) {
+            *dst = '"';
+            if (FJCS_UNLIKELY(!fjcs__copy_plain(dst + 1, (const uint8_t *)s, (size_t)sn))) {
+                dst = start;
+                break;
+            }
+            dst[1 + sn] = '"';
+            dst += sn + 2;
+        } else if (t == &PyLong_Type) {
+            long long x;
+            /* past +/-(2^53 - 1): value() refuses it */
+            if (!exact_long(v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) {
+                dst = start;
+                break;
+            }
+            dst = fjcs__format_int(dst, (int64_t)x);
+        } else if (t == &PyFloat_Type) {
+            size_t len;
+            if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) {
+                dst = start;
+                break;
+            }
+            dst += len;
+        } else {
+            size_t len = v == Py_False ? 5 : 4;
+            memcpy(dst, v == Py_None ? "null" : v == Py_True ? "true" : "false", 5); /* (with its NUL) */
+            dst += len;
+        }
+    }
+#undef ROOM
+    out->len = (size_t)(dst - out->data);
+    f->pos = i;
+    return rc;
 }
 
 #endif

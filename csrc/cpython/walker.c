@@ -383,7 +383,11 @@ static int run(walk *w) {
     int rc = WK_OK;
     while (rc == WK_OK && w->nframes) {
         wframe *f = &s->frames[w->nframes - 1];
-        if (f->kind != K_DICT && (rc = items(w, f)) != WK_OK) return rc; /* the scalars in a row */
+        if (f->kind != K_DICT) {
+            if ((rc = items(w, f)) != WK_OK) return rc; /* the scalars in a row */
+        } else if (f->calls == w->calls && (rc = members(w, f)) != WK_OK) {
+            return rc; /* the plain members in a row, while no Python code has run */
+        }
         /* A list is read as Python's list iterator reads it: its length again at each item
          * (Python code run by the walk may change it). */
         if (f->kind == K_LIST) f->n = PyList_Size(f->obj);

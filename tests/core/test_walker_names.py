@@ -196,3 +196,34 @@ def test_a_default_that_removes_fresh_names_not_yet_written(reading):
     del names
     with pytest.raises(RuntimeError, match="dictionary changed during canonicalization"):
         fastjcs.dumps(d, default=default)
+
+
+def test_members_in_a_row_give_way_at_any_member(reading):
+    # The walker writes a dict's plain members in a loop of its own and gives way, taking back
+    # what it wrote of the member, at a name or str that needs an escape, a non-ASCII str, an int
+    # past 2^53 - 1, NaN, a float under integers_only, or any other value; catches a member taken
+    # back only in part (its comma or name left written) and one written twice.
+    plain = {"a": 1, "b": "two", "c": 2.5, "d": None, "e": True, "f": False}
+    others = ['q"q', "back\\slash", "\x01", "caf\u00e9", [1], {"x": "y"}, "", 2**53 - 1, -(2**53 - 1), 1e21]
+    for other in others:
+        for name in ("0", "ca", "m", "z", 'n"ame', "tab\tname", "n\u00e9"):
+            d = dict(plain)
+            d[name] = other
+            assert fastjcs.dumps(d) == rfc8785.dumps(d), d
+    for bad in (2**53, float("nan"), float("inf")):
+        for name in ("0", "ca", "z"):
+            d = dict(plain)
+            d[name] = bad
+            got = outcome(fastjcs.dumps, d)
+            assert got[0] == "error" and got == outcome(python_backend.dumps, d, 100), d
+    d = dict(plain, z=0.5)
+    assert outcome(fastjcs.dumps, d, integers_only=True) == outcome(
+        python_backend.dumps, d, 100, integers_only=True
+    )
+
+
+def outcome(fn, *args, **kwargs):
+    try:
+        return ("ok", fn(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
+        return ("error", type(exc).__name__, str(exc))
