@@ -181,6 +181,63 @@ static void release_pairs(wpair *pairs, size_t n) {
     }
 }
 
+/* When p[0..n) holds the names of the shape kept for n members, the same objects in the same
+ * order: p put in its order, 1. Else 0, p as it was. */
+static int take_shape(state *s, wpair *p, size_t n) {
+    if (n > SHAPE_MAX || s->shapes[n - 2].names[0] == NULL) return 0;
+    const wshape *sh = &s->shapes[n - 2];
+    for (size_t i = 0; i < n; i++)
+        if (sh->names[i] != p[i].name) return 0;
+    wpair tmp[SHAPE_MAX];
+    memcpy(tmp, p, n * sizeof *p);
+    for (size_t j = 0; j < n; j++) p[j] = tmp[sh->order[j]];
+    return 1;
+}
+
+/* Sort p[0..n) (2 or more members, their heads made, not in order), keeping its shape for the
+ * dicts of n members that follow once one of that count was sorted before in the walk (a walk of
+ * one small dict keeps none). */
+static int sort_members(state *s, wpair *p, size_t n) {
+    PyObject *names[SHAPE_MAX];
+    wshape *sh = NULL;
+    if (n > FJCS_SMALL_SORT && /* the merge sort's space */
+        fjcs__grow_by((void **)&s->pairs_tmp, &s->pairs_tmp_cap, 0, n, sizeof(wpair)) != FJCS_OK)
+        return WK_NOMEM;
+    if (n <= SHAPE_MAX) {
+        sh = &s->shapes[n - 2];
+        s->shapes_used = 1;
+        if (!sh->seen) {
+            sh->seen = 1;
+            sh = NULL;
+        } else {
+            for (size_t i = 0; i < n; i++) names[i] = p[i].name;
+        }
+    }
+    sort_pairs(p, n, s->pairs_tmp);
+    if (sh != NULL) {
+        for (size_t j = 0; j < n; j++) {
+            size_t i = 0;
+            while (names[i] != p[j].name) i++;
+            sh->order[j] = (unsigned char)i;
+        }
+        for (size_t i = 0; i < n; i++) { /* (a str's release runs no Python code) */
+            PyObject *old = sh->names[i];
+            sh->names[i] = Py_NewRef(names[i]);
+            Py_XDECREF(old);
+        }
+    }
+    return WK_OK;
+}
+
+/* Release the shapes a walk kept. */
+static void drop_shapes(state *s) {
+    for (size_t k = 0; k < SHAPE_MAX - 1; k++) {
+        for (size_t i = 0; i < SHAPE_MAX; i++) Py_CLEAR(s->shapes[k].names[i]);
+        s->shapes[k].seen = 0;
+    }
+    s->shapes_used = 0;
+}
+
 /* Open a container: check the depth and for a cycle, push a frame; a dict's members are read and
  * put in canonical order now (their names as UTF-8, their values), so that they are written in
  * order and never moved. */
@@ -201,7 +258,7 @@ static int push(walk *w, PyObject *obj, int kind) {
         wpair *p = s->pairs + base;
         Py_ssize_t pos = 0;
         PyObject *key, *item;
-        int sorted = 1, rc = WK_OK;
+        int rc = WK_OK;
         size_t i = 0;
         /* No Python code runs in this loop (the members are read, not converted), except on a
          * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
@@ -220,24 +277,24 @@ static int push(walk *w, PyObject *obj, int kind) {
             Py_INCREF(item);
             p[i].key = (const uint8_t *)name;
             p[i].key_len = (size_t)len;
-            p[i].head = head_of((const uint8_t *)name, (size_t)len);
             p[i].name = key;
             p[i].value = item;
-            if (sorted && i > 0 && pair_cmp(&p[i - 1], &p[i]) > 0) sorted = 0;
         }
         if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
         if (rc != WK_OK) {
             release_pairs(p, i);
             return rc;
         }
-        if (!sorted) {
-            /* the merge sort's space, past FJCS_SMALL_SORT members */
-            if (n > FJCS_SMALL_SORT &&
-                fjcs__grow_by((void **)&s->pairs_tmp, &s->pairs_tmp_cap, 0, n, sizeof(wpair)) != FJCS_OK) {
-                release_pairs(p, n);
-                return WK_NOMEM;
+        if (n >= 2 && !take_shape(s, p, n)) { /* in a kept order, or in order, or sorted */
+            int sorted = 1;
+            for (i = 0; i < n; i++) {
+                p[i].head = head_of(p[i].key, p[i].key_len);
+                if (sorted && i > 0 && pair_cmp(&p[i - 1], &p[i]) > 0) sorted = 0;
             }
-            sort_pairs(p, n, s->pairs_tmp);
+            if (!sorted && (rc = sort_members(s, p, n)) != WK_OK) {
+                release_pairs(p, n);
+                return rc;
+            }
         }
         s->npairs += n;
     } else {
@@ -441,6 +498,7 @@ int walk_run(walk *w, PyObject *obj) {
 
 void walk_done(walk *w) {
     while (w->nframes) drop_frame(w);
+    if (w->s->shapes_used) drop_shapes(w->s);
     Py_CLEAR(w->pending);
     Py_CLEAR(w->made);
 }

@@ -44,6 +44,18 @@ typedef struct wpair {
     PyObject *value;    /* strong */
 } wpair;
 
+/* A member order a walk met, for dicts of 2 to SHAPE_MAX members (one kept per count): the names
+ * in the order such a dict held them (strong references, released when the walk ends: names are
+ * compared as objects, which cannot then be other names at the same address) and their canonical
+ * order (order[j]: the index of the j-th). A dict holding the same names, the same objects in the
+ * same order, takes that order without a sort (rows of records: one sort per shape). */
+#define SHAPE_MAX 16
+typedef struct wshape {
+    PyObject *names[SHAPE_MAX]; /* names[0] NULL: none kept */
+    unsigned char order[SHAPE_MAX];
+    unsigned char seen; /* a dict of this count was sorted in the walk (kept from the second on) */
+} wshape;
+
 /* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
  * also entered in an open-addressing set of addresses (a power-of-two table), so a deep value
  * costs O(1) per container. */
@@ -100,6 +112,8 @@ typedef struct state {
     size_t pairs_tmp_cap;
     PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
     size_t set_cap, set_len;
+    wshape shapes[SHAPE_MAX - 1]; /* for dicts of 2 .. SHAPE_MAX members (walker.c's take_shape) */
+    int shapes_used;    /* a shape was met in this walk (walk_done releases them) */
 } state;
 
 typedef struct walk {

@@ -217,9 +217,7 @@ def test_members_in_a_row_give_way_at_any_member(reading):
             got = outcome(fastjcs.dumps, d)
             assert got[0] == "error" and got == outcome(python_backend.dumps, d, 100), d
     d = dict(plain, z=0.5)
-    assert outcome(fastjcs.dumps, d, integers_only=True) == outcome(
-        python_backend.dumps, d, 100, integers_only=True
-    )
+    assert outcome(fastjcs.dumps, d, integers_only=True) == outcome(python_backend.dumps, d, 100, integers_only=True)
 
 
 def outcome(fn, *args, **kwargs):
@@ -227,3 +225,51 @@ def outcome(fn, *args, **kwargs):
         return ("ok", fn(*args, **kwargs))
     except Exception as exc:  # noqa: BLE001 - every exception is an outcome to compare
         return ("error", type(exc).__name__, str(exc))
+
+
+def test_dicts_of_one_count_with_other_names_or_orders(reading):
+    # The walker keeps the member order of a dict (per member count, from the second sorted in a
+    # walk) for the dicts that hold the same names, the same objects in the same order; catches
+    # an order taken for other names, for the same names in another order, or for names that
+    # agree only in part (the first, the last).
+    rows = [
+        {"b": 1, "a": 2, "c": 3},
+        {"b": 1, "a": 2, "c": 3},
+        {"b": 1, "a": 2, "0": 3},
+        {"b": 1, "a": 2, "c": 3},
+        {"0": 1, "a": 2, "c": 3},
+        {"c": 1, "a": 2, "b": 3},
+        {"b": 1, "a": 2, "d": 3},
+        {"x": 1, "a": 2, "c": 3},
+        {"b": 1, "a": 2, "c": 3},
+        {"a": 1, "b": 2, "c": 3},
+        {"b": 1, "c": 2, "a": 3},
+        {"b": 1, "a": 2, "\U0001f600": 3, "\ue000": 4},
+        {"b": 1, "a": 2, "\ue000": 3, "\U0001f600": 4},
+    ]
+    doc = [rows, {"nested": rows}, rows[::-1]]
+    assert fastjcs.dumps(doc) == rfc8785.dumps(doc)
+    wide = [{f"k{(i * 7 + j) % 16:02d}": j for j in range(16)} for i in range(6)]
+    assert fastjcs.dumps(wide + wide) == rfc8785.dumps(wide + wide)
+
+
+def test_kept_orders_hold_their_names(reading):
+    # A kept order's names are held until the walk ends: default frees the dict written last (and
+    # its names, made at run time), then makes two names, which the allocator may place where the
+    # freed ones were (the last freed first), and returns a dict of them in order. Compared by
+    # address alone, the freed names' order would be taken for them; catches names not held.
+    for attempt in range(20):
+        heads, tails = ["y", "z", "a", "b"], [f"y{attempt}", f"z{attempt}", f"a{attempt}", f"b{attempt}"]
+        rows = [{heads[1] + tails[1]: 0, heads[0] + tails[0]: 1} for _ in range(2)]
+        later: list = []
+
+        def default(value, rows=rows, later=later, heads=heads, tails=tails):
+            rows.pop()  # frees its names: z..., then y...
+            first = heads[3] + tails[3]  # "b...": where y... was, if anywhere
+            second = heads[2] + tails[2]  # "a...": where z... was
+            later.append({second: 0, first: 1})  # in order
+            return later
+
+        got = fastjcs.dumps([rows, object()], default=default)
+        one = {f"yy{attempt}": 1, f"zz{attempt}": 0}
+        assert got == rfc8785.dumps([[one, one], [{f"aa{attempt}": 0, f"bb{attempt}": 1}]])
