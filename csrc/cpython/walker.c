@@ -195,17 +195,19 @@ static int take_shape(state *s, wpair *p, size_t n) {
 }
 
 /* Sort p[0..n) (2 or more members, their heads made, not in order), keeping its shape for the
- * dicts of n members that follow once one of that count was sorted before in the walk (a walk of
- * one small dict keeps none). */
+ * dicts of n members that follow once one of that count was sorted before in the walk, after its
+ * first dict sorted (a walk of one dict keeps nothing and looks for nothing). */
 static int sort_members(state *s, wpair *p, size_t n) {
     PyObject *names[SHAPE_MAX];
     wshape *sh = NULL;
     if (n > FJCS_SMALL_SORT && /* the merge sort's space */
         fjcs__grow_by((void **)&s->pairs_tmp, &s->pairs_tmp_cap, 0, n, sizeof(wpair)) != FJCS_OK)
         return WK_NOMEM;
-    if (n <= SHAPE_MAX) {
+    if (!s->shaping) { /* the walk's first dict sorted: shapes from the next one on */
+        s->shaping = 1;
+    } else if (n <= SHAPE_MAX) {
         sh = &s->shapes[n - 2];
-        s->shapes_used = 1;
+        s->shapes_used |= 1u << (n - 2);
         if (!sh->seen) {
             sh->seen = 1;
             sh = NULL;
@@ -229,11 +231,13 @@ static int sort_members(state *s, wpair *p, size_t n) {
     return WK_OK;
 }
 
-/* Release the shapes a walk kept. */
+/* Release the shapes a walk kept (those of the counts it met alone). */
 static void drop_shapes(state *s) {
-    for (size_t k = 0; k < SHAPE_MAX - 1; k++) {
-        for (size_t i = 0; i < SHAPE_MAX; i++) Py_CLEAR(s->shapes[k].names[i]);
-        s->shapes[k].seen = 0;
+    for (unsigned used = s->shapes_used; used != 0; used &= used - 1) {
+        wshape *sh = &s->shapes[fjcs__ctz64(used)];
+        if (sh->names[0] != NULL)
+            for (size_t i = 0; i < SHAPE_MAX; i++) Py_CLEAR(sh->names[i]);
+        sh->seen = 0;
     }
     s->shapes_used = 0;
 }
@@ -285,7 +289,7 @@ static int push(walk *w, PyObject *obj, int kind) {
             release_pairs(p, i);
             return rc;
         }
-        if (n >= 2 && !take_shape(s, p, n)) { /* in a kept order, or in order, or sorted */
+        if (n >= 2 && !(s->shaping && take_shape(s, p, n))) { /* in a kept order, in order, or sorted */
             int sorted = 1;
             for (i = 0; i < n; i++) {
                 p[i].head = head_of(p[i].key, p[i].key_len);
@@ -484,6 +488,7 @@ static int run(walk *w) {
 int walk_run(walk *w, PyObject *obj) {
     state *s = w->s;
     s->npairs = 0;
+    s->shaping = 0;
     if (s->set_len) { /* an earlier walk stopped with deep containers open */
         memset(s->set, 0, s->set_cap * sizeof *s->set);
         s->set_len = 0;

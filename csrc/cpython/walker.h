@@ -113,7 +113,8 @@ typedef struct state {
     PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
     size_t set_cap, set_len;
     wshape shapes[SHAPE_MAX - 1]; /* for dicts of 2 .. SHAPE_MAX members (walker.c's take_shape) */
-    int shapes_used;    /* a shape was met in this walk (walk_done releases them) */
+    unsigned shapes_used; /* bit n - 2: dicts of n members were sorted in this walk (walk_done) */
+    int shaping;        /* the walk has sorted a dict: shapes are looked for and kept from then on */
 } state;
 
 typedef struct walk {
