@@ -181,17 +181,17 @@ static void release_pairs(wpair *pairs, size_t n) {
     }
 }
 
-/* When p[0..n) holds the names of the shape kept for n members, the same objects in the same
- * order: p put in its order, 1. Else 0, p as it was. */
-static int take_shape(state *s, wpair *p, size_t n) {
-    if (n > SHAPE_MAX || s->shapes[n - 2].names[0] == NULL) return 0;
-    const wshape *sh = &s->shapes[n - 2];
-    for (size_t i = 0; i < n; i++)
-        if (sh->names[i] != p[i].name) return 0;
+/* The shape kept for dicts of n members, if any (looked for once the walk has sorted a dict). */
+FJCS_INLINE const wshape *shape_for(const state *s, size_t n) {
+    if (!s->shaping || n < 2 || n > SHAPE_MAX || s->shapes[n - 2].names[0] == NULL) return NULL;
+    return &s->shapes[n - 2];
+}
+
+/* p[0..i) back in the order read, from where sh put them (their ranks). */
+static void unshape(wpair *p, size_t i, const wshape *sh) {
     wpair tmp[SHAPE_MAX];
-    memcpy(tmp, p, n * sizeof *p);
-    for (size_t j = 0; j < n; j++) p[j] = tmp[sh->order[j]];
-    return 1;
+    for (size_t j = 0; j < i; j++) tmp[j] = p[sh->rank[j]];
+    for (size_t j = 0; j < i; j++) p[j] = tmp[j];
 }
 
 /* Sort p[0..n) (2 or more members, their heads made, not in order), keeping its shape for the
@@ -220,7 +220,7 @@ static int sort_members(state *s, wpair *p, size_t n) {
         for (size_t j = 0; j < n; j++) {
             size_t i = 0;
             while (names[i] != p[j].name) i++;
-            sh->order[j] = (unsigned char)i;
+            sh->rank[i] = (unsigned char)j;
         }
         for (size_t i = 0; i < n; i++) { /* (a str's release runs no Python code) */
             PyObject *old = sh->names[i];
@@ -264,6 +264,8 @@ static int push(walk *w, PyObject *obj, int kind) {
         PyObject *key, *item;
         int rc = WK_OK;
         size_t i = 0;
+        /* While the names are a kept shape's, each member goes straight to its place in order. */
+        const wshape *sh = shape_for(s, n);
         /* No Python code runs in this loop (the members are read, not converted), except on a
          * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
         for (; i < n && PyDict_Next(obj, &pos, &key, &item); i++) {
@@ -279,17 +281,27 @@ static int push(walk *w, PyObject *obj, int kind) {
             }
             Py_INCREF(key);
             Py_INCREF(item);
-            p[i].key = (const uint8_t *)name;
-            p[i].key_len = (size_t)len;
-            p[i].name = key;
-            p[i].value = item;
+            size_t at = i;
+            if (sh != NULL) {
+                if (FJCS_LIKELY(sh->names[i] == key)) {
+                    at = sh->rank[i];
+                } else { /* another shape: the members so far back in the order read */
+                    unshape(p, i, sh);
+                    sh = NULL;
+                }
+            }
+            p[at].key = (const uint8_t *)name;
+            p[at].key_len = (size_t)len;
+            p[at].name = key;
+            p[at].value = item;
         }
         if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
         if (rc != WK_OK) {
+            if (sh != NULL) unshape(p, i, sh);
             release_pairs(p, i);
             return rc;
         }
-        if (n >= 2 && !(s->shaping && take_shape(s, p, n))) { /* in a kept order, in order, or sorted */
+        if (sh == NULL && n >= 2) { /* (else in the kept shape's order) in order, or sorted */
             int sorted = 1;
             for (i = 0; i < n; i++) {
                 p[i].head = head_of(p[i].key, p[i].key_len);

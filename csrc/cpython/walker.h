@@ -46,13 +46,13 @@ typedef struct wpair {
 
 /* A member order a walk met, for dicts of 2 to SHAPE_MAX members (one kept per count): the names
  * in the order such a dict held them (strong references, released when the walk ends: names are
- * compared as objects, which cannot then be other names at the same address) and their canonical
- * order (order[j]: the index of the j-th). A dict holding the same names, the same objects in the
- * same order, takes that order without a sort (rows of records: one sort per shape). */
+ * compared as objects, which cannot then be other names at the same address) and their places in
+ * canonical order. A dict holding the same names, the same objects in the same order, takes that
+ * order without a sort (rows of records: one sort per shape), each member read into its place. */
 #define SHAPE_MAX 16
 typedef struct wshape {
     PyObject *names[SHAPE_MAX]; /* names[0] NULL: none kept */
-    unsigned char order[SHAPE_MAX];
+    unsigned char rank[SHAPE_MAX]; /* rank[i]: the place in canonical order of the i-th name */
     unsigned char seen; /* a dict of this count was sorted in the walk (kept from the second on) */
 } wshape;
 
