@@ -24,8 +24,9 @@
  * each member of an open dict (a list's item while it is read), and reads a list's length again
  * at each item, and a dict's member again when it is written once Python code has run since the
  * dict opened (the Python backend's reading): code that empties what is being walked cannot free
- * it under the walker. When the Python side of digest, run after a REFUSE, accepts the value, the
- * value changed meanwhile and its answer, a reading of the value as it is now, is the answer.
+ * it under the walker (the names of the member orders it keeps for rows, too: wshape). When the
+ * Python side of digest, run after a REFUSE, accepts the value, the value changed meanwhile and its
+ * answer, a reading of the value as it is now, is the answer.
  */
 #include "walker.h"
 #include "long_layout.h"
