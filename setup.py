@@ -33,11 +33,14 @@ if plan.direct:
                 *(s for s in build_ffi._sources if not s.endswith("lender.c")),
                 *(
                     f"csrc/cpython/{name}.c"
-                    for name in ("direct", "walker", "api", "types", "dataclass", "long_layout")
+                    for name in ("direct", "walker", "api", "types", "dataclass", "long_layout", "str_layout")
                 ),
             ],
             include_dirs=["csrc"],
-            depends=[*build_ffi._depends, *(f"csrc/cpython/{name}.h" for name in ("walker", "direct", "long_layout"))],
+            depends=[
+                *build_ffi._depends,
+                *(f"csrc/cpython/{name}.h" for name in ("walker", "direct", "long_layout", "str_layout", "fast_paths")),
+            ],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
             py_limited_api=True,
             extra_compile_args=build_ffi._cflags + build_ffi._flag_list("FASTJCS_CFLAGS"),

@@ -44,6 +44,7 @@ static void state_clear(state *s) {
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
+    s->out_hint = s->out.cap > FJCS_KEEP ? s->out.len : 0; /* (out_ready) */
     if (s->out.cap > FJCS_KEEP) fjcs_buf_free(&s->out);
     if (s->frames_cap * sizeof(wframe) > FJCS_KEEP) {
         free(s->frames);
@@ -79,6 +80,13 @@ static void state_trim(state *s) {
 }
 
 /* ---- Arguments and results ------------------------------------------------------------------- */
+
+/* The output buffer emptied for a call, as large as the last output when that one outgrew what
+ * is kept (state_trim): one allocation, not doubling reallocations that copy (failure: the walk's). */
+static void out_ready(state *s) {
+    s->out.len = 0;
+    if (s->out_hint > s->out.cap) (void)fjcs__buf_reserve(&s->out, s->out_hint);
+}
 
 /* The buffers for one call: the module state's; or, for a call made while another is running
  * in this interpreter (from a finalizer the walk ran, a signal handler, a hook), a state of its
@@ -176,7 +184,7 @@ PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t
     if ((size_t)len > get_state(module)->held_text) Py_RETURN_NONE;
     state *s = enter(module);
     if (s == NULL) return NULL;
-    s->out.len = 0;
+    out_ready(s);
     fjcs_error err;
     memset(&err, 0, sizeof err); /* as cffi's ffi.new gives the other route's */
     int rc = fjcs__text_run(text_parser(s, max_depth, flags), text, (size_t)len, &s->out, &err);
@@ -230,7 +238,7 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
                               int integers_only, PyObject *dflt, const hasher *h) {
     state *s = enter(module);
     if (s == NULL) return NULL;
-    s->out.len = 0;
+    out_ready(s);
     walk w = walk_init(s, max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
     w.dflt = dflt == Py_None ? NULL : dflt;
     int rc = walk_run(&w, obj);
@@ -492,17 +500,6 @@ static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args,
     return PyBool_FromLong(previous);
 }
 
-/* int_layout([flag]): see methods. */
-static PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "int_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_int_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "ints are not laid out as cpython/walker.c reads them");
-    return PyBool_FromLong(previous);
-}
-
 /* held_text_limit([n]): see methods. */
 static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     state *s = get_state(module);
@@ -565,6 +562,11 @@ static PyMethodDef methods[] = {
     {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
      "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "
      "object's layout (checked once against the API on sample ints) rather than through the API; "
+     "with flag, sets it and returns the previous setting (for tests: both readings give the same "
+     "text)."},
+    {"str_layout", (PyCFunction)(void (*)(void))direct_str_layout, METH_FASTCALL,
+     "str_layout([flag]) -> bool: whether the walker reads the characters of compact ASCII strs from "
+     "the object's layout (checked once against the API on sample strs) rather than through the API; "
      "with flag, sets it and returns the previous setting (for tests: both readings give the same "
      "text)."},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,

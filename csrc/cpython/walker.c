@@ -24,11 +24,13 @@
  * each member of an open dict (a list's item while it is read), and reads a list's length again
  * at each item, and a dict's member again when it is written once Python code has run since the
  * dict opened (the Python backend's reading): code that empties what is being walked cannot free
- * it under the walker. When the Python side of digest, run after a REFUSE, accepts the value, the
- * value changed meanwhile and its answer, a reading of the value as it is now, is the answer.
+ * it under the walker (the names of the member orders it keeps for rows, too: wshape). When the
+ * Python side of digest, run after a REFUSE, accepts the value, the value changed meanwhile and its
+ * answer, a reading of the value as it is now, is the answer.
  */
 #include "walker.h"
 #include "long_layout.h"
+#include "str_layout.h"
 
 /* ---- The set of deep open containers --------------------------------------------------------- */
 
@@ -110,9 +112,10 @@ static int put_string(fjcs_buf *out, const char *s, Py_ssize_t n) {
     return put_string_after(out, 0, s, n);
 }
 
-/* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate). */
-static const char *utf8_of(PyObject *str, Py_ssize_t *n) {
-    const char *s = PyUnicode_AsUTF8AndSize(str, n);
+/* A str's UTF-8 (NULL, nothing raised, when it holds a lone surrogate); an exact str's read from
+ * the object when it is ASCII (cpython/str_layout.h). */
+FJCS_INLINE const char *utf8_of(PyObject *str, Py_ssize_t *n) {
+    const char *s = PyUnicode_CheckExact(str) ? utf8_of_exact(str, n) : PyUnicode_AsUTF8AndSize(str, n);
     if (s == NULL) PyErr_Clear(); /* UnicodeEncodeError: a lone surrogate */
     return s;
 }
@@ -169,11 +172,7 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
     return honest;
 }
 
-/* The one member sort (member_sort.h), for a dict's members (names are distinct: dict keys that
- * are exact str, so its stability does not matter here). */
-#define FJCS_SORT_FN sort_pairs
-#define FJCS_SORT_T wpair
-#include "member_sort.h"
+#include "fast_paths.h" /* member heads and order; plain values written without the dispatch */
 
 /* Release the references pairs[0..n) hold. */
 static void release_pairs(wpair *pairs, size_t n) {
@@ -181,6 +180,67 @@ static void release_pairs(wpair *pairs, size_t n) {
         Py_DECREF(pairs[i].name);
         Py_DECREF(pairs[i].value);
     }
+}
+
+/* The shape kept for dicts of n members, if any (looked for once the walk has sorted a dict). */
+FJCS_INLINE const wshape *shape_for(const state *s, size_t n) {
+    if (!s->shaping || n < 2 || n > SHAPE_MAX || s->shapes[n - 2].names[0] == NULL) return NULL;
+    return &s->shapes[n - 2];
+}
+
+/* p[0..i) back in the order read, from where sh put them (their ranks). */
+static void unshape(wpair *p, size_t i, const wshape *sh) {
+    wpair tmp[SHAPE_MAX];
+    for (size_t j = 0; j < i; j++) tmp[j] = p[sh->rank[j]];
+    for (size_t j = 0; j < i; j++) p[j] = tmp[j];
+}
+
+/* Sort p[0..n) (2 or more members, their heads made, not in order), keeping its shape for the
+ * dicts of n members that follow once one of that count was sorted before in the walk, after its
+ * first dict sorted (a walk of one dict keeps nothing and looks for nothing). */
+static int sort_members(state *s, wpair *p, size_t n) {
+    PyObject *names[SHAPE_MAX];
+    wshape *sh = NULL;
+    if (n > FJCS_SMALL_SORT && /* the merge sort's space */
+        fjcs__grow_by((void **)&s->pairs_tmp, &s->pairs_tmp_cap, 0, n, sizeof(wpair)) != FJCS_OK)
+        return WK_NOMEM;
+    if (!s->shaping) { /* the walk's first dict sorted: shapes from the next one on */
+        s->shaping = 1;
+    } else if (n <= SHAPE_MAX) {
+        sh = &s->shapes[n - 2];
+        s->shapes_used |= 1u << (n - 2);
+        if (!sh->seen) {
+            sh->seen = 1;
+            sh = NULL;
+        } else {
+            for (size_t i = 0; i < n; i++) names[i] = p[i].name;
+        }
+    }
+    sort_pairs(p, n, s->pairs_tmp);
+    if (sh != NULL) {
+        for (size_t j = 0; j < n; j++) {
+            size_t i = 0;
+            while (names[i] != p[j].name) i++;
+            sh->rank[i] = (unsigned char)j;
+        }
+        for (size_t i = 0; i < n; i++) { /* (a str's release runs no Python code) */
+            PyObject *old = sh->names[i];
+            sh->names[i] = Py_NewRef(names[i]);
+            Py_XDECREF(old);
+        }
+    }
+    return WK_OK;
+}
+
+/* Release the shapes a walk kept (those of the counts it met alone). */
+static void drop_shapes(state *s) {
+    for (unsigned used = s->shapes_used; used != 0; used &= used - 1) {
+        wshape *sh = &s->shapes[fjcs__ctz64(used)];
+        if (sh->names[0] != NULL)
+            for (size_t i = 0; i < SHAPE_MAX; i++) Py_CLEAR(sh->names[i]);
+        sh->seen = 0;
+    }
+    s->shapes_used = 0;
 }
 
 /* Open a container: check the depth and for a cycle, push a frame; a dict's members are read and
@@ -203,8 +263,10 @@ static int push(walk *w, PyObject *obj, int kind) {
         wpair *p = s->pairs + base;
         Py_ssize_t pos = 0;
         PyObject *key, *item;
-        int sorted = 1, rc = WK_OK;
+        int rc = WK_OK;
         size_t i = 0;
+        /* While the names are a kept shape's, each member goes straight to its place in order. */
+        const wshape *sh = shape_for(s, n);
         /* No Python code runs in this loop (the members are read, not converted), except on a
          * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
         for (; i < n && PyDict_Next(obj, &pos, &key, &item); i++) {
@@ -220,26 +282,36 @@ static int push(walk *w, PyObject *obj, int kind) {
             }
             Py_INCREF(key);
             Py_INCREF(item);
-            p[i].key = (const uint8_t *)name;
-            p[i].key_len = (size_t)len;
-            p[i].name = key;
-            p[i].value = item;
-            if (sorted && i > 0 && fjcs__key_cmp(p[i - 1].key, p[i - 1].key_len, p[i].key, p[i].key_len) > 0)
-                sorted = 0;
+            size_t at = i;
+            if (sh != NULL) {
+                if (FJCS_LIKELY(sh->names[i] == key)) {
+                    at = sh->rank[i];
+                } else { /* another shape: the members so far back in the order read */
+                    unshape(p, i, sh);
+                    sh = NULL;
+                }
+            }
+            p[at].key = (const uint8_t *)name;
+            p[at].key_len = (size_t)len;
+            p[at].name = key;
+            p[at].value = item;
         }
         if (rc == WK_OK && i < n) rc = WK_BAIL; /* cannot happen: the size is fixed while no Python code runs */
         if (rc != WK_OK) {
+            if (sh != NULL) unshape(p, i, sh);
             release_pairs(p, i);
             return rc;
         }
-        if (!sorted) {
-            /* the merge sort's space, past FJCS_SMALL_SORT members */
-            if (n > FJCS_SMALL_SORT &&
-                fjcs__grow_by((void **)&s->pairs_tmp, &s->pairs_tmp_cap, 0, n, sizeof(wpair)) != FJCS_OK) {
-                release_pairs(p, n);
-                return WK_NOMEM;
+        if (sh == NULL && n >= 2) { /* (else in the kept shape's order) in order, or sorted */
+            int sorted = 1;
+            for (i = 0; i < n; i++) {
+                p[i].head = head_of(p[i].key, p[i].key_len);
+                if (sorted && i > 0 && pair_cmp(&p[i - 1], &p[i]) > 0) sorted = 0;
             }
-            sort_pairs(p, n, s->pairs_tmp);
+            if (!sorted && (rc = sort_members(s, p, n)) != WK_OK) {
+                release_pairs(p, n);
+                return rc;
+            }
         }
         s->npairs += n;
     } else {
@@ -352,151 +424,6 @@ static int value_in(walk *w, PyObject *v, int chain) {
     return value_in(w, result, chain + 1);
 }
 
-/* What scalar() says of a value it leaves to value() (having written nothing). */
-#define NOT_FAST (-1)
-
-/* v refused, noted as value() notes it. */
-static int refuse_at(walk *w, PyObject *v) {
-    if (w->pending == NULL) {
-        w->pending = Py_NewRef(v);
-        w->chain = 0;
-    }
-    return WK_REFUSE;
-}
-
-/* After `sep` (0: none), a value of the exact types whose reading runs no Python code (str, int,
- * float, None, True, False), written without value_in's dispatch: a dict's members while no
- * Python code has run since it opened are mostly these (items() writes the items of lists and
- * tuples alike). NOT_FAST, nothing written, for any other value and for a number refused, which
- * value() reads again, refuses and notes. A str with a lone surrogate is refused here (noted as
- * value() notes it): its exception may run the collector, and so finalizers, which may mend the
- * value; the walker's answer is what it read (v is held by the caller). */
-FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
-    fjcs_buf *out = w->out;
-    PyTypeObject *t = Py_TYPE(v);
-    if (t == &PyUnicode_Type) {
-        Py_ssize_t n;
-        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
-        if (FJCS_LIKELY(s != NULL)) return put_string_after(out, sep, s, n);
-        PyErr_Clear();
-        return refuse_at(w, v);
-    }
-    if (t == &PyLong_Type) {
-        int rc = put_int_after(out, sep, v);
-        return rc == WK_REFUSE ? NOT_FAST : rc;
-    }
-    const char *word;
-    size_t len;
-    if (t == &PyFloat_Type) {
-        if (w->flags & FJCS_INTEGERS_ONLY) return NOT_FAST;
-        if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE + 1) != FJCS_OK) return WK_NOMEM;
-        char *dst = out->data + out->len;
-        if (sep) *dst++ = sep;
-        if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) return NOT_FAST;
-        out->len = (size_t)(dst + len - out->data);
-        return WK_OK;
-    }
-    if (v == Py_None) word = "null", len = 4;
-    else if (v == Py_True) word = "true", len = 4;
-    else if (v == Py_False) word = "false", len = 5;
-    else return NOT_FAST;
-    if (fjcs__buf_reserve(out, 6) != FJCS_OK) return WK_NOMEM;
-    if (sep) fjcs__buf_put(out, sep);
-    fjcs__buf_put_n(out, word, len);
-    return WK_OK;
-}
-
-/* The items of the innermost list or tuple, from f->pos on, while they are of the types
- * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
- * the output's end is kept in locals here, as a store through a char pointer would otherwise make
- * the compiler read every field again. */
-FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
-    fjcs_buf *out = w->out;
-    PyObject *obj = f->obj;
-    Py_ssize_t i = f->pos;
-    char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
-    int rc = WK_OK;
-#define ROOM(need)                                                                                 \
-    if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
-        out->len = (size_t)(dst - out->data);                                                      \
-        if (fjcs__buf_reserve(out, (size_t)(need)) != FJCS_OK) {                                   \
-            rc = WK_NOMEM;                                                                         \
-            break;                                                                                 \
-        }                                                                                          \
-        dst = out->data + out->len;                                                                \
-        lim = out->data + out->cap;                                                                \
-    }
-    for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
-        PyObject *v = list ? PyList_GetItem(obj, i) : PyTuple_GetItem(obj, i);
-        PyTypeObject *t = Py_TYPE(v);
-        if (t == &PyUnicode_Type) {
-            Py_ssize_t n;
-            Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
-            const char *s = PyUnicode_AsUTF8AndSize(v, &n);
-            if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
-                PyErr_Clear();
-                out->len = (size_t)(dst - out->data);
-                rc = i > 0 && put_word(out, ",", 1) != WK_OK ? WK_NOMEM : refuse_at(w, v);
-                Py_DECREF(v);
-                f->pos = i + 1;
-                return rc;
-            }
-            Py_DECREF(v); /* (the list holds it: no Python code ran) */
-            ROOM(n + 3)
-            *dst = ',';
-            dst += i != 0;
-            *dst = '"';
-            if (FJCS_LIKELY(fjcs__copy_plain(dst + 1, (const uint8_t *)s, (size_t)n))) {
-                dst[1 + n] = '"';
-                dst += n + 2;
-                continue;
-            }
-            out->len = (size_t)(dst - out->data);
-            if (fjcs__write_string(out, (const uint8_t *)s, (size_t)n) != FJCS_OK) {
-                rc = WK_NOMEM;
-                break;
-            }
-            dst = out->data + out->len;
-            lim = out->data + out->cap;
-        } else if (t == &PyLong_Type) {
-            long long x;
-            /* past +/-(2^53 - 1): value() refuses it */
-            if (!exact_long(v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) break;
-            ROOM(FJCS_INT_CHARS + 1)
-            *dst = ',';
-            dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
-        } else if (t == &PyFloat_Type) {
-            if (w->flags & FJCS_INTEGERS_ONLY) break;
-            ROOM(FJCS_NUMBER_BUFSIZE + 1)
-            *dst = ',';
-            size_t len;
-            if (fjcs_format_double(PyFloat_AsDouble(v), dst + (i != 0), &len) != FJCS_OK) break;
-            dst += (i != 0) + len;
-        } else {
-            const char *word;
-            size_t len;
-            if (v == Py_None) word = "null", len = 4;
-            else if (v == Py_True) word = "true", len = 4;
-            else if (v == Py_False) word = "false", len = 5;
-            else break;
-            ROOM(6)
-            *dst = ',';
-            dst += i != 0;
-            memcpy(dst, word, 5); /* (its 5 bytes: a string literal holds them with its NUL) */
-            dst += len;
-        }
-    }
-#undef ROOM
-    out->len = (size_t)(dst - out->data);
-    f->pos = i;
-    return rc;
-}
-
-/* items_of, made once for lists and once for tuples. */
-static int items(walk *w, wframe *f) {
-    return f->kind == K_LIST ? items_of(w, f, 1) : items_of(w, f, 0);
-}
-
 /* Append `sep` (when not 0), a member's name (UTF-8, from a str key) and its colon. */
 static int put_name(fjcs_buf *out, char sep, const uint8_t *s, size_t n) {
     if (fjcs__buf_reserve(out, n + 4) != FJCS_OK) return WK_NOMEM;
@@ -531,7 +458,11 @@ static int run(walk *w) {
     int rc = WK_OK;
     while (rc == WK_OK && w->nframes) {
         wframe *f = &s->frames[w->nframes - 1];
-        if (f->kind != K_DICT && (rc = items(w, f)) != WK_OK) return rc; /* the scalars in a row */
+        if (f->kind != K_DICT) {
+            if ((rc = items(w, f)) != WK_OK) return rc; /* the scalars in a row */
+        } else if (f->calls == w->calls && (rc = members(w, f)) != WK_OK) {
+            return rc; /* the plain members in a row, while no Python code has run */
+        }
         /* A list is read as Python's list iterator reads it: its length again at each item
          * (Python code run by the walk may change it). */
         if (f->kind == K_LIST) f->n = PyList_Size(f->obj);
@@ -572,11 +503,13 @@ static int run(walk *w) {
 int walk_run(walk *w, PyObject *obj) {
     state *s = w->s;
     s->npairs = 0;
+    s->shaping = 0;
     if (s->set_len) { /* an earlier walk stopped with deep containers open */
         memset(s->set, 0, s->set_cap * sizeof *s->set);
         s->set_len = 0;
     }
     fjcs__long_probe_once();
+    fjcs__str_probe_once();
     int rc = value(w, obj, 0);
     if (rc == WK_OK) rc = run(w);
     return rc;
@@ -585,6 +518,7 @@ int walk_run(walk *w, PyObject *obj) {
 
 void walk_done(walk *w) {
     while (w->nframes) drop_frame(w);
+    if (w->s->shapes_used) drop_shapes(w->s);
     Py_CLEAR(w->pending);
     Py_CLEAR(w->made);
     types_walk_done(w);

@@ -41,9 +41,22 @@ typedef struct wframe {
 typedef struct wpair {
     const uint8_t *key;
     size_t key_len;
+    uint64_t head;      /* the name's first 8 bytes, big-endian, zeros past its end (walker.c) */
     PyObject *name;     /* strong */
     PyObject *value;    /* strong */
 } wpair;
+
+/* A member order a walk met, for dicts of 2 to SHAPE_MAX members (one kept per count): the names
+ * in the order such a dict held them (strong references, released when the walk ends: names are
+ * compared as objects, which cannot then be other names at the same address) and their places in
+ * canonical order. A dict holding the same names, the same objects in the same order, takes that
+ * order without a sort (rows of records: one sort per shape), each member read into its place. */
+#define SHAPE_MAX 16
+typedef struct wshape {
+    PyObject *names[SHAPE_MAX]; /* names[0] NULL: none kept */
+    unsigned char rank[SHAPE_MAX]; /* rank[i]: the place in canonical order of the i-th name */
+    unsigned char seen; /* a dict of this count was sorted in the walk (kept from the second on) */
+} wshape;
 
 /* Cycle check: the first SCAN_FRAMES open containers are compared one by one; deeper ones are
  * also entered in an open-addressing set of addresses (a power-of-two table), so a deep value
@@ -101,6 +114,7 @@ typedef struct state {
     int nhashers;
     PyObject *python_fns[FJCS_PYTHON_FUNCTIONS]; /* api.c's hand_over: each imported at first use */
     fjcs_buf out;
+    size_t out_hint;    /* the last output's length when its buffer was given back (see out_ready) */
     fjcs__text text;
     int text_ready;
     wframe *frames;
@@ -111,6 +125,9 @@ typedef struct state {
     size_t pairs_tmp_cap;
     PyObject **set;     /* deep open containers (NULL: empty slot); set_cap slots */
     size_t set_cap, set_len;
+    wshape shapes[SHAPE_MAX - 1]; /* for dicts of 2 .. SHAPE_MAX members (walker.c's take_shape) */
+    unsigned shapes_used; /* bit n - 2: dicts of n members were sorted in this walk (walk_done) */
+    int shaping;        /* the walk has sorted a dict: shapes are looked for and kept from then on */
 } state;
 
 typedef struct walk {
@@ -138,6 +155,14 @@ static inline walk walk_init(state *s, size_t max_depth, int flags, fjcs_buf *ou
  * through the API; flag 1 or 0 sets it (-1: only asks). Returns the previous setting, or -1 when
  * flag is 1 and the probe found no layout it reads (cpython/long_layout.c). */
 int walk_int_layout(int flag);
+
+/* The same for the characters of compact ASCII strs (cpython/str_layout.c). */
+int walk_str_layout(int flag);
+
+/* The direct module's test hooks int_layout([flag]) and str_layout([flag]) over the two above
+ * (cpython/long_layout.c, cpython/str_layout.c; direct.c's methods document them). */
+PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
  * the walk says when it does not give canonical bytes. */
