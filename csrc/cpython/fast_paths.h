@@ -137,16 +137,9 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
     return WK_OK;
 }
 
-/* The items of the innermost list or tuple, from f->pos on, while they are of the types
- * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
- * the output's end is kept in locals here, as a store through a char pointer would otherwise make
- * the compiler read every field again. */
-FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
-    fjcs_buf *out = w->out;
-    PyObject *obj = f->obj;
-    Py_ssize_t i = f->pos;
-    char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
-    int rc = WK_OK;
+/* Room for `need` more bytes at dst (the output's end, kept in a local with lim, its capacity):
+ * the buffer grown when short, dst and lim read again; rc = WK_NOMEM and break when it cannot grow
+ * (items_of and members, in their loops). */
 #define ROOM(need)                                                                                 \
     if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
         out->len = (size_t)(dst - out->data);                                                      \
@@ -157,6 +150,17 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
         dst = out->data + out->len;                                                                \
         lim = out->data + out->cap;                                                                \
     }
+
+/* The items of the innermost list or tuple, from f->pos on, while they are of the types
+ * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
+ * the output's end is kept in locals here, as a store through a char pointer would otherwise make
+ * the compiler read every field again. */
+FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
+    fjcs_buf *out = w->out;
+    PyObject *obj = f->obj;
+    Py_ssize_t i = f->pos;
+    char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
+    int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
         PyObject *v = list ? PyList_GetItem(obj, i) : PyTuple_GetItem(obj, i);
         PyTypeObject *t = Py_TYPE(v);
@@ -217,7 +221,6 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
             dst += len;
         }
     }
-#undef ROOM
     out->len = (size_t)(dst - out->data);
     f->pos = i;
     return rc;
@@ -243,16 +246,6 @@ FJCS_INLINE int members(walk *w, wframe *f) {
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '{' is in it) */
     int rc = WK_OK;
-#define ROOM(need)                                                                                 \
-    if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
-        out->len = (size_t)(dst - out->data);                                                      \
-        if (fjcs__buf_reserve(out, (size_t)(need)) != FJCS_OK) {                                   \
-            rc = WK_NOMEM;                                                                         \
-            break;                                                                                 \
-        }                                                                                          \
-        dst = out->data + out->len;                                                                \
-        lim = out->data + out->cap;                                                                \
-    }
     for (; i < f->n; i++) {
         PyObject *v = p[i].value;
         PyTypeObject *t = Py_TYPE(v);
