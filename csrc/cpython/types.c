@@ -34,7 +34,7 @@ void types_clear(stdtypes *t) {
     PyObject **names[] = {&t->year, &t->month, &t->day, &t->hour, &t->minute, &t->second, &t->microsecond,
                           &t->tzinfo, &t->days, &t->seconds, &t->microseconds, &t->int_, &t->value_,
                           &t->fields, &t->field_type, &t->name, &t->fallback, &t->sixty_four, &t->tz_utcoffset,
-                          &t->tz_last, &t->uuid_int};
+                          &t->tz_last, &t->uuid_int, &t->str_, &t->uuid_str};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) Py_CLEAR(*names[i]);
 }
 
@@ -49,10 +49,10 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     stdtypes n = {0};
     const char *words[] = {"year",    "month",   "day",      "hour",        "minute",      "second",
                            "microsecond", "tzinfo", "days",  "seconds",     "microseconds", "int",
-                           "_value_", "__dataclass_fields__", "_field_type", "name", "_fallback"};
+                           "_value_", "__dataclass_fields__", "_field_type", "name", "_fallback", "__str__"};
     PyObject **slots[] = {&n.year,  &n.month,  &n.day,   &n.hour,    &n.minute,       &n.second,
                           &n.microsecond, &n.tzinfo, &n.days, &n.seconds, &n.microseconds, &n.int_,
-                          &n.value_, &n.fields, &n.field_type, &n.name, &n.fallback};
+                          &n.value_, &n.fields, &n.field_type, &n.name, &n.fallback, &n.str_};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if ((*slots[i] = PyUnicode_InternFromString(words[i])) == NULL) goto fail;
     if ((n.sixty_four = PyLong_FromLong(64)) == NULL) goto fail;
@@ -69,7 +69,9 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.timedelta = (PyTypeObject *)args[6];
     n.uuid = (PyTypeObject *)args[7];
     n.decimal = (PyTypeObject *)args[8];
-    if ((n.uuid_int = PyObject_GetAttr(args[7], n.int_)) == NULL) goto fail;
+    if ((n.uuid_int = PyObject_GetAttr(args[7], n.int_)) == NULL ||
+        (n.uuid_str = PyObject_GetAttr(args[7], n.str_)) == NULL)
+        goto fail;
     n.enumeration = (PyTypeObject *)args[9];
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);
@@ -404,17 +406,22 @@ static void hex8(char *p, uint64_t x) {
 
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
  * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
- * class is read as the standard library ships it (as its __str__ is; the walker asks no
- * __class__: types_sealed): while its `int` is the slot it was at registration, whose read runs
- * no Python code, w->calls is not counted. A class patched since (UUID.int made a property, say)
- * is read through what it has now, as the reference reads it, and counted: that code may have
- * changed what is being walked. */
+ * class is read as the standard library ships it (the walker asks no __class__: types_sealed),
+ * checked at each UUID against what was registered: a __str__ of its own since is the
+ * reference's to call; while its `int` is the slot it was, whose read runs no Python code,
+ * w->calls is not counted, and an `int` patched since (a property, say) is read through what the
+ * class has now, as the reference reads it, and counted: that code may have changed what is
+ * being walked. */
 static int put_uuid(walk *w, PyObject *v) {
     const stdtypes *t = w->s->types;
+    PyObject *str = PyObject_GetAttr((PyObject *)t->uuid, t->str_);
+    if (str == NULL) return WK_ERROR;
+    Py_DECREF(str);
+    if (str != t->uuid_str) return TY_CALL; /* (compared by address only: uuid_str is held) */
     PyObject *slot = PyObject_GetAttr((PyObject *)t->uuid, t->int_);
     if (slot == NULL) return WK_ERROR;
-    if (slot != t->uuid_int) w->calls++;
     Py_DECREF(slot);
+    if (slot != t->uuid_int) w->calls++;
     PyObject *n = PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
     uint64_t hi = 0, lo = 0;

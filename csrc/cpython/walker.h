@@ -76,9 +76,9 @@ typedef struct stdtypes {
     PyTypeObject *datetime, *date, *time, *timezone, *timedelta, *uuid, *decimal, *enumeration;
     /* interned attribute names */
     PyObject *year, *month, *day, *hour, *minute, *second, *microsecond, *tzinfo, *days, *seconds,
-        *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback;
+        *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback, *str_;
     PyObject *sixty_four; /* the int 64 */
-    PyObject *uuid_int;   /* UUID's `int` as registered: its slot (a member descriptor) */
+    PyObject *uuid_int, *uuid_str; /* UUID's `int` (its slot) and `__str__` as registered */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
     int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
     int decimal_ok;     /* Decimal objects are laid out as types.c reads them */

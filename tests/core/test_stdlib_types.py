@@ -683,3 +683,15 @@ def test_a_uuid_class_whose_int_is_python_code(backend, monkeypatch):
     assert fastjcs.dumps(made(), default=stdlib_types) == (
         b'{"a":"00000000-0000-0000-0000-000000000005","kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk":"v"}'
     )
+
+
+def test_a_uuid_class_with_a_str_of_its_own(backend, monkeypatch):
+    # uuid.UUID given another __str__ after registration: StdlibTypes writes str(value), so the
+    # walker, which writes the hex of the int itself, leaves such a UUID to the reference
+    value = {"id": uuid.UUID(int=5), "ids": [uuid.UUID(int=6)]}
+    monkeypatch.setattr(uuid.UUID, "__str__", lambda self: f"uuid-{self.int}")
+    assert by_fastjcs(value) == by_reference(value) == b'{"id":"uuid-5","ids":["uuid-6"]}'
+    monkeypatch.undo()
+    assert fastjcs.dumps(value, default=stdlib_types) == (
+        b'{"id":"00000000-0000-0000-0000-000000000005","ids":["00000000-0000-0000-0000-000000000006"]}'
+    )
