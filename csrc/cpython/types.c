@@ -102,15 +102,10 @@ static int int_attr(PyObject *v, PyObject *name, long lo, long hi, long *x) {
     return exact && lo <= *x && *x <= hi ? WK_OK : TY_CALL;
 }
 
-/* "00" to "99" (a table: the fields are small, and a division by 10 costs more than a load) */
-static const char digit_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* x (0 to 99) in two digits */
+/* x (0 to 99) in two digits (the core's "00" to "99" table: the fields are small, and a division
+ * by 10 costs more than a load) */
 static char *two(char *p, long x) {
-    memcpy(p, digit_pairs + 2 * (unsigned)x, 2);
+    memcpy(p, fjcs__digit_pairs + 2 * (unsigned)x, 2);
     return p + 2;
 }
 
@@ -481,12 +476,12 @@ static size_t word_digits(char *p, uint64_t x, size_t width) {
     char tmp[20], *q = tmp + 20; /* written from the end */
     while (x >= 100) {
         q -= 2;
-        memcpy(q, digit_pairs + 2 * (x % 100), 2);
+        memcpy(q, fjcs__digit_pairs + 2 * (x % 100), 2);
         x /= 100;
     }
     if (x >= 10) {
         q -= 2;
-        memcpy(q, digit_pairs + 2 * x, 2);
+        memcpy(q, fjcs__digit_pairs + 2 * x, 2);
     } else {
         *--q = (char)('0' + x);
     }
