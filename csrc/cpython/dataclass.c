@@ -291,8 +291,12 @@ static int read_names(const stdtypes *t, PyObject *fields, int intact, PyObject 
     return rc;
 }
 
-/* The reference's dict, {name: getattr(v, name)} in order, walked as what default returned. */
+/* The reference's dict, {name: getattr(v, name)} in order, walked as what default returned; a
+ * name that is no str is the reference's to refuse (TY_CALL: Python 3.10's getattr() words its
+ * TypeError otherwise than PyObject_GetAttr). */
 static int members_dict(PyObject *v, PyObject *const *names, Py_ssize_t n, PyObject **result) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyUnicode_Check(names[i])) return TY_CALL;
     PyObject *dict = PyDict_New();
     if (dict == NULL) return WK_ERROR;
     for (Py_ssize_t i = 0; i < n; i++) {
