@@ -33,7 +33,16 @@ if plan.direct:
                 *(s for s in build_ffi._sources if not s.endswith("lender.c")),
                 *(
                     f"csrc/cpython/{name}.c"
-                    for name in ("direct", "walker", "api", "types", "dataclass", "long_layout", "str_layout")
+                    for name in (
+                        "direct",
+                        "walker",
+                        "api",
+                        "types",
+                        "dataclass",
+                        "decimal_layout",
+                        "long_layout",
+                        "str_layout",
+                    )
                 ),
             ],
             include_dirs=["csrc"],

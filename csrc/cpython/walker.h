@@ -222,6 +222,13 @@ int types_no_conversion(walk *w);
 PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs);
 void types_clear(stdtypes *t);
 
+/* An exact Decimal in plain notation read from its object (cpython/decimal_layout.c): str(v)
+ * written into text (DEC_TEXT bytes), its length; 0 when it is not read so (str() is asked then).
+ * probe_decimal: whether sample Decimals read so give their str() (at registration). */
+#define DEC_TEXT 96 /* 4 words of 19 digits, a sign, "0." and 5 zeros */
+size_t decimal_text(PyObject *v, char *text);
+int probe_decimal(PyTypeObject *decimal);
+
 /* Where a walk stopped, for python_backend.resume: (written, frames, pending, chain, made), the
  * text written as a str and the open containers outermost first, each (list or tuple, the index
  * of its next item) or (dict, its names not yet written, in order). NULL with an exception set. */
