@@ -162,11 +162,12 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
      * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
 
-    /* The multiples of 10^(k+1) on either side of v: u * 10^k <= v < w * 10^k. At most one of them
-     * is in R_v; u = 0 never is (vbl >= 1). */
-    uint64_t u = s / 10 * 10;
-    uint64_t u_in = lo <= u << 2;
-    uint64_t w_in = (u + 10) << 2 <= hi;
+    /* The multiple of 10^(k+1) in R_v if there is one (at most one is): in units of 10^k / 4, the
+     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo, i.e. if hi / 40
+     * > (lo - 1) / 40 (lo = vbl + open >= 1). Both quotients come from the bounds, not from s, so
+     * they are computed beside s rather than after it (a multiply's latency off the chain). */
+    uint64_t w = hi / 40;
+    uint64_t w_in = w > (lo - 1) / 40;
 
     /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
      * Take t when s is out, or when both are in and t is nearer (vb against 4s + 2 is v against
@@ -178,8 +179,8 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
 
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
-    uint64_t take_u_or_w = (uint64_t)0 - (u_in | w_in);
-    return from_k ^ ((from_k ^ (u + 10 * w_in)) & take_u_or_w);
+    uint64_t take_w = (uint64_t)0 - w_in;
+    return from_k ^ ((from_k ^ (10 * w)) & take_w);
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
