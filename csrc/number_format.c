@@ -170,12 +170,12 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     uint64_t w_in = w > (lo - 1) / 40;
 
     /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
-     * Take t when s is out, or when both are in and t is nearer (vb against 4s + 2 is v against
-     * the midpoint (s + 1/2) * 10^k), or on that tie when s is odd: vb + (s & 1) > 4s + 2. */
-    uint64_t s_out = lo > s << 2;
-    uint64_t t_in = (s << 2) + 4 <= hi;
-    uint64_t t_nearer = vb + (s & 1) > (s << 2) + 2;
-    uint64_t from_k = s + (s_out | (t_in & t_nearer));
+     * Take the nearer, n (vb against 4s + 2 is v against the midpoint (s + 1/2) * 10^k; on that
+     * tie the even one): n = s + 1 when (vb & 3) + (s & 1) >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2.
+     * If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
+     * when it is above hi (n = t); never both (lo <= hi). */
+    uint64_t n = (vb + 1 + (s & 1)) >> 2;
+    uint64_t from_k = n + (n << 2 < lo) - (n << 2 > hi);
 
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
