@@ -162,24 +162,25 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
      * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
 
-    /* The multiples of 10^(k+1) on either side of v: u * 10^k <= v < w * 10^k. At most one of them
-     * is in R_v; u = 0 never is (vbl >= 1). */
-    uint64_t u = s / 10 * 10;
-    uint64_t u_in = lo <= u << 2;
-    uint64_t w_in = (u + 10) << 2 <= hi;
+    /* The multiple of 10^(k+1) in R_v if there is one (at most one is): in units of 10^k / 4, the
+     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo, i.e. if hi / 40
+     * > (lo - 1) / 40 (lo = vbl + open >= 1). Both quotients come from the bounds, not from s, so
+     * they are computed beside s rather than after it (a multiply's latency off the chain). */
+    uint64_t w = hi / 40;
+    uint64_t w_in = w > (lo - 1) / 40;
 
     /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
-     * Take t when s is out, or when both are in and t is nearer (vb against 4s + 2 is v against
-     * the midpoint (s + 1/2) * 10^k), or on that tie when s is odd: vb + (s & 1) > 4s + 2. */
-    uint64_t s_out = lo > s << 2;
-    uint64_t t_in = (s << 2) + 4 <= hi;
-    uint64_t t_nearer = vb + (s & 1) > (s << 2) + 2;
-    uint64_t from_k = s + (s_out | (t_in & t_nearer));
+     * Take the nearer, n (vb against 4s + 2 is v against the midpoint (s + 1/2) * 10^k; on that
+     * tie the even one): n = s + 1 when (vb & 3) + (s & 1) >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2.
+     * If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
+     * when it is above hi (n = t); never both (lo <= hi). */
+    uint64_t n = (vb + 1 + (s & 1)) >> 2;
+    uint64_t from_k = n + (n << 2 < lo) - (n << 2 > hi);
 
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
-    uint64_t take_u_or_w = (uint64_t)0 - (u_in | w_in);
-    return from_k ^ ((from_k ^ (u + 10 * w_in)) & take_u_or_w);
+    uint64_t take_w = (uint64_t)0 - w_in;
+    return from_k ^ ((from_k ^ (10 * w)) & take_w);
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
@@ -262,6 +263,14 @@ FJCS_INLINE uint64_t ascii8(uint32_t x) {
 #if FJCS_HAVE_SSE2
 #include <emmintrin.h>
 
+/* gcc rewrites a pmullw by a constant as shifts and adds (5 instructions for 100, 3 for 10, where
+ * the multiply is one); an empty asm that may change the constant keeps the multiply. */
+#if defined(__GNUC__)
+#define OPAQUE_VECTOR(v) __asm__("" : "+x"(v))
+#else
+#define OPAQUE_VECTOR(v) ((void)0)
+#endif
+
 /* Sixteen ASCII digits, those of hi < 10^8 then those of lo < 10^8, the first in the low byte:
  * ascii8's steps on both halves at once, in the 128-bit registers every x86-64 has. The lanes go
  * 64 -> 32 -> 16 -> 8 bits: x / 10^4 = floor(x * 3518437209 / 2^45) for x < 10^8 (a 32x32->64
@@ -269,15 +278,18 @@ FJCS_INLINE uint64_t ascii8(uint32_t x) {
  * for z < 100 (16-bit high products). tests/c/number_check.c compares it with division on all
  * 10^8 inputs. */
 FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
+    __m128i c100 = _mm_set1_epi16(100), c10 = _mm_set1_epi16(10);
+    OPAQUE_VECTOR(c100);
+    OPAQUE_VECTOR(c10);
     __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
     __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(3518437209)), 45);
     __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
     __m128i y = _mm_or_si128(q, _mm_slli_epi64(r, 32)); /* 4 digits in each 32-bit lane */
     __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(y, _mm_set1_epi16(5243)), 3);
-    __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+    __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, c100));
     __m128i z = _mm_or_si128(h, _mm_slli_epi32(r2, 16)); /* 2 digits in each 16-bit lane */
     __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554));
-    __m128i r1 = _mm_sub_epi16(z, _mm_mullo_epi16(t, _mm_set1_epi16(10)));
+    __m128i r1 = _mm_sub_epi16(z, _mm_mullo_epi16(t, c10));
     __m128i d = _mm_or_si128(t, _mm_slli_epi16(r1, 8));
     return _mm_add_epi8(d, _mm_set1_epi8('0'));
 }
