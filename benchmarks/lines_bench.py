@@ -4,7 +4,8 @@ around it: time against its SHA-256 bound, and instructions per line under callg
 
 Compiles benchmarks/lines_bench.c with the C core (csrc/*.c, the extension's flags) and runs it on
 the lines of benchmarks/cli_digest.py's corpora (`eab`, `records`: the same documents, one per
-line, json.dumps with its spaces), or on a JSONL file of your own (--file). The hash is
+line, json.dumps with its spaces; --canonical: names sorted, no whitespace, as a JCS writer logs
+them), or on a JSONL file of your own (--file). The hash is
 pycryptodome's compiled SHA256_oneshot, the function the Python binding hands the core, loaded
 from its library: the SHA-NI build where the CPU has it for timings, the portable build under
 callgrind (valgrind runs no SHA-NI instruction).
@@ -66,14 +67,14 @@ def build(cc: str, out: Path, cflags: list[str]) -> None:
     subprocess.run([*cmd, "-o", str(out), "-ldl"], check=True)
 
 
-def write_lines(path: Path, corpus: str, mb: float, lines: int | None) -> None:
+def write_lines(path: Path, corpus: str, mb: float, lines: int | None, canonical: bool) -> None:
     import cli_digest
 
     if lines is None:
-        cli_digest.write_corpus_lines(path, corpus, mb)
+        cli_digest.write_corpus_lines(path, corpus, mb, canonical)
         return
     # the first `lines` lines of the same corpus (its seed): write a little more, keep the head
-    cli_digest.write_corpus_lines(path, corpus, lines * 600 / 1e6)
+    cli_digest.write_corpus_lines(path, corpus, lines * 600 / 1e6, canonical)
     with open(path, "rb") as f:
         head = b"".join(f.readline() for _ in range(lines))
     path.write_bytes(head)
@@ -117,6 +118,7 @@ def main() -> int:
     parser.add_argument("--corpus", choices=["eab", "records"], default="eab")
     parser.add_argument("--mb", type=float, default=50.0, help="MB of lines to time (50)")
     parser.add_argument("--lines", type=int, help="the first N lines instead of --mb (callgrind: 20000)")
+    parser.add_argument("--canonical", action="store_true", help="the corpus's lines already canonical")
     parser.add_argument("--file", type=Path, help="a JSONL file of your own instead of --corpus")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--callgrind", action="store_true", help="count instructions instead of timing")
@@ -134,8 +136,8 @@ def main() -> int:
         data = args.file
         if data is None:
             data = work / "lines.jsonl"
-            write_lines(data, args.corpus, args.mb, args.lines)
-        name = args.file or args.corpus
+            write_lines(data, args.corpus, args.mb, args.lines, args.canonical)
+        name = args.file or args.corpus + (" (canonical)" if args.canonical else "")
         if args.callgrind:
             lib = hash_library(shani=False)
             lines = sum(1 for _ in open(data, "rb"))
