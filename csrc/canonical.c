@@ -67,14 +67,19 @@ FJCS_INLINE int canonical_string(const uint8_t **pp, const uint8_t *end, int esc
 #endif
         while (end - p >= 8) {
             uint64_t special = fjcs__swar_string_special(fjcs__load_u64(p));
+#if FJCS_HAVE_LITTLE_ENDIAN
+            if (special) { /* the lowest flagged byte is exact (text.c's string_token) */
+                p += fjcs__ctz64(special) / 8;
+                goto look;
+            }
+#else
             if (special) break; /* the byte to look at is among these 8: one at a time */
+#endif
             p += 8;
         }
         while (p < end && (uint8_t)(*p - 0x20) < 0x60 && *p != '"' && *p != '\\') p++;
         if (p >= end) return 0;
-#if FJCS_HAVE_SSE2
     look:
-#endif
         if (*p == '"') break;
         if (*p >= 0x80) {
             int k = fjcs__utf8_sequence_length(p, end);
