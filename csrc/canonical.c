@@ -79,7 +79,9 @@ FJCS_INLINE int canonical_string(const uint8_t **pp, const uint8_t *end, int esc
         }
         while (p < end && (uint8_t)(*p - 0x20) < 0x60 && *p != '"' && *p != '\\') p++;
         if (p >= end) return 0;
+#if FJCS_HAVE_SSE2 || FJCS_HAVE_LITTLE_ENDIAN
     look:
+#endif
         if (*p == '"') break;
         if (*p >= 0x80) {
             int k = fjcs__utf8_sequence_length(p, end);
