@@ -22,7 +22,8 @@ compiling the package nor a cold page cache is timed.
 
 Corpora (--corpus): `cli` the EAB-size objects of this script (about 230 bytes a line), `eab` and
 `records` the documents of benchmarks/corpus.py (an EAB preimage, about 210 bytes; a nested
-record with floats and non-ASCII text, about 500 bytes), as many as --mb asks, one per line.
+record with floats and non-ASCII text, about 500 bytes), as many as --mb asks, one per line;
+with --canonical, those lines as a JCS writer logs them (names sorted, no whitespace).
 
     PYTHONPATH=src python benchmarks/cli_digest.py                      # 100k lines, jobs 1
     PYTHONPATH=src python benchmarks/cli_digest.py -n 1000000 --jobs 1 2 --no-loop
@@ -55,9 +56,12 @@ sys.stdout.write("\\n".join(out) + "\\n")
 """
 
 
-def write_corpus_lines(path: Path, kind: str, mb: float) -> tuple[int, int]:
+def write_corpus_lines(path: Path, kind: str, mb: float, canonical: bool = False) -> tuple[int, int]:
     """benchmarks/corpus.py's `eab` or `records` documents, made from a fixed seed until the file
-    holds `mb` MB, one per line (json.dumps with its spaces, non-ASCII as UTF-8). (lines, bytes)."""
+    holds `mb` MB, one per line (json.dumps with its spaces, non-ASCII as UTF-8). (lines, bytes).
+    With `canonical`, as a JCS writer's log has them: names sorted, no whitespace (json.dumps with
+    sort_keys and compact separators, canonical wherever Python's float repr is ECMAScript's)."""
+    options: dict[str, Any] = {"sort_keys": True, "separators": (",", ":")} if canonical else {}
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import corpus
 
@@ -66,7 +70,7 @@ def write_corpus_lines(path: Path, kind: str, mb: float) -> tuple[int, int]:
     with open(path, "wb") as f:
         while size < limit:
             doc = corpus._record(rng, n) if kind == "records" else _eab_document(corpus, rng, n)
-            line = json.dumps(doc, ensure_ascii=False).encode("utf-8") + b"\n"
+            line = json.dumps(doc, ensure_ascii=False, **options).encode("utf-8") + b"\n"
             f.write(line)
             size += len(line)
             n += 1
@@ -150,6 +154,9 @@ def main(argv: list[str]) -> int:
         "--corpus", choices=["cli", "eab", "records"], default="cli", help="the lines (cli: this script's, -n of them)"
     )
     parser.add_argument("--mb", type=float, default=300.0, help="MB of lines for --corpus eab or records (300)")
+    parser.add_argument(
+        "--canonical", action="store_true", help="eab or records lines already canonical (names sorted, no spaces)"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -158,9 +165,10 @@ def main(argv: list[str]) -> int:
         if args.corpus == "cli":
             size = write_corpus(corpus, args.n)
         else:
-            args.n, size = write_corpus_lines(corpus, args.corpus, args.mb)
+            args.n, size = write_corpus_lines(corpus, args.corpus, args.mb, args.canonical)
         print(
-            f"{args.corpus}: {args.n} lines, {size / 1e6:.1f} MB, best of {args.repeat}, backend "
+            f"{args.corpus}{' (canonical)' if args.canonical else ''}: {args.n} lines, "
+            f" {size / 1e6:.1f} MB, best of {args.repeat}, backend "
             f"{os.environ.get('FASTJCS_BACKEND') or 'default'}, load {os.getloadavg()[0]:.2f}"
         )
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

@@ -529,4 +529,8 @@ fjcs_code fjcs__text_run(fjcs__text *t, const char *text, size_t len, fjcs_buf *
 /* Free what t allocated (it may be initialised again). */
 void fjcs__text_free(fjcs__text *t);
 
+/* 1 when text[0..len) is its own canonical form: fjcs_canonicalize would accept it under
+ * max_depth and flags and give back exactly these bytes; 0 when that is not known (canonical.c). */
+int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, fjcs_flags flags);
+
 #endif /* FJCS_INTERNAL_H */

@@ -261,12 +261,25 @@ static fjcs__order_memo *memo_slot(fjcs__order *o, const fjcs__member *m, size_t
 }
 
 /* Whether a[0..n) and b[0..n) are the same bytes: names are short, and a call to memcmp costs
- * more than comparing them a word at a time here. */
+ * more than comparing them a word at a time here. The last bytes are compared as one word that
+ * ends at n (overlapping the words before it), or as two half-words that overlap, never one at a
+ * time: one byte a time cost ~120 instructions a line on digest --jsonl's EAB lines. */
 static inline int same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        if (fjcs__load_u64(a + i) != fjcs__load_u64(b + i)) return 0;
-    for (; i < n; i++)
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8)
+            if (fjcs__load_u64(a + i) != fjcs__load_u64(b + i)) return 0;
+        return fjcs__load_u64(a + n - 8) == fjcs__load_u64(b + n - 8);
+    }
+    if (n >= 4) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a, 4);
+        memcpy(&y0, b, 4);
+        memcpy(&x1, a + n - 4, 4);
+        memcpy(&y1, b + n - 4, 4);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    for (size_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
 }

@@ -12,9 +12,13 @@
  *     FJCS_STRICT_INTEGERS): otherwise the same answer;
  *   - a small max_depth gives the same answer or FJCS_E_DEPTH, before any other error;
  *   - an allocation failure anywhere gives FJCS_E_NOMEM or the same answer (and leaks nothing);
- *   - fjcs_digest_lines_hex and fjcs_digest_texts give, per line, what fjcs_canonicalize gives.
+ *   - fjcs_digest_lines_hex and fjcs_digest_texts give, per line, what fjcs_canonicalize gives
+ *     (canonical lines are hashed where they lie: csrc/canonical.c);
+ *   - a text canonical.c's check takes (fjcs__text_is_canonical) is accepted and given back
+ *     unchanged, under each flag set and depth limit above; on the input, and on the output.
  */
 #include "fuzz_common.h"
+#include "fjcs_internal.h" /* fjcs__text_is_canonical */
 
 static result run(const char *text, size_t len, size_t max_depth, int flags) {
     result r;
@@ -39,6 +43,15 @@ static void check_code(int rc, int flags) {
         return;
     default:
         CHECK(!"an error code the text path never returns");
+    }
+}
+
+/* canonical.c's check: what it takes, the parser gives back as it is (r: the parser's answer). */
+static void check_taken(const char *text, size_t len, size_t max_depth, int flags, const result *r) {
+    if (!fjcs__text_is_canonical(text, len, max_depth, flags)) return;
+    if (r->rc != FJCS_OK || r->out.len != len || memcmp(r->out.data, text, len) != 0) {
+        fprintf(stderr, "taken as canonical (depth %zu, flags %d), parser rc %d\n", max_depth, flags, r->rc);
+        CHECK(!"the canonical check took a text the parser changes or refuses");
     }
 }
 
@@ -166,11 +179,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_code(base.rc, 0);
     CHECK(base.rc != FJCS_E_NOMEM); /* a fuzz input is far too small to exhaust anything */
     CHECK(base.rc != FJCS_E_DEPTH);  /* nor deep enough for the default limit */
+    check_taken(text, size, DEFAULT_DEPTH, 0, &base);
 
     /* Canonical output is a fixed point. The output is re-read from an exact-size copy. */
     if (base.rc == FJCS_OK) {
         char *copy = fuzz_copy(base.out.data, base.out.len);
         result again = run(copy, base.out.len, DEFAULT_DEPTH, 0);
+        check_taken(copy, base.out.len, DEFAULT_DEPTH, 0, &again);
+        result ints_again = run(copy, base.out.len, DEFAULT_DEPTH, FJCS_INTEGERS_ONLY);
+        check_taken(copy, base.out.len, DEFAULT_DEPTH, FJCS_INTEGERS_ONLY, &ints_again);
+        fjcs_buf_free(&ints_again.out);
         if (!same(&base, &again)) {
             fprintf(stderr, "output: %.*s\nagain (rc %d): %.*s\n", (int)base.out.len, base.out.data,
                     again.rc, again.rc == FJCS_OK ? (int)again.out.len : 0, again.out.data);
@@ -183,12 +201,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* Strict integers: an extra refusal, nothing else changes. */
     result strict = run(text, size, DEFAULT_DEPTH, FJCS_STRICT_INTEGERS);
     check_code(strict.rc, FJCS_STRICT_INTEGERS);
+    check_taken(text, size, DEFAULT_DEPTH, FJCS_STRICT_INTEGERS, &strict);
     if (strict.rc != FJCS_E_INT_DOMAIN) CHECK(same(&strict, &base));
     fjcs_buf_free(&strict.out);
 
     /* Integers only: the refusals of strict integers plus its own, nothing else changes. */
     result ints = run(text, size, DEFAULT_DEPTH, FJCS_INTEGERS_ONLY);
     check_code(ints.rc, FJCS_INTEGERS_ONLY);
+    check_taken(text, size, DEFAULT_DEPTH, FJCS_INTEGERS_ONLY, &ints);
     if (ints.rc != FJCS_E_NOT_INTEGER && ints.rc != FJCS_E_INT_DOMAIN) CHECK(same(&ints, &base));
     fjcs_buf_free(&ints.out);
 
@@ -196,6 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t depth = size % 5;
     result shallow = run(text, size, depth, 0);
     check_code(shallow.rc, 0);
+    check_taken(text, size, depth, 0, &shallow);
     if (shallow.rc == FJCS_E_DEPTH) {
         if (base.rc != FJCS_OK && base.rc != FJCS_E_DUPKEY) CHECK(base.offset > shallow.offset);
     } else {

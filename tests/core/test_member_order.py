@@ -95,3 +95,22 @@ def test_wide_objects_of_python_values_match_rfc8785(backend, size):
     value = {name: (inner if i % 97 == 0 else [i, {"b": 1, "a": 2}]) for i, name in enumerate(names)}
     assert fastjcs.dumps(value) == rfc8785.dumps(value)
     assert fastjcs.dumps([value, inner]) == rfc8785.dumps([value, inner])
+
+
+@pytest.mark.parametrize("n", range(1, 21))
+def test_a_remembered_order_is_not_taken_for_names_that_differ_late(backend, n):
+    """The C core remembers the order of the last objects' names (writer.c's memo) and reuses it
+    when an object's names are the same bytes. Two objects whose first names differ only at byte
+    i (same length, same first byte: the same memo slot) sort differently: {P, Q, R} -> Q R P and
+    {P', Q, R} -> Q P' R. A name comparison that skips any byte (the words at the end of a name:
+    one word ending at n, two half-words below 8 bytes) reuses the first order for the second."""
+    for i in range(n):
+
+        def name(c: str, i: int = i) -> str:
+            return "m" * i + c + "m" * (n - i - 1)
+
+        p, p2, q, r = name("z"), name("n"), "a" * n, name("p")
+        value = [{p: 1, q: 2, r: 3}, {p2: 1, q: 2, r: 3}]
+        text = json.dumps(value).encode()
+        assert fastjcs.canonicalize(text) == rfc8785.dumps(value), (n, i)
+        assert fastjcs.dumps(value) == rfc8785.dumps(value), (n, i)

@@ -1,0 +1,228 @@
+"""A text already in canonical form is hashed where it lies (csrc/canonical.c, used by batch.c):
+the check `fjcs__text_is_canonical` must say 1 only when fjcs_canonicalize would give the text
+back unchanged, and the batch must give, line by line, the same digests and errors with it.
+
+Expected values come from outside the C core: rfc8785.dumps of json.loads (RFC 8785's reference
+form, its UTF-16 member order and ECMAScript numbers), hashlib's SHA-256, and the Python backend's
+errors. Each near-canonical line below is one the check must refuse, named by the wrong check it
+catches (a line that looks canonical but is not: a check that took it would hash the wrong bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import rfc8785
+
+from fastjcs.core import python_backend as _python
+
+REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "c"))
+import cbuild  # noqa: E402
+
+try:
+    import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
+
+    _test_build = cbuild.load(
+        "_fjcs_test_canonical",
+        "int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, int flags);",
+    )
+except ImportError as exc:  # pragma: no cover - depends on the build
+    if REQUIRE_NATIVE:
+        raise
+    pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
+lib = _test_build.lib
+
+STRICT, INTEGERS_ONLY = 1, 2
+
+
+def is_canonical(text: bytes, max_depth: int = 100, flags: int = 0) -> bool:
+    return bool(lib.fjcs__text_is_canonical(text, len(text), max_depth, flags))
+
+
+def reference(text: bytes) -> bytes:
+    return rfc8785.dumps(json.loads(text))
+
+
+#: Lines in canonical form (each is rfc8785's output for itself, checked below): the check takes them.
+CANONICAL = [
+    b"{}",
+    b"[]",
+    b"0",
+    b"-1",
+    b"123456789012345",  # 15 digits: exact in a double, written as it is
+    b"-0.5",
+    b"27059.92",
+    b"0.000001",  # ECMAScript's last fixed-notation small number
+    b"0.30000000000000004",  # 17 significant digits, the double's shortest
+    b"0.9863040428527252",  # 16
+    b"-170.378431705384",
+    b"true",
+    b"false",
+    b"null",
+    b'""',
+    b'"\\"\\\\\\b\\f\\n\\r\\t"',  # the short escapes, as the canonical writer writes them
+    b'"\\u0000\\u001f\\u000b"',  # controls without one: \\u00xx, lowercase
+    b'"\x7f caf\xc3\xa9 \xe5\xb7\xa5 \xf0\x9f\x98\x80"',  # DEL and UTF-8 as they are
+    b'{"":0,"a":1,"aa":2,"b":[1,{"x":null}]}',
+    b'{"\xf0\x9f\x98\x80":2,"\xee\x80\x80":1}',  # U+1F600 (surrogates D83D DE00) before U+E000
+    b'{"a":{"b":{"c":[[],{}]}},"b":"x"}',
+    b'[{"b":1,"c":2},{"a":3}]',  # each object's names in order; the next object starts afresh
+    b'{"action_scope":"alpha:bravo/1","agent_id":"agent-1","domain":"x","version":1}',
+]
+
+#: (line, the wrong check that would take it): near-canonical lines the check must refuse.
+NEAR = [
+    (b'{"b":1,"a":2}', "names not compared"),
+    (b'{"a":1,"a":1}', "a name equal to the one before it taken (a duplicate: an error)"),
+    (b'{"a":{"c":1,"b":2}}', "names compared at the top level only"),
+    (b'{"b":{"a":1},"a":2}', "the name before a nested object lost when it closes"),
+    (b'{"\xee\x80\x80":1,"\xf0\x9f\x98\x80":2}', "names in UTF-8 byte order (memcmp), not UTF-16"),
+    (b'{"a":1,"B":2}', "names compared without case"),
+    (b'{"\\u0061":1}', "an escape in a name (its unescaped form is another name)"),
+    (b'{"a":1,"\\u0062":2,"b":3}', "a name's escaped bytes compared"),
+    (b"1.50", "a trailing zero after the point"),
+    (b"1.0", "an integral decimal (ECMAScript writes 1)"),
+    (b"-0", "negative zero (written 0)"),
+    (b"-0.0", "negative zero with a point"),
+    (b"0.0000001", "six zeros after the point (ECMAScript writes 1e-7)"),
+    (b"1e2", "an exponent (ECMAScript writes 100)"),
+    (b"1E+21", "a capital exponent"),
+    (b"0.10000000000000001", "17 digits that are not the shortest (0.1)"),
+    (b"0.30000000000000005", "17 digits of a double whose shortest are other digits"),
+    (b"1234567890123456", "16 digits of an integer taken as they are"),
+    (b"12345678901234567890", "a long integer (written 12345678901234567000)"),
+    (b"01", "a leading zero (an error)"),
+    (b'"\\/"', "an escaped solidus (written /)"),
+    (b'"\\u0041"', "an escape of a plain character (written A)"),
+    (b'"\\u001F"', "a capital hex digit in \\u00xx"),
+    (b'"\\u000a"', "\\u000a for a control with a short escape (written \\n)"),
+    (b'"\\u0022"', '\\u0022 for a quote (written \\")'),
+    (b'"\\ud83d\\ude00"', "an escaped surrogate pair (written as UTF-8)"),
+    (b'"a\x01"', "a raw control (an error)"),
+    (b'"\xc3"', "a cut UTF-8 sequence (an error)"),
+    (b'"\xed\xa0\x80"', "an encoded surrogate (an error)"),
+    (b'"\xc0\xaf"', "an overlong sequence (an error)"),
+    (b'{"a":1} ', "a trailing space"),
+    (b' {"a":1}', "a leading space"),
+    (b'{"a":1}\r', "a CR before the newline (CRLF lines)"),
+    (b'{"a": 1}', "a space after the colon"),
+    (b'{"a":1, "b":2}', "a space after the comma"),
+    (b"[1,2 ]", "a space before the bracket"),
+    (b"[1,]", "a trailing comma (an error)"),
+    (b'{"a":1,}', "a trailing comma in an object (an error)"),
+    (b'{"a"}', "a name without a value (an error)"),
+    (b"[1", "an unclosed array (an error)"),
+    (b'{"a":1}]', "a closing bracket too many (an error)"),
+    (b"[1}", "a bracket of the other kind (an error)"),
+    (b"tru", "a cut literal (an error)"),
+    (b"nul", "a cut literal (an error)"),
+    (b"[]1", "two values (an error)"),
+    (b"", "no value (an error)"),
+]
+
+
+@pytest.mark.parametrize("text", CANONICAL)
+def test_canonical_lines_are_taken(text):
+    assert reference(text) == text  # the line is canonical by RFC 8785's reference
+    assert is_canonical(text)
+
+
+@pytest.mark.parametrize(("text", "wrong"), NEAR, ids=[w for _, w in NEAR])
+def test_near_canonical_lines_are_refused(text, wrong):
+    assert not is_canonical(text), wrong
+
+
+def test_depth_and_flags_leave_the_line_to_the_parser():
+    """A canonical line that the parser refuses under the limits is not taken: too deep for
+    max_depth (FJCS_E_DEPTH), a fraction under integers-only (FJCS_E_NOT_INTEGER)."""
+    assert is_canonical(b"[[1]]", max_depth=2)
+    assert not is_canonical(b"[[1]]", max_depth=1)
+    assert not is_canonical(b"[" * 65 + b"]" * 65, max_depth=1000)  # deeper than the check follows
+    assert is_canonical(b"[1.5]", flags=STRICT)
+    assert not is_canonical(b"[1.5]", flags=INTEGERS_ONLY)
+    assert is_canonical(b"[-123456789012345]", flags=INTEGERS_ONLY)
+
+
+#: The numbers the check leaves to the parser: an exponent, an integer of 16 digits or more (the
+#: strings of _random_values hold no digit and no "e").
+LEFT_TO_THE_PARSER = re.compile(rb"e[+-]|(?<![\d.])-?\d{16,}(?![\d.])")
+
+
+def _mutations(rng: random.Random, text: bytes) -> list[bytes]:
+    """The text with one byte changed, inserted or removed, at random places."""
+    out = []
+    for _ in range(6):
+        i = rng.randrange(len(text) + 1)
+        byte = bytes([rng.choice(b' \r"\\,:{}[]0123456789.eE-+abu\x01\x7f\xc3\xa9\xf0')])
+        out.append(text[:i] + byte + text[i + 1 :])
+        out.append(text[:i] + byte + text[i:])
+        out.append(text[:i] + text[i + 1 :])
+    return out
+
+
+def _random_values(rng: random.Random, depth: int = 0, escaped_names: bool = True):
+    kind = rng.randrange(8 if depth < 3 else 5)
+    if kind == 0:
+        return rng.choice([0, -1, 7, 10**15 - 1, -(10**14), 2**53 - 1])
+    if kind == 1:
+        return rng.choice([0.5, -1.25, 1e-6, 1e-7, 0.1 + 0.2, 1e21, 1e20, 2.0**53, 123.456, 5e-324, rng.random()])
+    if kind == 2:
+        return "".join(
+            rng.choice(["a", "\u00e9", "\ue000", "\U0001f600", '"', "\\", "\n", "\x01", "/"]) for _ in range(3)
+        )
+    if kind == 3:
+        return rng.choice([True, False, None])
+    if kind == 4:
+        return ""
+    if kind == 5:
+        return [_random_values(rng, depth + 1, escaped_names) for _ in range(rng.randrange(4))]
+    names = ["a", "b", "B", "aa", "", "\u00e9", "\ue000", "\U0001f600"] + (["\\", "x\ny"] if escaped_names else [])
+    return {rng.choice(names): _random_values(rng, depth + 1, escaped_names) for _ in range(rng.randrange(5))}
+
+
+def test_whatever_the_check_takes_is_its_own_canonical_form():
+    """Canonical texts of random values (rfc8785's) and one-byte mutations of them: every text the
+    check takes is rfc8785's form of itself; and it takes every canonical text whose numbers it
+    reads (all but exponents and integers of 16 digits or more) and whose names hold no escape."""
+    rng = random.Random(8785)
+    taken = 0
+    for i in range(1500):
+        plain_names = i % 2 == 0
+        canonical = rfc8785.dumps(_random_values(rng, escaped_names=not plain_names))
+        for text in [canonical, *_mutations(rng, canonical)]:
+            if is_canonical(text):
+                taken += 1
+                assert reference(text) == text, text
+        if plain_names and not LEFT_TO_THE_PARSER.search(canonical):
+            assert is_canonical(canonical), canonical
+    assert taken > 1500
+
+
+def _expected_lines(data: bytes) -> tuple[bytes, int, list]:
+    return _python.digest_lines_hex(data, 100, False, "sha256", "sha256:")
+
+
+def test_digest_lines_hex_gives_the_same_lines_and_errors(native):
+    """fjcs_digest_lines_hex with the check against the Python backend, on canonical lines, the
+    near-canonical ones (errors at the same offsets) and mutations; and a canonical line's digest
+    is SHA-256 of the line itself (hashlib)."""
+    rng = random.Random(31)
+    lines = [*CANONICAL, *(t for t, _ in NEAR)]
+    for _ in range(300):
+        canonical = rfc8785.dumps(_random_values(rng))
+        lines += [canonical, *_mutations(rng, canonical)]
+    lines = [line for line in lines if b"\n" not in line]
+    data = b"\n".join(lines) + b"\n"
+    assert native.digest_lines_hex(data, 100, False, "sha256", "sha256:") == _expected_lines(data)
+    out, count, _ = native.digest_lines_hex(b"\n".join(CANONICAL) + b"\n", 100, False, "sha256", "sha256:")
+    want = b"".join(b"sha256:" + hashlib.sha256(t).hexdigest().encode() + b"\n" for t in CANONICAL)
+    assert (out, count) == (want, len(CANONICAL))
