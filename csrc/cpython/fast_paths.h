@@ -160,23 +160,29 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
     PyObject *obj = f->obj;
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
+    /* (read once: the stores through dst may alias them, and no Python code changes them) */
+    const size_t offset = fjcs__str_offset;
+    const int layout = fjcs__long_layout;
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
         PyObject *v = list ? PyList_GetItem(obj, i) : PyTuple_GetItem(obj, i);
         PyTypeObject *t = Py_TYPE(v);
         if (t == &PyUnicode_Type) {
             Py_ssize_t n;
-            Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
-            const char *s = utf8_of_exact(v, &n);
-            if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
-                PyErr_Clear();
-                out->len = (size_t)(dst - out->data);
-                rc = i > 0 && put_word(out, ",", 1) != WK_OK ? WK_NOMEM : refuse_at(w, v);
-                Py_DECREF(v);
-                f->pos = i + 1;
-                return rc;
+            const char *s = offset != 0 ? utf8_of_layout(offset, v, &n) : NULL;
+            if (FJCS_UNLIKELY(s == NULL)) { /* the API's (it may make the UTF-8) */
+                Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
+                s = PyUnicode_AsUTF8AndSize(v, &n);
+                if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
+                    PyErr_Clear();
+                    out->len = (size_t)(dst - out->data);
+                    rc = i > 0 && put_word(out, ",", 1) != WK_OK ? WK_NOMEM : refuse_at(w, v);
+                    Py_DECREF(v);
+                    f->pos = i + 1;
+                    return rc;
+                }
+                Py_DECREF(v); /* (the list holds it: no Python code ran) */
             }
-            Py_DECREF(v); /* (the list holds it: no Python code ran) */
             ROOM(n + 3)
             *dst = ',';
             dst += i != 0;
@@ -196,7 +202,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
         } else if (t == &PyLong_Type) {
             long long x;
             /* past +/-(2^53 - 1): value() refuses it */
-            if (!exact_long(v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) break;
+            if (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) break;
             ROOM(FJCS_INT_CHARS + 1)
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);

@@ -55,12 +55,18 @@ FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
     return 1;
 }
 
-/* An exact int's value in *x; 0 when it does not fit a long long. */
-FJCS_INLINE int exact_long(PyObject *v, long long *x) {
-    if (FJCS_LIKELY(fjcs__long_layout >= LONG_SIZE) && long_of_layout(fjcs__long_layout, v, x)) return 1;
+/* An exact int's value in *x, read as `layout` says (fjcs__long_layout, read once by a loop); 0
+ * when it does not fit a long long. */
+FJCS_INLINE int exact_long_as(int layout, PyObject *v, long long *x) {
+    if (FJCS_LIKELY(layout >= LONG_SIZE) && long_of_layout(layout, v, x)) return 1;
     int overflow = 0;
     *x = PyLong_AsLongLongAndOverflow(v, &overflow);
     return !overflow;
+}
+
+/* An exact int's value in *x; 0 when it does not fit a long long. */
+FJCS_INLINE int exact_long(PyObject *v, long long *x) {
+    return exact_long_as(fjcs__long_layout, v, x);
 }
 
 /* Probe the layout, once per process (before the first walk). */
