@@ -11,6 +11,7 @@
 
 /* (walker.c's put_string_after, put_int_after and put_word come first) */
 #include "walker.h"
+#include "list_layout.h"
 #include "long_layout.h"
 #include "str_layout.h"
 
@@ -162,10 +163,12 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
-    const int layout = fjcs__long_layout;
+    const int layout = fjcs__long_layout, in_place = fjcs__list_layout;
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
-        PyObject *v = list ? PyList_GetItem(obj, i) : PyTuple_GetItem(obj, i);
+        PyObject *v = FJCS_LIKELY(in_place) ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
+                      : list                ? PyList_GetItem(obj, i)
+                                            : PyTuple_GetItem(obj, i);
         PyTypeObject *t = Py_TYPE(v);
         if (t == &PyUnicode_Type) {
             Py_ssize_t n;
