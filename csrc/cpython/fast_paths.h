@@ -204,8 +204,10 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
             lim = out->data + out->cap;
         } else if (t == &PyLong_Type) {
             long long x;
-            /* past +/-(2^53 - 1): value() refuses it */
-            if (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) break;
+            /* below 2^30 read first (within 2^53 - 1); past +/-(2^53 - 1): value() refuses it */
+            if (!(layout >= LONG_SIZE && small_long_of_layout(layout, v, &x)) &&
+                (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT))
+                break;
             ROOM(FJCS_INT_CHARS + 1)
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);

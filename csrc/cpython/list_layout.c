@@ -7,7 +7,6 @@
 
 int fjcs__list_probed = -1;
 int fjcs__list_layout = 0;
-size_t fjcs__list_items_at = sizeof(PyVarObject);
 size_t fjcs__tuple_items_at = sizeof(PyVarObject);
 
 /* Whether every item of sample lists and tuples of 0 to 5 items reads as the API gives it, with
@@ -36,7 +35,6 @@ static int reads_as_api(void) {
 static int probe_list_layout(void) {
     const size_t head = sizeof(PyVarObject), tuple_at[] = {head, head + sizeof(Py_hash_t)};
     for (size_t k = 0; k < sizeof tuple_at / sizeof *tuple_at; k++) {
-        fjcs__list_items_at = head;
         fjcs__tuple_items_at = tuple_at[k];
         int read = reads_as_api();
         if (read < 0) {

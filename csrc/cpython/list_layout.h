@@ -19,13 +19,13 @@
  */
 extern int fjcs__list_probed;      /* 1: the probe found both offsets; 0: none; -1: not probed yet */
 extern int fjcs__list_layout;      /* what the walker reads by: fjcs__list_probed, or 0 (the API) */
-extern size_t fjcs__list_items_at; /* a list's ob_item pointer, this many bytes in */
 extern size_t fjcs__tuple_items_at; /* a tuple's first item, this many bytes in */
 
-/* Item i (below its length) of list obj, read from the object. */
+/* Item i (below its length) of list obj, read from the object (its ob_item pointer right after
+ * its PyVarObject head). */
 FJCS_INLINE PyObject *list_item_of_layout(PyObject *obj, Py_ssize_t i) {
     PyObject **items;
-    memcpy(&items, (const unsigned char *)obj + fjcs__list_items_at, sizeof items);
+    memcpy(&items, (const unsigned char *)obj + sizeof(PyVarObject), sizeof items);
     return items[i];
 }
 

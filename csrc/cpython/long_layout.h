@@ -20,12 +20,34 @@ enum { LONG_UNPROBED, LONG_API, LONG_SIZE, LONG_TAG };
 extern int fjcs__long_probed; /* what the probe found (the process's CPython) */
 extern int fjcs__long_layout; /* what the walker reads by: fjcs__long_probed, or LONG_API */
 
+/* 1 with v's value in *x when v (an int laid out as `layout` says) is below 2^30 (one digit, or
+ * zero: most ints); else 0. The digit times the sign, -1, 0 or 1 (zero's digit, whatever it holds,
+ * times 0), as CPython reads a one-digit int itself. */
+FJCS_INLINE int small_long_of_layout(int layout, PyObject *v, long long *x) {
+    const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
+    uint64_t head;
+    uint32_t d;
+    memcpy(&head, p, sizeof head);
+    memcpy(&d, p + sizeof head, sizeof d); /* (every int has room for one digit) */
+    if (layout == LONG_SIZE && head + 1 <= 2) {
+        *x = (long long)(int64_t)head * (long long)d;
+        return 1;
+    }
+    if (layout == LONG_TAG && ((head | 2) == 10 || head == 1)) { /* one digit, + or -; zero */
+        *x = (1 - (long long)(head & 3)) * (long long)d;
+        return 1;
+    }
+    return 0;
+}
+
 /* 1 with v's value in *x when v (an int laid out as `layout` says) has at most 2 digits; else 0. */
 FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
+    if (small_long_of_layout(layout, v, x)) return 1;
     const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
     uint64_t head, digits;
     uint32_t d[2];
     memcpy(&head, p, sizeof head);
+    memcpy(&d[0], p + sizeof head, sizeof d[0]);
     int negative;
     if (layout == LONG_SIZE) {
         negative = (int64_t)head < 0;
@@ -45,7 +67,6 @@ FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
         *x = 0;
         return 1;
     }
-    memcpy(&d[0], p + sizeof head, sizeof d[0]);
     uint64_t u = d[0];
     if (digits == 2) {
         memcpy(&d[1], p + sizeof head + sizeof d[0], sizeof d[1]);
