@@ -49,7 +49,10 @@ if plan.direct:
             include_dirs=["csrc"],
             depends=[
                 *build_ffi._depends,
-                *(f"csrc/cpython/{name}.h" for name in ("walker", "direct", "long_layout", "str_layout", "list_layout", "fast_paths")),
+                *(
+                    f"csrc/cpython/{name}.h"
+                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout", "fast_paths")
+                ),
             ],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
             py_limited_api=True,
