@@ -21,20 +21,21 @@ extern int fjcs__long_probed; /* what the probe found (the process's CPython) */
 extern int fjcs__long_layout; /* what the walker reads by: fjcs__long_probed, or LONG_API */
 
 /* 1 with v's value in *x when v (an int laid out as `layout` says) is below 2^30 (one digit, or
- * zero: most ints); else 0. The digit times the sign, -1, 0 or 1 (zero's digit, whatever it holds,
- * times 0), as CPython reads a one-digit int itself. */
+ * zero: most ints); else 0. The digit times the sign, -1 or 1; zero's digit is not read (3.10
+ * may make a zero without one). */
 FJCS_INLINE int small_long_of_layout(int layout, PyObject *v, long long *x) {
     const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
     uint64_t head;
     uint32_t d;
     memcpy(&head, p, sizeof head);
-    memcpy(&d, p + sizeof head, sizeof d); /* (every int has room for one digit) */
-    if (layout == LONG_SIZE && head + 1 <= 2) {
-        *x = (long long)(int64_t)head * (long long)d;
+    /* ob_size -1 or 1 (3.10, 3.11); a tag of one digit, sign 0 (+) or 2 (-) (3.12 on) */
+    if (layout == LONG_SIZE ? head + 1 == 0 || head == 1 : (head | 2) == 10) {
+        memcpy(&d, p + sizeof head, sizeof d);
+        *x = (layout == LONG_SIZE ? (long long)(int64_t)head : 1 - (long long)(head & 3)) * (long long)d;
         return 1;
     }
-    if (layout == LONG_TAG && ((head | 2) == 10 || head == 1)) { /* one digit, + or -; zero */
-        *x = (1 - (long long)(head & 3)) * (long long)d;
+    if (head == (layout == LONG_SIZE ? 0u : 1u)) { /* zero: ob_size 0, or the tag's sign 1 */
+        *x = 0;
         return 1;
     }
     return 0;
