@@ -155,18 +155,18 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
 /* The items of the innermost list or tuple, from f->pos on, while they are of the types
  * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
  * the output's end is kept in locals here, as a store through a char pointer would otherwise make
- * the compiler read every field again. */
-FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
+ * the compiler read every field again. The items are read from the object when in_place is 1. */
+FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place) {
     fjcs_buf *out = w->out;
     PyObject *obj = f->obj;
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
-    const int layout = fjcs__long_layout, in_place = fjcs__list_layout;
+    const int layout = fjcs__long_layout;
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
-        PyObject *v = FJCS_LIKELY(in_place) ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
+        PyObject *v = in_place ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
                       : list                ? PyList_GetItem(obj, i)
                                             : PyTuple_GetItem(obj, i);
         PyTypeObject *t = Py_TYPE(v);
@@ -237,9 +237,11 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
     return rc;
 }
 
-/* items_of, made once for lists and once for tuples. */
+/* items_of, made for lists and for tuples, their items read from the object (cpython/list_layout.h)
+ * or through the API. */
 static int items(walk *w, wframe *f) {
-    return f->kind == K_LIST ? items_of(w, f, 1) : items_of(w, f, 0);
+    if (FJCS_LIKELY(fjcs__list_layout)) return f->kind == K_LIST ? items_of(w, f, 1, 1) : items_of(w, f, 0, 1);
+    return f->kind == K_LIST ? items_of(w, f, 1, 0) : items_of(w, f, 0, 0);
 }
 
 

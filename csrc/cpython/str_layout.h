@@ -52,12 +52,13 @@ FJCS_INLINE const char *ascii_of_layout(size_t offset, PyObject *v, Py_ssize_t *
  * once made; else NULL (nothing kept yet, or another str). */
 FJCS_INLINE const char *utf8_of_layout(size_t offset, PyObject *v, Py_ssize_t *n) {
     const unsigned char *o = (const unsigned char *)v;
-    uint32_t bits = str_state(v);
-    if (FJCS_LIKELY((bits & FJCS_STR_ASCII_MASK) == FJCS_STR_ASCII_BITS)) {
+    /* (an ascii str is of kind 1: the two bits tell the three cases apart) */
+    uint32_t bits = str_state(v) & (FJCS_STR_COMPACT | FJCS_STR_ASCII);
+    if (FJCS_LIKELY(bits == (FJCS_STR_COMPACT | FJCS_STR_ASCII))) {
         memcpy(n, o + sizeof(PyObject), sizeof *n);
         return (const char *)v + offset;
     }
-    if ((bits & (FJCS_STR_COMPACT | FJCS_STR_ASCII)) != FJCS_STR_COMPACT) return NULL;
+    if (bits != FJCS_STR_COMPACT) return NULL;
     const char *s;
     memcpy(&s, o + offset + sizeof(Py_ssize_t), sizeof s);
     memcpy(n, o + offset, sizeof *n);
