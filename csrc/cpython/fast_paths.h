@@ -247,7 +247,7 @@ static int items(walk *w, wframe *f) {
 
 /* The members of the innermost dict, from f->pos on, while no Python code has run since it was
  * read (run() checks: the values are the ones read then, held) and each name needs no escape and
- * its value is one written here: a compact ASCII str needing no escape (read from the object), an
+ * its value is one written here: a str needing no escape whose UTF-8 is read from the object, an
  * int within 2^53 - 1, a float ECMAScript writes, None, True, False; the bytes of run()'s
  * put_name and scalar(), the output's end kept in locals as in items_of. At any other member
  * nothing of it is written (what was is taken back), and run() writes it as before. */
@@ -265,7 +265,7 @@ FJCS_INLINE int members(walk *w, wframe *f) {
         const char *s = NULL;
         Py_ssize_t sn = 0;
         if (t == &PyUnicode_Type) {
-            if (offset == 0 || (s = ascii_of_layout(offset, v, &sn)) == NULL) break;
+            if (offset == 0 || (s = utf8_of_layout(offset, v, &sn)) == NULL) break;
         } else if (t == &PyFloat_Type) {
             if (!floats) break;
         } else if (t != &PyLong_Type && v != Py_None && v != Py_True && v != Py_False) {

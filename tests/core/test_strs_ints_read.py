@@ -134,6 +134,25 @@ def test_strs_of_every_kind_with_escapes_at_the_block_edges(reading, kind):
     assert agree(strs) == jcs_list(strs) == rfc8785.dumps(strs)
 
 
+def test_dict_members_of_every_kind(reading):
+    # A dict's plain members are written in a loop of their own (members() in fast_paths.h), a
+    # str's UTF-8 read from the object there too: catches a member's value taken from another's,
+    # or written without its escapes.
+    for kind, filler in sorted(FILLERS.items()):
+        values = [fresh(s) for s in list(edge_strs(filler))[:60]]
+        doc = {f"m{i:03d}": v for i, v in enumerate(values)}
+        doc["n"] = 7
+        want = (
+            "{"
+            + ",".join(
+                f'"{k}":' + jcs_string(doc[k]).decode() if isinstance(doc[k], str) else f'"{k}":7' for k in sorted(doc)
+            )
+            + "}"
+        ).encode()
+        assert agree(doc) == want, kind
+        assert agree([doc, doc]) == b"[" + want + b"," + want + b"]", kind
+
+
 def test_a_str_whose_utf8_is_kept_before_the_walk(reading):
     # CPython keeps a str's UTF-8 once asked for it (here, as a dict's name): the walker then reads
     # that; catches a kept UTF-8 of the wrong length or from another str.
