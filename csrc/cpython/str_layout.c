@@ -10,8 +10,9 @@ size_t fjcs__str_offset = 0;
 
 /* Whether the readers, with the header `offset` bytes long, answer as the API does for str v: the
  * same pointer and length for an ASCII one, "not compact ASCII" for any other, and for a
- * non-ASCII one no UTF-8 before the API is asked for it and its very pointer and length after.
- * -1: no str. */
+ * non-ASCII one no UTF-8 before the API is asked for it (or the one it answers with: 3.12 makes
+ * the one-character latin-1 strs with their UTF-8) and its very pointer and length after. -1: no
+ * str. */
 static int reads_as_api(size_t offset, PyObject *v, int ascii) {
     if (v == NULL) return -1;
     Py_ssize_t n = -1, kept = -1, want = -1;
@@ -21,7 +22,7 @@ static int reads_as_api(size_t offset, PyObject *v, int ascii) {
     if (api == NULL) return -1;
     const char *after = utf8_of_layout(offset, v, &kept);
     if (ascii) return got == api && after == api && n == want && kept == want && n == PyUnicode_GetLength(v);
-    return got == NULL && before == NULL && after == api && kept == want;
+    return got == NULL && (before == NULL || before == api) && after == api && kept == want;
 }
 
 /* The offset of a compact ASCII str's characters, which is also that of a compact non-ASCII
