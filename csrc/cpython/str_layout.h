@@ -16,8 +16,8 @@
  * 3.11, a wchar_t pointer, so the characters start 48 bytes (3.10, 3.11) or 40 bytes (3.12 on) in.
  * A compact str that is not ASCII (kind 1, 2 or 4) has two more fields right after that header:
  * the length of its UTF-8 and a pointer to it, which CPython fills the first time the UTF-8 is
- * asked for (PyUnicode_AsUTF8AndSize keeps it for the str's life) and which is that call's answer
- * from then on; while it is NULL, the walker asks the API, which makes it. Where the header ends
+ * asked for (PyUnicode_AsUTF8AndSize keeps it for the str's life; 3.12 makes some strs with it)
+ * and which is that call's answer from then on; while it is NULL, the walker asks the API, which makes it. Where the header ends
  * and that the two fields follow are checked once, on sample strs against the API, pointer for
  * pointer (probe_str_layout); where they do not hold (a debug build, another CPython), every str
  * goes through the API. Any other str (a legacy or non-compact one, a subclass's) goes through it
