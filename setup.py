@@ -42,13 +42,17 @@ if plan.direct:
                         "decimal_layout",
                         "long_layout",
                         "str_layout",
+                        "list_layout",
                     )
                 ),
             ],
             include_dirs=["csrc"],
             depends=[
                 *build_ffi._depends,
-                *(f"csrc/cpython/{name}.h" for name in ("walker", "direct", "long_layout", "str_layout", "fast_paths")),
+                *(
+                    f"csrc/cpython/{name}.h"
+                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout", "fast_paths")
+                ),
             ],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
             py_limited_api=True,

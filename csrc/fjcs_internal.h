@@ -206,9 +206,11 @@ FJCS_INLINE unsigned fjcs__copy16_escapes(char *dst, const uint8_t *src) {
 FJCS_INLINE int fjcs__copy_plain(char *dst, const uint8_t *s, size_t n) {
 #if FJCS_HAVE_SSE2
     if (n >= 16) {
-        for (size_t i = 0; i + 16 < n; i += 16)
+        size_t i = 0;
+        for (; i + 32 < n; i += 16)
             if (fjcs__copy16_escapes(dst + i, s + i)) return 0;
-        return fjcs__copy16_escapes(dst + n - 16, s + n - 16) == 0;
+        /* the last two blocks (which may overlap, or be one), both copied, then their masks tested */
+        return (fjcs__copy16_escapes(dst + i, s + i) | fjcs__copy16_escapes(dst + n - 16, s + n - 16)) == 0;
     }
 #endif
     if (n >= 8) {

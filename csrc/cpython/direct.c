@@ -18,6 +18,7 @@
  * freed when it ends (enter, leave).
  */
 #include "direct.h"
+#include "list_layout.h"
 
 static void state_clear(state *s) {
     Py_CLEAR(s->resume);
@@ -569,6 +570,7 @@ static PyMethodDef methods[] = {
      "the object's layout (checked once against the API on sample strs) rather than through the API; "
      "with flag, sets it and returns the previous setting (for tests: both readings give the same "
      "text)."},
+    {"list_layout", (PyCFunction)(void (*)(void))direct_list_layout, METH_FASTCALL, FJCS_DOC_LIST_LAYOUT},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,
      "held_text_limit([n]) -> int: the longest text (bytes) parsed here with the GIL held; a longer "
      "one is answered None and goes through cffi, which releases it. With n (an int >= 0), sets the "

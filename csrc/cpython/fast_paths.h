@@ -11,6 +11,7 @@
 
 /* (walker.c's put_string_after, put_int_after and put_word come first) */
 #include "walker.h"
+#include "list_layout.h"
 #include "long_layout.h"
 #include "str_layout.h"
 
@@ -154,29 +155,37 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
 /* The items of the innermost list or tuple, from f->pos on, while they are of the types
  * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
  * the output's end is kept in locals here, as a store through a char pointer would otherwise make
- * the compiler read every field again. */
-FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
+ * the compiler read every field again. The items are read from the object when in_place is 1. */
+FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place) {
     fjcs_buf *out = w->out;
     PyObject *obj = f->obj;
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
+    /* (read once: the stores through dst may alias them, and no Python code changes them) */
+    const size_t offset = fjcs__str_offset;
+    const int layout = fjcs__long_layout;
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
-        PyObject *v = list ? PyList_GetItem(obj, i) : PyTuple_GetItem(obj, i);
+        PyObject *v = in_place ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
+                      : list                ? PyList_GetItem(obj, i)
+                                            : PyTuple_GetItem(obj, i);
         PyTypeObject *t = Py_TYPE(v);
         if (t == &PyUnicode_Type) {
             Py_ssize_t n;
-            Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
-            const char *s = utf8_of_exact(v, &n);
-            if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
-                PyErr_Clear();
-                out->len = (size_t)(dst - out->data);
-                rc = i > 0 && put_word(out, ",", 1) != WK_OK ? WK_NOMEM : refuse_at(w, v);
-                Py_DECREF(v);
-                f->pos = i + 1;
-                return rc;
+            const char *s = offset != 0 ? utf8_of_layout(offset, v, &n) : NULL;
+            if (FJCS_UNLIKELY(s == NULL)) { /* the API's (it may make the UTF-8) */
+                Py_INCREF(v); /* held: a lone surrogate's exception may run a finalizer (see scalar()) */
+                s = PyUnicode_AsUTF8AndSize(v, &n);
+                if (FJCS_UNLIKELY(s == NULL)) { /* refused where value() refuses it, after the comma */
+                    PyErr_Clear();
+                    out->len = (size_t)(dst - out->data);
+                    rc = i > 0 && put_word(out, ",", 1) != WK_OK ? WK_NOMEM : refuse_at(w, v);
+                    Py_DECREF(v);
+                    f->pos = i + 1;
+                    return rc;
+                }
+                Py_DECREF(v); /* (the list holds it: no Python code ran) */
             }
-            Py_DECREF(v); /* (the list holds it: no Python code ran) */
             ROOM(n + 3)
             *dst = ',';
             dst += i != 0;
@@ -195,8 +204,10 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
             lim = out->data + out->cap;
         } else if (t == &PyLong_Type) {
             long long x;
-            /* past +/-(2^53 - 1): value() refuses it */
-            if (!exact_long(v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT) break;
+            /* below 2^30 read first (within 2^53 - 1); past +/-(2^53 - 1): value() refuses it */
+            if (!(layout >= LONG_SIZE && small_long_of_layout(layout, v, &x)) &&
+                (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT))
+                break;
             ROOM(FJCS_INT_CHARS + 1)
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
@@ -226,15 +237,17 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list) {
     return rc;
 }
 
-/* items_of, made once for lists and once for tuples. */
+/* items_of, made for lists and for tuples, their items read from the object (cpython/list_layout.h)
+ * or through the API. */
 static int items(walk *w, wframe *f) {
-    return f->kind == K_LIST ? items_of(w, f, 1) : items_of(w, f, 0);
+    if (FJCS_LIKELY(fjcs__list_layout)) return f->kind == K_LIST ? items_of(w, f, 1, 1) : items_of(w, f, 0, 1);
+    return f->kind == K_LIST ? items_of(w, f, 1, 0) : items_of(w, f, 0, 0);
 }
 
 
 /* The members of the innermost dict, from f->pos on, while no Python code has run since it was
  * read (run() checks: the values are the ones read then, held) and each name needs no escape and
- * its value is one written here: a compact ASCII str needing no escape (read from the object), an
+ * its value is one written here: a str needing no escape whose UTF-8 is read from the object, an
  * int within 2^53 - 1, a float ECMAScript writes, None, True, False; the bytes of run()'s
  * put_name and scalar(), the output's end kept in locals as in items_of. At any other member
  * nothing of it is written (what was is taken back), and run() writes it as before. */
@@ -252,7 +265,7 @@ FJCS_INLINE int members(walk *w, wframe *f) {
         const char *s = NULL;
         Py_ssize_t sn = 0;
         if (t == &PyUnicode_Type) {
-            if (offset == 0 || (s = ascii_of_layout(offset, v, &sn)) == NULL) break;
+            if (offset == 0 || (s = utf8_of_layout(offset, v, &sn)) == NULL) break;
         } else if (t == &PyFloat_Type) {
             if (!floats) break;
         } else if (t != &PyLong_Type && v != Py_None && v != Py_True && v != Py_False) {

@@ -20,12 +20,35 @@ enum { LONG_UNPROBED, LONG_API, LONG_SIZE, LONG_TAG };
 extern int fjcs__long_probed; /* what the probe found (the process's CPython) */
 extern int fjcs__long_layout; /* what the walker reads by: fjcs__long_probed, or LONG_API */
 
+/* 1 with v's value in *x when v (an int laid out as `layout` says) is below 2^30 (one digit, or
+ * zero: most ints); else 0. The digit times the sign, -1 or 1; zero's digit is not read (3.10
+ * may make a zero without one). */
+FJCS_INLINE int small_long_of_layout(int layout, PyObject *v, long long *x) {
+    const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
+    uint64_t head;
+    uint32_t d;
+    memcpy(&head, p, sizeof head);
+    /* ob_size -1 or 1 (3.10, 3.11); a tag of one digit, sign 0 (+) or 2 (-) (3.12 on) */
+    if (layout == LONG_SIZE ? head + 1 == 0 || head == 1 : (head | 2) == 10) {
+        memcpy(&d, p + sizeof head, sizeof d);
+        *x = (layout == LONG_SIZE ? (long long)(int64_t)head : 1 - (long long)(head & 3)) * (long long)d;
+        return 1;
+    }
+    if (head == (layout == LONG_SIZE ? 0u : 1u)) { /* zero: ob_size 0, or the tag's sign 1 */
+        *x = 0;
+        return 1;
+    }
+    return 0;
+}
+
 /* 1 with v's value in *x when v (an int laid out as `layout` says) has at most 2 digits; else 0. */
 FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
+    if (small_long_of_layout(layout, v, x)) return 1;
     const unsigned char *p = (const unsigned char *)v + sizeof(PyObject);
     uint64_t head, digits;
     uint32_t d[2];
     memcpy(&head, p, sizeof head);
+    memcpy(&d[0], p + sizeof head, sizeof d[0]);
     int negative;
     if (layout == LONG_SIZE) {
         negative = (int64_t)head < 0;
@@ -45,7 +68,6 @@ FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
         *x = 0;
         return 1;
     }
-    memcpy(&d[0], p + sizeof head, sizeof d[0]);
     uint64_t u = d[0];
     if (digits == 2) {
         memcpy(&d[1], p + sizeof head + sizeof d[0], sizeof d[1]);
@@ -55,12 +77,18 @@ FJCS_INLINE int long_of_layout(int layout, PyObject *v, long long *x) {
     return 1;
 }
 
-/* An exact int's value in *x; 0 when it does not fit a long long. */
-FJCS_INLINE int exact_long(PyObject *v, long long *x) {
-    if (FJCS_LIKELY(fjcs__long_layout >= LONG_SIZE) && long_of_layout(fjcs__long_layout, v, x)) return 1;
+/* An exact int's value in *x, read as `layout` says (fjcs__long_layout, read once by a loop); 0
+ * when it does not fit a long long. */
+FJCS_INLINE int exact_long_as(int layout, PyObject *v, long long *x) {
+    if (FJCS_LIKELY(layout >= LONG_SIZE) && long_of_layout(layout, v, x)) return 1;
     int overflow = 0;
     *x = PyLong_AsLongLongAndOverflow(v, &overflow);
     return !overflow;
+}
+
+/* An exact int's value in *x; 0 when it does not fit a long long. */
+FJCS_INLINE int exact_long(PyObject *v, long long *x) {
+    return exact_long_as(fjcs__long_layout, v, x);
 }
 
 /* Probe the layout, once per process (before the first walk). */

@@ -1,6 +1,6 @@
 /*
- * cpython/str_layout.c: where CPython's compact ASCII strs hold their characters, probed once on
- * sample strs against the API (cpython/str_layout.h says what is read; walk_str_layout is the
+ * cpython/str_layout.c: where CPython's compact ASCII strs hold their characters and compact
+ * non-ASCII ones the UTF-8 they keep, probed once on sample strs against the API (cpython/str_layout.h says what is read; walk_str_layout is the
  * test hook).
  */
 #include "str_layout.h"
@@ -8,19 +8,25 @@
 size_t fjcs__str_probed = SIZE_MAX;
 size_t fjcs__str_offset = 0;
 
-/* Whether the reader, with the characters at `offset`, answers as the API does for str v: the
- * same pointer and length for an ASCII one, "not compact ASCII" for any other. -1: no str. */
+/* Whether the readers, with the header `offset` bytes long, answer as the API does for str v: the
+ * same pointer and length for an ASCII one, "not compact ASCII" for any other, and for a
+ * non-ASCII one no UTF-8 before the API is asked for it (or the one it answers with: 3.12 makes
+ * the one-character latin-1 strs with their UTF-8) and its very pointer and length after. -1: no
+ * str. */
 static int reads_as_api(size_t offset, PyObject *v, int ascii) {
     if (v == NULL) return -1;
-    Py_ssize_t n = -1, want = -1;
+    Py_ssize_t n = -1, kept = -1, want = -1;
+    const char *before = ascii ? NULL : utf8_of_layout(offset, v, &kept);
     const char *got = ascii_of_layout(offset, v, &n);
     const char *api = PyUnicode_AsUTF8AndSize(v, &want);
     if (api == NULL) return -1;
-    return ascii ? got == api && n == want && n == PyUnicode_GetLength(v) : got == NULL;
+    const char *after = utf8_of_layout(offset, v, &kept);
+    if (ascii) return got == api && after == api && n == want && kept == want && n == PyUnicode_GetLength(v);
+    return got == NULL && (before == NULL || before == api) && after == api && kept == want;
 }
 
-/* The offset of a compact ASCII str's characters (0 when neither candidate reads all samples as
- * the API does). */
+/* The offset of a compact ASCII str's characters, which is also that of a compact non-ASCII
+ * str's UTF-8 length and pointer (0 when neither candidate reads all samples as the API does). */
 static size_t probe_str_layout(void) {
     static const char *const ascii[] = {"", "a", "ab", "abc", "name", "id_7", "abcdefg", "abcdefgh",
                                         "a longer name, with spaces", "0123456789abcdef0123456789abcdef0"};

@@ -29,6 +29,7 @@
  * answer, a reading of the value as it is now, is the answer.
  */
 #include "walker.h"
+#include "list_layout.h"
 #include "long_layout.h"
 #include "str_layout.h"
 
@@ -510,6 +511,7 @@ int walk_run(walk *w, PyObject *obj) {
     }
     fjcs__long_probe_once();
     fjcs__str_probe_once();
+    fjcs__list_probe_once();
     int rc = value(w, obj, 0);
     if (rc == WK_OK) rc = run(w);
     return rc;
