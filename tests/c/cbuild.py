@@ -3,12 +3,15 @@
 `load(module, cdef)` compiles csrc/ into a cffi module of that name whose cdef is the public one
 plus `cdef` (declarations of fjcs__ functions), once per content of the sources: the build is kept
 in build/test-ext/<hash> and reused until a source, a header, build_ffi.py or `cdef` changes.
+`load_or_skip(module, cdef)` is what a test module calls at import: `load`, where the extension
+itself is built.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -35,3 +38,18 @@ def load(module: str, cdef: str) -> ModuleType:
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)
     return loaded
+
+
+def load_or_skip(module: str, cdef: str) -> ModuleType:
+    """`load`, where the extension itself is built (a compiler is there): skips the calling test
+    module where it is not, and raises instead under FASTJCS_REQUIRE_NATIVE=1 (CI), where a missing
+    build is a failure."""
+    import pytest
+
+    try:
+        import fastjcs._native_ext  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the build
+        if os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0"):
+            raise
+        pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
+    return load(module, cdef)

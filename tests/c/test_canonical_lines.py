@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import re
 import sys
@@ -23,22 +22,14 @@ import rfc8785
 
 from fastjcs.core import python_backend as _python
 
-REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "c"))
 import cbuild  # noqa: E402
 
-try:
-    import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
-
-    _test_build = cbuild.load(
-        "_fjcs_test_canonical",
-        "int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, int flags);",
-    )
-except ImportError as exc:  # pragma: no cover - depends on the build
-    if REQUIRE_NATIVE:
-        raise
-    pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
+_test_build = cbuild.load_or_skip(
+    "_fjcs_test_canonical",
+    "int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, int flags);",
+)
 lib = _test_build.lib
 
 STRICT, INTEGERS_ONLY = 1, 2

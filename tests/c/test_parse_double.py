@@ -35,17 +35,10 @@ sys.path.insert(0, str(ROOT / "tests" / "c"))
 import cbuild  # noqa: E402
 import gen_parse_corpus as corpus  # noqa: E402  (the sanitizer corpus shares these helpers)
 
-try:
-    import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
-
-    # The reader is internal (text.c calls it): a test build of the core declares it.
-    _test_build = cbuild.load(
-        "_fjcs_test_parse", "fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);"
-    )
-except ImportError as exc:  # pragma: no cover - depends on the build
-    if REQUIRE_NATIVE:
-        raise
-    pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
+# The reader is internal (text.c calls it): a test build of the core declares it.
+_test_build = cbuild.load_or_skip(
+    "_fjcs_test_parse", "fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);"
+)
 ffi, lib = _test_build.ffi, _test_build.lib
 
 Outcome = Union[int, str]  # the bits of the double, or "overflow" / "syntax"

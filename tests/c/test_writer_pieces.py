@@ -6,7 +6,6 @@ at 2^53 - 1), and strings with a byte to escape at every position of every lengt
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 from pathlib import Path
@@ -14,23 +13,15 @@ from pathlib import Path
 import pytest
 import rfc8785
 
-REQUIRE_NATIVE = os.environ.get("FASTJCS_REQUIRE_NATIVE", "") not in ("", "0")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "c"))
 import cbuild  # noqa: E402
 
-try:
-    import fastjcs._native_ext  # noqa: F401  (where the extension builds, so does the test build)
-
-    _test_build = cbuild.load(
-        "_fjcs_test_writer",
-        "fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v);\n"
-        "fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n);",
-    )
-except ImportError as exc:  # pragma: no cover - depends on the build
-    if REQUIRE_NATIVE:
-        raise
-    pytest.skip(f"C extension not built: {exc}", allow_module_level=True)
+_test_build = cbuild.load_or_skip(
+    "_fjcs_test_writer",
+    "fjcs_code fjcs__write_int(fjcs_buf *out, int64_t v);\n"
+    "fjcs_code fjcs__write_string(fjcs_buf *out, const uint8_t *s, size_t n);",
+)
 ffi, lib = _test_build.ffi, _test_build.lib
 
 
