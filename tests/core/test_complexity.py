@@ -101,10 +101,12 @@ def test_a_long_stdin_line_takes_linear_time(cli_backend):
 
 def test_a_failing_line_costs_a_few_good_ones(cli_backend):
     """N lines that fail against N that do not, of the same shape, in the same run: a failed line
-    built an exception, a position and two Python objects, 50x the cost of a good line in C."""
+    built an exception, a position and two Python objects, 50x the cost of a good line in C. Both
+    go through the parser: the names are out of order, as a line already canonical is hashed
+    where it lies (csrc/canonical.c), a cost no failing line can have."""
     n = 400_000 if cli_backend["FASTJCS_BACKEND"] == "native" else 20_000
-    good = b"".join(b'{"id":%d,"name":"abc","v":[1,2]}\n' % i for i in range(n))
-    bad = b"".join(b'{"id":%d,"name":"abc","v":[1,2],}\n' % i for i in range(n))
+    good = b"".join(b'{"name":"abc","id":%d,"v":[1,2]}\n' % i for i in range(n))
+    bad = b"".join(b'{"name":"abc","id":%d,"v":[1,2],}\n' % i for i in range(n))
     start = child_cpu(("digest", "--jsonl"), b"", cli_backend)
     good_cpu, bad_cpu = (child_cpu(("digest", "--jsonl"), data, cli_backend) - start for data in (good, bad))
     assert bad_cpu / good_cpu < 5, (good_cpu, bad_cpu)
