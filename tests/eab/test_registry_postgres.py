@@ -167,7 +167,9 @@ def _hold_row_lock(url: str, eid: str):
 
 def test_pool_runs_threads_side_by_side(schemas):
     """A call blocked on a row lock holds one pooled connection: with two, another thread's calls
-    go on meanwhile; with one, they wait until the blocked call has finished."""
+    go on meanwhile; with one, they wait until the blocked call has finished. With two, the lock is
+    released only once the other calls are done (or after 10 s, when they wait: the failure), so
+    that a loaded machine's slow calls cannot pass for waiting ones."""
     url = schemas.new()
     ExecutionRegistry.create(url).close()
     for size in (2, 1):
@@ -180,8 +182,10 @@ def test_pool_runs_threads_side_by_side(schemas):
                 reg.finalize(AGENT, f"held-{size}", "completed")
                 ends.append("finalize")
 
-            def release(outside=outside):
-                time.sleep(1.0)
+            admitted = threading.Event()
+
+            def release(outside=outside, admitted=admitted, size=size):
+                admitted.wait(timeout=10.0 if size == 2 else 1.0)
                 outside.close()
 
             blocked = threading.Thread(target=finalize)
@@ -192,6 +196,7 @@ def test_pool_runs_threads_side_by_side(schemas):
             for n in range(5):
                 assert reg.admit(AGENT, f"free-{size}-{n}", B1) is Admission.ADMITTED
             ends.append("admits")
+            admitted.set()
             blocked.join(timeout=30)
             releaser.join(timeout=30)
             assert reg.get(AGENT, f"held-{size}").state == "completed"
