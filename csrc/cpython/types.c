@@ -22,6 +22,7 @@
  */
 #include "walker.h"
 #include "long_layout.h"
+#include "type_version.h"
 
 /* ---- Registration ---------------------------------------------------------------------------- */
 
@@ -39,7 +40,7 @@ void types_clear(stdtypes *t) {
 
 PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 11) return PyErr_Format(PyExc_TypeError, "register_types takes 11 arguments");
-    if (t->held != NULL) Py_RETURN_NONE; /* once: a walk in progress may be using them */
+    if (t->held != NULL) return type_versions_hook(); /* once: a walk in progress may be using them */
     for (int i = 0; i < 10; i++)
         if (i != 1 && !PyType_Check(args[i]))
             return PyErr_Format(PyExc_TypeError, "register_types: argument %d is not a type", i + 1);
@@ -77,7 +78,8 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.decimal_ok = probe_decimal(n.decimal);
     types_dataclass_register(&n);
     *t = n;
-    Py_RETURN_NONE;
+    fjcs__tag_probe_once();
+    return type_versions_hook();
 fail:
     types_clear(&n);
     return NULL;
@@ -407,15 +409,21 @@ static void hex8(char *p, uint64_t x) {
  * class has now, as the reference reads it, and counted: that code may have changed what is
  * being walked. */
 static int put_uuid(walk *w, PyObject *v) {
-    const stdtypes *t = w->s->types;
-    PyObject *str = PyObject_GetAttr((PyObject *)t->uuid, t->str_);
-    if (str == NULL) return WK_ERROR;
-    Py_DECREF(str);
-    if (str != t->uuid_str) return TY_CALL; /* (compared by address only: uuid_str is held) */
-    PyObject *slot = PyObject_GetAttr((PyObject *)t->uuid, t->int_);
-    if (slot == NULL) return WK_ERROR;
-    Py_DECREF(slot);
-    if (slot != t->uuid_int) w->calls++;
+    stdtypes *t = w->s->types;
+    unsigned tag = type_tag(t->uuid);
+    if (tag == 0 || tag != t->uuid_tag) { /* (the class unchanged since both were found as registered) */
+        PyObject *str = PyObject_GetAttr((PyObject *)t->uuid, t->str_);
+        if (str == NULL) return WK_ERROR;
+        Py_DECREF(str);
+        if (str != t->uuid_str) return TY_CALL; /* (compared by address only: uuid_str is held) */
+        PyObject *slot = PyObject_GetAttr((PyObject *)t->uuid, t->int_);
+        if (slot == NULL) return WK_ERROR;
+        Py_DECREF(slot);
+        if (slot != t->uuid_int) w->calls++;
+        /* kept when the class had its tag before both reads and still has it (a class given its
+         * first tag by these reads is kept at the next UUID) */
+        t->uuid_tag = slot == t->uuid_int && tag != 0 && type_tag(t->uuid) == tag ? tag : 0;
+    }
     PyObject *n = PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
     uint64_t hi = 0, lo = 0;
