@@ -388,6 +388,12 @@ static int open_members(walk *w, PyObject *v, const dc_entry *e) {
     return rc;
 }
 
+int types_dataclass_known(const stdtypes *t, PyTypeObject *type) {
+    const dc_entry *e = t->dc[slot_of(type)];
+    unsigned tag;
+    return e != NULL && e->type == type && e->tag != 0 && (tag = type_tag(type)) == e->tag;
+}
+
 int types_dataclass(walk *w, PyObject *v, PyObject **result) {
     stdtypes *t = w->s->types;
     PyTypeObject *type = Py_TYPE(v);

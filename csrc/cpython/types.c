@@ -27,6 +27,7 @@
 /* ---- Registration ---------------------------------------------------------------------------- */
 
 static int probe_layout(stdtypes *t);
+static Py_ssize_t probe_uuid_int(const stdtypes *n);
 
 void types_clear(stdtypes *t) {
     Py_CLEAR(t->held);
@@ -76,6 +77,7 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);
     n.decimal_ok = probe_decimal(n.decimal);
+    n.uuid_at = probe_uuid_int(&n);
     types_dataclass_register(&n);
     *t = n;
     fjcs__tag_probe_once();
@@ -83,6 +85,35 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
 fail:
     types_clear(&n);
     return NULL;
+}
+
+/* Where a UUID object keeps its int: the one place in a sample object that holds what its `int`
+ * reads (0 when it is not found once, or the sample cannot be made). */
+static Py_ssize_t probe_uuid_int(const stdtypes *n) {
+    PyObject *big = PyLong_FromString("123456789012345678901234567890123", NULL, 10); /* (below 2^128) */
+    PyObject *args = PyTuple_New(0), *kwargs = big ? Py_BuildValue("{sO}", "int", big) : NULL;
+    PyObject *u = args && kwargs ? PyObject_Call((PyObject *)n->uuid, args, kwargs) : NULL;
+    PyObject *got = u ? PyObject_GetAttr(u, n->int_) : NULL;
+    PyObject *size = PyObject_GetAttrString((PyObject *)n->uuid, "__basicsize__");
+    Py_ssize_t bytes = size ? PyLong_AsSsize_t(size) : -1, at = 0, found = 0;
+    for (Py_ssize_t off = (Py_ssize_t)sizeof(PyObject); got && u && Py_TYPE(u) == n->uuid &&
+                                                        off + (Py_ssize_t)sizeof(PyObject *) <= bytes;
+         off += (Py_ssize_t)sizeof(PyObject *)) {
+        PyObject *p;
+        memcpy(&p, (const char *)u + off, sizeof p);
+        if (p == got) {
+            at = off;
+            found++;
+        }
+    }
+    Py_XDECREF(big);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(u);
+    Py_XDECREF(got);
+    Py_XDECREF(size);
+    PyErr_Clear();
+    return found == 1 ? at : 0;
 }
 
 /* ---- Writing --------------------------------------------------------------------------------- */
@@ -411,6 +442,7 @@ static void hex8(char *p, uint64_t x) {
 static int put_uuid(walk *w, PyObject *v) {
     stdtypes *t = w->s->types;
     unsigned tag = type_tag(t->uuid);
+    int registered = 1; /* (UUID's `int` is the slot it was) */
     if (tag == 0 || tag != t->uuid_tag) { /* (the class unchanged since both were found as registered) */
         PyObject *str = PyObject_GetAttr((PyObject *)t->uuid, t->str_);
         if (str == NULL) return WK_ERROR;
@@ -420,11 +452,16 @@ static int put_uuid(walk *w, PyObject *v) {
         if (slot == NULL) return WK_ERROR;
         Py_DECREF(slot);
         if (slot != t->uuid_int) w->calls++;
+        registered = slot == t->uuid_int;
         /* kept when the class had its tag before both reads and still has it (a class given its
          * first tag by these reads is kept at the next UUID) */
-        t->uuid_tag = slot == t->uuid_int && tag != 0 && type_tag(t->uuid) == tag ? tag : 0;
+        t->uuid_tag = registered && tag != 0 && type_tag(t->uuid) == tag ? tag : 0;
     }
-    PyObject *n = PyObject_GetAttr(v, t->int_);
+    /* while `int` is the slot registered, what it reads is read from the object (held: a
+     * finalizer run by an allocation below may set another); an empty slot raises by getattr */
+    PyObject *n = NULL;
+    if (registered && t->layout && t->uuid_at) memcpy(&n, (const char *)v + t->uuid_at, sizeof n);
+    n = n != NULL ? Py_NewRef(n) : PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
     uint64_t hi = 0, lo = 0;
     int ok = !PyLong_CheckExact(n) ? 0 : uuid_bits_of_layout(n, &hi, &lo) ? 1 : uuid_bits_of_api(t, n, &hi, &lo);
@@ -482,6 +519,8 @@ int types_convert(walk *w, PyObject *v, PyObject **result) {
     if (type == t->datetime || type == t->date || type == t->time) return put_datetime(w, v, type);
     if (type == t->uuid) return put_uuid(w, v);
     if (type == t->decimal) return put_decimal(w, v);
+    /* a class found a dataclass, and none of those, while it keeps its tag (its MRO unchanged) */
+    if (types_dataclass_known(t, type)) return types_dataclass(w, v, result);
     /* StdlibTypes.__call__'s order: a subclass of those (an Enum that is also a date, say) is its */
     if (PyType_IsSubtype(type, t->date) || PyType_IsSubtype(type, t->time) || PyType_IsSubtype(type, t->uuid) ||
         PyType_IsSubtype(type, t->decimal))

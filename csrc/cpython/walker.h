@@ -83,6 +83,7 @@ typedef struct stdtypes {
     PyObject *sixty_four; /* the int 64 */
     PyObject *uuid_int, *uuid_str; /* UUID's `int` (its slot) and `__str__` as registered */
     unsigned uuid_tag;  /* UUID's version tag when they were last found so (0: none; type_version.h) */
+    Py_ssize_t uuid_at; /* where a UUID object keeps its int (the slot `int` reads; 0: not found) */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
     int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
     int decimal_ok;     /* Decimal objects are laid out as types.c reads them */
@@ -198,6 +199,9 @@ int types_convert(walk *w, PyObject *v, PyObject **result);
  * with *result the dict the reference makes, TY_CALL when it is no dataclass, WK_REFUSE at the
  * depth limit (nothing read), WK_NOMEM, WK_ERROR (cpython/dataclass.c). */
 int types_dataclass(walk *w, PyObject *v, PyObject **result);
+/* Whether type was found a dataclass by types_dataclass (so of none of the types before it in
+ * StdlibTypes.__call__'s order) and has kept the version tag it had then (cpython/dataclass.c). */
+int types_dataclass_known(const stdtypes *t, PyTypeObject *type);
 void types_dataclass_clear(stdtypes *t);
 /* Find where dataclasses.Field objects keep their name and _field_type (at registration). */
 void types_dataclass_register(stdtypes *t);

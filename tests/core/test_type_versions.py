@@ -102,6 +102,23 @@ def test_a_uuid_int_patched_between_calls(versions, monkeypatch):
     assert answer == ("ok", b'["00000000-0000-0000-0000-0000000000ff"]')
 
 
+def test_a_uuid_whose_int_slot_is_empty_or_set_again(versions):
+    # UUID's int read from its slot (while the class's `int` is the slot registered): an empty slot
+    # raises as getattr does, and a slot set again mid-call is read as it is then
+    empty = object.__new__(uuid.UUID)
+    assert same_as_reference([U, empty], stdlib_types)[0] == "error"
+    other = uuid.UUID(int=1)
+
+    def fallback(value):
+        object.__setattr__(other, "int", 2)
+        return "t"
+
+    answer = same_as_reference(
+        [other, Trigger(), other], StdlibTypes(fallback), None, lambda: object.__setattr__(other, "int", 1)
+    )
+    assert answer == ("ok", b'["00000000-0000-0000-0000-000000000001","t","00000000-0000-0000-0000-000000000002"]')
+
+
 class Trigger:
     """A value only the fallback converts: where Python code runs in the middle of a walk."""
 
