@@ -28,7 +28,7 @@ static void *word_at(PyTypeObject *type, size_t at) {
  * it) are where the layout has them, for type. */
 static int anchors_hold(PyTypeObject *type, size_t head, size_t word) {
     unsigned long flags;
-    memcpy(&flags, (const char *)type + head + 18 * word, sizeof flags);
+    memcpy(&flags, (const char *)type + FJCS_TYPE_FLAGS_AT, sizeof flags);
     return flags == PyType_GetFlags(type) && word_at(type, head + 37 * word) == PyType_GetSlot(type, Py_tp_free) &&
            word_at(type, head + 38 * word) == PyType_GetSlot(type, Py_tp_is_gc) &&
            word_at(type, head + 46 * word) == PyType_GetSlot(type, Py_tp_finalize);

@@ -29,9 +29,17 @@ extern size_t fjcs__tag_probed; /* where the probe found the tag (0: nowhere; SI
 extern size_t fjcs__tag_at;     /* where it is read (fjcs__tag_probed, or 0: never read) */
 extern unsigned long fjcs__tag_flag; /* the flag that must be set too (3.11, 3.12), or 0 */
 
+/* Where tp_flags is (the probe checks it against PyType_GetFlags before any tag is read). */
+#define FJCS_TYPE_FLAGS_AT (sizeof(PyVarObject) + 18 * sizeof(void *))
+
 /* The version tag of type, 0 when it has none or tags are not read. */
 FJCS_INLINE unsigned type_tag(PyTypeObject *type) {
-    if (fjcs__tag_at == 0 || (fjcs__tag_flag && !(PyType_GetFlags(type) & fjcs__tag_flag))) return 0;
+    if (fjcs__tag_at == 0) return 0;
+    if (fjcs__tag_flag) { /* (PyType_GetFlags's answer, read in place: a call costs more than the rest) */
+        unsigned long flags;
+        memcpy(&flags, (const char *)type + FJCS_TYPE_FLAGS_AT, sizeof flags);
+        if (!(flags & fjcs__tag_flag)) return 0;
+    }
     unsigned tag;
     memcpy(&tag, (const char *)type + fjcs__tag_at, sizeof tag);
     return tag;
