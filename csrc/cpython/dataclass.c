@@ -81,7 +81,8 @@ void types_dataclass_clear(stdtypes *t) {
  * registration (probe_field: sentinel objects set as the attributes of a Field, looked for in
  * the object), and a slot is read in place of the attribute only for an object of the exact class
  * whose attribute lookup is the generic one and whose two attributes are still the descriptors
- * found then (checked once per dataclass read: a class changed since, a descriptor replaced by a
+ * found then (checked once per dataclass read, or once while Field keeps the version tag it had
+ * when found so: cpython/type_version.h; a class changed since, a descriptor replaced by a
  * property, is read through the attributes). An empty slot (an attribute never set) is read
  * through the attribute too, which raises as the reference's read raises.
  */

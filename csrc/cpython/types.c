@@ -434,11 +434,12 @@ static void hex8(char *p, uint64_t x) {
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
  * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
  * class is read as the standard library ships it (the walker asks no __class__: types_sealed),
- * checked at each UUID against what was registered: a __str__ of its own since is the
- * reference's to call; while its `int` is the slot it was, whose read runs no Python code,
- * w->calls is not counted, and an `int` patched since (a property, say) is read through what the
- * class has now, as the reference reads it, and counted: that code may have changed what is
- * being walked. */
+ * checked against what was registered at each UUID, or once while the class keeps the version
+ * tag it had when found so (cpython/type_version.h): a __str__ of its own since is the
+ * reference's to call; while its `int` is the slot it was, whose read runs no Python code, the int
+ * is read from the object (where probe_uuid_int found it) and w->calls is not counted, and an
+ * `int` patched since (a property, say) is read through what the class has now, as the reference
+ * reads it, and counted: that code may have changed what is being walked. */
 static int put_uuid(walk *w, PyObject *v) {
     stdtypes *t = w->s->types;
     unsigned tag = type_tag(t->uuid);
