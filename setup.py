@@ -43,6 +43,7 @@ if plan.direct:
                         "long_layout",
                         "str_layout",
                         "list_layout",
+                        "type_version",
                     )
                 ),
             ],
@@ -51,7 +52,8 @@ if plan.direct:
                 *build_ffi._depends,
                 *(
                     f"csrc/cpython/{name}.h"
-                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout", "fast_paths")
+                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout",
+                        "type_version", "fast_paths")
                 ),
             ],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
