@@ -43,6 +43,7 @@ if plan.direct:
                         "long_layout",
                         "str_layout",
                         "list_layout",
+                        "hooks",
                     )
                 ),
             ],

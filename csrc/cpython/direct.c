@@ -484,35 +484,6 @@ static PyObject *direct_register_types(PyObject *module, PyObject *const *args, 
     return types_register(&get_state(module)->own_types, args, nargs);
 }
 
-/* datetime_layout([flag]): see methods. */
-static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    stdtypes *t = &get_state(module)->own_types;
-    int previous = t->layout;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "datetime_layout takes at most 1 argument");
-    if (nargs == 1) {
-        int flag = PyObject_IsTrue(args[0]);
-        if (flag < 0) return NULL;
-        if (t->held == NULL)
-            return PyErr_Format(PyExc_ValueError, "no types are registered yet (fastjcs.stdlib_types registers them)");
-        if (flag && !t->layout_ok)
-            return PyErr_Format(PyExc_ValueError, "datetime objects are not laid out as cpython/types.c reads them");
-        t->layout = flag;
-    }
-    return PyBool_FromLong(previous);
-}
-
-/* held_text_limit([n]): see methods. */
-static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    state *s = get_state(module);
-    size_t previous = s->held_text, limit;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "held_text_limit takes at most 1 argument");
-    if (nargs == 1) {
-        if (!size_arg(args[0], &limit)) return NULL;
-        s->held_text = limit;
-    }
-    return PyLong_FromSize_t(previous);
-}
-
 /* ---- The module ------------------------------------------------------------------------------ */
 
 /* The public functions' docstrings: the Python functions', with their signatures (generated) */

@@ -66,4 +66,9 @@ PyObject *api_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *direct_serve_public(PyObject *module, PyObject *flag);
 
+/* The module's switches for tests and benchmarks, datetime_layout([flag]) and held_text_limit([n])
+ * (hooks.c; direct.c's methods document them). */
+PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 #endif
