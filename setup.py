@@ -44,6 +44,7 @@ if plan.direct:
                         "str_layout",
                         "list_layout",
                         "hooks",
+                        "bytes_out",
                     )
                 ),
             ],

@@ -115,6 +115,13 @@ typedef struct state {
     PyObject *python_fns[FJCS_PYTHON_FUNCTIONS]; /* api.c's hand_over: each imported at first use */
     fjcs_buf out;
     size_t out_hint;    /* the last output's length when its buffer was given back (see out_ready) */
+    struct bytes_out {  /* dumps's output in the bytes object it returns (bytes_out.c, direct.h) */
+        PyObject *bytes; /* the object the output moved into (NULL: none, or a resize failed) */
+        int moved;      /* the output moved (out's data is or was the object's) */
+        char *kept;     /* ... out's own data and capacity, put back at the end */
+        size_t kept_cap;
+        size_t hint;    /* the size of the object to make: what the last one grew to */
+    } bout;
     fjcs__text text;
     int text_ready;
     wframe *frames;
