@@ -59,8 +59,9 @@ void bytes_out_init(void) {
     bytes_grow = bytes_resize != NULL ? grow : NULL;
 }
 
-/* The grow hook (bytes_grow): room for cap bytes, in s->out's malloc memory up to OUT_HELD, in the bytes object
- * past it (made at the first such growth, as large as the last object grew to). */
+/* The grow hook (bytes_grow): room for cap bytes, in s->out's malloc memory up to OUT_HELD, in the
+ * bytes object past it (made at the first such growth, as large as the last output that went into
+ * one and a little more). */
 static fjcs_code grow(fjcs_buf *b, size_t cap) {
     bytes_out *o = &((state *)(void *)((char *)b - offsetof(state, out)))->bout; /* b is &s->out */
     if (!o->moved && cap <= OUT_HELD) {
@@ -102,16 +103,18 @@ static fjcs_code grow(fjcs_buf *b, size_t cap) {
 
 PyObject *bytes_out_moved(state *s, int ok) {
     bytes_out *o = &s->bout;
-    size_t len = s->out.len, cap = s->out.cap;
+    size_t len = s->out.len;
     o->moved = 0;
     s->out.data = o->kept;
     s->out.cap = o->kept_cap;
     s->out.len = 0;
     if (o->bytes == NULL) return NULL; /* a resize failed mid-walk (WK_NOMEM) */
     if (ok) {
-        /* the next object as large as this one grew to: the walk reserves ahead of what it
-         * writes, so an object of the output's length alone would grow (copying) near its end */
-        o->hint = cap;
+        /* the next object as large as this output and a little more: the walk reserves ahead of
+         * what it writes (a value's longest form, a string's length, 6 x 4096 for a block of
+         * escapes), so an object of the output's length alone would grow, copying, near its end;
+         * not as large as this one grew to, which may be twice the output */
+        o->hint = len + len / 32 + 256;
         if (bytes_resize(&o->bytes, (Py_ssize_t)len) == 0) return o->bytes;
         return NULL; /* freed, MemoryError raised */
     }

@@ -115,13 +115,6 @@ typedef struct state {
     PyObject *python_fns[FJCS_PYTHON_FUNCTIONS]; /* api.c's hand_over: each imported at first use */
     fjcs_buf out;
     size_t out_hint;    /* the last output's length when its buffer was given back (see out_ready) */
-    struct bytes_out {  /* dumps's output in the bytes object it returns (bytes_out.c, direct.h) */
-        PyObject *bytes; /* the object the output moved into (NULL: none, or a resize failed) */
-        int moved;      /* the output moved (out's data is or was the object's) */
-        char *kept;     /* ... out's own data and capacity, put back at the end */
-        size_t kept_cap;
-        size_t hint;    /* the size of the object to make: what the last one grew to */
-    } bout;
     fjcs__text text;
     int text_ready;
     wframe *frames;
@@ -135,6 +128,13 @@ typedef struct state {
     wshape shapes[SHAPE_MAX - 1]; /* for dicts of 2 .. SHAPE_MAX members (walker.c's take_shape) */
     unsigned shapes_used; /* bit n - 2: dicts of n members were sorted in this walk (walk_done) */
     int shaping;        /* the walk has sorted a dict: shapes are looked for and kept from then on */
+    struct bytes_out {  /* dumps's output in the bytes object it returns (bytes_out.c, direct.h) */
+        PyObject *bytes; /* the object the output moved into (NULL: none, or a resize failed) */
+        int moved;      /* the output moved (out's data is or was the object's) */
+        char *kept;     /* ... out's own data and capacity, put back at the end */
+        size_t kept_cap;
+        size_t hint;    /* the size of the object to make: the last such output's and a little more */
+    } bout;
 } state;
 
 typedef struct walk {
