@@ -44,6 +44,8 @@ if plan.direct:
                         "str_layout",
                         "list_layout",
                         "type_version",
+                        "hooks",
+                        "bytes_out",
                     )
                 ),
             ],

@@ -120,6 +120,22 @@ for layout in (True, False):
     calls += 4
 Point.__dataclass_fields__["y"].name = "x"  # the class changed: its names' order read again
 fastjcs.dumps([Point(1, []), Point(2, [])], default=stdlib_types)
+# dumps's output written into the bytes object it returns (cpython/bytes_out.c) and copied (the
+# fallback): outputs past the held few KB, growing, and walks that stop after the output moved
+# (default raising, a refusal left to resume), whose object must not be lost
+big = ["\u00e9" * 300_000, list(range(20_000)), {"k": "v" * 5_000}]
+for into_bytes in ((True, False) if _native._direct is not None and _native._direct.bytes_output() else (False,)):
+    if _native._direct is not None:
+        _native._direct.bytes_output(into_bytes)
+    for obj in (big, [big, big], big[1], {"a": big, "b": [big]}):
+        fastjcs.dumps(obj)
+        calls += 1
+    for obj, default in (([big, object()], None), ([big, object()], lambda v: 1 // 0), ([big, float("nan")], None)):
+        try:
+            fastjcs.dumps(obj, default=default)
+        except (fastjcs.CanonicalizationError, ZeroDivisionError):
+            pass
+        calls += 1
 print(f"valgrind workload: {calls + 5} calls")
 EOF
 

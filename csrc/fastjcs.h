@@ -129,11 +129,19 @@ size_t fjcs_quote_count(const char *data, size_t len);
 /* ---- Canonicalization ------------------------------------------------------------------------ */
 
 /* A growable output buffer. Zero-initialise it ({0}); the library grows it with realloc; the caller
- * frees it with fjcs_buf_free whether the call succeeded or not. */
+ * frees it with fjcs_buf_free whether the call succeeded or not.
+ *
+ * grow (NULL when zero-initialised) lets a caller keep the bytes in storage of its own (the direct
+ * entry writes into a Python bytes object): the library then calls grow(buf, cap) in place of
+ * realloc, for room for cap bytes (cap > buf->len; the first len bytes kept), which returns FJCS_OK
+ * with data and cap set, or FJCS_E_NOMEM (data, len and cap then as the hook leaves them: the call
+ * fails; the hook finds its own state from buf, e.g. the struct buf is a member of). fjcs_buf_free
+ * frees data only when grow is NULL. */
 typedef struct fjcs_buf {
     char *data;
     size_t len;
     size_t cap;
+    fjcs_code (*grow)(struct fjcs_buf *buf, size_t cap);
 } fjcs_buf;
 
 void fjcs_buf_free(fjcs_buf *buf);

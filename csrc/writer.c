@@ -22,6 +22,7 @@ fjcs_code fjcs__buf_grow(fjcs_buf *b, size_t need) {
         }
         cap *= 2;
     }
+    if (b->grow != NULL) return b->grow(b, cap);
     char *data = (char *)realloc(b->data, cap);
     if (data == NULL) return FJCS_E_NOMEM;
     b->data = data;
@@ -68,7 +69,7 @@ fjcs_code fjcs__grow_by_slow(void **items, size_t *cap, size_t count, size_t mor
 }
 
 void fjcs_buf_free(fjcs_buf *buf) {
-    if (buf == NULL) return;
+    if (buf == NULL || buf->grow != NULL) return;
     free(buf->data);
     buf->data = NULL;
     buf->len = buf->cap = 0;

@@ -239,18 +239,24 @@ PyObject *dumps_result(PyObject *module, PyObject *obj, size_t max_depth, PyObje
                               int integers_only, PyObject *dflt, const hasher *h) {
     state *s = enter(module);
     if (s == NULL) return NULL;
-    out_ready(s);
+    if (h)
+        out_ready(s);
+    else
+        bytes_out_begin(s); /* dumps: the output goes into the bytes object returned */
     walk w = walk_init(s, max_depth, integers_only ? FJCS_INTEGERS_ONLY : 0, &s->out);
     w.dflt = dflt == Py_None ? NULL : dflt;
     int rc = walk_run(&w, obj);
     PyObject *result = NULL, *at = NULL;
-    if (rc == WK_OK)
-        result = h ? hex_digest(h, s->out.data, s->out.len)
-                   : PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
-    else if (rc == WK_NOMEM)
-        PyErr_NoMemory();
-    else if (rc == WK_REFUSE || rc == WK_BAIL)
-        at = types_stopped(&w) < 0 ? NULL : walk_stopped_at(&w);
+    if (rc == WK_OK) {
+        result = h ? hex_digest(h, s->out.data, s->out.len) : bytes_out_end(s, 1);
+    } else {
+        if (rc == WK_NOMEM)
+            PyErr_NoMemory();
+        else if (rc == WK_REFUSE || rc == WK_BAIL)
+            at = types_stopped(&w) < 0 ? NULL : walk_stopped_at(&w);
+        /* before walk_done, which may run Python code: a half-built bytes object is freed here */
+        if (!h) (void)bytes_out_end(s, 0);
+    }
     walk_done(&w);
     leave(s);
     if (at == NULL) return result;
@@ -484,35 +490,6 @@ static PyObject *direct_register_types(PyObject *module, PyObject *const *args, 
     return types_register(&get_state(module)->own_types, args, nargs);
 }
 
-/* datetime_layout([flag]): see methods. */
-static PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    stdtypes *t = &get_state(module)->own_types;
-    int previous = t->layout;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "datetime_layout takes at most 1 argument");
-    if (nargs == 1) {
-        int flag = PyObject_IsTrue(args[0]);
-        if (flag < 0) return NULL;
-        if (t->held == NULL)
-            return PyErr_Format(PyExc_ValueError, "no types are registered yet (fastjcs.stdlib_types registers them)");
-        if (flag && !t->layout_ok)
-            return PyErr_Format(PyExc_ValueError, "datetime objects are not laid out as cpython/types.c reads them");
-        t->layout = flag;
-    }
-    return PyBool_FromLong(previous);
-}
-
-/* held_text_limit([n]): see methods. */
-static PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    state *s = get_state(module);
-    size_t previous = s->held_text, limit;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "held_text_limit takes at most 1 argument");
-    if (nargs == 1) {
-        if (!size_arg(args[0], &limit)) return NULL;
-        s->held_text = limit;
-    }
-    return PyLong_FromSize_t(previous);
-}
-
 /* ---- The module ------------------------------------------------------------------------------ */
 
 /* The public functions' docstrings: the Python functions', with their signatures (generated) */
@@ -571,6 +548,10 @@ static PyMethodDef methods[] = {
      "with flag, sets it and returns the previous setting (for tests: both readings give the same "
      "text)."},
     {"list_layout", (PyCFunction)(void (*)(void))direct_list_layout, METH_FASTCALL, FJCS_DOC_LIST_LAYOUT},
+    {"bytes_output", (PyCFunction)(void (*)(void))direct_bytes_output, METH_FASTCALL,
+     "bytes_output([flag]) -> bool: whether dumps writes an output past a few KB into the bytes object "
+     "it returns (_PyBytes_Resize found at import) rather than copying it there at the end; with flag, "
+     "sets it and returns the previous setting (for tests: both give the same bytes)."},
     {"held_text_limit", (PyCFunction)(void (*)(void))direct_held_text_limit, METH_FASTCALL,
      "held_text_limit([n]) -> int: the longest text (bytes) parsed here with the GIL held; a longer "
      "one is answered None and goes through cffi, which releases it. With n (an int >= 0), sets the "
@@ -613,6 +594,7 @@ static int module_exec(PyObject *module) {
     if (s->class_name == NULL) return -1;
     s->held_text = FJCS_HELD_TEXT;
     s->types = &s->own_types;
+    bytes_out_init();
     if (PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", FJCS_DEFAULT_MAX_DEPTH) < 0) return -1;
     return 0;
 }

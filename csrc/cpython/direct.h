@@ -66,4 +66,38 @@ PyObject *api_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *direct_serve_public(PyObject *module, PyObject *flag);
 
+/* dumps's output written into the bytes object it returns (bytes_out.c): bytes_out_begin sets
+ * s->out (emptied) up for a walk, bytes_out_end gives its result: the bytes (ok) or NULL, and puts
+ * s->out back as it was (the state's buffer, without the hook). bytes_out_init looks up
+ * _PyBytes_Resize (at module exec); without it (bytes_grow NULL), the output is copied from s->out.
+ * Inline, the hook in a variable of the module's own: a small output (EAB's) pays a few
+ * instructions for it. */
+typedef struct bytes_out bytes_out;
+#if defined(__GNUC__) && !defined(_WIN32)
+#define FJCS_HIDDEN __attribute__((visibility("hidden"))) /* (no GOT load for it) */
+#else
+#define FJCS_HIDDEN
+#endif
+extern FJCS_HIDDEN fjcs_code (*bytes_grow)(fjcs_buf *b, size_t cap);
+void bytes_out_init(void);
+PyObject *bytes_out_moved(state *s, int ok);
+
+static inline void bytes_out_begin(state *s) {
+    s->out.len = 0;
+    s->out.grow = bytes_grow; /* (which finds s from &s->out; s->bout.moved is 0 between calls) */
+}
+
+static inline PyObject *bytes_out_end(state *s, int ok) {
+    s->out.grow = NULL;
+    if (s->bout.moved) return bytes_out_moved(s, ok);
+    if (!ok) return NULL;
+    return PyBytes_FromStringAndSize(s->out.data, (Py_ssize_t)s->out.len);
+}
+
+/* The module's switches for tests and benchmarks, datetime_layout([flag]) and held_text_limit([n])
+ * (hooks.c; direct.c's methods document them). */
+PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_bytes_output(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* bytes_out.c */
+
 #endif

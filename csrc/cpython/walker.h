@@ -140,6 +140,13 @@ typedef struct state {
         PyTypeObject *type;
         unsigned tag;
     } honest[HONEST_SLOTS];
+    struct bytes_out {  /* dumps's output in the bytes object it returns (bytes_out.c, direct.h) */
+        PyObject *bytes; /* the object the output moved into (NULL: none, or a resize failed) */
+        int moved;      /* the output moved (out's data is or was the object's) */
+        char *kept;     /* ... out's own data and capacity, put back at the end */
+        size_t kept_cap;
+        size_t hint;    /* the size of the object to make: the last such output's and a little more */
+    } bout;
 } state;
 
 typedef struct walk {

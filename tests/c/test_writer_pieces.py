@@ -79,3 +79,42 @@ def test_strings_with_an_escape_at_every_position(special, filler):
 def test_a_string_past_the_writers_blocks():
     s = ("\u00e9" * 2500 + "\x01" + "x" * 17) * 3
     assert string_text(s.encode()) == rfc8785.dumps(s)
+
+
+def test_a_grow_hook_is_asked_in_place_of_realloc():
+    # fjcs_buf.grow (the direct entry writes into a bytes object with it): the writer asks the hook
+    # for room, keeps what it wrote, and fjcs_buf_free leaves the hook's memory alone. Catches a
+    # writer that reallocs the hook's memory (glibc aborts on a pointer it did not make), a hook
+    # asked for less than it needs, and fjcs_buf_free freeing it.
+    blocks, asked = [], []
+
+    @ffi.callback("fjcs_code(fjcs_buf *, size_t)")
+    def grow(buf, cap):
+        assert cap > buf.len
+        asked.append((buf.len, cap))
+        block = ffi.new("char[]", cap)
+        if buf.len:
+            ffi.memmove(block, buf.data, buf.len)
+        blocks.append(block)  # held here, as the bytes object is by the direct entry
+        buf.data, buf.cap = block, cap
+        return lib.FJCS_OK
+
+    buf = ffi.new("fjcs_buf *")
+    buf.grow = grow
+    text = "\u00e9t\u00e9 \x01 " * 300
+    assert lib.fjcs__write_string(buf, text.encode(), len(text.encode())) == lib.FJCS_OK
+    for v in range(-500, 500):
+        assert lib.fjcs__write_int(buf, v) == lib.FJCS_OK
+    assert bytes(ffi.buffer(buf.data, buf.len)) == rfc8785.dumps(text) + "".join(map(str, range(-500, 500))).encode()
+    assert len(asked) >= 2 and buf.data == blocks[-1]
+    assert all(cap >= 2 * prev_cap for (_, prev_cap), (_, cap) in zip(asked, asked[1:]))  # doubling
+    lib.fjcs_buf_free(buf)
+    assert buf.data == blocks[-1]  # not freed: the hook's
+
+    @ffi.callback("fjcs_code(fjcs_buf *, size_t)")
+    def refuse(buf, cap):
+        return lib.FJCS_E_NOMEM
+
+    full = ffi.new("fjcs_buf *")
+    full.grow = refuse
+    assert lib.fjcs__write_int(full, 12345) == lib.FJCS_E_NOMEM

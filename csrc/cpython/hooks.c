@@ -1,0 +1,35 @@
+/*
+ * cpython/hooks.c: the direct module's switches for tests and benchmarks (cpython/direct.c's
+ * methods document them): datetime_layout([flag]) and held_text_limit([n]). The walker's other
+ * readings have theirs beside their probes (long_layout.c, str_layout.c, list_layout.c).
+ */
+#include "direct.h"
+
+/* datetime_layout([flag]): see methods. */
+PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    stdtypes *t = &get_state(module)->own_types;
+    int previous = t->layout;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "datetime_layout takes at most 1 argument");
+    if (nargs == 1) {
+        int flag = PyObject_IsTrue(args[0]);
+        if (flag < 0) return NULL;
+        if (t->held == NULL)
+            return PyErr_Format(PyExc_ValueError, "no types are registered yet (fastjcs.stdlib_types registers them)");
+        if (flag && !t->layout_ok)
+            return PyErr_Format(PyExc_ValueError, "datetime objects are not laid out as cpython/types.c reads them");
+        t->layout = flag;
+    }
+    return PyBool_FromLong(previous);
+}
+
+/* held_text_limit([n]): see methods. */
+PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    state *s = get_state(module);
+    size_t previous = s->held_text, limit;
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "held_text_limit takes at most 1 argument");
+    if (nargs == 1) {
+        if (!size_arg(args[0], &limit)) return NULL;
+        s->held_text = limit;
+    }
+    return PyLong_FromSize_t(previous);
+}
