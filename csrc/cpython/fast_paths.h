@@ -124,8 +124,8 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
         if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE + 1) != FJCS_OK) return WK_NOMEM;
         char *dst = out->data + out->len;
         if (sep) *dst++ = sep;
-        if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) return NOT_FAST;
-        out->len = (size_t)(dst + len - out->data);
+        if ((dst = fjcs__put_double_bits(float_bits_of(v), dst)) == NULL) return NOT_FAST;
+        out->len = (size_t)(dst - out->data);
         return WK_OK;
     }
     if (v == Py_None) word = "null", len = 4;
@@ -155,7 +155,8 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
 /* The items of the innermost list or tuple, from f->pos on, while they are of the types
  * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
  * the output's end is kept in locals here, as a store through a char pointer would otherwise make
- * the compiler read every field again. The items are read from the object when in_place is 1. */
+ * the compiler read every field again. The items, and floats' doubles, are read from the object when
+ * in_place is 1. */
 FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place) {
     fjcs_buf *out = w->out;
     PyObject *obj = f->obj;
@@ -164,6 +165,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
     const int layout = fjcs__long_layout;
+    const int floats = !(w->flags & FJCS_INTEGERS_ONLY);
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
         PyObject *v = in_place ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
@@ -212,12 +214,12 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
         } else if (t == &PyFloat_Type) {
-            if (w->flags & FJCS_INTEGERS_ONLY) break;
+            if (!floats) break;
             ROOM(FJCS_NUMBER_BUFSIZE + 1)
             *dst = ',';
-            size_t len;
-            if (fjcs_format_double(PyFloat_AsDouble(v), dst + (i != 0), &len) != FJCS_OK) break;
-            dst += (i != 0) + len;
+            char *end = fjcs__put_double_bits(in_place ? float_bits_of_layout(v) : float_bits_of_api(v), dst + (i != 0));
+            if (FJCS_UNLIKELY(end == NULL)) break; /* NaN, an infinity: value() refuses it */
+            dst = end;
         } else {
             const char *word;
             size_t len;
@@ -303,12 +305,12 @@ FJCS_INLINE int members(walk *w, wframe *f) {
             }
             dst = fjcs__format_int(dst, (int64_t)x);
         } else if (t == &PyFloat_Type) {
-            size_t len;
-            if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) {
+            char *end = fjcs__put_double_bits(float_bits_of(v), dst);
+            if (FJCS_UNLIKELY(end == NULL)) {
                 dst = start;
                 break;
             }
-            dst += len;
+            dst = end;
         } else {
             size_t len = v == Py_False ? 5 : 4;
             memcpy(dst, v == Py_None ? "null" : v == Py_True ? "true" : "false", 5); /* (with its NUL) */
