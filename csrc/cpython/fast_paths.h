@@ -206,8 +206,12 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             lim = out->data + out->cap;
         } else if (t == &PyLong_Type) {
             long long x;
-            /* below 2^30 read first (within 2^53 - 1); past +/-(2^53 - 1): value() refuses it */
-            if (!(layout >= LONG_SIZE && small_long_of_layout(layout, v, &x)) &&
+            /* below 2^30 read first (within 2^53 - 1), by a reading made for each layout (a
+             * constant there: no select between the two in the loop); past +/-(2^53 - 1): value()
+             * refuses it */
+            if (!(layout == LONG_SIZE   ? small_long_of_layout(LONG_SIZE, v, &x)
+                  : layout == LONG_TAG ? small_long_of_layout(LONG_TAG, v, &x)
+                                       : 0) &&
                 (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT))
                 break;
             ROOM(FJCS_INT_CHARS + 1)
