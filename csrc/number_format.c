@@ -496,9 +496,15 @@ FJCS_INLINE int format_double(double v, char *buf) {
     return format_double_bits(bits, buf);
 }
 
-char *fjcs__put_double_bits(uint64_t bits, char *buf) {
+/* fjcs__put_double_bits, for a file that includes this one to inline (cpython/walker.c, whose
+ * loops over a list's items and a dict's members then make no call per double). */
+FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
     int n = format_double_bits(bits, buf);
     return n < 0 ? NULL : buf + n;
+}
+
+char *fjcs__put_double_bits(uint64_t bits, char *buf) {
+    return put_double_bits(bits, buf);
 }
 
 uint64_t fjcs__shortest_digits(double v, int *n) {

@@ -9,7 +9,8 @@
 #ifndef FJCS_CPYTHON_FAST_PATHS_H
 #define FJCS_CPYTHON_FAST_PATHS_H
 
-/* (walker.c's put_string_after, put_int_after and put_word come first) */
+/* (walker.c's put_string_after, put_int_after and put_word come first, and number_format.c's
+ * put_double_bits) */
 #include "walker.h"
 #include "list_layout.h"
 #include "long_layout.h"
@@ -221,7 +222,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             if (!floats) break;
             ROOM(FJCS_NUMBER_BUFSIZE + 1)
             *dst = ',';
-            char *end = fjcs__put_double_bits(in_place ? float_bits_of_layout(v) : float_bits_of_api(v), dst + (i != 0));
+            char *end = put_double_bits(in_place ? float_bits_of_layout(v) : float_bits_of_api(v), dst + (i != 0));
             if (FJCS_UNLIKELY(end == NULL)) break; /* NaN, an infinity: value() refuses it */
             dst = end;
         } else {
@@ -309,7 +310,7 @@ FJCS_INLINE int members(walk *w, wframe *f) {
             }
             dst = fjcs__format_int(dst, (int64_t)x);
         } else if (t == &PyFloat_Type) {
-            char *end = fjcs__put_double_bits(float_bits_of(v), dst);
+            char *end = put_double_bits(float_bits_of(v), dst);
             if (FJCS_UNLIKELY(end == NULL)) {
                 dst = start;
                 break;
