@@ -140,9 +140,9 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
 }
 
 /* Room for `need` more bytes at dst (the output's end, kept in a local with lim, its capacity):
- * the buffer grown when short, dst and lim read again; rc = WK_NOMEM and break when it cannot grow
- * (items_of and members, in their loops). */
-#define ROOM(need)                                                                                 \
+ * the buffer grown when short, dst and lim read again, then `grown` run; rc = WK_NOMEM and break
+ * when it cannot grow (items_of and members, in their loops). */
+#define ROOM_AND(need, grown)                                                                      \
     if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
         out->len = (size_t)(dst - out->data);                                                      \
         if (fjcs__buf_reserve(out, (size_t)(need)) != FJCS_OK) {                                   \
@@ -151,6 +151,18 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
         }                                                                                          \
         dst = out->data + out->len;                                                                \
         lim = out->data + out->cap;                                                                \
+        grown;                                                                                     \
+    }
+#define ROOM(need) ROOM_AND(need, (void)0)
+
+/* Room for a number or a word and its comma (at most SHORT_ITEM bytes) in items_of: one compare
+ * against `near`, lim less that much, made again whenever the buffer grows (as an address: no
+ * pointer before the buffer is formed when its capacity is smaller). */
+#define SHORT_ITEM (FJCS_NUMBER_BUFSIZE + 1)
+#define NEAR_AGAIN near = (uintptr_t)lim - SHORT_ITEM
+#define ROOM_SHORT()                                                                               \
+    if (FJCS_UNLIKELY((uintptr_t)dst > near)) {                                                    \
+        ROOM_AND(SHORT_ITEM, NEAR_AGAIN)                                                           \
     }
 
 /* The items of the innermost list or tuple, from f->pos on, while they are of the types
@@ -163,6 +175,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
     PyObject *obj = f->obj;
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
+    uintptr_t near = (uintptr_t)lim - SHORT_ITEM;
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
     const int layout = fjcs__long_layout;
@@ -189,7 +202,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
                 }
                 Py_DECREF(v); /* (the list holds it: no Python code ran) */
             }
-            ROOM(n + 3)
+            ROOM_AND(n + 3, NEAR_AGAIN)
             *dst = ',';
             dst += i != 0;
             *dst = '"';
@@ -205,6 +218,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             }
             dst = out->data + out->len;
             lim = out->data + out->cap;
+            NEAR_AGAIN;
         } else if (t == &PyLong_Type) {
             long long x;
             /* below 2^30 read first (within 2^53 - 1), by a reading made for each layout (a
@@ -215,12 +229,12 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
                                        : 0) &&
                 (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT))
                 break;
-            ROOM(FJCS_INT_CHARS + 1)
+            ROOM_SHORT()
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
         } else if (t == &PyFloat_Type) {
             if (!floats) break;
-            ROOM(FJCS_NUMBER_BUFSIZE + 1)
+            ROOM_SHORT()
             *dst = ',';
             char *end = put_double_bits(in_place ? float_bits_of_layout(v) : float_bits_of_api(v), dst + (i != 0));
             if (FJCS_UNLIKELY(end == NULL)) break; /* NaN, an infinity: value() refuses it */
@@ -232,7 +246,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             else if (v == Py_True) word = "true", len = 4;
             else if (v == Py_False) word = "false", len = 5;
             else break;
-            ROOM(6)
+            ROOM_SHORT()
             *dst = ',';
             dst += i != 0;
             memcpy(dst, word, 5); /* (its 5 bytes: a string literal holds them with its NUL) */
@@ -323,6 +337,10 @@ FJCS_INLINE int members(walk *w, wframe *f) {
         }
     }
 #undef ROOM
+#undef ROOM_AND
+#undef ROOM_SHORT
+#undef NEAR_AGAIN
+#undef SHORT_ITEM
     out->len = (size_t)(dst - out->data);
     f->pos = i;
     return rc;
