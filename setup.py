@@ -44,6 +44,7 @@ if plan.direct:
                         "long_layout",
                         "str_layout",
                         "list_layout",
+                        "type_version",
                     )
                 ),
             ],
@@ -53,7 +54,8 @@ if plan.direct:
                 "csrc/number_format.c",
                 *(
                     f"csrc/cpython/{name}.h"
-                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout", "fast_paths")
+                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout",
+                        "type_version", "fast_paths")
                 ),
             ],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],

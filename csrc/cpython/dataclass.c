@@ -32,7 +32,7 @@
  * with one name, nesting past the frames compared one by one, more than DC_NAMES members), the
  * dict is made, as the reference makes it, and walked: what default returns.
  */
-#include "walker.h"
+#include "type_version.h"
 
 #define DC_NAMES 256 /* members of a class in the cache, at most */
 
@@ -49,6 +49,8 @@ struct dc_entry {
     PyObject **name;     /* its items */
     Py_ssize_t n;
     dc_member *member;   /* member[i]: names[i]'s */
+    unsigned tag;        /* type's version tag when `fields` was its __dataclass_fields__ (0: none) */
+    PyObject *fields;    /* (not held: while the class keeps that tag, its MRO's dicts hold it) */
 };
 
 static void entry_free(dc_entry *e) {
@@ -79,7 +81,8 @@ void types_dataclass_clear(stdtypes *t) {
  * registration (probe_field: sentinel objects set as the attributes of a Field, looked for in
  * the object), and a slot is read in place of the attribute only for an object of the exact class
  * whose attribute lookup is the generic one and whose two attributes are still the descriptors
- * found then (checked once per dataclass read: a class changed since, a descriptor replaced by a
+ * found then (checked once per dataclass read, or once while Field keeps the version tag it had
+ * when found so: cpython/type_version.h; a class changed since, a descriptor replaced by a
  * property, is read through the attributes). An empty slot (an attribute never set) is read
  * through the attribute too, which raises as the reference's read raises.
  */
@@ -134,15 +137,21 @@ void types_dataclass_register(stdtypes *t) {
     PyErr_Clear();
 }
 
-/* Whether the Field class reads its objects' name and _field_type from the slots found. */
-static int field_class_intact(const stdtypes *t) {
+/* Whether the Field class reads its objects' name and _field_type from the slots found: found
+ * again only when the class has changed since it was last found so (its version tag). */
+static int field_class_intact(stdtypes *t) {
     PyTypeObject *cls = (PyTypeObject *)t->field_cls;
-    if (cls == NULL || PyType_GetSlot(cls, Py_tp_getattro) != (void *)PyObject_GenericGetAttr) return 0;
+    if (cls == NULL) return 0;
+    unsigned tag = type_tag(cls);
+    if (tag != 0 && tag == t->field_tag) return 1;
+    if (PyType_GetSlot(cls, Py_tp_getattro) != (void *)PyObject_GenericGetAttr) return 0;
     PyObject *name = PyObject_GetAttr(t->field_cls, t->name), *kind = PyObject_GetAttr(t->field_cls, t->field_type);
     int intact = name == t->field_name && kind == t->field_kind;
     Py_XDECREF(name);
     Py_XDECREF(kind);
     if (name == NULL || kind == NULL) PyErr_Clear(); /* (a read that failed: not intact) */
+    /* kept when the class had the tag before the reads and still has it */
+    t->field_tag = intact && tag != 0 && type_tag(cls) == tag ? tag : 0;
     return intact;
 }
 
@@ -162,8 +171,8 @@ static size_t slot_of(const PyTypeObject *type) {
 }
 
 /* The entry of `type` whose names are names[0..n), or NULL. */
-static const dc_entry *lookup(const stdtypes *t, PyTypeObject *type, PyObject *const *names, Py_ssize_t n) {
-    const dc_entry *e = t->dc[slot_of(type)];
+static dc_entry *lookup(const stdtypes *t, PyTypeObject *type, PyObject *const *names, Py_ssize_t n) {
+    dc_entry *e = t->dc[slot_of(type)];
     if (e == NULL || e->type != type || e->n != n) return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
         if (e->name[i] != names[i]) return NULL;
@@ -172,7 +181,7 @@ static const dc_entry *lookup(const stdtypes *t, PyTypeObject *type, PyObject *c
 
 /* A new entry for names[0..n) of `type`, put in its slot: NULL when the names are not all exact
  * str of UTF-8 and distinct, or there are too many (nothing raised), or with an exception set. */
-static const dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *names, Py_ssize_t n) {
+static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *names, Py_ssize_t n) {
     if (n > DC_NAMES) return NULL;
     const uint8_t *key[DC_NAMES];
     size_t len[DC_NAMES];
@@ -214,6 +223,8 @@ static const dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *cons
         PyTuple_SetItem(tuple, i, Py_NewRef(names[i]));
     }
     e->type = type;
+    e->tag = 0;
+    e->fields = NULL;
     e->names = tuple;
     e->name = name;
     e->n = n;
@@ -378,16 +389,32 @@ static int open_members(walk *w, PyObject *v, const dc_entry *e) {
     return rc;
 }
 
+int types_dataclass_known(const stdtypes *t, PyTypeObject *type) {
+    const dc_entry *e = t->dc[slot_of(type)];
+    unsigned tag;
+    return e != NULL && e->type == type && e->tag != 0 && (tag = type_tag(type)) == e->tag;
+}
+
 int types_dataclass(walk *w, PyObject *v, PyObject **result) {
     stdtypes *t = w->s->types;
     PyTypeObject *type = Py_TYPE(v);
     int plain = Py_TYPE(type) == &PyType_Type;
     if (!plain) w->calls++; /* a metaclass's __getattr__ is Python code */
-    PyObject *fields = PyObject_GetAttr((PyObject *)type, t->fields);
-    if (fields == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return WK_ERROR;
-        PyErr_Clear();
-        return TY_CALL;
+    /* The class's __dataclass_fields__: an exact dict (no __get__) found through its MRO, the same
+     * object while the class keeps its version tag (type_version.h), as its entry remembers it. */
+    unsigned tag = plain ? type_tag(type) : 0, kept = 0;
+    dc_entry *at = t->dc[slot_of(type)];
+    PyObject *fields;
+    if (tag != 0 && at != NULL && at->type == type && at->tag == tag) {
+        fields = Py_NewRef(at->fields);
+    } else {
+        fields = PyObject_GetAttr((PyObject *)type, t->fields);
+        if (fields == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return WK_ERROR;
+            PyErr_Clear();
+            return TY_CALL;
+        }
+        kept = tag != 0 && type_tag(type) == tag && PyDict_CheckExact(fields) ? tag : 0;
     }
     if (!PyDict_CheckExact(fields) || PyType_Check(v)) {
         Py_DECREF(fields);
@@ -403,8 +430,12 @@ int types_dataclass(walk *w, PyObject *v, PyObject **result) {
     }
     w->calls++; /* a field's attributes, and getattr, may run Python code */
     int intact = t->field_cls != NULL && field_class_intact(t);
-    const dc_entry *e = here && intact ? t->dc[slot_of(type)] : NULL;
+    dc_entry *e = here && intact ? t->dc[slot_of(type)] : NULL;
     if (e != NULL && e->type == type && names_in_slots(t, fields, e)) {
+        if (kept) {
+            e->tag = kept;
+            e->fields = fields;
+        }
         int rc = open_members(w, v, e);
         Py_DECREF(fields);
         return rc;
@@ -413,14 +444,18 @@ int types_dataclass(walk *w, PyObject *v, PyObject **result) {
     size_t cap = 16;
     Py_ssize_t n = 0;
     int rc = read_names(t, fields, intact, &names, &cap, &n, few);
-    Py_DECREF(fields);
     if (rc == WK_OK) {
         e = here ? lookup(t, type, names, n) : NULL;
         if (e == NULL && here && n > 0) e = entry_new(t, type, names, n);
+        if (e != NULL && kept) {
+            e->tag = kept; /* (a class changed by the reads since has another tag: never found) */
+            e->fields = fields;
+        }
         if (e != NULL) rc = open_members(w, v, e);
         else if (PyErr_Occurred()) rc = WK_ERROR;
         else rc = members_dict(v, names, n, result);
     }
+    Py_DECREF(fields);
     release_names(names, n, few);
     return rc;
 }

@@ -22,10 +22,12 @@
  */
 #include "walker.h"
 #include "long_layout.h"
+#include "type_version.h"
 
 /* ---- Registration ---------------------------------------------------------------------------- */
 
 static int probe_layout(stdtypes *t);
+static Py_ssize_t probe_uuid_int(const stdtypes *n);
 
 void types_clear(stdtypes *t) {
     Py_CLEAR(t->held);
@@ -39,7 +41,7 @@ void types_clear(stdtypes *t) {
 
 PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 11) return PyErr_Format(PyExc_TypeError, "register_types takes 11 arguments");
-    if (t->held != NULL) Py_RETURN_NONE; /* once: a walk in progress may be using them */
+    if (t->held != NULL) return type_versions_hook(); /* once: a walk in progress may be using them */
     for (int i = 0; i < 10; i++)
         if (i != 1 && !PyType_Check(args[i]))
             return PyErr_Format(PyExc_TypeError, "register_types: argument %d is not a type", i + 1);
@@ -75,12 +77,43 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);
     n.decimal_ok = probe_decimal(n.decimal);
+    n.uuid_at = probe_uuid_int(&n);
     types_dataclass_register(&n);
     *t = n;
-    Py_RETURN_NONE;
+    fjcs__tag_probe_once();
+    return type_versions_hook();
 fail:
     types_clear(&n);
     return NULL;
+}
+
+/* Where a UUID object keeps its int: the one place in a sample object that holds what its `int`
+ * reads (0 when it is not found once, or the sample cannot be made). */
+static Py_ssize_t probe_uuid_int(const stdtypes *n) {
+    PyObject *big = PyLong_FromString("123456789012345678901234567890123", NULL, 10); /* (below 2^128) */
+    PyObject *args = PyTuple_New(0), *kwargs = big ? Py_BuildValue("{sO}", "int", big) : NULL;
+    PyObject *u = args && kwargs ? PyObject_Call((PyObject *)n->uuid, args, kwargs) : NULL;
+    PyObject *got = u ? PyObject_GetAttr(u, n->int_) : NULL;
+    PyObject *size = PyObject_GetAttrString((PyObject *)n->uuid, "__basicsize__");
+    Py_ssize_t bytes = size ? PyLong_AsSsize_t(size) : -1, at = 0, found = 0;
+    for (Py_ssize_t off = (Py_ssize_t)sizeof(PyObject); got && u && Py_TYPE(u) == n->uuid &&
+                                                        off + (Py_ssize_t)sizeof(PyObject *) <= bytes;
+         off += (Py_ssize_t)sizeof(PyObject *)) {
+        PyObject *p;
+        memcpy(&p, (const char *)u + off, sizeof p);
+        if (p == got) {
+            at = off;
+            found++;
+        }
+    }
+    Py_XDECREF(big);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(u);
+    Py_XDECREF(got);
+    Py_XDECREF(size);
+    PyErr_Clear();
+    return found == 1 ? at : 0;
 }
 
 /* ---- Writing --------------------------------------------------------------------------------- */
@@ -401,22 +434,35 @@ static void hex8(char *p, uint64_t x) {
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
  * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
  * class is read as the standard library ships it (the walker asks no __class__: types_sealed),
- * checked at each UUID against what was registered: a __str__ of its own since is the
- * reference's to call; while its `int` is the slot it was, whose read runs no Python code,
- * w->calls is not counted, and an `int` patched since (a property, say) is read through what the
- * class has now, as the reference reads it, and counted: that code may have changed what is
- * being walked. */
+ * checked against what was registered at each UUID, or once while the class keeps the version
+ * tag it had when found so (cpython/type_version.h): a __str__ of its own since is the
+ * reference's to call; while its `int` is the slot it was, whose read runs no Python code, the int
+ * is read from the object (where probe_uuid_int found it) and w->calls is not counted, and an
+ * `int` patched since (a property, say) is read through what the class has now, as the reference
+ * reads it, and counted: that code may have changed what is being walked. */
 static int put_uuid(walk *w, PyObject *v) {
-    const stdtypes *t = w->s->types;
-    PyObject *str = PyObject_GetAttr((PyObject *)t->uuid, t->str_);
-    if (str == NULL) return WK_ERROR;
-    Py_DECREF(str);
-    if (str != t->uuid_str) return TY_CALL; /* (compared by address only: uuid_str is held) */
-    PyObject *slot = PyObject_GetAttr((PyObject *)t->uuid, t->int_);
-    if (slot == NULL) return WK_ERROR;
-    Py_DECREF(slot);
-    if (slot != t->uuid_int) w->calls++;
-    PyObject *n = PyObject_GetAttr(v, t->int_);
+    stdtypes *t = w->s->types;
+    unsigned tag = type_tag(t->uuid);
+    int registered = 1; /* (UUID's `int` is the slot it was) */
+    if (tag == 0 || tag != t->uuid_tag) { /* (the class unchanged since both were found as registered) */
+        PyObject *str = PyObject_GetAttr((PyObject *)t->uuid, t->str_);
+        if (str == NULL) return WK_ERROR;
+        Py_DECREF(str);
+        if (str != t->uuid_str) return TY_CALL; /* (compared by address only: uuid_str is held) */
+        PyObject *slot = PyObject_GetAttr((PyObject *)t->uuid, t->int_);
+        if (slot == NULL) return WK_ERROR;
+        Py_DECREF(slot);
+        if (slot != t->uuid_int) w->calls++;
+        registered = slot == t->uuid_int;
+        /* kept when the class had its tag before both reads and still has it (a class given its
+         * first tag by these reads is kept at the next UUID) */
+        t->uuid_tag = registered && tag != 0 && type_tag(t->uuid) == tag ? tag : 0;
+    }
+    /* while `int` is the slot registered, what it reads is read from the object (held: a
+     * finalizer run by an allocation below may set another); an empty slot raises by getattr */
+    PyObject *n = NULL;
+    if (registered && t->layout && t->uuid_at) memcpy(&n, (const char *)v + t->uuid_at, sizeof n);
+    n = n != NULL ? Py_NewRef(n) : PyObject_GetAttr(v, t->int_);
     if (n == NULL) return WK_ERROR;
     uint64_t hi = 0, lo = 0;
     int ok = !PyLong_CheckExact(n) ? 0 : uuid_bits_of_layout(n, &hi, &lo) ? 1 : uuid_bits_of_api(t, n, &hi, &lo);
@@ -474,6 +520,8 @@ int types_convert(walk *w, PyObject *v, PyObject **result) {
     if (type == t->datetime || type == t->date || type == t->time) return put_datetime(w, v, type);
     if (type == t->uuid) return put_uuid(w, v);
     if (type == t->decimal) return put_decimal(w, v);
+    /* a class found a dataclass, and none of those, while it keeps its tag (its MRO unchanged) */
+    if (types_dataclass_known(t, type)) return types_dataclass(w, v, result);
     /* StdlibTypes.__call__'s order: a subclass of those (an Enum that is also a date, say) is its */
     if (PyType_IsSubtype(type, t->date) || PyType_IsSubtype(type, t->time) || PyType_IsSubtype(type, t->uuid) ||
         PyType_IsSubtype(type, t->decimal))

@@ -32,6 +32,7 @@
 #include "list_layout.h"
 #include "long_layout.h"
 #include "str_layout.h"
+#include "type_version.h"
 
 /* ---- The set of deep open containers --------------------------------------------------------- */
 
@@ -158,18 +159,30 @@ static int inherits_slot(PyTypeObject *t, PyTypeObject *base, int slot) {
 
 /* Whether v.__class__ is v's type, so that isinstance(v, C) is PyObject_TypeCheck(v, C) (isinstance
  * asks __class__ when the type check fails). Asked of each object whose type is not exact (a class
- * may be given a __class__ after its first use, and the limited API shows no type version to
- * cache a verdict against); for a class that defines no __class__ and no __getattribute__ of its
- * own it is object's descriptor, read in C. A __class__ that raises is also Python's to answer. */
+ * may be given a __class__ after its first use: a __getattribute__, new bases), unless its class
+ * is honest by its make (type_class_is_own) and has kept the version tag it had when found so
+ * (cpython/type_version.h; s->honest); for a class that defines no __class__ and no
+ * __getattribute__ of its own it is object's descriptor, read in C. A __class__ that raises is
+ * also Python's to answer. */
 static int honest_class(state *s, size_t *calls, PyObject *v) {
+    PyTypeObject *type = Py_TYPE(v);
+    size_t slot = ((uintptr_t)type >> 4 ^ (uintptr_t)type >> 10) & (HONEST_SLOTS - 1);
+    unsigned tag = type_tag(type); /* (the class unchanged since its verdict was kept) */
+    if (tag != 0 && s->honest[slot].type == type && s->honest[slot].tag == tag) return 1;
     ++*calls; /* a __class__ of the class's own is Python code */
+    fjcs__tag_probe_once();
     PyObject *cls = PyObject_GetAttr(v, s->class_name);
     if (cls == NULL) {
         PyErr_Clear();
         return 0;
     }
-    int honest = cls == (PyObject *)Py_TYPE(v);
+    int honest = cls == (PyObject *)type;
     Py_DECREF(cls);
+    /* kept when the class had its tag before this and still has it, and is honest by its make */
+    if (honest && tag != 0 && type_class_is_own(type, s->class_name) && type_tag(type) == tag) {
+        s->honest[slot].type = type;
+        s->honest[slot].tag = tag;
+    }
     return honest;
 }
 

@@ -63,6 +63,9 @@ typedef struct wshape {
  * costs O(1) per container. */
 #define SCAN_FRAMES 32
 
+/* Classes whose honest __class__ is kept (a power of two). */
+#define HONEST_SLOTS 16
+
 /* cpython/dataclass.c's cache of the canonical order of each dataclass's member names. */
 #define DC_SLOTS 32
 typedef struct dc_entry dc_entry;
@@ -79,6 +82,8 @@ typedef struct stdtypes {
         *microseconds, *int_, *value_, *fields, *field_type, *name, *fallback, *str_;
     PyObject *sixty_four; /* the int 64 */
     PyObject *uuid_int, *uuid_str; /* UUID's `int` (its slot) and `__str__` as registered */
+    unsigned uuid_tag;  /* UUID's version tag when they were last found so (0: none; type_version.h) */
+    Py_ssize_t uuid_at; /* where a UUID object keeps its int (the slot `int` reads; 0: not found) */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
     int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
     int decimal_ok;     /* Decimal objects are laid out as types.c reads them */
@@ -90,6 +95,7 @@ typedef struct stdtypes {
      * them in the object (0: not found; cpython/dataclass.c, probe_field) */
     PyObject *field_cls, *field_name, *field_kind;
     Py_ssize_t name_at, kind_at;
+    unsigned field_tag; /* Field's version tag when it was last found intact (0: none) */
 } stdtypes;
 
 /* Algorithms the public digest functions can serve at most (fastjcs has two: sha256, sha384). */
@@ -128,6 +134,12 @@ typedef struct state {
     wshape shapes[SHAPE_MAX - 1]; /* for dicts of 2 .. SHAPE_MAX members (walker.c's take_shape) */
     unsigned shapes_used; /* bit n - 2: dicts of n members were sorted in this walk (walk_done) */
     int shaping;        /* the walk has sorted a dict: shapes are looked for and kept from then on */
+    /* classes whose objects' __class__ is their type, each at the version tag it had when this
+     * was found (walker.c's honest_class; cpython/type_version.h); no reference held */
+    struct {
+        PyTypeObject *type;
+        unsigned tag;
+    } honest[HONEST_SLOTS];
 } state;
 
 typedef struct walk {
@@ -187,6 +199,9 @@ int types_convert(walk *w, PyObject *v, PyObject **result);
  * with *result the dict the reference makes, TY_CALL when it is no dataclass, WK_REFUSE at the
  * depth limit (nothing read), WK_NOMEM, WK_ERROR (cpython/dataclass.c). */
 int types_dataclass(walk *w, PyObject *v, PyObject **result);
+/* Whether type was found a dataclass by types_dataclass (so of none of the types before it in
+ * StdlibTypes.__call__'s order) and has kept the version tag it had then (cpython/dataclass.c). */
+int types_dataclass_known(const stdtypes *t, PyTypeObject *type);
 void types_dataclass_clear(stdtypes *t);
 /* Find where dataclasses.Field objects keep their name and _field_type (at registration). */
 void types_dataclass_register(stdtypes *t);

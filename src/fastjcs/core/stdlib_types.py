@@ -92,7 +92,9 @@ if _direct is not None:
     # The direct entry's walker writes these exact types itself when `default` is a StdlibTypes;
     # the rest it hands to StdlibTypes.__call__, and an _Unsupported from that call stops the walk
     # where python_backend.resume words the error.
-    _direct.register_types(
+    # (register_types hands back type_versions, the test hook over the walker's verdicts about
+    # classes kept against their version tags: cpython/type_version.c)
+    _type_versions = _direct.register_types(
         StdlibTypes,
         _Unsupported,
         datetime.datetime,
