@@ -28,9 +28,10 @@ if plan.direct:
         Extension(
             "fastjcs._direct",
             # the core without lender.c: the lender serves cffi's callers (the direct entry keeps
-            # its state per interpreter)
+            # its state per interpreter); and without number_format.c, which cpython/walker.c
+            # includes, so that its item and member loops inline the double's writer
             sources=[
-                *(s for s in build_ffi._sources if not s.endswith("lender.c")),
+                *(s for s in build_ffi._sources if not s.endswith(("lender.c", "number_format.c"))),
                 *(
                     f"csrc/cpython/{name}.c"
                     for name in (
@@ -52,6 +53,7 @@ if plan.direct:
             include_dirs=["csrc"],
             depends=[
                 *build_ffi._depends,
+                "csrc/number_format.c",
                 *(
                     f"csrc/cpython/{name}.h"
                     for name in ("walker", "direct", "long_layout", "str_layout", "list_layout",

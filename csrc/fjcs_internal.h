@@ -337,6 +337,11 @@ int fjcs__format_digits(uint64_t m, int len, int n, int negative, char *buf);
  * writes what fjcs_format_double would. */
 uint64_t fjcs__shortest_digits(double v, int *n);
 
+/* fjcs_format_double of the double with these bits, for callers that hold the bits (the direct
+ * walker reads them from a float object) and keep the output's end in a pointer: the end of what
+ * was written at buf (FJCS_NUMBER_BUFSIZE bytes), or NULL for NaN and the infinities. */
+char *fjcs__put_double_bits(uint64_t bits, char *buf);
+
 /* ---- Numbers in ------------------------------------------------------------------------------ */
 
 /*

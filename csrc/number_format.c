@@ -474,9 +474,7 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     return to_17_digits(d, exp10, n);
 }
 
-FJCS_INLINE int format_double(double v, char *buf) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
+FJCS_INLINE int format_double_bits(uint64_t bits, char *buf) {
     /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
      * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
     if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
@@ -490,6 +488,23 @@ FJCS_INLINE int format_double(double v, char *buf) {
     int n;
     uint64_t d = digits17(bits, &n);
     return (int)(layout(p, d, n) - buf);
+}
+
+FJCS_INLINE int format_double(double v, char *buf) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return format_double_bits(bits, buf);
+}
+
+/* fjcs__put_double_bits, for a file that includes this one to inline (cpython/walker.c, whose
+ * loops over a list's items and a dict's members then make no call per double). */
+FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
+    int n = format_double_bits(bits, buf);
+    return n < 0 ? NULL : buf + n;
+}
+
+char *fjcs__put_double_bits(uint64_t bits, char *buf) {
+    return put_double_bits(bits, buf);
 }
 
 uint64_t fjcs__shortest_digits(double v, int *n) {

@@ -8,7 +8,7 @@ zero bytes, skipping 0, NaN and the infinities). Its published SHA-256 at a few 
 (PUBLISHED) checks a renderer without the 4 GB file.
 
 Command line (the sanitizer script and the by-hand 10^8 run use it):
-    python tests/es6corpus.py --lines N [--renderer python|native] [--sha256]
+    python tests/es6corpus.py --lines N [--renderer python|native|walker] [--sha256]
 prints the first N lines, or with --sha256 their digest and whether it matches the published one.
 """
 
@@ -45,7 +45,18 @@ def native_renderer() -> Renderer:
     return _native.format_doubles
 
 
-RENDERERS = {"python": python_renderer, "native": native_renderer}
+def walker_renderer() -> Renderer:
+    """The direct entry's walker (CPython 3.10+): each chunk given to dumps as one list, its items
+    split back out, so every double goes through the item loop's inlined writer."""
+    import fastjcs
+    from fastjcs.core import native_backend as _native
+
+    if _native._direct is None:
+        raise RuntimeError("the direct entry is not in use")
+    return lambda values: fastjcs.dumps(values)[1:-1].decode().split(",")
+
+
+RENDERERS = {"python": python_renderer, "native": native_renderer, "walker": walker_renderer}
 
 
 def render_lines(renderer: Renderer, lines: int, stops: Sequence[int] = (), chunk: int = 1 << 16) -> Iterator[tuple]:

@@ -9,7 +9,8 @@
 #ifndef FJCS_CPYTHON_FAST_PATHS_H
 #define FJCS_CPYTHON_FAST_PATHS_H
 
-/* (walker.c's put_string_after, put_int_after and put_word come first) */
+/* (walker.c's put_string_after, put_int_after and put_word come first, and number_format.c's
+ * put_double_bits) */
 #include "walker.h"
 #include "list_layout.h"
 #include "long_layout.h"
@@ -124,8 +125,8 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
         if (fjcs__buf_reserve(out, FJCS_NUMBER_BUFSIZE + 1) != FJCS_OK) return WK_NOMEM;
         char *dst = out->data + out->len;
         if (sep) *dst++ = sep;
-        if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) return NOT_FAST;
-        out->len = (size_t)(dst + len - out->data);
+        if ((dst = fjcs__put_double_bits(float_bits_of(v), dst)) == NULL) return NOT_FAST;
+        out->len = (size_t)(dst - out->data);
         return WK_OK;
     }
     if (v == Py_None) word = "null", len = 4;
@@ -139,9 +140,9 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
 }
 
 /* Room for `need` more bytes at dst (the output's end, kept in a local with lim, its capacity):
- * the buffer grown when short, dst and lim read again; rc = WK_NOMEM and break when it cannot grow
- * (items_of and members, in their loops). */
-#define ROOM(need)                                                                                 \
+ * the buffer grown when short, dst and lim read again, then `grown` run; rc = WK_NOMEM and break
+ * when it cannot grow (items_of and members, in their loops). */
+#define ROOM_AND(need, grown)                                                                      \
     if (FJCS_UNLIKELY((size_t)(lim - dst) < (size_t)(need))) {                                     \
         out->len = (size_t)(dst - out->data);                                                      \
         if (fjcs__buf_reserve(out, (size_t)(need)) != FJCS_OK) {                                   \
@@ -150,20 +151,35 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
         }                                                                                          \
         dst = out->data + out->len;                                                                \
         lim = out->data + out->cap;                                                                \
+        grown;                                                                                     \
+    }
+#define ROOM(need) ROOM_AND(need, (void)0)
+
+/* Room for a number or a word and its comma (at most SHORT_ITEM bytes) in items_of: one compare
+ * against `near`, lim less that much, made again whenever the buffer grows (as an address: no
+ * pointer before the buffer is formed when its capacity is smaller). */
+#define SHORT_ITEM (FJCS_NUMBER_BUFSIZE + 1)
+#define NEAR_AGAIN near = (uintptr_t)lim - SHORT_ITEM
+#define ROOM_SHORT()                                                                               \
+    if (FJCS_UNLIKELY((uintptr_t)dst > near)) {                                                    \
+        ROOM_AND(SHORT_ITEM, NEAR_AGAIN)                                                           \
     }
 
 /* The items of the innermost list or tuple, from f->pos on, while they are of the types
  * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
  * the output's end is kept in locals here, as a store through a char pointer would otherwise make
- * the compiler read every field again. The items are read from the object when in_place is 1. */
+ * the compiler read every field again. The items, and floats' doubles, are read from the object when
+ * in_place is 1. */
 FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place) {
     fjcs_buf *out = w->out;
     PyObject *obj = f->obj;
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '[' is in it) */
+    uintptr_t near = (uintptr_t)lim - SHORT_ITEM;
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
     const int layout = fjcs__long_layout;
+    const int floats = !(w->flags & FJCS_INTEGERS_ONLY);
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
         PyObject *v = in_place ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
@@ -186,7 +202,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
                 }
                 Py_DECREF(v); /* (the list holds it: no Python code ran) */
             }
-            ROOM(n + 3)
+            ROOM_AND(n + 3, NEAR_AGAIN)
             *dst = ',';
             dst += i != 0;
             *dst = '"';
@@ -202,22 +218,27 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             }
             dst = out->data + out->len;
             lim = out->data + out->cap;
+            NEAR_AGAIN;
         } else if (t == &PyLong_Type) {
             long long x;
-            /* below 2^30 read first (within 2^53 - 1); past +/-(2^53 - 1): value() refuses it */
-            if (!(layout >= LONG_SIZE && small_long_of_layout(layout, v, &x)) &&
+            /* below 2^30 read first (within 2^53 - 1), by a reading made for each layout (a
+             * constant there: no select between the two in the loop); past +/-(2^53 - 1): value()
+             * refuses it */
+            if (!(layout == LONG_SIZE   ? small_long_of_layout(LONG_SIZE, v, &x)
+                  : layout == LONG_TAG ? small_long_of_layout(LONG_TAG, v, &x)
+                                       : 0) &&
                 (!exact_long_as(layout, v, &x) || (unsigned long long)x + MAX_SAFE_INT > 2 * (unsigned long long)MAX_SAFE_INT))
                 break;
-            ROOM(FJCS_INT_CHARS + 1)
+            ROOM_SHORT()
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
         } else if (t == &PyFloat_Type) {
-            if (w->flags & FJCS_INTEGERS_ONLY) break;
-            ROOM(FJCS_NUMBER_BUFSIZE + 1)
+            if (!floats) break;
+            ROOM_SHORT()
             *dst = ',';
-            size_t len;
-            if (fjcs_format_double(PyFloat_AsDouble(v), dst + (i != 0), &len) != FJCS_OK) break;
-            dst += (i != 0) + len;
+            char *end = put_double_bits(in_place ? float_bits_of_layout(v) : float_bits_of_api(v), dst + (i != 0));
+            if (FJCS_UNLIKELY(end == NULL)) break; /* NaN, an infinity: value() refuses it */
+            dst = end;
         } else {
             const char *word;
             size_t len;
@@ -225,7 +246,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             else if (v == Py_True) word = "true", len = 4;
             else if (v == Py_False) word = "false", len = 5;
             else break;
-            ROOM(6)
+            ROOM_SHORT()
             *dst = ',';
             dst += i != 0;
             memcpy(dst, word, 5); /* (its 5 bytes: a string literal holds them with its NUL) */
@@ -303,12 +324,12 @@ FJCS_INLINE int members(walk *w, wframe *f) {
             }
             dst = fjcs__format_int(dst, (int64_t)x);
         } else if (t == &PyFloat_Type) {
-            size_t len;
-            if (fjcs_format_double(PyFloat_AsDouble(v), dst, &len) != FJCS_OK) {
+            char *end = put_double_bits(float_bits_of(v), dst);
+            if (FJCS_UNLIKELY(end == NULL)) {
                 dst = start;
                 break;
             }
-            dst += len;
+            dst = end;
         } else {
             size_t len = v == Py_False ? 5 : 4;
             memcpy(dst, v == Py_None ? "null" : v == Py_True ? "true" : "false", 5); /* (with its NUL) */
@@ -316,6 +337,10 @@ FJCS_INLINE int members(walk *w, wframe *f) {
         }
     }
 #undef ROOM
+#undef ROOM_AND
+#undef ROOM_SHORT
+#undef NEAR_AGAIN
+#undef SHORT_ITEM
     out->len = (size_t)(dst - out->data);
     f->pos = i;
     return rc;

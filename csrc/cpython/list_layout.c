@@ -1,7 +1,7 @@
 /*
- * cpython/list_layout.c: where CPython's lists and tuples hold their items, probed once on sample
- * lists and tuples against the API (cpython/list_layout.h says what is read; walk_list_layout is
- * the test hook).
+ * cpython/list_layout.c: where CPython's lists and tuples hold their items (and floats their
+ * double), probed once on sample lists, tuples and floats against the API (cpython/list_layout.h
+ * says what is read; walk_list_layout is the test hook).
  */
 #include "list_layout.h"
 
@@ -31,8 +31,33 @@ static int reads_as_api(void) {
     return 1;
 }
 
-/* 1 with the offsets set when a candidate reads all samples as the API does; else 0. */
+/* Whether sample floats' doubles read from the object as the API gives them, bit for bit (a
+ * sign, a subnormal, an infinity, a NaN's payload: a value read from the wrong word would differ);
+ * -1 when a sample cannot be made. */
+static int floats_read_as_api(void) {
+    static const uint64_t samples[] = {0, UINT64_C(0x8000000000000000), 1, UINT64_C(0x3FF0000000000000),
+                                       UINT64_C(0xC09DB8A3D70A3D71), UINT64_C(0x7FEFFFFFFFFFFFFF),
+                                       UINT64_C(0x7FF0000000000000), UINT64_C(0x7FF8000000000123)};
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+        double d;
+        memcpy(&d, &samples[i], sizeof d);
+        PyObject *v = PyFloat_FromDouble(d);
+        if (v == NULL) return -1;
+        int ok = float_bits_of_layout(v) == samples[i] && float_bits_of_api(v) == samples[i];
+        Py_DECREF(v);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* 1 with the offsets set when a candidate reads all samples as the API does (and floats read so
+ * too); else 0. */
 static int probe_list_layout(void) {
+    int floats = floats_read_as_api();
+    if (floats <= 0) {
+        if (floats < 0) PyErr_Clear();
+        return 0;
+    }
     const size_t head = sizeof(PyVarObject), tuple_at[] = {head, head + sizeof(Py_hash_t)};
     for (size_t k = 0; k < sizeof tuple_at / sizeof *tuple_at; k++) {
         fjcs__tuple_items_at = tuple_at[k];

@@ -186,6 +186,11 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
     return honest;
 }
 
+/* The number core, compiled here rather than as its own object in this extension (setup.py), so
+ * that fast_paths.h's loops inline put_double_bits: a call per double cost 10 more instructions
+ * of the ~290 a double costs in dumps (saved registers, constants loaded again after it). */
+#include "number_format.c"
+
 #include "fast_paths.h" /* member heads and order; plain values written without the dispatch */
 
 /* Release the references pairs[0..n) hold. */

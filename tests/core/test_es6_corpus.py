@@ -29,6 +29,18 @@ def test_corpus_sha256(backend, es6_lines):
     assert digests == {n: es6corpus.PUBLISHED[n] for n in counts}
 
 
+def test_corpus_sha256_through_the_walker(es6_lines):
+    """dumps of each chunk as one list: the walker's float reading and its inlined writer (catches
+    a double read from the wrong word, a comma lost around one, a writer the walker's copy of
+    number_format.c no longer matches)."""
+    try:
+        renderer = es6corpus.walker_renderer()
+    except (ImportError, RuntimeError) as exc:  # pragma: no cover - PyPy, CPython 3.9, no build
+        pytest.skip(f"the direct entry is not in use: {exc}")
+    counts = [n for n in es6corpus.PUBLISHED if n <= es6_lines]
+    assert es6corpus.sha256_at(renderer, counts) == {n: es6corpus.PUBLISHED[n] for n in counts}
+
+
 def test_corpus_first_lines():
     """The head of the corpus, as the conformance notes describe it."""
     lines = b"".join(data for _, data in es6corpus.render_lines(es6corpus.python_renderer(), 172)).decode().splitlines()
