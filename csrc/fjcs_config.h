@@ -118,6 +118,13 @@ __extension__ typedef unsigned __int128 fjcs__u128;
 #define FJCS_KEEP ((size_t)1 << 16)
 #endif
 
+/* cpython/direct.c and bytes_out.c: the largest first allocation made for an output from the size
+ * of the one before (past it, the output grows by doubling): one 2 GB output must not make every
+ * later call that outgrows FJCS_KEEP (or bytes_out.c's 4 KB) ask for 2 GB first. */
+#ifndef FJCS_HINT_MAX
+#define FJCS_HINT_MAX ((size_t)1 << 24)
+#endif
+
 /* ---- Test hooks (FJCS_TESTING) --------------------------------------------------------------- */
 
 #ifndef FJCS_TESTING

@@ -113,8 +113,8 @@ PyObject *bytes_out_moved(state *s, int ok) {
         /* the next object as large as this output and a little more: the walk reserves ahead of
          * what it writes (a value's longest form, a string's length, 6 x 4096 for a block of
          * escapes), so an object of the output's length alone would grow, copying, near its end;
-         * not as large as this one grew to, which may be twice the output */
-        o->hint = len + len / 32 + 256;
+         * not as large as this one grew to, which may be twice the output; at most FJCS_HINT_MAX */
+        o->hint = len < FJCS_HINT_MAX ? len + len / 32 + 256 : FJCS_HINT_MAX;
         if (bytes_resize(&o->bytes, (Py_ssize_t)len) == 0) return o->bytes;
         return NULL; /* freed, MemoryError raised */
     }

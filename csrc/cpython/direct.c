@@ -45,7 +45,7 @@ static void state_clear(state *s) {
 
 /* After a call: give back what grew past what is kept between calls. */
 static void state_trim(state *s) {
-    s->out_hint = s->out.cap > FJCS_KEEP ? s->out.len : 0; /* (out_ready) */
+    s->out_hint = s->out.cap <= FJCS_KEEP ? 0 : s->out.len < FJCS_HINT_MAX ? s->out.len : FJCS_HINT_MAX; /* out_ready */
     if (s->out.cap > FJCS_KEEP) fjcs_buf_free(&s->out);
     if (s->frames_cap * sizeof(wframe) > FJCS_KEEP) {
         free(s->frames);

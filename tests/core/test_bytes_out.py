@@ -74,6 +74,24 @@ def test_the_last_output_sizes_the_next_one(route):
         assert fastjcs.dumps(value) == expected(value), n
 
 
+def test_a_huge_output_does_not_size_every_later_one():
+    # The next bytes object is made as large as the last output that moved, up to FJCS_HINT_MAX
+    # (16 MiB): after a 40 MB output, a 5 KB one must not ask for 40 MB first. tracemalloc sees
+    # bytes objects (PyObject_Malloc); without the cap the peak here is about 41 MB.
+    if not direct.bytes_output():
+        pytest.skip("_PyBytes_Resize was not found here: only the copy")
+    huge = ["x" * (10 << 20)] * 4
+    assert len(fastjcs.dumps(huge)) == 4 * (10 << 20) + 4 * 3 - 1 + 2
+    small = sized(5000)
+    tracemalloc.start()
+    try:
+        assert fastjcs.dumps(small) == expected(small)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < (16 << 20) + (1 << 20)
+
+
 def test_many_values_and_members(route):
     value = {f"k{i:05d}": [i, -i, f"välue {i}", {"z": i, "a": [i] * (i % 7)}] for i in range(3000)}
     assert fastjcs.dumps(value) == expected(value)
