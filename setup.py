@@ -56,8 +56,15 @@ if plan.direct:
                 "csrc/number_format.c",
                 *(
                     f"csrc/cpython/{name}.h"
-                    for name in ("walker", "direct", "long_layout", "str_layout", "list_layout",
-                        "type_version", "fast_paths")
+                    for name in (
+                        "walker",
+                        "direct",
+                        "long_layout",
+                        "str_layout",
+                        "list_layout",
+                        "type_version",
+                        "fast_paths",
+                    )
                 ),
             ],
             define_macros=[("Py_LIMITED_API", "0x030A0000")],
