@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tracemalloc
 
 import pytest
 
@@ -23,6 +22,8 @@ from fastjcs.core._direct_loader import direct, why
 
 if direct is None:  # pragma: no cover - PyPy, CPython 3.9, FASTJCS_DIRECT=0
     pytest.skip(f"the direct entry is not in use: {why}", allow_module_level=True)
+# (after the skip: PyPy, whose run skips this module, has no tracemalloc)
+tracemalloc = pytest.importorskip("tracemalloc")
 
 
 def expected(value) -> bytes:
