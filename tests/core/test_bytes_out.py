@@ -16,12 +16,11 @@ import json
 import sys
 
 import pytest
+from _direct import direct_or_skip
 
 import fastjcs
-from fastjcs.core._direct_loader import direct, why
 
-if direct is None:  # pragma: no cover - PyPy, CPython 3.9, FASTJCS_DIRECT=0
-    pytest.skip(f"the direct entry is not in use: {why}", allow_module_level=True)
+_, direct = direct_or_skip()
 # (after the skip: PyPy, whose run skips this module, has no tracemalloc)
 tracemalloc = pytest.importorskip("tracemalloc")
 

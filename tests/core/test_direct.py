@@ -16,19 +16,14 @@ import sys
 from collections import OrderedDict
 
 import pytest
+from _direct import direct_or_skip
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fastjcs
 from fastjcs.core import api, python_backend
 
-try:
-    from fastjcs.core import _direct_loader
-    from fastjcs.core import native_backend as native
-except ImportError as exc:  # pragma: no cover - depends on the build
-    pytest.skip(f"the C core is not built: {exc}", allow_module_level=True)
-if native._direct is None:  # pragma: no cover - PyPy, CPython 3.9, FASTJCS_DIRECT=0
-    pytest.skip(f"the direct entry is not in use: {_direct_loader.why}", allow_module_level=True)
+native, _ = direct_or_skip()
 
 json_values = st.recursive(
     st.none()

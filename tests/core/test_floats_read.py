@@ -16,17 +16,11 @@ import sys
 
 import pytest
 import rfc8785
+from _direct import direct_or_skip
 
 import fastjcs
 
-try:
-    from fastjcs.core import _direct_loader
-    from fastjcs.core import native_backend as native
-except ImportError as exc:  # pragma: no cover - depends on the build
-    pytest.skip(f"the C core is not built: {exc}", allow_module_level=True)
-direct = native._direct
-if direct is None:  # pragma: no cover - PyPy, CPython 3.9, FASTJCS_DIRECT=0
-    pytest.skip(f"the direct entry is not in use: {_direct_loader.why}", allow_module_level=True)
+native, direct = direct_or_skip()
 
 
 @pytest.fixture(params=[True, False] if direct.list_layout() else [False], ids=lambda on: "obj" if on else "api")

@@ -15,15 +15,13 @@ import time
 
 import pytest
 import rfc8785
+from _direct import native_or_skip
 
 import fastjcs
 from fastjcs.core import python_backend
 from fastjcs.core._direct_loader import direct, why
 
-try:
-    from fastjcs.core import native_backend as native
-except ImportError as exc:  # pragma: no cover - depends on the build
-    pytest.skip(f"the C core is not built: {exc}", allow_module_level=True)
+native = native_or_skip()
 
 
 def outcome(fn, *args, **kwargs):
