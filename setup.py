@@ -44,6 +44,7 @@ if plan.direct:
                         "long_layout",
                         "str_layout",
                         "list_layout",
+                        "dict_layout",
                         "type_version",
                         "hooks",
                         "bytes_out",
@@ -62,6 +63,7 @@ if plan.direct:
                         "long_layout",
                         "str_layout",
                         "list_layout",
+                        "dict_layout",
                         "type_version",
                         "fast_paths",
                     )

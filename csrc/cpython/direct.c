@@ -18,6 +18,7 @@
  * freed when it ends (enter, leave).
  */
 #include "direct.h"
+#include "dict_layout.h"
 #include "list_layout.h"
 
 static void state_clear(state *s) {
@@ -548,6 +549,7 @@ static PyMethodDef methods[] = {
      "with flag, sets it and returns the previous setting (for tests: both readings give the same "
      "text)."},
     {"list_layout", (PyCFunction)(void (*)(void))direct_list_layout, METH_FASTCALL, FJCS_DOC_LIST_LAYOUT},
+    {"dict_layout", (PyCFunction)(void (*)(void))direct_dict_layout, METH_FASTCALL, FJCS_DOC_DICT_LAYOUT},
     {"bytes_output", (PyCFunction)(void (*)(void))direct_bytes_output, METH_FASTCALL,
      "bytes_output([flag]) -> bool: whether dumps writes an output past a few KB into the bytes object "
      "it returns (_PyBytes_Resize found at import) rather than copying it there at the end; with flag, "

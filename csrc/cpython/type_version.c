@@ -9,8 +9,7 @@ size_t fjcs__tag_probed = SIZE_MAX;
 size_t fjcs__tag_at = 0;
 unsigned long fjcs__tag_flag = 0;
 
-/* Python's minor version (3.x: x), 0 when not 3. */
-static int minor_version(void) {
+int fjcs__python_minor(void) {
     const char *v = Py_GetVersion();
     int minor = 0;
     if (v[0] != '3' || v[1] != '.') return 0;
@@ -43,7 +42,7 @@ static void look_up(PyObject *type) {
 
 /* Where the tag is, 0 when it does not read as one. */
 static size_t probe_tag(void) {
-    int minor = minor_version();
+    int minor = fjcs__python_minor();
     if (minor < 11 || minor > 13) return 0;
     size_t head = sizeof(PyVarObject), word = sizeof(void *), at = head + 45 * word;
     fjcs__tag_flag = minor <= 12 ? 1UL << 19 : 0; /* Py_TPFLAGS_VALID_VERSION_TAG */

@@ -29,6 +29,7 @@
  * answer, a reading of the value as it is now, is the answer.
  */
 #include "walker.h"
+#include "dict_layout.h"
 #include "list_layout.h"
 #include "long_layout.h"
 #include "str_layout.h"
@@ -276,7 +277,11 @@ static int push(walk *w, PyObject *obj, int kind) {
         return WK_NOMEM;
     size_t n, base = s->npairs;
     if (kind == K_DICT) {
-        n = (size_t)PyDict_Size(obj);
+        /* the members read from the object (cpython/dict_layout.h), or through PyDict_Next */
+        dict_entries e = {NULL, NULL, 0};
+        Py_ssize_t used;
+        int laid_out = fjcs__dict_layout && dict_entries_of_layout(obj, &e, &used);
+        n = (size_t)(laid_out ? used : PyDict_Size(obj));
         if (fjcs__grow_by((void **)&s->pairs, &s->pairs_cap, s->npairs, n, sizeof(wpair)) != FJCS_OK)
             return WK_NOMEM;
         wpair *p = s->pairs + base;
@@ -288,7 +293,7 @@ static int push(walk *w, PyObject *obj, int kind) {
         const wshape *sh = shape_for(s, n);
         /* No Python code runs in this loop (the members are read, not converted), except on a
          * lone surrogate, whose UnicodeEncodeError may run the collector: the loop stops there. */
-        for (; i < n && PyDict_Next(obj, &pos, &key, &item); i++) {
+        for (; i < n && (laid_out ? dict_next_of_layout(&e, &key, &item) : PyDict_Next(obj, &pos, &key, &item)); i++) {
             Py_ssize_t len;
             const char *name;
             if (!PyUnicode_CheckExact(key)) {
@@ -530,6 +535,7 @@ int walk_run(walk *w, PyObject *obj) {
     fjcs__long_probe_once();
     fjcs__str_probe_once();
     fjcs__list_probe_once();
+    fjcs__dict_probe_once();
     int rc = value(w, obj, 0);
     if (rc == WK_OK) rc = run(w);
     return rc;

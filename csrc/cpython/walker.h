@@ -183,6 +183,10 @@ int walk_str_layout(int flag);
 PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
+/* The running Python's minor version (3.x: x), 0 when not 3: the layout probes read objects only
+ * on the versions whose layout they know (cpython/type_version.c). */
+int fjcs__python_minor(void);
+
 /* Canonicalize obj into w->out (appended), w set up by the caller (walk_init): WK_OK, or what
  * the walk says when it does not give canonical bytes. */
 int walk_run(walk *w, PyObject *obj);
