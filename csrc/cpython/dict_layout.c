@@ -23,35 +23,40 @@ static int dict_reads_as_api(PyObject *d) {
 }
 
 /* Sample dicts, each checked: str keys (kind 1) and any keys (kind 0: an int key put in, then
- * taken out, leaves a dict of str keys of that kind), members deleted (holes among the entries),
- * sizes whose index has 1 and 2 bytes, the empty dict; -1 when a sample cannot be made. */
+ * taken out, leaves a dict of str keys of that kind), members deleted (holes among the entries:
+ * the first, one in the middle, the last), sizes whose index has 1 and 2 bytes, the empty dict;
+ * -1 when a sample cannot be made. A member's value is its key (what is compared is identity). */
 static int samples_read_as_api(void) {
-    static const Py_ssize_t sizes[] = {0, 1, 2, 5, 9, 200, 300};
-    for (int general = 0; general < 2; general++) {
-        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    enum { MOST = 203 };
+    static const Py_ssize_t sizes[] = {0, 3, 4, 12, MOST}; /* (0: the shared empty keys; 3: all deleted) */
+    PyObject *keys = PyList_New(0);
+    int ok = keys != NULL ? 1 : -1;
+    for (Py_ssize_t i = 0; ok > 0 && i < MOST; i++) {
+        PyObject *key = PyUnicode_FromFormat("m%zd", i);
+        if (key == NULL || PyList_Append(keys, key) < 0) ok = -1;
+        Py_XDECREF(key);
+    }
+    for (int general = 0; ok > 0 && general < 2; general++) {
+        for (size_t s = 0; ok > 0 && s < sizeof sizes / sizeof *sizes; s++) {
+            Py_ssize_t n = sizes[s], gone[] = {0, n / 2, n - 1};
             PyObject *d = PyDict_New(), *one = PyLong_FromLong(1);
-            int ok = d != NULL && one != NULL ? 1 : -1;
+            if (d == NULL || one == NULL) ok = -1;
             if (ok > 0 && general && (PyDict_SetItem(d, one, one) < 0 || PyDict_DelItem(d, one) < 0)) ok = -1;
-            for (Py_ssize_t i = 0; ok > 0 && i < sizes[s] + 3; i++) {
-                PyObject *key = PyUnicode_FromFormat("m%zd", i), *value = PyLong_FromSsize_t(1000 + i);
-                if (key == NULL || value == NULL || PyDict_SetItem(d, key, value) < 0) ok = -1;
-                Py_XDECREF(key);
-                Py_XDECREF(value);
+            for (Py_ssize_t i = 0; ok > 0 && i < n; i++) {
+                PyObject *key = PyList_GetItem(keys, i);
+                if (PyDict_SetItem(d, key, key) < 0) ok = -1;
             }
-            /* three deleted: the first, one in the middle, the last */
-            Py_ssize_t gone[] = {0, (sizes[s] + 3) / 2, sizes[s] + 2};
-            for (size_t g = 0; ok > 0 && g < 3; g++) {
-                PyObject *key = PyUnicode_FromFormat("m%zd", gone[g]);
-                if (key == NULL || (PyDict_Contains(d, key) == 1 && PyDict_DelItem(d, key) < 0)) ok = -1;
-                Py_XDECREF(key);
+            for (size_t g = 0; ok > 0 && n > 0 && g < 3; g++) {
+                PyObject *key = PyList_GetItem(keys, gone[g]);
+                if (PyDict_Contains(d, key) == 1 && PyDict_DelItem(d, key) < 0) ok = -1;
             }
             if (ok > 0) ok = dict_reads_as_api(d) == 1;
             Py_XDECREF(d);
             Py_XDECREF(one);
-            if (ok <= 0) return ok;
         }
     }
-    return 1;
+    Py_XDECREF(keys);
+    return ok;
 }
 
 /* 1 when the layout holds on every sample of a CPython 3.11 to 3.14 (and PyObject is as large as
