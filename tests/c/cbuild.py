@@ -10,6 +10,7 @@ itself is built.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -25,7 +26,10 @@ def load(module: str, cdef: str) -> ModuleType:
     for path in sorted((ROOT / "csrc").glob("*.[ch]")) + [ROOT / "build_ffi.py"]:
         digest.update(path.name.encode() + path.read_bytes())
     where = ROOT / "build" / "test-ext" / digest.hexdigest()[:16]
-    built = sorted(where.glob(f"{module}*.so")) + sorted(where.glob(f"{module}*.pyd"))
+    # this interpreter's build only: PyPy's, made from the same sources in the same directory,
+    # is not CPython's (it has no PyInit_ function)
+    built = [where / (module + suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    built = [path for path in built if path.exists()]
     if not built:
         sys.path.insert(0, str(ROOT))
         try:
