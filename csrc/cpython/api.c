@@ -209,7 +209,7 @@ PyObject *api_canonicalize(PyObject *module, PyObject *const *args, Py_ssize_t n
         char *text;
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
-        PyObject *result = text_result(module, text, len, depth, flags, NULL);
+        PyObject *result = text_result(module, text, len, depth, flags, NULL, args[0]);
         if (result != Py_None) return text_answer(module, result, args[0], depth);
         Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }
@@ -251,7 +251,7 @@ PyObject *api_digest_text(PyObject *module, PyObject *const *args, Py_ssize_t na
         char *text;
         Py_ssize_t len;
         if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0) return NULL;
-        PyObject *result = text_result(module, text, len, depth, flags, h);
+        PyObject *result = text_result(module, text, len, depth, flags, h, NULL);
         if (result != Py_None) return text_answer(module, result, args[0], depth);
         Py_DECREF(result); /* longer than the held-text limit: the Python function takes cffi's route */
     }

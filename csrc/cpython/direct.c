@@ -178,12 +178,28 @@ static fjcs__text *text_parser(state *s, size_t max_depth, int flags) {
     return &s->text;
 }
 
+/* RFC 8259's whitespace: space, tab, line feed, carriage return. */
+static int json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 /* Canonicalize text[0..len) in the module's parser: its canonical bytes (h NULL) or prefix + hex
  * digest (h); when the text is refused, its error record as (code, expected, offset), which
- * native_errors words (the text is parsed once); NULL with an exception set. */
+ * native_errors words (the text is parsed once); NULL with an exception set. A text that is its
+ * own canonical form (canonical.c's one pass, exact when it says so), but for whitespace around it,
+ * is not parsed: hashed as it lies, or answered as itself (source, when the caller has the text as
+ * an exact bytes object and there was no whitespace to drop). */
 PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
-                             const hasher *h) {
+                      const hasher *h, PyObject *source) {
     if ((size_t)len > get_state(module)->held_text) Py_RETURN_NONE;
+    /* JSON's whitespace around the value (a file's last newline) is not part of the canonical form:
+     * what it surrounds may be */
+    const char *start = text, *end = text + len;
+    while (start < end && json_space(*start)) start++;
+    while (end > start && json_space(end[-1])) end--;
+    if (fjcs__text_is_canonical(start, (size_t)(end - start), max_depth, (fjcs_flags)flags)) {
+        if (h) return hex_digest(h, start, (size_t)(end - start));
+        if (source && end - start == len) return Py_NewRef(source);
+        return PyBytes_FromStringAndSize(start, end - start);
+    }
     state *s = enter(module);
     if (s == NULL) return NULL;
     out_ready(s);
@@ -432,7 +448,7 @@ static PyObject *direct_canonicalize(PyObject *module, PyObject *const *args, Py
     if (PyBytes_AsStringAndSize(args[0], &text, &len) < 0 || !size_arg(args[1], &max_depth)) return NULL;
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    return text_result(module, text, len, max_depth, flags, NULL);
+    return text_result(module, text, len, max_depth, flags, NULL, PyBytes_CheckExact(args[0]) ? args[0] : NULL);
 }
 
 /* digest_text(bytes, max_depth, flags, fn, size, prefix) -> "prefix" + hex, or the error record as
@@ -448,7 +464,7 @@ static PyObject *direct_digest_text(PyObject *module, PyObject *const *args, Py_
         return NULL;
     int flags = (int)PyLong_AsLong(args[2]);
     if (flags == -1 && PyErr_Occurred()) return NULL;
-    return text_result(module, text, len, max_depth, flags, &h);
+    return text_result(module, text, len, max_depth, flags, &h, NULL);
 }
 
 /* register_hasher(algorithm, fn, size, prefix): see methods. */

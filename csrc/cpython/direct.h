@@ -33,9 +33,11 @@ typedef fjcs_hasher hasher;
 /* Canonicalize text[0..len) in the module's parser: its canonical bytes (h NULL) or prefix + hex
  * digest (h); when the text is refused, its error record as (code, expected, offset), which
  * native_errors words (the text is parsed once); None for a text longer than the held-text limit
- * (FJCS_HELD_TEXT), which is not parsed here; NULL with an exception set. */
+ * (FJCS_HELD_TEXT), which is not parsed here; NULL with an exception set. A text that is already its
+ * own canonical form is answered without parsing: itself (`source`, an exact bytes object holding
+ * the text, or NULL: a copy) or its digest. */
 PyObject *text_result(PyObject *module, const char *text, Py_ssize_t len, size_t max_depth, int flags,
-                      const hasher *h);
+                      const hasher *h, PyObject *source);
 
 /* dumps of obj (h NULL) or its digest (h), going on through python_backend.resume where the
  * walker stops (direct.c). */
