@@ -12,8 +12,10 @@ int fjcs__dict_layout = 0;
 static int dict_reads_as_api(PyObject *d) {
     dict_entries e;
     Py_ssize_t used, pos = 0, count = 0;
-    if (!dict_entries_of_layout(d, &e, &used)) return -1;
+    /* ma_used first: a layout that does not even hold there is not followed into the keys */
+    memcpy(&used, (const unsigned char *)d + DICT_USED_AT, sizeof used);
     if (used != PyDict_Size(d)) return 0;
+    if (!dict_entries_of_layout(d, &e, &used)) return -1;
     PyObject *key, *value, *k, *v;
     while (PyDict_Next(d, &pos, &key, &value)) {
         if (!dict_next_of_layout(&e, &k, &v) || k != key || v != value) return 0;
