@@ -87,10 +87,5 @@ int walk_dict_layout(int flag) {
 /* dict_layout([flag]), the direct module's test hook (see its methods in direct.c). */
 PyObject *direct_dict_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "dict_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_dict_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "dicts are not laid out as cpython/dict_layout.c reads them");
-    return PyBool_FromLong(previous);
+    return layout_switch(args, nargs, "dict_layout", walk_dict_layout, "dicts are not laid out as cpython/dict_layout.c reads them");
 }

@@ -1,7 +1,8 @@
 /*
  * cpython/hooks.c: the direct module's switches for tests and benchmarks (cpython/direct.c's
  * methods document them): datetime_layout([flag]) and held_text_limit([n]). The walker's other
- * readings have theirs beside their probes (long_layout.c, str_layout.c, list_layout.c).
+ * readings have theirs beside their probes (long_layout.c, str_layout.c, list_layout.c,
+ * dict_layout.c), each over layout_switch.
  */
 #include "direct.h"
 
@@ -32,4 +33,14 @@ PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssi
         s->held_text = limit;
     }
     return PyLong_FromSize_t(previous);
+}
+
+PyObject *layout_switch(PyObject *const *args, Py_ssize_t nargs, const char *name, int (*reading)(int),
+                        const char *refused) {
+    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "%s takes at most 1 argument", name);
+    int flag = -1;
+    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
+    int previous = reading(flag);
+    if (previous < 0) return PyErr_Format(PyExc_ValueError, "%s", refused);
+    return PyBool_FromLong(previous);
 }

@@ -86,10 +86,5 @@ int walk_list_layout(int flag) {
 /* list_layout([flag]), the direct module's test hook (see its methods in direct.c). */
 PyObject *direct_list_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "list_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_list_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "lists are not laid out as cpython/list_layout.c reads them");
-    return PyBool_FromLong(previous);
+    return layout_switch(args, nargs, "list_layout", walk_list_layout, "lists are not laid out as cpython/list_layout.c reads them");
 }

@@ -47,10 +47,5 @@ int walk_int_layout(int flag) {
 /* int_layout([flag]), the direct module's test hook (see its methods in direct.c). */
 PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "int_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_int_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "ints are not laid out as cpython/walker.c reads them");
-    return PyBool_FromLong(previous);
+    return layout_switch(args, nargs, "int_layout", walk_int_layout, "ints are not laid out as cpython/walker.c reads them");
 }

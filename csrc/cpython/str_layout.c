@@ -68,10 +68,5 @@ int walk_str_layout(int flag) {
 /* str_layout([flag]), the direct module's test hook (see its methods in direct.c). */
 PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs > 1) return PyErr_Format(PyExc_TypeError, "str_layout takes at most 1 argument");
-    int flag = -1;
-    if (nargs == 1 && (flag = PyObject_IsTrue(args[0])) < 0) return NULL;
-    int previous = walk_str_layout(flag);
-    if (previous < 0) return PyErr_Format(PyExc_ValueError, "strs are not laid out as cpython/str_layout.c reads them");
-    return PyBool_FromLong(previous);
+    return layout_switch(args, nargs, "str_layout", walk_str_layout, "strs are not laid out as cpython/str_layout.c reads them");
 }

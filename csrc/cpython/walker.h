@@ -183,6 +183,13 @@ int walk_str_layout(int flag);
 PyObject *direct_int_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *direct_str_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
+/* A reading's test hook (int_layout, str_layout, list_layout, dict_layout: direct.c's methods
+ * document them), `name`([flag]) over `reading`, its switch: whether the walker reads by it;
+ * with flag, sets it and returns the previous setting, ValueError(refused) where the probe found
+ * no layout to read by (cpython/hooks.c). */
+PyObject *layout_switch(PyObject *const *args, Py_ssize_t nargs, const char *name, int (*reading)(int),
+                        const char *refused);
+
 /* The running Python's minor version (3.x: x), 0 when not 3: the layout probes read objects only
  * on the versions whose layout they know (cpython/type_version.c). */
 int fjcs__python_minor(void);
