@@ -31,3 +31,18 @@ def direct_or_skip() -> tuple[ModuleType, Any]:
 
         pytest.skip(f"the direct entry is not in use: {_direct_loader.why}", allow_module_level=True)
     return native, native._direct
+
+
+def reading_fixture(direct: Any, hook: str) -> Any:
+    """A fixture `reading` that runs each test with the direct entry's reading `hook` (a layout
+    switch such as "dict_layout") on and off, or only off where its probe found no layout, and
+    puts the switch back after."""
+    switch = getattr(direct, hook)
+
+    @pytest.fixture(params=[True, False] if switch() else [False], ids=lambda on: "obj" if on else "api")
+    def reading(request: Any) -> Any:
+        previous = switch(request.param)
+        yield request.param
+        switch(previous)
+
+    return reading

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 import rfc8785
-from _direct import direct_or_skip
+from _direct import direct_or_skip, reading_fixture
 
 import fastjcs
 from fastjcs.core import python_backend
@@ -21,11 +21,7 @@ from fastjcs.core import python_backend
 native, direct = direct_or_skip()
 
 
-@pytest.fixture(params=[True, False] if direct.dict_layout() else [False], ids=lambda on: "obj" if on else "api")
-def reading(request):
-    previous = direct.dict_layout(request.param)
-    yield request.param
-    direct.dict_layout(previous)
+reading = reading_fixture(direct, "dict_layout")
 
 
 def outcome(fn, *args):

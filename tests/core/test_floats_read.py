@@ -16,18 +16,14 @@ import sys
 
 import pytest
 import rfc8785
-from _direct import direct_or_skip
+from _direct import direct_or_skip, reading_fixture
 
 import fastjcs
 
 native, direct = direct_or_skip()
 
 
-@pytest.fixture(params=[True, False] if direct.list_layout() else [False], ids=lambda on: "obj" if on else "api")
-def reading(request):
-    previous = direct.list_layout(request.param)
-    yield request.param
-    direct.list_layout(previous)
+reading = reading_fixture(direct, "list_layout")
 
 
 def _doubles() -> list[float]:
