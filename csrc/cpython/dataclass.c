@@ -51,11 +51,19 @@ struct dc_entry {
     dc_member *member;   /* member[i]: names[i]'s */
     unsigned tag;        /* type's version tag when `fields` was its __dataclass_fields__ (0: none) */
     PyObject *fields;    /* (not held: while the class keeps that tag, its MRO's dicts hold it) */
+    /* the __dataclass_fields__ dict whose names were last found e's (not held), its version then
+     * (type_version.h; 0: none) and its items then, in order (not held: while the dict has that
+     * version it holds them) */
+    PyObject *seen;
+    uint64_t seen_version;
+    PyObject **seen_field;
+    Py_ssize_t nseen;
 };
 
 static void entry_free(dc_entry *e) {
     if (e == NULL) return;
     Py_DECREF(e->names); /* (a tuple of str: no Python code runs) */
+    free(e->seen_field);
     free(e->member);
     free(e->name);
     free(e);
@@ -225,6 +233,10 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     e->type = type;
     e->tag = 0;
     e->fields = NULL;
+    e->seen = NULL;
+    e->seen_version = 0;
+    e->seen_field = NULL;
+    e->nseen = 0;
     e->names = tuple;
     e->name = name;
     e->n = n;
@@ -235,25 +247,54 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     return e;
 }
 
-/* Whether the names the reference reads of `fields` (exact Field objects, their class intact:
- * read from their slots, which runs no Python code) are e's, one by one: the common case, read
- * without holding or copying anything. */
-static int names_in_slots(const stdtypes *t, PyObject *fields, const dc_entry *e) {
-    Py_ssize_t pos = 0, j = 0;
-    PyObject *key, *field;
-    while (PyDict_Next(fields, &pos, &key, &field)) {
-        PyObject *kind, *name;
-        if (Py_TYPE(field) != (PyTypeObject *)t->field_cls) return 0;
-        memcpy(&kind, (const char *)field + t->kind_at, sizeof kind);
-        if (kind != t->field_marker) {
-            if (kind == NULL) return 0; /* (never set: the attribute read raises) */
-            continue;
-        }
-        memcpy(&name, (const char *)field + t->name_at, sizeof name);
-        if (j >= e->n || name != e->name[j]) return 0;
-        j++;
+/* Whether the name of `field` (an exact Field, its class intact: read from its slots, which runs
+ * no Python code) is e's j-th, when it is a field: 1 and *j moved on; 0 when it is not; 1 and *j
+ * left when it is no field (its _field_type not the marker). */
+FJCS_INLINE int name_in_slot(const stdtypes *t, PyObject *field, const dc_entry *e, Py_ssize_t *j) {
+    PyObject *kind, *name;
+    if (Py_TYPE(field) != (PyTypeObject *)t->field_cls) return 0;
+    memcpy(&kind, (const char *)field + t->kind_at, sizeof kind);
+    if (kind != t->field_marker) return kind != NULL; /* (never set: the attribute read raises) */
+    memcpy(&name, (const char *)field + t->name_at, sizeof name);
+    if (*j >= e->n || name != e->name[*j]) return 0;
+    (*j)++;
+    return 1;
+}
+
+/* Whether the names the reference reads of `fields` (exact Field objects, their class intact)
+ * are e's, one by one: the common case, read without holding or copying anything. While the dict
+ * keeps the version it had when its names were last found e's (type_version.h), its items are
+ * those found then, in that order: they are read from e (each Field's slots read again: a Field
+ * changes without its dict), not through the dict. */
+static int names_in_slots(const stdtypes *t, PyObject *fields, dc_entry *e) {
+    Py_ssize_t pos = 0, j = 0, k = 0;
+    uint64_t version = dict_version(fields);
+    if (version != 0 && fields == e->seen && version == e->seen_version) {
+        for (Py_ssize_t i = 0; i < e->nseen; i++)
+            if (!name_in_slot(t, e->seen_field[i], e, &j)) return 0;
+        return j == e->n;
     }
-    return j == e->n;
+    PyObject *key, *field, *few[16];
+    Py_ssize_t count = PyDict_Size(fields);
+    PyObject **items = version == 0 ? NULL : count <= 16 ? few : (PyObject **)malloc((size_t)count * sizeof *items);
+    int same = 1;
+    while (same && PyDict_Next(fields, &pos, &key, &field)) {
+        same = name_in_slot(t, field, e, &j);
+        if (items != NULL && k < count) items[k++] = field;
+    }
+    same = same && j == e->n;
+    if (same && items != NULL && k == count && count > 0) { /* kept for the next instance */
+        PyObject **kept = (PyObject **)realloc(e->seen_field, (size_t)count * sizeof *kept);
+        if (kept != NULL) {
+            memcpy(kept, items, (size_t)count * sizeof *kept);
+            e->seen_field = kept;
+            e->nseen = count;
+            e->seen = fields;
+            e->seen_version = version;
+        }
+    }
+    if (items != few) free(items);
+    return same;
 }
 
 /* Release the references of names[0..n) and the array, when on the heap. */
