@@ -44,9 +44,11 @@
 static union dc_item *spare_log;
 static size_t spare_cap;
 
-/* A member: where it goes (its canonical position), its name's UTF-8 (the str's, held by names). */
+/* A member: where it goes (its canonical position), its name (held by names) and the name's UTF-8
+ * (the str's). */
 typedef struct dc_member {
     size_t rank;
+    PyObject *name;
     const uint8_t *key;
     size_t len;
 } dc_member;
@@ -66,6 +68,7 @@ struct dc_entry {
     uint64_t seen_version;
     PyObject **seen_field;
     Py_ssize_t nseen;
+    unsigned pins;       /* walks reading its members now (open_members): not replaced meanwhile */
 };
 
 static void entry_free(dc_entry *e) {
@@ -198,7 +201,8 @@ static dc_entry *lookup(const stdtypes *t, PyTypeObject *type, PyObject *const *
 /* A new entry for names[0..n) of `type`, put in its slot: NULL when the names are not all exact
  * str of UTF-8 and distinct, or there are too many (nothing raised), or with an exception set. */
 static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *names, Py_ssize_t n) {
-    if (n > DC_NAMES) return NULL;
+    dc_entry *in_slot = t->dc[slot_of(type)];
+    if (n > DC_NAMES || (in_slot != NULL && in_slot->pins)) return NULL; /* (a pinned one: no entry) */
     const uint8_t *key[DC_NAMES];
     size_t len[DC_NAMES];
     Py_ssize_t order[DC_NAMES];
@@ -233,6 +237,7 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     }
     for (Py_ssize_t j = 0; j < n; j++) member[order[j]].rank = (size_t)j;
     for (Py_ssize_t i = 0; i < n; i++) {
+        member[i].name = names[i];
         member[i].key = key[i];
         member[i].len = len[i];
         name[i] = names[i];
@@ -245,6 +250,7 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     e->seen_version = 0;
     e->seen_field = NULL;
     e->nseen = 0;
+    e->pins = 0;
     e->names = tuple;
     e->name = name;
     e->n = n;
@@ -380,28 +386,26 @@ union dc_item {
 
 /* Write "{" and open a frame for the members of v (e's names), read now into the member stack in
  * canonical order, and logged as a group. WK_OK, WK_ERROR, WK_NOMEM. */
-static int open_members(walk *w, PyObject *v, const dc_entry *e) {
+static int open_members(walk *w, PyObject *v, dc_entry *e) {
     state *s = w->s;
     Py_ssize_t n = e->n;
     size_t base = s->npairs, group = w->log_len;
-    dc_member few[16], *member = n <= 16 ? few : (dc_member *)malloc((size_t)n * sizeof *member);
-    if (member == NULL) return WK_NOMEM;
     if (w->log_cap == 0 && spare_log != NULL) { /* the last walk's log, its size kept */
         w->log = spare_log;
         w->log_cap = spare_cap;
         spare_log = NULL;
         spare_cap = 0;
     }
-    if (fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK ||
+    if ((w->nframes >= s->frames_cap &&
+         fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK) ||
         fjcs__grow_by((void **)&s->pairs, &s->pairs_cap, base, (size_t)n, sizeof(wpair)) != FJCS_OK ||
         fjcs__grow_by((void **)&w->log, &w->log_cap, group, (size_t)n + 3, sizeof *w->log) != FJCS_OK ||
-        fjcs__buf_reserve(w->out, 2) != FJCS_OK) {
-        if (member != few) free(member);
+        fjcs__buf_reserve(w->out, 2) != FJCS_OK)
         return WK_NOMEM;
-    }
-    /* e may go while getattr runs Python code (a call it makes shares the cache): what is read of
-     * it is read now, its names held by the log */
-    memcpy(member, e->member, (size_t)n * sizeof *member);
+    /* getattr runs Python code, which may walk (a call of its own, sharing the cache): e is
+     * pinned meanwhile (no entry replaces it), its names held by the log */
+    e->pins++;
+    const dc_member *member = e->member;
     union dc_item *log = w->log + group; /* (s->pairs, w->log: this walk's alone) */
     log[0].at = w->made ? (size_t)PyList_Size(w->made) : 0;
     log[1].o = Py_NewRef(v);
@@ -412,7 +416,7 @@ static int open_members(walk *w, PyObject *v, const dc_entry *e) {
     /* getattr(v, name) is the class's tp_getattro on an exact str: the generic one called itself */
     getattrofunc get = (getattrofunc)PyType_GetSlot(Py_TYPE(v), Py_tp_getattro);
     for (; i < n; i++) {
-        PyObject *name = PyTuple_GetItem(log[2].o, i);
+        PyObject *name = member[i].name;
         PyObject *item = get == PyObject_GenericGetAttr ? PyObject_GenericGetAttr(v, name) : PyObject_GetAttr(v, name);
         if (item == NULL) {
             rc = WK_ERROR; /* (the walk ends: walk_done releases the log) */
@@ -443,7 +447,7 @@ static int open_members(walk *w, PyObject *v, const dc_entry *e) {
             Py_DECREF(p->value);
         }
     }
-    if (member != few) free(member);
+    e->pins--;
     return rc;
 }
 

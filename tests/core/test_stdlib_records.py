@@ -125,3 +125,25 @@ def test_a_field_replaced_in_place_in_the_middle_of_a_call():
 
 class Trigger:
     """No type stdlib_types converts: its fallback is called."""
+
+
+def test_a_member_read_that_walks_other_dataclasses():
+    # Reading a member runs Python code (a property) that calls dumps on instances of many other
+    # dataclasses: their cache entries take every slot, the one of the class being read among them.
+    # That entry stays pinned until its members are read (no entry replaces it meanwhile; freed
+    # there, the next member would be read from freed memory: bash .ci/asan.sh says so).
+    others = [dataclasses.make_dataclass(f"Other{i}", ["a"]) for i in range(200)]
+
+    def nested(self):
+        return fastjcs.dumps([cls(i) for i, cls in enumerate(others)], default=stdlib_types).decode()[:20]
+
+    @dataclasses.dataclass
+    class Outer:
+        x: str
+        y: int
+
+    value = [Outer("", 1), Outer("", 2)]
+    Outer.x = property(nested)  # (the instances' own x is shadowed by the data descriptor)
+    prefix = '[{"a":0},{"a":1},{"a'  # nested()'s: its first 20 characters
+    ours, theirs = both(value)
+    assert ours == theirs == rfc8785.dumps([{"x": prefix, "y": 1}, {"x": prefix, "y": 2}])
