@@ -35,10 +35,20 @@
 #include "type_version.h"
 
 #define DC_NAMES 256 /* members of a class in the cache, at most */
+#define DC_LOG_KEPT 65536 /* the most items of a log kept for the next walk (512 KB) */
 
-/* A member: where it goes (its canonical position), its name's UTF-8 (the str's, held by names). */
+/* A walk's log, kept when it ends for the next walk to log into: grown from 16 items, the log of
+ * 1,000 records was copied ten times in each call. Taken whole by a walk (a re-entrant one, in
+ * default=, makes its own); the GIL is held throughout (the module declares no interpreter of
+ * its own GIL, and the free-threaded build loads no limited-API module). */
+static union dc_item *spare_log;
+static size_t spare_cap;
+
+/* A member: where it goes (its canonical position), its name (held by names) and the name's UTF-8
+ * (the str's). */
 typedef struct dc_member {
     size_t rank;
+    PyObject *name;
     const uint8_t *key;
     size_t len;
 } dc_member;
@@ -51,11 +61,20 @@ struct dc_entry {
     dc_member *member;   /* member[i]: names[i]'s */
     unsigned tag;        /* type's version tag when `fields` was its __dataclass_fields__ (0: none) */
     PyObject *fields;    /* (not held: while the class keeps that tag, its MRO's dicts hold it) */
+    /* the __dataclass_fields__ dict whose names were last found e's (not held), its version then
+     * (type_version.h; 0: none) and its items then, in order (not held: while the dict has that
+     * version it holds them) */
+    PyObject *seen;
+    uint64_t seen_version;
+    PyObject **seen_field;
+    Py_ssize_t nseen;
+    unsigned pins;       /* walks reading its members now (open_members): not replaced meanwhile */
 };
 
 static void entry_free(dc_entry *e) {
     if (e == NULL) return;
     Py_DECREF(e->names); /* (a tuple of str: no Python code runs) */
+    free(e->seen_field);
     free(e->member);
     free(e->name);
     free(e);
@@ -182,7 +201,8 @@ static dc_entry *lookup(const stdtypes *t, PyTypeObject *type, PyObject *const *
 /* A new entry for names[0..n) of `type`, put in its slot: NULL when the names are not all exact
  * str of UTF-8 and distinct, or there are too many (nothing raised), or with an exception set. */
 static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *names, Py_ssize_t n) {
-    if (n > DC_NAMES) return NULL;
+    dc_entry *in_slot = t->dc[slot_of(type)];
+    if (n > DC_NAMES || (in_slot != NULL && in_slot->pins)) return NULL; /* (a pinned one: no entry) */
     const uint8_t *key[DC_NAMES];
     size_t len[DC_NAMES];
     Py_ssize_t order[DC_NAMES];
@@ -217,6 +237,7 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     }
     for (Py_ssize_t j = 0; j < n; j++) member[order[j]].rank = (size_t)j;
     for (Py_ssize_t i = 0; i < n; i++) {
+        member[i].name = names[i];
         member[i].key = key[i];
         member[i].len = len[i];
         name[i] = names[i];
@@ -225,6 +246,11 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     e->type = type;
     e->tag = 0;
     e->fields = NULL;
+    e->seen = NULL;
+    e->seen_version = 0;
+    e->seen_field = NULL;
+    e->nseen = 0;
+    e->pins = 0;
     e->names = tuple;
     e->name = name;
     e->n = n;
@@ -235,25 +261,54 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     return e;
 }
 
-/* Whether the names the reference reads of `fields` (exact Field objects, their class intact:
- * read from their slots, which runs no Python code) are e's, one by one: the common case, read
- * without holding or copying anything. */
-static int names_in_slots(const stdtypes *t, PyObject *fields, const dc_entry *e) {
-    Py_ssize_t pos = 0, j = 0;
-    PyObject *key, *field;
-    while (PyDict_Next(fields, &pos, &key, &field)) {
-        PyObject *kind, *name;
-        if (Py_TYPE(field) != (PyTypeObject *)t->field_cls) return 0;
-        memcpy(&kind, (const char *)field + t->kind_at, sizeof kind);
-        if (kind != t->field_marker) {
-            if (kind == NULL) return 0; /* (never set: the attribute read raises) */
-            continue;
-        }
-        memcpy(&name, (const char *)field + t->name_at, sizeof name);
-        if (j >= e->n || name != e->name[j]) return 0;
-        j++;
+/* Whether the name of `field` (an exact Field, its class intact: read from its slots, which runs
+ * no Python code) is e's j-th, when it is a field: 1 and *j moved on; 0 when it is not; 1 and *j
+ * left when it is no field (its _field_type not the marker). */
+FJCS_INLINE int name_in_slot(const stdtypes *t, PyObject *field, const dc_entry *e, Py_ssize_t *j) {
+    PyObject *kind, *name;
+    if (Py_TYPE(field) != (PyTypeObject *)t->field_cls) return 0;
+    memcpy(&kind, (const char *)field + t->kind_at, sizeof kind);
+    if (kind != t->field_marker) return kind != NULL; /* (never set: the attribute read raises) */
+    memcpy(&name, (const char *)field + t->name_at, sizeof name);
+    if (*j >= e->n || name != e->name[*j]) return 0;
+    (*j)++;
+    return 1;
+}
+
+/* Whether the names the reference reads of `fields` (exact Field objects, their class intact)
+ * are e's, one by one: the common case, read without holding or copying anything. While the dict
+ * keeps the version it had when its names were last found e's (type_version.h), its items are
+ * those found then, in that order: they are read from e (each Field's slots read again: a Field
+ * changes without its dict), not through the dict. */
+static int names_in_slots(const stdtypes *t, PyObject *fields, dc_entry *e) {
+    Py_ssize_t pos = 0, j = 0, k = 0;
+    uint64_t version = dict_version(fields);
+    if (version != 0 && fields == e->seen && version == e->seen_version) {
+        for (Py_ssize_t i = 0; i < e->nseen; i++)
+            if (!name_in_slot(t, e->seen_field[i], e, &j)) return 0;
+        return j == e->n;
     }
-    return j == e->n;
+    PyObject *key, *field, *few[16];
+    Py_ssize_t count = PyDict_Size(fields);
+    PyObject **items = version == 0 ? NULL : count <= 16 ? few : (PyObject **)malloc((size_t)count * sizeof *items);
+    int same = 1;
+    while (same && PyDict_Next(fields, &pos, &key, &field)) {
+        same = name_in_slot(t, field, e, &j);
+        if (items != NULL && k < count) items[k++] = field;
+    }
+    same = same && j == e->n;
+    if (same && items != NULL && k == count && count > 0) { /* kept for the next instance */
+        PyObject **kept = (PyObject **)realloc(e->seen_field, (size_t)count * sizeof *kept);
+        if (kept != NULL) {
+            memcpy(kept, items, (size_t)count * sizeof *kept);
+            e->seen_field = kept;
+            e->nseen = count;
+            e->seen = fields;
+            e->seen_version = version;
+        }
+    }
+    if (items != few) free(items);
+    return same;
 }
 
 /* Release the references of names[0..n) and the array, when on the heap. */
@@ -331,22 +386,26 @@ union dc_item {
 
 /* Write "{" and open a frame for the members of v (e's names), read now into the member stack in
  * canonical order, and logged as a group. WK_OK, WK_ERROR, WK_NOMEM. */
-static int open_members(walk *w, PyObject *v, const dc_entry *e) {
+static int open_members(walk *w, PyObject *v, dc_entry *e) {
     state *s = w->s;
     Py_ssize_t n = e->n;
     size_t base = s->npairs, group = w->log_len;
-    dc_member few[16], *member = n <= 16 ? few : (dc_member *)malloc((size_t)n * sizeof *member);
-    if (member == NULL) return WK_NOMEM;
-    if (fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK ||
+    if (w->log_cap == 0 && spare_log != NULL) { /* the last walk's log, its size kept */
+        w->log = spare_log;
+        w->log_cap = spare_cap;
+        spare_log = NULL;
+        spare_cap = 0;
+    }
+    if ((w->nframes >= s->frames_cap &&
+         fjcs__grow((void **)&s->frames, &s->frames_cap, w->nframes, sizeof(wframe), NULL) != FJCS_OK) ||
         fjcs__grow_by((void **)&s->pairs, &s->pairs_cap, base, (size_t)n, sizeof(wpair)) != FJCS_OK ||
         fjcs__grow_by((void **)&w->log, &w->log_cap, group, (size_t)n + 3, sizeof *w->log) != FJCS_OK ||
-        fjcs__buf_reserve(w->out, 2) != FJCS_OK) {
-        if (member != few) free(member);
+        fjcs__buf_reserve(w->out, 2) != FJCS_OK)
         return WK_NOMEM;
-    }
-    /* e may go while getattr runs Python code (a call it makes shares the cache): what is read of
-     * it is read now, its names held by the log */
-    memcpy(member, e->member, (size_t)n * sizeof *member);
+    /* getattr runs Python code, which may walk (a call of its own, sharing the cache): e is
+     * pinned meanwhile (no entry replaces it), its names held by the log */
+    e->pins++;
+    const dc_member *member = e->member;
     union dc_item *log = w->log + group; /* (s->pairs, w->log: this walk's alone) */
     log[0].at = w->made ? (size_t)PyList_Size(w->made) : 0;
     log[1].o = Py_NewRef(v);
@@ -354,8 +413,11 @@ static int open_members(walk *w, PyObject *v, const dc_entry *e) {
     w->log_len += 3;
     int rc = WK_OK;
     Py_ssize_t i = 0;
+    /* getattr(v, name) is the class's tp_getattro on an exact str: the generic one called itself */
+    getattrofunc get = (getattrofunc)PyType_GetSlot(Py_TYPE(v), Py_tp_getattro);
     for (; i < n; i++) {
-        PyObject *name = PyTuple_GetItem(log[2].o, i), *item = PyObject_GetAttr(v, name);
+        PyObject *name = member[i].name;
+        PyObject *item = get == PyObject_GenericGetAttr ? PyObject_GenericGetAttr(v, name) : PyObject_GetAttr(v, name);
         if (item == NULL) {
             rc = WK_ERROR; /* (the walk ends: walk_done releases the log) */
             break;
@@ -385,7 +447,7 @@ static int open_members(walk *w, PyObject *v, const dc_entry *e) {
             Py_DECREF(p->value);
         }
     }
-    if (member != few) free(member);
+    e->pins--;
     return rc;
 }
 
@@ -468,7 +530,13 @@ void types_walk_done(walk *w) {
         for (size_t j = k + 1; j < end; j++) Py_DECREF(w->log[j].o);
         k = end;
     }
-    free(w->log);
+    if (w->log_cap > spare_cap && w->log_cap <= DC_LOG_KEPT) { /* the larger kept */
+        free(spare_log);
+        spare_log = w->log;
+        spare_cap = w->log_cap;
+    } else {
+        free(w->log);
+    }
     w->log = NULL;
     w->log_len = w->log_cap = 0;
 }

@@ -49,22 +49,102 @@ static size_t word_digits(char *p, uint64_t x, size_t width) {
     return n;
 }
 
+/* The 8 decimal digits of x (below 10^8, zero-padded) as 8 ASCII bytes in memory order (read
+ * as a little-endian word): x split in two halves of 4 digits, each lane of the word divided by
+ * 100 then by 10 at once, by multiplying with reciprocals exact for such lanes (a lane below
+ * 10^4: floor(y * 5243 / 2^19) = floor(y / 100); below 100: floor(y * 103 / 2^10) = y / 10). */
+FJCS_INLINE uint64_t eight_digits(uint32_t x) {
+    uint64_t v = (uint64_t)(x / 10000) | (uint64_t)(x % 10000) << 32; /* the first half lowest */
+    uint64_t q = (v * 5243 >> 19) & UINT64_C(0x0000007F0000007F);
+    v = q | (v - q * 100) << 16; /* 16-bit lanes: hundreds, then the rest */
+    q = (v * 103 >> 10) & UINT64_C(0x000F000F000F000F);
+    v = q | (v - q * 10) << 8; /* bytes: tens, then units */
+    return v + UINT64_C(0x3030303030303030);
+}
+
+static const uint64_t pow10_of[20] = {UINT64_C(1),
+                                      UINT64_C(10),
+                                      UINT64_C(100),
+                                      UINT64_C(1000),
+                                      UINT64_C(10000),
+                                      UINT64_C(100000),
+                                      UINT64_C(1000000),
+                                      UINT64_C(10000000),
+                                      UINT64_C(100000000),
+                                      UINT64_C(1000000000),
+                                      UINT64_C(10000000000),
+                                      UINT64_C(100000000000),
+                                      UINT64_C(1000000000000),
+                                      UINT64_C(10000000000000),
+                                      UINT64_C(100000000000000),
+                                      UINT64_C(1000000000000000),
+                                      UINT64_C(10000000000000000),
+                                      UINT64_C(100000000000000000),
+                                      UINT64_C(1000000000000000000),
+                                      UINT64_C(10000000000000000000)};
+
+/* The digits of a coefficient of one word (below 10^19, with `digits` digits as libmpdec counts
+ * them: checked), right-aligned in text[0..20): where the first is; NULL when the count is not
+ * the word's. */
+static const char *one_word(uint64_t x, Py_ssize_t digits, char *text) {
+    if (digits < 1 || digits > 19 || (digits > 1 && x < pow10_of[digits - 1]) || x >= pow10_of[digits]) return NULL;
+    if (digits <= 8) { /* (most amounts: one conversion) */
+        uint64_t lo = eight_digits((uint32_t)x);
+        memcpy(text + 12, &lo, 8);
+        return text + 20 - digits;
+    }
+    uint64_t top = x / UINT64_C(10000000000000000), rest = x % UINT64_C(10000000000000000); /* / 10^16 */
+    uint64_t hi = eight_digits((uint32_t)(rest / 100000000)), lo = eight_digits((uint32_t)(rest % 100000000));
+    memcpy(text, fjcs__digit_pairs + 2 * (top / 100), 2); /* (top below 1000) */
+    memcpy(text + 2, fjcs__digit_pairs + 2 * (top % 100), 2);
+    memcpy(text + 4, &hi, 8);
+    memcpy(text + 12, &lo, 8);
+    return text + 20 - digits;
+}
+
 /* str(v) of an exact Decimal in plain notation, read from its layout into text (DEC_TEXT bytes):
- * its length; 0 when it is not read so (str() is asked then). */
+ * its length; 0 when it is not read so (str() is asked then). A coefficient of one word, the
+ * common case, is written with fixed-size copies that may write past the text's end, within
+ * DEC_TEXT; one of more words is written digit by digit. */
 size_t decimal_text(PyObject *v, char *text) {
 #if SIZE_MAX > 0xffffffffu
     const dec_layout *d = (const dec_layout *)v;
     if (d->data != d->words || d->flags & 14 || d->len < 1 || d->len > 4 || d->exp > 0) return 0;
+    char *p = text;
+    Py_ssize_t point = d->digits + d->exp; /* digits before the point */
+    if (point < -5) return 0; /* the adjusted exponent, point - 1, below -6: exponent notation */
+    if (d->flags & 1) *p++ = '-';
+#if FJCS_HAVE_LITTLE_ENDIAN
+    if (d->len == 1) {
+        char digits[48]; /* 20 and room for the fixed-size copies below to read past them */
+        const char *first = one_word(d->data[0], d->digits, digits);
+        if (first == NULL) return 0;
+        size_t n = (size_t)d->digits;
+        memset(digits + 20, '0', 28);
+        if (d->exp == 0) {
+            memcpy(p, first, 20); /* n of them */
+            return (size_t)(p + n - text);
+        }
+        if (point > 0) {
+            memcpy(p, first, 20); /* point of them, then the point and the rest */
+            p += point;
+            *p++ = '.';
+            memcpy(p, first + point, 20);
+            return (size_t)(p + n - (size_t)point - text);
+        }
+        memcpy(p, "0.00000", 8); /* "0.", 0 to 5 zeros, the digits */
+        p += 2 - point;
+        memcpy(p, first, 20);
+        return (size_t)(p + n - text);
+    }
+#endif
     char digits[80];
     size_t n = 0;
     for (Py_ssize_t i = d->len; i-- > 0;) {
         if (d->data[i] >= DEC_RADIX) return 0;
         n += word_digits(digits + n, d->data[i], i == d->len - 1 ? 0 : 19);
     }
-    if ((Py_ssize_t)n != d->digits || d->exp + d->digits - 1 < -6) return 0;
-    char *p = text;
-    if (d->flags & 1) *p++ = '-';
-    Py_ssize_t point = d->digits + d->exp; /* digits before the point */
+    if ((Py_ssize_t)n != d->digits) return 0;
     if (d->exp == 0) {
         memcpy(p, digits, n);
         p += n;

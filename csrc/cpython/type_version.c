@@ -73,8 +73,60 @@ static size_t probe_tag(void) {
     return ok ? at : 0;
 }
 
+size_t fjcs__dict_version_at = 0;
+
+/* The 64 bits at `at` in d. */
+static uint64_t word64_at(PyObject *d, size_t at) {
+    uint64_t v;
+    memcpy(&v, (const char *)d + at, sizeof v);
+    return v;
+}
+
+/* Where a dict keeps its version, 0 when it does not read as one: ma_used where the layout has it
+ * (against PyDict_Size), and the word after it given a value never seen before by each change
+ * of a dict made here (an item added, set to another object, deleted; the dict cleared), and by
+ * the making of another dict, and left alone when nothing changes. */
+static size_t probe_dict_version(void) {
+    int minor = fjcs__python_minor();
+    if (minor < 11 || minor > 13 || sizeof(void *) != 8) return 0;
+    size_t used_at = sizeof(PyObject), at = used_at + sizeof(Py_ssize_t);
+    PyObject *a = PyDict_New(), *key = PyUnicode_FromString("fjcs_probe"), *one = PyLong_FromLong(1);
+    PyObject *two = PyLong_FromLong(2000), *b = NULL;
+    uint64_t seen[8];
+    int n = 0, ok = a && key && one && two;
+    if (ok) {
+        seen[n++] = word64_at(a, at);
+        ok = PyDict_SetItem(a, key, one) == 0 && word64_at(a, used_at) == 1;
+        seen[n++] = ok ? word64_at(a, at) : 0;
+        ok = ok && PyDict_SetItem(a, key, one) == 0 && word64_at(a, at) == seen[n - 1]; /* (no change) */
+        ok = ok && PyDict_SetItem(a, key, two) == 0;
+        seen[n++] = ok ? word64_at(a, at) : 0;
+        ok = ok && PyDict_SetItem(a, one, two) == 0 && word64_at(a, used_at) == 2;
+        seen[n++] = ok ? word64_at(a, at) : 0;
+        ok = ok && PyDict_DelItem(a, key) == 0 && word64_at(a, used_at) == 1;
+        seen[n++] = ok ? word64_at(a, at) : 0;
+        ok = ok && (b = PyDict_New()) != NULL;
+        seen[n++] = ok ? word64_at(b, at) : 0;
+        if (ok) PyDict_Clear(a);
+        seen[n++] = ok ? word64_at(a, at) : 0;
+        ok = ok && word64_at(a, used_at) == 0 && (Py_ssize_t)word64_at(b, used_at) == PyDict_Size(b);
+    }
+    for (int i = 0; ok && i < n; i++)
+        for (int j = 0; j < i; j++) ok &= seen[i] != seen[j];
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(key);
+    Py_XDECREF(one);
+    Py_XDECREF(two);
+    PyErr_Clear();
+    return ok ? at : 0;
+}
+
 void fjcs__tag_probe_once(void) {
-    if (FJCS_UNLIKELY(fjcs__tag_probed == SIZE_MAX)) fjcs__tag_probed = fjcs__tag_at = probe_tag();
+    if (FJCS_UNLIKELY(fjcs__tag_probed == SIZE_MAX)) {
+        fjcs__tag_probed = fjcs__tag_at = probe_tag();
+        fjcs__dict_version_at = probe_dict_version();
+    }
 }
 
 /* type_versions([flag]) -> bool: whether the walker keeps its verdicts about classes (UUID's

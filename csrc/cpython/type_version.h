@@ -45,6 +45,25 @@ FJCS_INLINE unsigned type_tag(PyTypeObject *type) {
     return tag;
 }
 
+/*
+ * A dict's version (ma_version_tag, PEP 509), read from the dict object on 3.11-3.13 where the
+ * probe finds it (after the head and ma_used): a 64-bit value CPython sets afresh from a counter
+ * that never repeats whenever the dict is made or changed (an item set to another object, added,
+ * deleted, the dict cleared or merged into); 3.12 and 3.13 keep watchers' bits in its low bits,
+ * which only change it more often. An address and a version read twice the same are the same dict
+ * with the same items in the same order (a dict made at a freed one's address has a new version).
+ * 3.14 has no version: nothing is read there, nor where the probe fails or the tags are turned off.
+ */
+extern size_t fjcs__dict_version_at; /* where (0: not read) */
+
+/* The version of d (an exact dict), 0 when it is not read. */
+FJCS_INLINE uint64_t dict_version(PyObject *d) {
+    if (fjcs__dict_version_at == 0 || fjcs__tag_at == 0) return 0;
+    uint64_t v;
+    memcpy(&v, (const char *)d + fjcs__dict_version_at, sizeof v);
+    return v;
+}
+
 /* Probe once per process (where a verdict is first made). */
 void fjcs__tag_probe_once(void);
 

@@ -415,6 +415,20 @@ static int uuid_bits_of_api(const stdtypes *t, PyObject *n, uint64_t *hi, uint64
     return 1;
 }
 
+#if FJCS_HAVE_SSE2
+/* The 16 lowercase hex digits of x, most significant first: its bytes in that order (reversed),
+ * each split into its two nibbles, interleaved high first into 16 bytes, made digits at once
+ * ('0' added, and 'a' - '0' - 10 more where a nibble is above 9), stored in one move. */
+static void hex16(char *p, uint64_t x) {
+    x = (x >> 8 & UINT64_C(0x00ff00ff00ff00ff)) | (x & UINT64_C(0x00ff00ff00ff00ff)) << 8;
+    x = (x >> 16 & UINT64_C(0x0000ffff0000ffff)) | (x & UINT64_C(0x0000ffff0000ffff)) << 16;
+    x = x >> 32 | x << 32;
+    const __m128i low = _mm_set1_epi8(0x0f), v = _mm_cvtsi64_si128((long long)x);
+    __m128i n = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), low), _mm_and_si128(v, low));
+    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '0' - 10));
+    _mm_storeu_si128((__m128i *)(void *)p, _mm_add_epi8(n, _mm_add_epi8(letter, _mm_set1_epi8('0'))));
+}
+#else
 /* The 8 lowercase hex digits of x (32 bits), most significant first: each nibble spread to a
  * byte of its own, all made digits at once ('0'-'9', 'a'-'f'), then stored in memory order. */
 static void hex8(char *p, uint64_t x) {
@@ -430,6 +444,12 @@ static void hex8(char *p, uint64_t x) {
 #endif
     memcpy(p, &v, 8);
 }
+
+static void hex16(char *p, uint64_t x) {
+    hex8(p, x >> 32);
+    hex8(p + 8, x & 0xffffffffu);
+}
+#endif
 
 /* str(uuid): its 128-bit int as 32 lowercase hex digits, 8-4-4-4-12. An int that is not one of
  * 128 bits (negative, or 2^128 and above: a UUID object tampered with) is the reference's. The
@@ -470,10 +490,8 @@ static int put_uuid(walk *w, PyObject *v) {
     if (ok <= 0) return ok < 0 ? WK_ERROR : TY_CALL;
     if (fjcs__buf_reserve(w->out, 38) != FJCS_OK) return WK_NOMEM;
     char digits[32], *text = w->out->data + w->out->len; /* written in place, quoted */
-    hex8(digits, hi >> 32);
-    hex8(digits + 8, hi & 0xffffffffu);
-    hex8(digits + 16, lo >> 32);
-    hex8(digits + 24, lo & 0xffffffffu);
+    hex16(digits, hi);
+    hex16(digits + 16, lo);
     text[0] = '"';
     memcpy(text + 1, digits, 8); /* 8-4-4-4-12 */
     text[9] = '-';
