@@ -322,38 +322,45 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     uint32_t low = (uint32_t)(d - top9 * 100000000);        /* digits 10..17 */
     uint32_t first = (uint32_t)top9 / 100000000;
     char lead = (char)('0' + first);
-    uint64_t w1, w2;
     int len; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
 #if FJCS_HAVE_SSE2
+    __m128i digits; /* digits 2..17, stored whole where the layout wants them */
     if (low) { /* all sixteen at once; the bits of the nonzero digits give the count */
-        __m128i digits = ascii16((uint32_t)top9 - first * 100000000, low); /* digits 2..17 */
-        w1 = (uint64_t)_mm_cvtsi128_si64(digits);
-        w2 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits));
+        digits = ascii16((uint32_t)top9 - first * 100000000, low);
         __m128i zero = _mm_cmpeq_epi8(digits, _mm_set1_epi8('0'));
         unsigned nonzero = (unsigned)_mm_movemask_epi8(zero) ^ 0xFFFFu;
         len = 65 - fjcs__clz64(nonzero); /* nonzero: digit 17 at the latest */
     } else {
-        w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
-        w2 = ASCII_ZEROS;
-        uint64_t z1 = w1 ^ ASCII_ZEROS;
+        uint64_t w = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+        digits = _mm_set_epi64x((long long)ASCII_ZEROS, (long long)w);
+        uint64_t z1 = w ^ ASCII_ZEROS;
         len = 9 - (z1 ? fjcs__clz64(z1) >> 3 : 8);
     }
+#define STORE_DIGITS(at) _mm_storeu_si128((__m128i *)(void *)(at), digits)
+#define DIGIT_WORDS()                                                                               \
+    w1 = (uint64_t)_mm_cvtsi128_si64(digits);                                                      \
+    w2 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits))
 #else
-    w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
-    w2 = low ? ascii8(low) : ASCII_ZEROS;
+    uint64_t w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+    uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
     uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
     len = 17 - (z2 ? fjcs__clz64(z2) >> 3 : 8 + (z1 ? fjcs__clz64(z1) >> 3 : 8));
+#define STORE_DIGITS(at) (memcpy((at), &w1, 8), memcpy((at) + 8, &w2, 8))
+#define DIGIT_WORDS() ((void)0)
 #endif
 
     if (n > 0 && n <= 21) {
         if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
             p[0] = lead;
-            memcpy(p + 1, &w1, 8);
-            memcpy(p + 9, &w2, 8);
+            STORE_DIGITS(p + 1);
             if (n > 17) memset(p + 17, '0', (size_t)(n - 17));
             return p + n;
         }
         /* step 7: n digits, the point, the rest (1 <= n <= 16) */
+#if FJCS_HAVE_SSE2
+        uint64_t w1, w2;
+#endif
+        DIGIT_WORDS();
         p[0] = lead;
         if (n <= 8) {
             uint64_t w = insert_point(w1, n - 1);
@@ -370,18 +377,18 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     }
     if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
         memcpy(p, "0.000000", 8);
-        char *digits = p + 2 - n;
-        digits[0] = lead;
-        memcpy(digits + 1, &w1, 8);
-        memcpy(digits + 9, &w2, 8);
-        return digits + len;
+        char *at = p + 2 - n;
+        at[0] = lead;
+        STORE_DIGITS(at + 1);
+        return at + len;
     }
     /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
     p[0] = lead;
     p[1] = '.';
-    memcpy(p + 2, &w1, 8);
-    memcpy(p + 10, &w2, 8);
+    STORE_DIGITS(p + 2);
     return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+#undef STORE_DIGITS
+#undef DIGIT_WORDS
 }
 
 #else /* !FJCS_HAVE_LITTLE_ENDIAN: the same layout byte by byte */
