@@ -481,35 +481,28 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     return to_17_digits(d, exp10, n);
 }
 
-FJCS_INLINE int format_double_bits(uint64_t bits, char *buf) {
+/* The rendering of the double with these bits at buf, and its end; NULL for NaN and the
+ * infinities, which have none. The end, not a length, so that a caller testing for the refusal
+ * tests a pointer it needs anyway (a length that may be negative cost a compare and a widening). */
+FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
     /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
      * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
     if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
-        if ((bits << 1) != 0) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
-        *buf = '0'; /* +0 and -0 (step 2) */
-        return 1;
+        if ((bits << 1) != 0) return NULL; /* NaN, infinities (step 1, step 4) */
+        *buf = '0';                        /* +0 and -0 (step 2) */
+        return buf + 1;
     }
     char *p = buf;
     *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
     p += bits >> 63;
     int n;
     uint64_t d = digits17(bits, &n);
-    return (int)(layout(p, d, n) - buf);
+    return layout(p, d, n);
 }
 
-FJCS_INLINE int format_double(double v, char *buf) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return format_double_bits(bits, buf);
-}
-
-/* fjcs__put_double_bits, for a file that includes this one to inline (cpython/walker.c, whose
- * loops over a list's items and a dict's members then make no call per double). */
-FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
-    int n = format_double_bits(bits, buf);
-    return n < 0 ? NULL : buf + n;
-}
-
+/* fjcs__put_double_bits, for a file that includes this one to inline put_double_bits
+ * (cpython/walker.c, whose loops over a list's items and a dict's members then make no call per
+ * double). */
 char *fjcs__put_double_bits(uint64_t bits, char *buf) {
     return put_double_bits(bits, buf);
 }
@@ -521,9 +514,11 @@ uint64_t fjcs__shortest_digits(double v, int *n) {
 }
 
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {
-    int n = format_double(v, buf);
-    if (n < 0) return FJCS_E_FLOAT_DOMAIN;
-    *len = (size_t)n;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    char *end = put_double_bits(bits, buf);
+    if (end == NULL) return FJCS_E_FLOAT_DOMAIN;
+    *len = (size_t)(end - buf);
     return FJCS_OK;
 }
 
