@@ -278,9 +278,9 @@ FJCS_INLINE uint64_t ascii8(uint32_t x) {
  * for z < 100 (16-bit high products). tests/c/number_check.c compares it with division on all
  * 10^8 inputs. */
 FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
-    __m128i c100 = _mm_set1_epi16(100), c10 = _mm_set1_epi16(10);
+    __m128i c100 = _mm_set1_epi16(100), c2559 = _mm_set1_epi16(10 * 256 - 1);
     OPAQUE_VECTOR(c100);
-    OPAQUE_VECTOR(c10);
+    OPAQUE_VECTOR(c2559);
     __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
     __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(3518437209)), 45);
     __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
@@ -289,8 +289,8 @@ FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
     __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, c100));
     __m128i z = _mm_or_si128(h, _mm_slli_epi32(r2, 16)); /* 2 digits in each 16-bit lane */
     __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554));
-    __m128i r1 = _mm_sub_epi16(z, _mm_mullo_epi16(t, c10));
-    __m128i d = _mm_or_si128(t, _mm_slli_epi16(r1, 8));
+    /* t | (z - 10t) << 8 as one product: z * 256 - t * (10 * 256 - 1), below 2^16 for z < 100 */
+    __m128i d = _mm_sub_epi16(_mm_slli_epi16(z, 8), _mm_mullo_epi16(t, c2559));
     return _mm_add_epi8(d, _mm_set1_epi8('0'));
 }
 #endif
