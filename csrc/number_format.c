@@ -351,7 +351,14 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 #define DIGIT_WORDS() ((void)0)
 #endif
 
-    if (n > 0 && n <= 21) {
+    if ((unsigned)(n + 5) > 26) { /* n <= -6 or n > 21: steps 9-10 */
+        /* d[.ddd]e+/-x with x = |n - 1| */
+        p[0] = lead;
+        p[1] = '.';
+        STORE_DIGITS(p + 2);
+        return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+    }
+    if (n > 0) {
         if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
             p[0] = lead;
             STORE_DIGITS(p + 1);
@@ -377,18 +384,12 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
         }
         return p + len + 1;
     }
-    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
-        memcpy(p, "0.000000", 8);
-        char *at = p + 2 - n;
-        at[0] = lead;
-        STORE_DIGITS(at + 1);
-        return at + len;
-    }
-    /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
-    p[0] = lead;
-    p[1] = '.';
-    STORE_DIGITS(p + 2);
-    return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+    /* step 8 (-6 < n <= 0): "0.", -n zeros, the digits */
+    memcpy(p, "0.000000", 8);
+    char *at = p + 2 - n;
+    at[0] = lead;
+    STORE_DIGITS(at + 1);
+    return at + len;
 #undef STORE_DIGITS
 #undef DIGIT_WORDS
 }
