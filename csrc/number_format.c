@@ -138,7 +138,7 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     uint64_t cbr = cb + 2;
     uint64_t cbl;
     int k;
-    if (c != C_MIN || q == FJCS_Q_MIN) {
+    if (FJCS_LIKELY(c != C_MIN || q == FJCS_Q_MIN)) {
         cbl = cb - 2;
         k = flog10_pow2(q);
     } else {
@@ -462,7 +462,7 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     uint64_t fraction = bits & FRACTION_MASK;
     uint64_t c;
     int q;
-    if (e != 0) {
+    if (FJCS_LIKELY(e != 0)) {
         c = fraction | C_MIN;
         q = e - 1075;
 #if FJCS_INTEGER_FAST_PATH
