@@ -299,6 +299,14 @@ FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
 }
 #endif
 
+#if FJCS_HAVE_SSE2
+/* Sixteen bytes loaded from POINT_MASKS + 16 - j have 0xFF in bytes 0..j-1 and 0 in the rest
+ * (0 <= j <= 16): the bytes of a register before position j. */
+static const unsigned char POINT_MASKS[32] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+#endif
+
 /* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
  * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). */
 FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
@@ -341,16 +349,12 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
         len = 9 - (z1 ? fjcs__clz64(z1) >> 3 : 8);
     }
 #define STORE_DIGITS(at) _mm_storeu_si128((__m128i *)(void *)(at), digits)
-#define DIGIT_WORDS()                                                                               \
-    w1 = (uint64_t)_mm_cvtsi128_si64(digits);                                                      \
-    w2 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits))
 #else
     uint64_t w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
     uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
     uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
     len = 17 - (z2 ? fjcs__clz64(z2) >> 3 : 8 + (z1 ? fjcs__clz64(z1) >> 3 : 8));
 #define STORE_DIGITS(at) (memcpy((at), &w1, 8), memcpy((at) + 8, &w2, 8))
-#define DIGIT_WORDS() ((void)0)
 #endif
 
     if ((unsigned)(n + 5) > 26) { /* n <= -6 or n > 21: steps 9-10 */
@@ -368,11 +372,21 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
             return p + n;
         }
         /* step 7: n digits, the point, the rest (1 <= n <= 16) */
-#if FJCS_HAVE_SSE2
-        uint64_t w1, w2;
-#endif
-        DIGIT_WORDS();
         p[0] = lead;
+#if FJCS_HAVE_SSE2
+        /* In the register: bytes 0..j-1 of the digits (j = n - 1), the point at byte j, and
+         * after it the digits moved up a byte; the masks are 16-byte windows on one constant.
+         * The 17th digit, moved out of the register, is laid first by the digits stored a byte
+         * further on, which the second store covers all but that one of. */
+        int j = n - 1;
+        __m128i before = _mm_loadu_si128((const __m128i *)(const void *)(POINT_MASKS + 16 - j));
+        __m128i through = _mm_loadu_si128((const __m128i *)(const void *)(POINT_MASKS + 15 - j));
+        __m128i point = _mm_and_si128(_mm_xor_si128(before, through), _mm_set1_epi8('.'));
+        __m128i moved = _mm_andnot_si128(through, _mm_slli_si128(digits, 1));
+        __m128i out = _mm_or_si128(_mm_or_si128(_mm_and_si128(before, digits), moved), point);
+        STORE_DIGITS(p + 2);
+        _mm_storeu_si128((__m128i *)(void *)(p + 1), out);
+#else
         if (n <= 8) {
             uint64_t w = insert_point(w1, n - 1);
             memcpy(p + 1, &w, 8);
@@ -384,6 +398,7 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
             memcpy(p + 9, &w, 8);
             p[17] = (char)(w2 >> 56);
         }
+#endif
         return p + len + 1;
     }
     /* step 8 (-6 < n <= 0): "0.", -n zeros, the digits */
@@ -393,7 +408,6 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     STORE_DIGITS(at + 1);
     return at + len;
 #undef STORE_DIGITS
-#undef DIGIT_WORDS
 }
 
 #else /* !FJCS_HAVE_LITTLE_ENDIAN: the same layout byte by byte */
