@@ -308,7 +308,8 @@ static const unsigned char POINT_MASKS[32] = {
 #endif
 
 /* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
- * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). */
+ * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). The
+ * layout's step 7 where there is no SSE2 (number_check.c checks it everywhere). */
 FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
     uint64_t keep = (UINT64_C(1) << (8 * j)) - 1;
     uint64_t moved = (w << 8) & ~((keep << 8) | 0xFF);
@@ -323,9 +324,9 @@ FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
  *
  * The digits are made in registers (the first, then two words of eight, or with SSE2 the sixteen
  * in one register) and stored straight where the layout wants them; the trailing zeros are counted
- * on the words (or on one compare mask), and the point is merged into a word, so nothing written
- * is read back. Bytes may be written past the end returned, never past
- * the longest rendering: 25 bytes from the start of the buffer, the sign included.
+ * on the words (or on one compare mask), and the point is merged into a word (or into the SSE2
+ * register), so nothing written is read back. Bytes may be written past the end returned, never
+ * past the longest rendering: 25 bytes from the start of the buffer, the sign included.
  */
 FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     /* One 64-bit division, then 32-bit ones: the shortest chain to the digits. Short decimals
