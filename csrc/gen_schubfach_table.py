@@ -17,10 +17,11 @@ the paper, the widths are this project's, see number_format.c and check_schubfac
   * the table g[k - K_MIN] for k in [K_MIN, K_MAX]: g = floor(10^-k * 2^-r) + 1 with
     r = flog2_pow10(-k) - 127, so 2^127 < g <= 2^128 - 1, stored as two 64-bit halves;
   * the powers of ten 10^0 .. 10^17 as 64-bit integers (digit counts in the layout);
-  * the exponent digits: for x = 0 .. EXP_MAX (324, the largest |n - 1| of ECMAScript's
-    exponential form, at 5e-324), a 32-bit word whose bytes, lowest first, are the ASCII digits of
-    x without leading zeros, zero bytes up to byte 3, and the number of digits in byte 3 (stored
-    with memcpy on a little-endian target, the digits land in order).
+  * the exponents: for x = -EXP_MAX .. EXP_MAX (324, the largest |n - 1| of ECMAScript's
+    exponential form, at 5e-324), at index x + EXP_MAX, a 64-bit word whose bytes, lowest first,
+    are "e", the sign, the ASCII digits of |x| without leading zeros, zero bytes up to byte 6, and
+    the length of the whole ("e+1": 3) in byte 7 (stored with memcpy on a little-endian target,
+    the characters land in order).
 
 Usage:  python csrc/gen_schubfach_table.py            rewrite csrc/schubfach_table.h
         python csrc/gen_schubfach_table.py --check    exit 1 if the committed header differs
@@ -131,12 +132,12 @@ def build():
 
 
 def exponent_word(x: int) -> int:
-    """The table word of the exponent x: its decimal digits as ASCII bytes from the low byte up,
-    the count of digits in the top byte."""
-    digits = str(x).encode("ascii")
-    assert 1 <= len(digits) <= 3
-    word = sum(b << (8 * i) for i, b in enumerate(digits))
-    return word | len(digits) << 24
+    """The table word of the exponent x: "e", its sign and its decimal digits as ASCII bytes from
+    the low byte up, the length of those in the top byte."""
+    text = f"e{'-' if x < 0 else '+'}{abs(x)}".encode("ascii")
+    assert 3 <= len(text) <= 5
+    word = sum(b << (8 * i) for i, b in enumerate(text))
+    return word | len(text) << 56
 
 
 def render() -> str:
@@ -183,12 +184,14 @@ def render() -> str:
         w("    " + " ".join(f"UINT64_C({10**j})," for j in range(i, min(i + 3, 18))))
     w("};")
     w("")
-    w(f"/* The exponent x = 0..{EXP_MAX} of the form d.ddde+x: its ASCII digits from the low byte up, then")
-    w(" * zero bytes, and in the top byte the number of digits. */")
-    w(f"static const uint32_t fjcs_exp_digits[{EXP_MAX + 1}] = {{")
-    words = [exponent_word(x) for x in range(EXP_MAX + 1)]
-    for i in range(0, len(words), 6):
-        w("    " + " ".join(f"0x{word:08x}u," for word in words[i : i + 6]))
+    w(f'/* The exponent x = -{EXP_MAX}..{EXP_MAX} of the form d.ddde+x, at index x + {EXP_MAX}: "e", its sign')
+    w(" * and its digits as ASCII from the low byte up, then zero bytes, and in the top byte their")
+    w(" * number. */")
+    w(f"#define FJCS_EXP_MAX {EXP_MAX}")
+    w(f"static const uint64_t fjcs_exponents[{2 * EXP_MAX + 1}] = {{")
+    words = [exponent_word(x) for x in range(-EXP_MAX, EXP_MAX + 1)]
+    for i in range(0, len(words), 4):
+        w("    " + " ".join(f"0x{word:016x}u," for word in words[i : i + 4]))
     w("};")
     w("")
     w("#endif /* FJCS_SCHUBFACH_TABLE_H */")

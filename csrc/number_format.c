@@ -138,7 +138,7 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     uint64_t cbr = cb + 2;
     uint64_t cbl;
     int k;
-    if (c != C_MIN || q == FJCS_Q_MIN) {
+    if (FJCS_LIKELY(c != C_MIN || q == FJCS_Q_MIN)) {
         cbl = cb - 2;
         k = flog10_pow2(q);
     } else {
@@ -147,9 +147,11 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     }
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
-    uint64_t vb = round_to_odd(g, cb << h);
+    /* The bounds' products first: the same values in any order, but in this one gcc keeps fewer
+     * of the operands in saved registers (2 instructions a double fewer than vb, vbl, vbr). */
     uint64_t vbl = round_to_odd(g, cbl << h);
     uint64_t vbr = round_to_odd(g, cbr << h);
+    uint64_t vb = round_to_odd(g, cb << h);
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
      * bounds moved inwards by one unit, every test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
@@ -219,19 +221,21 @@ FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
 FJCS_INLINE char *write_exponent(char *p, int x) {
-    /* The sign with no branch (a coin toss on random doubles): '-' is '+' + 2. */
+#if FJCS_HAVE_LITTLE_ENDIAN
+    /* "e", the sign and the digits from the generated table, and their count in its top byte: one
+     * load, no branch on the sign or the number of digits (unpredictable for random doubles). Six
+     * bytes stored, the last within the 25 of the longest rendering. */
+    uint64_t word = fjcs_exponents[x + FJCS_EXP_MAX];
+    uint32_t head = (uint32_t)word;
+    uint16_t tail = (uint16_t)(word >> 32);
+    memcpy(p, &head, 4);
+    memcpy(p + 4, &tail, 2);
+    return p + (word >> 56);
+#else
     unsigned negative = (unsigned)x >> 31;
     unsigned ux = ((unsigned)x ^ (0u - negative)) + negative; /* |x| */
     p[0] = 'e';
     p[1] = (char)('+' + 2 * negative);
-#if FJCS_HAVE_LITTLE_ENDIAN
-    /* The digits from the generated table, and their count in its top byte: one load, one store,
-     * no branch on the number of digits (unpredictable for random doubles). The fourth byte stored
-     * is within the 25 of the longest rendering. */
-    uint32_t word = fjcs_exp_digits[ux];
-    memcpy(p + 2, &word, 4);
-    return p + 2 + (word >> 24);
-#else
     unsigned hundreds = ux / 100, rest = ux % 100;
     p += 2;
     if (ux >= 100) *p++ = (char)('0' + hundreds);
@@ -278,9 +282,9 @@ FJCS_INLINE uint64_t ascii8(uint32_t x) {
  * for z < 100 (16-bit high products). tests/c/number_check.c compares it with division on all
  * 10^8 inputs. */
 FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
-    __m128i c100 = _mm_set1_epi16(100), c10 = _mm_set1_epi16(10);
+    __m128i c100 = _mm_set1_epi16(100), c2559 = _mm_set1_epi16(10 * 256 - 1);
     OPAQUE_VECTOR(c100);
-    OPAQUE_VECTOR(c10);
+    OPAQUE_VECTOR(c2559);
     __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
     __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(3518437209)), 45);
     __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
@@ -289,14 +293,23 @@ FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
     __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, c100));
     __m128i z = _mm_or_si128(h, _mm_slli_epi32(r2, 16)); /* 2 digits in each 16-bit lane */
     __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554));
-    __m128i r1 = _mm_sub_epi16(z, _mm_mullo_epi16(t, c10));
-    __m128i d = _mm_or_si128(t, _mm_slli_epi16(r1, 8));
+    /* t | (z - 10t) << 8 as one product: z * 256 - t * (10 * 256 - 1), below 2^16 for z < 100 */
+    __m128i d = _mm_sub_epi16(_mm_slli_epi16(z, 8), _mm_mullo_epi16(t, c2559));
     return _mm_add_epi8(d, _mm_set1_epi8('0'));
 }
 #endif
 
+#if FJCS_HAVE_SSE2
+/* Sixteen bytes loaded from POINT_MASKS + 16 - j have 0xFF in bytes 0..j-1 and 0 in the rest
+ * (0 <= j <= 16): the bytes of a register before position j. */
+static const unsigned char POINT_MASKS[32] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+#endif
+
 /* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
- * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). */
+ * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). The
+ * layout's step 7 where there is no SSE2 (number_check.c checks it everywhere). */
 FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
     uint64_t keep = (UINT64_C(1) << (8 * j)) - 1;
     uint64_t moved = (w << 8) & ~((keep << 8) | 0xFF);
@@ -311,9 +324,9 @@ FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
  *
  * The digits are made in registers (the first, then two words of eight, or with SSE2 the sixteen
  * in one register) and stored straight where the layout wants them; the trailing zeros are counted
- * on the words (or on one compare mask), and the point is merged into a word, so nothing written
- * is read back. Bytes may be written past the end returned, never past
- * the longest rendering: 25 bytes from the start of the buffer, the sign included.
+ * on the words (or on one compare mask), and the point is merged into a word (or into the SSE2
+ * register), so nothing written is read back. Bytes may be written past the end returned, never
+ * past the longest rendering: 25 bytes from the start of the buffer, the sign included.
  */
 FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     /* One 64-bit division, then 32-bit ones: the shortest chain to the digits. Short decimals
@@ -322,39 +335,59 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
     uint32_t low = (uint32_t)(d - top9 * 100000000);        /* digits 10..17 */
     uint32_t first = (uint32_t)top9 / 100000000;
     char lead = (char)('0' + first);
-    uint64_t w1, w2;
     int len; /* k of ES2015 7.1.12.1 step 5: the digits without trailing zeros */
 #if FJCS_HAVE_SSE2
+    __m128i digits; /* digits 2..17, stored whole where the layout wants them */
     if (low) { /* all sixteen at once; the bits of the nonzero digits give the count */
-        __m128i digits = ascii16((uint32_t)top9 - first * 100000000, low); /* digits 2..17 */
-        w1 = (uint64_t)_mm_cvtsi128_si64(digits);
-        w2 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits));
+        digits = ascii16((uint32_t)top9 - first * 100000000, low);
         __m128i zero = _mm_cmpeq_epi8(digits, _mm_set1_epi8('0'));
         unsigned nonzero = (unsigned)_mm_movemask_epi8(zero) ^ 0xFFFFu;
         len = 65 - fjcs__clz64(nonzero); /* nonzero: digit 17 at the latest */
     } else {
-        w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
-        w2 = ASCII_ZEROS;
-        uint64_t z1 = w1 ^ ASCII_ZEROS;
+        uint64_t w = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+        digits = _mm_set_epi64x((long long)ASCII_ZEROS, (long long)w);
+        uint64_t z1 = w ^ ASCII_ZEROS;
         len = 9 - (z1 ? fjcs__clz64(z1) >> 3 : 8);
     }
+#define STORE_DIGITS(at) _mm_storeu_si128((__m128i *)(void *)(at), digits)
 #else
-    w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
-    w2 = low ? ascii8(low) : ASCII_ZEROS;
+    uint64_t w1 = ascii8((uint32_t)top9 - first * 100000000); /* digits 2..9 */
+    uint64_t w2 = low ? ascii8(low) : ASCII_ZEROS;
     uint64_t z1 = w1 ^ ASCII_ZEROS, z2 = w2 ^ ASCII_ZEROS;
     len = 17 - (z2 ? fjcs__clz64(z2) >> 3 : 8 + (z1 ? fjcs__clz64(z1) >> 3 : 8));
+#define STORE_DIGITS(at) (memcpy((at), &w1, 8), memcpy((at) + 8, &w2, 8))
 #endif
 
-    if (n > 0 && n <= 21) {
+    if ((unsigned)(n + 5) > 26) { /* n <= -6 or n > 21: steps 9-10 */
+        /* d[.ddd]e+/-x with x = |n - 1| */
+        p[0] = lead;
+        p[1] = '.';
+        STORE_DIGITS(p + 2);
+        return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+    }
+    if (n > 0) {
         if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
             p[0] = lead;
-            memcpy(p + 1, &w1, 8);
-            memcpy(p + 9, &w2, 8);
+            STORE_DIGITS(p + 1);
             if (n > 17) memset(p + 17, '0', (size_t)(n - 17));
             return p + n;
         }
         /* step 7: n digits, the point, the rest (1 <= n <= 16) */
         p[0] = lead;
+#if FJCS_HAVE_SSE2
+        /* In the register: bytes 0..j-1 of the digits (j = n - 1), the point at byte j, and
+         * after it the digits moved up a byte; the masks are 16-byte windows on one constant.
+         * The 17th digit, moved out of the register, is laid first by the digits stored a byte
+         * further on, which the second store covers all but that one of. */
+        int j = n - 1;
+        __m128i before = _mm_loadu_si128((const __m128i *)(const void *)(POINT_MASKS + 16 - j));
+        __m128i through = _mm_loadu_si128((const __m128i *)(const void *)(POINT_MASKS + 15 - j));
+        __m128i point = _mm_and_si128(_mm_xor_si128(before, through), _mm_set1_epi8('.'));
+        __m128i moved = _mm_andnot_si128(through, _mm_slli_si128(digits, 1));
+        __m128i out = _mm_or_si128(_mm_or_si128(_mm_and_si128(before, digits), moved), point);
+        STORE_DIGITS(p + 2);
+        _mm_storeu_si128((__m128i *)(void *)(p + 1), out);
+#else
         if (n <= 8) {
             uint64_t w = insert_point(w1, n - 1);
             memcpy(p + 1, &w, 8);
@@ -366,22 +399,16 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
             memcpy(p + 9, &w, 8);
             p[17] = (char)(w2 >> 56);
         }
+#endif
         return p + len + 1;
     }
-    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
-        memcpy(p, "0.000000", 8);
-        char *digits = p + 2 - n;
-        digits[0] = lead;
-        memcpy(digits + 1, &w1, 8);
-        memcpy(digits + 9, &w2, 8);
-        return digits + len;
-    }
-    /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
-    p[0] = lead;
-    p[1] = '.';
-    memcpy(p + 2, &w1, 8);
-    memcpy(p + 10, &w2, 8);
-    return write_exponent(len == 1 ? p + 1 : p + 1 + len, n - 1);
+    /* step 8 (-6 < n <= 0): "0.", -n zeros, the digits */
+    memcpy(p, "0.000000", 8);
+    char *at = p + 2 - n;
+    at[0] = lead;
+    STORE_DIGITS(at + 1);
+    return at + len;
+#undef STORE_DIGITS
 }
 
 #else /* !FJCS_HAVE_LITTLE_ENDIAN: the same layout byte by byte */
@@ -452,7 +479,7 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     uint64_t fraction = bits & FRACTION_MASK;
     uint64_t c;
     int q;
-    if (e != 0) {
+    if (FJCS_LIKELY(e != 0)) {
         c = fraction | C_MIN;
         q = e - 1075;
 #if FJCS_INTEGER_FAST_PATH
@@ -474,35 +501,28 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     return to_17_digits(d, exp10, n);
 }
 
-FJCS_INLINE int format_double_bits(uint64_t bits, char *buf) {
+/* The rendering of the double with these bits at buf, and its end; NULL for NaN and the
+ * infinities, which have none. The end, not a length, so that a caller testing for the refusal
+ * tests a pointer it needs anyway (a length that may be negative cost a compare and a widening). */
+FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
     /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
      * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
     if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
-        if ((bits << 1) != 0) return -FJCS_E_FLOAT_DOMAIN; /* NaN, infinities (step 1, step 4) */
-        *buf = '0'; /* +0 and -0 (step 2) */
-        return 1;
+        if ((bits << 1) != 0) return NULL; /* NaN, infinities (step 1, step 4) */
+        *buf = '0';                        /* +0 and -0 (step 2) */
+        return buf + 1;
     }
     char *p = buf;
     *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
     p += bits >> 63;
     int n;
     uint64_t d = digits17(bits, &n);
-    return (int)(layout(p, d, n) - buf);
+    return layout(p, d, n);
 }
 
-FJCS_INLINE int format_double(double v, char *buf) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return format_double_bits(bits, buf);
-}
-
-/* fjcs__put_double_bits, for a file that includes this one to inline (cpython/walker.c, whose
- * loops over a list's items and a dict's members then make no call per double). */
-FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
-    int n = format_double_bits(bits, buf);
-    return n < 0 ? NULL : buf + n;
-}
-
+/* fjcs__put_double_bits, for a file that includes this one to inline put_double_bits
+ * (cpython/walker.c, whose loops over a list's items and a dict's members then make no call per
+ * double). */
 char *fjcs__put_double_bits(uint64_t bits, char *buf) {
     return put_double_bits(bits, buf);
 }
@@ -514,9 +534,11 @@ uint64_t fjcs__shortest_digits(double v, int *n) {
 }
 
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {
-    int n = format_double(v, buf);
-    if (n < 0) return FJCS_E_FLOAT_DOMAIN;
-    *len = (size_t)n;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    char *end = put_double_bits(bits, buf);
+    if (end == NULL) return FJCS_E_FLOAT_DOMAIN;
+    *len = (size_t)(end - buf);
     return FJCS_OK;
 }
 

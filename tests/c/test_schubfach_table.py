@@ -54,17 +54,20 @@ def test_rounding_proof_holds():
     assert check.check().startswith("ok:")
 
 
-def test_exponent_digits_match_their_definition():
-    """Every word of fjcs_exp_digits, read from the committed header, against str(x)."""
+def test_exponent_words_match_their_definition():
+    """Every word of fjcs_exponents, read from the committed header, against "e", the sign and
+    str(|x|) written out here."""
     import re
 
     text = (CSRC / "schubfach_table.h").read_text(encoding="utf-8")
-    body = re.search(r"fjcs_exp_digits\[(\d+)\] = \{(.*?)\};", text, re.S)
+    body = re.search(r"fjcs_exponents\[(\d+)\] = \{(.*?)\};", text, re.S)
     assert body is not None
-    words = [int(w, 16) for w in re.findall(r"0x([0-9a-f]{8})u", body.group(2))]
-    assert len(words) == int(body.group(1)) == 325  # |n - 1| <= 324: 5e-324
-    for x, word in enumerate(words):
-        digits = str(x).encode("ascii")
-        assert word >> 24 == len(digits)
-        assert word.to_bytes(4, "little")[: len(digits)] == digits
-        assert word.to_bytes(4, "little")[len(digits) : 3] == b"\0" * (3 - len(digits))
+    words = [int(w, 16) for w in re.findall(r"0x([0-9a-f]{16})u", body.group(2))]
+    assert len(words) == int(body.group(1)) == 649  # |n - 1| <= 324: 5e-324
+    for i, word in enumerate(words):
+        x = i - 324
+        want = ("e+" if x >= 0 else "e-").encode("ascii") + str(abs(x)).encode("ascii")
+        got = word.to_bytes(8, "little")
+        assert got[7] == len(want)
+        assert got[: len(want)] == want
+        assert got[len(want) : 7] == b"\0" * (7 - len(want))
