@@ -179,7 +179,8 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
     const int layout = fjcs__long_layout;
-    const int floats = !(w->flags & FJCS_INTEGERS_ONLY);
+    /* a float under FJCS_INTEGERS_ONLY is no item of this loop: value() refuses it */
+    const PyTypeObject *const float_type = w->flags & FJCS_INTEGERS_ONLY ? NULL : &PyFloat_Type;
     int rc = WK_OK;
     for (; i < (list ? Py_SIZE(obj) : f->n); i++) {
         PyObject *v = in_place ? list ? list_item_of_layout(obj, i) : tuple_item_of_layout(obj, i)
@@ -232,8 +233,7 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
             ROOM_SHORT()
             *dst = ',';
             dst = fjcs__format_int(dst + (i != 0), (int64_t)x);
-        } else if (t == &PyFloat_Type) {
-            if (!floats) break;
+        } else if (t == float_type) {
             ROOM_SHORT()
             *dst = ',';
             char *end = put_double_bits(in_place ? float_bits_of_layout(v) : float_bits_of_api(v), dst + (i != 0));
