@@ -276,7 +276,7 @@ FJCS_INLINE int members(walk *w, wframe *f) {
     fjcs_buf *out = w->out;
     const wpair *p = w->s->pairs + f->base;
     const size_t offset = fjcs__str_offset;
-    const int floats = !(w->flags & FJCS_INTEGERS_ONLY);
+    const PyTypeObject *const float_type = w->flags & FJCS_INTEGERS_ONLY ? NULL : &PyFloat_Type; /* (as in items_of) */
     Py_ssize_t i = f->pos;
     char *dst = out->data + out->len, *lim = out->data + out->cap; /* (data: the '{' is in it) */
     int rc = WK_OK;
@@ -287,8 +287,7 @@ FJCS_INLINE int members(walk *w, wframe *f) {
         Py_ssize_t sn = 0;
         if (t == &PyUnicode_Type) {
             if (offset == 0 || (s = utf8_of_layout(offset, v, &sn)) == NULL) break;
-        } else if (t == &PyFloat_Type) {
-            if (!floats) break;
+        } else if (t == float_type) {
         } else if (t != &PyLong_Type && v != Py_None && v != Py_True && v != Py_False) {
             break;
         }
