@@ -215,7 +215,7 @@ member_name:
         if (!canonical_string(&p, end, 0)) return 0;
         size_t key_len = (size_t)(p - key) - 1;
         /* strictly after the name before it: in order, and no duplicate */
-        if (top->key && fjcs__key_cmp(top->key, top->key_len, key, key_len) >= 0) return 0;
+        if (top->key && fjcs__key_cmp_words(top->key, top->key_len, key, key_len) >= 0) return 0;
         top->key = key;
         top->key_len = key_len;
     }

@@ -217,3 +217,28 @@ def test_digest_lines_hex_gives_the_same_lines_and_errors(native):
     out, count, _ = native.digest_lines_hex(b"\n".join(CANONICAL) + b"\n", 100, False, "sha256", "sha256:")
     want = b"".join(b"sha256:" + hashlib.sha256(t).hexdigest().encode() + b"\n" for t in CANONICAL)
     assert (out, count) == (want, len(CANONICAL))
+
+
+def _pair(n: int, i: int, low: str, high: str) -> tuple[str, str]:
+    """Two names of n characters, equal but at character i: the first has `low` there and "z"
+    after it, the second `high` and "a" after, so the first sorts first and only byte i says so."""
+    return "m" * i + low + "z" * (n - i - 1), "m" * i + high + "a" * (n - i - 1)
+
+
+@pytest.mark.parametrize("n", range(1, 21))
+def test_names_are_ordered_by_their_first_differing_byte(n):
+    """canonical.c's name order (fjcs__key_cmp_words: a word at a time, the last word ending at the
+    shorter name's end, two half-words below 8 bytes, the first differing byte the lowest nonzero
+    byte of the words' XOR) at every position of names of 1-20 characters, also where UTF-16 order
+    is not byte order (U+10000 against U+FFFF at character i): rfc8785's order is taken, the other
+    refused, and a name that is a prefix of the next comes first. Comparing at the last differing
+    byte, skipping the word that ends at n or the second half-word (a wrong order taken), or
+    taking the tail word's first byte in place of its first differing one (a canonical line
+    refused) each fail."""
+    for i in range(n):
+        for low, high in (("a", "b"), ("\U00010000", "\uffff")):
+            first, second = _pair(n, i, low, high)
+            for names in ((first, second), (second, first), ("m" * n, "m" * (n + 1)), (second, "m" * (n + 1))):
+                value = {name: k for k, name in enumerate(names)}
+                text = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+                assert is_canonical(text) == (text == reference(text)), (n, i, text)
