@@ -588,4 +588,9 @@ void fjcs__text_free(fjcs__text *t);
  * max_depth and flags and give back exactly these bytes; 0 when that is not known (canonical.c). */
 int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, fjcs_flags flags);
 
+/* The same check of the first line of text[0..avail) (up to its first b'\n', or all of it), found
+ * without looking for its end first: 1 and the line's length in *len when the line is its own
+ * canonical form, else 0 (the caller finds the line's end and parses it). */
+int fjcs__line_is_canonical(const char *text, size_t avail, size_t max_depth, fjcs_flags flags, size_t *len);
+
 #endif /* FJCS_INTERNAL_H */

@@ -242,3 +242,26 @@ def test_names_are_ordered_by_their_first_differing_byte(n):
                 value = {name: k for k, name in enumerate(names)}
                 text = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
                 assert is_canonical(text) == (text == reference(text)), (n, i, text)
+
+
+#: Canonical values, and what may follow each on its line: a line is taken for its own canonical
+#: form only when the value ends at the line's b"\n" (or at the end of the input).
+_ENDS = [b"", b" ", b"\r", b"x", b"0", b",1", b"\t", b"]", b"}", b'"'] + [b"\xc3\xa9"]
+
+
+def test_a_canonical_line_ends_at_its_newline(native):
+    """fjcs_digest_lines_hex checks a line before it knows where the line ends (the check finds
+    its end): each canonical value followed by each of _ENDS and a b"\\n", then by its next line,
+    the last line with no b"\\n" at all, and empty lines between. The same lines, digests and
+    errors as the Python backend, and each taken line's digest is SHA-256 of the line (hashlib).
+    Taking a value whose line goes on after it (also where a b"\\r" follows it) or a line's end
+    one byte off each fail."""
+    values = [b"0", b"-1.5", b"123", b"true", b'"a"', b"[]", b"{}", b'{"a":[1,"\\n"]}', b"[0.30000000000000004]"]
+    lines = [value + end for value in values for end in _ENDS] + [b"", b"[1]"]
+    for last in (b"", b"\n"):
+        data = b"\n".join(lines) + last
+        got = native.digest_lines_hex(data, 100, False, "sha256", "sha256:")
+        assert got == _expected_lines(data)
+        assert got[1] == len(lines)
+    taken = b"".join(b"sha256:" + hashlib.sha256(v).hexdigest().encode() + b"\n" for v in values)
+    assert native.digest_lines_hex(b"\n".join(values), 100, False, "sha256", "sha256:") == (taken, len(values), [])
