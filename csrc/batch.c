@@ -73,6 +73,14 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
     fjcs_buf canon = {0};
     fjcs_item item;
     size_t width = fjcs__rendered_size(hasher) + 1;
+    /* The prefix is the same on every line: its length found once, and a prefix of up to 16
+     * bytes copied as one 16-byte block (the room reserved is 16 bytes more than a line's), so a
+     * line costs no strlen and no memcpy call; the hex is rendered by a hasher without it. */
+    fjcs_hasher bare = *hasher;
+    bare.prefix = NULL;
+    size_t plen = hasher->prefix ? strlen(hasher->prefix) : 0;
+    char block[16] = {0};
+    if (hasher->prefix && plen <= sizeof block) memcpy(block, hasher->prefix, plen);
     fjcs__text_init(&ps, max_depth, flags);
     size_t lines = 0, start = 0;
     canonical_tries tries = {0, 0};
@@ -98,11 +106,16 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
         if (rc != FJCS_OK) break;
     done:
         if (item.err.code == FJCS_OK) {
-            if (fjcs__buf_reserve(out, width) != FJCS_OK) {
+            if (fjcs__buf_reserve(out, width + sizeof block) != FJCS_OK) {
                 rc = FJCS_E_NOMEM;
                 break;
             }
-            char *end = fjcs__render_digest(hasher, item.digest, out->data + out->len);
+            char *dst = out->data + out->len;
+            if (plen <= sizeof block)
+                memcpy(dst, block, sizeof block);
+            else
+                memcpy(dst, hasher->prefix, plen);
+            char *end = fjcs__render_digest(&bare, item.digest, dst + plen);
             *end++ = '\n';
             out->len = (size_t)(end - out->data);
         } else {
