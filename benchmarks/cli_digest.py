@@ -28,6 +28,11 @@ with --canonical, those lines as a JCS writer logs them (names sorted, no whites
     PYTHONPATH=src python benchmarks/cli_digest.py                      # 100k lines, jobs 1
     PYTHONPATH=src python benchmarks/cli_digest.py -n 1000000 --jobs 1 2 --no-loop
     PYTHONPATH=src python benchmarks/cli_digest.py --corpus eab --mb 300 --no-loop
+    python benchmarks/cli_digest.py --corpus eab --mb 300 --no-loop --builds /tmp/main/src src
+
+--builds runs fastjcs from each of several source folders (as PYTHONPATH, each built in place) on
+the same corpus, one after the other for each --jobs value, each beside its own SHA-256 bound: a
+before/after comparison under the same load, without writing the corpus twice.
 """
 
 from __future__ import annotations
@@ -157,6 +162,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--canonical", action="store_true", help="eab or records lines already canonical (names sorted, no spaces)"
     )
+    parser.add_argument("--builds", nargs="+", metavar="SRC", help="fastjcs from each of these PYTHONPATHs in turn")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -171,22 +177,26 @@ def main(argv: list[str]) -> int:
             f" {size / 1e6:.1f} MB, best of {args.repeat}, backend "
             f"{os.environ.get('FASTJCS_BACKEND') or 'default'}, load {os.getloadavg()[0]:.2f}"
         )
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        builds = args.builds or [None]
+        outputs: dict[int, bytes] = {}
         results = {}
         if not args.no_loop:
             script = tmpdir / "loop.py"
             script.write_text(LOOP)
             results["loop"], cpu = timed([sys.executable, str(script), str(corpus)], tmpdir / "loop.out", args.repeat)
             print(f"  python loop (json + rfc8785 + pycryptodome): {results['loop']:.2f} s (CPU {cpu:.2f} s)")
-        for jobs in args.jobs:
+        for jobs, build in [(jobs, build) for jobs in args.jobs for build in builds]:
+            env = base if build is None else {**base, "PYTHONPATH": str(Path(build).resolve())}
             out = tmpdir / f"fastjcs-{jobs}.out"
-            name = f"jobs {jobs}"
+            name = f"jobs {jobs}" + ("" if build is None else f" {build}")
             cmd = [sys.executable, "-m", "fastjcs", "digest", "--jsonl", "--jobs", str(jobs), str(corpus)]
             timed(cmd, out, 1, env)  # untimed: bytecode written, the file in the page cache
             results[name], cpu = timed(cmd, out, args.repeat, env)
             bound, bound_cpu = sha256_bound(corpus, args.repeat)
             line = (
-                f"  fastjcs digest --jsonl --jobs {jobs}: {results[name]:.2f} s (CPU {cpu:.2f} s, "
+                ("" if build is None else f"  [{build}]\n")
+                + f"  fastjcs digest --jsonl --jobs {jobs}: {results[name]:.2f} s (CPU {cpu:.2f} s, "
                 f"{size / 1e6 / results[name]:.0f} MB/s), {bound / results[name]:.2f}x the SHA-256 bound "
                 f"({size / 1e6 / bound:.0f} MB/s; by CPU seconds {bound_cpu / cpu:.2f}x)"
             )
@@ -197,6 +207,10 @@ def main(argv: list[str]) -> int:
                 )
             if name != "jobs 1" and "jobs 1" in results:
                 line += f", {results['jobs 1'] / results[name]:.2f}x jobs 1"
+            if build is not None:  # every build's output against the first build's
+                got = out.read_bytes()
+                first = outputs.setdefault(jobs, got)
+                line += "" if got == first else f", output DIFFERENT from {builds[0]}'s"
             print(line)
     return 0
 

@@ -149,8 +149,12 @@ static int canonical_number(const uint8_t **pp, const uint8_t *end, fjcs_flags f
     return 1;
 }
 
-int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, fjcs_flags flags) {
-    const uint8_t *p = (const uint8_t *)text, *end = p + len;
+/* The end of the canonical JSON value at the start of [p, end), or NULL when there is none (not a
+ * value, not canonical, or not known); the caller decides what may follow it (a top-level number
+ * ends at the first byte that cannot continue it). No token the check takes holds a b'\n' (nor
+ * any byte below 0x20), so where `end` lies beyond a line's end, the check stops at that line's
+ * end with the answer it gives when `end` is there. */
+static const uint8_t *canonical_end(const uint8_t *p, const uint8_t *end, size_t max_depth, fjcs_flags flags) {
     level stack[CANONICAL_DEPTH];
     size_t depth = 0;
 
@@ -195,7 +199,7 @@ value:
     }
 
 after_value:
-    if (depth == 0) return p == end;
+    if (depth == 0) return p;
     if (p >= end) return 0;
     if (*p == ',') {
         p++;
@@ -215,11 +219,24 @@ member_name:
         if (!canonical_string(&p, end, 0)) return 0;
         size_t key_len = (size_t)(p - key) - 1;
         /* strictly after the name before it: in order, and no duplicate */
-        if (top->key && fjcs__key_cmp(top->key, top->key_len, key, key_len) >= 0) return 0;
+        if (top->key && fjcs__key_cmp_words(top->key, top->key_len, key, key_len) >= 0) return 0;
         top->key = key;
         top->key_len = key_len;
     }
     if (p >= end || *p != ':') return 0;
     p++;
     goto value;
+}
+
+int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, fjcs_flags flags) {
+    const uint8_t *end = (const uint8_t *)text + len;
+    return canonical_end((const uint8_t *)text, end, max_depth, flags) == end;
+}
+
+int fjcs__line_is_canonical(const char *text, size_t avail, size_t max_depth, fjcs_flags flags, size_t *len) {
+    const uint8_t *start = (const uint8_t *)text, *end = start + avail;
+    const uint8_t *q = canonical_end(start, end, max_depth, flags);
+    if (q == NULL || (q < end && *q != '\n')) return 0;
+    *len = (size_t)(q - start);
+    return 1;
 }

@@ -130,3 +130,18 @@ def test_the_compiled_hash_is_found_here(native):
 
     assert native_hash.find_oneshot("sha256") != native.ffi.NULL
     assert native_hash.find_oneshot("sha384") != native.ffi.NULL
+
+
+@pytest.mark.parametrize("prefix", ["", "p:", "sha256:", "x" * 15, "y" * 16, "z" * 17, "long-prefix/" * 5])
+def test_lines_hex_prefix_of_any_length(native, prefix):
+    """fjcs_digest_lines_hex writes each line's prefix from a 16-byte block it fills once (one
+    store a line, the hex after it at the prefix's length) and a longer prefix as it is: each
+    line is the prefix, the hex of pycryptodome's SHA-256 of the canonical line, and a newline.
+    Writing the hex where the prefix starts, or the block in place of a prefix longer than 16
+    bytes, each fail."""
+    from Crypto.Hash import SHA256
+
+    lines = [b'{"b":1,"a":[true]}', b"[1.50]", b'{"a":"\xc3\xa9"}'] * 3  # canonical, then not, then canonical
+    canonical = [b'{"a":[true],"b":1}', b"[1.5]", b'{"a":"\xc3\xa9"}'] * 3
+    want = b"".join(prefix.encode() + SHA256.new(c).hexdigest().encode() + b"\n" for c in canonical)
+    assert native.digest_lines_hex(b"\n".join(lines), 100, False, "sha256", prefix) == (want, len(lines), [])

@@ -140,3 +140,51 @@ def test_digest_lines_hex_gives_the_same_lines_and_errors(native):
     out, count, _ = native.digest_lines_hex(b"\n".join(CANONICAL) + b"\n", 100, False, "sha256", "sha256:")
     want = b"".join(b"sha256:" + hashlib.sha256(t).hexdigest().encode() + b"\n" for t in CANONICAL)
     assert (out, count) == (want, len(CANONICAL))
+
+
+def _pair(n: int, i: int, low: str, high: str) -> tuple[str, str]:
+    """Two names of n characters, equal but at character i: the first has `low` there and "z"
+    after it, the second `high` and "a" after, so the first sorts first and only byte i says so."""
+    return "m" * i + low + "z" * (n - i - 1), "m" * i + high + "a" * (n - i - 1)
+
+
+@pytest.mark.parametrize("n", range(1, 21))
+def test_names_are_ordered_by_their_first_differing_byte(n):
+    """canonical.c's name order (fjcs__key_cmp_words: a word at a time, the last word ending at the
+    shorter name's end, two half-words below 8 bytes, the first differing byte the lowest nonzero
+    byte of the words' XOR) at every position of names of 1-20 characters, also where UTF-16 order
+    is not byte order (U+10000 against U+FFFF at character i): rfc8785's order is taken, the other
+    refused, and a name that is a prefix of the next comes first. Comparing at the last differing
+    byte, skipping the word that ends at n or the second half-word (a wrong order taken), or
+    taking the tail word's first byte in place of its first differing one (a canonical line
+    refused) each fail."""
+    for i in range(n):
+        for low, high in (("a", "b"), ("\U00010000", "\uffff")):
+            first, second = _pair(n, i, low, high)
+            for names in ((first, second), (second, first), ("m" * n, "m" * (n + 1)), (second, "m" * (n + 1))):
+                value = {name: k for k, name in enumerate(names)}
+                text = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+                assert is_canonical(text) == (text == reference(text)), (n, i, text)
+
+
+#: Canonical values, and what may follow each on its line: a line is taken for its own canonical
+#: form only when the value ends at the line's b"\n" (or at the end of the input).
+_ENDS = [b"", b" ", b"\r", b"x", b"0", b",1", b"\t", b"]", b"}", b'"'] + [b"\xc3\xa9"]
+
+
+def test_a_canonical_line_ends_at_its_newline(native):
+    """fjcs_digest_lines_hex checks a line before it knows where the line ends (the check finds
+    its end): each canonical value followed by each of _ENDS and a b"\\n", then by its next line,
+    the last line with no b"\\n" at all, and empty lines between. The same lines, digests and
+    errors as the Python backend, and each taken line's digest is SHA-256 of the line (hashlib).
+    Taking a value whose line goes on after it (also where a b"\\r" follows it) or a line's end
+    one byte off each fail."""
+    values = [b"0", b"-1.5", b"123", b"true", b'"a"', b"[]", b"{}", b'{"a":[1,"\\n"]}', b"[0.30000000000000004]"]
+    lines = [value + end for value in values for end in _ENDS] + [b"", b"[1]"]
+    for last in (b"", b"\n"):
+        data = b"\n".join(lines) + last
+        got = native.digest_lines_hex(data, 100, False, "sha256", "sha256:")
+        assert got == _expected_lines(data)
+        assert got[1] == len(lines)
+    taken = b"".join(b"sha256:" + hashlib.sha256(v).hexdigest().encode() + b"\n" for v in values)
+    assert native.digest_lines_hex(b"\n".join(values), 100, False, "sha256", "sha256:") == (taken, len(values), [])
