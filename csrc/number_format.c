@@ -307,14 +307,17 @@ static const unsigned char POINT_MASKS[32] = {
 };
 #endif
 
+#if !FJCS_HAVE_SSE2 || defined(FJCS_NUMBER_CHECK)
 /* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
  * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). The
- * layout's step 7 where there is no SSE2 (number_check.c checks it everywhere). */
+ * layout's step 7 where there is no SSE2; number_check.c (FJCS_NUMBER_CHECK) checks it on every
+ * build, and elsewhere an SSE2 build leaves it out (clang's -Wunused-function). */
 FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
     uint64_t keep = (UINT64_C(1) << (8 * j)) - 1;
     uint64_t moved = (w << 8) & ~((keep << 8) | 0xFF);
     return (w & keep) | ((uint64_t)'.' << (8 * j)) | moved;
 }
+#endif
 
 /* ---- Layout: ECMA-262 Number::toString ------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FJCS_NUMBER_CHECK /* number_format.c keeps its helpers for every build: checked here */
 #include "number_format.c"
 
 #define LONGEST 25 /* "-0.0000033333333333333333" */
