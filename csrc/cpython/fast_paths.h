@@ -372,7 +372,10 @@ FJCS_INLINE int members(walk *w, wframe *f) {
     int rc;
     while ((rc = plain_members(w, f)) == OTHER_VALUE) {
         size_t depth = w->nframes, calls = w->calls;
-        rc = value(w, w->s->pairs[f->base + (size_t)f->pos - 1].value, 0); /* (held by the frame's pairs) */
+        PyObject *v = w->s->pairs[f->base + (size_t)f->pos - 1].value; /* (held by the frame's pairs) */
+        PyTypeObject *t = Py_TYPE(v); /* (no str, int, None, True or False: plain_members writes those) */
+        rc = t == &PyDict_Type || t == &PyList_Type || t == &PyTuple_Type || t == &PyFloat_Type ? value(w, v, 0)
+                                                                                               : other_value(w, v);
         if (rc != WK_OK || w->nframes != depth || w->calls != calls) return rc; /* (f, p: maybe moved) */
     }
     return rc;

@@ -192,7 +192,13 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
  * of the ~290 a double costs in dumps (saved registers, constants loaded again after it). */
 #include "number_format.c"
 
-static int value(walk *w, PyObject *v, int chain); /* (members() gives it the values it does not write) */
+/* (members() gives them the values it does not write) */
+static int value_in(walk *w, PyObject *v, int chain);
+static int value_other(walk *w, PyObject *v, int chain);
+/* value_in, noting where the walk stopped (the innermost value) for the Python side. */
+static int value(walk *w, PyObject *v, int chain);
+/* value() of a value of none of the exact types value_in reads itself (value_other, noted). */
+static int other_value(walk *w, PyObject *v);
 
 #include "fast_paths.h" /* member heads and order; plain values written without the dispatch */
 
@@ -416,6 +422,14 @@ static int value_in(walk *w, PyObject *v, int chain) {
     if (t == &PyDict_Type) return push(w, v, K_DICT);
     if (t == &PyList_Type) return push(w, v, K_LIST);
     if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
+    return value_other(w, v, chain);
+}
+
+/* A value of none of the exact types value_in reads itself: a type of stdlib_types, a subclass,
+ * or what default= converts. */
+static int value_other(walk *w, PyObject *v, int chain) {
+    fjcs_buf *out = w->out;
+    PyTypeObject *t = Py_TYPE(v);
     if (chain < DEFAULT_CHAIN && stdlib_default(w) && types_sealed(w->s->types, t)) {
         /* fastjcs.stdlib_types, and a datetime, date, time or Decimal: an immutable type, whose
          * objects' __class__ is their type (nothing to ask) */
@@ -485,14 +499,22 @@ static int put_name(fjcs_buf *out, char sep, const uint8_t *s, size_t n) {
     return put_word(out, ":", 1);
 }
 
-/* value_in, noting where the walk stopped (the innermost value) for the Python side. */
-static int value(walk *w, PyObject *v, int chain) {
-    int rc = value_in(w, v, chain);
+/* rc, what value_in or value_other said of v, noting where the walk stopped (the innermost value)
+ * for the Python side. */
+FJCS_INLINE int noted(walk *w, PyObject *v, int chain, int rc) {
     if ((rc == WK_REFUSE || rc == WK_BAIL) && w->pending == NULL) {
         w->pending = Py_NewRef(v);
         w->chain = chain;
     }
     return rc;
+}
+
+static int value(walk *w, PyObject *v, int chain) {
+    return noted(w, v, chain, value_in(w, v, chain));
+}
+
+static int other_value(walk *w, PyObject *v) {
+    return noted(w, v, 0, value_other(w, v, 0));
 }
 
 /* The members and items of the containers opened, until the stack is empty. */
