@@ -3,8 +3,9 @@
  * functions, inlined into its loops): a dict's member names as 8-byte integer heads and their
  * comparison (the member sort's), and the plain values (exact str, int, float, None, True, False,
  * whose reading runs no Python code) written without the general dispatch: one at a time
- * (scalar), a list's or tuple's in a row (items), a dict's members in a row (members). Moved out of walker.c to keep it whole
- * within the project's file length; walker.c's banner says what may run in between.
+ * (scalar), a list's or tuple's in a row (items), a dict's members in a row (members, which gives
+ * a member of another type to value() or other_value() after its name). Moved out of walker.c to
+ * keep it whole within the project's file length; walker.c's banner says what may run in between.
  */
 #ifndef FJCS_CPYTHON_FAST_PATHS_H
 #define FJCS_CPYTHON_FAST_PATHS_H
