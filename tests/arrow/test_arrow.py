@@ -196,6 +196,40 @@ def test_the_text_options_are_passed_on(backend):
     assert deep[:2] == [None, None] and deep[2].startswith("DepthLimitError")
 
 
+def test_canonical_rows_are_taken_as_they_lie(backend):
+    # Rows already canonical (rfc8785's own output) are copied and hashed as they lie; rows that
+    # look canonical and are not, between them and in runs (after two refusals in a row the check
+    # is skipped for the next rows), go through the parser. Expected: rfc8785 and pycryptodome.
+    rfc8785 = pytest.importorskip("rfc8785")
+    from Crypto.Hash import SHA256
+
+    canonical = [rfc8785.dumps(o) for o in _benchmark_corpus().load("eab").objects[:60]]
+    near = {  # a text that is not its own canonical form, and its canonical form (None: refused)
+        b'{"a":1.0}': b'{"a":1}',
+        b'{"b":1,"a":2}': b'{"a":2,"b":1}',
+        b'["\\u00e9"]': '["\u00e9"]'.encode(),
+        b'{"a":1} ': b'{"a":1}',
+        b"[1E2]": b"[100]",
+        b"[-0]": b"[0]",
+        b'{"a":1,"a":2}': None,
+        b'["\\ud800"]': None,
+        b'{"a":1,}': None,
+    }
+    rows, want = [], []
+    for i, text in enumerate(canonical):
+        rows.append(text)
+        want.append(text)
+        if i % 3 == 0:  # one row that is not canonical, or a run of them
+            for bad, form in list(near.items())[: 1 if i % 2 else len(near)]:
+                rows.append(bad)
+                want.append(form)
+    values, errors = canonicalize_array(pa.array(rows, pa.binary()), errors="null")
+    assert values.to_pylist() == want
+    assert [e is None for e in errors.to_pylist()] == [w is not None for w in want]
+    digests, _ = digest_array(pa.array(rows, pa.binary()), errors="null")
+    assert digests.to_pylist() == [None if w is None else "sha256:" + SHA256.new(w).hexdigest() for w in want]
+
+
 # ---- errors ----------------------------------------------------------------------------------
 
 
