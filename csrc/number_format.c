@@ -132,57 +132,69 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
  *    digits, and the nearest to v is s * 10^k or (s+1) * 10^k with s = floor(v / 10^k): the one
  *    inside R_v, or, if both are, the closer, and on an exact tie the even one (ECMA-262 Note 2 of
  *    Number::toString, RFC 8785 3.2.2.3).
+ *
+ * In the regular case the nearer of the two is always inside R_v: it is at most 10^k / 2 from v,
+ * and R_v reaches 2^(q-1) >= 10^k / 2 on either side, with equality only at q = k = 0, where v
+ * is itself a multiple of 10^k (check_schubfach.py proves it on the values the code compares).
+ * Only the irregular interval, whose lower half is 2^(q-2) (as little as 10^k / 3), needs the
+ * other one; it is computed out of line.
  */
+
+/* The irregular interval: c = 2^52 (even: R_v closed), q > Q_MIN, the lower bound 4c - 1. One
+ * double in 2^52 of random bits, but every power of two that is not an integer (0.5, 0.25). */
+FJCS_COLD static uint64_t shortest_irregular(int q, int *exp10) {
+    uint64_t cb = C_MIN << 2;
+    int k = flog10_3q_pow2(q);
+    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
+    int h = q + flog2_pow10(-k) + 1;
+    uint64_t lo = round_to_odd(g, (cb - 1) << h);
+    uint64_t hi = round_to_odd(g, (cb + 2) << h);
+    uint64_t vb = round_to_odd(g, cb << h);
+    *exp10 = k;
+    uint64_t w10 = 10 * (hi / 40); /* as below */
+    if (w10 << 2 >= lo) return w10;
+    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
+    /* If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
+     * when it is above hi (n = t); never both (lo <= hi). */
+    return n + (n << 2 < lo) - (n << 2 > hi);
+}
+
 FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
+    if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_irregular(q, exp10);
     uint64_t cb = c << 2;
-    uint64_t cbr = cb + 2;
-    uint64_t cbl;
-    int k;
-    if (FJCS_LIKELY(c != C_MIN || q == FJCS_Q_MIN)) {
-        cbl = cb - 2;
-        k = flog10_pow2(q);
-    } else {
-        cbl = cb - 1;
-        k = flog10_3q_pow2(q);
-    }
+    int k = flog10_pow2(q);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
     /* The bounds' products first: the same values in any order, but in this one gcc keeps fewer
-     * of the operands in saved registers (2 instructions a double fewer than vb, vbl, vbr). */
-    uint64_t vbl = round_to_odd(g, cbl << h);
-    uint64_t vbr = round_to_odd(g, cbr << h);
+     * of the operands in saved registers. */
+    uint64_t vbl = round_to_odd(g, (cb - 2) << h);
+    uint64_t vbr = round_to_odd(g, (cb + 2) << h);
     uint64_t vb = round_to_odd(g, cb << h);
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
-     * bounds moved inwards by one unit, every test below is "at least the lower, at most the
+     * bounds moved inwards by one unit, the test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
     uint64_t open = c & 1;
     uint64_t lo = vbl + open, hi = vbr - open;
     *exp10 = k;
 
-    uint64_t s = vb >> 2; /* floor(v / 10^k) */
-
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
      * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
 
     /* The multiple of 10^(k+1) in R_v if there is one (at most one is): in units of 10^k / 4, the
-     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo, i.e. if hi / 40
-     * > (lo - 1) / 40 (lo = vbl + open >= 1). Both quotients come from the bounds, not from s, so
-     * they are computed beside s rather than after it (a multiply's latency off the chain). */
-    uint64_t w = hi / 40;
-    uint64_t w_in = w > (lo - 1) / 40;
+     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo. 10 * (hi / 40)
+     * is the decimal's digits if it is taken; its four times is the test's (no second division). */
+    uint64_t w10 = 10 * (hi / 40);
+    uint64_t w_in = w10 << 2 >= lo;
 
-    /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
-     * Take the nearer, n (vb against 4s + 2 is v against the midpoint (s + 1/2) * 10^k; on that
-     * tie the even one): n = s + 1 when (vb & 3) + (s & 1) >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2.
-     * If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
-     * when it is above hi (n = t); never both (lo <= hi). */
-    uint64_t n = (vb + 1 + (s & 1)) >> 2;
-    uint64_t from_k = n + (n << 2 < lo) - (n << 2 > hi);
+    /* Otherwise the nearer of s = floor(v / 10^k) and s + 1, n (vb against 4s + 2 is v against
+     * the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when (vb & 3) + (s & 1)
+     * >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2. It is in R_v (above). */
+    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
 
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
     uint64_t take_w = (uint64_t)0 - w_in;
-    return from_k ^ ((from_k ^ (10 * w)) & take_w);
+    return n ^ ((n ^ w10) & take_w);
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
