@@ -215,20 +215,16 @@ FJCS_INLINE int decimal_length(uint64_t m) {
     return t + (m >= fjcs_pow10[t]);
 }
 
-/* Seventeen digits for d * 10^e with 0 < d < 10^17 (Schubfach's decimals have 16 or 17 digits,
- * subnormals fewer), as d17 * 10^(n - 17) with 10^16 <= d17 < 10^17; returns d17 and sets *n,
- * the n of ES2015 7.1.12.1 step 5 (the value is 0.digits * 10^n). A fixed count of digits lets
- * one routine write them with no branch on the count, a coin toss for random doubles; the zeros
- * appended are dropped with the other trailing zeros. */
+/* Seventeen digits for the decimal d * 10^e of a normal double, as d17 * 10^(n - 17) with
+ * 10^16 <= d17 < 10^17; returns d17 and sets *n, the n of ES2015 7.1.12.1 step 5 (the value is
+ * 0.digits * 10^n). d has 16 or 17 digits: at least floor(v / 10^k) >= c >= 2^52 > 10^15 (or the
+ * multiple of 10^(k+1) inside R_v, above v - 20 * 10^k / 4). A fixed count of digits lets one
+ * routine write them with no branch on the count, a coin toss for random doubles; the zero
+ * appended is dropped with the other trailing zeros. Subnormals: subnormal_digits17. */
 FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
-    if (d < POW10_16 / 10) { /* subnormals only */
-        int len = decimal_length(d);
-        *n = e + len;
-        return d * fjcs_pow10[17 - len];
-    }
-    uint64_t short_by_one = d < POW10_16;
-    *n = e + 17 - (int)short_by_one;
-    return d * (1 + 9 * short_by_one);
+    uint64_t sixteen = d < POW10_16;
+    *n = e + 17 - (int)sixteen;
+    return d + ((0 - sixteen) & (9 * d));
 }
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
@@ -487,30 +483,33 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
+/* digits17 for a subnormal, c = fraction > 0 at q = Q_MIN: its decimal may have 1 to 17 digits. */
+FJCS_COLD static uint64_t subnormal_digits17(uint64_t c, int *n) {
+    int e;
+    uint64_t d = shortest_decimal(c, FJCS_Q_MIN, &e);
+    int len = decimal_length(d);
+    *n = e + len;
+    return d * fjcs_pow10[17 - len];
+}
+
 /* The ECMAScript digits of the finite, nonzero double with these bits (the sign ignored): d17,
  * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n. */
 FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     int e = (int)(bits >> 52) & 0x7ff;
     uint64_t fraction = bits & FRACTION_MASK;
-    uint64_t c;
-    int q;
-    if (FJCS_LIKELY(e != 0)) {
-        c = fraction | C_MIN;
-        q = e - 1075;
+    if (FJCS_UNLIKELY(e == 0)) return subnormal_digits17(fraction, n);
+    uint64_t c = fraction | C_MIN;
+    int q = e - 1075;
 #if FJCS_INTEGER_FAST_PATH
-        /* An integer below 2^53: its own digits are the shortest (the rounding interval is at
-         * most 1 wide and holds no other integer), and n <= 16 keeps it plain (step 6). */
-        if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
-            uint64_t m = c >> -q;
-            int len = decimal_length(m);
-            *n = len;
-            return m * fjcs_pow10[17 - len];
-        }
-#endif
-    } else {
-        c = fraction;
-        q = FJCS_Q_MIN;
+    /* An integer below 2^53: its own digits are the shortest (the rounding interval is at most 1
+     * wide and holds no other integer), and n <= 16 keeps it plain (step 6). */
+    if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
+        uint64_t m = c >> -q;
+        int len = decimal_length(m);
+        *n = len;
+        return m * fjcs_pow10[17 - len];
     }
+#endif
     int exp10;
     uint64_t d = shortest_decimal(c, q, &exp10);
     return to_17_digits(d, exp10, n);
