@@ -35,6 +35,17 @@ by nearest_inside(); the irregular interval (c = 2^52, lower half-width 2^q * 10
 test for some exponents, and the proof asserts that it does (so the test is not vacuous), which
 is why the irregular case keeps the full choice.
 
+Third, the bounds from the centre's product (scale_regular): with D = P(2) = g << (h + 1), the sums
+A = floor(P(4c) / 2^64) + floor(D / 2^64) and B = floor(P(4c) / 2^64) - floor(D / 2^64) satisfy
+A in (P(4c+2) / 2^64 - 2, P(4c+2) / 2^64] and B in (P(4c-2) / 2^64 - 1, P(4c-2) / 2^64 + 1), and
+P(x) / 2^64 = E(x) * 2^64 + eps(x) / 2^64 with 0 < eps < max_eps (from (a)). So E(4c+2) * 2^64 - A
+lies in (-max_eps / 2^64, 2) and E(4c-2) * 2^64 - B in (-1 - max_eps / 2^64, 1). The code takes the
+high word of A (of B) as floor(E), with E not an integer, when the low word a satisfies M <= a <=
+2^64 - 1 - M for M = BOUND_MARGIN, read from number_format.c: that holds when the offsets cannot
+reach the word's edges, M > 1 + max_eps / 2^64 and 2^64 - 1 - M + 2 <= 2^64 (bound_margin_needed);
+the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is compared with
+the exact floors on sample significands at every exponent.
+
 Run: python csrc/check_schubfach.py (exit 0 and a summary line when the proof holds).
 """
 
@@ -42,6 +53,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -96,6 +108,34 @@ def c_floor(x: int, m: int, s: int, bias: int, t: int) -> int:
     return ((x * m + bias) >> s) - t
 
 
+def bound_margin() -> int:
+    """BOUND_MARGIN as number_format.c defines it."""
+    text = (Path(__file__).resolve().parent / "number_format.c").read_text(encoding="utf-8")
+    found = re.search(r"^#define BOUND_MARGIN (\d+)$", text, re.M)
+    assert found, "number_format.c defines no BOUND_MARGIN"
+    return int(found.group(1))
+
+
+def bound_margin_needed(max_eps: Fraction) -> int:
+    """The least M with M > 1 + max_eps / 2^64 (the lower sum's offset) and M >= 1 (the upper
+    sum's, a + 2 <= 2^64 - 1 - M + 2), for max_eps < 2^64."""
+    assert 0 < max_eps < 2**64
+    return max(1, math.floor(1 + max_eps / 2**64) + 1)
+
+
+def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
+    """scale_regular's bounds as the C computes them: (vbl, vbr), or None where it falls back."""
+    cp = cb << h
+    p = cp * g
+    mid = p >> 64
+    d = g >> (63 - h)  # floor(D / 2^64), D = g << (h + 1)
+    up, down = mid + d, mid - d
+    for word in (up % 2**64, down % 2**64):
+        if not margin <= word <= 2**64 - 1 - margin:
+            return None
+    return (down >> 64) | 1, (up >> 64) | 1
+
+
 def nearest_inside(q: int, k: int, half_width: Fraction) -> bool:
     """Whether the nearer multiple of 10^k to any v = c * 2^q lies inside an interval reaching
     half_width (in units of 10^k / 4) on that side: above 2, or 2 where E(4c) = 4c * 2^q * 10^-k
@@ -103,6 +143,29 @@ def nearest_inside(q: int, k: int, half_width: Fraction) -> bool:
     if half_width > 2:
         return True
     return half_width == 2 and (Fraction(2) ** q / Fraction(10) ** k).denominator == 1
+
+
+def check_fast_bounds(table, k_min, f10p2, f2p10, margin, per_q: int = 6) -> int:
+    """fast_bounds against the exact round-to-odd floors of E(4c -/+ 2), at every regular exponent
+    for the extreme significands and a few random ones; returns how many took the fast path."""
+    rng = random.Random(8785)
+    done = 0
+    for q in range(gen.Q_MIN, gen.Q_MAX + 1):
+        k = c_floor(q, f10p2[0], f10p2[1], f10p2[2], f10p2[3])
+        h = q + c_floor(-k, f2p10[0], f2p10[1], f2p10[2], f2p10[3]) + 1
+        g = table[k - k_min]
+        c_lo = 1 if q == gen.Q_MIN else 2**52
+        for c in [c_lo, 2**53 - 1] + [rng.randrange(c_lo, 2**53) for _ in range(per_q)]:
+            got = fast_bounds(g, h, 4 * c, margin)
+            if got is None:
+                continue
+            exact = []
+            for x in (4 * c - 2, 4 * c + 2):
+                e = Fraction(x) * Fraction(2) ** q / Fraction(10) ** k
+                exact.append(math.floor(e) | (e.denominator != 1))
+            assert got == tuple(exact), (q, c)
+            done += 1
+    return done
 
 
 def check() -> str:
@@ -158,9 +221,14 @@ def check() -> str:
             if worst_eps is None or eps > worst_eps[0]:
                 worst_eps = (eps, q, k)
     assert irregular_outside > 0  # the shortcut's test can fail: it is not vacuous
+    margin = bound_margin()
+    needed = bound_margin_needed(worst_eps[0])
+    assert margin >= needed, f"BOUND_MARGIN {margin} < {needed}"
+    sampled = check_fast_bounds(table, k_min, (m10, s10, b10, t10), (m2, s2, b2, t2), margin)
     return (
         f"ok: {cases} (q, k) cases, the nearer decimal inside every regular interval "
-        f"({irregular_outside} irregular exponents need the full choice); "
+        f"({irregular_outside} irregular exponents need the full choice); bounds from the "
+        f"centre exact at BOUND_MARGIN {margin} (needs {needed}; model agrees on {sampled} samples); "
         f"min frac(E) = 2^{math.log2(worst_low[0]) - 128:.2f} "
         f"(q={worst_low[1]}, k={worst_low[2]}), min 1 - frac(E) = "
         f"2^{math.log2(worst_high[0]) - 128:.2f} (q={worst_high[1]}, k={worst_high[2]}), "

@@ -112,6 +112,56 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
 }
 #endif
 
+/*
+ * The regular interval's three values from one product, in the common case. P(x) = (x << h) * g
+ * is linear in x: P(4c -/+ 2) = P(4c) -/+ D, D = P(2) = g << (h + 1), exactly. The centre is
+ * computed as above (vb); the bounds from floor(P(4c) / 2^64) plus or minus floor(D / 2^64),
+ * 128-bit sums that are within 2 units of 2^-64 of floor(P(4c -/+ 2) / 2^64), itself within eps <
+ * 2^61 (check_schubfach.py's (a)) above E(4c -/+ 2) * 2^64 * 2^64. So when the sum's low word
+ * (the bound's fraction in units of 2^-64) is at least BOUND_MARGIN and at most 2^64 -
+ * BOUND_MARGIN, the bound is not an integer and its floor is the sum's high word: its round-to-odd
+ * is that word | 1. check_schubfach.py derives BOUND_MARGIN from the error terms (and fails for a
+ * smaller one). Otherwise, a bound within 2^-63 of an integer (one double in 2^61 of random bits,
+ * and doubles like 2.5 whose bounds are exact), the two bounds' own products decide.
+ */
+#define BOUND_MARGIN 2
+
+#if FJCS_HAVE_INT128
+FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
+                              uint64_t *vb, uint64_t *vbr) {
+    uint64_t cp = cb << h;
+    fjcs__u128 low = (fjcs__u128)g[1] * cp;
+    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64);
+    *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
+    int s = 63 - h; /* floor(D / 2^64) = g >> (63 - h) (D = g << (h + 1)) */
+    fjcs__u128 d = ((fjcs__u128)(g[0] >> s) << 64) | ((g[0] << (64 - s)) | (g[1] >> s));
+    fjcs__u128 up = mid + d, down = mid - d;
+    *vbr = (uint64_t)(up >> 64) | 1;
+    *vbl = (uint64_t)(down >> 64) | 1;
+    return ((uint64_t)up - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN) |
+           ((uint64_t)down - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN);
+}
+#else
+FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
+                              uint64_t *vb, uint64_t *vbr) {
+    uint64_t cp = cb << h;
+    uint64_t p0, p1;
+    uint64_t low_hi = mul_64x64(g[1], cp, &p0);
+    uint64_t p2 = mul_64x64(g[0], cp, &p1);
+    p1 += low_hi;
+    p2 += p1 < low_hi;
+    *vb = p2 | ((p1 | (p0 >> 61)) != 0);
+    int s = 63 - h;
+    uint64_t d1 = g[0] >> s, d0 = (g[0] << (64 - s)) | (g[1] >> s);
+    uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
+    uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
+    *vbr = u1 | 1;
+    *vbl = l1 | 1;
+    return (u0 - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN) |
+           (l0 - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN);
+}
+#endif
+
 /* ---- Schubfach: the shortest nearest decimal ------------------------------------------------- */
 
 /*
@@ -165,11 +215,11 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     int k = flog10_pow2(q);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
-    /* The bounds' products first: the same values in any order, but in this one gcc keeps fewer
-     * of the operands in saved registers. */
-    uint64_t vbl = round_to_odd(g, (cb - 2) << h);
-    uint64_t vbr = round_to_odd(g, (cb + 2) << h);
-    uint64_t vb = round_to_odd(g, cb << h);
+    uint64_t vbl, vb, vbr;
+    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) {
+        vbl = round_to_odd(g, (cb - 2) << h); /* a bound near an integer */
+        vbr = round_to_odd(g, (cb + 2) << h);
+    }
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
      * bounds moved inwards by one unit, the test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
