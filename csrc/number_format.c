@@ -272,9 +272,9 @@ FJCS_INLINE int decimal_length(uint64_t m) {
  * routine write them with no branch on the count, a coin toss for random doubles; the zero
  * appended is dropped with the other trailing zeros. Subnormals: subnormal_digits17. */
 FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
-    uint64_t sixteen = d < POW10_16;
-    *n = e + 17 - (int)sixteen;
-    return d + ((0 - sixteen) & (9 * d));
+    uint64_t sixteen = (uint64_t)0 - (d < POW10_16); /* all ones for 16 digits */
+    *n = e + 16 + (d >= POW10_16);
+    return d + (sixteen & (9 * d));
 }
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
