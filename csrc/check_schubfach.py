@@ -35,18 +35,17 @@ by nearest_inside(); the irregular interval (c = 2^52, lower half-width 2^q * 10
 test for some exponents, and the proof asserts that it does (so the test is not vacuous), which
 is why the irregular case keeps the full choice.
 
-Third, the bounds from the centre's product (scale_regular): with D = P(2) = g << (h + 1), the sums
-A = floor(P(4c) / 2^64) + floor(D / 2^64) and B = floor(P(4c) / 2^64) - floor(D / 2^64) satisfy
-A in (P(4c+2) / 2^64 - 2, P(4c+2) / 2^64] and B in (P(4c-2) / 2^64 - 1, P(4c-2) / 2^64 + 1), and
-P(x) / 2^64 = E(x) * 2^64 + eps(x) / 2^64 with 0 < eps < max_eps (from (a)). So E(4c+2) * 2^64 - A
-lies in (-max_eps / 2^64, 2) and E(4c-2) * 2^64 - B in (-1 - max_eps / 2^64, 1). The code takes the
-high word of A (of B) as floor(E), with E not an integer, when the low word a satisfies M <= a <=
-2^64 - 1 - M for M = BOUND_MARGIN, read from number_format.c: that holds when the offsets cannot
-reach the word's edges, M > 1 + max_eps / 2^64 and 2^64 - 1 - M + 2 <= 2^64 (bound_margin_needed);
-the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is compared with
-the exact floors on sample significands at every exponent.
-
-Run: python csrc/check_schubfach.py (exit 0 and a summary line when the proof holds).
+Third, the bounds from the centre's product (scale_regular): with u = 2 << h and D = P(2) = g * u,
+the sums A = floor(P(4c) / 2^64) + g0 * u and B = floor(P(4c) / 2^64) - g0 * u (g0 = floor(g /
+2^64); g0 * u = D / 2^64 - f, 0 <= f < u) satisfy A in (P(4c+2) / 2^64 - 1 - u, P(4c+2) / 2^64] and
+B in (P(4c-2) / 2^64 - 1, P(4c-2) / 2^64 + u), and P(x) / 2^64 = E(x) * 2^64 + eps(x) / 2^64 with
+0 < eps < max_eps (from (a)). So E(4c+2) * 2^64 - A lies in (-max_eps / 2^64, 1 + u) and
+E(4c-2) * 2^64 - B in (-u - max_eps / 2^64, 1). The code takes the high word of A (of B) as
+floor(E), E not an integer, when the low word a satisfies M <= a <= 2^64 - 1 - M for M =
+BOUND_MARGIN, read from number_format.c: that is exact when the offsets cannot reach the word's
+edges, M > u + max_eps / 2^64 and 2^64 - 1 - M + 1 + u <= 2^64 (bound_margin_needed, with the
+largest u); the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is
+compared with the exact floors on sample significands at every exponent.
 """
 
 from __future__ import annotations
@@ -116,19 +115,18 @@ def bound_margin() -> int:
     return int(found.group(1))
 
 
-def bound_margin_needed(max_eps: Fraction) -> int:
-    """The least M with M > 1 + max_eps / 2^64 (the lower sum's offset) and M >= 1 (the upper
-    sum's, a + 2 <= 2^64 - 1 - M + 2), for max_eps < 2^64."""
+def bound_margin_needed(max_eps: Fraction, u_max: int) -> int:
+    """The least M with M > u + max_eps / 2^64 (the lower sum's offsets) and M >= u (the upper
+    sum's: a + 1 + u <= 2^64 for a <= 2^64 - 1 - M), for the largest u = 2 << h."""
     assert 0 < max_eps < 2**64
-    return max(1, math.floor(1 + max_eps / 2**64) + 1)
+    return max(math.floor(u_max + max_eps / 2**64) + 1, u_max)
 
 
 def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
     """scale_regular's bounds as the C computes them: (vbl, vbr), or None where it falls back."""
     cp = cb << h
-    p = cp * g
-    mid = p >> 64
-    d = g >> (63 - h)  # floor(D / 2^64), D = g << (h + 1)
+    mid = (cp * g) >> 64  # floor(P(4c) / 2^64): the C's two products and carry
+    d = (g >> 64) * (2 << h)  # g0 * u
     up, down = mid + d, mid - d
     for word in (up % 2**64, down % 2**64):
         if not margin <= word <= 2**64 - 1 - margin:
@@ -176,6 +174,7 @@ def check() -> str:
     m2, s2, _, b2, t2 = f2p10
 
     worst_low = worst_high = worst_eps = None
+    worst_h = 0
     cases = 0
     irregular_outside = 0
     for q in range(gen.Q_MIN, gen.Q_MAX + 1):
@@ -195,6 +194,7 @@ def check() -> str:
             assert flog2 == gen.exact_flog2_pow10(-k)
             h = q + flog2 + 1
             assert 1 <= h <= 4, (q, k, h)
+            worst_h = max(worst_h, h)
             assert (X_MAX << h) < 2**64, (q, k)
             r = flog2 - 127
             g = table[k - k_min]
@@ -222,7 +222,7 @@ def check() -> str:
                 worst_eps = (eps, q, k)
     assert irregular_outside > 0  # the shortcut's test can fail: it is not vacuous
     margin = bound_margin()
-    needed = bound_margin_needed(worst_eps[0])
+    needed = bound_margin_needed(worst_eps[0], 2 << worst_h)
     assert margin >= needed, f"BOUND_MARGIN {margin} < {needed}"
     sampled = check_fast_bounds(table, k_min, (m10, s10, b10, t10), (m2, s2, b2, t2), margin)
     return (

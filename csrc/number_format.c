@@ -114,17 +114,21 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
 
 /*
  * The regular interval's three values from one product, in the common case. P(x) = (x << h) * g
- * is linear in x: P(4c -/+ 2) = P(4c) -/+ D, D = P(2) = g << (h + 1), exactly. The centre is
- * computed as above (vb); the bounds from floor(P(4c) / 2^64) plus or minus floor(D / 2^64),
- * 128-bit sums that are within 2 units of 2^-64 of floor(P(4c -/+ 2) / 2^64), itself within eps <
- * 2^61 (check_schubfach.py's (a)) above E(4c -/+ 2) * 2^64 * 2^64. So when the sum's low word
- * (the bound's fraction in units of 2^-64) is at least BOUND_MARGIN and at most 2^64 -
- * BOUND_MARGIN, the bound is not an integer and its floor is the sum's high word: its round-to-odd
- * is that word | 1. check_schubfach.py derives BOUND_MARGIN from the error terms (and fails for a
- * smaller one). Otherwise, a bound within 2^-63 of an integer (one double in 2^61 of random bits,
- * and doubles like 2.5 whose bounds are exact), the two bounds' own products decide.
+ * is linear in x: P(4c -/+ 2) = P(4c) -/+ D, D = P(2) = g * u with u = 2 << h <= 32, exactly. The
+ * centre is computed as above (vb); the bounds from floor(P(4c) / 2^64) plus or minus g0 * u (g0
+ * the high word of g), which is floor(D / 2^64) less g1 * u / 2^64, under u units of 2^-64: so the
+ * 128-bit sum for the upper bound lies within (-1 - u, 0] units of 2^-64 of P(4c + 2) / 2^64, the
+ * lower one's within (-1, u), and P / 2^64 is within eps / 2^64 < 1/8 above E * 2^64 (eps < 2^61:
+ * check_schubfach.py's (a)). When the sum's low word (the bound's fraction in units of 2^-64) is
+ * at least BOUND_MARGIN and at most 2^64 - 1 - BOUND_MARGIN, the offsets cannot carry the bound
+ * across an integer: it is not an integer, its floor is the sum's high word and its round-to-odd
+ * that word | 1. check_schubfach.py derives the least such margin from the error terms and fails
+ * for a smaller BOUND_MARGIN. Otherwise (a bound within 2^-58 of an integer: about one double in
+ * 2^57 of random bits, and doubles like 1e23 whose bounds are exact) the bounds' own products
+ * decide.
  */
-#define BOUND_MARGIN 2
+#define BOUND_MARGIN 64
+#define NEAR_INTEGER(word) ((uint64_t)(word) - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN)
 
 #if FJCS_HAVE_INT128
 FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
@@ -133,32 +137,28 @@ FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t 
     fjcs__u128 low = (fjcs__u128)g[1] * cp;
     fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64);
     *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
-    int s = 63 - h; /* floor(D / 2^64) = g >> (63 - h) (D = g << (h + 1)) */
-    fjcs__u128 d = ((fjcs__u128)(g[0] >> s) << 64) | ((g[0] << (64 - s)) | (g[1] >> s));
+    fjcs__u128 d = (fjcs__u128)g[0] * ((uint64_t)2 << h);
     fjcs__u128 up = mid + d, down = mid - d;
     *vbr = (uint64_t)(up >> 64) | 1;
     *vbl = (uint64_t)(down >> 64) | 1;
-    return ((uint64_t)up - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN) |
-           ((uint64_t)down - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN);
+    return NEAR_INTEGER(up) | NEAR_INTEGER(down);
 }
 #else
 FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
                               uint64_t *vb, uint64_t *vbr) {
     uint64_t cp = cb << h;
-    uint64_t p0, p1;
+    uint64_t p0, p1, d0;
     uint64_t low_hi = mul_64x64(g[1], cp, &p0);
     uint64_t p2 = mul_64x64(g[0], cp, &p1);
     p1 += low_hi;
     p2 += p1 < low_hi;
     *vb = p2 | ((p1 | (p0 >> 61)) != 0);
-    int s = 63 - h;
-    uint64_t d1 = g[0] >> s, d0 = (g[0] << (64 - s)) | (g[1] >> s);
+    uint64_t d1 = mul_64x64(g[0], (uint64_t)2 << h, &d0);
     uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
     uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
     *vbr = u1 | 1;
     *vbl = l1 | 1;
-    return (u0 - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN) |
-           (l0 - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN);
+    return NEAR_INTEGER(u0) | NEAR_INTEGER(l0);
 }
 #endif
 
