@@ -172,6 +172,7 @@ def check() -> str:
     m10, s10, _, b10, t10 = f10p2
     mtq, stq, _, btq, ttq = f10tq
     m2, s2, _, b2, t2 = f2p10
+    hm, hs = gen.h_from_fraction()
 
     worst_low = worst_high = worst_eps = None
     worst_h = 0
@@ -194,6 +195,9 @@ def check() -> str:
             assert flog2 == gen.exact_flog2_pow10(-k)
             h = q + flog2 + 1
             assert 1 <= h <= 4, (q, k, h)
+            if k == k_regular:  # flog10_pow2_h's h, from the fraction of k's operand
+                t = q * m10 + b10
+                assert ((t & (2**s10 - 1)) * hm >> hs) + 1 == h, (q, k)
             worst_h = max(worst_h, h)
             assert (X_MAX << h) < 2**64, (q, k)
             r = flog2 - 127

@@ -51,6 +51,18 @@ FJCS_INLINE int flog10_pow2(int q) {
            FJCS_FLOG10_POW2_T;
 }
 
+/* flog10_pow2(q), and in *h the shift of the scaled significand, q + flog2_pow10(-k) + 1 (1..4),
+ * from the fraction the same multiply-shift leaves: h - 1 = floor(log2(2^q / 10^k)) is a function
+ * of the position of q * log10(2) within its decade, with its own constant, checked on every q by
+ * gen_schubfach_table.py (and against flog2_pow10 by check_schubfach.py). Off k's chain: h does not
+ * wait for k and a second multiply-shift. */
+FJCS_INLINE int flog10_pow2_h(int q, int *h) {
+    int t = q * FJCS_FLOG10_POW2_M + FJCS_FLOG10_POW2_BIAS;
+    *h = (((t & ((1 << FJCS_FLOG10_POW2_S) - 1)) * FJCS_H_FROM_FRACTION_M) >>
+          FJCS_H_FROM_FRACTION_S) + 1;
+    return (t >> FJCS_FLOG10_POW2_S) - FJCS_FLOG10_POW2_T;
+}
+
 /* floor(log10(3/4 * 2^q)): the k when v is at a power of two and its lower neighbour is closer. */
 FJCS_INLINE int flog10_3q_pow2(int q) {
     return ((q * FJCS_FLOG10_3Q_POW2_M + FJCS_FLOG10_3Q_POW2_BIAS) >> FJCS_FLOG10_3Q_POW2_S) -
@@ -212,9 +224,9 @@ FJCS_COLD static uint64_t shortest_irregular(int q, int *exp10) {
 FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_irregular(q, exp10);
     uint64_t cb = c << 2;
-    int k = flog10_pow2(q);
+    int h;
+    int k = flog10_pow2_h(q, &h);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
-    int h = q + flog2_pow10(-k) + 1;
     uint64_t vbl, vb, vbr;
     if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) {
         vbl = round_to_odd(g, (cb - 2) << h); /* a bound near an integer */
