@@ -202,15 +202,17 @@ FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t 
  * other one; it is computed out of line.
  */
 
-/* The irregular interval: c = 2^52 (even: R_v closed), q > Q_MIN, the lower bound 4c - 1. One
- * double in 2^52 of random bits, but every power of two that is not an integer (0.5, 0.25). */
-FJCS_COLD static uint64_t shortest_irregular(int q, int *exp10) {
-    uint64_t cb = C_MIN << 2;
-    int k = flog10_3q_pow2(q);
+/* The decimal from the three products, out of line: the irregular interval (c = 2^52, even: R_v
+ * closed, q > Q_MIN, the lower bound 4c - 1; one double in 2^52 of random bits, but every power of
+ * two that is not an integer, 0.5, 0.25), and a regular one where scale_regular cannot decide. */
+FJCS_COLD static uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
+    uint64_t cb = c << 2;
+    int k = irregular ? flog10_3q_pow2(q) : flog10_pow2(q);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
-    uint64_t lo = round_to_odd(g, (cb - 1) << h);
-    uint64_t hi = round_to_odd(g, (cb + 2) << h);
+    uint64_t open = c & 1;
+    uint64_t lo = round_to_odd(g, (cb - 2 + (uint64_t)irregular) << h) + open;
+    uint64_t hi = round_to_odd(g, (cb + 2) << h) - open;
     uint64_t vb = round_to_odd(g, cb << h);
     *exp10 = k;
     uint64_t w10 = 10 * (hi / 40); /* as below */
@@ -222,16 +224,14 @@ FJCS_COLD static uint64_t shortest_irregular(int q, int *exp10) {
 }
 
 FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
-    if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_irregular(q, exp10);
+    if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_exact(c, q, 1, exp10);
     uint64_t cb = c << 2;
     int h;
     int k = flog10_pow2_h(q, &h);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     uint64_t vbl, vb, vbr;
-    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) {
-        vbl = round_to_odd(g, (cb - 2) << h); /* a bound near an integer */
-        vbr = round_to_odd(g, (cb + 2) << h);
-    }
+    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) /* a bound near an integer */
+        return shortest_exact(c, q, 0, exp10);
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
      * bounds moved inwards by one unit, the test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
