@@ -22,13 +22,37 @@ walk down the Stern-Brocot tree of A / B (min_max_residue), accelerated over run
 continued-fraction argument: first checked against brute force on small cases.
 
 Also checked: 1 <= h <= 4 and x << h < 2^64 for every case, and the table's g against its
-definition. Run: python csrc/check_schubfach.py (exit 0 and a summary line when the proof holds).
+definition.
+
+Second, the choice's shortcut: in the regular case (bounds 4c -/+ 2) number_format.c takes the
+nearer multiple of 10^k to v, n, without testing it against the bounds. That is exact when the
+half-width of the interval, D = E(2) = 2^(q+1) * 10^-k in the units of E (10^k = 4 units), is
+above 2, the farthest n can be from E(4c): then E - D < 4n < E + D, so vbp(E - D) <= 4n - 1 and
+vbp(E + D) >= 4n + 1 (vbp(y) for y < 4n is floor(y) | 1 at most, an odd number below 4n; likewise
+above), and the bounds moved inwards by one unit for an open interval still hold 4n. D = 2 exactly
+only at q = k = 0, where E(4c) = 4c is itself a multiple of 4 (n = c, 4n = E). Checked per (q, k)
+by nearest_inside(); the irregular interval (c = 2^52, lower half-width 2^q * 10^-k) fails that
+test for some exponents, and the proof asserts that it does (so the test is not vacuous), which
+is why the irregular case keeps the full choice.
+
+Third, the bounds from the centre's product (scale_regular): with u = 2 << h and D = P(2) = g * u,
+the sums A = floor(P(4c) / 2^64) + g0 * u and B = floor(P(4c) / 2^64) - g0 * u (g0 = floor(g /
+2^64); g0 * u = D / 2^64 - f, 0 <= f < u) satisfy A in (P(4c+2) / 2^64 - 1 - u, P(4c+2) / 2^64] and
+B in (P(4c-2) / 2^64 - 1, P(4c-2) / 2^64 + u), and P(x) / 2^64 = E(x) * 2^64 + eps(x) / 2^64 with
+0 < eps < max_eps (from (a)). So E(4c+2) * 2^64 - A lies in (-max_eps / 2^64, 1 + u) and
+E(4c-2) * 2^64 - B in (-u - max_eps / 2^64, 1). The code takes the high word of A (of B) as
+floor(E), E not an integer, when the low word a satisfies M <= a <= 2^64 - 1 - M for M =
+BOUND_MARGIN, read from number_format.c: that is exact when the offsets cannot reach the word's
+edges, M > u + max_eps / 2^64 and 2^64 - 1 - M + 1 + u <= 2^64 (bound_margin_needed, with the
+largest u); the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is
+compared with the exact floors on sample significands at every exponent.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -83,25 +107,98 @@ def c_floor(x: int, m: int, s: int, bias: int, t: int) -> int:
     return ((x * m + bias) >> s) - t
 
 
+def bound_margin() -> int:
+    """BOUND_MARGIN as number_format.c defines it."""
+    text = (Path(__file__).resolve().parent / "number_format.c").read_text(encoding="utf-8")
+    found = re.search(r"^#define BOUND_MARGIN (\d+)$", text, re.M)
+    assert found, "number_format.c defines no BOUND_MARGIN"
+    return int(found.group(1))
+
+
+def bound_margin_needed(max_eps: Fraction, u_max: int) -> int:
+    """The least M with M > u + max_eps / 2^64 (the lower sum's offsets) and M >= u (the upper
+    sum's: a + 1 + u <= 2^64 for a <= 2^64 - 1 - M), for the largest u = 2 << h."""
+    assert 0 < max_eps < 2**64
+    return max(math.floor(u_max + max_eps / 2**64) + 1, u_max)
+
+
+def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
+    """scale_regular's bounds as the C computes them: (vbl, vbr), or None where it falls back."""
+    cp = cb << h
+    mid = (cp * g) >> 64  # floor(P(4c) / 2^64): the C's two products and carry
+    d = (g >> 64) * (2 << h)  # g0 * u
+    up, down = mid + d, mid - d
+    for word in (up % 2**64, down % 2**64):
+        if not margin <= word <= 2**64 - 1 - margin:
+            return None
+    return (down >> 64) | 1, (up >> 64) | 1
+
+
+def nearest_inside(q: int, k: int, half_width: Fraction) -> bool:
+    """Whether the nearer multiple of 10^k to any v = c * 2^q lies inside an interval reaching
+    half_width (in units of 10^k / 4) on that side: above 2, or 2 where E(4c) = 4c * 2^q * 10^-k
+    is always a multiple of 4 (2^q * 10^-k an integer)."""
+    if half_width > 2:
+        return True
+    return half_width == 2 and (Fraction(2) ** q / Fraction(10) ** k).denominator == 1
+
+
+def check_fast_bounds(table, k_min, f10p2, f2p10, margin, per_q: int = 6) -> int:
+    """fast_bounds against the exact round-to-odd floors of E(4c -/+ 2), at every regular exponent
+    for the extreme significands and a few random ones; returns how many took the fast path."""
+    rng = random.Random(8785)
+    done = 0
+    for q in range(gen.Q_MIN, gen.Q_MAX + 1):
+        k = c_floor(q, f10p2[0], f10p2[1], f10p2[2], f10p2[3])
+        h = q + c_floor(-k, f2p10[0], f2p10[1], f2p10[2], f2p10[3]) + 1
+        g = table[k - k_min]
+        c_lo = 1 if q == gen.Q_MIN else 2**52
+        for c in [c_lo, 2**53 - 1] + [rng.randrange(c_lo, 2**53) for _ in range(per_q)]:
+            got = fast_bounds(g, h, 4 * c, margin)
+            if got is None:
+                continue
+            exact = []
+            for x in (4 * c - 2, 4 * c + 2):
+                e = Fraction(x) * Fraction(2) ** q / Fraction(10) ** k
+                exact.append(math.floor(e) | (e.denominator != 1))
+            assert got == tuple(exact), (q, c)
+            done += 1
+    return done
+
+
 def check() -> str:
     self_test_min_max()
     k_min, k_max, f10p2, f10tq, f2p10, table = gen.build()
     m10, s10, _, b10, t10 = f10p2
     mtq, stq, _, btq, ttq = f10tq
     m2, s2, _, b2, t2 = f2p10
+    hm, hs = gen.h_from_fraction()
 
     worst_low = worst_high = worst_eps = None
+    worst_h = 0
     cases = 0
+    irregular_outside = 0
     for q in range(gen.Q_MIN, gen.Q_MAX + 1):
         ks = {c_floor(q, m10, s10, b10, t10)}
         if q > gen.Q_MIN:  # c = 2^52 at q > Q_MIN: the irregular interval
             ks.add(c_floor(q, mtq, stq, btq, ttq))
+        k_regular = c_floor(q, m10, s10, b10, t10)
+        unit = Fraction(2) ** q / Fraction(10) ** k_regular  # E(1): 2^q * 10^-k
+        assert nearest_inside(q, k_regular, 2 * unit), (q, k_regular)  # lower and upper: E(2)
+        if q > gen.Q_MIN:
+            k_irr = c_floor(q, mtq, stq, btq, ttq)
+            # the irregular lower half-width E(1) = 2^q * 10^-k: not always enough
+            irregular_outside += not nearest_inside(q, k_irr, Fraction(2) ** q / Fraction(10) ** k_irr)
         for k in ks:
             cases += 1
             flog2 = c_floor(-k, m2, s2, b2, t2)
             assert flog2 == gen.exact_flog2_pow10(-k)
             h = q + flog2 + 1
             assert 1 <= h <= 4, (q, k, h)
+            if k == k_regular:  # flog10_pow2_h's h, from the fraction of k's operand
+                t = q * m10 + b10
+                assert ((t & (2**s10 - 1)) * hm >> hs) + 1 == h, (q, k)
+            worst_h = max(worst_h, h)
             assert (X_MAX << h) < 2**64, (q, k)
             r = flog2 - 127
             g = table[k - k_min]
@@ -127,8 +224,16 @@ def check() -> str:
                 worst_high = (high, q, k)
             if worst_eps is None or eps > worst_eps[0]:
                 worst_eps = (eps, q, k)
+    assert irregular_outside > 0  # the shortcut's test can fail: it is not vacuous
+    margin = bound_margin()
+    needed = bound_margin_needed(worst_eps[0], 2 << worst_h)
+    assert margin >= needed, f"BOUND_MARGIN {margin} < {needed}"
+    sampled = check_fast_bounds(table, k_min, (m10, s10, b10, t10), (m2, s2, b2, t2), margin)
     return (
-        f"ok: {cases} (q, k) cases; min frac(E) = 2^{math.log2(worst_low[0]) - 128:.2f} "
+        f"ok: {cases} (q, k) cases, the nearer decimal inside every regular interval "
+        f"({irregular_outside} irregular exponents need the full choice); bounds from the "
+        f"centre exact at BOUND_MARGIN {margin} (needs {needed}; model agrees on {sampled} samples); "
+        f"min frac(E) = 2^{math.log2(worst_low[0]) - 128:.2f} "
         f"(q={worst_low[1]}, k={worst_low[2]}), min 1 - frac(E) = "
         f"2^{math.log2(worst_high[0]) - 128:.2f} (q={worst_high[1]}, k={worst_high[2]}), "
         f"max eps = 2^{math.log2(worst_eps[0]) - 128:.2f}; sticky threshold 2^{61 - 128}"

@@ -131,6 +131,30 @@ def build():
     return k_min, k_max, f10p2, f10tq, f2p10, table
 
 
+@functools.cache
+def h_from_fraction() -> tuple[int, int]:
+    """(M, S) with h = ((t mod 2^S10) * M >> S) + 1 for every q in [Q_MIN, Q_MAX], where t = q * M10
+    + BIAS10 is flog10_pow2's operand (k = t >> S10 - T10) and h = q + flog2_pow10(-k) + 1, the
+    shift of the scaled significand (1..4): h - 1 = floor(log2(2^q / 10^k)), read from the
+    fraction k's multiply-shift leaves. Checked on every q; the product fits in int32_t."""
+    k_min, k_max, f10p2, _f10tq, f2p10, _table = build()
+    m10, s10, _c10, b10, t10 = f10p2
+    m2, s2, _c2, b2, t2 = f2p10
+    want = {}
+    for q in range(Q_MIN, Q_MAX + 1):
+        t = q * m10 + b10
+        k = (t >> s10) - t10
+        want[q] = (t & (2**s10 - 1), q + ((-k * m2 + b2) >> s2) - t2 + 1)
+        assert want[q][1] == q + exact_flog2_pow10(-k) + 1
+    for s in range(1, 40):
+        m0 = int(math.log2(10) * 2**s / 2**s10)
+        for m in range(max(1, m0 - 3), m0 + 4):
+            if all(((frac * m) >> s) + 1 == h for frac, h in want.values()):
+                assert (2**s10 - 1) * m <= INT32_MAX
+                return m, s
+    raise RuntimeError("no multiply-shift constant found for h")
+
+
 def exponent_word(x: int) -> int:
     """The table word of the exponent x: "e", its sign and its decimal digits as ASCII bytes from
     the low byte up, the length of those in the top byte."""
@@ -169,6 +193,11 @@ def render() -> str:
         w(f"#define FJCS_{name}_S {s}")
         w(f"#define FJCS_{name}_BIAS {bias}")
         w(f"#define FJCS_{name}_T {t}")
+    hm, hs = h_from_fraction()
+    w("/* h = q + flog2_pow10(-k) + 1 from the fraction of flog10_pow2's operand t = q * M + BIAS:")
+    w(" * ((t mod 2^FLOG10_POW2_S) * M >> S) + 1, checked on every q in [Q_MIN, Q_MAX] */")
+    w(f"#define FJCS_H_FROM_FRACTION_M {hm}")
+    w(f"#define FJCS_H_FROM_FRACTION_S {hs}")
     w("")
     w("/* g(k) = floor(10^-k * 2^-r) + 1, r = flog2_pow10(-k) - 127, for k = K_MIN..K_MAX:")
     w(" * { high 64 bits, low 64 bits }; 2^127 < g < 2^128. */")

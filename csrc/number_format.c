@@ -51,6 +51,18 @@ FJCS_INLINE int flog10_pow2(int q) {
            FJCS_FLOG10_POW2_T;
 }
 
+/* flog10_pow2(q), and in *h the shift of the scaled significand, q + flog2_pow10(-k) + 1 (1..4),
+ * from the fraction the same multiply-shift leaves: h - 1 = floor(log2(2^q / 10^k)) is a function
+ * of the position of q * log10(2) within its decade, with its own constant, checked on every q by
+ * gen_schubfach_table.py (and against flog2_pow10 by check_schubfach.py). Off k's chain: h does not
+ * wait for k and a second multiply-shift. */
+FJCS_INLINE int flog10_pow2_h(int q, int *h) {
+    int t = q * FJCS_FLOG10_POW2_M + FJCS_FLOG10_POW2_BIAS;
+    *h = (((t & ((1 << FJCS_FLOG10_POW2_S) - 1)) * FJCS_H_FROM_FRACTION_M) >>
+          FJCS_H_FROM_FRACTION_S) + 1;
+    return (t >> FJCS_FLOG10_POW2_S) - FJCS_FLOG10_POW2_T;
+}
+
 /* floor(log10(3/4 * 2^q)): the k when v is at a power of two and its lower neighbour is closer. */
 FJCS_INLINE int flog10_3q_pow2(int q) {
     return ((q * FJCS_FLOG10_3Q_POW2_M + FJCS_FLOG10_3Q_POW2_BIAS) >> FJCS_FLOG10_3Q_POW2_S) -
@@ -112,6 +124,56 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
 }
 #endif
 
+/*
+ * The regular interval's three values from one product, in the common case. P(x) = (x << h) * g
+ * is linear in x: P(4c -/+ 2) = P(4c) -/+ D, D = P(2) = g * u with u = 2 << h <= 32, exactly. The
+ * centre is computed as above (vb); the bounds from floor(P(4c) / 2^64) plus or minus g0 * u (g0
+ * the high word of g), which is floor(D / 2^64) less g1 * u / 2^64, under u units of 2^-64: so the
+ * 128-bit sum for the upper bound lies within (-1 - u, 0] units of 2^-64 of P(4c + 2) / 2^64, the
+ * lower one's within (-1, u), and P / 2^64 is within eps / 2^64 < 1/8 above E * 2^64 (eps < 2^61:
+ * check_schubfach.py's (a)). When the sum's low word (the bound's fraction in units of 2^-64) is
+ * at least BOUND_MARGIN and at most 2^64 - 1 - BOUND_MARGIN, the offsets cannot carry the bound
+ * across an integer: it is not an integer, its floor is the sum's high word and its round-to-odd
+ * that word | 1. check_schubfach.py derives the least such margin from the error terms and fails
+ * for a smaller BOUND_MARGIN. Otherwise (a bound within 2^-58 of an integer: about one double in
+ * 2^57 of random bits, and doubles like 1e23 whose bounds are exact) the bounds' own products
+ * decide.
+ */
+#define BOUND_MARGIN 64
+#define NEAR_INTEGER(word) ((uint64_t)(word) - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN)
+
+#if FJCS_HAVE_INT128
+FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
+                              uint64_t *vb, uint64_t *vbr) {
+    uint64_t cp = cb << h;
+    fjcs__u128 low = (fjcs__u128)g[1] * cp;
+    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64);
+    *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
+    fjcs__u128 d = (fjcs__u128)g[0] * ((uint64_t)2 << h);
+    fjcs__u128 up = mid + d, down = mid - d;
+    *vbr = (uint64_t)(up >> 64) | 1;
+    *vbl = (uint64_t)(down >> 64) | 1;
+    return NEAR_INTEGER(up) | NEAR_INTEGER(down);
+}
+#else
+FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
+                              uint64_t *vb, uint64_t *vbr) {
+    uint64_t cp = cb << h;
+    uint64_t p0, p1, d0;
+    uint64_t low_hi = mul_64x64(g[1], cp, &p0);
+    uint64_t p2 = mul_64x64(g[0], cp, &p1);
+    p1 += low_hi;
+    p2 += p1 < low_hi;
+    *vb = p2 | ((p1 | (p0 >> 61)) != 0);
+    uint64_t d1 = mul_64x64(g[0], (uint64_t)2 << h, &d0);
+    uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
+    uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
+    *vbr = u1 | 1;
+    *vbl = l1 | 1;
+    return NEAR_INTEGER(u0) | NEAR_INTEGER(l0);
+}
+#endif
+
 /* ---- Schubfach: the shortest nearest decimal ------------------------------------------------- */
 
 /*
@@ -132,57 +194,69 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
  *    digits, and the nearest to v is s * 10^k or (s+1) * 10^k with s = floor(v / 10^k): the one
  *    inside R_v, or, if both are, the closer, and on an exact tie the even one (ECMA-262 Note 2 of
  *    Number::toString, RFC 8785 3.2.2.3).
+ *
+ * In the regular case the nearer of the two is always inside R_v: it is at most 10^k / 2 from v,
+ * and R_v reaches 2^(q-1) >= 10^k / 2 on either side, with equality only at q = k = 0, where v
+ * is itself a multiple of 10^k (check_schubfach.py proves it on the values the code compares).
+ * Only the irregular interval, whose lower half is 2^(q-2) (as little as 10^k / 3), needs the
+ * other one; it is computed out of line.
  */
-FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
+
+/* The decimal from the three products, out of line: the irregular interval (c = 2^52, even: R_v
+ * closed, q > Q_MIN, the lower bound 4c - 1; one double in 2^52 of random bits, but every power of
+ * two that is not an integer, 0.5, 0.25), and a regular one where scale_regular cannot decide. */
+FJCS_COLD static uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
     uint64_t cb = c << 2;
-    uint64_t cbr = cb + 2;
-    uint64_t cbl;
-    int k;
-    if (FJCS_LIKELY(c != C_MIN || q == FJCS_Q_MIN)) {
-        cbl = cb - 2;
-        k = flog10_pow2(q);
-    } else {
-        cbl = cb - 1;
-        k = flog10_3q_pow2(q);
-    }
+    int k = irregular ? flog10_3q_pow2(q) : flog10_pow2(q);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
-    /* The bounds' products first: the same values in any order, but in this one gcc keeps fewer
-     * of the operands in saved registers (2 instructions a double fewer than vb, vbl, vbr). */
-    uint64_t vbl = round_to_odd(g, cbl << h);
-    uint64_t vbr = round_to_odd(g, cbr << h);
+    uint64_t open = c & 1;
+    uint64_t lo = round_to_odd(g, (cb - 2 + (uint64_t)irregular) << h) + open;
+    uint64_t hi = round_to_odd(g, (cb + 2) << h) - open;
     uint64_t vb = round_to_odd(g, cb << h);
+    *exp10 = k;
+    uint64_t w10 = 10 * (hi / 40); /* as below */
+    if (w10 << 2 >= lo) return w10;
+    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
+    /* If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
+     * when it is above hi (n = t); never both (lo <= hi). */
+    return n + (n << 2 < lo) - (n << 2 > hi);
+}
+
+FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
+    if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_exact(c, q, 1, exp10);
+    uint64_t cb = c << 2;
+    int h;
+    int k = flog10_pow2_h(q, &h);
+    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
+    uint64_t vbl, vb, vbr;
+    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) /* a bound near an integer */
+        return shortest_exact(c, q, 0, exp10);
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
-     * bounds moved inwards by one unit, every test below is "at least the lower, at most the
+     * bounds moved inwards by one unit, the test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
     uint64_t open = c & 1;
     uint64_t lo = vbl + open, hi = vbr - open;
     *exp10 = k;
 
-    uint64_t s = vb >> 2; /* floor(v / 10^k) */
-
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
      * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
 
     /* The multiple of 10^(k+1) in R_v if there is one (at most one is): in units of 10^k / 4, the
-     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo, i.e. if hi / 40
-     * > (lo - 1) / 40 (lo = vbl + open >= 1). Both quotients come from the bounds, not from s, so
-     * they are computed beside s rather than after it (a multiply's latency off the chain). */
-    uint64_t w = hi / 40;
-    uint64_t w_in = w > (lo - 1) / 40;
+     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo. 10 * (hi / 40)
+     * is the decimal's digits if it is taken; its four times is the test's (no second division). */
+    uint64_t w10 = 10 * (hi / 40);
+    uint64_t w_in = w10 << 2 >= lo;
 
-    /* Otherwise the multiples of 10^k on either side, s and t = s + 1: at least one is in R_v.
-     * Take the nearer, n (vb against 4s + 2 is v against the midpoint (s + 1/2) * 10^k; on that
-     * tie the even one): n = s + 1 when (vb & 3) + (s & 1) >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2.
-     * If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
-     * when it is above hi (n = t); never both (lo <= hi). */
-    uint64_t n = (vb + 1 + (s & 1)) >> 2;
-    uint64_t from_k = n + (n << 2 < lo) - (n << 2 > hi);
+    /* Otherwise the nearer of s = floor(v / 10^k) and s + 1, n (vb against 4s + 2 is v against
+     * the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when (vb & 3) + (s & 1)
+     * >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2. It is in R_v (above). */
+    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
 
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
     uint64_t take_w = (uint64_t)0 - w_in;
-    return from_k ^ ((from_k ^ (10 * w)) & take_w);
+    return n ^ ((n ^ w10) & take_w);
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
@@ -203,20 +277,16 @@ FJCS_INLINE int decimal_length(uint64_t m) {
     return t + (m >= fjcs_pow10[t]);
 }
 
-/* Seventeen digits for d * 10^e with 0 < d < 10^17 (Schubfach's decimals have 16 or 17 digits,
- * subnormals fewer), as d17 * 10^(n - 17) with 10^16 <= d17 < 10^17; returns d17 and sets *n,
- * the n of ES2015 7.1.12.1 step 5 (the value is 0.digits * 10^n). A fixed count of digits lets
- * one routine write them with no branch on the count, a coin toss for random doubles; the zeros
- * appended are dropped with the other trailing zeros. */
+/* Seventeen digits for the decimal d * 10^e of a normal double, as d17 * 10^(n - 17) with
+ * 10^16 <= d17 < 10^17; returns d17 and sets *n, the n of ES2015 7.1.12.1 step 5 (the value is
+ * 0.digits * 10^n). d has 16 or 17 digits: at least floor(v / 10^k) >= c >= 2^52 > 10^15 (or the
+ * multiple of 10^(k+1) inside R_v, above v - 20 * 10^k / 4). A fixed count of digits lets one
+ * routine write them with no branch on the count, a coin toss for random doubles; the zero
+ * appended is dropped with the other trailing zeros. Subnormals: subnormal_digits17. */
 FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
-    if (d < POW10_16 / 10) { /* subnormals only */
-        int len = decimal_length(d);
-        *n = e + len;
-        return d * fjcs_pow10[17 - len];
-    }
-    uint64_t short_by_one = d < POW10_16;
-    *n = e + 17 - (int)short_by_one;
-    return d * (1 + 9 * short_by_one);
+    uint64_t sixteen = (uint64_t)0 - (d < POW10_16); /* all ones for 16 digits */
+    *n = e + 16 + (d >= POW10_16);
+    return d + (sixteen & (9 * d));
 }
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
@@ -475,30 +545,33 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
+/* digits17 for a subnormal, c = fraction > 0 at q = Q_MIN: its decimal may have 1 to 17 digits. */
+FJCS_COLD static uint64_t subnormal_digits17(uint64_t c, int *n) {
+    int e;
+    uint64_t d = shortest_decimal(c, FJCS_Q_MIN, &e);
+    int len = decimal_length(d);
+    *n = e + len;
+    return d * fjcs_pow10[17 - len];
+}
+
 /* The ECMAScript digits of the finite, nonzero double with these bits (the sign ignored): d17,
  * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n. */
 FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
     int e = (int)(bits >> 52) & 0x7ff;
     uint64_t fraction = bits & FRACTION_MASK;
-    uint64_t c;
-    int q;
-    if (FJCS_LIKELY(e != 0)) {
-        c = fraction | C_MIN;
-        q = e - 1075;
+    if (FJCS_UNLIKELY(e == 0)) return subnormal_digits17(fraction, n);
+    uint64_t c = fraction | C_MIN;
+    int q = e - 1075;
 #if FJCS_INTEGER_FAST_PATH
-        /* An integer below 2^53: its own digits are the shortest (the rounding interval is at
-         * most 1 wide and holds no other integer), and n <= 16 keeps it plain (step 6). */
-        if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
-            uint64_t m = c >> -q;
-            int len = decimal_length(m);
-            *n = len;
-            return m * fjcs_pow10[17 - len];
-        }
-#endif
-    } else {
-        c = fraction;
-        q = FJCS_Q_MIN;
+    /* An integer below 2^53: its own digits are the shortest (the rounding interval is at most 1
+     * wide and holds no other integer), and n <= 16 keeps it plain (step 6). */
+    if (-52 <= q && q <= 0 && (c & ((UINT64_C(1) << -q) - 1)) == 0) {
+        uint64_t m = c >> -q;
+        int len = decimal_length(m);
+        *n = len;
+        return m * fjcs_pow10[17 - len];
     }
+#endif
     int exp10;
     uint64_t d = shortest_decimal(c, q, &exp10);
     return to_17_digits(d, exp10, n);

@@ -28,6 +28,10 @@
 #define FJCS_FLOG2_POW10_S 15
 #define FJCS_FLOG2_POW10_BIAS 31850499
 #define FJCS_FLOG2_POW10_T 972
+/* h = q + flog2_pow10(-k) + 1 from the fraction of flog10_pow2's operand t = q * M + BIAS:
+ * ((t mod 2^FLOG10_POW2_S) * M >> S) + 1, checked on every q in [Q_MIN, Q_MAX] */
+#define FJCS_H_FROM_FRACTION_M 851
+#define FJCS_H_FROM_FRACTION_S 26
 
 /* g(k) = floor(10^-k * 2^-r) + 1, r = flog2_pow10(-k) - 127, for k = K_MIN..K_MAX:
  * { high 64 bits, low 64 bits }; 2^127 < g < 2^128. */

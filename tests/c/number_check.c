@@ -91,6 +91,12 @@ static const struct {
     {0x3e7ad7f29abcaf48u, "1e-7"},
     {0x3fd3333333333334u, "0.30000000000000004"},
     {0x4415af1d78b58c40u, "100000000000000000000"},
+    /* Powers of two (the irregular interval, c = 2^52) whose nearer decimal of the grid 10^k lies
+     * below the interval, so the next one up is taken: Python's repr of ldexp(1, e) */
+    {0x0060000000000000u, "7.120236347223045e-307"},
+    {0x0100000000000000u, "7.291122019556398e-304"},
+    {0x0e80000000000000u, "7.678447687145631e-239"},
+    {0x2160000000000000u, "6.256509672447191e-148"},
     {0x7ff0000000000000u, NULL},
     {0xfff0000000000000u, NULL},
     {0x7ff8000000000000u, NULL},
