@@ -1,5 +1,6 @@
-"""fjcs__parse_shortest (csrc/number_parse.c): a 16- or 17-digit token read, and proved, or not, to
-be its double's ECMAScript digits, so that text.c copies it without Schubfach.
+"""fjcs__parse_shortest (csrc/number_parse.c): a token of at most 17 digits read, and proved, or not,
+to be its double's ECMAScript digits, so that text.c copies it without Schubfach (16 and 17 digits;
+and the subnormals, where 15 digits or fewer need not be shortest).
 
 A wrong "proved" is a silent wrong answer (a token copied that is not canonical), so every claim is
 held to an oracle that shares no code with fastjcs: Python's repr, which gives the shortest digits
@@ -57,7 +58,7 @@ def repr_digits(x: float) -> tuple[int, int]:
 
 def check(w: int, q: int) -> int:
     """Read w * 10^q; the double must be float()'s, and a claim must be repr's digits. The claim."""
-    if w % 10 == 0 or not 10**15 <= w < 10**17:
+    if w % 10 == 0 or not 0 < w < 10**17:
         return 0
     want = float(f"{w}e{q}")
     if want == 0 or math.isinf(want):
@@ -69,11 +70,19 @@ def check(w: int, q: int) -> int:
     return claim
 
 
-def random_normal(rng: random.Random) -> float:
+def random_double(rng: random.Random) -> float:
+    """A positive finite double: its bits at random, a subnormal one time in five."""
+    if rng.random() < 0.2:
+        return struct.unpack("<d", rng.getrandbits(52).to_bytes(8, "little"))[0] or 5e-324
     while True:
         x = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
-        if math.isfinite(x) and abs(x) >= 2.2250738585072014e-308:
+        if math.isfinite(x) and x != 0:
             return abs(x)
+
+
+def ulp_of(v: float) -> Fraction:
+    """The spacing of the doubles at v (2^-1074 among the subnormals)."""
+    return Fraction(2) ** max(math.frexp(v)[1] - 53, -1074)
 
 
 def nearest(x: Fraction, digits: int) -> tuple[int, int]:
@@ -91,18 +100,18 @@ def nearest(x: Fraction, digits: int) -> tuple[int, int]:
 
 
 def test_repr_tokens_are_proved_and_only_repr_digits_are_claimed():
-    """The fast path's reason to be: repr's 16- and 17-digit tokens are proved (nearly all; the
-    rest go to Schubfach). A proof that never holds (`*shortest = 0` always) fails here, one that
+    """The fast path's reason to be: repr's tokens are proved (nearly all, subnormals among them;
+    the rest go to Schubfach). A proof that never holds (`*shortest = 0` always) fails here, one that
     always holds in test_nearest_17_digits_of_a_shorter_double."""
     rng = random.Random(8785)
     proved = tried = 0
     for _ in range(20_000):
-        x = random_normal(rng)
+        x = random_double(rng)
         w, q = repr_digits(x)
-        if w >= 10**15:
+        if w >= 128:  # below, no proof is tried
             tried += 1
             proved += check(w, q)
-    assert tried > 15_000
+    assert tried > 19_000
     assert proved > 0.95 * tried, (proved, tried)
 
 
@@ -112,7 +121,7 @@ def test_nearest_17_digits_of_a_shorter_double():
     assert check(10000000000000001, -17) == 0
     rng = random.Random(31)
     for _ in range(20_000):
-        x = random_normal(rng)
+        x = random_double(rng)
         w, q = nearest(Fraction(x), 17)
         check(w, q)
         for delta in (-2, -1, 1, 2):  # read back as x but not nearest: the "closest" test
@@ -129,9 +138,8 @@ def test_short_decimals_near_the_rounding_intervals_edge():
     rng = random.Random(2021)
     near = 0
     for _ in range(40_000):
-        v = random_normal(rng)
-        m, e = math.frexp(v)  # v = m 2^e, 0.5 <= m < 1: ulp = 2^(e - 53)
-        ulp = Fraction(2) ** (e - 53)
+        v = random_double(rng)
+        ulp = ulp_of(v)
         for edge in (Fraction(v) - ulp / 2, Fraction(v) + ulp / 2):
             a, qa = nearest(edge, 16)
             if abs(a * Fraction(10) ** qa - edge) > ulp / 1000:
@@ -152,11 +160,11 @@ def test_tokens_near_half_a_digit_from_the_double():
     rng = random.Random(2023)
     near = 0
     for _ in range(40_000):
-        v = random_normal(rng)
+        v = random_double(rng)
         fv = Fraction(v)
         w, q = nearest(fv, 17)
         step = Fraction(10) ** q
-        ulp = Fraction(2) ** (math.frexp(v)[1] - 53)
+        ulp = ulp_of(v)
         if abs(abs(w * step - fv) - step / 2) > ulp / 1000:
             continue
         near += 1
