@@ -3,8 +3,9 @@
  * functions, inlined into its loops): a dict's member names as 8-byte integer heads and their
  * comparison (the member sort's), and the plain values (exact str, int, float, None, True, False,
  * whose reading runs no Python code) written without the general dispatch: one at a time
- * (scalar), a list's or tuple's in a row (items), a dict's members in a row (members). Moved out of walker.c to keep it whole
- * within the project's file length; walker.c's banner says what may run in between.
+ * (scalar), a list's or tuple's in a row (items), a dict's members in a row (members, which gives
+ * a member of another type to value() or other_value() after its name). Moved out of walker.c to
+ * keep it whole within the project's file length; walker.c's banner says what may run in between.
  */
 #ifndef FJCS_CPYTHON_FAST_PATHS_H
 #define FJCS_CPYTHON_FAST_PATHS_H
@@ -266,13 +267,31 @@ static int items(walk *w, wframe *f) {
 }
 
 
+/* What plain_members() says at a member whose value is of none of the types it writes. */
+#define OTHER_VALUE (-2)
+
+/* A comma when `comma`, the quoted name s[0..n) and its colon, at dst (room made): the end, or
+ * NULL when the name needs an escape (put_name writes it then). */
+FJCS_INLINE char *put_plain_name(char *dst, int comma, const uint8_t *s, size_t n) {
+    *dst = ',';
+    dst += comma;
+    *dst = '"';
+    if (FJCS_UNLIKELY(!fjcs__copy_plain(dst + 1, s, n))) return NULL;
+    dst[1 + n] = '"';
+    dst[2 + n] = ':';
+    return dst + n + 3;
+}
+
 /* The members of the innermost dict, from f->pos on, while no Python code has run since it was
  * read (run() checks: the values are the ones read then, held) and each name needs no escape and
  * its value is one written here: a str needing no escape whose UTF-8 is read from the object, an
  * int within 2^53 - 1, a float ECMAScript writes, None, True, False; the bytes of run()'s
- * put_name and scalar(), the output's end kept in locals as in items_of. At any other member
- * nothing of it is written (what was is taken back), and run() writes it as before. */
-FJCS_INLINE int members(walk *w, wframe *f) {
+ * put_name and scalar(), the output's end kept in locals as in items_of. At a value of another
+ * type, its name is written and OTHER_VALUE said, f->pos past it (the caller writes the value).
+ * At any other member nothing of it is written (what was is taken back), and run() writes it as
+ * before. No function that may run Python code is called here (the loop's values stay in
+ * registers). */
+FJCS_INLINE int plain_members(walk *w, wframe *f) {
     fjcs_buf *out = w->out;
     const wpair *p = w->s->pairs + f->base;
     const size_t offset = fjcs__str_offset;
@@ -289,6 +308,13 @@ FJCS_INLINE int members(walk *w, wframe *f) {
             if (offset == 0 || (s = utf8_of_layout(offset, v, &sn)) == NULL) break;
         } else if (t == float_type) {
         } else if (t != &PyLong_Type && v != Py_None && v != Py_True && v != Py_False) {
+            ROOM(p[i].key_len + 4) /* its name written here, its value by the caller */
+            char *end = put_plain_name(dst, i != 0, p[i].key, p[i].key_len);
+            if (end != NULL) {
+                dst = end;
+                i++;
+                rc = OTHER_VALUE;
+            }
             break;
         }
         size_t kn = p[i].key_len;
@@ -296,16 +322,10 @@ FJCS_INLINE int members(walk *w, wframe *f) {
          * FJCS_NUMBER_BUFSIZE bytes (a number, a word) */
         ROOM(kn + 4 + (size_t)sn + 2 + FJCS_NUMBER_BUFSIZE)
         char *start = dst;
-        *dst = ',';
-        dst += i != 0;
-        *dst = '"';
-        if (FJCS_UNLIKELY(!fjcs__copy_plain(dst + 1, p[i].key, kn))) {
+        if (FJCS_UNLIKELY((dst = put_plain_name(dst, i != 0, p[i].key, kn)) == NULL)) {
             dst = start;
             break;
         }
-        dst[1 + kn] = '"';
-        dst[2 + kn] = ':';
-        dst += kn + 3;
         if (s != NULL) {
             *dst = '"';
             if (FJCS_UNLIKELY(!fjcs__copy_plain(dst + 1, (const uint8_t *)s, (size_t)sn))) {
@@ -342,6 +362,23 @@ FJCS_INLINE int members(walk *w, wframe *f) {
 #undef SHORT_ITEM
     out->len = (size_t)(dst - out->data);
     f->pos = i;
+    return rc;
+}
+
+/* plain_members, and a member's value of another type (a container, a datetime, what default=
+ * converts) given to value() after the name it wrote, as run() gives it: the members go on after it
+ * unless it opened a container (whose items come next: run() sees the frame count grow), ran
+ * Python code (run() then reads the members again from the dict) or stopped the walk. */
+FJCS_INLINE int members(walk *w, wframe *f) {
+    int rc;
+    while ((rc = plain_members(w, f)) == OTHER_VALUE) {
+        size_t depth = w->nframes, calls = w->calls;
+        PyObject *v = w->s->pairs[f->base + (size_t)f->pos - 1].value; /* (held by the frame's pairs) */
+        PyTypeObject *t = Py_TYPE(v); /* (no str, int, None, True or False: plain_members writes those) */
+        rc = t == &PyDict_Type || t == &PyList_Type || t == &PyTuple_Type || t == &PyFloat_Type ? value(w, v, 0)
+                                                                                               : other_value(w, v);
+        if (rc != WK_OK || w->nframes != depth || w->calls != calls) return rc; /* (f, p: maybe moved) */
+    }
     return rc;
 }
 

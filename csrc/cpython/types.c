@@ -73,6 +73,9 @@ PyObject *types_register(stdtypes *t, PyObject *const *args, Py_ssize_t nargs) {
     if ((n.uuid_int = PyObject_GetAttr(args[7], n.int_)) == NULL ||
         (n.uuid_str = PyObject_GetAttr(args[7], n.str_)) == NULL)
         goto fail;
+    PyTypeObject *const c_types[4] = {n.datetime, n.date, n.time, n.decimal};
+    for (int i = 0; i < 4; i++)
+        n.sealed[i] = PyType_GetFlags(c_types[i]) & Py_TPFLAGS_IMMUTABLETYPE ? c_types[i] : NULL;
     n.enumeration = (PyTypeObject *)args[9];
     n.field_marker = args[10];
     n.layout = n.layout_ok = probe_layout(&n);

@@ -192,6 +192,14 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
  * of the ~290 a double costs in dumps (saved registers, constants loaded again after it). */
 #include "number_format.c"
 
+/* (members() gives them the values it does not write) */
+static int value_in(walk *w, PyObject *v, int chain);
+static int value_other(walk *w, PyObject *v, int chain);
+/* value_in, noting where the walk stopped (the innermost value) for the Python side. */
+static int value(walk *w, PyObject *v, int chain);
+/* value() of a value of none of the exact types value_in reads itself (value_other, noted). */
+static int other_value(walk *w, PyObject *v);
+
 #include "fast_paths.h" /* member heads and order; plain values written without the dispatch */
 
 /* Release the references pairs[0..n) hold. */
@@ -381,6 +389,21 @@ static int pop(walk *w) {
     return put_word(w->out, kind == K_DICT ? "}" : "]", 1);
 }
 
+/* Whether type is one of the exact types of stdlib_types whose objects cannot claim another
+ * __class__: datetime, date, time, Decimal (C's types, immutable), and UUID while its attribute
+ * lookup is the generic one (a class's dict takes no __class__ after it is made: setattr of
+ * __class__ on a class sets its metaclass, which a class of `type` refuses). */
+FJCS_INLINE int types_sealed(stdtypes *t, PyTypeObject *type) {
+    if (type == t->uuid) { /* the verdict kept while UUID keeps its version tag (type_version.h) */
+        unsigned tag = type_tag(type);
+        if (tag != 0 && tag == t->uuid_sealed_tag) return 1;
+        int sealed = PyType_GetSlot(type, Py_tp_getattro) == (void *)PyObject_GenericGetAttr;
+        t->uuid_sealed_tag = sealed ? tag : 0; /* (the slot's read runs no Python code) */
+        return sealed;
+    }
+    return type == t->sealed[0] || type == t->sealed[1] || type == t->sealed[2] || type == t->sealed[3];
+}
+
 /* Write a scalar, or open a container (its items follow in run()); v is the chain-th result of
  * default in a row. */
 static int value_in(walk *w, PyObject *v, int chain) {
@@ -399,6 +422,14 @@ static int value_in(walk *w, PyObject *v, int chain) {
     if (t == &PyDict_Type) return push(w, v, K_DICT);
     if (t == &PyList_Type) return push(w, v, K_LIST);
     if (t == &PyTuple_Type) return push(w, v, K_TUPLE);
+    return value_other(w, v, chain);
+}
+
+/* A value of none of the exact types value_in reads itself: a type of stdlib_types, a subclass,
+ * or what default= converts. */
+static int value_other(walk *w, PyObject *v, int chain) {
+    fjcs_buf *out = w->out;
+    PyTypeObject *t = Py_TYPE(v);
     if (chain < DEFAULT_CHAIN && stdlib_default(w) && types_sealed(w->s->types, t)) {
         /* fastjcs.stdlib_types, and a datetime, date, time or Decimal: an immutable type, whose
          * objects' __class__ is their type (nothing to ask) */
@@ -412,15 +443,17 @@ static int value_in(walk *w, PyObject *v, int chain) {
     if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
      * where that calls no hook of theirs. */
-    if (PyLong_Check(v)) return inherits_slot(t, &PyLong_Type, Py_nb_int) ? put_int(out, v) : WK_BAIL;
+    unsigned long kinds = PyType_GetFlags(t); /* (PyLong_Check and the others, in one call) */
+    if (kinds & Py_TPFLAGS_LONG_SUBCLASS) return inherits_slot(t, &PyLong_Type, Py_nb_int) ? put_int(out, v) : WK_BAIL;
     if (PyFloat_Check(v))
         return inherits_slot(t, &PyFloat_Type, Py_nb_float) ? put_float(out, v, w->flags) : WK_BAIL;
-    if (PyUnicode_Check(v)) {
+    if (kinds & Py_TPFLAGS_UNICODE_SUBCLASS) {
         Py_ssize_t n;
         const char *s = utf8_of(v, &n);
         return s == NULL ? WK_REFUSE : put_string(out, s, n);
     }
-    if (PyDict_Check(v) || PyList_Check(v) || PyTuple_Check(v)) return WK_BAIL; /* copied through its hooks */
+    if (kinds & (Py_TPFLAGS_DICT_SUBCLASS | Py_TPFLAGS_LIST_SUBCLASS | Py_TPFLAGS_TUPLE_SUBCLASS))
+        return WK_BAIL; /* copied through its hooks */
     /* A value of another type: default's answer, written in its place (the Python side says
      * UnsupportedTypeError, with the path, when there is no default or the chain is too long). */
     if (w->dflt == NULL || chain >= DEFAULT_CHAIN) return WK_BAIL;
@@ -466,14 +499,22 @@ static int put_name(fjcs_buf *out, char sep, const uint8_t *s, size_t n) {
     return put_word(out, ":", 1);
 }
 
-/* value_in, noting where the walk stopped (the innermost value) for the Python side. */
-static int value(walk *w, PyObject *v, int chain) {
-    int rc = value_in(w, v, chain);
+/* rc, what value_in or value_other said of v, noting where the walk stopped (the innermost value)
+ * for the Python side. */
+FJCS_INLINE int noted(walk *w, PyObject *v, int chain, int rc) {
     if ((rc == WK_REFUSE || rc == WK_BAIL) && w->pending == NULL) {
         w->pending = Py_NewRef(v);
         w->chain = chain;
     }
     return rc;
+}
+
+static int value(walk *w, PyObject *v, int chain) {
+    return noted(w, v, chain, value_in(w, v, chain));
+}
+
+static int other_value(walk *w, PyObject *v) {
+    return noted(w, v, 0, value_other(w, v, 0));
 }
 
 /* The members and items of the containers opened, until the stack is empty. */
@@ -485,8 +526,10 @@ static int run(walk *w) {
         wframe *f = &s->frames[w->nframes - 1];
         if (f->kind != K_DICT) {
             if ((rc = items(w, f)) != WK_OK) return rc; /* the scalars in a row */
-        } else if (f->calls == w->calls && (rc = members(w, f)) != WK_OK) {
-            return rc; /* the plain members in a row, while no Python code has run */
+        } else if (f->calls == w->calls) { /* the members in a row, while no Python code has run */
+            size_t depth = w->nframes;
+            if ((rc = members(w, f)) != WK_OK) return rc;
+            if (w->nframes != depth) continue; /* a member's container opened: its items next */
         }
         /* A list is read as Python's list iterator reads it: its length again at each item
          * (Python code run by the walk may change it). */

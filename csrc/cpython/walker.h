@@ -83,6 +83,10 @@ typedef struct stdtypes {
     PyObject *sixty_four; /* the int 64 */
     PyObject *uuid_int, *uuid_str; /* UUID's `int` (its slot) and `__str__` as registered */
     unsigned uuid_tag;  /* UUID's version tag when they were last found so (0: none; type_version.h) */
+    unsigned uuid_sealed_tag; /* UUID's version tag when types_sealed last found it sealed (0: none) */
+    /* datetime, date, time and Decimal, each where it was immutable when registered (a type's
+     * Py_TPFLAGS_IMMUTABLETYPE is never taken back), else NULL: types_sealed */
+    PyTypeObject *sealed[4];
     Py_ssize_t uuid_at; /* where a UUID object keeps its int (the slot `int` reads; 0: not found) */
     int layout_ok;      /* datetime, date and time objects are laid out as types.c reads them */
     int layout;         /* ... and it reads them so, and Decimals (datetime_layout turns it off for tests) */
@@ -233,16 +237,6 @@ void types_walk_done(walk *w);
 /* Whether the walk's default= is a StdlibTypes (its exact class: a subclass may change __call__). */
 static inline int stdlib_default(const walk *w) {
     return w->dflt != NULL && w->s->types->held != NULL && Py_TYPE(w->dflt) == (PyTypeObject *)w->s->types->cls;
-}
-
-/* Whether type is one of the exact types of stdlib_types whose objects cannot claim another
- * __class__: datetime, date, time, Decimal (C's types, immutable), and UUID while its attribute
- * lookup is the generic one (a class's dict takes no __class__ after it is made: setattr of
- * __class__ on a class sets its metaclass, which a class of `type` refuses). */
-static inline int types_sealed(const stdtypes *t, PyTypeObject *type) {
-    if (type == t->uuid) return PyType_GetSlot(type, Py_tp_getattro) == (void *)PyObject_GenericGetAttr;
-    return (type == t->datetime || type == t->date || type == t->time || type == t->decimal) &&
-           (PyType_GetFlags(type) & Py_TPFLAGS_IMMUTABLETYPE);
 }
 
 /* Whether the exception default raised (set) is StdlibTypes' "no conversion" for a value of

@@ -46,8 +46,13 @@ def outcome(fn, *args, **kwargs):
         return ("error", type(exc).__name__, getattr(exc, "offset", None), str(exc))
 
 
+@pytest.mark.parametrize("one_read", [True, False])
 @pytest.mark.parametrize("strict", [False, True])
-def test_digest_file_is_digest_text(backend, tmp_path, strict):
+def test_digest_file_is_digest_text(backend, tmp_path, strict, one_read, monkeypatch):
+    """Both ways digest_file reads: a small file in one call (to digest_text), and the stream (a
+    file above files.IN_ONE_READ; here every file, the bound set below the empty file's size)."""
+    if not one_read:
+        monkeypatch.setattr("fastjcs.core.files.IN_ONE_READ", -1)
     path = tmp_path / "doc.json"
     for doc in DOCS:
         path.write_bytes(doc)

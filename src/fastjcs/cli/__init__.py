@@ -37,7 +37,6 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import bench, canon, check, crosscheck, digest, eab, interop, registry, serve_canon, serve_vector, vectors
 from .options import _examples, _Parser
 from .streams import (
     EXIT_ERROR,
@@ -50,9 +49,23 @@ from .streams import (
     stop_signals,
 )
 
-#: The commands, each a module with its `register(sub)`, in the order of `fastjcs --help`
-#: (completion's is below: its module, the scripts, is loaded only when it runs).
-_COMMANDS = (canon, digest, eab, registry, check, vectors, crosscheck, serve_vector, interop, serve_canon, bench)
+#: The commands: name -> the module of this package with its `register(sub)`, in the order of
+#: `fastjcs --help` (completion's is below: its module, the scripts, is loaded only when it runs).
+#: A module is imported when its command is built: `fastjcs digest` loads neither the lab's
+#: commands nor what they import (pathlib, the conformance suites, bench's dataclasses).
+_COMMANDS = {
+    "canon": "canon",
+    "digest": "digest",
+    "eab": "eab",
+    "registry": "registry",
+    "check": "check",
+    "vectors": "vectors",
+    "crosscheck": "crosscheck",
+    "serve-vector": "serve_vector",
+    "interop": "interop",
+    "serve-canon": "serve_canon",
+    "bench": "bench",
+}
 
 
 # ---- the parser ------------------------------------------------------------------------------
@@ -81,7 +94,9 @@ def cmd_completion(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, when `only` names one, of that command alone (what a run
+    of that command needs: the other commands' modules are not imported)."""
     parser = _Parser(
         prog="fastjcs",
         description="RFC 8785 JSON canonicalization (JCS). 'fastjcs COMMAND --help' describes a command. "
@@ -103,10 +118,21 @@ def build_parser() -> argparse.ArgumentParser:
         "of Python, cffi and pycryptodome",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in _COMMANDS:
-        command.register(sub)
-    _register_completion(sub)
+    from importlib import import_module
+
+    for name, module in _COMMANDS.items():
+        if only is None or only == name or only not in _COMMANDS:
+            import_module(f".{module}", __name__).register(sub)
+    if only is None or only not in _COMMANDS:
+        _register_completion(sub)
     return parser
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The command a command line names: its first word that is not an option (the program's
+    options before it are flags), as `parse` reads it."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((a for a in words if not a.startswith("-")), None)
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -121,12 +147,12 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) ->
     """parse_args, with the usage errors argparse words for the whole program worded for the user:
     an unknown command with the closest one ("did you mean 'canon'?"), and an unknown option of a
     command naming that command's help ('fastjcs canon --help'), not the program's."""
-    import difflib
-
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = subcommands(parser)
-    given = next((a for a in argv if not a.startswith("-")), None)  # the options before it are flags
+    given = _command_of(argv)
     if given is not None and given not in commands:
+        import difflib
+
         close = difflib.get_close_matches(given, list(commands), n=1)
         hint = f"did you mean '{close[0]}'?" if close else "commands: " + ", ".join(commands)
         parser.error(f"unknown command '{given}'; {hint}")
@@ -219,7 +245,8 @@ def _main(argv: Sequence[str] | None) -> int:
     name = "fastjcs"
     args: argparse.Namespace | None = None
     try:
-        parser = build_parser()
+        given = _command_of(argv)
+        parser = build_parser(given if given in _COMMANDS else None)
         try:
             args = parse(parser, argv)
             if not args.version and (args.verbose or args.command is None):

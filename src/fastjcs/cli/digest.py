@@ -95,16 +95,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_digest)
 
 
-def _digest_settings(args: argparse.Namespace) -> Any:
-    """The settings of a digest run (a `fastjcs.bulk.jsonl.Settings`), checked for conflicts."""
-    from ..bulk.jsonl import Settings
-
+def _digest_settings(args: argparse.Namespace, bulk: bool = False) -> Any:
+    """The settings of a digest run, checked for conflicts: a `fastjcs.bulk.jsonl.Settings` for
+    the bulk paths (`bulk`: --jsonl, a job), else the same fields in a Namespace (a FILE's digest
+    does not load fastjcs.bulk.jsonl, which imports dataclasses: ~5 ms)."""
     profile, exclusion = _profile_args(args)
     if profile == "jcs-n" and args.algorithm not in (None, "sha256"):
         raise CLIError("--profile jcs-n is SHA-256 only (CPB); leave out --algorithm or give sha256")
-    return Settings(
-        args.algorithm or "sha256", profile, exclusion, args.max_depth, args.strict_integers, args.integers_only
-    )
+    fields = {
+        "algorithm": args.algorithm or "sha256",
+        "profile": profile,
+        "exclusion": exclusion,
+        "max_depth": args.max_depth,
+        "strict_integers": args.strict_integers,
+        "integers_only": args.integers_only,
+    }
+    if not bulk:
+        return argparse.Namespace(**fields)
+    from ..bulk.jsonl import Settings
+
+    return Settings(**fields)
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
@@ -113,7 +123,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
         raise CLIError("'-' (stdin) can be given once")
     if args.check or args.expect is not None:
         return _digest_verify(args, files)
-    settings = _digest_settings(args)
+    settings = _digest_settings(args, bulk=bool(args.jsonl) or args.output_dir is not None)
     _check_only(args)
     if len(files) > 1 and args.output_dir:
         raise CLIError("--output-dir takes one FILE: a path, or a glob or URL for many files")

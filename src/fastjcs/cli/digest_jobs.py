@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,6 +98,8 @@ def _client(spec: str) -> Iterator[Any]:
 
     workers = _cluster_workers(spec)
     if workers:
+        import logging
+
         # Quiet: the scheduler and the workers log to this command's stderr, which holds one line
         # per failed input line (and a worker lost mid-job is run again, not an error of ours).
         with (

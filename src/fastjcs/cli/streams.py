@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO, Callable, TypeVar, cast
 
-from ..bulk.jsonl import stop_signals_held
 from ..core.errors import CanonicalizationError, FastJCSError
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
@@ -191,6 +190,8 @@ def open_output(path: str | None) -> Iterator[BinaryIO]:
     tmp = None
     try:
         directory = os.path.dirname(os.path.abspath(path))
+        from ..bulk.jsonl import stop_signals_held  # here: its module imports dataclasses (~5 ms)
+
         with stop_signals_held():  # one landing between creating the file and naming it would leave it
             fd, tmp = tempfile.mkstemp(prefix=".fastjcs-", dir=directory)
         # mkstemp makes the file private (0600): give it the mode PATH has, or the mode a plain
