@@ -713,11 +713,11 @@ fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *to
  * normal double, more for a subnormal, at most 60 here), v = m' 2^k in these units (m' = m or
  * m + 1 as stage 1 rounds; no carry into the next binade, which would widen the interval above v;
  * a subnormal reaching 2^52 is the smallest normal, whose neighbours are as far), and
- * d = low - (m' - m) 2^k, so
- * x - v = d + F, in [d, d + 2). One step of the k-th digit, 10^q, is
- * S = 10^q / 2^eu = 5^q 2^(l - 1 - b) = (T + eps) 2^(l - 128), and s = T_hi >> (64 - l) <= S < s + 1
- * (T_hi >= 2^63, so s >= 2^(l-1) > 0; l <= 57 for w >= 128, k <= 60, so every sum and product
- * below stays under 2^62 in int64; a smaller w goes to fjcs__parse_digits).
+ * d = low - (m' - m) 2^k, so x - v = d + F, in [d, d + 2). One step of the token's last digit,
+ * 10^q, is S = 10^q / 2^eu = 5^q 2^(l - 1 - b) = (T + eps) 2^(l - 128), and
+ * s = T_hi >> (64 - l) <= S < s + 1 (T_hi >= 2^63, so s >= 2^(l-1) > 0; l <= 57 for w >= 128,
+ * k <= 60, so every sum and product below stays under 2^62 in int64; a smaller w goes to
+ * fjcs__parse_digits).
  * The decimals that read back as v lie in v's rounding interval, which reaches at most
  * h = 2^(k-1) either side of v (half an ulp; a quarter below a power of two).
  *
@@ -732,11 +732,11 @@ fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *to
  *    both outside, so k = len. Then s 10^(n-k) with another exponent would again bring a power of
  *    ten, and with it a or a', inside; so x is the one answer.
  *
- * Anything stage 1 leaves open (a near-halfway rounding, the tiniest subnormals, overflow, the carry) and any
- * margin not met goes to fjcs__parse_digits with *shortest 0.
+ * Anything stage 1 leaves open (a near-halfway rounding, the tiniest subnormals, overflow, the
+ * carry) goes to fjcs__parse_digits; a margin not met leaves *shortest 0.
  */
-fjcs_code fjcs__parse_shortest(uint64_t w, int64_t q, int negative, const char *tok, size_t len, double *out,
-                               int *shortest) {
+fjcs_code fjcs__parse_shortest(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                               double *out, int *shortest) {
     *shortest = 0;
 #if FJCS_PARSE_EISEL_LEMIRE
     if (w != 0 && w < UINT64_C(100000000000000000) && w % 10 != 0 &&
@@ -757,7 +757,8 @@ fjcs_code fjcs__parse_shortest(uint64_t w, int64_t q, int negative, const char *
         if ((low + 1 < h || up) && m + (uint64_t)up < (UINT64_C(1) << 53)) {
             uint64_t bits = make_bits(m + (uint64_t)up, e2);
             if (bits < FJCS_INF_BITS) {
-                int64_t d = (int64_t)low - (up ? (int64_t)1 << k : 0), s = (int64_t)(t[0] >> (64 - l));
+                int64_t d = (int64_t)low - (up ? (int64_t)1 << k : 0);
+                int64_t s = (int64_t)(t[0] >> (64 - l));
                 int64_t r = (int64_t)(w % 10), hh = (int64_t)h;
                 *shortest = 2 * d + 4 <= s && -2 * d < s && r * s - d - 2 > hh && d + (10 - r) * s > hh;
                 FJCS_PARSE_TEST_HOOK(FJCS_PATH_EL);
