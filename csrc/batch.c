@@ -15,14 +15,9 @@
  * (one float written 1.0) nor after it. */
 #define CANONICAL_RETRY 16
 
-typedef struct {
-    unsigned skip;   /* texts to leave to the parser before the check is tried again */
-    unsigned missed; /* texts in a row the check refused */
-} canonical_tries;
-
 /* A text the check took: hashed where it lies. */
 static void hash_in_place(const char *text, size_t len, const fjcs_hasher *hasher, fjcs_item *item,
-                          canonical_tries *tries) {
+                          fjcs__canonical_tries *tries) {
     tries->missed = 0;
     fjcs__fail(&item->err, FJCS_OK, 0, NULL);
     if (fjcs__hash(hasher, text, len, item->digest) != FJCS_OK)
@@ -30,7 +25,7 @@ static void hash_in_place(const char *text, size_t len, const fjcs_hasher *hashe
 }
 
 /* The check refused a text: after two refusals in a row, skip it for the next texts. */
-static void refused(canonical_tries *tries) {
+static void refused(fjcs__canonical_tries *tries) {
     if (++tries->missed >= 2) {
         tries->skip = CANONICAL_RETRY - 1;
         tries->missed = 1; /* one more refusal after the skip skips again */
@@ -47,12 +42,8 @@ static fjcs_code digest_parsed(fjcs__text *ps, fjcs_buf *out, const char *text, 
     return rc == FJCS_E_NOMEM ? rc : FJCS_OK;
 }
 
-/* Canonicalize one text of a batch with the batch's parser and buffer, and hash it. The parser's
- * stacks and buffers are reused from one text to the next: a batch allocates almost nothing. A
- * text that is already its own canonical form (canonical.c says so in one pass that writes
- * nothing) is hashed where it lies. */
-static fjcs_code digest_one(fjcs__text *ps, fjcs_buf *out, const char *text, size_t len,
-                            const fjcs_hasher *hasher, fjcs_item *item, canonical_tries *tries) {
+fjcs_code fjcs__digest_one(fjcs__text *ps, fjcs_buf *out, const char *text, size_t len,
+                           const fjcs_hasher *hasher, fjcs_item *item, fjcs__canonical_tries *tries) {
     if (tries->skip) {
         tries->skip--;
     } else if (fjcs__text_is_canonical(text, len, ps->max_depth, ps->flags)) {
@@ -83,7 +74,7 @@ fjcs_code fjcs_digest_lines_hex(const char *text, size_t len, size_t max_depth, 
     if (hasher->prefix && plen <= sizeof block) memcpy(block, hasher->prefix, plen);
     fjcs__text_init(&ps, max_depth, flags);
     size_t lines = 0, start = 0;
-    canonical_tries tries = {0, 0};
+    fjcs__canonical_tries tries = {0, 0};
     failures->count = 0;
     fjcs_code rc = FJCS_OK;
     while (start < len && failures->count < failures->capacity) {
@@ -142,12 +133,12 @@ fjcs_code fjcs_digest_texts(const char *const *texts, const size_t *lens, size_t
     fjcs_buf out = {0};
     fjcs__text_init(&ps, max_depth, flags);
     fjcs_code rc = FJCS_OK;
-    canonical_tries tries = {0, 0};
+    fjcs__canonical_tries tries = {0, 0};
     for (size_t i = 0; i < n && rc == FJCS_OK; i++) {
         items[i].start = 0;
         items[i].len = lens[i];
         items[i].index = i;
-        rc = digest_one(&ps, &out, texts[i], lens[i], hasher, &items[i], &tries);
+        rc = fjcs__digest_one(&ps, &out, texts[i], lens[i], hasher, &items[i], &tries);
     }
     fjcs__text_free(&ps);
     fjcs_buf_free(&out);

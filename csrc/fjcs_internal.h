@@ -599,4 +599,22 @@ int fjcs__text_is_canonical(const char *text, size_t len, size_t max_depth, fjcs
  * canonical form, else 0 (the caller finds the line's end and parses it). */
 int fjcs__line_is_canonical(const char *text, size_t avail, size_t max_depth, fjcs_flags flags, size_t *len);
 
+/* ---- Batches of texts (batch.c) ---------------------------------------------------------------- */
+
+/* The canonical check's record over a batch: texts that are already their own canonical form are
+ * taken without the parser, and after two texts in a row the check refuses, the next few go
+ * straight to the parser (batch.c's CANONICAL_RETRY). Zeroed for a batch. */
+typedef struct fjcs__canonical_tries {
+    unsigned skip;   /* texts to leave to the parser before the check is tried again */
+    unsigned missed; /* texts in a row the check refused */
+} fjcs__canonical_tries;
+
+/* Canonicalize one text of a batch with the batch's parser and buffer (ps, out: reused from one
+ * text to the next, so that a batch allocates almost nothing), and hash it into item->digest,
+ * item->err its error record; a text that is already its own canonical form (canonical.c says so
+ * in one pass that writes nothing) is hashed where it lies. FJCS_E_NOMEM, else FJCS_OK (the
+ * text's own error is in item->err). */
+fjcs_code fjcs__digest_one(fjcs__text *ps, fjcs_buf *out, const char *text, size_t len,
+                           const fjcs_hasher *hasher, fjcs_item *item, fjcs__canonical_tries *tries);
+
 #endif /* FJCS_INTERNAL_H */
