@@ -12,8 +12,9 @@
  * or invalid UTF-8, and every number but those RFC 8785 section 3.2.2.3 spells as they are:
  * integers of at most 15 digits (not "-0"), and decimals without an exponent, without trailing
  * zeros and with fewer than six zeros after "0.", whose digits are the double's shortest (at most
- * 15 significant digits always are, see text.c's number_token; 16 or 17 are compared with
- * Schubfach's, number_format.c). Nesting deeper than max_depth, or than CANONICAL_DEPTH, gives 0.
+ * 15 significant digits always are, see text.c's number_token; 16 or 17 are proved so by
+ * number_parse.c's fjcs__parse_shortest or compared with Schubfach's, number_format.c). Nesting
+ * deeper than max_depth, or than CANONICAL_DEPTH, gives 0.
  */
 #include <stddef.h>
 
@@ -138,12 +139,13 @@ static int canonical_number(const uint8_t **pp, const uint8_t *end, fjcs_flags f
     }
     if (len > 17) return 0;
     if (len > 15) {
+        /* proved by the reader (then the digits and n are the double's), else Schubfach's */
         double v;
-        int dn;
-        if (fjcs__parse_digits(w, -(int64_t)frac_len, negative, (const char *)start, (size_t)(p - start),
-                               &v) != FJCS_OK)
+        int dn, proved;
+        if (fjcs__parse_shortest(w, -(int64_t)frac_len, negative, (const char *)start,
+                                 (size_t)(p - start), &v, &proved) != FJCS_OK)
             return 0;
-        if (fjcs__shortest_digits(v, &dn) != w * POW10[17 - len] || dn != n) return 0;
+        if (!proved && (fjcs__shortest_digits(v, &dn) != w * POW10[17 - len] || dn != n)) return 0;
     }
     *pp = p;
     return 1;

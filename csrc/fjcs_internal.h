@@ -359,6 +359,12 @@ fjcs_code fjcs__parse_double(const char *tok, size_t len, double *out);
 fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
                              double *out);
 
+/* fjcs__parse_digits for 0 < w < 10^17 without a trailing zero, which also sets *shortest to 1
+ * when it proves w * 10^q is the double's ECMAScript digits (number_parse.c says how), 0 when it
+ * does not know. */
+fjcs_code fjcs__parse_shortest(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                               double *out, int *shortest);
+
 /* ---- Objects: member order and duplicates ---------------------------------------------------- */
 
 /* The length of the longest common prefix of a[0..n) and b[0..n): the first index where they

@@ -19,8 +19,13 @@
  *
  * No allocation (bounded stack arrays only), no global mutable state, no locale, no strtod.
  *
- * Kept whole (about 660 lines): the three paths of one reader, each handing on to the next; read
- * top to bottom, the file is the argument that the result is correctly rounded.
+ * fjcs__parse_shortest, at the end, reads a token of at most 17 digits with path 2's first product and
+ * proves from the same product, where it can, that the token's digits are its double's ECMAScript
+ * digits (text.c then copies the token without running Schubfach).
+ *
+ * Kept whole (about 760 lines): the three paths of one reader, each handing on to the next; read
+ * top to bottom, the file is the argument that the result is correctly rounded, and the proof of
+ * the shortest digits stands on path 2's bounds.
  */
 #include <float.h>
 #include <stdint.h>
@@ -691,4 +696,78 @@ fjcs_code fjcs__parse_digits(uint64_t w, int64_t q, int negative, const char *to
     (void)w, (void)q, (void)negative;
 #endif
     return fjcs__parse_double(tok, len, out);
+}
+
+/* ---- A token that is its double's shortest form ---------------------------------------------- */
+
+/*
+ * fjcs__parse_shortest is fjcs__parse_digits for a w of at most 17 digits without a trailing zero
+ * (0 < w < 10^17, w % 10 != 0), which also sets *shortest to 1 when it proves that w 10^q is
+ * what ECMA-262's Number::toString chooses for the double read (step 5: the fewest digits k with
+ * s 10^(n-k) reading back as the double, and of those the s closest to it), so that the caller
+ * needs no Schubfach; 0 says nothing. json.dumps writes repr, itself shortest and closest, so on
+ * its output the proof almost always holds; where it does not the caller asks Schubfach.
+ *
+ * The proof works in units of 2^eu, eisel_lemire's stage 1: x = w 10^q = U + F with 0 <= F < 2
+ * (U = a_hi: the truncated products only drop bits). k bits of U are dropped (10 or 11 for a
+ * normal double, more for a subnormal, at most 60 here), v = m' 2^k in these units (m' = m or
+ * m + 1 as stage 1 rounds; no carry into the next binade, which would widen the interval above v;
+ * a subnormal reaching 2^52 is the smallest normal, whose neighbours are as far), and
+ * d = low - (m' - m) 2^k, so x - v = d + F, in [d, d + 2). One step of the token's last digit,
+ * 10^q, is S = 10^q / 2^eu = 5^q 2^(l - 1 - b) = (T + eps) 2^(l - 128), and
+ * s = T_hi >> (64 - l) <= S < s + 1 (T_hi >= 2^63, so s >= 2^(l-1) > 0; l <= 57 for w >= 128,
+ * k <= 60, so every sum and product below stays under 2^62 in int64; a smaller w goes to
+ * fjcs__parse_digits).
+ * The decimals that read back as v lie in v's rounding interval, which reaches at most
+ * h = 2^(k-1) either side of v (half an ulp; a quarter below a power of two).
+ *
+ *  - Closest: 2 (x - v) < 2d + 4 <= s <= S and -2 (x - v) <= -2d < s <= S give |x - v| < S / 2, so
+ *    x is strictly the nearest multiple of 10^q to v (no tie to break).
+ *  - Shortest: let r = w % 10 (1..9); a = x - r S and a' = x + (10 - r) S are the multiples of
+ *    10^(q+1) on either side of x. If a decimal y of fewer than len digits read back as v, then a
+ *    or a' would too: the interval is convex and holds x; below 10^(len-1+q) < x and from
+ *    10^(len+q) > x on, the powers of ten themselves (multiples of 10^(q+1)) lie between y and x,
+ *    and between them y is a multiple of 10^(q+1); in every case a (for y < x) or a' (y > x) lies
+ *    between y and x. v - a = r S - (x - v) > r s - d - 2 > h and a' - v >= d + (10 - r) s > h put
+ *    both outside, so k = len. Then s 10^(n-k) with another exponent would again bring a power of
+ *    ten, and with it a or a', inside; so x is the one answer.
+ *
+ * Anything stage 1 leaves open (a near-halfway rounding, the tiniest subnormals, overflow, the
+ * carry) goes to fjcs__parse_digits; a margin not met leaves *shortest 0.
+ */
+fjcs_code fjcs__parse_shortest(uint64_t w, int64_t q, int negative, const char *tok, size_t len,
+                               double *out, int *shortest) {
+    *shortest = 0;
+#if FJCS_PARSE_EISEL_LEMIRE
+    if (w != 0 && w < UINT64_C(100000000000000000) && w % 10 != 0 &&
+        q >= FJCS_POW5_MIN_Q && q <= FJCS_POW5_MAX_Q) {
+        int l = fjcs__clz64(w);
+        const uint64_t *t = fjcs_pow5_128[q - FJCS_POW5_MIN_Q];
+        uint64_t u;
+        (void)mul64(w << l, t[0], &u);
+        int k = (u >> 63) ? 11 : 10;
+        int e2 = floor_log2_pow5((int)q) + (int)q - l + 1 + k;
+        if (e2 < -1074) { /* subnormal: the last bit is 2^-1074, as in split_top */
+            k += -1074 - e2;
+            e2 = -1074;
+        }
+        if (k > 60 || l > 57) return fjcs__parse_digits(w, q, negative, tok, len, out);
+        uint64_t m = u >> k, low = u & ((UINT64_C(1) << k) - 1), h = UINT64_C(1) << (k - 1);
+        int up = low > h;
+        if ((low + 1 < h || up) && m + (uint64_t)up < (UINT64_C(1) << 53)) {
+            uint64_t bits = make_bits(m + (uint64_t)up, e2);
+            if (bits < FJCS_INF_BITS) {
+                int64_t d = (int64_t)low - (up ? (int64_t)1 << k : 0);
+                int64_t s = (int64_t)(t[0] >> (64 - l));
+                int64_t r = (int64_t)(w % 10), hh = (int64_t)h;
+                *shortest = 2 * d + 4 <= s && -2 * d < s && r * s - d - 2 > hh && d + (10 - r) * s > hh;
+                FJCS_PARSE_TEST_HOOK(FJCS_PATH_EL);
+                bits |= (uint64_t)negative << 63;
+                memcpy(out, &bits, sizeof bits);
+                return FJCS_OK;
+            }
+        }
+    }
+#endif
+    return fjcs__parse_digits(w, q, negative, tok, len, out);
 }

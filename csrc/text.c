@@ -534,13 +534,18 @@ static fjcs_code number_token(parser *ps, const uint8_t **pp) {
             out->len += (size_t)fjcs__format_digits(w, len, (int)n, negative, out->data + out->len);
             return FJCS_OK;
         }
-        rc = fjcs__parse_digits(w, q, negative, (const char *)start, token_len, &v);
+        int shortest = 0;
+        if (len <= 17)
+            rc = fjcs__parse_shortest(w, q, negative, (const char *)start, token_len, &v, &shortest);
+        else
+            rc = fjcs__parse_digits(w, q, negative, (const char *)start, token_len, &v);
         if (rc != FJCS_OK) return fail(ps, FJCS_E_FLOAT_DOMAIN, start, "number overflows a double");
         if (len <= 17 && v != 0) {
-            /* Copied when its digits are the double's (Schubfach's) and it is spelled as
-             * ECMAScript would: the same value, 0.w * 10^n, as the 17 digits d and the n written. */
-            int dn;
-            uint64_t d = fjcs__shortest_digits(v, &dn);
+            /* Copied when its digits are the double's (proved by fjcs__parse_shortest, else
+             * Schubfach's) and it is spelled as ECMAScript would: the same value, 0.w * 10^n, as
+             * the 17 digits d and the n written. */
+            int dn = (int)n;
+            uint64_t d = shortest ? w * POW10[17 - len] : fjcs__shortest_digits(v, &dn);
             if (d == w * POW10[17 - len] && dn == n &&
                 es_spelled(digits, int_digits, frac_len, mant_end, exp_at, n))
                 goto copy;
