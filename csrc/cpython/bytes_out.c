@@ -103,7 +103,7 @@ static fjcs_code grow(fjcs_buf *b, size_t cap) {
 
 PyObject *bytes_out_moved(state *s, int ok) {
     bytes_out *o = &s->bout;
-    size_t len = s->out.len, cap = s->out.cap;
+    size_t len = s->out.len;
     o->moved = 0;
     s->out.data = o->kept;
     s->out.cap = o->kept_cap;
@@ -115,17 +115,6 @@ PyObject *bytes_out_moved(state *s, int ok) {
          * escapes), so an object of the output's length alone would grow, copying, near its end;
          * not as large as this one grew to, which may be twice the output; at most FJCS_HINT_MAX */
         o->hint = len < FJCS_HINT_MAX ? len + len / 32 + 256 : FJCS_HINT_MAX;
-        /* An object no larger than the next one's hint keeps its memory, its size set to the
-         * output's (the NUL a bytes object ends with written after it): shrunk by realloc, its
-         * memory would be a little smaller than the next call's object, which glibc, whose mmap
-         * threshold follows the last mapped block freed, would then map afresh each call (mmap,
-         * mremap, munmap, and a page fault per page written: a sixth of dumps's time on 200 KB
-         * outputs); kept, the next object of that size is served from the heap. */
-        if (cap <= o->hint) {
-            PyBytes_AsString(o->bytes)[len] = '\0';
-            Py_SET_SIZE((PyVarObject *)o->bytes, (Py_ssize_t)len);
-            return o->bytes;
-        }
         if (bytes_resize(&o->bytes, (Py_ssize_t)len) == 0) return o->bytes;
         return NULL; /* freed, MemoryError raised */
     }

@@ -1,7 +1,6 @@
 """dumps's output written into the bytes object it returns (cpython/bytes_out.c, issue 31): an
 output past a few KB moves from the module's buffer into a bytes object when the buffer would grow,
-the walk goes on writing there, and the call returns that object with its size set (kept when it
-is no larger than the next call's, else shrunk by _PyBytes_Resize); the fallback
+the walk goes on writing there, and the call returns that object shrunk to size; the fallback
 (`_direct.bytes_output(False)`, as where _PyBytes_Resize is not found) copies the finished output
 into a new bytes object, as before.
 
@@ -73,23 +72,6 @@ def test_the_last_output_sizes_the_next_one(route):
     for n in [1 << 20, 5000, 1 << 20, (1 << 20) + 1, 9000, (3 << 20) + 5, 4097, 300, 70000, 70000]:
         value = sized(n)
         assert fastjcs.dumps(value) == expected(value), n
-
-
-def test_each_result_ends_with_the_nul_of_a_bytes_object(route):
-    # A result as large as the object made for it keeps that object's memory, its size set to the
-    # output's and a NUL written after it (bytes_out_moved; the C API's PyBytes_AsString gives a C
-    # string): read through ctypes at id + getsizeof - 1 (CPython's bytes: the head, the bytes,
-    # the NUL). Equal sizes in a row keep their object; a smaller one after a larger is shrunk.
-    # (Many small values: an output of one huge str outgrows the object made for it, and is shrunk.)
-    ctypes = pytest.importorskip("ctypes")
-    for n in [7000, 7000, 7001, 6990, 500, 20000, 20000, 20001, 410, 410]:
-        value = [{"k": i, "v": "x" * (i % 13)} for i in range(n)]
-        size = len(expected(value))
-        junk = b"\xff" * (size + size // 32 + 512)  # (freed: the memory the next object likely gets, dirty)
-        del junk
-        out = fastjcs.dumps(value)
-        assert out == expected(value), n
-        assert ctypes.string_at(id(out) + sys.getsizeof(out) - 1, 1) == b"\0", n
 
 
 def test_a_huge_output_does_not_size_every_later_one():
