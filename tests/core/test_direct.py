@@ -17,6 +17,7 @@ from collections import OrderedDict
 
 import pytest
 from _direct import direct_or_skip
+from _markers import rss_is_meaningful
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -691,6 +692,7 @@ def test_no_reference_is_leaked():
 
 
 @pytest.mark.slow
+@rss_is_meaningful
 def test_a_million_calls_hold_their_memory():
     value = {"b": ["x" * 100, 1.5, {"z": 1, "a": [None]}], "a": "\u00e9" * 50}
     cyclic: list = []
