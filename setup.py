@@ -66,6 +66,7 @@ if plan.direct:
                         "dict_layout",
                         "type_version",
                         "fast_paths",
+                        "open_set",
                     )
                 ),
             ],
