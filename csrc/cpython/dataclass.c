@@ -60,6 +60,7 @@ struct dc_entry {
     Py_ssize_t n;
     dc_member *member;   /* member[i]: names[i]'s */
     unsigned tag;        /* type's version tag when `fields` was its __dataclass_fields__ (0: none) */
+    int generic;         /* whether type's attribute lookup was the generic one then */
     PyObject *fields;    /* (not held: while the class keeps that tag, its MRO's dicts hold it) */
     /* the __dataclass_fields__ dict whose names were last found e's (not held), its version then
      * (type_version.h; 0: none) and its items then, in order (not held: while the dict has that
@@ -245,6 +246,7 @@ static dc_entry *entry_new(stdtypes *t, PyTypeObject *type, PyObject *const *nam
     }
     e->type = type;
     e->tag = 0;
+    e->generic = 0;
     e->fields = NULL;
     e->seen = NULL;
     e->seen_version = 0;
@@ -385,8 +387,9 @@ union dc_item {
 };
 
 /* Write "{" and open a frame for the members of v (e's names), read now into the member stack in
- * canonical order, and logged as a group. WK_OK, WK_ERROR, WK_NOMEM. */
-static int open_members(walk *w, PyObject *v, dc_entry *e) {
+ * canonical order, and logged as a group; `generic`: whether v's class's attribute lookup is the
+ * generic one (-1: not known). WK_OK, WK_ERROR, WK_NOMEM. */
+static int open_members(walk *w, PyObject *v, dc_entry *e, int generic) {
     state *s = w->s;
     Py_ssize_t n = e->n;
     size_t base = s->npairs, group = w->log_len;
@@ -414,10 +417,10 @@ static int open_members(walk *w, PyObject *v, dc_entry *e) {
     int rc = WK_OK;
     Py_ssize_t i = 0;
     /* getattr(v, name) is the class's tp_getattro on an exact str: the generic one called itself */
-    getattrofunc get = (getattrofunc)PyType_GetSlot(Py_TYPE(v), Py_tp_getattro);
+    if (generic < 0) generic = PyType_GetSlot(Py_TYPE(v), Py_tp_getattro) == (void *)PyObject_GenericGetAttr;
     for (; i < n; i++) {
         PyObject *name = member[i].name;
-        PyObject *item = get == PyObject_GenericGetAttr ? PyObject_GenericGetAttr(v, name) : PyObject_GetAttr(v, name);
+        PyObject *item = generic ? PyObject_GenericGetAttr(v, name) : PyObject_GetAttr(v, name);
         if (item == NULL) {
             rc = WK_ERROR; /* (the walk ends: walk_done releases the log) */
             break;
@@ -451,10 +454,35 @@ static int open_members(walk *w, PyObject *v, dc_entry *e) {
     return rc;
 }
 
-int types_dataclass_known(const stdtypes *t, PyTypeObject *type) {
-    const dc_entry *e = t->dc[slot_of(type)];
+dc_entry *types_dataclass_known(const stdtypes *t, PyTypeObject *type) {
+    dc_entry *e = t->dc[slot_of(type)];
+    return e != NULL && e->type == type && e->tag != 0 && type_tag(type) == e->tag ? e : NULL;
+}
+
+int types_known_dataclass(walk *w, PyObject *v, dc_entry *e, PyObject **result) {
+    stdtypes *t = w->s->types;
     unsigned tag;
-    return e != NULL && e->type == type && e->tag != 0 && (tag = type_tag(type)) == e->tag;
+    /* The common case, read as types_dataclass reads it, with what it finds again known: the class
+     * keeps its tag (so e->fields is its __dataclass_fields__, an exact dict its MRO holds, and the
+     * class is plain, no class of classes), the Field class has kept the tag it was found intact
+     * with, the frame is compared one by one and below the limit, and the names are e's. Nothing
+     * here runs Python code, nor holds anything, before open_members. */
+    if (w->nframes < SCAN_FRAMES && w->nframes < w->max_depth && t->field_cls != NULL &&
+        (tag = type_tag((PyTypeObject *)t->field_cls)) != 0 && tag == t->field_tag &&
+        names_in_slots(t, e->fields, e)) {
+        w->calls++; /* getattr may run Python code */
+        return open_members(w, v, e, e->generic);
+    }
+    return types_dataclass(w, v, result);
+}
+
+/* e is its class's while the class keeps tag, with fields its __dataclass_fields__. */
+static void keep(dc_entry *e, unsigned tag, PyObject *fields) {
+    e->tag = tag;
+    e->fields = fields;
+    /* (the class's slot, read as it is with that tag or later: a class that has changed since
+     * has another tag, and the entry is not found) */
+    e->generic = PyType_GetSlot(e->type, Py_tp_getattro) == (void *)PyObject_GenericGetAttr;
 }
 
 int types_dataclass(walk *w, PyObject *v, PyObject **result) {
@@ -494,11 +522,8 @@ int types_dataclass(walk *w, PyObject *v, PyObject **result) {
     int intact = t->field_cls != NULL && field_class_intact(t);
     dc_entry *e = here && intact ? t->dc[slot_of(type)] : NULL;
     if (e != NULL && e->type == type && names_in_slots(t, fields, e)) {
-        if (kept) {
-            e->tag = kept;
-            e->fields = fields;
-        }
-        int rc = open_members(w, v, e);
+        if (kept) keep(e, kept, fields);
+        int rc = open_members(w, v, e, -1);
         Py_DECREF(fields);
         return rc;
     }
@@ -509,11 +534,9 @@ int types_dataclass(walk *w, PyObject *v, PyObject **result) {
     if (rc == WK_OK) {
         e = here ? lookup(t, type, names, n) : NULL;
         if (e == NULL && here && n > 0) e = entry_new(t, type, names, n);
-        if (e != NULL && kept) {
-            e->tag = kept; /* (a class changed by the reads since has another tag: never found) */
-            e->fields = fields;
-        }
-        if (e != NULL) rc = open_members(w, v, e);
+        if (e != NULL && kept) keep(e, kept, fields); /* (a class changed by the reads since has
+                                                         * another tag: never found) */
+        if (e != NULL) rc = open_members(w, v, e, -1);
         else if (PyErr_Occurred()) rc = WK_ERROR;
         else rc = members_dict(v, names, n, result);
     }

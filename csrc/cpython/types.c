@@ -541,8 +541,8 @@ int types_convert(walk *w, PyObject *v, PyObject **result) {
     if (type == t->datetime || type == t->date || type == t->time) return put_datetime(w, v, type);
     if (type == t->uuid) return put_uuid(w, v);
     if (type == t->decimal) return put_decimal(w, v);
-    /* a class found a dataclass, and none of those, while it keeps its tag (its MRO unchanged) */
-    if (types_dataclass_known(t, type)) return types_dataclass(w, v, result);
+    /* (a class found a dataclass and unchanged since is the walker's to send to types_dataclass
+     * before it asks this: types_dataclass_known) */
     /* StdlibTypes.__call__'s order: a subclass of those (an Enum that is also a date, say) is its */
     if (PyType_IsSubtype(type, t->date) || PyType_IsSubtype(type, t->time) || PyType_IsSubtype(type, t->uuid) ||
         PyType_IsSubtype(type, t->decimal))

@@ -143,6 +143,7 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
 /* (members() gives them the values it does not write) */
 static int value_in(walk *w, PyObject *v, int chain);
 static int value_other(walk *w, PyObject *v, int chain);
+static int defaulted(walk *w, PyObject *v, PyObject *result, int chain, int stdlib);
 /* value_in, noting where the walk stopped (the innermost value) for the Python side. */
 static int value(walk *w, PyObject *v, int chain);
 /* value() of a value of none of the exact types value_in reads itself (value_other, noted). */
@@ -389,6 +390,14 @@ static int value_other(walk *w, PyObject *v, int chain) {
      * the pure-Python backend and rfc8785 ask, follows __class__, so an object that claims
      * another class is Python's to answer. */
     if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
+    dc_entry *known;
+    if (chain < DEFAULT_CHAIN && stdlib_default(w) && (known = types_dataclass_known(w->s->types, t)) != NULL) {
+        /* fastjcs.stdlib_types, and a class found a dataclass and unchanged since: of none of
+         * the types read below (types_dataclass_known), so it goes straight to its members */
+        PyObject *result = NULL;
+        int rc = types_known_dataclass(w, v, known, &result);
+        return rc != TY_RESULT && rc != TY_CALL ? rc : defaulted(w, v, result, chain, 1);
+    }
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
      * where that calls no hook of theirs. */
     unsigned long kinds = PyType_GetFlags(t); /* (PyLong_Check and the others, in one call) */
@@ -411,6 +420,12 @@ static int value_other(walk *w, PyObject *v, int chain) {
         int rc = types_convert(w, v, &result);
         if (rc != TY_RESULT && rc != TY_CALL) return rc;
     }
+    return defaulted(w, v, result, chain, stdlib);
+}
+
+/* v given to default: result (a new reference) when a StdlibTypes gave it here, else default is
+ * called now; what it gives is kept in w->made and walked in v's place. */
+static int defaulted(walk *w, PyObject *v, PyObject *result, int chain, int stdlib) {
     if (w->made == NULL && (w->made = PyList_New(0)) == NULL) {
         Py_XDECREF(result);
         return WK_ERROR;

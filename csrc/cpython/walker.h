@@ -221,9 +221,15 @@ int types_convert(walk *w, PyObject *v, PyObject **result);
  * with *result the dict the reference makes, TY_CALL when it is no dataclass, WK_REFUSE at the
  * depth limit (nothing read), WK_NOMEM, WK_ERROR (cpython/dataclass.c). */
 int types_dataclass(walk *w, PyObject *v, PyObject **result);
-/* Whether type was found a dataclass by types_dataclass (so of none of the types before it in
- * StdlibTypes.__call__'s order) and has kept the version tag it had then (cpython/dataclass.c). */
-int types_dataclass_known(const stdtypes *t, PyTypeObject *type);
+/* Whether type was found a dataclass by types_dataclass and has kept the version tag it had then
+ * (its MRO unchanged; cpython/dataclass.c). Such a class is of none of the types before a
+ * dataclass in StdlibTypes.__call__'s order, nor a subclass of int, float, str, dict, list or
+ * tuple: the walker reads those before it asks types_convert, the only caller of types_dataclass
+ * for a class not known so, and a class's subclass flags and MRO do not change while it keeps
+ * its tag. */
+dc_entry *types_dataclass_known(const stdtypes *t, PyTypeObject *type);
+/* types_dataclass of v, whose class's entry is e (types_dataclass_known, asked just before). */
+int types_known_dataclass(walk *w, PyObject *v, dc_entry *e, PyObject **result);
 void types_dataclass_clear(stdtypes *t);
 /* Find where dataclasses.Field objects keep their name and _field_type (at registration). */
 void types_dataclass_register(stdtypes *t);

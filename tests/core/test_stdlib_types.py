@@ -588,6 +588,35 @@ def test_a_dataclass_that_holds_itself(backend):
     assert by_fastjcs([holder])[0] is fastjcs.CircularReferenceError
 
 
+def test_a_known_dataclass_past_the_depth_limit(backend):
+    # Once its class is known (its members' order kept), a dataclass is opened on the short path:
+    # the depth limit holds there too, at every depth around it.
+    fastjcs.dumps(Point(0, 0.5), default=stdlib_types)  # Point known
+    value = [[Point(1, 2.5)]]
+    for depth in (1, 2, 3, 4):
+        assert by_fastjcs(value, depth) == by_reference(value, depth)
+    assert by_fastjcs(value, 2)[0] is fastjcs.DepthLimitError
+    assert by_fastjcs(value, 3) == b'[[{"x":1,"y":2.5}]]'
+
+
+def test_a_known_dataclass_with_an_attribute_lookup_of_its_own(backend):
+    # A class whose __getattribute__ is its own (honest about __class__): its members are what
+    # getattr gives, on the first instance and on those read once the class is known.
+    @dataclasses.dataclass
+    class Scaled:
+        a: int
+        b: str
+
+        def __getattribute__(self, name):
+            got = object.__getattribute__(self, name)
+            return got * 10 if name == "a" else got
+
+    value = [Scaled(1, "x"), Scaled(2, "y"), [Scaled(3, "z")]]
+    for _ in range(2):
+        assert fastjcs.dumps(value, default=stdlib_types) == (b'[{"a":10,"b":"x"},{"a":20,"b":"y"},[{"a":30,"b":"z"}]]')
+    assert fastjcs.dumps(value, default=stdlib_types) == expected(value)
+
+
 def test_the_path_of_a_value_met_before_in_a_dataclass(backend):
     # A list written inside a dataclass, then met again past the depth limit: the path is the
     # first place it is met, inside the dataclass (the reference records what default made)
