@@ -154,16 +154,20 @@ __extension__ typedef unsigned __int128 fjcs__u128;
 /* ---- Compiler macros ------------------------------------------------------------------------- */
 
 /* FJCS_INLINE: a static function inlined wherever it is called (the hot paths are written as
- * small functions); FJCS_COLD: a rare path kept out of line, so its callers stay small. */
+ * small functions); FJCS_COLD: a rare path kept out of line, so its callers stay small;
+ * FJCS_NOINLINE: a path kept out of line for the same reason, not a rare one. */
 #if defined(__GNUC__) || defined(__clang__)
 #define FJCS_INLINE static inline __attribute__((always_inline))
 #define FJCS_COLD __attribute__((noinline, cold))
+#define FJCS_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #define FJCS_INLINE static __forceinline
 #define FJCS_COLD __declspec(noinline)
+#define FJCS_NOINLINE __declspec(noinline)
 #else
 #define FJCS_INLINE static inline
 #define FJCS_COLD
+#define FJCS_NOINLINE
 #endif
 
 /* Branch hints. */

@@ -113,11 +113,19 @@ static int inherits_slot(PyTypeObject *t, PyTypeObject *base, int slot) {
  * (cpython/type_version.h; s->honest); for a class that defines no __class__ and no
  * __getattribute__ of its own it is object's descriptor, read in C. A __class__ that raises is
  * also Python's to answer. */
-static int honest_class(state *s, size_t *calls, PyObject *v) {
+static FJCS_COLD int honest_class_asked(state *s, size_t *calls, PyObject *v, size_t slot, unsigned tag);
+
+FJCS_INLINE int honest_class(state *s, size_t *calls, PyObject *v) {
     PyTypeObject *type = Py_TYPE(v);
     size_t slot = ((uintptr_t)type >> 4 ^ (uintptr_t)type >> 10) & (HONEST_SLOTS - 1);
     unsigned tag = type_tag(type); /* (the class unchanged since its verdict was kept) */
     if (tag != 0 && s->honest[slot].type == type && s->honest[slot].tag == tag) return 1;
+    return honest_class_asked(s, calls, v, slot, tag);
+}
+
+/* honest_class, the class's __class__ asked (its verdict kept where it can be). */
+static int honest_class_asked(state *s, size_t *calls, PyObject *v, size_t slot, unsigned tag) {
+    PyTypeObject *type = Py_TYPE(v);
     ++*calls; /* a __class__ of the class's own is Python code */
     fjcs__tag_probe_once();
     PyObject *cls = PyObject_GetAttr(v, s->class_name);
@@ -144,6 +152,7 @@ static int honest_class(state *s, size_t *calls, PyObject *v) {
 static int value_in(walk *w, PyObject *v, int chain);
 static int value_other(walk *w, PyObject *v, int chain);
 static int defaulted(walk *w, PyObject *v, PyObject *result, int chain, int stdlib);
+static FJCS_NOINLINE int value_of_subclass(walk *w, PyObject *v, int chain);
 /* value_in, noting where the walk stopped (the innermost value) for the Python side. */
 static int value(walk *w, PyObject *v, int chain);
 /* value() of a value of none of the exact types value_in reads itself (value_other, noted). */
@@ -377,9 +386,9 @@ static int value_in(walk *w, PyObject *v, int chain) {
 /* A value of none of the exact types value_in reads itself: a type of stdlib_types, a subclass,
  * or what default= converts. */
 static int value_other(walk *w, PyObject *v, int chain) {
-    fjcs_buf *out = w->out;
     PyTypeObject *t = Py_TYPE(v);
-    if (chain < DEFAULT_CHAIN && stdlib_default(w) && types_sealed(w->s->types, t)) {
+    int stdlib = chain < DEFAULT_CHAIN && stdlib_default(w);
+    if (stdlib && types_sealed(w->s->types, t)) {
         /* fastjcs.stdlib_types, and a datetime, date, time or Decimal: an immutable type, whose
          * objects' __class__ is their type (nothing to ask) */
         PyObject *none = NULL;
@@ -391,13 +400,22 @@ static int value_other(walk *w, PyObject *v, int chain) {
      * another class is Python's to answer. */
     if (!honest_class(w->s, &w->calls, v)) return WK_BAIL;
     dc_entry *known;
-    if (chain < DEFAULT_CHAIN && stdlib_default(w) && (known = types_dataclass_known(w->s->types, t)) != NULL) {
+    if (stdlib && (known = types_dataclass_known(w->s->types, t)) != NULL) {
         /* fastjcs.stdlib_types, and a class found a dataclass and unchanged since: of none of
          * the types read below (types_dataclass_known), so it goes straight to its members */
         PyObject *result = NULL;
         int rc = types_known_dataclass(w, v, known, &result);
         return rc != TY_RESULT && rc != TY_CALL ? rc : defaulted(w, v, result, chain, 1);
     }
+    return value_of_subclass(w, v, chain);
+}
+
+/* value_other of a value whose __class__ is its type, of no type written on the way there: a
+ * subclass of a type value_in reads, or default's to convert (kept out of value_other, whose
+ * common cases stay short). */
+static int value_of_subclass(walk *w, PyObject *v, int chain) {
+    fjcs_buf *out = w->out;
+    PyTypeObject *t = Py_TYPE(v);
     /* Subclasses, read as the pure-Python backend reads them (int(v), float(v), the str's data)
      * where that calls no hook of theirs. */
     unsigned long kinds = PyType_GetFlags(t); /* (PyLong_Check and the others, in one call) */
