@@ -281,15 +281,25 @@ FJCS_INLINE int name_in_slot(const stdtypes *t, PyObject *field, const dc_entry 
  * are e's, one by one: the common case, read without holding or copying anything. While the dict
  * keeps the version it had when its names were last found e's (type_version.h), its items are
  * those found then, in that order: they are read from e (each Field's slots read again: a Field
- * changes without its dict), not through the dict. */
+ * changes without its dict), not through the dict (names_in_dict, out of line, reads the dict
+ * and keeps its items in e). */
+static FJCS_NOINLINE int names_in_dict(const stdtypes *t, PyObject *fields, dc_entry *e, uint64_t version);
+
 static int names_in_slots(const stdtypes *t, PyObject *fields, dc_entry *e) {
-    Py_ssize_t pos = 0, j = 0, k = 0;
     uint64_t version = dict_version(fields);
     if (version != 0 && fields == e->seen && version == e->seen_version) {
+        Py_ssize_t j = 0;
         for (Py_ssize_t i = 0; i < e->nseen; i++)
             if (!name_in_slot(t, e->seen_field[i], e, &j)) return 0;
         return j == e->n;
     }
+    return names_in_dict(t, fields, e, version);
+}
+
+/* names_in_slots, the names read through the dict (kept in e for the next instance where the
+ * dict has a version). */
+static int names_in_dict(const stdtypes *t, PyObject *fields, dc_entry *e, uint64_t version) {
+    Py_ssize_t pos = 0, j = 0, k = 0;
     PyObject *key, *field, *few[16];
     Py_ssize_t count = PyDict_Size(fields);
     PyObject **items = version == 0 ? NULL : count <= 16 ? few : (PyObject **)malloc((size_t)count * sizeof *items);
