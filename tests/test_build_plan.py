@@ -55,3 +55,18 @@ def test_the_loader_says_the_direct_entry_is_off_on_a_free_threaded_build(monkey
     monkeypatch.undo()
     if _direct_loader.direct is not None:  # this build has it: the real answer is the direct entry
         assert _direct_loader._load()[0] is _direct_loader.direct
+
+
+def test_the_jump_alignment_flag_goes_to_gcc_alone(build_ffi, tmp_path):
+    # -falign-jumps=32 is GCC's; clang refuses it (with -Werror, the build fails). Asked of the
+    # compilers themselves where they are installed, and of a command that does not run.
+    import shutil
+
+    for name, gcc in (("gcc", True), ("clang", False)):
+        path = shutil.which(name)
+        if path is None:
+            continue
+        assert build_ffi.is_gcc([path]) is gcc, name
+        if gcc:  # as setuptools gives CC, with flags after the compiler
+            assert build_ffi.is_gcc([path, "-pthread"])
+    assert build_ffi.is_gcc([str(tmp_path / "no-such-compiler")]) is False
