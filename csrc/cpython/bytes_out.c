@@ -101,6 +101,28 @@ static fjcs_code grow(fjcs_buf *b, size_t cap) {
     return FJCS_OK;
 }
 
+/*
+ * The size of the next object, from this output's length: as large and a little more (the walk
+ * reserves ahead of what it writes: a value's longest form, a string's length, 6 x 4096 for a block
+ * of escapes, so an object of the output's length alone would grow, copying, near its end); not as
+ * large as this one grew to, which may be twice the output; at most FJCS_HINT_MAX.
+ *
+ * Past 64 KiB the little more stays within this object's last page where it can (at least 256
+ * bytes of it): glibc maps a block of 128 KiB or more on its own (mmap), this one is shrunk to
+ * whole pages (mremap), and when it is freed glibc raises the size it maps blocks from to this
+ * block's. An object of the same output's size then comes from the heap, whose pages are there,
+ * where one a few bytes larger was mapped afresh each call and each page it wrote faulted in: 45
+ * faults a call for 178 KB of records, a quarter of dumps's time (docs/performance.md). The 128
+ * bytes held back cover the bytes object's head and malloc's. (Another allocator gets a size as
+ * good as the other.)
+ */
+static size_t next_hint(size_t len) {
+    if (len >= FJCS_HINT_MAX) return FJCS_HINT_MAX;
+    size_t in_page = ((len + 64 + 4095) & ~(size_t)4095) - 128;
+    if (len >= ((size_t)64 << 10) && in_page >= len + 256) return in_page;
+    return len + len / 32 + 256;
+}
+
 PyObject *bytes_out_moved(state *s, int ok) {
     bytes_out *o = &s->bout;
     size_t len = s->out.len;
@@ -110,11 +132,7 @@ PyObject *bytes_out_moved(state *s, int ok) {
     s->out.len = 0;
     if (o->bytes == NULL) return NULL; /* a resize failed mid-walk (WK_NOMEM) */
     if (ok) {
-        /* the next object as large as this output and a little more: the walk reserves ahead of
-         * what it writes (a value's longest form, a string's length, 6 x 4096 for a block of
-         * escapes), so an object of the output's length alone would grow, copying, near its end;
-         * not as large as this one grew to, which may be twice the output; at most FJCS_HINT_MAX */
-        o->hint = len < FJCS_HINT_MAX ? len + len / 32 + 256 : FJCS_HINT_MAX;
+        o->hint = next_hint(len);
         if (bytes_resize(&o->bytes, (Py_ssize_t)len) == 0) return o->bytes;
         return NULL; /* freed, MemoryError raised */
     }
