@@ -37,6 +37,14 @@
 /* v = c * 2^q with c < 2^53 (the paper's notation). Normal: c = 2^52 + fraction, q = e - 1075;
  * subnormal (e = 0): c = fraction, q = Q_MIN = -1074. */
 #define C_MIN (UINT64_C(1) << 52)
+
+/* Tells the compiler that a decimal's digits are not 0, the value that sends a caller to the
+ * out-of-line path: the test for it then stays on the paths that return it. */
+#if defined(__GNUC__)
+#define NOT_ZERO(d) ((d) == 0 ? __builtin_unreachable() : (void)0)
+#else
+#define NOT_ZERO(d) ((void)0)
+#endif
 #define FRACTION_MASK (C_MIN - 1)
 
 /* ---- Floor logarithms ------------------------------------------------------------------------ */
@@ -202,10 +210,11 @@ FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t 
  * other one; it is computed out of line.
  */
 
-/* The decimal from the three products, out of line: the irregular interval (c = 2^52, even: R_v
- * closed, q > Q_MIN, the lower bound 4c - 1; one double in 2^52 of random bits, but every power of
- * two that is not an integer, 0.5, 0.25), and a regular one where scale_regular cannot decide. */
-FJCS_COLD static uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
+/* The decimal from the three products, on the out-of-line path (digits17_rare): the irregular
+ * interval (c = 2^52, even: R_v closed, q > Q_MIN, the lower bound 4c - 1; one double in 2^52 of
+ * random bits, but every power of two that is not an integer, 0.5, 0.25), subnormals, and a
+ * regular interval where scale_regular cannot decide. */
+FJCS_INLINE uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
     uint64_t cb = c << 2;
     int k = irregular ? flog10_3q_pow2(q) : flog10_pow2(q);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
@@ -223,15 +232,18 @@ FJCS_COLD static uint64_t shortest_exact(uint64_t c, int q, int irregular, int *
     return n + (n << 2 < lo) - (n << 2 > hi);
 }
 
-FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
-    if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_exact(c, q, 1, exp10);
+/* The decimal of a normal double in the common case, or 0 (no decimal's digits) where the exact
+ * path decides: c = 2^52 (the irregular interval, and the regular one of the least normal
+ * exponent), or a bound near an integer. The caller then leaves for the out-of-line path, which
+ * starts again from the bits: nothing of this path is kept alive across a call. */
+FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
+    if (FJCS_UNLIKELY(c == C_MIN)) return 0;
     uint64_t cb = c << 2;
     int h;
     int k = flog10_pow2_h(q, &h);
     const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
     uint64_t vbl, vb, vbr;
-    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) /* a bound near an integer */
-        return shortest_exact(c, q, 0, exp10);
+    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) return 0; /* near an integer */
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
      * bounds moved inwards by one unit, the test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
@@ -256,7 +268,9 @@ FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
     uint64_t take_w = (uint64_t)0 - w_in;
-    return n ^ ((n ^ w10) & take_w);
+    uint64_t d = n ^ ((n ^ w10) & take_w);
+    NOT_ZERO(d); /* n >= floor(v / 10^k) >= c (10^k <= 2^q); a w10 taken is in R_v: not 0 */
+    return d;
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
@@ -490,22 +504,13 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
-/* digits17 for a subnormal, c = fraction > 0 at q = Q_MIN: its decimal may have 1 to 17 digits. */
-FJCS_COLD static uint64_t subnormal_digits17(uint64_t c, int *n) {
-    int e;
-    uint64_t d = shortest_decimal(c, FJCS_Q_MIN, &e);
-    int len = decimal_length(d);
-    *n = e + len;
-    return d * fjcs_pow10[17 - len];
-}
-
 /* The ECMAScript digits of the finite, nonzero double with these bits (the sign ignored): d17,
- * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n. */
-FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
+ * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n; or 0
+ * where digits17_rare must make them (subnormals, and where shortest_common returns 0). */
+FJCS_INLINE uint64_t digits17_common(uint64_t bits, int *n) {
     int e = (int)(bits >> 52) & 0x7ff;
-    uint64_t fraction = bits & FRACTION_MASK;
-    if (FJCS_UNLIKELY(e == 0)) return subnormal_digits17(fraction, n);
-    uint64_t c = fraction | C_MIN;
+    if (FJCS_UNLIKELY(e == 0)) return 0;
+    uint64_t c = (bits & FRACTION_MASK) | C_MIN;
     int q = e - 1075;
 #if FJCS_INTEGER_FAST_PATH
     /* An integer below 2^53: its own digits are the shortest (the rounding interval is at most 1
@@ -514,31 +519,74 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
         uint64_t m = c >> -q;
         int len = decimal_length(m);
         *n = len;
-        return m * fjcs_pow10[17 - len];
+        m *= fjcs_pow10[17 - len];
+        NOT_ZERO(m);
+        return m;
     }
 #endif
     int exp10;
-    uint64_t d = shortest_decimal(c, q, &exp10);
+    uint64_t d = shortest_common(c, q, &exp10);
+    if (FJCS_UNLIKELY(d == 0)) return 0;
     return to_17_digits(d, exp10, n);
+}
+
+/* digits17_common's answer where it has none, from the three products (shortest_exact). A
+ * subnormal (c = fraction > 0 at q = Q_MIN) may have 1 to 17 digits. */
+FJCS_COLD static uint64_t digits17_rare(uint64_t bits, int *n) {
+    int e = (int)(bits >> 52) & 0x7ff, k;
+    uint64_t fraction = bits & FRACTION_MASK;
+    if (e == 0) {
+        uint64_t d = shortest_exact(fraction, FJCS_Q_MIN, 0, &k);
+        int len = decimal_length(d);
+        *n = k + len;
+        return d * fjcs_pow10[17 - len];
+    }
+    uint64_t c = fraction | C_MIN;
+    int q = e - 1075;
+    uint64_t d = shortest_exact(c, q, c == C_MIN && q != FJCS_Q_MIN, &k);
+    return to_17_digits(d, k, n);
+}
+
+FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
+    uint64_t d = digits17_common(bits, n);
+    return FJCS_LIKELY(d != 0) ? d : digits17_rare(bits, n);
+}
+
+/* The rendering of the double with these bits at buf and its end, in the common case; NULL for
+ * the rest (NaN, the infinities, zeros, and where digits17_common has no answer): put_rare's. */
+FJCS_INLINE char *put_common(uint64_t bits, char *buf) {
+    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
+     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
+    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) return NULL;
+    int n;
+    uint64_t d = digits17_common(bits, &n);
+    if (FJCS_UNLIKELY(d == 0)) return NULL;
+    *buf = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
+    return layout(buf + (bits >> 63), d, n);
+}
+
+/* put_common's NULL cases, out of line, so that its path makes no call (and keeps nothing in the
+ * registers a call preserves: no saves at entry and exit). */
+FJCS_COLD static char *put_rare(uint64_t bits, char *buf) {
+    if ((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1) {
+        if ((bits << 1) != 0) return NULL; /* NaN, infinities (step 1, step 4) */
+        *buf = '0';                        /* +0 and -0 (step 2) */
+        return buf + 1;
+    }
+    char *p = buf;
+    *p = '-';
+    p += bits >> 63;
+    int n;
+    uint64_t d = digits17_rare(bits, &n);
+    return layout(p, d, n);
 }
 
 /* The rendering of the double with these bits at buf, and its end; NULL for NaN and the
  * infinities, which have none. The end, not a length, so that a caller testing for the refusal
  * tests a pointer it needs anyway (a length that may be negative cost a compare and a widening). */
 FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
-    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
-     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
-    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
-        if ((bits << 1) != 0) return NULL; /* NaN, infinities (step 1, step 4) */
-        *buf = '0';                        /* +0 and -0 (step 2) */
-        return buf + 1;
-    }
-    char *p = buf;
-    *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
-    p += bits >> 63;
-    int n;
-    uint64_t d = digits17(bits, &n);
-    return layout(p, d, n);
+    char *end = put_common(bits, buf);
+    return FJCS_LIKELY(end != NULL) ? end : put_rare(bits, buf);
 }
 
 /* fjcs__put_double_bits, for a file that includes this one to inline put_double_bits
@@ -554,11 +602,18 @@ uint64_t fjcs__shortest_digits(double v, int *n) {
     return digits17(bits, n);
 }
 
+FJCS_COLD static fjcs_code format_rare(uint64_t bits, char *buf, size_t *len) {
+    char *end = put_rare(bits, buf);
+    if (end == NULL) return FJCS_E_FLOAT_DOMAIN;
+    *len = (size_t)(end - buf);
+    return FJCS_OK;
+}
+
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    char *end = put_double_bits(bits, buf);
-    if (end == NULL) return FJCS_E_FLOAT_DOMAIN;
+    char *end = put_common(bits, buf);
+    if (FJCS_UNLIKELY(end == NULL)) return format_rare(bits, buf, len); /* a tail call */
     *len = (size_t)(end - buf);
     return FJCS_OK;
 }
