@@ -68,7 +68,7 @@ FJCS_INLINE int flog10_pow2_h(int q, int *h) {
     int t = q * FJCS_FLOG10_POW2_M + FJCS_FLOG10_POW2_BIAS;
     *h = (((t & ((1 << FJCS_FLOG10_POW2_S) - 1)) * FJCS_H_FROM_FRACTION_M) >>
           FJCS_H_FROM_FRACTION_S) + 1;
-    return (t >> FJCS_FLOG10_POW2_S) - FJCS_FLOG10_POW2_T;
+    return (int)((unsigned)t >> FJCS_FLOG10_POW2_S) - FJCS_FLOG10_POW2_T; /* t >= 0 */
 }
 
 /* floor(log10(3/4 * 2^q)): the k when v is at a power of two and its lower neighbour is closer. */
@@ -105,9 +105,9 @@ FJCS_INLINE int flog2_pow10(int e) {
  */
 
 #if FJCS_HAVE_INT128
-FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
-    fjcs__u128 low = (fjcs__u128)g[1] * cp;                      /* P mod 2^64, and a carry */
-    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
+FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
+    fjcs__u128 low = (fjcs__u128)g1 * cp;                      /* P mod 2^64, and a carry */
+    fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
     uint64_t vb = (uint64_t)(mid >> 64);
     uint64_t sticky = (uint64_t)mid | ((uint64_t)low >> 61); /* R >= 2^61 */
     return vb | (sticky != 0);
@@ -122,10 +122,10 @@ FJCS_INLINE uint64_t mul_64x64(uint64_t a, uint64_t b, uint64_t *lo) {
     return p11 + (p01 >> 32) + (p10 >> 32) + (cross >> 32);
 }
 
-FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
+FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
     uint64_t low_lo, mid_lo;
-    uint64_t low_hi = mul_64x64(g[1], cp, &low_lo);
-    uint64_t mid_hi = mul_64x64(g[0], cp, &mid_lo);
+    uint64_t low_hi = mul_64x64(g1, cp, &low_lo);
+    uint64_t mid_hi = mul_64x64(g0, cp, &mid_lo);
     mid_lo += low_hi;
     mid_hi += mid_lo < low_hi; /* carry; P < 2^187 so mid_hi cannot overflow */
     return mid_hi | ((mid_lo | (low_lo >> 61)) != 0);
@@ -151,29 +151,29 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
 #define NEAR_INTEGER(word) ((uint64_t)(word) - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN)
 
 #if FJCS_HAVE_INT128
-FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
+FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *vbl,
                               uint64_t *vb, uint64_t *vbr) {
     uint64_t cp = cb << h;
-    fjcs__u128 low = (fjcs__u128)g[1] * cp;
-    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64);
+    fjcs__u128 low = (fjcs__u128)g1 * cp;
+    fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64);
     *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
-    fjcs__u128 d = (fjcs__u128)g[0] * ((uint64_t)2 << h);
+    fjcs__u128 d = (fjcs__u128)g0 * ((uint64_t)2 << h);
     fjcs__u128 up = mid + d, down = mid - d;
     *vbr = (uint64_t)(up >> 64) | 1;
     *vbl = (uint64_t)(down >> 64) | 1;
     return NEAR_INTEGER(up) | NEAR_INTEGER(down);
 }
 #else
-FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
+FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *vbl,
                               uint64_t *vb, uint64_t *vbr) {
     uint64_t cp = cb << h;
     uint64_t p0, p1, d0;
-    uint64_t low_hi = mul_64x64(g[1], cp, &p0);
-    uint64_t p2 = mul_64x64(g[0], cp, &p1);
+    uint64_t low_hi = mul_64x64(g1, cp, &p0);
+    uint64_t p2 = mul_64x64(g0, cp, &p1);
     p1 += low_hi;
     p2 += p1 < low_hi;
     *vb = p2 | ((p1 | (p0 >> 61)) != 0);
-    uint64_t d1 = mul_64x64(g[0], (uint64_t)2 << h, &d0);
+    uint64_t d1 = mul_64x64(g0, (uint64_t)2 << h, &d0);
     uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
     uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
     *vbr = u1 | 1;
@@ -217,12 +217,12 @@ FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t 
 FJCS_INLINE uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
     uint64_t cb = c << 2;
     int k = irregular ? flog10_3q_pow2(q) : flog10_pow2(q);
-    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
+    uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
     uint64_t open = c & 1;
-    uint64_t lo = round_to_odd(g, (cb - 2 + (uint64_t)irregular) << h) + open;
-    uint64_t hi = round_to_odd(g, (cb + 2) << h) - open;
-    uint64_t vb = round_to_odd(g, cb << h);
+    uint64_t lo = round_to_odd(g0, g1, (cb - 2 + (uint64_t)irregular) << h) + open;
+    uint64_t hi = round_to_odd(g0, g1, (cb + 2) << h) - open;
+    uint64_t vb = round_to_odd(g0, g1, cb << h);
     *exp10 = k;
     uint64_t w10 = 10 * (hi / 40); /* as below */
     if (w10 << 2 >= lo) return w10;
@@ -241,9 +241,9 @@ FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
     uint64_t cb = c << 2;
     int h;
     int k = flog10_pow2_h(q, &h);
-    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
+    uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
     uint64_t vbl, vb, vbr;
-    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) return 0; /* near an integer */
+    if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &vbl, &vb, &vbr))) return 0; /* near an integer */
     /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
      * bounds moved inwards by one unit, the test below is "at least the lower, at most the
      * upper" (the decimals compared are multiples of 4, the bounds integers). */
