@@ -46,6 +46,13 @@ BOUND_MARGIN, read from number_format.c: that is exact when the offsets cannot r
 edges, M > u + max_eps / 2^64 and 2^64 - 1 - M + 1 + u <= 2^64 (bound_margin_needed, with the
 largest u); the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is
 compared with the exact floors on sample significands at every exponent.
+
+Fourth, the common path drops the open interval's inward move (lo + 1, hi - 1 for an odd c): its
+bounds are round-to-odd values of non-integers, so odd, and for odd lo a multiple of 4 is >= lo
+exactly when it is >= lo + 1, and for odd hi floor(hi / 40) = floor((hi - 1) / 40) (40 divides no
+odd number). open_free() checks both identities over a whole period of residues, and
+check_fast_bounds asserts the fast bounds odd and compares the common path's choice (no move)
+with the exact path's (with it) on every sample, odd and even c.
 """
 
 from __future__ import annotations
@@ -134,6 +141,25 @@ def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
     return (down >> 64) | 1, (up >> 64) | 1
 
 
+def choice(vbl: int, vb: int, vbr: int, open_: int) -> int:
+    """The decimal the C picks from the three round-to-odd values (shortest_common's arithmetic,
+    with the exact path's move inwards for an open interval when open_ is 1)."""
+    lo, hi = vbl + open_, vbr - open_
+    w10 = 10 * (hi // 40)
+    n = (vb + 1 + ((vb >> 2) & 1)) >> 2
+    return w10 if 4 * w10 >= lo else n
+
+
+def open_free(period: int = 40 * 4) -> bool:
+    """For odd lo, 4m >= lo iff 4m >= lo + 1; for odd hi, hi // 40 == (hi - 1) // 40: both
+    depend only on lo, hi modulo 40 and 4, so a few periods decide them."""
+    for lo in range(1, 3 * period, 2):
+        for m in range(0, lo // 4 + 3):
+            if (4 * m >= lo) != (4 * m >= lo + 1):
+                return False
+    return all(hi // 40 == (hi - 1) // 40 for hi in range(1, 3 * period, 2))
+
+
 def nearest_inside(q: int, k: int, half_width: Fraction) -> bool:
     """Whether the nearer multiple of 10^k to any v = c * 2^q lies inside an interval reaching
     half_width (in units of 10^k / 4) on that side: above 2, or 2 where E(4c) = 4c * 2^q * 10^-k
@@ -158,10 +184,12 @@ def check_fast_bounds(table, k_min, f10p2, f2p10, margin, per_q: int = 6) -> int
             if got is None:
                 continue
             exact = []
-            for x in (4 * c - 2, 4 * c + 2):
+            for x in (4 * c - 2, 4 * c, 4 * c + 2):
                 e = Fraction(x) * Fraction(2) ** q / Fraction(10) ** k
                 exact.append(math.floor(e) | (e.denominator != 1))
-            assert got == tuple(exact), (q, c)
+            assert got == (exact[0], exact[2]), (q, c)
+            assert got[0] & got[1] & 1, (q, c)  # odd: the open interval's move changes nothing
+            assert choice(got[0], exact[1], got[1], 0) == choice(*exact, c & 1), (q, c)
             done += 1
     return done
 
@@ -225,6 +253,7 @@ def check() -> str:
             if worst_eps is None or eps > worst_eps[0]:
                 worst_eps = (eps, q, k)
     assert irregular_outside > 0  # the shortcut's test can fail: it is not vacuous
+    assert open_free()
     margin = bound_margin()
     needed = bound_margin_needed(worst_eps[0], 2 << worst_h)
     assert margin >= needed, f"BOUND_MARGIN {margin} < {needed}"

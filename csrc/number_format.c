@@ -244,11 +244,11 @@ FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
     uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
     uint64_t vbl, vb, vbr;
     if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &vbl, &vb, &vbr))) return 0; /* near an integer */
-    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
-     * bounds moved inwards by one unit, the test below is "at least the lower, at most the
-     * upper" (the decimals compared are multiples of 4, the bounds integers). */
-    uint64_t open = c & 1;
-    uint64_t lo = vbl + open, hi = vbr - open;
+    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v (the exact
+     * path moves the bounds inwards by one unit). Here no bound is an integer, so vbl and vbr are
+     * odd and no decimal equals one: open or closed, the tests below give the same answer (4m >=
+     * lo iff 4m >= lo + 1 for odd lo; hi / 40 = (hi - 1) / 40 for odd hi; check_schubfach.py). */
+    uint64_t lo = vbl, hi = vbr;
     *exp10 = k;
 
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
