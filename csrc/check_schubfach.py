@@ -47,12 +47,13 @@ edges, M > u + max_eps / 2^64 and 2^64 - 1 - M + 1 + u <= 2^64 (bound_margin_nee
 largest u); the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is
 compared with the exact floors on sample significands at every exponent.
 
-Fourth, the common path drops the open interval's inward move (lo + 1, hi - 1 for an odd c): its
-bounds are round-to-odd values of non-integers, so odd, and for odd lo a multiple of 4 is >= lo
-exactly when it is >= lo + 1, and for odd hi floor(hi / 40) = floor((hi - 1) / 40) (40 divides no
-odd number). open_free() checks both identities over a whole period of residues, and
-check_fast_bounds asserts the fast bounds odd and compares the common path's choice (no move)
-with the exact path's (with it) on every sample, odd and even c.
+Fourth, the common path compares the floors fl, fr of its bounds, not their round-to-odd values
+vbl = fl | 1, vbr = fr | 1 (the bounds are not integers there), and drops the open interval's
+inward move (vbl + 1, vbr - 1 for an odd c): for every integer y and open in {0, 1}, a multiple of
+4 is >= (y | 1) + open exactly when it is > y, and floor(((y | 1) - open) / 40) = floor(y / 40)
+(40 divides no odd number). floors_suffice() checks both identities over whole periods, and
+check_fast_bounds compares the common path's choice (common_choice) with the exact path's
+(choice, with the move for an odd c) on every sample.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ def bound_margin_needed(max_eps: Fraction, u_max: int) -> int:
 
 
 def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
-    """scale_regular's bounds as the C computes them: (vbl, vbr), or None where it falls back."""
+    """scale_regular's bounds as the C computes them, their floors (fl, fr), or None where it falls
+    back."""
     cp = cb << h
     mid = (cp * g) >> 64  # floor(P(4c) / 2^64): the C's two products and carry
     d = (g >> 64) * (2 << h)  # g0 * u
@@ -138,7 +140,7 @@ def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
     for word in (up % 2**64, down % 2**64):
         if not margin <= word <= 2**64 - 1 - margin:
             return None
-    return (down >> 64) | 1, (up >> 64) | 1
+    return down >> 64, up >> 64
 
 
 def choice(vbl: int, vb: int, vbr: int, open_: int) -> int:
@@ -150,14 +152,25 @@ def choice(vbl: int, vb: int, vbr: int, open_: int) -> int:
     return w10 if 4 * w10 >= lo else n
 
 
-def open_free(period: int = 40 * 4) -> bool:
-    """For odd lo, 4m >= lo iff 4m >= lo + 1; for odd hi, hi // 40 == (hi - 1) // 40: both
-    depend only on lo, hi modulo 40 and 4, so a few periods decide them."""
-    for lo in range(1, 3 * period, 2):
-        for m in range(0, lo // 4 + 3):
-            if (4 * m >= lo) != (4 * m >= lo + 1):
+def common_choice(fl: int, vb: int, fr: int) -> int:
+    """The decimal shortest_common picks, from the bounds' floors (no move for an open interval)."""
+    w10 = 10 * (fr // 40)
+    n = (vb + 1 + ((vb >> 2) & 1)) >> 2
+    return w10 if 4 * w10 > fl else n
+
+
+def floors_suffice(period: int = 40) -> bool:
+    """For every y and open in {0, 1}: 4m >= (y | 1) + open iff 4m > y, and ((y | 1) - open) // 40
+    == y // 40. Both sides move by whole periods when y and m do (y by 40, m by 10), so three
+    periods of y with every m that can matter decide them."""
+    for y in range(0, 3 * period):
+        for open_ in (0, 1):
+            if ((y | 1) - open_) // 40 != y // 40:
                 return False
-    return all(hi // 40 == (hi - 1) // 40 for hi in range(1, 3 * period, 2))
+            for m in range(0, y // 4 + 3):
+                if (4 * m >= (y | 1) + open_) != (4 * m > y):
+                    return False
+    return True
 
 
 def nearest_inside(q: int, k: int, half_width: Fraction) -> bool:
@@ -187,9 +200,8 @@ def check_fast_bounds(table, k_min, f10p2, f2p10, margin, per_q: int = 6) -> int
             for x in (4 * c - 2, 4 * c, 4 * c + 2):
                 e = Fraction(x) * Fraction(2) ** q / Fraction(10) ** k
                 exact.append(math.floor(e) | (e.denominator != 1))
-            assert got == (exact[0], exact[2]), (q, c)
-            assert got[0] & got[1] & 1, (q, c)  # odd: the open interval's move changes nothing
-            assert choice(got[0], exact[1], got[1], 0) == choice(*exact, c & 1), (q, c)
+            assert (got[0] | 1, got[1] | 1) == (exact[0], exact[2]), (q, c)
+            assert common_choice(got[0], exact[1], got[1]) == choice(*exact, c & 1), (q, c)
             done += 1
     return done
 
@@ -253,7 +265,7 @@ def check() -> str:
             if worst_eps is None or eps > worst_eps[0]:
                 worst_eps = (eps, q, k)
     assert irregular_outside > 0  # the shortcut's test can fail: it is not vacuous
-    assert open_free()
+    assert floors_suffice()
     margin = bound_margin()
     needed = bound_margin_needed(worst_eps[0], 2 << worst_h)
     assert margin >= needed, f"BOUND_MARGIN {margin} < {needed}"

@@ -141,8 +141,8 @@ FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
  * lower one's within (-1, u), and P / 2^64 is within eps / 2^64 < 1/8 above E * 2^64 (eps < 2^61:
  * check_schubfach.py's (a)). When the sum's low word (the bound's fraction in units of 2^-64) is
  * at least BOUND_MARGIN and at most 2^64 - 1 - BOUND_MARGIN, the offsets cannot carry the bound
- * across an integer: it is not an integer, its floor is the sum's high word and its round-to-odd
- * that word | 1. check_schubfach.py derives the least such margin from the error terms and fails
+ * across an integer: it is not an integer, its floor is the sum's high word (returned: its
+ * round-to-odd is that word | 1, which the caller need not make). check_schubfach.py derives the least such margin from the error terms and fails
  * for a smaller BOUND_MARGIN. Otherwise (a bound within 2^-58 of an integer: about one double in
  * 2^57 of random bits, and doubles like 1e23 whose bounds are exact) the bounds' own products
  * decide.
@@ -151,21 +151,21 @@ FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
 #define NEAR_INTEGER(word) ((uint64_t)(word) - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN)
 
 #if FJCS_HAVE_INT128
-FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *vbl,
-                              uint64_t *vb, uint64_t *vbr) {
+FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *fl,
+                              uint64_t *vb, uint64_t *fr) {
     uint64_t cp = cb << h;
     fjcs__u128 low = (fjcs__u128)g1 * cp;
     fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64);
     *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
     fjcs__u128 d = (fjcs__u128)g0 * ((uint64_t)2 << h);
     fjcs__u128 up = mid + d, down = mid - d;
-    *vbr = (uint64_t)(up >> 64) | 1;
-    *vbl = (uint64_t)(down >> 64) | 1;
+    *fr = (uint64_t)(up >> 64);
+    *fl = (uint64_t)(down >> 64);
     return NEAR_INTEGER(up) | NEAR_INTEGER(down);
 }
 #else
-FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *vbl,
-                              uint64_t *vb, uint64_t *vbr) {
+FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *fl,
+                              uint64_t *vb, uint64_t *fr) {
     uint64_t cp = cb << h;
     uint64_t p0, p1, d0;
     uint64_t low_hi = mul_64x64(g1, cp, &p0);
@@ -176,8 +176,8 @@ FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint
     uint64_t d1 = mul_64x64(g0, (uint64_t)2 << h, &d0);
     uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
     uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
-    *vbr = u1 | 1;
-    *vbl = l1 | 1;
+    *fr = u1;
+    *fl = l1;
     return NEAR_INTEGER(u0) | NEAR_INTEGER(l0);
 }
 #endif
@@ -242,23 +242,23 @@ FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
     int h;
     int k = flog10_pow2_h(q, &h);
     uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
-    uint64_t vbl, vb, vbr;
-    if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &vbl, &vb, &vbr))) return 0; /* near an integer */
-    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v (the exact
-     * path moves the bounds inwards by one unit). Here no bound is an integer, so vbl and vbr are
-     * odd and no decimal equals one: open or closed, the tests below give the same answer (4m >=
-     * lo iff 4m >= lo + 1 for odd lo; hi / 40 = (hi - 1) / 40 for odd hi; check_schubfach.py). */
-    uint64_t lo = vbl, hi = vbr;
+    uint64_t fl, vb, fr; /* the bounds' floors */
+    if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &fl, &vb, &fr))) return 0; /* near an integer */
+    /* Here no bound is an integer: their round-to-odd values are vbl = fl | 1 and vbr = fr | 1,
+     * and no decimal (a multiple of 4) equals one, so whether R_v is open (odd c: the exact path
+     * moves its bounds inwards by one unit) does not matter. The tests below take the floors: 4m
+     * >= vbl (or vbl + 1) iff 4m > fl, and the largest multiple of 40 not above vbr (or vbr - 1)
+     * is the largest not above fr (identities check_schubfach.py checks). */
     *exp10 = k;
 
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
      * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
 
     /* The multiple of 10^(k+1) in R_v if there is one (at most one is): in units of 10^k / 4, the
-     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo. 10 * (hi / 40)
-     * is the decimal's digits if it is taken; its four times is the test's (no second division). */
-    uint64_t w10 = 10 * (hi / 40);
-    uint64_t w_in = w10 << 2 >= lo;
+     * largest multiple of 40 not above vbr, 40 * (fr / 40), if it is above fl. 10 * (fr / 40) is
+     * the decimal's digits if it is taken; its four times is the test's (no second division). */
+    uint64_t w10 = 10 * (fr / 40);
+    uint64_t w_in = w10 << 2 > fl;
 
     /* Otherwise the nearer of s = floor(v / 10^k) and s + 1, n (vb against 4s + 2 is v against
      * the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when (vb & 3) + (s & 1)
