@@ -156,7 +156,9 @@ FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint
     uint64_t cp = cb << h;
     fjcs__u128 low = (fjcs__u128)g1 * cp;
     fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64);
-    *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
+    *vb = (uint64_t)(mid >> 64) | 1; /* the sticky bit is set by mid's low word, */
+    if (FJCS_UNLIKELY((uint64_t)mid == 0))  /* or where that is 0, by low's top bits */
+        *vb = (uint64_t)(mid >> 64) | ((uint64_t)low >> 61 != 0);
     fjcs__u128 d = (fjcs__u128)g0 * ((uint64_t)2 << h);
     fjcs__u128 up = mid + d, down = mid - d;
     *fr = (uint64_t)(up >> 64);
