@@ -298,11 +298,33 @@ FJCS_INLINE int decimal_length(uint64_t m) {
  * 0.digits * 10^n). d has 16 or 17 digits: at least floor(v / 10^k) >= c >= 2^52 > 10^15 (or the
  * multiple of 10^(k+1) inside R_v, above v - 20 * 10^k / 4). A fixed count of digits lets one
  * routine write them with no branch on the count, a coin toss for random doubles; the zero
- * appended is dropped with the other trailing zeros. Subnormals: subnormal_digits17. */
+ * appended is dropped with the other trailing zeros. Subnormals: digits17_rare.
+ * On x86-64 (gcc, clang) one compare sets both, a cmov and an sbb: the C below it gcc makes a
+ * branch (27% of random doubles have 16 digits, by exponent: mispredicted) or a mask (6 more
+ * instructions); number_check.c's portable and mixed builds (no int128) run the C. */
+#if FJCS_HAVE_INT128 && defined(__GNUC__) && defined(__x86_64__)
+#define CMOV_17_DIGITS 1
+#else
+#define CMOV_17_DIGITS 0
+#endif
 FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
+#if CMOV_17_DIGITS
+    uint64_t d10 = d * 10;
+    int m = e + 17;
+    __asm__("cmpq %[lim], %[d]\n\t" /* carry: d < 10^16, 16 digits */
+            "cmovbq %[d10], %[d]\n\t"
+            "sbbl $0, %[m]"
+            : [d] "+r"(d), [m] "+r"(m)
+            : [d10] "r"(d10), [lim] "r"(POW10_16)
+            : "cc");
+    *n = m;
+    NOT_ZERO(d);
+    return d;
+#else
     uint64_t sixteen = (uint64_t)0 - (d < POW10_16); /* all ones for 16 digits */
     *n = e + 16 + (d >= POW10_16);
     return d + (sixteen & (9 * d));
+#endif
 }
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
