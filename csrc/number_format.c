@@ -150,15 +150,24 @@ FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
 #define BOUND_MARGIN 64
 #define NEAR_INTEGER(word) ((uint64_t)(word) - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN)
 
+/* The nearer of s = floor(v / 10^k) and s + 1 from the centre's round-to-odd vb (vb against
+ * 4s + 2 is v against the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when
+ * (vb & 3) + (s & 1) >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2. A tie needs vb even, an integer
+ * centre: for an odd vb = top | 1 it is (top + 2) >> 2 (check_schubfach.py's no_tie_form). */
+FJCS_INLINE uint64_t nearer(uint64_t vb) {
+    return (vb + 1 + ((vb >> 2) & 1)) >> 2;
+}
+
 #if FJCS_HAVE_INT128
 FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *fl,
-                              uint64_t *vb, uint64_t *fr) {
+                              uint64_t *n, uint64_t *fr) {
     uint64_t cp = cb << h;
     fjcs__u128 low = (fjcs__u128)g1 * cp;
     fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64);
-    *vb = (uint64_t)(mid >> 64) | 1; /* the sticky bit is set by mid's low word, */
-    if (FJCS_UNLIKELY((uint64_t)mid == 0))  /* or where that is 0, by low's top bits */
-        *vb = (uint64_t)(mid >> 64) | ((uint64_t)low >> 61 != 0);
+    uint64_t top = (uint64_t)(mid >> 64);
+    *n = (top + 2) >> 2; /* vb = top | 1 where mid's low word sets the sticky bit, */
+    if (FJCS_UNLIKELY((uint64_t)mid == 0)) /* or where that is 0, by low's top bits */
+        *n = nearer(top | ((uint64_t)low >> 61 != 0));
     fjcs__u128 d = (fjcs__u128)g0 * ((uint64_t)2 << h);
     fjcs__u128 up = mid + d, down = mid - d;
     *fr = (uint64_t)(up >> 64);
@@ -167,14 +176,14 @@ FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint
 }
 #else
 FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *fl,
-                              uint64_t *vb, uint64_t *fr) {
+                              uint64_t *n, uint64_t *fr) {
     uint64_t cp = cb << h;
     uint64_t p0, p1, d0;
     uint64_t low_hi = mul_64x64(g1, cp, &p0);
     uint64_t p2 = mul_64x64(g0, cp, &p1);
     p1 += low_hi;
     p2 += p1 < low_hi;
-    *vb = p2 | ((p1 | (p0 >> 61)) != 0);
+    *n = nearer(p2 | ((p1 | (p0 >> 61)) != 0));
     uint64_t d1 = mul_64x64(g0, (uint64_t)2 << h, &d0);
     uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
     uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
@@ -228,7 +237,7 @@ FJCS_INLINE uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10
     *exp10 = k;
     uint64_t w10 = 10 * (hi / 40); /* as below */
     if (w10 << 2 >= lo) return w10;
-    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
+    uint64_t n = nearer(vb);
     /* If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
      * when it is above hi (n = t); never both (lo <= hi). */
     return n + (n << 2 < lo) - (n << 2 > hi);
@@ -244,8 +253,8 @@ FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
     int h;
     int k = flog10_pow2_h(q, &h);
     uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
-    uint64_t fl, vb, fr; /* the bounds' floors */
-    if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &fl, &vb, &fr))) return 0; /* near an integer */
+    uint64_t fl, n, fr; /* the bounds' floors, and n below */
+    if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &fl, &n, &fr))) return 0; /* near an integer */
     /* Here no bound is an integer: their round-to-odd values are vbl = fl | 1 and vbr = fr | 1,
      * and no decimal (a multiple of 4) equals one, so whether R_v is open (odd c: the exact path
      * moves its bounds inwards by one unit) does not matter. The tests below take the floors: 4m
@@ -262,10 +271,8 @@ FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
     uint64_t w10 = 10 * (fr / 40);
     uint64_t w_in = w10 << 2 > fl;
 
-    /* Otherwise the nearer of s = floor(v / 10^k) and s + 1, n (vb against 4s + 2 is v against
-     * the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when (vb & 3) + (s & 1)
-     * >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2. It is in R_v (above). */
-    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
+    /* Otherwise n, the nearer of s = floor(v / 10^k) and s + 1 (nearer()), from scale_regular.
+     * It is in R_v (above). */
 
     /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
      * time on random doubles. */
