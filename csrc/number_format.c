@@ -45,6 +45,16 @@
 #else
 #define NOT_ZERO(d) ((void)0)
 #endif
+
+/* Selects by a compare and a cmov in inline assembly (x86-64, gcc and clang, with int128): in C
+ * gcc makes such a select a branch, mispredicted on random doubles, or a mask of more
+ * instructions. The C stays for other targets and for number_check.c's portable and mixed
+ * builds (no int128). */
+#if FJCS_HAVE_INT128 && defined(__GNUC__) && defined(__x86_64__)
+#define X86_CMOV 1
+#else
+#define X86_CMOV 0
+#endif
 #define FRACTION_MASK (C_MIN - 1)
 
 /* ---- Floor logarithms ------------------------------------------------------------------------ */
@@ -269,15 +279,20 @@ FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
      * largest multiple of 40 not above vbr, 40 * (fr / 40), if it is above fl. 10 * (fr / 40) is
      * the decimal's digits if it is taken; its four times is the test's (no second division). */
     uint64_t w10 = 10 * (fr / 40);
-    uint64_t w_in = w10 << 2 > fl;
 
     /* Otherwise n, the nearer of s = floor(v / 10^k) and s + 1 (nearer()), from scale_regular.
-     * It is in R_v (above). */
-
-    /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
-     * time on random doubles. */
-    uint64_t take_w = (uint64_t)0 - w_in;
-    uint64_t d = n ^ ((n ^ w10) & take_w);
+     * It is in R_v (above). So: w10 if 4 * w10 > fl, else n. */
+#if X86_CMOV
+    uint64_t d = n;
+    __asm__("cmpq %[w40], %[fl]\n\t" /* carry: fl < 4 * w10 */
+            "cmovbq %[w10], %[d]"
+            : [d] "+r"(d)
+            : [fl] "r"(fl), [w40] "r"(w10 << 2), [w10] "r"(w10)
+            : "cc");
+#else
+    uint64_t w_in = w10 << 2 > fl;
+    uint64_t d = n ^ ((n ^ w10) & ((uint64_t)0 - w_in));
+#endif
     NOT_ZERO(d); /* n >= floor(v / 10^k) >= c (10^k <= 2^q); a w10 taken is in R_v: not 0 */
     return d;
 }
@@ -306,16 +321,10 @@ FJCS_INLINE int decimal_length(uint64_t m) {
  * multiple of 10^(k+1) inside R_v, above v - 20 * 10^k / 4). A fixed count of digits lets one
  * routine write them with no branch on the count, a coin toss for random doubles; the zero
  * appended is dropped with the other trailing zeros. Subnormals: digits17_rare.
- * On x86-64 (gcc, clang) one compare sets both, a cmov and an sbb: the C below it gcc makes a
- * branch (27% of random doubles have 16 digits, by exponent: mispredicted) or a mask (6 more
- * instructions); number_check.c's portable and mixed builds (no int128) run the C. */
-#if FJCS_HAVE_INT128 && defined(__GNUC__) && defined(__x86_64__)
-#define CMOV_17_DIGITS 1
-#else
-#define CMOV_17_DIGITS 0
-#endif
+ * With X86_CMOV one compare sets both, a cmov and an sbb: the C below it gcc makes a branch (27%
+ * of random doubles have 16 digits, by exponent: mispredicted) or a mask (6 more instructions). */
 FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
-#if CMOV_17_DIGITS
+#if X86_CMOV
     uint64_t d10 = d * 10;
     int m = e + 17;
     __asm__("cmpq %[lim], %[d]\n\t" /* carry: d < 10^16, 16 digits */
