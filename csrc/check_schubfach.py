@@ -46,6 +46,21 @@ BOUND_MARGIN, read from number_format.c: that is exact when the offsets cannot r
 edges, M > u + max_eps / 2^64 and 2^64 - 1 - M + 1 + u <= 2^64 (bound_margin_needed, with the
 largest u); the proof fails for a smaller M. fast_bounds() models the C word arithmetic, and is
 compared with the exact floors on sample significands at every exponent.
+
+Fourth, the common path compares the floors fl, fr of its bounds, not their round-to-odd values
+vbl = fl | 1, vbr = fr | 1 (the bounds are not integers there), and drops the open interval's
+inward move (vbl + 1, vbr - 1 for an odd c): for every integer y and open in {0, 1}, a multiple of
+4 is >= (y | 1) + open exactly when it is > y, and floor(((y | 1) - open) / 40) = floor(y / 40)
+(40 divides no odd number). floors_suffice() checks both identities over whole periods, and
+check_fast_bounds compares the common path's choice (common_choice) with the exact path's
+(choice, with the move for an odd c) on every sample.
+
+Fifth, the centre: the common path takes n = (top + 2) >> 2 from the top word of floor(P(4c) /
+2^64) where its low word is not 0, for nearer(top | 1) (the round-to-odd vb of a centre that is
+not an integer: by (a) an integer centre leaves that low word 0), and nearer(vb) with the sticky
+bit from P's low word where it is 0. no_tie_form() checks (top + 2) >> 2 == nearer(top | 1) over
+whole periods (both move by 2 when top moves by 8); fast_bounds models the C and its n is
+compared with the exact choice on every sample.
 """
 
 from __future__ import annotations
@@ -122,16 +137,59 @@ def bound_margin_needed(max_eps: Fraction, u_max: int) -> int:
     return max(math.floor(u_max + max_eps / 2**64) + 1, u_max)
 
 
-def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int] | None:
-    """scale_regular's bounds as the C computes them: (vbl, vbr), or None where it falls back."""
+def nearer(vb: int) -> int:
+    """The nearer multiple of 10^k, in units of 10^k, from the centre's round-to-odd vb."""
+    return (vb + 1 + ((vb >> 2) & 1)) >> 2
+
+
+def no_tie_form(period: int = 8) -> bool:
+    """(top + 2) >> 2 == nearer(top | 1) for every top: three periods decide it."""
+    return all((top + 2) >> 2 == nearer(top | 1) for top in range(0, 3 * period))
+
+
+def fast_bounds(g: int, h: int, cb: int, margin: int) -> tuple[int, int, int] | None:
+    """scale_regular's results as the C computes them: the bounds' floors and n, (fl, n, fr), or
+    None where it falls back."""
     cp = cb << h
     mid = (cp * g) >> 64  # floor(P(4c) / 2^64): the C's two products and carry
+    if mid % 2**64:
+        n = ((mid >> 64) + 2) >> 2
+    else:  # the sticky bit from P's low word (P mod 2^128 >= 2^61)
+        n = nearer((mid >> 64) | ((cp * g) % 2**128 >= STICKY))
     d = (g >> 64) * (2 << h)  # g0 * u
     up, down = mid + d, mid - d
     for word in (up % 2**64, down % 2**64):
         if not margin <= word <= 2**64 - 1 - margin:
             return None
-    return (down >> 64) | 1, (up >> 64) | 1
+    return down >> 64, n, up >> 64
+
+
+def choice(vbl: int, vb: int, vbr: int, open_: int) -> int:
+    """The decimal the C picks from the three round-to-odd values (shortest_common's arithmetic,
+    with the exact path's move inwards for an open interval when open_ is 1)."""
+    lo, hi = vbl + open_, vbr - open_
+    w10 = 10 * (hi // 40)
+    return w10 if 4 * w10 >= lo else nearer(vb)
+
+
+def common_choice(fl: int, n: int, fr: int) -> int:
+    """The decimal shortest_common picks, from the bounds' floors (no move for an open interval)."""
+    w10 = 10 * (fr // 40)
+    return w10 if 4 * w10 > fl else n
+
+
+def floors_suffice(period: int = 40) -> bool:
+    """For every y and open in {0, 1}: 4m >= (y | 1) + open iff 4m > y, and ((y | 1) - open) // 40
+    == y // 40. Both sides move by whole periods when y and m do (y by 40, m by 10), so three
+    periods of y with every m that can matter decide them."""
+    for y in range(0, 3 * period):
+        for open_ in (0, 1):
+            if ((y | 1) - open_) // 40 != y // 40:
+                return False
+            for m in range(0, y // 4 + 3):
+                if (4 * m >= (y | 1) + open_) != (4 * m > y):
+                    return False
+    return True
 
 
 def nearest_inside(q: int, k: int, half_width: Fraction) -> bool:
@@ -158,10 +216,11 @@ def check_fast_bounds(table, k_min, f10p2, f2p10, margin, per_q: int = 6) -> int
             if got is None:
                 continue
             exact = []
-            for x in (4 * c - 2, 4 * c + 2):
+            for x in (4 * c - 2, 4 * c, 4 * c + 2):
                 e = Fraction(x) * Fraction(2) ** q / Fraction(10) ** k
                 exact.append(math.floor(e) | (e.denominator != 1))
-            assert got == tuple(exact), (q, c)
+            assert (got[0] | 1, got[2] | 1) == (exact[0], exact[2]), (q, c)
+            assert common_choice(*got) == choice(*exact, c & 1), (q, c)
             done += 1
     return done
 
@@ -225,6 +284,8 @@ def check() -> str:
             if worst_eps is None or eps > worst_eps[0]:
                 worst_eps = (eps, q, k)
     assert irregular_outside > 0  # the shortcut's test can fail: it is not vacuous
+    assert floors_suffice()
+    assert no_tie_form()
     margin = bound_margin()
     needed = bound_margin_needed(worst_eps[0], 2 << worst_h)
     assert margin >= needed, f"BOUND_MARGIN {margin} < {needed}"

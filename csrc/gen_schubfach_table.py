@@ -92,9 +92,11 @@ def find_multiply_shift(name, exact, lo, hi, alpha, offset=0.0):
     offset (they only propose); what makes a constant valid is the exact check on every x of the
     range against the exact floor logarithm. Returns (M, S, C, BIAS, T): the C expression is
     ((x * M + BIAS) >> S) - T with BIAS = T * 2^S - C, so the shifted operand is never negative.
+    T is the least that does it, -min(exact): for flog10_pow2 that is -K_MIN, so the shift alone is
+    k - K_MIN, the index of g (no subtraction before the load).
     """
     want = {x: exact(x) for x in range(lo, hi + 1)}
-    t = -min(want.values()) + 1
+    t = -min(want.values())
     for s in range(8, 40):
         scale = 2**s
         m0 = int(alpha * scale)
@@ -200,11 +202,16 @@ def render() -> str:
     w(f"#define FJCS_H_FROM_FRACTION_S {hs}")
     w("")
     w("/* g(k) = floor(10^-k * 2^-r) + 1, r = flog2_pow10(-k) - 127, for k = K_MIN..K_MAX:")
-    w(" * { high 64 bits, low 64 bits }; 2^127 < g < 2^128. */")
-    w(f"static const uint64_t fjcs_g[{len(table)}][2] = {{")
-    for i, g in enumerate(table):
-        k = k_min + i
-        w(f"    {{0x{g >> 64:016x}u, 0x{g & (2**64 - 1):016x}u}},  /* {k:4d} */")
+    w(" * fjcs_g[0][k - K_MIN] its high 64 bits, fjcs_g[1][k - K_MIN] its low 64 bits; 2^127 < g < 2^128.")
+    w(" * Two rows, not a pair per k: an index into either is scaled by 8, which an x86-64 address")
+    w(" * does itself (a pair's 16 took a shift and an add). */")
+    w(f"static const uint64_t fjcs_g[2][{len(table)}] = {{")
+    for half, name in ((0, "high"), (1, "low")):
+        w(f"    {{ /* the {name} words */")
+        for i, g in enumerate(table):
+            word = g >> 64 if half == 0 else g & (2**64 - 1)
+            w(f"        0x{word:016x}u,  /* {k_min + i:4d} */")
+        w("    },")
     w("};")
     w("")
     w("/* 10^i for i = 0..17: digit counts and padding to seventeen digits. */")

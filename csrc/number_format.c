@@ -37,6 +37,24 @@
 /* v = c * 2^q with c < 2^53 (the paper's notation). Normal: c = 2^52 + fraction, q = e - 1075;
  * subnormal (e = 0): c = fraction, q = Q_MIN = -1074. */
 #define C_MIN (UINT64_C(1) << 52)
+
+/* Tells the compiler that a decimal's digits are not 0, the value that sends a caller to the
+ * out-of-line path: the test for it then stays on the paths that return it. */
+#if defined(__GNUC__)
+#define NOT_ZERO(d) ((d) == 0 ? __builtin_unreachable() : (void)0)
+#else
+#define NOT_ZERO(d) ((void)0)
+#endif
+
+/* Selects by a compare and a cmov in inline assembly (x86-64, gcc and clang, with int128): in C
+ * gcc makes such a select a branch, mispredicted on random doubles, or a mask of more
+ * instructions. The C stays for other targets and for number_check.c's portable and mixed
+ * builds (no int128). */
+#if FJCS_HAVE_INT128 && defined(__GNUC__) && defined(__x86_64__)
+#define X86_CMOV 1
+#else
+#define X86_CMOV 0
+#endif
 #define FRACTION_MASK (C_MIN - 1)
 
 /* ---- Floor logarithms ------------------------------------------------------------------------ */
@@ -60,7 +78,7 @@ FJCS_INLINE int flog10_pow2_h(int q, int *h) {
     int t = q * FJCS_FLOG10_POW2_M + FJCS_FLOG10_POW2_BIAS;
     *h = (((t & ((1 << FJCS_FLOG10_POW2_S) - 1)) * FJCS_H_FROM_FRACTION_M) >>
           FJCS_H_FROM_FRACTION_S) + 1;
-    return (t >> FJCS_FLOG10_POW2_S) - FJCS_FLOG10_POW2_T;
+    return (int)((unsigned)t >> FJCS_FLOG10_POW2_S) - FJCS_FLOG10_POW2_T; /* t >= 0 */
 }
 
 /* floor(log10(3/4 * 2^q)): the k when v is at a power of two and its lower neighbour is closer. */
@@ -97,9 +115,9 @@ FJCS_INLINE int flog2_pow10(int e) {
  */
 
 #if FJCS_HAVE_INT128
-FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
-    fjcs__u128 low = (fjcs__u128)g[1] * cp;                      /* P mod 2^64, and a carry */
-    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
+FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
+    fjcs__u128 low = (fjcs__u128)g1 * cp;                      /* P mod 2^64, and a carry */
+    fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64); /* floor(P / 2^64) */
     uint64_t vb = (uint64_t)(mid >> 64);
     uint64_t sticky = (uint64_t)mid | ((uint64_t)low >> 61); /* R >= 2^61 */
     return vb | (sticky != 0);
@@ -114,10 +132,10 @@ FJCS_INLINE uint64_t mul_64x64(uint64_t a, uint64_t b, uint64_t *lo) {
     return p11 + (p01 >> 32) + (p10 >> 32) + (cross >> 32);
 }
 
-FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
+FJCS_INLINE uint64_t round_to_odd(uint64_t g0, uint64_t g1, uint64_t cp) {
     uint64_t low_lo, mid_lo;
-    uint64_t low_hi = mul_64x64(g[1], cp, &low_lo);
-    uint64_t mid_hi = mul_64x64(g[0], cp, &mid_lo);
+    uint64_t low_hi = mul_64x64(g1, cp, &low_lo);
+    uint64_t mid_hi = mul_64x64(g0, cp, &mid_lo);
     mid_lo += low_hi;
     mid_hi += mid_lo < low_hi; /* carry; P < 2^187 so mid_hi cannot overflow */
     return mid_hi | ((mid_lo | (low_lo >> 61)) != 0);
@@ -133,8 +151,8 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
  * lower one's within (-1, u), and P / 2^64 is within eps / 2^64 < 1/8 above E * 2^64 (eps < 2^61:
  * check_schubfach.py's (a)). When the sum's low word (the bound's fraction in units of 2^-64) is
  * at least BOUND_MARGIN and at most 2^64 - 1 - BOUND_MARGIN, the offsets cannot carry the bound
- * across an integer: it is not an integer, its floor is the sum's high word and its round-to-odd
- * that word | 1. check_schubfach.py derives the least such margin from the error terms and fails
+ * across an integer: it is not an integer, its floor is the sum's high word (returned: its
+ * round-to-odd is that word | 1, which the caller need not make). check_schubfach.py derives the least such margin from the error terms and fails
  * for a smaller BOUND_MARGIN. Otherwise (a bound within 2^-58 of an integer: about one double in
  * 2^57 of random bits, and doubles like 1e23 whose bounds are exact) the bounds' own products
  * decide.
@@ -142,34 +160,45 @@ FJCS_INLINE uint64_t round_to_odd(const uint64_t g[2], uint64_t cp) {
 #define BOUND_MARGIN 64
 #define NEAR_INTEGER(word) ((uint64_t)(word) - BOUND_MARGIN > UINT64_MAX - 2 * BOUND_MARGIN)
 
+/* The nearer of s = floor(v / 10^k) and s + 1 from the centre's round-to-odd vb (vb against
+ * 4s + 2 is v against the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when
+ * (vb & 3) + (s & 1) >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2. A tie needs vb even, an integer
+ * centre: for an odd vb = top | 1 it is (top + 2) >> 2 (check_schubfach.py's no_tie_form). */
+FJCS_INLINE uint64_t nearer(uint64_t vb) {
+    return (vb + 1 + ((vb >> 2) & 1)) >> 2;
+}
+
 #if FJCS_HAVE_INT128
-FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
-                              uint64_t *vb, uint64_t *vbr) {
+FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *fl,
+                              uint64_t *n, uint64_t *fr) {
     uint64_t cp = cb << h;
-    fjcs__u128 low = (fjcs__u128)g[1] * cp;
-    fjcs__u128 mid = (fjcs__u128)g[0] * cp + (uint64_t)(low >> 64);
-    *vb = (uint64_t)(mid >> 64) | (((uint64_t)mid | ((uint64_t)low >> 61)) != 0);
-    fjcs__u128 d = (fjcs__u128)g[0] * ((uint64_t)2 << h);
+    fjcs__u128 low = (fjcs__u128)g1 * cp;
+    fjcs__u128 mid = (fjcs__u128)g0 * cp + (uint64_t)(low >> 64);
+    uint64_t top = (uint64_t)(mid >> 64);
+    *n = (top + 2) >> 2; /* vb = top | 1 where mid's low word sets the sticky bit, */
+    if (FJCS_UNLIKELY((uint64_t)mid == 0)) /* or where that is 0, by low's top bits */
+        *n = nearer(top | ((uint64_t)low >> 61 != 0));
+    fjcs__u128 d = (fjcs__u128)g0 * ((uint64_t)2 << h);
     fjcs__u128 up = mid + d, down = mid - d;
-    *vbr = (uint64_t)(up >> 64) | 1;
-    *vbl = (uint64_t)(down >> 64) | 1;
+    *fr = (uint64_t)(up >> 64);
+    *fl = (uint64_t)(down >> 64);
     return NEAR_INTEGER(up) | NEAR_INTEGER(down);
 }
 #else
-FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t *vbl,
-                              uint64_t *vb, uint64_t *vbr) {
+FJCS_INLINE int scale_regular(uint64_t g0, uint64_t g1, uint64_t cb, int h, uint64_t *fl,
+                              uint64_t *n, uint64_t *fr) {
     uint64_t cp = cb << h;
     uint64_t p0, p1, d0;
-    uint64_t low_hi = mul_64x64(g[1], cp, &p0);
-    uint64_t p2 = mul_64x64(g[0], cp, &p1);
+    uint64_t low_hi = mul_64x64(g1, cp, &p0);
+    uint64_t p2 = mul_64x64(g0, cp, &p1);
     p1 += low_hi;
     p2 += p1 < low_hi;
-    *vb = p2 | ((p1 | (p0 >> 61)) != 0);
-    uint64_t d1 = mul_64x64(g[0], (uint64_t)2 << h, &d0);
+    *n = nearer(p2 | ((p1 | (p0 >> 61)) != 0));
+    uint64_t d1 = mul_64x64(g0, (uint64_t)2 << h, &d0);
     uint64_t u0 = p1 + d0, u1 = p2 + d1 + (u0 < d0);
     uint64_t l0 = p1 - d0, l1 = p2 - d1 - (p1 < d0);
-    *vbr = u1 | 1;
-    *vbl = l1 | 1;
+    *fr = u1;
+    *fl = l1;
     return NEAR_INTEGER(u0) | NEAR_INTEGER(l0);
 }
 #endif
@@ -202,61 +231,70 @@ FJCS_INLINE int scale_regular(const uint64_t g[2], uint64_t cb, int h, uint64_t 
  * other one; it is computed out of line.
  */
 
-/* The decimal from the three products, out of line: the irregular interval (c = 2^52, even: R_v
- * closed, q > Q_MIN, the lower bound 4c - 1; one double in 2^52 of random bits, but every power of
- * two that is not an integer, 0.5, 0.25), and a regular one where scale_regular cannot decide. */
-FJCS_COLD static uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
+/* The decimal from the three products, on the out-of-line path (digits17_rare): the irregular
+ * interval (c = 2^52, even: R_v closed, q > Q_MIN, the lower bound 4c - 1; one double in 2^52 of
+ * random bits, but every power of two that is not an integer, 0.5, 0.25), subnormals, and a
+ * regular interval where scale_regular cannot decide. */
+FJCS_INLINE uint64_t shortest_exact(uint64_t c, int q, int irregular, int *exp10) {
     uint64_t cb = c << 2;
     int k = irregular ? flog10_3q_pow2(q) : flog10_pow2(q);
-    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
+    uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
     int h = q + flog2_pow10(-k) + 1;
     uint64_t open = c & 1;
-    uint64_t lo = round_to_odd(g, (cb - 2 + (uint64_t)irregular) << h) + open;
-    uint64_t hi = round_to_odd(g, (cb + 2) << h) - open;
-    uint64_t vb = round_to_odd(g, cb << h);
+    uint64_t lo = round_to_odd(g0, g1, (cb - 2 + (uint64_t)irregular) << h) + open;
+    uint64_t hi = round_to_odd(g0, g1, (cb + 2) << h) - open;
+    uint64_t vb = round_to_odd(g0, g1, cb << h);
     *exp10 = k;
     uint64_t w10 = 10 * (hi / 40); /* as below */
     if (w10 << 2 >= lo) return w10;
-    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
+    uint64_t n = nearer(vb);
     /* If n is out of R_v the other one is in: up by one when 4n is below lo (n = s), down by one
      * when it is above hi (n = t); never both (lo <= hi). */
     return n + (n << 2 < lo) - (n << 2 > hi);
 }
 
-FJCS_INLINE uint64_t shortest_decimal(uint64_t c, int q, int *exp10) {
-    if (FJCS_UNLIKELY(c == C_MIN && q != FJCS_Q_MIN)) return shortest_exact(c, q, 1, exp10);
+/* The decimal of a normal double in the common case, or 0 (no decimal's digits) where the exact
+ * path decides: c = 2^52 (the irregular interval, and the regular one of the least normal
+ * exponent), or a bound near an integer. The caller then leaves for the out-of-line path, which
+ * starts again from the bits: nothing of this path is kept alive across a call. */
+FJCS_INLINE uint64_t shortest_common(uint64_t c, int q, int *exp10) {
+    if (FJCS_UNLIKELY(c == C_MIN)) return 0;
     uint64_t cb = c << 2;
     int h;
     int k = flog10_pow2_h(q, &h);
-    const uint64_t *g = fjcs_g[k - FJCS_K_MIN];
-    uint64_t vbl, vb, vbr;
-    if (FJCS_UNLIKELY(scale_regular(g, cb, h, &vbl, &vb, &vbr))) /* a bound near an integer */
-        return shortest_exact(c, q, 0, exp10);
-    /* An odd c makes R_v open: a decimal equal to a bound does not read back as v. With the
-     * bounds moved inwards by one unit, the test below is "at least the lower, at most the
-     * upper" (the decimals compared are multiples of 4, the bounds integers). */
-    uint64_t open = c & 1;
-    uint64_t lo = vbl + open, hi = vbr - open;
+    uint64_t g0 = fjcs_g[0][k - FJCS_K_MIN], g1 = fjcs_g[1][k - FJCS_K_MIN];
+    uint64_t fl, n, fr; /* the bounds' floors, and n below */
+    if (FJCS_UNLIKELY(scale_regular(g0, g1, cb, h, &fl, &n, &fr))) return 0; /* near an integer */
+    /* Here no bound is an integer: their round-to-odd values are vbl = fl | 1 and vbr = fr | 1,
+     * and no decimal (a multiple of 4) equals one, so whether R_v is open (odd c: the exact path
+     * moves its bounds inwards by one unit) does not matter. The tests below take the floors: 4m
+     * >= vbl (or vbl + 1) iff 4m > fl, and the largest multiple of 40 not above vbr (or vbr - 1)
+     * is the largest not above fr (identities check_schubfach.py checks). */
     *exp10 = k;
 
     /* The decisions below are written as arithmetic, not branches: for random doubles each one
      * is close to a coin toss, and a mispredicted branch costs more than computing both sides. */
 
     /* The multiple of 10^(k+1) in R_v if there is one (at most one is): in units of 10^k / 4, the
-     * largest multiple of 40 not above hi, 40 * (hi / 40), if it is not below lo. 10 * (hi / 40)
-     * is the decimal's digits if it is taken; its four times is the test's (no second division). */
-    uint64_t w10 = 10 * (hi / 40);
-    uint64_t w_in = w10 << 2 >= lo;
+     * largest multiple of 40 not above vbr, 40 * (fr / 40), if it is above fl. 10 * (fr / 40) is
+     * the decimal's digits if it is taken; its four times is the test's (no second division). */
+    uint64_t w10 = 10 * (fr / 40);
 
-    /* Otherwise the nearer of s = floor(v / 10^k) and s + 1, n (vb against 4s + 2 is v against
-     * the midpoint (s + 1/2) * 10^k; on that tie the even one): n = s + 1 when (vb & 3) + (s & 1)
-     * >= 3, i.e. n = (vb + 1 + (s & 1)) >> 2. It is in R_v (above). */
-    uint64_t n = (vb + 1 + ((vb >> 2) & 1)) >> 2;
-
-    /* A select by mask: written as a conditional, gcc makes it a branch, mispredicted half the
-     * time on random doubles. */
-    uint64_t take_w = (uint64_t)0 - w_in;
-    return n ^ ((n ^ w10) & take_w);
+    /* Otherwise n, the nearer of s = floor(v / 10^k) and s + 1 (nearer()), from scale_regular.
+     * It is in R_v (above). So: w10 if 4 * w10 > fl, else n. */
+#if X86_CMOV
+    uint64_t d = n;
+    __asm__("cmpq %[w40], %[fl]\n\t" /* carry: fl < 4 * w10 */
+            "cmovbq %[w10], %[d]"
+            : [d] "+r"(d)
+            : [fl] "r"(fl), [w40] "r"(w10 << 2), [w10] "r"(w10)
+            : "cc");
+#else
+    uint64_t w_in = w10 << 2 > fl;
+    uint64_t d = n ^ ((n ^ w10) & ((uint64_t)0 - w_in));
+#endif
+    NOT_ZERO(d); /* n >= floor(v / 10^k) >= c (10^k <= 2^q); a w10 taken is in R_v: not 0 */
+    return d;
 }
 
 /* ---- Digits ---------------------------------------------------------------------------------- */
@@ -282,11 +320,27 @@ FJCS_INLINE int decimal_length(uint64_t m) {
  * 0.digits * 10^n). d has 16 or 17 digits: at least floor(v / 10^k) >= c >= 2^52 > 10^15 (or the
  * multiple of 10^(k+1) inside R_v, above v - 20 * 10^k / 4). A fixed count of digits lets one
  * routine write them with no branch on the count, a coin toss for random doubles; the zero
- * appended is dropped with the other trailing zeros. Subnormals: subnormal_digits17. */
+ * appended is dropped with the other trailing zeros. Subnormals: digits17_rare.
+ * With X86_CMOV one compare sets both, a cmov and an sbb: the C below it gcc makes a branch (27%
+ * of random doubles have 16 digits, by exponent: mispredicted) or a mask (6 more instructions). */
 FJCS_INLINE uint64_t to_17_digits(uint64_t d, int e, int *n) {
+#if X86_CMOV
+    uint64_t d10 = d * 10;
+    int m = e + 17;
+    __asm__("cmpq %[lim], %[d]\n\t" /* carry: d < 10^16, 16 digits */
+            "cmovbq %[d10], %[d]\n\t"
+            "sbbl $0, %[m]"
+            : [d] "+r"(d), [m] "+r"(m)
+            : [d10] "r"(d10), [lim] "r"(POW10_16)
+            : "cc");
+    *n = m;
+    NOT_ZERO(d);
+    return d;
+#else
     uint64_t sixteen = (uint64_t)0 - (d < POW10_16); /* all ones for 16 digits */
     *n = e + 16 + (d >= POW10_16);
     return d + (sixteen & (9 * d));
+#endif
 }
 
 /* "e+x" or "e-x" at p for the exponent x (|x| <= 324); returns the end. */
@@ -317,77 +371,7 @@ FJCS_INLINE char *write_exponent(char *p, int x) {
 
 #if FJCS_HAVE_LITTLE_ENDIAN
 
-/* Eight ASCII digits of x < 10^8 as a little-endian word: the first digit in the low byte.
- * All eight at once ("SWAR"): x is split into two 4-digit lanes of 32 bits, each lane into two
- * 2-digit lanes of 16 bits, each of those into two digits of 8 bits, the leading part always into
- * the lower lane. The quotients are multiply-shifts: floor(y * 5243 / 2^19) = floor(y / 100) for
- * y < 43699, floor(z * 103 / 2^10) = floor(z / 10) for z < 179, and no product reaches the next
- * lane. tests/c/number_check.c compares this with division on all 10^8 inputs. */
-FJCS_INLINE uint64_t ascii8(uint32_t x) {
-    uint64_t v = (x / 10000) | ((uint64_t)(x % 10000) << 32);
-    uint64_t hundreds = ((v * 5243) >> 19) & UINT64_C(0x0000007F0000007F);
-    v = (v << 16) - hundreds * (100 * 65536 - 1); /* y -> (y / 100) | (y % 100) << 16 */
-    uint64_t tens = ((v * 103) >> 10) & UINT64_C(0x000F000F000F000F);
-    v = (v << 8) - tens * (10 * 256 - 1); /* z -> (z / 10) | (z % 10) << 8 */
-    return v + UINT64_C(0x3030303030303030); /* '0' in every byte */
-}
-
-#define ASCII_ZEROS UINT64_C(0x3030303030303030)
-
-#if FJCS_HAVE_SSE2
-#include <emmintrin.h>
-
-/* gcc rewrites a pmullw by a constant as shifts and adds (5 instructions for 100, 3 for 10, where
- * the multiply is one); an empty asm that may change the constant keeps the multiply. */
-#if defined(__GNUC__)
-#define OPAQUE_VECTOR(v) __asm__("" : "+x"(v))
-#else
-#define OPAQUE_VECTOR(v) ((void)0)
-#endif
-
-/* Sixteen ASCII digits, those of hi < 10^8 then those of lo < 10^8, the first in the low byte:
- * ascii8's steps on both halves at once, in the 128-bit registers every x86-64 has. The lanes go
- * 64 -> 32 -> 16 -> 8 bits: x / 10^4 = floor(x * 3518437209 / 2^45) for x < 10^8 (a 32x32->64
- * product), y / 100 = floor(y * 5243 / 2^19) for y < 10^4 and z / 10 = floor(z * 6554 / 2^16)
- * for z < 100 (16-bit high products). tests/c/number_check.c compares it with division on all
- * 10^8 inputs. */
-FJCS_INLINE __m128i ascii16(uint32_t hi, uint32_t lo) {
-    __m128i c100 = _mm_set1_epi16(100), c2559 = _mm_set1_epi16(10 * 256 - 1);
-    OPAQUE_VECTOR(c100);
-    OPAQUE_VECTOR(c2559);
-    __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
-    __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(3518437209)), 45);
-    __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
-    __m128i y = _mm_or_si128(q, _mm_slli_epi64(r, 32)); /* 4 digits in each 32-bit lane */
-    __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(y, _mm_set1_epi16(5243)), 3);
-    __m128i r2 = _mm_sub_epi16(y, _mm_mullo_epi16(h, c100));
-    __m128i z = _mm_or_si128(h, _mm_slli_epi32(r2, 16)); /* 2 digits in each 16-bit lane */
-    __m128i t = _mm_mulhi_epu16(z, _mm_set1_epi16(6554));
-    /* t | (z - 10t) << 8 as one product: z * 256 - t * (10 * 256 - 1), below 2^16 for z < 100 */
-    __m128i d = _mm_sub_epi16(_mm_slli_epi16(z, 8), _mm_mullo_epi16(t, c2559));
-    return _mm_add_epi8(d, _mm_set1_epi8('0'));
-}
-#endif
-
-#if FJCS_HAVE_SSE2
-/* Sixteen bytes loaded from POINT_MASKS + 16 - j have 0xFF in bytes 0..j-1 and 0 in the rest
- * (0 <= j <= 16): the bytes of a register before position j. */
-static const unsigned char POINT_MASKS[32] = {
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-};
-#endif
-
-#if !FJCS_HAVE_SSE2 || defined(FJCS_NUMBER_CHECK)
-/* The eight digits of w with '.' inserted before digit j (0 <= j <= 7): bytes 0..j-1 stay, byte j
- * is the point, bytes j+1..7 are w's bytes j..6 (w's last byte is the caller's to place). The
- * layout's step 7 where there is no SSE2; number_check.c (FJCS_NUMBER_CHECK) checks it on every
- * build, and elsewhere an SSE2 build leaves it out (clang's -Wunused-function). */
-FJCS_INLINE uint64_t insert_point(uint64_t w, int j) {
-    uint64_t keep = (UINT64_C(1) << (8 * j)) - 1;
-    uint64_t moved = (w << 8) & ~((keep << 8) | 0xFF);
-    return (w & keep) | ((uint64_t)'.' << (8 * j)) | moved;
-}
-#endif
+#include "number_digits.h"
 
 /* ---- Layout: ECMA-262 Number::toString ------------------------------------------------------- */
 
@@ -485,82 +469,18 @@ FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
 }
 
 #else /* !FJCS_HAVE_LITTLE_ENDIAN: the same layout byte by byte */
-
-/* Eight decimal digits of x < 10^8, with leading zeros. */
-FJCS_INLINE void write8(char *p, uint32_t x) {
-    uint32_t hi = x / 10000, lo = x % 10000;
-    memcpy(p, DIGIT_PAIRS + 2 * (hi / 100), 2);
-    memcpy(p + 2, DIGIT_PAIRS + 2 * (hi % 100), 2);
-    memcpy(p + 4, DIGIT_PAIRS + 2 * (lo / 100), 2);
-    memcpy(p + 6, DIGIT_PAIRS + 2 * (lo % 100), 2);
-}
-
-/* ---- Layout: ECMA-262 Number::toString ------------------------------------------------------- */
-
-/* Writes 0.d1..d17 * 10^n (the seventeen digits of 10^16 <= d < 10^17) at p as ECMAScript lays
- * it out and returns the end. */
-FJCS_INLINE char *layout(char *p, uint64_t d, int n) {
-    char s[17];
-    uint64_t first = d / POW10_16;
-    d -= first * POW10_16;
-    uint64_t high = d / 100000000;
-    s[0] = (char)('0' + first);
-    write8(s + 1, (uint32_t)high);
-    write8(s + 9, (uint32_t)(d - high * 100000000));
-    int len = 17;
-    while (s[len - 1] == '0') len--; /* k of ES2015 7.1.12.1 step 5 */
-
-    if (n > 0 && n <= 21) {
-        if (n >= len) { /* step 6: an integer, the digits and n - k zeros */
-            memcpy(p, s, (size_t)len);
-            memset(p + len, '0', (size_t)(n - len));
-            return p + n;
-        }
-        /* step 7: n digits, the point, the rest */
-        memcpy(p, s, (size_t)n);
-        p[n] = '.';
-        memcpy(p + n + 1, s + n, (size_t)(len - n));
-        return p + len + 1;
-    }
-    if (n > -6 && n <= 0) { /* step 8: "0.", -n zeros, the digits */
-        p[0] = '0';
-        p[1] = '.';
-        memset(p + 2, '0', (size_t)-n);
-        memcpy(p + 2 - n, s, (size_t)len);
-        return p + 2 - n + len;
-    }
-    /* steps 9-10: d[.ddd]e+/-x with x = |n - 1| */
-    p[0] = s[0];
-    if (len > 1) {
-        p[1] = '.';
-        memcpy(p + 2, s + 1, (size_t)(len - 1));
-        p += len + 1;
-    } else {
-        p += 1;
-    }
-    return write_exponent(p, n - 1);
-}
-
+#include "number_layout_bytes.h"
 #endif /* FJCS_HAVE_LITTLE_ENDIAN */
 
 /* ---- Entry points ---------------------------------------------------------------------------- */
 
-/* digits17 for a subnormal, c = fraction > 0 at q = Q_MIN: its decimal may have 1 to 17 digits. */
-FJCS_COLD static uint64_t subnormal_digits17(uint64_t c, int *n) {
-    int e;
-    uint64_t d = shortest_decimal(c, FJCS_Q_MIN, &e);
-    int len = decimal_length(d);
-    *n = e + len;
-    return d * fjcs_pow10[17 - len];
-}
-
 /* The ECMAScript digits of the finite, nonzero double with these bits (the sign ignored): d17,
- * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n. */
-FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
+ * 10^16 <= d17 < 10^17 (trailing zeros allowed), and *n, with the value 0.d1..d17 * 10^n; or 0
+ * where digits17_rare must make them (subnormals, and where shortest_common returns 0). */
+FJCS_INLINE uint64_t digits17_common(uint64_t bits, int *n) {
     int e = (int)(bits >> 52) & 0x7ff;
-    uint64_t fraction = bits & FRACTION_MASK;
-    if (FJCS_UNLIKELY(e == 0)) return subnormal_digits17(fraction, n);
-    uint64_t c = fraction | C_MIN;
+    if (FJCS_UNLIKELY(e == 0)) return 0;
+    uint64_t c = (bits & FRACTION_MASK) | C_MIN;
     int q = e - 1075;
 #if FJCS_INTEGER_FAST_PATH
     /* An integer below 2^53: its own digits are the shortest (the rounding interval is at most 1
@@ -569,31 +489,74 @@ FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
         uint64_t m = c >> -q;
         int len = decimal_length(m);
         *n = len;
-        return m * fjcs_pow10[17 - len];
+        m *= fjcs_pow10[17 - len];
+        NOT_ZERO(m);
+        return m;
     }
 #endif
     int exp10;
-    uint64_t d = shortest_decimal(c, q, &exp10);
+    uint64_t d = shortest_common(c, q, &exp10);
+    if (FJCS_UNLIKELY(d == 0)) return 0;
     return to_17_digits(d, exp10, n);
+}
+
+/* digits17_common's answer where it has none, from the three products (shortest_exact). A
+ * subnormal (c = fraction > 0 at q = Q_MIN) may have 1 to 17 digits. */
+FJCS_COLD static uint64_t digits17_rare(uint64_t bits, int *n) {
+    int e = (int)(bits >> 52) & 0x7ff, k;
+    uint64_t fraction = bits & FRACTION_MASK;
+    if (e == 0) {
+        uint64_t d = shortest_exact(fraction, FJCS_Q_MIN, 0, &k);
+        int len = decimal_length(d);
+        *n = k + len;
+        return d * fjcs_pow10[17 - len];
+    }
+    uint64_t c = fraction | C_MIN;
+    int q = e - 1075;
+    uint64_t d = shortest_exact(c, q, c == C_MIN && q != FJCS_Q_MIN, &k);
+    return to_17_digits(d, k, n);
+}
+
+FJCS_INLINE uint64_t digits17(uint64_t bits, int *n) {
+    uint64_t d = digits17_common(bits, n);
+    return FJCS_LIKELY(d != 0) ? d : digits17_rare(bits, n);
+}
+
+/* The rendering of the double with these bits at buf and its end, in the common case; NULL for
+ * the rest (NaN, the infinities, zeros, and where digits17_common has no answer): put_rare's. */
+FJCS_INLINE char *put_common(uint64_t bits, char *buf) {
+    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
+     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
+    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) return NULL;
+    int n;
+    uint64_t d = digits17_common(bits, &n);
+    if (FJCS_UNLIKELY(d == 0)) return NULL;
+    *buf = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
+    return layout(buf + (bits >> 63), d, n);
+}
+
+/* put_common's NULL cases, out of line, so that its path makes no call (and keeps nothing in the
+ * registers a call preserves: no saves at entry and exit). */
+FJCS_COLD static char *put_rare(uint64_t bits, char *buf) {
+    if ((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1) {
+        if ((bits << 1) != 0) return NULL; /* NaN, infinities (step 1, step 4) */
+        *buf = '0';                        /* +0 and -0 (step 2) */
+        return buf + 1;
+    }
+    char *p = buf;
+    *p = '-';
+    p += bits >> 63;
+    int n;
+    uint64_t d = digits17_rare(bits, &n);
+    return layout(p, d, n);
 }
 
 /* The rendering of the double with these bits at buf, and its end; NULL for NaN and the
  * infinities, which have none. The end, not a length, so that a caller testing for the refusal
  * tests a pointer it needs anyway (a length that may be negative cost a compare and a widening). */
 FJCS_INLINE char *put_double_bits(uint64_t bits, char *buf) {
-    /* One test for the rare values: the exponent all ones (NaN, infinities) or everything but the
-     * sign zero (+0, -0); (bits << 1) - 1 wraps to the top for zeros. */
-    if (FJCS_UNLIKELY((bits << 1) - 1 >= (UINT64_C(0x7ff) << 53) - 1)) {
-        if ((bits << 1) != 0) return NULL; /* NaN, infinities (step 1, step 4) */
-        *buf = '0';                        /* +0 and -0 (step 2) */
-        return buf + 1;
-    }
-    char *p = buf;
-    *p = '-'; /* step 3, without a branch (a coin toss on random doubles): kept only if negative */
-    p += bits >> 63;
-    int n;
-    uint64_t d = digits17(bits, &n);
-    return layout(p, d, n);
+    char *end = put_common(bits, buf);
+    return FJCS_LIKELY(end != NULL) ? end : put_rare(bits, buf);
 }
 
 /* fjcs__put_double_bits, for a file that includes this one to inline put_double_bits
@@ -609,11 +572,18 @@ uint64_t fjcs__shortest_digits(double v, int *n) {
     return digits17(bits, n);
 }
 
+FJCS_COLD static fjcs_code format_rare(uint64_t bits, char *buf, size_t *len) {
+    char *end = put_rare(bits, buf);
+    if (end == NULL) return FJCS_E_FLOAT_DOMAIN;
+    *len = (size_t)(end - buf);
+    return FJCS_OK;
+}
+
 fjcs_code fjcs_format_double(double v, char *buf, size_t *len) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    char *end = put_double_bits(bits, buf);
-    if (end == NULL) return FJCS_E_FLOAT_DOMAIN;
+    char *end = put_common(bits, buf);
+    if (FJCS_UNLIKELY(end == NULL)) return format_rare(bits, buf, len); /* a tail call */
     *len = (size_t)(end - buf);
     return FJCS_OK;
 }

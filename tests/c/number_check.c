@@ -91,6 +91,10 @@ static const struct {
     {0x3e7ad7f29abcaf48u, "1e-7"},
     {0x3fd3333333333334u, "0.30000000000000004"},
     {0x4415af1d78b58c40u, "100000000000000000000"},
+    /* The centre with the least fraction of any exponent, 2^-65.44 (q = 664, c = 8887055249355788,
+     * check_schubfach.py): the top word of its fraction is 0, so its sticky bit comes from the
+     * low product (Python's repr, rfc8785) */
+    {0x6cbf92bacb3cb40cu, "6.802601037806062e+215"},
     /* Powers of two (the irregular interval, c = 2^52) whose nearer decimal of the grid 10^k lies
      * below the interval, so the next one up is taken: Python's repr of ldexp(1, e) */
     {0x0060000000000000u, "7.120236347223045e-307"},
