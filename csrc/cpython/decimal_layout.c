@@ -102,6 +102,31 @@ static const char *one_word(uint64_t x, Py_ssize_t digits, char *text) {
     return text + 20 - digits;
 }
 
+#if FJCS_HAVE_LITTLE_ENDIAN
+/* The plain notation of a coefficient x of n <= 8 digits with `point` digits before the point
+ * (n: no point; point <= 0: "0.", -point zeros, then the digits), written at p: its end. The
+ * digits are made in one register, the first in its low byte, and stored where they go: in a
+ * buffer and copied from there with one wider load, they waited for the narrower stores just made
+ * (store forwarding fails), a third of decimal_text's time. Writes 8 bytes past p + point + 1 at
+ * most (within DEC_TEXT). */
+static char *eight_or_fewer(uint64_t x, size_t n, Py_ssize_t point, char *p) {
+    uint64_t ascii = eight_digits((uint32_t)x) >> (8 * (8 - n)); /* the n digits, then zero bytes */
+    if (point <= 0) {
+        memcpy(p, "0.00000", 8); /* "0.", 0 to 5 zeros, the digits */
+        p += 2 - point;
+        memcpy(p, &ascii, 8);
+        return p + n;
+    }
+    memcpy(p, &ascii, 8); /* point of them, or all n */
+    if ((size_t)point >= n) return p + n;
+    p += point;
+    *p++ = '.';
+    ascii >>= 8 * (size_t)point;
+    memcpy(p, &ascii, 8); /* the other n - point */
+    return p + n - (size_t)point;
+}
+#endif
+
 /* str(v) of an exact Decimal in plain notation, read from its layout into text (DEC_TEXT bytes):
  * its length; 0 when it is not read so (str() is asked then). A coefficient of one word, the
  * common case, is written with fixed-size copies that may write past the text's end, within
@@ -116,10 +141,13 @@ size_t decimal_text(PyObject *v, char *text) {
     if (d->flags & 1) *p++ = '-';
 #if FJCS_HAVE_LITTLE_ENDIAN
     if (d->len == 1) {
-        char digits[48]; /* 20 and room for the fixed-size copies below to read past them */
-        const char *first = one_word(d->data[0], d->digits, digits);
-        if (first == NULL) return 0;
+        uint64_t x = d->data[0];
         size_t n = (size_t)d->digits;
+        if (n >= 1 && n <= 8 && (n == 1 || x >= pow10_of[n - 1]) && x < pow10_of[n])
+            return (size_t)(eight_or_fewer(x, n, point, p) - text); /* (most amounts) */
+        char digits[48]; /* 20 and room for the fixed-size copies below to read past them */
+        const char *first = one_word(x, d->digits, digits);
+        if (first == NULL) return 0;
         memset(digits + 20, '0', 28);
         if (d->exp == 0) {
             memcpy(p, first, 20); /* n of them */

@@ -99,6 +99,7 @@ static inline PyObject *bytes_out_end(state *s, int ok) {
 /* The module's switches for tests and benchmarks, datetime_layout([flag]) and held_text_limit([n])
  * (hooks.c; direct.c's methods document them). */
 PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *direct_decimal_layout(PyObject *module, PyObject *unused);
 PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *direct_bytes_output(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* bytes_out.c */
 

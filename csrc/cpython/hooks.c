@@ -1,6 +1,6 @@
 /*
  * cpython/hooks.c: the direct module's switches for tests and benchmarks (cpython/direct.c's
- * methods document them): datetime_layout([flag]) and held_text_limit([n]). The walker's other
+ * methods document them): datetime_layout([flag]), decimal_layout() and held_text_limit([n]). The walker's other
  * readings have theirs beside their probes (long_layout.c, str_layout.c, list_layout.c,
  * dict_layout.c), each over layout_switch.
  */
@@ -21,6 +21,13 @@ PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssi
         t->layout = flag;
     }
     return PyBool_FromLong(previous);
+}
+
+/* decimal_layout(): see methods. */
+PyObject *direct_decimal_layout(PyObject *module, PyObject *unused) {
+    (void)unused;
+    const stdtypes *t = &get_state(module)->own_types;
+    return PyBool_FromLong(t->held != NULL && t->decimal_ok);
 }
 
 /* held_text_limit([n]): see methods. */

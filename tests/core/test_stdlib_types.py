@@ -258,6 +258,21 @@ def test_decimals_at_the_edges_of_plain_notation(backend, layouts, text):
     assert fastjcs.dumps([value], default=stdlib_types) == rfc8785.dumps([str(value)])
 
 
+def test_decimals_of_eight_digits_or_fewer(backend):
+    # Most amounts: a coefficient of 1 to 8 digits, written from one register (decimal_layout.c's
+    # eight_or_fewer), at every exponent of plain notation: its digits before the point, after
+    # it, or after "0." and up to 5 zeros; str() is the expected text.
+    values = []
+    for n in range(1, 9):
+        for coefficient in {10 ** (n - 1), 10**n - 1, int("12345678"[:n]), int("90807060"[:n])} | (
+            {0} if n == 1 else set()
+        ):
+            for exp in range(0, -(n + 7), -1):
+                for sign in (1, -1):
+                    values.append(decimal.Decimal((0 if sign > 0 else 1, tuple(map(int, str(coefficient))), exp)))
+    assert fastjcs.dumps(values, default=stdlib_types) == rfc8785.dumps([str(v) for v in values])
+
+
 def test_a_decimal_in_a_context_with_small_e(backend):
     # exponent notation follows the thread's context (capitals): str() is asked for it
     with decimal.localcontext() as ctx:
@@ -375,6 +390,10 @@ def test_a_tzinfo_of_python_code(backend):
 @pytest.mark.skipif(direct is None, reason="the direct entry is not loaded")
 def test_the_layout_is_checked_before_use():
     assert direct.datetime_layout() is True  # the probe held on this CPython
+    # and the Decimal probe (sample Decimals read from their layout against str()): a reading that
+    # gets one wrong leaves every Decimal to str(), right and slow, and is caught here
+    if sys.implementation.name == "cpython" and sys.byteorder == "little" and sys.maxsize > 2**32:
+        assert direct.decimal_layout() is True
     previous = direct.datetime_layout(False)
     assert direct.datetime_layout() is False
     direct.datetime_layout(previous)
