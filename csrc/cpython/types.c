@@ -419,22 +419,26 @@ static int uuid_bits_of_api(const stdtypes *t, PyObject *n, uint64_t *hi, uint64
 }
 
 #if FJCS_HAVE_SSE2
-/* The 16 lowercase hex digits of x, most significant first: its bytes in that order (reversed),
- * each split into its two nibbles, interleaved high first into 16 bytes, made digits at once
- * ('0' added, and 'a' - '0' - 10 more where a nibble is above 9), stored in one move. */
-static void hex16(char *p, uint64_t x) {
+/* The 16 lowercase hex digits of x, most significant first, as the two 8-byte words that hold
+ * them in memory order (*first the first eight): its bytes in that order (reversed), each split
+ * into its two nibbles, interleaved high first into 16 bytes, made digits at once ('0' added, and
+ * 'a' - '0' - 10 more where a nibble is above 9). */
+static void hex16(uint64_t *first, uint64_t *second, uint64_t x) {
     x = (x >> 8 & UINT64_C(0x00ff00ff00ff00ff)) | (x & UINT64_C(0x00ff00ff00ff00ff)) << 8;
     x = (x >> 16 & UINT64_C(0x0000ffff0000ffff)) | (x & UINT64_C(0x0000ffff0000ffff)) << 16;
     x = x >> 32 | x << 32;
     const __m128i low = _mm_set1_epi8(0x0f), v = _mm_cvtsi64_si128((long long)x);
     __m128i n = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), low), _mm_and_si128(v, low));
     __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '0' - 10));
-    _mm_storeu_si128((__m128i *)(void *)p, _mm_add_epi8(n, _mm_add_epi8(letter, _mm_set1_epi8('0'))));
+    __m128i digits = _mm_add_epi8(n, _mm_add_epi8(letter, _mm_set1_epi8('0')));
+    *first = (uint64_t)_mm_cvtsi128_si64(digits);
+    *second = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(digits, digits));
 }
 #else
 /* The 8 lowercase hex digits of x (32 bits), most significant first: each nibble spread to a
- * byte of its own, all made digits at once ('0'-'9', 'a'-'f'), then stored in memory order. */
-static void hex8(char *p, uint64_t x) {
+ * byte of its own, all made digits at once ('0'-'9', 'a'-'f'), as the word that holds them in
+ * memory order. */
+static uint64_t hex8(uint64_t x) {
     uint64_t v = (x | x << 16) & UINT64_C(0x0000ffff0000ffff);
     v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
     v = (v | v << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f); /* the most significant nibble in the top byte */
@@ -445,12 +449,12 @@ static void hex8(char *p, uint64_t x) {
     v = (v >> 16 & UINT64_C(0x0000ffff0000ffff)) | (v & UINT64_C(0x0000ffff0000ffff)) << 16;
     v = v >> 32 | v << 32;
 #endif
-    memcpy(p, &v, 8);
+    return v;
 }
 
-static void hex16(char *p, uint64_t x) {
-    hex8(p, x >> 32);
-    hex8(p + 8, x & 0xffffffffu);
+static void hex16(uint64_t *first, uint64_t *second, uint64_t x) {
+    *first = hex8(x >> 32);
+    *second = hex8(x & 0xffffffffu);
 }
 #endif
 
@@ -492,19 +496,23 @@ static int put_uuid(walk *w, PyObject *v) {
     Py_DECREF(n);
     if (ok <= 0) return ok < 0 ? WK_ERROR : TY_CALL;
     if (fjcs__buf_reserve(w->out, 38) != FJCS_OK) return WK_NOMEM;
-    char digits[32], *text = w->out->data + w->out->len; /* written in place, quoted */
-    hex16(digits, hi);
-    hex16(digits + 16, lo);
+    /* written in place, quoted, 8-4-4-4-12, from the digits' words in registers (made in a buffer
+     * and copied from it, the copies' loads waited for its stores: store forwarding fails) */
+    char *text = w->out->data + w->out->len;
+    uint64_t a0, a1, b0, b1;
+    hex16(&a0, &a1, hi);
+    hex16(&b0, &b1, lo);
     text[0] = '"';
-    memcpy(text + 1, digits, 8); /* 8-4-4-4-12 */
+    memcpy(text + 1, &a0, 8);
     text[9] = '-';
-    memcpy(text + 10, digits + 8, 4);
+    memcpy(text + 10, &a1, 4);
     text[14] = '-';
-    memcpy(text + 15, digits + 12, 4);
+    memcpy(text + 15, (const char *)&a1 + 4, 4);
     text[19] = '-';
-    memcpy(text + 20, digits + 16, 4);
+    memcpy(text + 20, &b0, 4);
     text[24] = '-';
-    memcpy(text + 25, digits + 20, 12);
+    memcpy(text + 25, (const char *)&b0 + 4, 4);
+    memcpy(text + 29, &b1, 8);
     text[37] = '"';
     w->out->len += 38;
     return WK_OK;
