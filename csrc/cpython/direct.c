@@ -549,15 +549,8 @@ static PyMethodDef methods[] = {
     {"digest", (PyCFunction)(void (*)(void))api_digest, METH_FASTCALL | METH_KEYWORDS, FJCS_DOC_DIGEST},
     {"digest_text", (PyCFunction)(void (*)(void))api_digest_text, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_DIGEST_TEXT},
-    {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL,
-     "datetime_layout([flag]) -> bool: whether the walker reads datetime, date and time objects' fields "
-     "from their layout (checked against their attributes when the types are registered) rather than "
-     "as attributes, and Decimals (checked against their str()) rather than by str(); with flag, sets it and returns the previous setting (for tests: both readings "
-     "give the same text)."},
-    {"decimal_layout", (PyCFunction)(void (*)(void))direct_decimal_layout, METH_NOARGS,
-     "decimal_layout() -> bool: whether Decimals are read from their layout when datetime_layout() "
-     "is on: sample Decimals read so gave their str() when the types were registered (False before "
-     "then, and where the probe failed: str() is asked)."},
+    {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL, FJCS_DOC_DATETIME_LAYOUT},
+    {"decimal_layout", (PyCFunction)(void (*)(void))direct_decimal_layout, METH_NOARGS, FJCS_DOC_DECIMAL_LAYOUT},
     {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
      "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "
      "object's layout (checked once against the API on sample ints) rather than through the API; "
