@@ -549,8 +549,8 @@ static PyMethodDef methods[] = {
     {"digest", (PyCFunction)(void (*)(void))api_digest, METH_FASTCALL | METH_KEYWORDS, FJCS_DOC_DIGEST},
     {"digest_text", (PyCFunction)(void (*)(void))api_digest_text, METH_FASTCALL | METH_KEYWORDS,
      FJCS_DOC_DIGEST_TEXT},
-    {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL, FJCS_DOC_DATETIME_LAYOUT},
-    {"decimal_layout", (PyCFunction)(void (*)(void))direct_decimal_layout, METH_NOARGS, FJCS_DOC_DECIMAL_LAYOUT},
+    {"datetime_layout", (PyCFunction)(void (*)(void))direct_datetime_layout, METH_FASTCALL, direct_datetime_layout_doc},
+    {"decimal_layout", (PyCFunction)(void (*)(void))direct_decimal_layout, METH_NOARGS, direct_decimal_layout_doc},
     {"int_layout", (PyCFunction)(void (*)(void))direct_int_layout, METH_FASTCALL,
      "int_layout([flag]) -> bool: whether the walker reads small exact ints (below 2^60) from the "
      "object's layout (checked once against the API on sample ints) rather than through the API; "

@@ -100,6 +100,7 @@ static inline PyObject *bytes_out_end(state *s, int ok) {
  * (hooks.c; direct.c's methods document them). */
 PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *direct_decimal_layout(PyObject *module, PyObject *unused);
+extern const char direct_datetime_layout_doc[], direct_decimal_layout_doc[]; /* (hooks.c) */
 PyObject *direct_held_text_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *direct_bytes_output(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* bytes_out.c */
 

@@ -113,16 +113,4 @@
     ">>> digest_many([{\"x\": 1}, [1, 2]]) == [digest({\"x\": 1}), digest([1, 2])]\n" \
     "True"
 
-/* The test hooks of the Decimal and datetime readings (cpython/hooks.c). */
-#define FJCS_DOC_DATETIME_LAYOUT \
-    "datetime_layout([flag]) -> bool: whether the walker reads datetime, date and time objects' fields " \
-    "from their layout (checked against their attributes when the types are registered) rather than " \
-    "as attributes, and Decimals (checked against their str()) rather than by str(); with flag, sets " \
-    "it and returns the previous setting (for tests: both readings give the same text)."
-
-#define FJCS_DOC_DECIMAL_LAYOUT \
-    "decimal_layout() -> bool: whether Decimals are read from their layout when datetime_layout() " \
-    "is on: sample Decimals read so gave their str() when the types were registered (False before " \
-    "then, and where the probe failed: str() is asked)."
-
 #endif

@@ -1,10 +1,22 @@
 /*
  * cpython/hooks.c: the direct module's switches for tests and benchmarks (cpython/direct.c's
- * methods document them): datetime_layout([flag]), decimal_layout() and held_text_limit([n]). The walker's other
+ * methods document them; the first two's docstrings are here): datetime_layout([flag]),
+ * decimal_layout() and held_text_limit([n]). The walker's other
  * readings have theirs beside their probes (long_layout.c, str_layout.c, list_layout.c,
  * dict_layout.c), each over layout_switch.
  */
 #include "direct.h"
+
+const char direct_datetime_layout_doc[] =
+    "datetime_layout([flag]) -> bool: whether the walker reads datetime, date and time objects' fields "
+    "from their layout (checked against their attributes when the types are registered) rather than "
+    "as attributes, and Decimals (checked against their str()) rather than by str(); with flag, sets "
+    "it and returns the previous setting (for tests: both readings give the same text).";
+
+const char direct_decimal_layout_doc[] =
+    "decimal_layout() -> bool: whether Decimals are read from their layout when datetime_layout() "
+    "is on: sample Decimals read so gave their str() when the types were registered (False before "
+    "then, and where the probe failed: str() is asked).";
 
 /* datetime_layout([flag]): see methods. */
 PyObject *direct_datetime_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
