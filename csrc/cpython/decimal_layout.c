@@ -28,6 +28,14 @@ typedef struct dec_layout {
 
 #define DEC_RADIX UINT64_C(10000000000000000000) /* 10^19 */
 
+/* decimal_text reads the layout on 64-bit builds only (words of base 10^19), and writes a
+ * coefficient of one word from a register on little-endian ones: the helpers of each exist only
+ * where they are used (a -Werror build for a big-endian or 32-bit target has no unused one). */
+#define DEC_READ (SIZE_MAX > 0xffffffffu)
+#define DEC_ONE_WORD (DEC_READ && FJCS_HAVE_LITTLE_ENDIAN)
+
+#if DEC_READ
+
 /* The decimal digits of x, written at the end of p[0..width) zero-padded (width 19), or as many
  * as it has (width 0): the count written. */
 static size_t word_digits(char *p, uint64_t x, size_t width) {
@@ -48,7 +56,9 @@ static size_t word_digits(char *p, uint64_t x, size_t width) {
     memcpy(p, q, n);
     return n;
 }
+#endif
 
+#if DEC_ONE_WORD
 /* The 8 decimal digits of x (below 10^8, zero-padded) as 8 ASCII bytes in memory order (read
  * as a little-endian word): x split in two halves of 4 digits, each lane of the word divided by
  * 100 then by 10 at once, by multiplying with reciprocals exact for such lanes (a lane below
@@ -102,7 +112,6 @@ static const char *one_word(uint64_t x, Py_ssize_t digits, char *text) {
     return text + 20 - digits;
 }
 
-#if FJCS_HAVE_LITTLE_ENDIAN
 /* The plain notation of a coefficient x of n <= 8 digits with `point` digits before the point
  * (n: no point; point <= 0: "0.", -point zeros, then the digits), written at p: its end. The
  * digits are made in one register, the first in its low byte, and stored where they go: in a
@@ -132,14 +141,14 @@ static char *eight_or_fewer(uint64_t x, size_t n, Py_ssize_t point, char *p) {
  * common case, is written with fixed-size copies that may write past the text's end, within
  * DEC_TEXT; one of more words is written digit by digit. */
 size_t decimal_text(PyObject *v, char *text) {
-#if SIZE_MAX > 0xffffffffu
+#if DEC_READ
     const dec_layout *d = (const dec_layout *)v;
     if (d->data != d->words || d->flags & 14 || d->len < 1 || d->len > 4 || d->exp > 0) return 0;
     char *p = text;
     Py_ssize_t point = d->digits + d->exp; /* digits before the point */
     if (point < -5) return 0; /* the adjusted exponent, point - 1, below -6: exponent notation */
     if (d->flags & 1) *p++ = '-';
-#if FJCS_HAVE_LITTLE_ENDIAN
+#if DEC_ONE_WORD
     if (d->len == 1) {
         uint64_t x = d->data[0];
         size_t n = (size_t)d->digits;
