@@ -448,6 +448,10 @@ static uint64_t hex8(uint64_t x) {
     v = (v >> 8 & UINT64_C(0x00ff00ff00ff00ff)) | (v & UINT64_C(0x00ff00ff00ff00ff)) << 8;
     v = (v >> 16 & UINT64_C(0x0000ffff0000ffff)) | (v & UINT64_C(0x0000ffff0000ffff)) << 16;
     v = v >> 32 | v << 32;
+#else /* any byte order (a target not known to be little-endian): the top byte stored first */
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(v >> (56 - 8 * i));
+    memcpy(&v, bytes, 8);
 #endif
     return v;
 }
