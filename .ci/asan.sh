@@ -3,6 +3,9 @@
 #
 #   .ci/asan.sh [pytest arguments...]
 #
+# FASTJCS_ASAN_DEFINES: more compiler flags for the build (CI's portable step: -DFJCS_HAVE_SSE2=0
+# and the like), and FASTJCS_ASAN_OUT: the folder it goes to (build/asan).
+#
 # The extension is built with gcc from csrc/ into build/asan/py (a copy of the package, never the
 # source tree's own build), with every sanitizer report fatal. The interpreter is not sanitized,
 # so the sanitizer runtimes are preloaded (LD_PRELOAD) ahead of it; leak detection is off, as the
@@ -17,13 +20,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-out=$root/build/asan
+out=${FASTJCS_ASAN_OUT:-build/asan}
+case $out in /*) ;; *) out=$root/$out ;; esac
 reports=$out/reports
 cc=${CC:-gcc}
 python=${PYTHON:-python}
 started=$(date +%s)
 
-flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1 ${FASTJCS_ASAN_DEFINES:-}"
 rm -rf "$out" && mkdir -p "$out/py" "$reports"
 cp -r src/fastjcs "$out/py/"
 rm -f "$out"/py/fastjcs/_native_ext*.so "$out"/py/fastjcs/_direct*.so

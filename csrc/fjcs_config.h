@@ -5,9 +5,9 @@
  * Platform switches are named FJCS_HAVE_<feature> and are 0 or 1. Each defaults to what the
  * compiler says it has; a build may turn one off with -DFJCS_HAVE_<feature>=0 to compile the
  * portable code instead (the sanitizer builds of tests/c do, so that code runs on every test run,
- * and CI's portable step builds both extensions so and runs tests/core and tests/digests on
- * them). The code a switch off selects is right on any byte order: a little-endian target whose
- * compiler does not say so compiles it too. The switches:
+ * and CI's portable step builds both extensions so and runs tests/core and tests/digests on them
+ * under ASan and UBSan). The code a switch off selects is right on any byte order: a
+ * little-endian target whose compiler does not say so compiles it too. The switches:
  *
  *   FJCS_HAVE_INT128          unsigned __int128 for 64x64->128 products (else four 32x32->64)
  *   FJCS_HAVE_BUILTINS        GNU C's __builtin_clzll and __builtin_expect (else plain C)
