@@ -170,8 +170,9 @@ FJCS_INLINE int scalar(walk *w, PyObject *v, char sep) {
  * scalar() writes (the same bytes; a list's length read again at each item, as run() reads it):
  * the output's end is kept in locals here, as a store through a char pointer would otherwise make
  * the compiler read every field again. The items, and floats' doubles, are read from the object when
- * in_place is 1. */
-FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place) {
+ * in_place is 1; ints as `layout` says (fjcs__long_layout, passed as a constant where the caller
+ * makes one). */
+FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place, const int layout) {
     fjcs_buf *out = w->out;
     PyObject *obj = f->obj;
     Py_ssize_t i = f->pos;
@@ -179,7 +180,6 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
     uintptr_t near = (uintptr_t)lim - SHORT_ITEM;
     /* (read once: the stores through dst may alias them, and no Python code changes them) */
     const size_t offset = fjcs__str_offset;
-    const int layout = fjcs__long_layout;
     /* a float under FJCS_INTEGERS_ONLY is no item of this loop: value() refuses it */
     const PyTypeObject *const float_type = w->flags & FJCS_INTEGERS_ONLY ? NULL : &PyFloat_Type;
     int rc = WK_OK;
@@ -260,10 +260,15 @@ FJCS_INLINE int items_of(walk *w, wframe *f, const int list, const int in_place)
 }
 
 /* items_of, made for lists and for tuples, their items read from the object (cpython/list_layout.h)
- * or through the API. */
+ * or through the API; for lists read in place on CPython 3.12 and later, with the int tag's reading
+ * made for that layout (a constant in the loop: about 4 instructions an int fewer there). */
 static int items(walk *w, wframe *f) {
-    if (FJCS_LIKELY(fjcs__list_layout)) return f->kind == K_LIST ? items_of(w, f, 1, 1) : items_of(w, f, 0, 1);
-    return f->kind == K_LIST ? items_of(w, f, 1, 0) : items_of(w, f, 0, 0);
+    const int layout = fjcs__long_layout;
+    if (FJCS_LIKELY(fjcs__list_layout)) {
+        if (f->kind != K_LIST) return items_of(w, f, 0, 1, layout);
+        return layout == LONG_TAG ? items_of(w, f, 1, 1, LONG_TAG) : items_of(w, f, 1, 1, layout);
+    }
+    return f->kind == K_LIST ? items_of(w, f, 1, 0, layout) : items_of(w, f, 0, 0, layout);
 }
 
 

@@ -31,7 +31,8 @@ FJCS_INLINE int small_long_of_layout(int layout, PyObject *v, long long *x) {
     /* ob_size -1 or 1 (3.10, 3.11); a tag of one digit, sign 0 (+) or 2 (-) (3.12 on) */
     if (layout == LONG_SIZE ? head + 1 == 0 || head == 1 : (head | 2) == 10) {
         memcpy(&d, p + sizeof head, sizeof d);
-        *x = (layout == LONG_SIZE ? (long long)(int64_t)head : 1 - (long long)(head & 3)) * (long long)d;
+        /* the sign: ob_size itself; 9 - the tag (8: 1, 10: -1) */
+        *x = (layout == LONG_SIZE ? (long long)(int64_t)head : 9 - (long long)head) * (long long)d;
         return 1;
     }
     if (head == (layout == LONG_SIZE ? 0u : 1u)) { /* zero: ob_size 0, or the tag's sign 1 */
